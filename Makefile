@@ -1,0 +1,110 @@
+# gtsim build. `make` builds build/gtsim; `make test` runs every test; `make demo` is the
+# main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables.
+# Sources are found by wildcard: a new sched/*.c, sim/*.cpp or tests/*/test_*.c(pp) needs no
+# edit here. Header dependencies are tracked with -MMD.
+
+BUILD    ?= build
+SAN      ?=
+CC       ?= cc
+CXX      ?= g++
+OPT      ?= -O2 -g
+WARN_C   := -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wmissing-prototypes
+WARN_CXX := -Wall -Wextra -Wshadow
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT      := -O1 -g
+endif
+GEN      := $(BUILD)/gen
+CPPFLAGS := -Isched -Isim -I$(GEN) -MMD -MP
+CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN_C) $(SANFLAGS)
+CXXFLAGS := -std=c++17 $(OPT) $(WARN_CXX) $(SANFLAGS)
+LDLIBS   := -lsystemc -lprotobuf-c -linih -lz -lm -lpthread
+LDFLAGS  := $(SANFLAGS)
+
+SCHED_SRC := $(sort $(wildcard sched/*.c))
+SIM_SRC   := $(sort $(filter-out sim/main.cpp,$(wildcard sim/*.cpp)))
+ONNX_PROTO := /usr/include/onnx/onnx.proto
+GEN_SRC   := $(GEN)/onnx/onnx.pb-c.c
+SCHED_OBJ := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/onnx.pb-c.o
+SIM_OBJ   := $(SIM_SRC:%.cpp=$(BUILD)/obj/%.o)
+MAIN_OBJ  := $(BUILD)/obj/sim/main.o
+LIBSCHED  := $(BUILD)/libgtsched.a
+LIBSIM    := $(BUILD)/libgtsim.a
+GTSIM     := $(BUILD)/gtsim
+DEPS_OK   := $(BUILD)/.deps-ok
+
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+SIMT_SRC  := $(sort $(wildcard tests/sim/test_*.cpp))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+SIMT_BIN  := $(SIMT_SRC:tests/sim/%.cpp=$(BUILD)/tests/%)
+TEST_BIN  := $(UNIT_BIN) $(SIMT_BIN)
+
+.PHONY: all test demo asan bench fuzz clean deps docs
+all: $(GTSIM)
+
+$(DEPS_OK): scripts/deps.sh
+	@mkdir -p $(BUILD)
+	@bash scripts/deps.sh
+	@touch $@
+deps: $(DEPS_OK)
+
+# onnx.proto is generated at build time from Debian's libonnx-dev (nothing copied into the tree).
+$(GEN_SRC): $(ONNX_PROTO) | $(DEPS_OK)
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) -I/usr/include onnx/onnx.proto
+$(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) $(SANFLAGS) -I$(GEN) -c $< -o $@
+
+$(BUILD)/obj/sched/%.o: sched/%.c | $(DEPS_OK) $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/sim/%.o: sim/%.cpp | $(DEPS_OK) $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+$(LIBSCHED): $(SCHED_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(LIBSIM): $(SIM_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(GTSIM): $(MAIN_OBJ) $(LIBSIM) $(LIBSCHED)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)
+$(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -o $@ $< $(LIBSIM) $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)
+
+# The summary line "N passed, N failed" comes from tests/run.sh.
+test: $(GTSIM) $(TEST_BIN)
+	@BUILD=$(BUILD) bash tests/run.sh
+
+demo: $(GTSIM)
+	$(GTSIM) --arch configs/stcp920.cfg --describe
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
+
+bench: $(GTSIM)
+	@BUILD=$(BUILD) bash scripts/bench.sh
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+
+# libFuzzer target for the .gtg parser (clang). `make fuzz` runs it for FUZZ_SECONDS with the
+# zoo as seed corpus; crashes are kept in tests/fuzz/regress/ and replayed by the test suite.
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := $(BUILD)/fuzz/fuzz_gtg
+$(FUZZ_BIN): tests/fuzz/fuzz_gtg.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Isched -I$(GEN) \
+	  -o $@ tests/fuzz/fuzz_gtg.c $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lz -lm
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cp workloads/*.gtg $(BUILD)/fuzz/corpus/ 2>/dev/null || true
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus

@@ -1,0 +1,157 @@
+/* arch.h — the architecture description: typed, validated once, read-only afterwards.
+ *
+ * The model (DESIGN.md §1): `nclusters` identical clusters; a cluster has a global buffer
+ * (GB, may be 0 bytes), an in-cluster interconnect (NoC), DMA engines between DDR and GB,
+ * and cores of one or more core kinds (Goya: 8 TPC cores with LB + 1 GEMM core without LB).
+ * A core kind has a local buffer (LB, may be 0 bytes) with ports, and a list of compute
+ * units; a unit kind is a matrix unit (cube m0×n0×k0 or systolic R×C), a vector unit (lanes
+ * per dtype and a cost per op class), a scalar unit, or several of these at once (the IPU's
+ * single "core" unit does both matrix and vector work).
+ *
+ * Cores are numbered per cluster: core kinds in config order, `count` cores each. Every
+ * timing figure the simulator uses comes from here; none is a literal in model code.
+ * The schema (every key, type, unit, range, default, description) is the table in arch.c;
+ * docs/config.md is generated from it (`gtsim --config-doc`).
+ */
+#ifndef GT_ARCH_H
+#define GT_ARCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Data types. X(enum, name, bytes) */
+#define GT_DTYPES(X) \
+  X(DT_INT8, "int8", 1)    \
+  X(DT_INT16, "int16", 2)  \
+  X(DT_INT32, "int32", 4)  \
+  X(DT_FP16, "fp16", 2)    \
+  X(DT_BF16, "bf16", 2)    \
+  X(DT_FP32, "fp32", 4)
+typedef enum {
+#define X(e, n, b) e,
+  GT_DTYPES(X)
+#undef X
+  DT_COUNT
+} GtDtype;
+const char *dtype_name(GtDtype t);
+int dtype_bytes(GtDtype t);
+int dtype_parse(const char *s, GtDtype *out); /* 0 on success, -1 if unknown */
+
+/* Vector op cost classes: each vector instruction is charged as a number of passes of
+ * these classes (sim/timing), each pass costing op_cost[class] cycles per lane-group.
+ * X(enum, config-key suffix, description) */
+#define GT_VCLASSES(X)                                                              \
+  X(VC_SIMPLE, "simple", "add, sub, max, min, relu, copy, cast, compare")         \
+  X(VC_MUL, "mul", "mul, fused multiply-add")                                     \
+  X(VC_DIV, "div", "division, reciprocal, square root")                           \
+  X(VC_TRANSC, "transc", "exp, log, tanh, sigmoid, erf (transcendental)")          \
+  X(VC_REDUCE, "reduce", "one step of a reduction tree (sum, max) per lane-group")
+typedef enum {
+#define X(e, k, d) e,
+  GT_VCLASSES(X)
+#undef X
+  VC_COUNT
+} GtVClass;
+
+enum { CAP_MATRIX = 1, CAP_VECTOR = 2, CAP_SCALAR = 4 };
+typedef enum { MAT_CUBE, MAT_SYSTOLIC } GtMatShape;
+typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY } GtDataflow;
+
+typedef struct {
+  const char *name;          /* from the section name [unit.NAME] */
+  unsigned caps;             /* CAP_* bits */
+  /* matrix: MACs per cycle for dtype t = base_macs × mac_rate[t] (0: unsupported) */
+  GtMatShape shape;
+  int cube_m, cube_n, cube_k;      /* cube: one m0×n0×k0 block per cycle at rate 1 */
+  int sys_rows, sys_cols;          /* systolic: R×C PEs */
+  GtDataflow dataflow;             /* systolic only */
+  double mac_rate[DT_COUNT];       /* dtype multiplier on base MACs/cycle; 0 = unsupported */
+  int matrix_latency_cycles;       /* pipeline latency added once per instruction */
+  /* vector / scalar */
+  int lanes[DT_COUNT];             /* elements per cycle per dtype; 0 = unsupported */
+  int op_cost[VC_COUNT];           /* cycles per pass per lane-group, per cost class */
+  int vector_latency_cycles;
+  int scalar_ops_per_cycle;
+} GtUnitKind;
+
+enum { GT_MAX_UNITS_PER_CORE = 8, GT_MAX_CORE_KINDS = 8, GT_MAX_UNIT_KINDS = 16 };
+
+typedef struct {
+  const char *name;           /* from [core.NAME] */
+  int count;                  /* cores of this kind in each cluster */
+  int64_t lb_bytes;           /* local buffer capacity; 0 = no LB */
+  int lb_ports;               /* concurrent accesses to the LB */
+  double lb_port_bytes_per_cycle;
+  int lb_latency_cycles;
+  int nunits;
+  int unit[GT_MAX_UNITS_PER_CORE]; /* indices into GtArch.units; queue order of the core */
+  int dma_engines;            /* per-core DMA engines (one DMA-in + one DMA-out queue each pair) */
+} GtCoreKind;
+
+typedef struct {
+  /* [chip] */
+  const char *name;
+  const char *source_file;
+  double clock_mhz;
+  int nclusters;
+  double cluster_link_bytes_per_cycle; /* between clusters (0: only through DDR) */
+  int cluster_link_latency_cycles;
+  /* [ddr] */
+  int ddr_channels;
+  double ddr_bandwidth_gb_per_s;       /* all channels together, 1e9 bytes/s */
+  double ddr_latency_ns;
+  int ddr_burst_bytes;
+  int64_t ddr_capacity_bytes;
+  /* [cluster] */
+  int64_t gb_bytes;                    /* 0 = no GB */
+  int gb_ports;
+  double gb_port_bytes_per_cycle;
+  int gb_latency_cycles;
+  double noc_link_bytes_per_cycle;     /* per core link into the interconnect, each direction */
+  int noc_latency_cycles;
+  int dma_engines;                     /* cluster DMA engines between DDR and GB */
+  int dma_latency_cycles;              /* fixed set-up cost per DMA instruction */
+  /* kinds */
+  int ncore_kinds;
+  GtCoreKind core_kinds[GT_MAX_CORE_KINDS];
+  int nunit_kinds;
+  GtUnitKind units[GT_MAX_UNIT_KINDS];
+  /* derived, filled by arch_load */
+  int cores_per_cluster;
+  double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
+  int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
+  GtArena *arena;                      /* owns every string above */
+} GtArch;
+
+/* Load a config file and apply `--set section.key=value` overrides (validated like the file).
+ * On any error: messages `file:line: error: ...` to d, returns NULL. */
+GtArch *arch_load(const char *path, const char *const *sets, int nsets, GtDiag *d);
+GtArch *arch_load_string(const char *name, const char *text, const char *const *sets, int nsets,
+                         GtDiag *d);
+void arch_free(GtArch *a);
+
+/* Core numbering inside a cluster. */
+int arch_core_kind_of(const GtArch *a, int core); /* core index in cluster -> core kind */
+const GtCoreKind *arch_core(const GtArch *a, int core);
+
+/* Derived figures (all per cycle unless named otherwise). */
+double unit_base_macs(const GtUnitKind *u);                 /* m0·n0·k0 or R·C */
+double unit_macs_per_cycle(const GtUnitKind *u, GtDtype t); /* base × rate */
+double arch_peak_macs_per_cycle(const GtArch *a, GtDtype t); /* whole chip, matrix units */
+double arch_peak_flops(const GtArch *a, GtDtype t);          /* FLOP/s, whole chip */
+
+/* --describe: text or JSON. */
+void arch_describe(const GtArch *a, FILE *out, int json);
+/* docs/config.md from the schema table. */
+void arch_write_config_doc(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,167 @@
+/* graph.h — the graph IR: tensors and ops in arrays, referred to by integer ids (STYLE.md #4).
+ *
+ * A graph is built from its declared form (what a .gtg file or an ONNX model says: input
+ * shapes with a symbolic batch N, ops with attributes) and then bound to a batch size by
+ * graph_infer(), which fills every tensor's concrete shape and checks every op. Weights are
+ * not tensors: they are implied by op attributes (conv out_channels and kernel, dense units,
+ * embedding table size, ...) and counted by graph_op_cost().
+ *
+ * Ids: tensor ids and op ids are indices into g->tensors / g->ops; ops are kept in a
+ * topological order (every operand is a graph input or produced by an earlier op).
+ * Layout of activations: NCHW for 4-D, NCL for 3-D conv1d, [.., features] otherwise.
+ */
+#ifndef GT_GRAPH_H
+#define GT_GRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GT_MAX_DIMS = 6, GT_MAX_OPERANDS = 8, GT_DIM_N = -1 /* symbolic batch */ };
+
+/* X(enum, "name", min inputs, max inputs, description) — the op vocabulary. */
+#define GT_OPKINDS(X)                                                                   \
+  X(OP_CONV2D, "conv2d", 1, 1, "2-D convolution, NCHW; groups, depthwise when groups=C")   \
+  X(OP_CONV1D, "conv1d", 1, 1, "1-D convolution, NCL")                                    \
+  X(OP_DENSE, "dense", 1, 1, "x[..., K] · W[K, units] (+ bias): weights implied")          \
+  X(OP_MATMUL, "matmul", 2, 2, "a[..., M, K] · b[..., K, N] with broadcast of batch dims") \
+  X(OP_BATCHNORM, "batchnorm", 1, 1, "inference batchnorm over channel axis 1")            \
+  X(OP_LAYERNORM, "layernorm", 1, 1, "normalise over the last axis, with scale and bias")   \
+  X(OP_RELU, "relu", 1, 1, "max(x, 0)")                                                    \
+  X(OP_RELU6, "relu6", 1, 1, "min(max(x, 0), 6)")                                          \
+  X(OP_GELU, "gelu", 1, 1, "x * Phi(x)")                                                   \
+  X(OP_SIGMOID, "sigmoid", 1, 1, "1 / (1 + exp(-x))")                                      \
+  X(OP_SWISH, "swish", 1, 1, "x * sigmoid(x) (SiLU)")                                      \
+  X(OP_TANH, "tanh", 1, 1, "tanh(x)")                                                      \
+  X(OP_GLU, "glu", 1, 1, "split axis in halves a, b: a * sigmoid(b)")                      \
+  X(OP_ADD, "add", 2, 2, "a + b, numpy broadcast")                                        \
+  X(OP_SUB, "sub", 2, 2, "a - b, numpy broadcast")                                        \
+  X(OP_MUL, "mul", 2, 2, "a * b, numpy broadcast")                                        \
+  X(OP_DIV, "div", 2, 2, "a / b, numpy broadcast")                                        \
+  X(OP_SOFTMAX, "softmax", 1, 1, "softmax over axis")                                      \
+  X(OP_MAXPOOL, "maxpool", 1, 1, "2-D max pooling")                                        \
+  X(OP_AVGPOOL, "avgpool", 1, 1, "2-D average pooling")                                    \
+  X(OP_GAVGPOOL, "global_avgpool", 1, 1, "mean over H and W, keeps [N, C, 1, 1]")         \
+  X(OP_CONCAT, "concat", 1, GT_MAX_OPERANDS, "concatenate along axis")                     \
+  X(OP_SPLIT, "split", 1, 1, "split along axis into sizes (several outputs)")              \
+  X(OP_RESHAPE, "reshape", 1, 1, "new shape, same element count")                          \
+  X(OP_TRANSPOSE, "transpose", 1, 1, "permute axes")                                       \
+  X(OP_EMBEDDING, "embedding", 1, 1, "rows of a [vocab, dim] table; bag>1 sums bag rows")  \
+  X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")
+typedef enum {
+#define X(e, n, lo, hi, d) e,
+  GT_OPKINDS(X)
+#undef X
+  OP_COUNT
+} GtOpKind;
+const char *opkind_name(GtOpKind k);
+int opkind_parse(const char *s, GtOpKind *out);
+
+typedef struct {
+  int64_t units;            /* conv out channels; dense output features */
+  int kernel[2];            /* kh, kw (conv1d/pool: kernel[1] used for 1-D) */
+  int stride[2];
+  int pad[4];               /* top, left, bottom, right */
+  int dilation[2];
+  int groups;
+  int bias;                 /* conv/dense: has a bias vector */
+  int axis;                 /* softmax, concat, split, glu (negative counts from the end) */
+  int nsizes;               /* split: number of outputs and their sizes along axis */
+  int64_t sizes[GT_MAX_OPERANDS];
+  int nperm;                /* transpose */
+  int perm[GT_MAX_DIMS];
+  int nshape;               /* reshape target; may contain GT_DIM_N and one -2 ("infer") */
+  int64_t shape[GT_MAX_DIMS];
+  int64_t vocab, dim, bag;  /* embedding: table rows, row width, rows summed per lookup */
+  int self_interaction;     /* interaction: include i==j pairs */
+  int pad_interaction;      /* interaction: output also carries the dense feature */
+} GtAttrs;
+
+typedef struct {
+  const char *name;
+  int ndim;
+  int64_t decl[GT_MAX_DIMS]; /* declared dims of graph inputs (may be GT_DIM_N) */
+  int64_t dim[GT_MAX_DIMS];  /* concrete dims after graph_infer() */
+  GtDtype dtype;
+  int producer;              /* op id, or -1 for a graph input */
+  int line, col;             /* where it was defined */
+} GtTensor;
+
+typedef struct {
+  GtOpKind kind;
+  const char *name;          /* optional, for messages (defaults to the first output's name) */
+  int nin, nout;
+  int in[GT_MAX_OPERANDS];
+  int out[GT_MAX_OPERANDS];
+  GtAttrs at;
+  int line, col;             /* source position (file in GtGraph.file) */
+} GtOp;
+
+typedef struct {
+  GtArena *arena;            /* owns names and the graph itself */
+  const char *name;
+  const char *file;          /* source file for messages */
+  int version;               /* .gtg format version */
+  int64_t default_batch;     /* from the header; --batch overrides */
+  int64_t batch;             /* bound by graph_infer() */
+  GtDtype dtype;             /* default activation dtype */
+  int ntensors, cap_tensors;
+  GtTensor *tensors;
+  int nops, cap_ops;
+  GtOp *ops;
+  int ninputs, noutputs;
+  int *inputs, *outputs;     /* tensor ids; outputs = tensors nobody consumes, in order */
+  int cap_inputs, cap_outputs;
+} GtGraph;
+
+/* Building (parsers, importers, tests). */
+GtGraph *graph_new(const char *name);
+void graph_free(GtGraph *g);
+int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl, GtDtype t);
+/* Adds an op whose outputs are new tensors named out_names[i]; returns the op id. */
+int graph_add_op(GtGraph *g, GtOpKind k, const int *in, int nin, const char *const *out_names,
+                 int nout, const GtAttrs *at);
+int graph_find_tensor(const GtGraph *g, const char *name); /* -1 if none */
+void attrs_default(GtAttrs *at);  /* stride 1, dilation 1, groups 1, axis -1, ... */
+
+/* Bind the batch and infer/check every shape. Errors go to d with the op's position and
+ * both shapes where a mismatch is the cause; returns 0 or -1. */
+int graph_infer(GtGraph *g, int64_t batch, GtDiag *d);
+/* Recompute g->outputs (tensors with no consumer, in id order). */
+void graph_fill_outputs(GtGraph *g);
+
+/* Per-op accounting (after graph_infer). MACs for conv/dense/matmul/interaction, FLOPs for the
+ * rest (elementwise = 1 per output element unless documented otherwise in docs/gtg.md). */
+typedef struct {
+  int64_t macs;
+  int64_t flops;             /* 2*macs + non-MAC FLOPs */
+  int64_t params;            /* weight + bias elements */
+  int64_t param_bytes;
+  int64_t in_bytes, out_bytes; /* activation bytes read and written */
+} GtOpCost;
+GtOpCost graph_op_cost(const GtGraph *g, int op);
+int64_t tensor_elems(const GtTensor *t);
+int64_t tensor_bytes(const GtTensor *t);
+
+/* .gtg text (docs/gtg.md) */
+GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d);
+GtGraph *gtg_load(const char *path, GtDiag *d);
+void gtg_write(FILE *out, const GtGraph *g);
+/* ONNX (onnx_import.c) */
+GtGraph *onnx_load(const char *path, GtDiag *d);
+/* Any model file by extension: .gtg or .onnx */
+GtGraph *model_load(const char *path, GtDiag *d);
+
+/* --stats */
+void graph_print_stats(FILE *out, const GtGraph *g, int json);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,109 @@
+/* prog.h — a Program: per-queue instruction streams, the contract between sched/ and sim/.
+ *
+ * Queues. Every core has queues 0 = dma_in, 1 = dma_out, and 2 + i for the i-th unit of its
+ * core kind (GtCoreKind.unit[i]); every cluster has one DMA queue per cluster DMA engine
+ * (core = -1). All queues run concurrently, each in order.
+ * Assembly names: `c0.k3.dma_in`, `c0.k3.dma_out`, `c0.k3.<unit name>`, `c0.dma1`.
+ *
+ * Encodings: .gtp (binary, zlib, versioned header) and .gtasm (text); both are defined by
+ * isa.def and described in docs/isa.md.
+ */
+#ifndef GT_PROG_H
+#define GT_PROG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { E_ANY, E_DMA, E_MATRIX, E_VECTOR, E_SCALAR } GtEngine;
+
+typedef enum {
+#define ISA(e, m, eng, ops, d) e,
+#define VOP(...)
+#include "isa.def"
+#undef ISA
+#undef VOP
+  I_COUNT
+} GtOpcode;
+
+typedef enum {
+#define ISA(...)
+#define VOP(e, n, in, s, m, d, t, r, desc) e,
+#include "isa.def"
+#undef ISA
+#undef VOP
+  V_COUNT
+} GtVop;
+
+typedef enum { LVL_DDR, LVL_GB, LVL_LB } GtLevel;
+typedef enum { SCOPE_CLUSTER, SCOPE_CHIP } GtScope;
+enum { Q_DMA_IN = 0, Q_DMA_OUT = 1, Q_UNIT0 = 2 };
+enum { GT_INST_NUM = 10 };
+
+typedef struct {
+  uint8_t op;     /* GtOpcode */
+  uint8_t sub;    /* level / vop / queue / scope, by opcode */
+  uint8_t dtype;  /* GtDtype */
+  uint8_t flags;
+  uint32_t r[3];  /* regions: r0 written, r1 r2 read */
+  uint32_t t[3];  /* tiles: t0 left in r0, t1 t2 expected in r1 r2 */
+  int64_t n[GT_INST_NUM];
+} GtInst;
+
+typedef struct {
+  int cluster;
+  int core;       /* -1: a cluster DMA queue */
+  int index;      /* queue index in the core, or the cluster DMA engine */
+  GtVec insts;    /* GtInst */
+} GtQueue;
+
+typedef struct {
+  int nqueues;
+  GtQueue *queues;      /* heap; program_free releases */
+  uint32_t nregions;    /* region ids are 1..nregions-1 (0 = none) */
+  uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
+  char **tile_names;    /* optional, [ntiles], for messages; NULL entries allowed */
+  char **region_names;  /* optional, [nregions] */
+} GtProgram;
+
+/* Static facts from isa.def. */
+const char *isa_mnemonic(GtOpcode op);
+GtEngine isa_engine(GtOpcode op);
+const char *isa_operands(GtOpcode op);
+const char *vop_name(GtVop v);
+int vop_inputs(GtVop v);
+int vop_passes(GtVop v, GtVClass c);
+
+/* Building programs (schedulers) */
+GtProgram *program_new(void);
+void program_free(GtProgram *p);
+/* Queue for (cluster, core, index); created on first use. core = -1: cluster DMA engine. */
+GtQueue *program_queue(GtProgram *p, int cluster, int core, int index);
+GtInst *program_emit(GtQueue *q);  /* appends a zeroed instruction */
+uint32_t program_new_region(GtProgram *p, const char *name);
+uint32_t program_new_tile(GtProgram *p, const char *name);
+
+/* Queue name as in assembly, e.g. "c0.k3.mme"; buf of at least 64 bytes. */
+const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n);
+/* One instruction as assembly text (no newline). */
+void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n);
+
+/* Files. Loaders report `file:line:col: error:` (gtasm) or `file: error:` (gtp) to d and
+ * return NULL on bad input. Writers go through a temporary name and rename. */
+GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDiag *d);
+int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p);
+GtProgram *gtp_read(const char *path, GtDiag *d);
+int gtp_write(const char *path, const GtProgram *p);
+/* Static checks against an arch: queues, units, cores and clusters exist; engines match. */
+int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,208 @@
+/* util.c — arena, vectors, die(), diagnostics and atomic file output.
+ * The arena is a list of 64 KiB blocks (larger requests get their own block); it never
+ * moves an allocation, so pointers into it stay valid until arena_free(). */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+noreturn void gt_die(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "gtsim: internal error at %s:%d: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(GT_EXIT_INTERNAL);
+}
+
+typedef struct Block {
+  struct Block *next;
+  size_t used, size;
+  _Alignas(16) unsigned char data[];
+} Block;
+
+struct GtArena {
+  Block *head;
+};
+
+enum { BLOCK_SIZE = 64 * 1024 };
+
+GtArena *arena_new(void) {
+  GtArena *a = calloc(1, sizeof *a);
+  if (!a) die("out of memory");
+  return a;
+}
+
+void arena_free(GtArena *a) {
+  if (!a) return;
+  for (Block *b = a->head, *n; b; b = n) {
+    n = b->next;
+    free(b);
+  }
+  free(a);
+}
+
+void *arena_alloc(GtArena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  Block *b = a->head;
+  if (!b || b->size - b->used < n) {
+    size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
+    b = malloc(sizeof *b + size);
+    if (!b) die("out of memory (%zu bytes)", n);
+    b->size = size;
+    b->used = 0;
+    if (n > BLOCK_SIZE && a->head) { /* keep the current block as head for small requests */
+      b->next = a->head->next;
+      a->head->next = b;
+    } else {
+      b->next = a->head;
+      a->head = b;
+    }
+  }
+  void *p = b->data + b->used;
+  b->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(GtArena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_strdup(GtArena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(GtArena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) die("bad format");
+  char *p = arena_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+void vec_init(GtVec *v, size_t elem) {
+  memset(v, 0, sizeof *v);
+  v->elem = elem;
+}
+
+void *vec_push(GtVec *v) {
+  if (v->len == v->cap) {
+    size_t cap = v->cap ? v->cap * 2 : 16;
+    void *d = realloc(v->data, cap * v->elem);
+    if (!d) die("out of memory");
+    v->data = d;
+    v->cap = cap;
+  }
+  void *slot = (unsigned char *)v->data + v->len * v->elem;
+  memset(slot, 0, v->elem);
+  v->len++;
+  return slot;
+}
+
+void vec_free(GtVec *v) {
+  free(v->data);
+  v->data = NULL;
+  v->len = v->cap = 0;
+}
+
+void diag_init(GtDiag *d) {
+  memset(d, 0, sizeof *d);
+  d->out = stderr;
+  d->max_errors = 1;
+}
+
+void diag_show_line(FILE *out, const char *src, int line, int col) {
+  if (!src || line < 1) return;
+  const char *p = src;
+  for (int l = 1; l < line && *p; p++)
+    if (*p == '\n') l++;
+  const char *e = strchr(p, '\n');
+  int len = e ? (int)(e - p) : (int)strlen(p);
+  fprintf(out, "  %.*s\n", len, p);
+  if (col >= 1) {
+    fputs("  ", out);
+    for (int i = 1; i < col && i <= len; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', out);
+    fputs("^\n", out);
+  }
+}
+
+void diag_error(GtDiag *d, const char *file, int line, int col, const char *src,
+                const char *fmt, ...) {
+  int max = d->max_errors > 0 ? d->max_errors : 1;
+  d->nerrors++;
+  if (d->nerrors > max) return;
+  FILE *out = d->out ? d->out : stderr;
+  if (line > 0 && col > 0) fprintf(out, "%s:%d:%d: error: ", file, line, col);
+  else if (line > 0) fprintf(out, "%s:%d: error: ", file, line);
+  else fprintf(out, "%s: error: ", file);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(out, fmt, ap);
+  va_end(ap);
+  fputc('\n', out);
+  diag_show_line(out, src, line, col);
+}
+
+char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) die("out of memory");
+  for (;;) {
+    if (cap - n < 4096) {
+      cap *= 2;
+      char *nb = realloc(buf, cap);
+      if (!nb) die("out of memory");
+      buf = nb;
+    }
+    size_t r = fread(buf + n, 1, cap - n - 1, f);
+    n += r;
+    if (r == 0) break;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    free(buf);
+    errno = EIO;
+    return NULL;
+  }
+  buf[n] = 0;
+  if (len) *len = n;
+  return buf;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len) {
+  size_t plen = strlen(path) + 32;
+  char *tmp = malloc(plen);
+  if (!tmp) die("out of memory");
+  snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    free(tmp);
+    return -1;
+  }
+  size_t w = fwrite(data, 1, len, f);
+  int bad = w != len;
+  if (fclose(f) != 0) bad = 1;
+  if (bad || rename(tmp, path) != 0) {
+    int e = errno;
+    remove(tmp);
+    free(tmp);
+    errno = e ? e : EIO;
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}

@@ -1,0 +1,82 @@
+/* util.h — the few things every module of gtsim shares.
+ *
+ * Module map of sched/ (the C11 library; no SystemC here):
+ *   util.[ch]    arena allocator, growable arrays, die(), user diagnostics with location
+ *   arch.[ch]    architecture config: schema table, INI parsing (libinih), derived figures
+ *   graph.[ch]   graph IR: tensors and ops as arrays with integer ids, shape inference
+ *   gtg_*.c      the .gtg text format: parser and writer
+ *   onnx_*.c     ONNX import through protobuf-c
+ *   isa.def      the instruction table (X-macro); prog.[ch] programs, .gtp and .gtasm
+ *   sched_*.c    schedulers (tvm, astitch, graphturbo passes) emitting programs
+ *
+ * Errors: a user error prints `file:line:col: error: msg` (plus the line and a caret when the
+ * text is at hand) and exits 1; an internal bug calls die() which exits 3 (DESIGN.md §7).
+ */
+#ifndef GT_UTIL_H
+#define GT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdnoreturn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GT_EXIT_OK = 0, GT_EXIT_INPUT = 1, GT_EXIT_SIM = 2, GT_EXIT_INTERNAL = 3 };
+
+/* Internal failure: prints __FILE__:__LINE__ and exits 3. */
+#define die(...) gt_die(__FILE__, __LINE__, __VA_ARGS__)
+noreturn void gt_die(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define gt_assert(c) ((c) ? (void)0 : gt_die(__FILE__, __LINE__, "assertion failed: %s", #c))
+
+/* ---- Arena: one per compilation; nothing inside is freed on its own (STYLE.md #6). ---- */
+typedef struct GtArena GtArena;
+GtArena *arena_new(void);
+void arena_free(GtArena *a);
+void *arena_alloc(GtArena *a, size_t n);          /* zeroed, 16-byte aligned */
+char *arena_strdup(GtArena *a, const char *s);
+char *arena_strndup(GtArena *a, const char *s, size_t n);
+char *arena_printf(GtArena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- Growable array of fixed-size elements (heap, owner frees with vec_free). ---- */
+typedef struct {
+  void *data;
+  size_t len, cap, elem;
+} GtVec;
+void vec_init(GtVec *v, size_t elem);
+void *vec_push(GtVec *v);                   /* returns a zeroed new slot */
+void vec_free(GtVec *v);
+#define VEC_AT(v, T, i) (((T *)(v)->data)[i])
+
+/* ---- Diagnostics for user errors. ----
+ * A GtDiag collects errors instead of exiting, so callers (and tests) decide. `src` may be
+ * NULL; when given, the offending line is printed with a caret under `col`. */
+typedef struct {
+  FILE *out;            /* where messages go (stderr by default) */
+  int nerrors;
+  int max_errors;       /* stop reporting after this many (0 = 1) */
+} GtDiag;
+void diag_init(GtDiag *d);
+void diag_error(GtDiag *d, const char *file, int line, int col, const char *src,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Print one line of `src` (line numbers from 1) and a caret under `col` (from 1). */
+void diag_show_line(FILE *out, const char *src, int line, int col);
+
+/* Read a whole file into a NUL-terminated heap buffer; NULL and errno on failure. */
+char *read_file(const char *path, size_t *len);
+/* Write `len` bytes to `path` through `path.tmp.PID` + rename, so a failure loses nothing.
+ * Returns 0 on success, -1 with errno set. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+/* Integer helpers. */
+static inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,116 @@
+// main.cpp — the gtsim command line: parses options, then runs one mode.
+// Modes: --describe (config), --config-doc, and (added by later modules) --stats, --convert,
+// --disasm, program runs and scheduled model runs. Exit codes: DESIGN.md §7.
+#include <getopt.h>
+#include <systemc>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+extern "C" {
+#include "arch.h"
+#include "util.h"
+}
+
+#ifndef GTSIM_VERSION
+#define GTSIM_VERSION "0.1.0"
+#endif
+
+static const char *usage_text =
+    "usage: gtsim --arch CFG [options] [MODEL.gtg|MODEL.onnx|PROG.gtasm|PROG.gtp]\n"
+    "       gtsim --arch CFG --describe [--json]\n"
+    "\n"
+    "Architecture:\n"
+    "  --arch FILE            architecture config (.cfg, docs/config.md)\n"
+    "  --set SEC.KEY=VALUE    override one config key (repeatable), validated like the file\n"
+    "  --describe             print the resolved config and derived peak figures\n"
+    "  --config-doc           print docs/config.md (generated from the schema table)\n"
+    "Output:\n"
+    "  --json                 JSON instead of text\n"
+    "  --csv                  CSV instead of text (reports)\n"
+    "Other:\n"
+    "  -h, --help             this text\n"
+    "  --version              print the version\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad input, 2 simulation error, 3 internal error.\n";
+
+static void usage_error(const char *msg) {
+  fprintf(stderr, "gtsim: %s\n(try 'gtsim --help')\n", msg);
+  exit(GT_EXIT_INPUT);
+}
+
+int gtsim_cli(int argc, char **argv) {
+  CliOptions o;
+  enum {
+    O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
+  };
+  static const struct option longopts[] = {
+      {"arch", required_argument, 0, O_ARCH},
+      {"set", required_argument, 0, O_SET},
+      {"describe", no_argument, 0, O_DESCRIBE},
+      {"json", no_argument, 0, O_JSON},
+      {"csv", no_argument, 0, O_CSV},
+      {"config-doc", no_argument, 0, O_CONFIG_DOC},
+      {"version", no_argument, 0, O_VERSION},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0},
+  };
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    switch (c) {
+    case O_ARCH: o.arch = optarg; break;
+    case O_SET: o.sets.push_back(optarg); break;
+    case O_DESCRIBE: o.describe = true; break;
+    case O_JSON: o.json = true; break;
+    case O_CSV: o.csv = true; break;
+    case O_CONFIG_DOC: o.config_doc = true; break;
+    case O_VERSION: printf("gtsim %s\n", GTSIM_VERSION); return 0;
+    case 'h': fputs(usage_text, stdout); return 0;
+    case 'o': o.output = optarg; break;
+    case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
+    default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
+    }
+  }
+  for (int i = optind; i < argc; i++) o.inputs.push_back(argv[i]);
+
+  if (o.config_doc) {
+    arch_write_config_doc(stdout);
+    return 0;
+  }
+  if (o.describe) {
+    if (!o.arch) usage_error("--describe needs --arch FILE");
+    GtArch *a = cli_load_arch(o);
+    arch_describe(a, stdout, o.json);
+    arch_free(a);
+    return 0;
+  }
+  if (argc == 1) {
+    fputs(usage_text, stderr);
+    return GT_EXIT_INPUT;
+  }
+  usage_error("nothing to do: give --describe or an input file");
+  return GT_EXIT_INPUT;
+}
+
+GtArch *cli_load_arch(const CliOptions &o) {
+  GtDiag d;
+  diag_init(&d);
+  d.max_errors = 20;
+  std::vector<const char *> sets(o.sets.begin(), o.sets.end());
+  GtArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
+  if (!a) exit(GT_EXIT_INPUT);
+  return a;
+}
+
+int sc_main(int argc, char **argv) { return gtsim_cli(argc, argv); }
+
+int main(int argc, char **argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
