@@ -5,7 +5,7 @@
 set -u
 pkgs=(g++ make pkg-config zlib1g-dev libinih-dev libsystemc-dev libprotobuf-c-dev
       protobuf-c-compiler libonnx-dev libcmocka-dev python3 python3-matplotlib python3-onnx
-      python3-numpy clang)
+      python3-numpy clang time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
