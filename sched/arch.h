@@ -108,6 +108,7 @@ typedef struct {
   double ddr_latency_ns;
   int ddr_burst_bytes;
   int64_t ddr_capacity_bytes;
+  int ddr_interleave_bytes;            /* consecutive DDR addresses change channel every N bytes */
   /* [cluster] */
   int64_t gb_bytes;                    /* 0 = no GB */
   int gb_ports;
