@@ -1,0 +1,206 @@
+/* lower.h — lowering a DNN graph to an instruction Program under the two baseline strategies
+ * of the GraphTurbo paper (DESIGN.md §6): `tvm` (a kernel per layer, everything through DDR)
+ * and `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip).
+ *
+ * Pipeline (lower_run in lower_common.c), one call per line:
+ *   1. group_kernels_tvm / group_kernels_astitch   ops -> kernels (head op + fused/stitched tail)
+ *   2. fill_kernel_units                           which core kind and units run each kernel
+ *   3. fill_placement                              where every kernel output lives (DDR, GB)
+ *   4. fill_tiling                                 per-cluster/per-core partition, tile sizes
+ *   5. emit_program                                per-queue instruction streams
+ * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
+ * docs/schedulers.md describes every decision and the report's columns.
+ *
+ * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
+ * order (head first). Everything here lives in one GtArena per lowering (STYLE.md #6).
+ */
+#ifndef GT_LOWER_H
+#define GT_LOWER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "graph.h"
+#include "prog.h"
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { SCHED_TVM, SCHED_ASTITCH, SCHED_COUNT } GtSchedKind;
+const char *sched_name(GtSchedKind k);
+int sched_parse(const char *s, GtSchedKind *out); /* 0 ok, -1 unknown */
+
+/* How an op becomes instructions (lower_ops.c). */
+typedef enum {
+  LK_GEMM,    /* conv (groups < channels), dense, matmul: gemm on a matrix unit */
+  LK_VEC,     /* elementwise, norms, softmax, pooling, depthwise conv, interaction, transpose */
+  LK_COPY,    /* concat, split: DMA copies through the local buffer, no compute */
+  LK_GATHER,  /* embedding: DMA row gathers (+ a vector sum when bag > 1) */
+  LK_ALIAS    /* reshape: no data movement, the output aliases the input's storage */
+} GtLowerKind;
+
+/* Memory-intensive ops (the astitch classification): elementwise, normalisation, softmax,
+ * reductions, pooling. Compute-intensive: conv, dense, matmul, interaction. */
+int op_is_memory_intensive(GtOpKind k);
+/* Elementwise ops that tvm fuses into an anchor's tail (relu.., batchnorm, add/sub/mul/div). */
+int op_is_tvm_tail(GtOpKind k);
+GtLowerKind op_lower_kind(const GtGraph *g, int op);
+
+typedef enum { LVL_NONE = -1 } GtLevelExtra;
+
+/* A kernel: a head op and the ops fused after it. `out` are the tensors the kernel makes
+ * visible to later kernels (stored to `level`); fused intermediates stay in LB. */
+typedef struct {
+  int nops;
+  int *ops;                  /* graph op ids, head first */
+  int head;                  /* = ops[0] */
+  int core_kind;             /* which cores run it (all cores of this kind in each cluster) */
+  int unit_head, unit_tail;  /* queue index (Q_UNIT0 + i) of the head's and the tail's unit;
+                                -1 when the kernel has no compute (copies) */
+  int row_reduce;            /* the tail reduces over the output's last axis: tiles keep whole rows */
+  /* partition and tiling (fill_tiling) */
+  int split_clusters;        /* 1: batch split over clusters; 0: the whole op on cluster 0 */
+  int pr, pc;                /* cores per cluster used along rows and along columns */
+  int64_t tr, tc, tk;        /* tile rows, tile columns, tile reduction depth */
+  int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
+  int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
+  /* accounting (emit_program) */
+  int64_t ddr_read, ddr_write; /* bytes, whole kernel over all clusters and iterations */
+  int64_t flops;             /* graph_op_cost flops of its ops, per iteration */
+  int64_t macs;
+  const char *name;
+} GtKernel;
+
+/* Where a tensor lives between kernels. */
+typedef struct {
+  int level;                 /* LVL_DDR, LVL_GB, LVL_LB (fused intermediate), or LVL_NONE */
+  int alias_of;              /* reshape outputs: the tensor whose storage they share, else -1 */
+  int kernel;                /* producing kernel, -1 for graph inputs */
+  int last_kernel;           /* last consuming kernel */
+  int64_t gb_offset;         /* LVL_GB: offset in each cluster's GB */
+} GtTensorPlace;
+
+typedef struct {
+  GtSchedKind sched;
+  int64_t batch;             /* --batch (0: the graph's default) */
+  int64_t batch_per_cluster; /* --batch-per-cluster (0: the whole share if it fits) */
+} GtLowerOptions;
+
+/* The whole result: the plan (for the report) and the program. */
+typedef struct {
+  GtArena *arena;
+  const GtArch *arch;
+  GtGraph *graph;            /* borrowed; bound to the per-iteration batch of the last iteration */
+  GtLowerOptions opt;
+  int64_t batch;             /* samples in the whole run */
+  int64_t per_cluster;       /* samples per cluster per iteration */
+  int iterations;
+  int nkernels;              /* kernels per iteration */
+  GtKernel *kernels;
+  GtTensorPlace *place;      /* [graph->ntensors] */
+  GtProgram *prog;
+  int64_t nbarriers;         /* chip barrier episodes: one after every kernel of every iteration */
+  int64_t ddr_peak_bytes;    /* peak DDR bytes allocated by the program */
+  /* Table-3 accounting: op outputs (not aliases) by level */
+  int outputs_ddr, outputs_gb, outputs_lb;
+  /* roofline inputs (whole run) */
+  int64_t total_flops;
+  int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
+  int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
+  int active_cores[GT_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
+  struct GtEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
+} GtLowered;
+
+/* Lower `g` for `a`. Re-binds g's batch (graph_infer). User errors (op that cannot be tiled,
+ * dtype no unit supports, DDR too small) go to d with the op's position; returns NULL. */
+GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d);
+void lowered_free(GtLowered *l); /* frees the program and the arena, not the graph */
+
+/* ---- internals shared by lower_*.c (not for other modules) ---- */
+
+/* Row/column geometry of an op's output (lower_ops.c). Rows are split over cores and tiled;
+ * a tile covers rows inside one segment or whole segments. Columns (matrix ops only) may be
+ * split over cores and tiled; k is the reduction depth a gemm tile may cut. */
+typedef struct {
+  int64_t rows, seg_rows;    /* rows = segments * seg_rows */
+  int64_t rows_per_sample;   /* rows / batch, or 0 when rows are not a multiple of the batch */
+  int64_t cols;              /* output channels (LK_GEMM), 1 otherwise */
+  int64_t k;                 /* reduction depth in "k units" (input channels for conv) */
+  int64_t k_elems;           /* elements of one k unit (kh*kw for conv, 1 otherwise) */
+  int64_t col_align;         /* preferred column tile multiple (matrix unit n0) */
+  int split_cols, split_k;   /* columns / k may be cut (grouped convs: neither) */
+  int64_t in_row_bytes;      /* bytes of input 0 per output row (whole k), for tile sizing */
+  int64_t out_row_bytes;     /* bytes of output per row per column */
+  int64_t halo_bytes;        /* extra input bytes a tile inside a segment reads (conv, pool) */
+  int64_t w_col_bytes;       /* weight bytes per column per k unit (LK_GEMM), incl. matmul b */
+  int64_t w_fixed_bytes;     /* weights a core holds whole (bn/ln parameters, broadcast inputs) */
+} GtGeom;
+
+/* One piece of a tensor: offset and a ≤3-D byte pattern (planes × rows × row_bytes). */
+typedef struct {
+  int64_t off, row_bytes, rows, stride, planes, pstride;
+} GtSpan;
+static inline int64_t span_bytes(const GtSpan *s) { return s->row_bytes * s->rows * s->planes; }
+static inline int64_t span_extent(const GtSpan *s) {
+  return (s->planes - 1) * s->pstride + (s->rows - 1) * s->stride + s->row_bytes;
+}
+
+/* A tile of an op: rows [r0, r1), columns [c0, c1), k units [k0, k1). */
+typedef struct {
+  int64_t r0, r1, c0, c1, k0, k1;
+} GtTile;
+
+void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *out);
+/* Input `i` of op (activation operand) needed by tile t; returns 0 if the op does not read
+ * that operand per tile (broadcast operands are loaded whole: see lower_ops.c). */
+int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s);
+/* Weights needed by tile t (in the op's DDR weight region); 0 when the op has none. */
+int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s);
+/* Output `j` written by tile t. */
+void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s);
+/* Bytes of the op's weight region in DDR (0 if none); its layout is described in lower_ops.c. */
+int64_t op_weight_bytes(const GtGraph *g, int op);
+/* Weight bytes a run must read at least once (embedding: min(table, gathered rows)). */
+int64_t op_compulsory_weight_bytes(const GtGraph *g, int op);
+
+/* Compute instructions of tile t of op; `emit` gets (vector op or -1 for gemm, m, n, k or
+ * elems, param) through the callback. lower_ops.c knows the formulas; lower_emit.c the queues. */
+typedef struct {
+  int is_gemm;
+  GtVop vop;
+  int64_t m, n, k;          /* gemm */
+  int64_t elems, param;     /* vec */
+  int uses_b;               /* vec: reads a second operand region */
+} GtComputeStep;
+int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *steps,
+                 int max_steps);
+/* The vector step of a fused tail op over `elems` elements of the kernel's output tile
+ * (param: the normalised/softmaxed group length). */
+GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems);
+/* Input i of op is read whole by every tile (a broadcast operand), not sliced per tile. */
+int op_input_whole(const GtGraph *g, int op, int i);
+
+/* Strategy policies (lower_tvm.c, lower_astitch.c): fill l->kernels/nkernels through
+ * group_kernels, which grows a tail from every head while fuse(l, head, op) allows. */
+typedef int (*GtFuseRule)(const GtLowered *l, int head, int op);
+void group_kernels(GtLowered *l, GtFuseRule fuse);
+void group_kernels_tvm(GtLowered *l);
+void group_kernels_astitch(GtLowered *l);
+
+/* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
+ * the head's core kind. Returns 0 or -1 with an error in d. */
+int fill_kernel_units(GtLowered *l, GtDiag *d);
+int fill_placement(GtLowered *l);
+int fill_tiling(GtLowered *l, GtDiag *d);
+void emit_program(GtLowered *l, int64_t sample0, int iteration);
+
+/* LB (or, for cores without LB, GB share) bytes one core may use for tiles. */
+int64_t core_tile_budget(const GtArch *a, int core_kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,652 @@
+/* lower_common.c — the lowering pipeline shared by the tvm and astitch strategies: kernel
+ * grouping (with a strategy's fuse rule), unit selection, placement of kernel outputs, and the
+ * partition/tiling of every kernel; lower_run() is the driver (one pass per line).
+ *
+ * Invariants after each pass:
+ *   group_kernels:     every non-reshape op is in exactly one kernel; kernels are in an order
+ *                      where every operand is produced by an earlier kernel (or a graph input).
+ *   fill_kernel_units: every kernel's ops have a unit on its core kind that supports the dtype.
+ *   fill_placement:    every tensor has a level; GB tensors fit the GB with everything live.
+ *   fill_tiling:       every kernel's worst-case tile fits the core's tile budget.
+ */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sched_names[SCHED_COUNT] = {"tvm", "astitch"};
+const char *sched_name(GtSchedKind k) { return (unsigned)k < SCHED_COUNT ? sched_names[k] : "?"; }
+int sched_parse(const char *s, GtSchedKind *out) {
+  for (int i = 0; i < SCHED_COUNT; i++)
+    if (strcmp(s, sched_names[i]) == 0) {
+      *out = (GtSchedKind)i;
+      return 0;
+    }
+  return -1;
+}
+
+/* ---------------- grouping ---------------- */
+
+static int root_tensor(const GtGraph *g, int t) {
+  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
+    t = g->ops[g->tensors[t].producer].in[0];
+  return t;
+}
+
+static int is_graph_output(const GtGraph *g, int t) {
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i] == t) return 1;
+  return 0;
+}
+
+/* requires: g inferred; maintains: ops order. Fills l->kernels. */
+void group_kernels(GtLowered *l, GtFuseRule fuse) {
+  GtGraph *g = l->graph;
+  int *nuse = arena_alloc(l->arena, sizeof(int) * (size_t)g->ntensors);
+  int *user = arena_alloc(l->arena, sizeof(int) * (size_t)g->ntensors);
+  int *taken = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
+  for (int i = 0; i < g->ntensors; i++) user[i] = -1;
+  for (int o = 0; o < g->nops; o++)
+    for (int i = 0; i < g->ops[o].nin; i++) {
+      int t = g->ops[o].in[i];
+      nuse[t]++;
+      user[t] = o;
+    }
+  GtKernel *ks = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(g->nops + 1));
+  int nk = 0;
+  int *buf = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
+  for (int h = 0; h < g->nops; h++) {
+    if (taken[h] || g->ops[h].kind == OP_RESHAPE) continue;
+    int n = 0;
+    buf[n++] = h;
+    taken[h] = 1;
+    const GtTensor *hy = &g->tensors[g->ops[h].out[0]];
+    int row_reduce = 0;
+    while (g->ops[buf[n - 1]].nout == 1) {
+      int cur = g->ops[buf[n - 1]].out[0];
+      if (nuse[cur] != 1 || is_graph_output(g, cur)) break;
+      int j = user[cur];
+      const GtOp *o = &g->ops[j];
+      if (taken[j] || o->nout != 1) break;
+      const GtTensor *y = &g->tensors[o->out[0]];
+      if (tensor_elems(y) != tensor_elems(hy) || y->dtype != hy->dtype) break;
+      if (!fuse(l, h, j)) break;
+      /* the other operand must exist before the head runs, and be full-size or small */
+      int ok = 1;
+      for (int i = 0; i < o->nin; i++) {
+        int t = o->in[i];
+        if (t == cur) continue;
+        int p = g->tensors[root_tensor(g, t)].producer;
+        if (p >= 0 && (p >= h || !taken[p])) ok = 0;
+        if (tensor_elems(&g->tensors[t]) != tensor_elems(hy) &&
+            tensor_bytes(&g->tensors[t]) > core_tile_budget(l->arch, 0) / 8)
+          ok = 0;
+      }
+      if (!ok) break;
+      if (o->kind == OP_LAYERNORM || o->kind == OP_SOFTMAX) row_reduce = 1;
+      buf[n++] = j;
+      taken[j] = 1;
+    }
+    GtKernel *k = &ks[nk++];
+    memset(k, 0, sizeof *k);
+    k->nops = n;
+    k->ops = arena_alloc(l->arena, sizeof(int) * (size_t)n);
+    memcpy(k->ops, buf, sizeof(int) * (size_t)n);
+    k->head = h;
+    k->row_reduce = row_reduce;
+    k->name = g->ops[h].name ? g->ops[h].name : g->tensors[g->ops[h].out[0]].name;
+  }
+  l->kernels = ks;
+  l->nkernels = nk;
+}
+
+/* ---------------- units ---------------- */
+
+int64_t core_tile_budget(const GtArch *a, int core_kind) {
+  const GtCoreKind *ck = &a->core_kinds[core_kind];
+  if (ck->lb_bytes > 0) return ck->lb_bytes;
+  /* no LB (Goya's GEMM core): its tiles live in a quarter of the GB, shared by cores of the kind */
+  return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
+}
+
+/* Best unit of a core kind for a need (CAP_MATRIX or CAP_VECTOR) and dtype: its index in the
+ * kind's unit list, or -1. Prefers a unit with only that capability. */
+static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double *rate) {
+  const GtCoreKind *ck = &a->core_kinds[kind];
+  int best = -1;
+  double br = 0;
+  for (int i = 0; i < ck->nunits; i++) {
+    const GtUnitKind *u = &a->units[ck->unit[i]];
+    if (!(u->caps & cap)) continue;
+    double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
+    if (r <= 0) continue;
+    if (u->caps != cap) r *= 0.999; /* tie-break towards the dedicated unit */
+    if (r > br) {
+      br = r;
+      best = i;
+    }
+  }
+  if (rate) *rate = br;
+  return best;
+}
+
+static unsigned head_need(const GtGraph *g, int op) {
+  switch (op_lower_kind(g, op)) {
+  case LK_GEMM: return CAP_MATRIX;
+  case LK_VEC: return CAP_VECTOR;
+  case LK_GATHER: return g->ops[op].at.bag > 1 ? CAP_VECTOR : 0;
+  default: return 0;
+  }
+}
+
+static GtDtype op_dtype(const GtGraph *g, int op) {
+  return g->tensors[g->ops[op].out[0]].dtype;
+}
+
+/* requires: kernels; maintains: kernel order. A tail whose unit is missing on the head's core
+ * kind is split off into a kernel of its own. */
+int fill_kernel_units(GtLowered *l, GtDiag *d) {
+  const GtArch *a = l->arch;
+  GtGraph *g = l->graph;
+  GtKernel *out = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(2 * l->nkernels + 1));
+  int n = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel k = l->kernels[ki];
+    unsigned need = head_need(g, k.head);
+    GtDtype dt = op_dtype(g, k.head);
+    int best = -1;
+    double bestr = -1;
+    for (int c = 0; c < a->ncore_kinds; c++) {
+      double r = 1;
+      if (need && find_unit(a, c, need, dt, &r) < 0) continue;
+      if (!need && a->core_kinds[c].lb_bytes <= 0) r = 0.5; /* copies prefer cores with LB */
+      r *= a->core_kinds[c].count;
+      if (r > bestr) {
+        bestr = r;
+        best = c;
+      }
+    }
+    if (best < 0) {
+      const GtOp *o = &g->ops[k.head];
+      diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+                 "op '%s' (%s, %s) needs a %s unit supporting %s; config '%s' has none",
+                 k.name, opkind_name(o->kind), dtype_name(dt),
+                 need == CAP_MATRIX ? "matrix" : "vector", dtype_name(dt), a->name);
+      return -1;
+    }
+    k.core_kind = best;
+    k.unit_head = need ? Q_UNIT0 + find_unit(a, best, need, dt, NULL) : -1;
+    k.unit_tail = k.unit_head;
+    int split_at = k.nops;
+    if (k.nops > 1) {
+      int tu = find_unit(a, best, CAP_VECTOR, op_dtype(g, k.ops[1]), NULL);
+      if (tu < 0) split_at = 1;
+      else k.unit_tail = Q_UNIT0 + tu;
+    }
+    if (split_at < k.nops) {
+      GtKernel t;
+      memset(&t, 0, sizeof t);
+      t.nops = k.nops - split_at;
+      t.ops = k.ops + split_at;
+      t.head = t.ops[0];
+      t.name = g->ops[t.head].name ? g->ops[t.head].name : g->tensors[g->ops[t.head].out[0]].name;
+      for (int i = 0; i < t.nops; i++)
+        if (g->ops[t.ops[i]].kind == OP_LAYERNORM || g->ops[t.ops[i]].kind == OP_SOFTMAX)
+          t.row_reduce = 1;
+      k.nops = split_at;
+      k.row_reduce = 0;
+      out[n++] = k;
+      /* the split-off tail is a vector kernel: pick its own core kind */
+      GtDtype tdt = op_dtype(g, t.head);
+      int tb = -1;
+      double tr = -1;
+      for (int c = 0; c < a->ncore_kinds; c++) {
+        double r;
+        if (find_unit(a, c, CAP_VECTOR, tdt, &r) < 0) continue;
+        r *= a->core_kinds[c].count;
+        if (r > tr) {
+          tr = r;
+          tb = c;
+        }
+      }
+      if (tb < 0) {
+        const GtOp *o = &g->ops[t.head];
+        diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+                   "op '%s' (%s) needs a vector unit supporting %s; config '%s' has none",
+                   t.name, opkind_name(o->kind), dtype_name(tdt), a->name);
+        return -1;
+      }
+      t.core_kind = tb;
+      t.unit_head = t.unit_tail = Q_UNIT0 + find_unit(a, tb, CAP_VECTOR, tdt, NULL);
+      out[n++] = t;
+    } else {
+      out[n++] = k;
+    }
+  }
+  l->kernels = out;
+  l->nkernels = n;
+  for (int ki = 0; ki < n; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    k->flops = k->macs = 0;
+    for (int i = 0; i < k->nops; i++) {
+      GtOpCost c = graph_op_cost(g, k->ops[i]);
+      k->flops += c.flops;
+      k->macs += c.macs;
+    }
+  }
+  return 0;
+}
+
+/* ---------------- placement ---------------- */
+
+/* Interval allocator over kernel indices (first fit by offset). A block allocated for kernels
+ * [k0, k1] is taken at the end of kernel k0-1 and released at the start of kernel k1+1, so two
+ * blocks may share bytes only if one's k0 > the other's k1 + 1. n is small (a few hundred). */
+typedef struct {
+  int64_t off, bytes;
+  int k0, k1;
+} Block;
+
+static int64_t ivl_alloc(GtVec *blocks, int64_t cap, int64_t bytes, int k0, int k1) {
+  int64_t off = 0;
+  bytes = (bytes + 63) / 64 * 64;
+  for (;;) {
+    int moved = 0;
+    for (size_t i = 0; i < blocks->len; i++) {
+      Block *b = &VEC_AT(blocks, Block, i);
+      int live = !(k0 > b->k1 + 1 || b->k0 > k1 + 1);
+      if (live && off < b->off + b->bytes && b->off < off + bytes) {
+        off = b->off + b->bytes;
+        moved = 1;
+      }
+    }
+    if (!moved) break;
+  }
+  if (off + bytes > cap) return -1;
+  Block *nb = vec_push(blocks);
+  nb->off = off;
+  nb->bytes = bytes;
+  nb->k0 = k0;
+  nb->k1 = k1;
+  return off;
+}
+
+static int64_t cluster_share_samples(const GtLowered *l) {
+  int64_t b = l->graph->batch, d = l->arch->nclusters;
+  return (b + d - 1) / d;
+}
+
+/* requires: units; fills l->place (levels, producers, last consumers, GB offsets) and the
+ * kernels' split_clusters. */
+int fill_placement(GtLowered *l) {
+  GtGraph *g = l->graph;
+  const GtArch *a = l->arch;
+  if (!l->place) l->place = arena_alloc(l->arena, sizeof(GtTensorPlace) * (size_t)g->ntensors);
+  GtTensorPlace *pl = l->place;
+  int *kof = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
+  for (int o = 0; o < g->nops; o++) kof[o] = -1;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    for (int i = 0; i < k->nops; i++) kof[k->ops[i]] = ki;
+    GtGeom gm;
+    fill_geom(g, k->head, a, &gm);
+    k->split_clusters = gm.rows_per_sample > 0 && a->nclusters > 1;
+    if (op_lower_kind(g, k->head) == LK_COPY) {
+      const GtOp *o = &g->ops[k->head];
+      const GtTensor *big = &g->tensors[o->kind == OP_CONCAT ? o->out[0] : o->in[0]];
+      int ax = o->at.axis < 0 ? big->ndim + o->at.axis : o->at.axis;
+      k->split_clusters = ax >= 1 && big->dim[0] % g->batch == 0 && a->nclusters > 1;
+    }
+  }
+  for (int t = 0; t < g->ntensors; t++) {
+    pl[t].level = LVL_DDR;
+    pl[t].alias_of = -1;
+    pl[t].kernel = -1;
+    pl[t].last_kernel = -1;
+    pl[t].gb_offset = 0;
+  }
+  for (int o = 0; o < g->nops; o++) {
+    const GtOp *op = &g->ops[o];
+    if (op->kind == OP_RESHAPE) {
+      pl[op->out[0]].alias_of = root_tensor(g, op->in[0]);
+      continue;
+    }
+    for (int j = 0; j < op->nout; j++) pl[op->out[j]].kernel = kof[o];
+  }
+  for (int o = 0; o < g->nops; o++) {
+    const GtOp *op = &g->ops[o];
+    if (op->kind == OP_RESHAPE) continue;
+    for (int i = 0; i < op->nin; i++) {
+      int r = root_tensor(g, op->in[i]);
+      if (kof[o] > pl[r].last_kernel) pl[r].last_kernel = kof[o];
+    }
+  }
+  /* fused intermediates: produced and consumed inside one kernel */
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    for (int i = 0; i + 1 < k->nops; i++) pl[g->ops[k->ops[i]].out[0]].level = LVL_LB;
+  }
+  for (int t = 0; t < g->ntensors; t++)
+    if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
+  /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
+  GtVec blocks;
+  vec_init(&blocks, sizeof(Block));
+  int64_t gb_cap = a->gb_bytes / 2;
+  if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
+    for (int t = 0; t < g->ntensors; t++) {
+      GtTensorPlace *p = &pl[t];
+      const GtTensor *x = &g->tensors[t];
+      if (p->level != LVL_DDR || p->kernel < 0 || p->last_kernel < 0 || is_graph_output(g, t))
+        continue;
+      if (x->ndim == 0 || x->dim[0] % g->batch != 0) continue;
+      int ok = l->kernels[p->kernel].split_clusters || a->nclusters == 1;
+      for (int o = 0; o < g->nops && ok; o++) {
+        const GtOp *op = &g->ops[o];
+        if (op->kind == OP_RESHAPE) {
+          if (root_tensor(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
+          continue;
+        }
+        for (int i = 0; i < op->nin; i++)
+          if (root_tensor(g, op->in[i]) == t) {
+            if (a->nclusters > 1 && !l->kernels[kof[o]].split_clusters) ok = 0;
+            if (op_input_whole(g, o, i)) ok = 0;
+            if (op->kind == OP_MATMUL && i == 1) ok = 0; /* b may broadcast across samples */
+          }
+      }
+      if (!ok) continue;
+      int64_t share = tensor_bytes(x) / g->batch * cluster_share_samples(l);
+      int64_t off = ivl_alloc(&blocks, gb_cap, share, p->kernel, p->last_kernel);
+      if (off < 0) continue;
+      p->level = LVL_GB;
+      p->gb_offset = off;
+    }
+  }
+  vec_free(&blocks);
+  return 0;
+}
+
+/* ---------------- tiling ---------------- */
+
+typedef struct {
+  int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
+} TileBytes;
+
+static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
+
+/* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
+static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom *gm, int64_t tr,
+                            int64_t tc, int64_t tk) {
+  const GtGraph *g = l->graph;
+  TileBytes tb = {0, 0, 0, 0, 0};
+  GtTile cand[3];
+  int nc = 0;
+  int64_t part = min64(tr, gm->seg_rows);
+  int64_t mid = (gm->seg_rows - part) / 2;
+  cand[nc++] = (GtTile){mid, mid + part, 0, tc, 0, tk};
+  cand[nc++] = (GtTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  if (tr >= gm->seg_rows && gm->rows >= gm->seg_rows) {
+    int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
+    cand[nc++] = (GtTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  }
+  const GtOp *h = &g->ops[k->head];
+  for (int c = 0; c < nc; c++) {
+    GtTile *t = &cand[c];
+    GtSpan s;
+    int64_t a = 0, w = 0, o;
+    for (int i = 0; i < h->nin; i++) {
+      if (h->kind == OP_MATMUL && i == 1) continue;
+      if (tile_input_span(g, k->head, i, t, &s)) a += align64(span_bytes(&s));
+    }
+    if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) w = span_bytes(&s);
+    tile_output_span(g, k->head, t, &s);
+    o = span_bytes(&s);
+    int64_t r = 0;
+    for (int j = 1; j < k->nops; j++) {
+      const GtOp *op = &g->ops[k->ops[j]];
+      for (int i = 0; i < op->nin; i++) {
+        const GtTensor *x = &g->tensors[op->in[i]];
+        if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+        if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) r += align64(o);
+      }
+    }
+    tb.a = max64(tb.a, a);
+    tb.w = max64(tb.w, align64(w));
+    tb.o = max64(tb.o, align64(o));
+    tb.r = max64(tb.r, r);
+  }
+  /* resident bytes: broadcast operands and parameters of the head and the tail */
+  int64_t fixed = align64(gm->w_fixed_bytes);
+  for (int j = 1; j < k->nops; j++) {
+    const GtOp *op = &g->ops[k->ops[j]];
+    fixed += align64(op_weight_bytes(g, k->ops[j]));
+    for (int i = 0; i < op->nin; i++) {
+      const GtTensor *x = &g->tensors[op->in[i]];
+      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+      if (tensor_elems(x) != tensor_elems(&g->tensors[h->out[0]])) fixed += align64(tensor_bytes(x));
+    }
+  }
+  tb.fixed = fixed;
+  return tb;
+}
+
+static int64_t tile_need(const TileBytes *tb, int w_resident) {
+  return 2 * tb->a + (w_resident ? 1 : 2) * tb->w + 2 * tb->r + 2 * tb->o + tb->fixed;
+}
+
+/* The rows of the cluster with the most rows, and its per-core share. */
+static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom *gm) {
+  if (!k->split_clusters) return gm->rows;
+  return cluster_share_samples(l) * gm->rows_per_sample;
+}
+
+static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
+  const GtArch *a = l->arch;
+  const GtGraph *g = l->graph;
+  GtGeom gm;
+  fill_geom(g, k->head, a, &gm);
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  int64_t R = cluster_rows(l, k, &gm), C = gm.cols;
+  int64_t budget = core_tile_budget(a, k->core_kind);
+  /* partition: pc column groups × pr row groups, minimising the busiest core's rows × cols */
+  int bpr = 1, bpc = 1;
+  double best = -1;
+  int maxpc = (gm.split_cols && !k->row_reduce) ? P : 1;
+  for (int pc = 1; pc <= maxpc; pc++) {
+    int pr = P / pc;
+    if (pr > R) pr = (int)R;
+    if (pr < 1) continue;
+    int64_t cc = ceil_div64(ceil_div64(C, pc), gm.col_align) * gm.col_align;
+    if (pc > 1 && cc * (pc - 1) >= C) continue;
+    double work = (double)ceil_div64(R, pr) * (double)min64(cc, C);
+    if (best < 0 || work < best - 1e-9) {
+      best = work;
+      bpr = pr;
+      bpc = pc;
+    }
+  }
+  k->pr = bpr;
+  k->pc = bpc;
+  int64_t core_rows = ceil_div64(R, bpr);
+  int64_t core_cols = bpc > 1 ? ceil_div64(ceil_div64(C, bpc), gm.col_align) * gm.col_align : C;
+  if (core_cols > C) core_cols = C;
+  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one that
+   * moves the fewest bytes (plus a per-tile overhead of one DMA set-up in bytes) */
+  double bestcost = -1;
+  int64_t btr = 0, btc = 0, btk = 0;
+  int bres = 0;
+  double ovh = (double)a->dma_latency_cycles * a->ddr_bytes_per_cycle;
+  for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
+    for (int64_t tc = core_cols;; tc = ceil_div64(tc, 2)) {
+      if (tc < core_cols && gm.col_align > 1 && tc > gm.col_align)
+        tc = ceil_div64(tc, gm.col_align) * gm.col_align;
+      int64_t nct = ceil_div64(core_cols, tc), nkt = ceil_div64(gm.k, tk);
+      /* weights stay resident when one tile holds all of the core's (conv, dense); a matmul's
+       * b and an embedding's rows change with the rows */
+      GtOpKind hk = g->ops[k->head].kind;
+      int wres = nct == 1 && nkt == 1 &&
+                 (hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE);
+      /* most rows that fit: binary search over [1, core_rows] (tile bytes grow with rows) */
+      int64_t lo = 0, hi = core_rows;
+      while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        int64_t trm = mid > gm.seg_rows ? mid / gm.seg_rows * gm.seg_rows : mid;
+        TileBytes tb = tile_bytes(l, k, &gm, trm, tc, tk);
+        if (tile_need(&tb, wres) <= budget) lo = mid;
+        else hi = mid - 1;
+      }
+      int64_t tr = lo > gm.seg_rows ? lo / gm.seg_rows * gm.seg_rows : lo;
+      if (tr >= 1) {
+        int64_t ntr = ceil_div64(core_rows, tr);
+        TileBytes tb = tile_bytes(l, k, &gm, tr, tc, tk);
+        double cost = (double)tb.a * (double)ntr * (double)(nkt > 1 ? nct : 1) * (double)nkt +
+                      (double)tb.w * (double)(wres ? 1 : ntr * nct * nkt) +
+                      (double)tb.o * (double)(ntr * nct) +
+                      ovh * (double)(ntr * nct * nkt);
+        if (bestcost < 0 || cost < bestcost) {
+          bestcost = cost;
+          btr = tr;
+          btc = tc;
+          btk = tk;
+          bres = wres;
+        }
+      }
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || tc <= gm.col_align) break;
+    }
+    if (tk <= 1 || !gm.split_k) break;
+  }
+  if (btr < 1) {
+    const GtOp *o = &g->ops[k->head];
+    TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : core_cols,
+                              gm.split_k ? 1 : gm.k);
+    diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+               "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
+               "bytes, a '%s' core has %lld for tiles",
+               k->name, opkind_name(o->kind), (long long)tile_need(&tb, 0),
+               a->core_kinds[k->core_kind].name, (long long)budget);
+    return -1;
+  }
+  k->tr = btr;
+  k->tc = btc;
+  k->tk = btk;
+  k->w_resident = bres;
+  int64_t wb = op_weight_bytes(g, k->head);
+  k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->gb_bytes > 0 &&
+                a->dma_engines > 0 && bpr * bpc > 1 && wb <= a->gb_bytes / 8;
+  return 0;
+}
+
+static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
+  const GtArch *a = l->arch;
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  k->pr = P;
+  k->pc = 1;
+  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (lower_emit.c) */
+  return 0;
+}
+
+/* requires: placement; fills each kernel's partition and tile sizes. */
+int fill_tiling(GtLowered *l, GtDiag *d) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    GtLowerKind lk = op_lower_kind(l->graph, k->head);
+    int bag1 = lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1;
+    int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, d);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ---------------- driver ---------------- */
+
+static int plan(GtLowered *l, GtDiag *d) {
+  if (l->opt.sched == SCHED_TVM) group_kernels_tvm(l);
+  else group_kernels_astitch(l);
+  if (fill_kernel_units(l, d)) return -1;
+  if (fill_placement(l)) return -1;
+  if (fill_tiling(l, d)) return -1;
+  return 0;
+}
+
+GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d) {
+  GtLowered *l = calloc(1, sizeof *l);
+  if (!l) die("out of memory");
+  l->arena = arena_new();
+  l->arch = a;
+  l->graph = g;
+  l->opt = *o;
+  int64_t B = o->batch > 0 ? o->batch : (g->default_batch > 0 ? g->default_batch : 1);
+  int64_t D = a->nclusters;
+  int64_t share = ceil_div64(B, D);
+  int64_t P = o->batch_per_cluster > 0 ? min64(o->batch_per_cluster, share) : share;
+  l->batch = B;
+  l->prog = program_new();
+  /* Iterations: each processes P samples per cluster (P·D in all, the last one the rest). When
+   * --batch-per-cluster is not given, P is the whole share unless one iteration's DDR footprint
+   * exceeds the DDR capacity; then P halves until it fits. */
+  for (;;) {
+    int64_t bit = min64(B, P * D);
+    if (graph_infer(g, bit, d)) goto fail;
+    if (plan(l, d)) goto fail;
+    int64_t foot = 0;
+    for (int t = 0; t < g->ntensors; t++)
+      if (l->place[t].level == LVL_DDR) foot += tensor_bytes(&g->tensors[t]);
+    for (int op = 0; op < g->nops; op++) foot += op_weight_bytes(g, op);
+    if (o->batch_per_cluster > 0 || foot <= a->ddr_capacity_bytes || P == 1) break;
+    P = ceil_div64(P, 2);
+    arena_free(l->arena);
+    l->arena = arena_new();
+    l->place = NULL;
+  }
+  l->per_cluster = P;
+  l->iterations = (int)ceil_div64(B, P * D);
+  int64_t done = 0;
+  for (int it = 0; it < l->iterations; it++) {
+    int64_t bit = min64(B - done, P * D);
+    if (bit != g->batch) {
+      /* the last iteration is smaller: bind the batch again and re-tile */
+      if (graph_infer(g, bit, d)) goto fail;
+      if (fill_placement(l) || fill_tiling(l, d)) goto fail;
+    }
+    emit_program(l, done, it);
+    done += bit;
+  }
+  /* totals for the report */
+  if (g->batch != B && graph_infer(g, B, d)) goto fail;
+  l->total_flops = 0;
+  l->compulsory_ddr_bytes = 0;
+  for (int op = 0; op < g->nops; op++) {
+    GtOpCost c = graph_op_cost(g, op);
+    l->total_flops += c.flops;
+    l->compulsory_ddr_bytes += op_compulsory_weight_bytes(g, op);
+  }
+  for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->inputs[i]]);
+  for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->outputs[i]]);
+  l->outputs_ddr = l->outputs_gb = l->outputs_lb = 0;
+  for (int t = 0; t < g->ntensors; t++) {
+    if (g->tensors[t].producer < 0) continue;
+    switch (l->place[t].level) {
+    case LVL_DDR: l->outputs_ddr++; break;
+    case LVL_GB: l->outputs_gb++; break;
+    case LVL_LB: l->outputs_lb++; break;
+    default: break;
+    }
+  }
+  l->ddr_read = l->ddr_write = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    l->ddr_read += l->kernels[ki].ddr_read;
+    l->ddr_write += l->kernels[ki].ddr_write;
+  }
+  return l;
+fail:
+  lowered_free(l);
+  return NULL;
+}
+
+void lowered_free(GtLowered *l) {
+  if (!l) return;
+  program_free(l->prog);
+  arena_free(l->arena);
+  free(l);
+}

@@ -1,0 +1,953 @@
+/* lower_emit.c — writes the Program of a planned lowering: per-queue instruction streams with
+ * double-buffered tiles, flags between the queues of a core, a chip barrier after every kernel.
+ *
+ * Per core and kernel (docs/schedulers.md has the picture):
+ *   dma_in : [free last kernel's LB regions] alloc; resident loads; per step: wait a free A/W/R
+ *            slot (from the 3rd load on), load, signal READY to the head unit
+ *   head   : per step: wait READY, wait a free O slot (from the 3rd output tile on), gemm or vec,
+ *            release A/W after their last use (signal dma_in), hand the tile to the tail unit
+ *   tail   : wait MID, run the fused ops in place on O, release R, signal OREADY to dma_out
+ *   dma_out: wait OREADY, store O, release O (signal head)
+ * Every release is matched by one wait: waits inside the kernel for loads ≥ 2 and a drain of the
+ * last two at its end, so every flag is back to zero at the barrier. All queues of every active
+ * core (and cluster DMA queue 0 when weights are staged in GB) join every chip barrier.
+ *
+ * Memory: weights and full-batch graph inputs/outputs are allocated in DDR at program start; an
+ * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
+ * set-up barrier. GB tensors (astitch) are allocated by each cluster's coordinator queue at the
+ * end of the kernel before their producer and freed at the start of the kernel after their last
+ * reader (the interval rule of fill_placement). LB regions live for one kernel.
+ */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_AFREE = 0, F_WFREE = 1, F_RFREE = 2 };   /* flags of dma_in */
+enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail unit queue */
+enum { F_OREADY = 0 };                            /* flag of dma_out */
+enum { MAX_PARTS = GT_MAX_OPERANDS, MAX_LBREG = 64 };
+
+struct GtEmitState {
+  int nclusters, ncores;        /* cores per cluster */
+  int qpc;                      /* queue slots per core: 2 + most units of a kind */
+  int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
+  int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
+  int nparticipants;
+  int64_t ddr_top;              /* bump pointer */
+  int64_t ddr_base;             /* end of the program-lifetime allocations */
+  uint32_t *w_reg, *w_tile;     /* per op: weight region in DDR */
+  uint32_t *t_reg, *t_tile;     /* per tensor: DDR region and its tile */
+  int64_t *t_full;              /* per tensor: 1 if the region holds the whole batch */
+  uint32_t *gb_reg, *gb_tile;   /* per tensor × cluster */
+  uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
+  /* LB regions to free at the next kernel start: per (cluster, core) */
+  uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
+  int *lb_nlive;
+};
+
+typedef struct {
+  GtLowered *l;
+  const GtArch *a;
+  GtGraph *g;
+  GtProgram *p;
+  struct GtEmitState *s;
+  int64_t sample0;              /* first sample of this iteration in the whole batch */
+} Emit;
+
+static GtQueue *Q(Emit *e, int qi) { return &e->p->queues[qi]; }
+static int core_q(Emit *e, int c, int core, int slot) {
+  return e->s->qidx[((size_t)c * (size_t)e->s->ncores + (size_t)core) * (size_t)e->s->qpc + (size_t)slot];
+}
+static int core_base(const GtArch *a, int kind) {
+  int b = 0;
+  for (int i = 0; i < kind; i++) b += a->core_kinds[i].count;
+  return b;
+}
+
+/* ---- instruction helpers ---- */
+
+static GtInst *emit(Emit *e, int qi, GtOpcode op) {
+  GtInst *in = program_emit(Q(e, qi));
+  in->op = (uint8_t)op;
+  return in;
+}
+static void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t off,
+                    int64_t bytes, uint32_t init) {
+  GtInst *in = emit(e, qi, I_ALLOC);
+  in->sub = (uint8_t)lvl;
+  in->r[0] = r;
+  in->t[0] = init;
+  in->n[0] = cl;
+  in->n[1] = core;
+  in->n[2] = off;
+  in->n[3] = bytes;
+}
+static void e_free(Emit *e, int qi, uint32_t r) {
+  GtInst *in = emit(e, qi, I_FREE);
+  in->r[0] = r;
+}
+static void e_signal(Emit *e, int from, int to_slot, int flag) {
+  GtInst *in = emit(e, from, I_SIGNAL);
+  in->sub = (uint8_t)to_slot;
+  in->n[0] = flag;
+}
+static void e_wait(Emit *e, int qi, int flag) {
+  GtInst *in = emit(e, qi, I_WAIT);
+  in->n[0] = flag;
+}
+static void e_sem(Emit *e, int qi, GtOpcode op, int id) {
+  GtInst *in = emit(e, qi, op);
+  in->sub = SCOPE_CLUSTER;
+  in->n[0] = id;
+}
+static void e_barrier(Emit *e) {
+  for (int qi = 0; qi < e->p->nqueues; qi++) {
+    GtInst *in = emit(e, qi, I_BARRIER);
+    in->sub = SCOPE_CHIP;
+    in->n[0] = 0;
+    in->n[1] = e->s->nparticipants;
+  }
+  e->l->nbarriers++;
+}
+/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
+static void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr,
+                  uint32_t st, const GtSpan *ss) {
+  GtInst *in = emit(e, qi, I_MOV);
+  in->r[0] = dr;
+  in->t[0] = dt;
+  in->r[1] = sr;
+  in->t[1] = st;
+  in->n[0] = span_bytes(ss);
+  in->n[1] = ds->off;
+  in->n[2] = ss->off;
+  in->n[3] = ss->rows;
+  in->n[4] = ss->stride;
+  in->n[5] = ds->stride;
+  in->n[6] = ss->planes;
+  in->n[7] = ss->pstride;
+  in->n[8] = ds->pstride;
+  gt_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
+}
+/* A contiguous local pattern with the same shape as `s`, at offset 0. */
+static GtSpan local_of(const GtSpan *s) {
+  GtSpan d = *s;
+  d.off = 0;
+  d.stride = s->row_bytes;
+  d.pstride = s->row_bytes * s->rows;
+  return d;
+}
+
+/* ---- where tensors live ---- */
+
+static int root(const GtGraph *g, int t) {
+  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
+    t = g->ops[g->tensors[t].producer].in[0];
+  return t;
+}
+
+static int64_t share(const Emit *e) { return ceil_div64(e->g->batch, e->a->nclusters); }
+
+/* Bytes per sample of a batch-major tensor, 0 if it is not batch-major. */
+static int64_t per_sample(const GtGraph *g, int t) {
+  const GtTensor *x = &g->tensors[t];
+  if (x->ndim == 0 || x->dim[0] % g->batch != 0) return 0;
+  return tensor_bytes(x) / g->batch;
+}
+
+/* Source/destination of a tensor span for cluster c: region, tile and the span rebased.
+ * Returns the level. */
+static int tensor_at(Emit *e, int t, int c, GtSpan *s, uint32_t *reg, uint32_t *tile) {
+  int r = root(e->g, t);
+  const GtTensorPlace *p = &e->l->place[r];
+  if (p->level == LVL_GB) {
+    size_t i = (size_t)r * (size_t)e->s->nclusters + (size_t)c;
+    s->off -= c * share(e) * per_sample(e->g, r);
+    *reg = e->s->gb_reg[i];
+    *tile = e->s->gb_tile[i];
+    gt_assert(*reg && s->off >= 0);
+    return LVL_GB;
+  }
+  if (e->s->t_full[r]) s->off += e->sample0 * per_sample(e->g, r);
+  *reg = e->s->t_reg[r];
+  *tile = e->s->t_tile[r];
+  gt_assert(*reg);
+  return LVL_DDR;
+}
+
+/* ---- program start: queues, DDR weights, inputs and outputs ---- */
+
+static void setup(Emit *e) {
+  const GtArch *a = e->a;
+  GtLowered *l = e->l;
+  GtGraph *g = e->g;
+  struct GtEmitState *s = arena_alloc(l->arena, sizeof *s);
+  l->es = s;
+  e->s = s;
+  s->nclusters = a->nclusters;
+  s->ncores = a->cores_per_cluster;
+  int maxu = 0;
+  for (int k = 0; k < a->ncore_kinds; k++) maxu = a->core_kinds[k].nunits > maxu ? a->core_kinds[k].nunits : maxu;
+  s->qpc = 2 + maxu;
+  size_t nslots = (size_t)s->nclusters * (size_t)s->ncores * (size_t)s->qpc;
+  s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
+  for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
+  s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  /* active cores per kind: the most any kernel uses */
+  int need_cdma = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    int used = k->pr * k->pc;
+    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
+    if (k->w_via_gb) need_cdma = 1;
+  }
+  /* queues in a fixed order: cluster, core, slot; then cluster DMA queues */
+  for (int c = 0; c < s->nclusters; c++) {
+    for (int kind = 0; kind < a->ncore_kinds; kind++) {
+      const GtCoreKind *ck = &a->core_kinds[kind];
+      for (int i = 0; i < l->active_cores[kind]; i++) {
+        int core = core_base(a, kind) + i;
+        for (int slot = 0; slot < 2 + ck->nunits; slot++) {
+          program_queue(e->p, c, core, slot);
+          s->qidx[((size_t)c * (size_t)s->ncores + (size_t)core) * (size_t)s->qpc + (size_t)slot] =
+              e->p->nqueues - 1;
+        }
+      }
+    }
+    s->cdma[c] = -1;
+    if (need_cdma) {
+      program_queue(e->p, c, -1, 0);
+      s->cdma[c] = e->p->nqueues - 1;
+    }
+  }
+  s->nparticipants = e->p->nqueues;
+  s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->t_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->t_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->t_full = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->gb_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->gb_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
+  s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
+  int coord = 0;
+  int64_t top = 0;
+  for (int op = 0; op < g->nops; op++) {
+    int64_t wb = op_weight_bytes(g, op);
+    if (!wb) continue;
+    char name[160];
+    snprintf(name, sizeof name, "w:%s", g->ops[op].name ? g->ops[op].name : g->tensors[g->ops[op].out[0]].name);
+    s->w_reg[op] = program_new_region(e->p, name);
+    s->w_tile[op] = program_new_tile(e->p, name);
+    e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, top, wb, s->w_tile[op]);
+    top += (wb + 255) / 256 * 256;
+  }
+  /* graph inputs and outputs: whole-batch regions (iterations use their samples' part) */
+  for (int t = 0; t < g->ntensors; t++) {
+    int is_in = g->tensors[t].producer < 0, is_out = 0;
+    for (int i = 0; i < g->noutputs; i++)
+      if (g->outputs[i] == t) is_out = 1;
+    if (!is_in && !is_out) continue;
+    int r = root(g, t);
+    if (s->t_reg[r]) continue;
+    int64_t ps = per_sample(g, r);
+    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[r]);
+    s->t_full[r] = ps != 0;
+    char name[160];
+    snprintf(name, sizeof name, "t:%s", g->tensors[r].name);
+    s->t_reg[r] = program_new_region(e->p, name);
+    s->t_tile[r] = program_new_tile(e->p, name);
+    e_alloc(e, coord, s->t_reg[r], LVL_DDR, 0, 0, top, bytes, is_in && g->tensors[r].producer < 0 ? s->t_tile[r] : 0);
+    top += (bytes + 255) / 256 * 256;
+  }
+  s->ddr_base = top;
+  l->ddr_peak_bytes = top;
+}
+
+/* ---- iteration start/end: DDR intermediates ---- */
+
+static int coord_q(Emit *e, int c) {
+  for (int core = 0; core < e->s->ncores; core++) {
+    int q = core_q(e, c, core, Q_DMA_IN);
+    if (q >= 0) return q;
+  }
+  die("cluster %d has no active core", c);
+}
+
+static void gb_alloc_tensor(Emit *e, int t) {
+  for (int c = 0; c < e->s->nclusters; c++) {
+    size_t i = (size_t)t * (size_t)e->s->nclusters + (size_t)c;
+    char name[160];
+    snprintf(name, sizeof name, "gb%d:%s", c, e->g->tensors[t].name);
+    e->s->gb_reg[i] = program_new_region(e->p, name);
+    e->s->gb_tile[i] = program_new_tile(e->p, name);
+    int64_t bytes = share(e) * per_sample(e->g, t);
+    e_alloc(e, coord_q(e, c), e->s->gb_reg[i], LVL_GB, c, 0, e->l->place[t].gb_offset, bytes, 0);
+  }
+}
+static void gb_free_tensor(Emit *e, int t) {
+  for (int c = 0; c < e->s->nclusters; c++) {
+    size_t i = (size_t)t * (size_t)e->s->nclusters + (size_t)c;
+    e_free(e, coord_q(e, c), e->s->gb_reg[i]);
+    e->s->gb_reg[i] = 0;
+  }
+}
+
+static void iteration_begin(Emit *e) {
+  GtGraph *g = e->g;
+  struct GtEmitState *s = e->s;
+  int64_t top = s->ddr_base;
+  for (int t = 0; t < g->ntensors; t++) {
+    const GtTensorPlace *p = &e->l->place[t];
+    if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
+    if (p->level == LVL_GB && p->kernel == 0) gb_alloc_tensor(e, t);
+    if (p->level != LVL_DDR || s->t_full[t]) continue;
+    char name[160];
+    snprintf(name, sizeof name, "t:%s", g->tensors[t].name);
+    s->t_reg[t] = program_new_region(e->p, name);
+    s->t_tile[t] = program_new_tile(e->p, name);
+    int64_t bytes = tensor_bytes(&g->tensors[t]);
+    e_alloc(e, coord_q(e, 0), s->t_reg[t], LVL_DDR, 0, 0, top, bytes, 0);
+    top += (bytes + 255) / 256 * 256;
+  }
+  if (top > e->l->ddr_peak_bytes) e->l->ddr_peak_bytes = top;
+  e_barrier(e); /* set-up episode */
+}
+
+static void iteration_end(Emit *e) {
+  GtGraph *g = e->g;
+  struct GtEmitState *s = e->s;
+  for (int t = 0; t < g->ntensors; t++) {
+    const GtTensorPlace *p = &e->l->place[t];
+    if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
+    if (p->level == LVL_GB && s->gb_reg[(size_t)t * (size_t)s->nclusters]) gb_free_tensor(e, t);
+    if (p->level == LVL_DDR && !s->t_full[t] && s->t_reg[t]) {
+      e_free(e, coord_q(e, 0), s->t_reg[t]);
+      s->t_reg[t] = 0;
+    }
+  }
+}
+
+/* ---- LB (or GB for cores without LB) regions of one kernel on one core ---- */
+
+typedef struct {
+  Emit *e;
+  int c, core, kind, qin;
+  int64_t top, cap, gb_base;
+  int level;
+} LbAlloc;
+
+static uint32_t lb_region(LbAlloc *la, int64_t bytes, const char *what) {
+  Emit *e = la->e;
+  bytes = (bytes + 63) / 64 * 64;
+  if (bytes == 0) bytes = 64;
+  gt_assert(la->top + bytes <= la->cap);
+  (void)what;
+  uint32_t r = program_new_region(e->p, NULL);
+  if (la->level == LVL_LB)
+    e_alloc(e, la->qin, r, LVL_LB, la->c, la->core, la->top, bytes, 0);
+  else
+    e_alloc(e, la->qin, r, LVL_GB, la->c, 0, la->gb_base + la->top, bytes, 0);
+  la->top += bytes;
+  size_t ci = (size_t)la->c * (size_t)e->s->ncores + (size_t)la->core;
+  gt_assert(e->s->lb_nlive[ci] < MAX_LBREG);
+  e->s->lb_live[ci * MAX_LBREG + (size_t)e->s->lb_nlive[ci]++] = r;
+  return r;
+}
+
+static void lb_begin(Emit *e, LbAlloc *la, int c, int core, int kind) {
+  la->e = e;
+  la->c = c;
+  la->core = core;
+  la->kind = kind;
+  la->qin = core_q(e, c, core, Q_DMA_IN);
+  la->top = 0;
+  la->cap = core_tile_budget(e->a, kind);
+  la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
+  la->gb_base = e->a->gb_bytes / 4 * 3 + (int64_t)(core - core_base(e->a, kind)) * la->cap;
+}
+
+/* Frees, at the start of a kernel, every region the core allocated for the previous one. */
+static void lb_release_all(Emit *e) {
+  for (int c = 0; c < e->s->nclusters; c++)
+    for (int core = 0; core < e->s->ncores; core++) {
+      size_t ci = (size_t)c * (size_t)e->s->ncores + (size_t)core;
+      int q = core_q(e, c, core, Q_DMA_IN);
+      for (int i = 0; i < e->s->lb_nlive[ci]; i++) e_free(e, q, e->s->lb_live[ci * MAX_LBREG + (size_t)i]);
+      e->s->lb_nlive[ci] = 0;
+    }
+}
+
+/* ---- row ranges ---- */
+
+static void cluster_rows(Emit *e, const GtKernel *k, const GtGeom *gm, int c, int64_t *r0, int64_t *r1) {
+  if (!k->split_clusters) {
+    *r0 = 0;
+    *r1 = c == 0 ? gm->rows : 0;
+    return;
+  }
+  int64_t sh = share(e);
+  int64_t s0 = min64(e->g->batch, c * sh), s1 = min64(e->g->batch, (c + 1) * sh);
+  *r0 = s0 * gm->rows_per_sample;
+  *r1 = s1 * gm->rows_per_sample;
+}
+
+static int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
+  int64_t seg_end = (r / seg + 1) * seg;
+  if (r % seg == 0 && tr >= seg && rb - r >= seg) {
+    int64_t n = min64(tr / seg, (rb - r) / seg);
+    return r + n * seg;
+  }
+  return min64(min64(r + tr, seg_end), rb);
+}
+
+/* ---- gemm / vector kernels ---- */
+
+typedef struct {
+  uint32_t reg[2][MAX_PARTS], tile[2][MAX_PARTS];
+} Slots;
+
+static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
+                      uint32_t dtile) {
+  uint32_t sr, st;
+  GtSpan src = s;
+  int lvl = tensor_at(e, t, c, &src, &sr, &st);
+  GtSpan dst = local_of(&s);
+  e_mov(e, qin, dreg, dtile, &dst, sr, st, &src);
+  if (lvl == LVL_DDR) k->ddr_read += span_bytes(&s);
+}
+
+static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
+                              int64_t rb, int64_t ca, int64_t cb) {
+  GtGraph *g = e->g;
+  const GtOp *h = &g->ops[k->head];
+  int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
+  int qh = core_q(e, c, core, k->unit_head), qt = core_q(e, c, core, k->unit_tail);
+  int sh = k->unit_head, st_ = k->unit_tail;
+  gt_assert(qin >= 0 && qout >= 0 && qh >= 0 && qt >= 0);
+  LbAlloc la;
+  lb_begin(e, &la, c, core, k->core_kind);
+  /* parts: head activation inputs sliced per tile (A), weights (W), tail operands (R) */
+  int apart[MAX_PARTS], na = 0;
+  for (int i = 0; i < h->nin; i++) {
+    if (h->kind == OP_MATMUL && i == 1) continue;
+    if (op_input_whole(g, k->head, i)) continue;
+    apart[na++] = i;
+  }
+  int rop[MAX_PARTS], rin[MAX_PARTS], nr = 0;    /* tail op index, its operand tensor */
+  int fop[MAX_PARTS * 2], fin[MAX_PARTS * 2], nf = 0; /* resident: (op, tensor or -1 weights) */
+  const GtTensor *hy = &g->tensors[h->out[0]];
+  for (int i = 0; i < h->nin; i++)
+    if (op_input_whole(g, k->head, i)) {
+      fop[nf] = k->head;
+      fin[nf++] = h->in[i];
+    }
+  int has_w = op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
+  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0) {
+    fop[nf] = k->head; /* bn/ln parameters, depthwise weights: resident */
+    fin[nf++] = -1;
+    has_w = 0;
+  }
+  for (int j = 1; j < k->nops; j++) {
+    const GtOp *op = &g->ops[k->ops[j]];
+    if (op_weight_bytes(g, k->ops[j]) > 0) {
+      fop[nf] = k->ops[j];
+      fin[nf++] = -1;
+    }
+    for (int i = 0; i < op->nin; i++) {
+      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+      if (tensor_elems(&g->tensors[op->in[i]]) == tensor_elems(hy)) {
+        gt_assert(nr < MAX_PARTS);
+        rop[nr] = j;
+        rin[nr++] = op->in[i];
+      } else {
+        fop[nf] = k->ops[j];
+        fin[nf++] = op->in[i];
+      }
+    }
+  }
+  /* buffer sizes: the worst tile of this core */
+  int64_t nkt = ceil_div64(gm->k, k->tk);
+  int64_t abytes[MAX_PARTS] = {0}, wbytes = 0, obytes = 0;
+  for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) {
+    int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
+    for (int64_t c0 = ca; c0 < cb; c0 += k->tc)
+      for (int64_t kt = 0; kt < nkt; kt++) {
+        GtTile t = {r, r1, c0, min64(cb, c0 + k->tc), kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
+        GtSpan s;
+        for (int i = 0; i < na; i++)
+          if (tile_input_span(g, k->head, apart[i], &t, &s)) abytes[i] = max64(abytes[i], span_bytes(&s));
+        if (has_w && tile_weight_span(g, k->head, &t, &s)) wbytes = max64(wbytes, span_bytes(&s));
+        tile_output_span(g, k->head, &t, &s);
+        obytes = max64(obytes, span_bytes(&s));
+      }
+  }
+  /* regions */
+  Slots A, W, R, O;
+  uint32_t F[MAX_PARTS * 2], Ft[MAX_PARTS * 2];
+  memset(&A, 0, sizeof A);
+  memset(&W, 0, sizeof W);
+  memset(&R, 0, sizeof R);
+  memset(&O, 0, sizeof O);
+  for (int b = 0; b < 2; b++) {
+    for (int i = 0; i < na; i++) A.reg[b][i] = lb_region(&la, abytes[i], "A");
+    if (has_w && (b == 0 || !k->w_resident)) W.reg[b][0] = lb_region(&la, wbytes, "W");
+    for (int i = 0; i < nr; i++) R.reg[b][i] = lb_region(&la, obytes, "R");
+    O.reg[b][0] = lb_region(&la, obytes, "O");
+  }
+  if (k->w_resident) W.reg[1][0] = W.reg[0][0];
+  /* resident loads */
+  for (int i = 0; i < nf; i++) {
+    GtSpan s;
+    uint32_t sr, st;
+    if (fin[i] < 0) {
+      int64_t wb = op_weight_bytes(g, fop[i]);
+      s = (GtSpan){0, wb, 1, wb, 1, wb};
+      sr = e->s->w_reg[fop[i]];
+      st = e->s->w_tile[fop[i]];
+      k->ddr_read += wb;
+    } else {
+      int64_t tb = tensor_bytes(&g->tensors[fin[i]]);
+      s = (GtSpan){0, tb, 1, tb, 1, tb};
+      GtSpan src = s;
+      int lvl = tensor_at(e, fin[i], c, &src, &sr, &st);
+      if (lvl == LVL_DDR) k->ddr_read += tb;
+      s = src;
+    }
+    F[i] = lb_region(&la, span_bytes(&s), "F");
+    Ft[i] = program_new_tile(e->p, NULL);
+    GtSpan dst = local_of(&s);
+    e_mov(e, qin, F[i], Ft[i], &dst, sr, st, &s);
+  }
+  if (k->w_via_gb) e_sem(e, qin, I_SEMWAIT, 1 + core);
+  /* steps */
+  int64_t nA = 0, nW = 0, nR = 0, nO = 0;
+  int curA = 0, curW = 0, curO = 0, curR = 0;
+  uint32_t otile = 0;
+  GtDtype dt = g->tensors[h->out[0]].dtype;
+  int64_t ncol_t = ceil_div64(cb - ca, k->tc);
+  int first = 1;
+  for (int64_t r = ra; r < rb;) {
+    int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
+    for (int64_t ct = 0; ct < ncol_t; ct++) {
+      int64_t c0 = ca + ct * k->tc, c1 = min64(cb, c0 + k->tc);
+      for (int64_t kt = 0; kt < nkt; kt++) {
+        GtTile t = {r, r1, c0, c1, kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
+        int newA = first || nkt > 1 || (ct == 0 && kt == 0);
+        int newW = has_w && (first || !k->w_resident);
+        int last_k = kt == nkt - 1;
+        /* next step (for releases) */
+        int64_t nr_ = r, nct_ = ct, nkt_ = kt + 1;
+        if (nkt_ == nkt) { nkt_ = 0; nct_++; }
+        if (nct_ == ncol_t) { nct_ = 0; nr_ = r1; }
+        int last_step = nr_ >= rb;
+        int nextA = !last_step && (nkt > 1 || (nct_ == 0 && nkt_ == 0));
+        int nextW = !last_step && has_w && !k->w_resident;
+        /* dma_in */
+        GtSpan s;
+        if (newA && na) {
+          curA = (int)(nA % 2);
+          if (nA >= 2) e_wait(e, qin, F_AFREE);
+          for (int i = 0; i < na; i++)
+            if (tile_input_span(g, k->head, apart[i], &t, &s)) {
+              A.tile[curA][i] = program_new_tile(e->p, NULL);
+              load_span(e, k, qin, c, h->in[apart[i]], s, A.reg[curA][i], A.tile[curA][i]);
+            }
+          nA++;
+        }
+        if (newW) {
+          curW = k->w_resident ? 0 : (int)(nW % 2);
+          if (nW >= 2) e_wait(e, qin, F_WFREE);
+          if (tile_weight_span(g, k->head, &t, &s)) {
+            W.tile[curW][0] = program_new_tile(e->p, NULL);
+            GtSpan dst = local_of(&s);
+            if (h->kind == OP_MATMUL) {
+              load_span(e, k, qin, c, h->in[1], s, W.reg[curW][0], W.tile[curW][0]);
+            } else if (k->w_via_gb) {
+              e_mov(e, qin, W.reg[curW][0], W.tile[curW][0], &dst, e->s->gbw_reg[c], e->s->gbw_tile[c], &s);
+            } else {
+              e_mov(e, qin, W.reg[curW][0], W.tile[curW][0], &dst, e->s->w_reg[k->head],
+                    e->s->w_tile[k->head], &s);
+              k->ddr_read += span_bytes(&s);
+            }
+          }
+          nW++;
+        }
+        if (last_k && nr) {
+          curR = (int)(nR % 2);
+          if (nR >= 2) e_wait(e, qin, F_RFREE);
+          GtSpan os;
+          tile_output_span(g, k->head, &t, &os);
+          for (int i = 0; i < nr; i++) {
+            R.tile[curR][i] = program_new_tile(e->p, NULL);
+            load_span(e, k, qin, c, rin[i], os, R.reg[curR][i], R.tile[curR][i]);
+          }
+          nR++;
+        }
+        e_signal(e, qin, sh, F_READY);
+        /* head unit */
+        e_wait(e, qh, F_READY);
+        if (kt == 0) {
+          curO = (int)(nO % 2);
+          if (nO >= 2) e_wait(e, qh, F_OFREE);
+        }
+        GtComputeStep cs[4];
+        int ncs = tile_compute(g, k->head, &t, cs, 4);
+        for (int i = 0; i < ncs; i++) {
+          uint32_t nt = cs[i].is_gemm && kt > 0 ? 0 : program_new_tile(e->p, NULL);
+          GtInst *in;
+          if (cs[i].is_gemm) {
+            in = emit(e, qh, I_GEMM);
+            in->r[1] = A.reg[curA][0];
+            in->t[1] = A.tile[curA][0];
+            in->r[2] = W.reg[curW][0];
+            in->t[2] = W.tile[curW][0];
+            in->n[0] = cs[i].m;
+            in->n[1] = cs[i].n;
+            in->n[2] = cs[i].k;
+            in->flags = kt > 0;
+          } else {
+            in = emit(e, qh, I_VEC);
+            in->sub = (uint8_t)cs[i].vop;
+            int from_w = h->kind == OP_EMBEDDING;
+            int64_t after = i > 0; /* a second step works on the first one's result */
+            in->r[1] = after ? O.reg[curO][0] : from_w ? W.reg[curW][0] : A.reg[curA][0];
+            in->t[1] = after ? otile : from_w ? W.tile[curW][0] : A.tile[curA][0];
+            if (cs[i].uses_b && !after) {
+              if (na > 1) {
+                in->r[2] = A.reg[curA][1];
+                in->t[2] = A.tile[curA][1];
+              } else if (nf > 0 && fop[0] == k->head && fin[0] >= 0) {
+                in->r[2] = F[0];
+                in->t[2] = Ft[0];
+              } else {
+                in->r[2] = in->r[1];
+                in->t[2] = in->t[1];
+              }
+            }
+            in->n[0] = cs[i].elems;
+            in->n[1] = cs[i].param;
+          }
+          in->dtype = (uint8_t)dt;
+          in->r[0] = O.reg[curO][0];
+          if (cs[i].is_gemm && kt > 0) {
+            in->t[0] = otile; /* accumulates into the tile the region holds */
+          } else {
+            in->t[0] = nt;
+            otile = nt;
+          }
+        }
+        if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
+        if (na && (nextA || last_step)) e_signal(e, qh, Q_DMA_IN, F_AFREE);
+        if (has_w && (nextW || last_step)) e_signal(e, qh, Q_DMA_IN, F_WFREE);
+        (void)nextW;
+        if (last_k) {
+          if (qt != qh) {
+            e_signal(e, qh, st_, F_MID);
+            e_wait(e, qt, F_MID);
+          }
+          int64_t oelems = 0;
+          GtSpan os;
+          tile_output_span(g, k->head, &t, &os);
+          oelems = span_bytes(&os) / dtype_bytes(dt);
+          int ri = 0;
+          for (int j = 1; j < k->nops; j++) {
+            const GtOp *op = &g->ops[k->ops[j]];
+            GtComputeStep ts = tail_step(g, k->ops[j], oelems);
+            GtInst *in = emit(e, qt, I_VEC);
+            in->sub = (uint8_t)ts.vop;
+            in->dtype = (uint8_t)dt;
+            in->r[1] = O.reg[curO][0];
+            in->t[1] = otile;
+            if (ts.uses_b) {
+              int found = 0;
+              for (int i = ri; i < nr && !found; i++)
+                if (rop[i] == j) {
+                  in->r[2] = R.reg[curR][i];
+                  in->t[2] = R.tile[curR][i];
+                  ri = i + 1;
+                  found = 1;
+                }
+              for (int i = 0; i < nf && !found; i++)
+                if (fop[i] == k->ops[j] && fin[i] >= 0) {
+                  in->r[2] = F[i];
+                  in->t[2] = Ft[i];
+                  found = 1;
+                }
+              gt_assert(found);
+            }
+            (void)op;
+            in->n[0] = ts.elems;
+            in->n[1] = ts.param;
+            in->r[0] = O.reg[curO][0];
+            otile = program_new_tile(e->p, NULL);
+            in->t[0] = otile;
+          }
+          if (nr) e_signal(e, qt, Q_DMA_IN, F_RFREE);
+          e_signal(e, qt, Q_DMA_OUT, F_OREADY);
+          /* dma_out */
+          e_wait(e, qout, F_OREADY);
+          int out_t = g->ops[k->ops[k->nops - 1]].out[0];
+          uint32_t dr, dtile;
+          GtSpan dst = os;
+          int lvl = tensor_at(e, out_t, c, &dst, &dr, &dtile);
+          GtSpan src = local_of(&os);
+          e_mov(e, qout, dr, dtile, &dst, O.reg[curO][0], otile, &src);
+          if (lvl == LVL_DDR) k->ddr_write += span_bytes(&os);
+          e_signal(e, qout, sh, F_OFREE);
+          nO++;
+        }
+        first = 0;
+      }
+    }
+    r = r1;
+  }
+  /* drains */
+  for (int64_t i = 0; i < min64(nA, 2) && na; i++) e_wait(e, qin, F_AFREE);
+  for (int64_t i = 0; i < min64(nW, 2) && has_w; i++) e_wait(e, qin, F_WFREE);
+  for (int64_t i = 0; i < min64(nR, 2); i++) e_wait(e, qin, F_RFREE);
+  for (int64_t i = 0; i < min64(nO, 2); i++) e_wait(e, qh, F_OFREE);
+}
+
+/* ---- copy kernels: concat, split, embedding with bag 1 ---- */
+
+typedef struct {
+  int src, dst;             /* tensors */
+  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
+  int gather;               /* embedding: src = indices; rows come from the table */
+} CopyPart;
+
+static int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
+  GtGraph *g = e->g;
+  const GtOp *o = &g->ops[k->head];
+  int n = 0;
+  if (o->kind == OP_EMBEDDING) {
+    const GtTensor *y = &g->tensors[o->out[0]];
+    int64_t rowb = y->dim[y->ndim - 1] * dtype_bytes(y->dtype);
+    pp[0] = (CopyPart){o->in[0], o->out[0], tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
+    return 1;
+  }
+  int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
+  const GtTensor *bt = &g->tensors[big];
+  int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
+  int64_t outer = 1;
+  for (int i = 0; i < ax; i++) outer *= bt->dim[i];
+  int64_t big_inner = tensor_bytes(bt) / outer, pre = 0;
+  int np = o->kind == OP_CONCAT ? o->nin : o->nout;
+  for (int i = 0; i < np; i++) {
+    int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
+    int64_t inner = tensor_bytes(&g->tensors[small]) / outer;
+    if (o->kind == OP_CONCAT) pp[n++] = (CopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
+    else pp[n++] = (CopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
+    pre += inner;
+  }
+  return n;
+}
+
+static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int ncores) {
+  GtGraph *g = e->g;
+  const GtOp *h = &g->ops[k->head];
+  int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
+  LbAlloc la;
+  lb_begin(e, &la, c, core, k->core_kind);
+  CopyPart pp[GT_MAX_OPERANDS];
+  int np = copy_parts(e, k, pp);
+  int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
+  uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
+  int64_t nA = 0;
+  int64_t bag = h->kind == OP_EMBEDDING && h->at.bag > 1 ? h->at.bag : 1;
+  int64_t idxb = 0;
+  if (h->kind == OP_EMBEDDING) {
+    idxb = tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
+    slot = (la.cap / 2 - 128) / 64 * 64;
+  }
+  for (int b = 0; b < 2; b++) {
+    if (h->kind == OP_EMBEDDING) {
+      int64_t rows_fit = slot / (pp[0].dst_inner + idxb);
+      Ai[b] = lb_region(&la, idxb * rows_fit, "idx");
+      A[b] = lb_region(&la, pp[0].dst_inner * rows_fit, "rows");
+    } else {
+      A[b] = lb_region(&la, slot, "copy");
+    }
+  }
+  int64_t batch = g->batch;
+  for (int pi = 0; pi < np; pi++) {
+    CopyPart *p = &pp[pi];
+    int64_t rowb = h->kind == OP_EMBEDDING ? p->dst_inner : (p->src_inner < p->dst_inner ? p->src_inner : p->dst_inner);
+    int64_t r0 = 0, r1 = c == 0 ? p->outer : 0;
+    if (k->split_clusters) {
+      int64_t rps = p->outer / batch, sh = share(e);
+      r0 = min64(batch, c * sh) * rps;
+      r1 = min64(batch, (c + 1) * sh) * rps;
+    }
+    /* this core's rows */
+    int64_t n = r1 - r0, per = n / ncores, extra = n % ncores;
+    int64_t a0 = r0 + idx * per + min64(idx, extra), a1 = a0 + per + (idx < extra);
+    int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
+    int64_t tr = slot / per_row_slot;
+    int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
+    if (tr < 1) tr = 1;
+    if (h->kind == OP_EMBEDDING) gt_assert(nchunks == 1);
+    for (int64_t r = a0; r < a1; r = min64(a1, r + tr)) {
+      int64_t rr = min64(a1, r + tr) - r;
+      for (int64_t ch = 0; ch < nchunks; ch++) {
+        int64_t b0 = ch * slot, b1 = nchunks == 1 ? rowb : min64(rowb, b0 + slot);
+        int cur = (int)(nA % 2);
+        if (nA >= 2) e_wait(e, qin, F_AFREE);
+        uint32_t tile = program_new_tile(e->p, NULL);
+        GtSpan ss, ds;
+        if (h->kind == OP_EMBEDDING) {
+          GtSpan is = {r * idxb, rr * idxb, 1, rr * idxb, 1, rr * idxb};
+          uint32_t itile = program_new_tile(e->p, NULL);
+          load_span(e, k, qin, c, p->src, is, Ai[cur], itile);
+          GtTile t = {r, r + rr, 0, 1, 0, 1};
+          tile_weight_span(g, k->head, &t, &ss);
+          GtSpan dl = local_of(&ss);
+          e_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
+          k->ddr_read += span_bytes(&ss);
+          ds = (GtSpan){r * rowb * bag / bag, rr * rowb, 1, rr * rowb, 1, rr * rowb};
+          ss = local_of(&ds);
+        } else {
+          ss = (GtSpan){r * p->src_inner + p->src_pre + b0, b1 - b0, rr, p->src_inner, 1, rr * p->src_inner};
+          GtSpan dl = local_of(&ss);
+          load_span(e, k, qin, c, p->src, ss, A[cur], tile);
+          ds = (GtSpan){r * p->dst_inner + p->dst_pre + b0, b1 - b0, rr, p->dst_inner, 1, rr * p->dst_inner};
+          ss = dl;
+        }
+        nA++;
+        e_signal(e, qin, Q_DMA_OUT, F_OREADY);
+        e_wait(e, qout, F_OREADY);
+        uint32_t dr, dtile;
+        GtSpan dst = ds;
+        int lvl = tensor_at(e, p->dst, c, &dst, &dr, &dtile);
+        GtSpan src = ss;
+        src.rows = dst.rows;
+        src.planes = dst.planes;
+        src.row_bytes = dst.row_bytes;
+        src.stride = dst.row_bytes;
+        src.pstride = dst.row_bytes * dst.rows;
+        e_mov(e, qout, dr, dtile, &dst, A[cur], tile, &src);
+        if (lvl == LVL_DDR) k->ddr_write += span_bytes(&ds);
+        e_signal(e, qout, Q_DMA_IN, F_AFREE);
+      }
+    }
+  }
+  for (int64_t i = 0; i < min64(nA, 2); i++) e_wait(e, qin, F_AFREE);
+}
+
+/* ---- one kernel over every cluster and core ---- */
+
+static void emit_kernel(Emit *e, int ki) {
+  GtLowered *l = e->l;
+  GtKernel *k = &l->kernels[ki];
+  const GtArch *a = e->a;
+  GtGraph *g = e->g;
+  struct GtEmitState *s = e->s;
+  /* start of the kernel: release the previous kernel's LB regions, GB tensors whose last reader
+   * is done, and staged weights */
+  lb_release_all(e);
+  for (int t = 0; t < g->ntensors; t++) {
+    const GtTensorPlace *p = &l->place[t];
+    if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1 &&
+        s->gb_reg[(size_t)t * (size_t)s->nclusters])
+      gb_free_tensor(e, t);
+  }
+  for (int c = 0; c < s->nclusters; c++)
+    if (s->gbw_reg[c]) {
+      e_free(e, coord_q(e, c), s->gbw_reg[c]);
+      s->gbw_reg[c] = 0;
+    }
+  /* staged weights: cluster DMA 0 copies the weights to GB once, then tells each core */
+  GtLowerKind lk = op_lower_kind(g, k->head);
+  int copy = lk == LK_COPY || (lk == LK_GATHER && g->ops[k->head].at.bag <= 1);
+  GtGeom gm;
+  fill_geom(g, k->head, a, &gm);
+  int base = core_base(a, k->core_kind);
+  int used = k->pr * k->pc;
+  for (int c = 0; c < s->nclusters; c++) {
+    int64_t r0, r1;
+    cluster_rows(e, k, &gm, c, &r0, &r1);
+    if (copy) {
+      if (k->split_clusters || c == 0)
+        for (int i = 0; i < used; i++) emit_core_copy(e, k, c, base + i, i, used);
+      continue;
+    }
+    if (r1 <= r0) continue;
+    if (k->w_via_gb) {
+      /* region allocated by the coordinator before the previous barrier: see below */
+      gt_assert(s->gbw_reg[c] == 0);
+    }
+    int64_t n = r1 - r0;
+    int64_t C = gm.cols;
+    int64_t core_cols = k->pc > 1 ? ceil_div64(ceil_div64(C, k->pc), gm.col_align) * gm.col_align : C;
+    if (core_cols > C) core_cols = C;
+    int staged = 0;
+    for (int i = 0; i < used; i++) {
+      int rr = i / k->pc, cc = i % k->pc;
+      int64_t per = n / k->pr, extra = n % k->pr;
+      int64_t a0 = r0 + rr * per + min64(rr, extra), a1 = a0 + per + (rr < extra);
+      int64_t c0 = cc * core_cols, c1 = min64(C, c0 + core_cols);
+      if (a1 <= a0 || c1 <= c0) continue;
+      if (k->w_via_gb && !staged) {
+        int64_t wb = op_weight_bytes(g, k->head);
+        int qc = s->cdma[c];
+        int co = coord_q(e, c);
+        char name[160];
+        snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
+        s->gbw_reg[c] = program_new_region(e->p, name);
+        s->gbw_tile[c] = program_new_tile(e->p, name);
+        /* the region is taken here by the coordinator; the cluster DMA queue waits for it through
+         * a semaphore (both run after the same barrier) */
+        int64_t off = a->gb_bytes / 2 + (ki % 2) * (a->gb_bytes / 8);
+        e_alloc(e, co, s->gbw_reg[c], LVL_GB, c, 0, off, wb, 0);
+        e_sem(e, co, I_SEMPOST, 0);
+        e_sem(e, qc, I_SEMWAIT, 0);
+        GtSpan ws = {0, wb, 1, wb, 1, wb};
+        e_mov(e, qc, s->gbw_reg[c], s->gbw_tile[c], &ws, s->w_reg[k->head], s->w_tile[k->head], &ws);
+        k->ddr_read += wb;
+        staged = 1;
+      }
+      emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, c0, c1);
+    }
+    if (k->w_via_gb && staged) {
+      /* one post per core that waits (every core that got rows) */
+      for (int i = 0; i < used; i++) {
+        int rr = i / k->pc, cc = i % k->pc;
+        int64_t per = n / k->pr, extra = n % k->pr;
+        int64_t a0 = r0 + rr * per + min64(rr, extra), a1 = a0 + per + (rr < extra);
+        int64_t c0 = cc * core_cols, c1 = min64(C, c0 + core_cols);
+        if (a1 <= a0 || c1 <= c0) continue;
+        e_sem(e, s->cdma[c], I_SEMPOST, 1 + base + i);
+      }
+    }
+  }
+  /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
+  for (int t = 0; t < g->ntensors; t++) {
+    const GtTensorPlace *p = &l->place[t];
+    if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
+  }
+  e_barrier(e);
+}
+
+/* requires: tiling; appends one iteration's kernels to l->prog. */
+void emit_program(GtLowered *l, int64_t sample0, int iteration) {
+  Emit e;
+  e.l = l;
+  e.a = l->arch;
+  e.g = l->graph;
+  e.p = l->prog;
+  e.s = l->es;
+  e.sample0 = sample0;
+  if (iteration == 0) setup(&e);
+  iteration_begin(&e);
+  for (int ki = 0; ki < l->nkernels; ki++) emit_kernel(&e, ki);
+  lb_release_all(&e);
+  for (int c = 0; c < e.s->nclusters; c++)
+    if (e.s->gbw_reg[c]) {
+      e_free(&e, coord_q(&e, c), e.s->gbw_reg[c]);
+      e.s->gbw_reg[c] = 0;
+    }
+  iteration_end(&e);
+}

@@ -1,0 +1,605 @@
+/* lower_ops.c — how each op kind becomes tiles: its row/column geometry, the bytes a tile
+ * reads and writes (as ≤3-D DMA patterns in the tensors' DDR/GB layout) and its compute
+ * instructions.
+ *
+ * Layouts (graph.h): activations NCHW (conv2d, pooling), NCL (conv1d, handled as NCHW with
+ * H = L and W = 1), row-major [..., features] otherwise. Weight regions in DDR, one per op:
+ *   conv/dense: [out_channels][k_elems_per_channel + bias]  (a column's weights are contiguous)
+ *   batchnorm: scale and shift [2][C]; layernorm: gamma and beta [2][last]
+ *   embedding: the table [vocab][dim]
+ * Matmul has no weights: its second operand plays the weights' part.
+ *
+ * Invariant: a tile's spans stay inside their tensors (span_extent ≤ tensor bytes) — the
+ * simulator checks regions, and test_lower checks the spans of every zoo op.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+static const GtTensor *T(const GtGraph *g, int id) { return &g->tensors[id]; }
+static int64_t last_dim(const GtTensor *t) { return t->ndim ? t->dim[t->ndim - 1] : 1; }
+static int64_t dtb(const GtTensor *t) { return dtype_bytes(t->dtype); }
+
+int op_is_memory_intensive(GtOpKind k) {
+  switch (k) {
+  case OP_CONV2D: case OP_CONV1D: case OP_DENSE: case OP_MATMUL: case OP_INTERACTION:
+  case OP_EMBEDDING: case OP_CONCAT: case OP_SPLIT: case OP_RESHAPE: case OP_TRANSPOSE:
+    return 0;
+  default:
+    return 1;
+  }
+}
+
+int op_is_tvm_tail(GtOpKind k) {
+  switch (k) {
+  case OP_BATCHNORM: case OP_RELU: case OP_RELU6: case OP_GELU: case OP_SIGMOID: case OP_SWISH:
+  case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Conv dims, with conv1d mapped to H = L, W = 1. */
+typedef struct {
+  int64_t n, c, h, w, co, ho, wo, kh, kw, sh, pt, dh, groups, bias;
+} ConvDims;
+
+static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
+  ConvDims c;
+  const GtTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
+  c.n = x->dim[0];
+  c.c = x->dim[1];
+  c.co = y->dim[1];
+  if (o->kind == OP_CONV1D) {
+    c.h = x->dim[2]; c.w = 1; c.ho = y->dim[2]; c.wo = 1;
+    c.kh = o->at.kernel[1]; c.kw = 1; c.sh = o->at.stride[1]; c.pt = o->at.pad[1];
+    c.dh = o->at.dilation[1];
+  } else if (o->kind == OP_CONV2D || o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL) {
+    c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
+    c.kh = o->at.kernel[0]; c.kw = o->at.kernel[1]; c.sh = o->at.stride[0]; c.pt = o->at.pad[0];
+    c.dh = o->at.dilation[0];
+  } else {
+    die("conv_dims on %s", opkind_name(o->kind));
+  }
+  if (c.kh < 1) c.kh = 1;
+  if (c.kw < 1) c.kw = 1;
+  if (c.sh < 1) c.sh = 1;
+  if (c.dh < 1) c.dh = 1;
+  c.groups = o->at.groups > 0 ? o->at.groups : 1;
+  c.bias = o->at.bias ? 1 : 0;
+  return c;
+}
+
+static int conv_depthwise(const ConvDims *c) { return c->groups > 1 && c->groups == c->c; }
+
+GtLowerKind op_lower_kind(const GtGraph *g, int op) {
+  const GtOp *o = &g->ops[op];
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    return conv_depthwise(&c) ? LK_VEC : LK_GEMM;
+  }
+  case OP_DENSE: case OP_MATMUL: return LK_GEMM;
+  case OP_CONCAT: case OP_SPLIT: return LK_COPY;
+  case OP_EMBEDDING: return LK_GATHER;
+  case OP_RESHAPE: return LK_ALIAS;
+  default: return LK_VEC;
+  }
+}
+
+/* Rows of a conv/pool input needed for output rows [h0, h1) of one image, clipped. */
+static void conv_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0, int64_t *ih1) {
+  int64_t a = h0 * c->sh - c->pt, b = (h1 - 1) * c->sh - c->pt + (c->kh - 1) * c->dh + 1;
+  *ih0 = max64(0, a);
+  *ih1 = min64(c->h, b);
+  if (*ih1 <= *ih0) *ih1 = *ih0 + 1; /* a tile entirely in the padding still reads one row */
+  if (*ih1 > c->h) { *ih1 = c->h; *ih0 = c->h - 1; }
+}
+
+/* Segment geometry of a tile: either inside one segment (nseg = 1, rows [h0,h1)) or whole
+ * segments [s0, s0+nseg). */
+typedef struct {
+  int64_t s0, nseg, h0, h1;
+} SegRange;
+static SegRange seg_range(int64_t seg_rows, const GtTile *t) {
+  SegRange s;
+  s.s0 = t->r0 / seg_rows;
+  int64_t last = (t->r1 - 1) / seg_rows;
+  s.nseg = last - s.s0 + 1;
+  if (s.nseg == 1) {
+    s.h0 = t->r0 - s.s0 * seg_rows;
+    s.h1 = t->r1 - s.s0 * seg_rows;
+  } else {
+    gt_assert(t->r0 % seg_rows == 0 && t->r1 % seg_rows == 0);
+    s.h0 = 0;
+    s.h1 = seg_rows;
+  }
+  return s;
+}
+
+static int64_t matmul_batches(const GtTensor *t, int64_t rows, int64_t cols) {
+  int64_t e = tensor_elems(t);
+  return e / (rows * cols);
+}
+
+static int64_t interaction_pairs(const GtGraph *g, const GtOp *o, int64_t *f, int64_t *dd) {
+  const GtTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
+  if (x->ndim >= 3) {
+    *f = x->dim[x->ndim - 2];
+    *dd = x->dim[x->ndim - 1];
+  } else {
+    *f = 1;
+    *dd = last_dim(x);
+  }
+  int64_t p = last_dim(y) - (o->at.pad_interaction ? *dd : 0);
+  return p > 0 ? p : 1;
+}
+
+void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  memset(m, 0, sizeof *m);
+  m->cols = 1;
+  m->k = 1;
+  m->k_elems = 1;
+  m->col_align = 1;
+  int64_t batch = g->batch > 0 ? g->batch : 1;
+  int64_t ydt = dtb(y);
+  /* the matrix unit's n0 (cube n or systolic columns) of the first matrix unit, for alignment */
+  for (int u = 0; u < a->nunit_kinds; u++)
+    if (a->units[u].caps & CAP_MATRIX) {
+      m->col_align = a->units[u].shape == MAT_CUBE ? a->units[u].cube_n : a->units[u].sys_cols;
+      break;
+    }
+  if (m->col_align < 1) m->col_align = 1;
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    m->seg_rows = c.ho;
+    m->rows = c.n * c.ho;
+    m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
+    m->halo_bytes = (c.kh - 1) * c.dh * c.w * dtb(T(g, o->in[0])) * c.c;
+    m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c;
+    if (conv_depthwise(&c)) {
+      m->out_row_bytes = c.co * c.wo * ydt;
+      m->w_fixed_bytes = op_weight_bytes(g, op);
+    } else {
+      m->cols = c.co;
+      int64_t cin_g = c.c / c.groups;
+      m->k = cin_g;
+      m->k_elems = c.kh * c.kw;
+      m->split_cols = c.groups == 1;
+      m->split_k = c.groups == 1;
+      m->out_row_bytes = c.wo * ydt;
+      m->w_col_bytes = c.kh * c.kw * ydt;
+      if (c.groups > 1) m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c;
+      else m->in_row_bytes /= c.c; /* per k unit (input channel) */
+      if (c.groups == 1) m->halo_bytes /= c.c;
+    }
+    break;
+  }
+  case OP_DENSE: {
+    const GtTensor *x = T(g, o->in[0]);
+    int64_t kk = last_dim(x);
+    m->rows = tensor_elems(x) / kk;
+    m->seg_rows = m->rows;
+    m->rows_per_sample = m->rows % batch == 0 ? m->rows / batch : 0;
+    m->cols = last_dim(y);
+    m->k = kk;
+    m->split_cols = m->split_k = 1;
+    m->in_row_bytes = dtb(x);
+    m->out_row_bytes = ydt;
+    m->w_col_bytes = ydt;
+    break;
+  }
+  case OP_MATMUL: {
+    const GtTensor *x = T(g, o->in[0]);
+    int64_t mm = x->dim[x->ndim - 2], kk = last_dim(x), nn = last_dim(y);
+    int64_t bo = matmul_batches(y, mm, nn);
+    m->rows = bo * mm;
+    m->seg_rows = mm;
+    m->rows_per_sample = bo % batch == 0 ? m->rows / batch : 0;
+    m->cols = nn;
+    m->k = kk;
+    m->split_cols = m->split_k = 1;
+    m->in_row_bytes = dtb(x);
+    m->out_row_bytes = ydt;
+    m->w_col_bytes = dtb(T(g, o->in[1]));
+    break;
+  }
+  case OP_MAXPOOL: case OP_AVGPOOL: {
+    ConvDims c = conv_dims(g, o);
+    m->seg_rows = c.ho;
+    m->rows = c.n * c.c * c.ho;
+    m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
+    m->in_row_bytes = c.sh * c.w * ydt;
+    m->halo_bytes = (c.kh - 1) * c.w * ydt;
+    m->out_row_bytes = c.wo * ydt;
+    break;
+  }
+  case OP_GAVGPOOL: {
+    const GtTensor *x = T(g, o->in[0]);
+    m->rows = x->dim[0] * x->dim[1];
+    m->seg_rows = 1;
+    m->rows_per_sample = x->dim[0] % batch == 0 ? m->rows / batch : 0;
+    m->in_row_bytes = tensor_bytes(x) / m->rows;
+    m->out_row_bytes = ydt;
+    break;
+  }
+  case OP_INTERACTION: case OP_EMBEDDING: default: {
+    /* row-wise: a row is the output's last axis */
+    int64_t last = last_dim(y);
+    m->rows = tensor_elems(y) / (last ? last : 1);
+    m->seg_rows = m->rows;
+    m->rows_per_sample = (y->ndim && y->dim[0] % batch == 0) ? m->rows / batch : 0;
+    m->out_row_bytes = last * ydt;
+    if (o->kind == OP_EMBEDDING) {
+      int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+      m->in_row_bytes = bag * dtb(T(g, o->in[0])) + bag * last * ydt;
+    } else {
+      for (int i = 0; i < o->nin; i++) {
+        const GtTensor *x = T(g, o->in[i]);
+        if (tensor_elems(x) % m->rows == 0 && tensor_elems(x) >= m->rows)
+          m->in_row_bytes += tensor_bytes(x) / m->rows;
+        else
+          m->w_fixed_bytes += tensor_bytes(x);
+      }
+      m->w_fixed_bytes += op_weight_bytes(g, op);
+    }
+    break;
+  }
+  }
+  if (m->seg_rows < 1) m->seg_rows = 1;
+}
+
+int64_t op_weight_bytes(const GtGraph *g, int op) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t dt = dtb(y);
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    return c.co * ((c.c / c.groups) * c.kh * c.kw + c.bias) * dt;
+  }
+  case OP_DENSE:
+    return last_dim(y) * (last_dim(T(g, o->in[0])) + (o->at.bias ? 1 : 0)) * dt;
+  case OP_BATCHNORM: return 2 * y->dim[1] * dt;
+  case OP_LAYERNORM: return 2 * last_dim(y) * dt;
+  case OP_EMBEDDING: return o->at.vocab * last_dim(y) * dt;
+  default: return 0;
+  }
+}
+
+int64_t op_compulsory_weight_bytes(const GtGraph *g, int op) {
+  const GtOp *o = &g->ops[op];
+  if (o->kind == OP_EMBEDDING) {
+    const GtTensor *y = T(g, o->out[0]);
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+    int64_t gathered = tensor_elems(y) * bag * dtb(y);
+    return min64(gathered, op_weight_bytes(g, op));
+  }
+  return op_weight_bytes(g, op);
+}
+
+static GtSpan span1(int64_t off, int64_t bytes) {
+  GtSpan s = {off, bytes, 1, bytes, 1, bytes};
+  return s;
+}
+
+int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
+  int64_t dt = dtb(x);
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
+    ConvDims c = conv_dims(g, o);
+    int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
+    SegRange r = seg_range(c.ho, t);
+    int64_t ih0 = 0, ih1 = c.h;
+    if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+    int64_t plane = c.h * c.w * dt;
+    if (pool) { /* segments are (image, channel) planes, contiguous */
+      if (r.nseg == 1) *s = span1(r.s0 * plane + ih0 * c.w * dt, (ih1 - ih0) * c.w * dt);
+      else *s = span1(r.s0 * plane, r.nseg * plane);
+      return 1;
+    }
+    int64_t k0 = 0, k1 = c.c;
+    if (!conv_depthwise(&c) && c.groups == 1) { k0 = t->k0; k1 = t->k1; }
+    s->off = ((r.s0 * c.c + k0) * c.h + ih0) * c.w * dt;
+    s->row_bytes = (ih1 - ih0) * c.w * dt;
+    s->rows = k1 - k0;
+    s->stride = plane;
+    s->planes = r.nseg;
+    s->pstride = c.c * plane;
+    return 1;
+  }
+  case OP_DENSE: {
+    int64_t kk = last_dim(x);
+    s->off = (t->r0 * kk + t->k0) * dt;
+    s->row_bytes = (t->k1 - t->k0) * dt;
+    s->rows = t->r1 - t->r0;
+    s->stride = kk * dt;
+    s->planes = 1;
+    s->pstride = 0;
+    return 1;
+  }
+  case OP_MATMUL: {
+    int64_t mm = T(g, o->in[0])->dim[T(g, o->in[0])->ndim - 2], kk = last_dim(T(g, o->in[0]));
+    int64_t nn = last_dim(y), bo = matmul_batches(y, mm, nn);
+    SegRange r = seg_range(mm, t);
+    if (i == 0) {
+      int64_t ba = matmul_batches(x, mm, kk);
+      int same = ba == bo;
+      s->off = (((same ? r.s0 : r.s0 % ba) * mm + r.h0) * kk + t->k0) * dt;
+      s->row_bytes = (t->k1 - t->k0) * dt;
+      s->rows = r.h1 - r.h0;
+      s->stride = kk * dt;
+      s->planes = same ? r.nseg : 1;
+      s->pstride = mm * kk * dt;
+    } else {
+      int64_t bb = matmul_batches(x, kk, nn);
+      int same = bb == bo;
+      s->off = (((same ? r.s0 : r.s0 % bb) * kk + t->k0) * nn + t->c0) * dt;
+      s->row_bytes = (t->c1 - t->c0) * dt;
+      s->rows = t->k1 - t->k0;
+      s->stride = nn * dt;
+      s->planes = same ? r.nseg : 1;
+      s->pstride = kk * nn * dt;
+    }
+    return 1;
+  }
+  case OP_GAVGPOOL: {
+    int64_t plane = x->dim[2] * x->dim[3] * dt;
+    *s = span1(t->r0 * plane, (t->r1 - t->r0) * plane);
+    return 1;
+  }
+  case OP_EMBEDDING: {
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+    int64_t per_row = tensor_elems(x) / (tensor_elems(y) / last_dim(y));
+    if (per_row < 1) per_row = bag;
+    *s = span1(t->r0 * per_row * dt, (t->r1 - t->r0) * per_row * dt);
+    return 1;
+  }
+  default: {
+    /* row-wise ops: operands with a whole number of elements per output row are sliced by
+     * rows; smaller (broadcast) operands are loaded whole once per core (w_fixed_bytes). */
+    int64_t rows = tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
+    int64_t xe = tensor_elems(x);
+    if (xe % rows != 0 || xe < rows) return 0;
+    int64_t rb = xe / rows * dt;
+    *s = span1(t->r0 * rb, (t->r1 - t->r0) * rb);
+    return 1;
+  }
+  }
+}
+
+int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t dt = dtb(y);
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    if (conv_depthwise(&c)) {
+      *s = span1(0, op_weight_bytes(g, op));
+      return 1;
+    }
+    int64_t kpc = c.c / c.groups * c.kh * c.kw, rowlen = (kpc + c.bias) * dt;
+    int64_t kfull = c.c / c.groups;
+    s->off = t->c0 * rowlen + t->k0 * c.kh * c.kw * dt;
+    s->row_bytes = (t->k1 - t->k0) * c.kh * c.kw * dt + (t->k1 == kfull && c.bias ? dt : 0);
+    s->rows = t->c1 - t->c0;
+    s->stride = rowlen;
+    s->planes = 1;
+    s->pstride = 0;
+    return 1;
+  }
+  case OP_DENSE: {
+    int64_t kk = last_dim(T(g, o->in[0])), b = o->at.bias ? 1 : 0, rowlen = (kk + b) * dt;
+    s->off = t->c0 * rowlen + t->k0 * dt;
+    s->row_bytes = (t->k1 - t->k0) * dt + (t->k1 == kk && b ? dt : 0);
+    s->rows = t->c1 - t->c0;
+    s->stride = rowlen;
+    s->planes = 1;
+    s->pstride = 0;
+    return 1;
+  }
+  case OP_MATMUL:
+    return tile_input_span(g, op, 1, t, s);
+  case OP_BATCHNORM: case OP_LAYERNORM:
+    *s = span1(0, op_weight_bytes(g, op));
+    return 1;
+  case OP_EMBEDDING: {
+    /* Row gathers: the indices are data, so the rows' addresses are not known statically.
+     * They are spread over the table with a fixed stride (deterministic), which exercises the
+     * DDR channels as random rows would; bytes are exact. */
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1, dim = last_dim(y), vocab = o->at.vocab;
+    int64_t n = (t->r1 - t->r0) * bag, rowb = dim * dt;
+    if (vocab < 1) vocab = 1;
+    int64_t step = vocab / n > 1 ? vocab / n : 1;
+    if ((n - 1) * step + 1 > vocab) step = 0; /* more rows than the table: re-read rows */
+    int64_t span_rows = step ? (n - 1) * step + 1 : 1;
+    int64_t start = (int64_t)(((uint64_t)t->r0 * 2654435761u) % (uint64_t)(vocab - span_rows + 1));
+    s->off = start * rowb;
+    s->row_bytes = rowb;
+    s->rows = n;
+    s->stride = step * rowb;
+    s->planes = 1;
+    s->pstride = 0;
+    return 1;
+  }
+  default:
+    return 0;
+  }
+}
+
+void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t dt = dtb(y);
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    SegRange r = seg_range(c.ho, t);
+    int64_t plane = c.ho * c.wo * dt;
+    int64_t c0 = conv_depthwise(&c) ? 0 : t->c0, c1 = conv_depthwise(&c) ? c.co : t->c1;
+    s->off = ((r.s0 * c.co + c0) * c.ho + r.h0) * c.wo * dt;
+    s->row_bytes = (r.h1 - r.h0) * c.wo * dt;
+    s->rows = c1 - c0;
+    s->stride = plane;
+    s->planes = r.nseg;
+    s->pstride = c.co * plane;
+    return;
+  }
+  case OP_DENSE: case OP_MATMUL: {
+    int64_t nn = last_dim(y);
+    s->off = (t->r0 * nn + t->c0) * dt;
+    s->row_bytes = (t->c1 - t->c0) * dt;
+    s->rows = t->r1 - t->r0;
+    s->stride = nn * dt;
+    s->planes = 1;
+    s->pstride = 0;
+    return;
+  }
+  default: {
+    int64_t rows = tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
+    int64_t rb = tensor_bytes(y) / rows;
+    *s = span1(t->r0 * rb, (t->r1 - t->r0) * rb);
+    return;
+  }
+  }
+}
+
+static GtComputeStep vstep(GtVop v, int64_t elems, int64_t param, int uses_b) {
+  GtComputeStep s;
+  memset(&s, 0, sizeof s);
+  s.vop = v;
+  s.elems = elems;
+  s.param = param;
+  s.uses_b = uses_b;
+  return s;
+}
+
+static int elementwise_vop(GtOpKind k, GtVop *v) {
+  switch (k) {
+  case OP_RELU: *v = V_RELU; return 1;
+  case OP_RELU6: *v = V_RELU6; return 1;
+  case OP_GELU: *v = V_GELU; return 1;
+  case OP_SIGMOID: *v = V_SIGMOID; return 1;
+  case OP_SWISH: *v = V_SWISH; return 1;
+  case OP_TANH: *v = V_TANH; return 1;
+  case OP_ADD: *v = V_ADD; return 2;
+  case OP_SUB: *v = V_SUB; return 2;
+  case OP_MUL: *v = V_MUL; return 2;
+  case OP_DIV: *v = V_DIV; return 2;
+  case OP_BATCHNORM: *v = V_BNORM; return 1;
+  case OP_TRANSPOSE: *v = V_COPY; return 1;
+  default: return 0;
+  }
+}
+
+int op_input_whole(const GtGraph *g, int op, int i) {
+  const GtOp *o = &g->ops[op];
+  if (op_lower_kind(g, op) != LK_VEC) return 0;
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_GAVGPOOL:
+    return 0;
+  default: {
+    GtTile t = {0, 1, 0, 1, 0, 1};
+    GtSpan s;
+    return !tile_input_span(g, op, i, &t, &s);
+  }
+  }
+}
+
+GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  GtVop v;
+  switch (o->kind) {
+  case OP_LAYERNORM: return vstep(V_LNORM, elems, last_dim(y), 0);
+  case OP_SOFTMAX: return vstep(V_SOFTMAX, elems, last_dim(y), 0);
+  default: {
+    int n = elementwise_vop(o->kind, &v);
+    if (!n) die("%s cannot be a fused tail", opkind_name(o->kind));
+    return vstep(v, elems, 0, n == 2);
+  }
+  }
+}
+
+int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, int max) {
+  gt_assert(max >= 2);
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t rows = t->r1 - t->r0;
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D: {
+    ConvDims c = conv_dims(g, o);
+    if (conv_depthwise(&c)) {
+      /* depthwise: one multiply-accumulate per tap on the vector unit */
+      st[0] = vstep(V_MUL, rows * c.wo * c.co * c.kh * c.kw, c.kh * c.kw, 1);
+      return 1;
+    }
+    memset(&st[0], 0, sizeof st[0]);
+    st[0].is_gemm = 1;
+    st[0].m = rows * c.wo;
+    st[0].n = t->c1 - t->c0;
+    st[0].k = (t->k1 - t->k0) * c.kh * c.kw;
+    return 1;
+  }
+  case OP_DENSE: case OP_MATMUL:
+    memset(&st[0], 0, sizeof st[0]);
+    st[0].is_gemm = 1;
+    st[0].m = rows;
+    st[0].n = t->c1 - t->c0;
+    st[0].k = t->k1 - t->k0;
+    return 1;
+  case OP_MAXPOOL: case OP_AVGPOOL: {
+    ConvDims c = conv_dims(g, o);
+    int64_t win = c.kh * c.kw;
+    st[0] = vstep(o->kind == OP_MAXPOOL ? V_POOLMAX : V_POOLAVG, rows * c.wo * win, win, 0);
+    return 1;
+  }
+  case OP_GAVGPOOL: {
+    const GtTensor *x = T(g, o->in[0]);
+    int64_t hw = x->dim[2] * x->dim[3];
+    st[0] = vstep(V_POOLAVG, rows * hw, hw, 0);
+    return 1;
+  }
+  case OP_LAYERNORM:
+    st[0] = vstep(V_LNORM, rows * last_dim(y), last_dim(y), 0);
+    return 1;
+  case OP_SOFTMAX: {
+    int ax = o->at.axis < 0 ? y->ndim + o->at.axis : o->at.axis;
+    int64_t grp = (ax >= 0 && ax < y->ndim) ? y->dim[ax] : last_dim(y);
+    st[0] = vstep(V_SOFTMAX, rows * last_dim(y), grp, 0);
+    return 1;
+  }
+  case OP_GLU:
+    st[0] = vstep(V_GLU, rows * last_dim(y), 0, 1);
+    return 1;
+  case OP_INTERACTION: {
+    int64_t f, dd, p = interaction_pairs(g, o, &f, &dd);
+    st[0] = vstep(V_DOT, rows * p * dd, dd, 1);
+    if (o->at.pad_interaction) {
+      st[1] = vstep(V_COPY, rows * dd, 0, 0);
+      return 2;
+    }
+    return 1;
+  }
+  case OP_EMBEDDING: {
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+    if (bag == 1) return 0;
+    st[0] = vstep(V_RSUM, rows * bag * last_dim(y), bag, 0);
+    return 1;
+  }
+  default: {
+    GtVop v;
+    int n = elementwise_vop(o->kind, &v);
+    if (!n) die("no vector lowering for %s", opkind_name(o->kind));
+    st[0] = vstep(v, rows * last_dim(y), 0, n == 2);
+    return 1;
+  }
+  }
+}
