@@ -39,7 +39,7 @@ static const char *usage_text =
     "\n"
     "Exit status: 0 ok, 1 bad input, 2 simulation error, 3 internal error.\n";
 
-static void usage_error(const char *msg) {
+[[noreturn]] static void usage_error(const char *msg) {
   fprintf(stderr, "gtsim: %s\n(try 'gtsim --help')\n", msg);
   exit(GT_EXIT_INPUT);
 }
