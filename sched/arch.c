@@ -307,7 +307,7 @@ typedef struct {
 static const char *shown(Parser *p, const char *s) {
   size_t n = strlen(s), m = n > 60 ? 60 : n;
   char *r = arena_alloc(p->ar, m + 4);
-  for (size_t i = 0; i < m; i++) r[i] = (unsigned char)s[i] < 32 || s[i] == 127 ? '?' : s[i];
+  for (size_t i = 0; i < m; i++) r[i] = s[i] < 32 || s[i] > 126 ? '?' : s[i];
   if (n > m) memcpy(r + m, "...", 3);
   return r;
 }
@@ -435,9 +435,10 @@ static char *reader(char *str, int num, void *stream) {
   str[0] = '\n';
   str[1] = 0;
   if (p->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3, n -= 3; /* BOM */
-  if (memchr(s, 0, n)) {
-    err(p, p->file, p->line, "NUL byte in line (is this a text file?)");
+  if (memchr(s, 0, n)) { /* a binary file: one message, then stop reading */
+    err(p, p->file, p->line, "NUL byte: this is not a text config file");
     p->syntax_errors++;
+    p->pos = p->len;
     return str;
   }
   while (n && (*s == ' ' || *s == '\t')) s++, n--;
@@ -456,6 +457,8 @@ static char *reader(char *str, int num, void *stream) {
     return str;
   }
   if (*s == '[') {
+    p->cur = -1; /* until the header is known good, keys below it belong nowhere */
+    p->skip_keys = 1;
     const char *close = memchr(s, ']', n);
     if (!close) {
       err(p, p->file, p->line, "section header without ']'");
@@ -881,7 +884,8 @@ static GtArch *load(const char *file, const char *text, size_t len, const char *
   a->source_file = p->file;
   for (int k = SEC_CHIP; k <= SEC_CLUSTER; k++)
     if (find_section(p, arch_sec_names[k]) < 0)
-      err(p, p->file, p->line > 0 ? p->line : 1, "missing section [%s]", arch_sec_names[k]);
+      diag_error(d, p->file, p->line > 0 ? p->line : 1, 0, NULL, "missing section [%s]",
+                 arch_sec_names[k]);
   for (int i = 0; i < p->nsecs; i++) { /* unit kinds first: cores refer to them */
     Section *s = &p->secs[i];
     if (s->kind != SEC_UNIT) continue;

@@ -156,6 +156,62 @@ static void unit_summary(const GtUnitKind *u, char *buf, size_t n) {
              u->dataflow == DF_WEIGHT_STATIONARY ? "weight-stationary" : "output-stationary");
 }
 
+/* One table: rows unit kinds, core kinds, cluster, chip; columns the dtypes with a non-zero
+ * chip rate, first per cycle, then per second. */
+static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const char *title,
+                             const char *per_cycle, const char *per_s) {
+  int cols[DT_COUNT], nc = 0, nt = kind == R_SCALAR ? 1 : DT_COUNT;
+  for (int t = 0; t < nt; t++) {
+    double cl = 0;
+    for (int k = 0; k < a->ncore_kinds; k++)
+      cl += core_rate(a, &a->core_kinds[k], kind, t) * a->core_kinds[k].count;
+    if (cl > 0) cols[nc++] = t;
+  }
+  if (nc == 0) return;
+  double hz = a->clock_mhz * 1e6, mul = kind == R_MATRIX ? 2 : 1;
+  char b[64];
+  fprintf(out, "#\n# %s\n#   %-20s %-*s  %s\n#   %-20s", title, "", nc * 10, per_cycle, per_s,
+          "level");
+  for (int pass = 0; pass < 2; pass++)
+    for (int c = 0; c < nc; c++)
+      fprintf(out, "%10s%s", kind == R_SCALAR ? "-" : dtype_name((GtDtype)cols[c]),
+              pass == 0 && c == nc - 1 ? "  " : "");
+  fputc('\n', out);
+  int nrows = a->nunit_kinds + a->ncore_kinds + 2;
+  for (int r = 0; r < nrows; r++) {
+    double v[DT_COUNT] = {0};
+    if (r < a->nunit_kinds) {
+      if (!unit_used(a, r)) continue;
+      snprintf(b, sizeof b, "unit %s", a->units[r].name);
+      for (int c = 0; c < nc; c++) v[c] = unit_rate(&a->units[r], kind, cols[c]);
+    } else if (r < a->nunit_kinds + a->ncore_kinds) {
+      const GtCoreKind *ck = &a->core_kinds[r - a->nunit_kinds];
+      snprintf(b, sizeof b, "core %s", ck->name);
+      for (int c = 0; c < nc; c++) v[c] = core_rate(a, ck, kind, cols[c]);
+    } else {
+      int chip = r == nrows - 1;
+      if (chip) snprintf(b, sizeof b, "chip (%d cluster%s)", a->nclusters, a->nclusters == 1 ? "" : "s");
+      else snprintf(b, sizeof b, "cluster (%d cores)", a->cores_per_cluster);
+      for (int c = 0; c < nc; c++) {
+        for (int k = 0; k < a->ncore_kinds; k++)
+          v[c] += core_rate(a, &a->core_kinds[k], kind, cols[c]) * a->core_kinds[k].count;
+        if (chip) v[c] *= a->nclusters;
+      }
+    }
+    int any = 0;
+    for (int c = 0; c < nc; c++) any |= v[c] > 0;
+    if (!any) continue;
+    fprintf(out, "#   %-20s", b);
+    for (int c = 0; c < nc; c++) fprintf(out, "%10.10g%s", v[c], c == nc - 1 ? "  " : "");
+    for (int c = 0; c < nc; c++) {
+      char si[32];
+      fmt_si(v[c] * hz * mul, si, sizeof si);
+      fprintf(out, "%10s", si);
+    }
+    fputc('\n', out);
+  }
+}
+
 static void describe_text(const GtArch *a, FILE *out) {
   char b1[128], b2[128], b3[128];
   SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
@@ -196,34 +252,12 @@ static void describe_text(const GtArch *a, FILE *out) {
     first += c->count;
   }
 
-  Rate rates[MAX_RATES];
-  int nr = collect_rates(a, rates);
-  static const char *titles[] = {"Peak matrix compute (1 MAC = 2 FLOP)",
-                                 "Peak vector throughput (element-ops)",
+  static const char *titles[] = {"Peak matrix compute", "Peak vector throughput",
                                  "Peak scalar throughput"};
-  static const char *col[] = {"MAC/cycle", "elem/cycle", "ops/cycle"};
-  static const char *col2[] = {"MAC/s", "elem/s", "ops/s"};
-  for (int kind = R_MATRIX; kind <= R_SCALAR; kind++) {
-    int any = 0;
-    for (int i = 0; i < nr; i++) any |= rates[i].kind == (RateKind)kind;
-    if (!any) continue;
-    fprintf(out, "#\n# %s\n#   %-7s %-16s %12s %12s", titles[kind], "dtype", "level", col[kind],
-            col2[kind]);
-    fprintf(out, kind == R_MATRIX ? " %12s\n" : "\n", "FLOP/s");
-    for (int i = 0; i < nr; i++) {
-      const Rate *r = &rates[i];
-      if (r->kind != (RateKind)kind) continue;
-      snprintf(b1, sizeof b1, "%s%s%s", r->level, *r->name ? " " : "", r->name);
-      fmt_si(r->per_cycle * a->clock_mhz * 1e6, b2, sizeof b2);
-      fprintf(out, "#   %-7s %-16s %12.10g %12s", r->dtype < 0 ? "-" : dtype_name((GtDtype)r->dtype),
-              b1, r->per_cycle, b2);
-      if (kind == R_MATRIX) {
-        fmt_si(2 * r->per_cycle * a->clock_mhz * 1e6, b3, sizeof b3);
-        fprintf(out, " %12s", b3);
-      }
-      fputc('\n', out);
-    }
-  }
+  static const char *per_cycle[] = {"MAC/cycle", "elem/cycle", "ops/cycle"};
+  static const char *per_s[] = {"FLOP/s (1 MAC = 2 FLOP)", "elem/s", "ops/s"};
+  for (int kind = R_MATRIX; kind <= R_SCALAR; kind++)
+    print_rate_table(a, out, (RateKind)kind, titles[kind], per_cycle[kind], per_s[kind]);
 
   fprintf(out, "#\n# Memory\n");
   fmt_bytes((double)a->ddr_capacity_bytes, b1, sizeof b1);
