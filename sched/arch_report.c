@@ -191,7 +191,8 @@ static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const ch
     } else {
       int chip = r == nrows - 1;
       if (chip) snprintf(b, sizeof b, "chip (%d cluster%s)", a->nclusters, a->nclusters == 1 ? "" : "s");
-      else snprintf(b, sizeof b, "cluster (%d cores)", a->cores_per_cluster);
+      else snprintf(b, sizeof b, "cluster (%d core%s)", a->cores_per_cluster,
+                    a->cores_per_cluster == 1 ? "" : "s");
       for (int c = 0; c < nc; c++) {
         for (int k = 0; k < a->ncore_kinds; k++)
           v[c] += core_rate(a, &a->core_kinds[k], kind, cols[c]) * a->core_kinds[k].count;
@@ -237,13 +238,15 @@ static void describe_text(const GtArch *a, FILE *out) {
 
   long long cores = (long long)a->cores_per_cluster * a->nclusters;
   fprintf(out, "\n# ---- Derived figures ----\n");
-  fprintf(out, "# Topology: %d cluster%s x %d cores = %lld cores, clock %g MHz\n", a->nclusters,
-          a->nclusters == 1 ? "" : "s", a->cores_per_cluster, cores, a->clock_mhz);
+  fprintf(out, "# Topology: %d cluster%s x %d core%s = %lld core%s, clock %g MHz\n",
+          a->nclusters, a->nclusters == 1 ? "" : "s", a->cores_per_cluster,
+          a->cores_per_cluster == 1 ? "" : "s", cores, cores == 1 ? "" : "s", a->clock_mhz);
   int first = 0;
   for (int k = 0; k < a->ncore_kinds; k++) {
     const GtCoreKind *c = &a->core_kinds[k];
-    fprintf(out, "#   core kind %-8s cores %d-%d of each cluster; units:", c->name, first,
-            first + c->count - 1);
+    if (c->count == 1) snprintf(b1, sizeof b1, "core %d", first);
+    else snprintf(b1, sizeof b1, "cores %d-%d", first, first + c->count - 1);
+    fprintf(out, "#   core kind %-8s %s of each cluster; units:", c->name, b1);
     for (int i = 0; i < c->nunits; i++) {
       unit_summary(&a->units[c->unit[i]], b1, sizeof b1);
       fprintf(out, "%s %s", i ? "," : "", b1);
@@ -287,7 +290,7 @@ static void describe_text(const GtArch *a, FILE *out) {
   fmt_bytes(o.chip_lb, b1, sizeof b1);
   fmt_bytes(o.chip_gb, b2, sizeof b2);
   fmt_bytes(o.chip_total, b3, sizeof b3);
-  fprintf(out, "#   chip: LB %s + GB %s = %s on chip\n", b1, b2, b3);
+  fprintf(out, "#   chip: LB %s + GB %s = %s on chip\n", b1, a->gb_bytes ? b2 : "none (0)", b3);
   fprintf(out, "#   interconnect: %g B/cycle per core link, cluster link %g B/cycle\n",
           a->noc_link_bytes_per_cycle, a->cluster_link_bytes_per_cycle);
 
