@@ -566,9 +566,8 @@ static void apply_set(Parser *p, const char *arg) {
 /* ---------------------------------------------------------------- resolve */
 
 static void range_text(const ArchKey *k, char *buf, size_t n) {
-  if (k->min_exclusive) snprintf(buf, n, "> %g", k->min);
-  else snprintf(buf, n, "%g to %g", k->min, k->max);
-  if (k->min_exclusive) snprintf(buf + strlen(buf), n - strlen(buf), " and <= %g", k->max);
+  if (k->min_exclusive) snprintf(buf, n, "> %.15g and <= %.15g", k->min, k->max);
+  else snprintf(buf, n, "%.15g to %.15g", k->min, k->max);
 }
 
 static int parse_int(const char *s, long long *out) {
@@ -737,9 +736,12 @@ static void resolve_section(Parser *p, GtArch *a, Section *s, void *obj) {
           (k->type == KT_CLASS || (k->type == KT_ENUM && k->when == KW_MATRIX)))
         return; /* the keys below depend on this one: do not cascade */
     } else if (applies && !k->def) {
-      if (k->type == KT_CLASS) {
-        err(p, p->file, s->line, "%s.%s: missing required key", s->full, k->key);
-        return; /* nothing else of a unit can be checked without its class */
+      if (k->type == KT_CLASS || k->type == KT_ENUM) {
+        err(p, p->file, s->line, "%s.%s: missing required key%s%s%s", s->full, k->key,
+            k->when ? " (required when " : "", when_text(k->when), k->when ? ")" : "");
+        if (k->type == KT_CLASS || k->when == KW_MATRIX)
+          return; /* the keys below depend on class and shape: do not cascade */
+        continue;
       }
       if (k->when == KW_ALWAYS)
         err(p, p->file, s->line, "%s.%s: missing required key", s->full, k->key);
@@ -886,26 +888,24 @@ static GtArch *load(const char *file, const char *text, size_t len, const char *
     if (find_section(p, arch_sec_names[k]) < 0)
       diag_error(d, p->file, p->line > 0 ? p->line : 1, 0, NULL, "missing section [%s]",
                  arch_sec_names[k]);
-  for (int i = 0; i < p->nsecs; i++) { /* unit kinds first: cores refer to them */
-    Section *s = &p->secs[i];
-    if (s->kind != SEC_UNIT) continue;
-    GtUnitKind *u = &a->units[a->nunit_kinds++];
-    u->name = s->full + 5;
-    resolve_section(p, a, s, u);
-  }
+  /* sections in file order (so messages come in line order); unit kinds are numbered in
+   * file order; the core units lists are resolved after every unit kind is known */
   for (int i = 0; i < p->nsecs; i++) {
     Section *s = &p->secs[i];
-    if (s->kind == SEC_UNIT || s->kind == SEC_CORE) continue;
-    resolve_section(p, a, s, a);
+    if (s->kind == SEC_UNIT) {
+      GtUnitKind *u = &a->units[a->nunit_kinds++];
+      u->name = s->full + 5;
+      resolve_section(p, a, s, u);
+    } else if (s->kind == SEC_CORE) {
+      GtCoreKind *c = &a->core_kinds[a->ncore_kinds++];
+      c->name = s->full + 5;
+      resolve_section(p, a, s, c);
+    } else {
+      resolve_section(p, a, s, a);
+    }
   }
-  for (int i = 0; i < p->nsecs; i++) {
-    Section *s = &p->secs[i];
-    if (s->kind != SEC_CORE) continue;
-    GtCoreKind *c = &a->core_kinds[a->ncore_kinds++];
-    c->name = s->full + 5;
-    resolve_section(p, a, s, c);
-    resolve_units_list(p, a, s, c);
-  }
+  for (int i = 0, k = 0; i < p->nsecs; i++)
+    if (p->secs[i].kind == SEC_CORE) resolve_units_list(p, a, &p->secs[i], &a->core_kinds[k++]);
   if (d->nerrors > before) goto fail;
   check_cross(p, a);
   if (d->nerrors > before) goto fail;
