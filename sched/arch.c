@@ -543,7 +543,9 @@ static void apply_set(Parser *p, const char *arg) {
     err(p, loc, 0, "expected section.key=value");
     return;
   }
+  while (*arg == ' ' || *arg == '\t') arg++; /* blanks around the key as in a file */
   char *lhs = arena_strndup(p->ar, arg, (size_t)(eq - arg));
+  for (size_t n = strlen(lhs); n && (lhs[n - 1] == ' ' || lhs[n - 1] == '\t'); n--) lhs[n - 1] = 0;
   char *dot = strrchr(lhs, '.');
   if (!dot || dot == lhs || !dot[1]) {
     err(p, loc, 0, "expected section.key=value (e.g. ddr.bandwidth_gb_per_s=68)");

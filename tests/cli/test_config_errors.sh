@@ -24,7 +24,7 @@ for f in "${cases[@]}"; do
   why=()
   [ "$rc" -eq 1 ] || why+=("exit status $rc, expected 1")
   [ -s "$tmp/out" ] && why+=("printed a description to stdout")
-  marks=$(grep -a -n ' ; <- error: ' "$f")
+  marks=$(grep -a -n ' ; <- error: ' "$f" | tr -d '\000')
   [ -n "$marks" ] || why+=("no '; <- error:' marker in the case file")
   while IFS= read -r m; do
     [ -n "$m" ] || continue
