@@ -331,7 +331,7 @@ static int parse_attrs(Parser *p, GtOpKind kind, const Tok *kind_tok, GtAttrs *a
     }
     const char *why = NULL;
     if (gtg_attr_set(at, kind, (GtgAttr)a, v, n, &why))
-      return error_at(p, first, "'%s' of %s %s", sp->name, opkind_name(kind), why);
+      return error_at(p, first, "'%s' of %s: %s", sp->name, opkind_name(kind), why);
   }
   for (int a = 0; a < GA_COUNT; a++)
     if ((gtg_attr_spec[a].required & GTG_K(kind)) && !(seen & (1u << a)))
