@@ -53,7 +53,7 @@ int gtg_name_valid(const char *s) {
   if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
   for (s++; *s; s++)
     if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-          *s == '_' || *s == '.'))
+          *s == '_' || *s == '.' || *s == '-'))
       return 0;
   return 1;
 }

@@ -165,7 +165,7 @@ GtGraph *model_load(const char *path, GtDiag *d);
 /* --stats */
 void graph_print_stats(FILE *out, const GtGraph *g, int json);
 
-/* 1 if s is a valid .gtg name ([A-Za-z_][A-Za-z0-9_.]*); importers must produce such names
+/* 1 if s is a valid .gtg name ([A-Za-z_][A-Za-z0-9_.-]*); importers must produce such names
  * for a graph to be written by gtg_write(). */
 int gtg_name_valid(const char *s);
 /* Largest live activation: tensors live from their producer (graph inputs: from op 0) to their

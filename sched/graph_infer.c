@@ -87,6 +87,15 @@ static int check_window(Ctx *c, const GtAttrs *at, int two_d) {
   }
   for (int i = 0; i < 4; i++)
     if (at->pad[i] < 0) return op_error(c, "pad must be >= 0, not %d", at->pad[i]);
+  if (!two_d) { /* 1-D: the height entries are neutral or repeat the width (kernel=31) */
+    if ((at->kernel[0] != 1 && at->kernel[0] != at->kernel[1]) ||
+        (at->stride[0] != 1 && at->stride[0] != at->stride[1]) ||
+        (at->dilation[0] != 1 && at->dilation[0] != at->dilation[1]) ||
+        !((at->pad[0] == 0 && at->pad[2] == 0) ||
+          (at->pad[0] == at->pad[1] && at->pad[2] == at->pad[3])))
+      return op_error(c, "a 1-D window has no height: give kernel, stride, dilation and pad as "
+                         "one value, or with height entries 1 (pad 0)");
+  }
   return 0;
 }
 

@@ -3,7 +3,8 @@
  * Invariant (what makes the round trip exact): for every attribute a and op kind k,
  * gtg_attr_set(at, k, a, v, gtg_attr_get(at', k, a, v)) reproduces in `at` the fields of at'
  * that a controls for k, whenever at' was itself produced by gtg_attr_set from defaults.
- * 1-D windows (conv1d) live in index 1 of kernel/stride/dilation and in pad[1], pad[3].
+ * Spellings are the same for every window op (conv1d included: its width is index 1, and
+ * graph_infer() rejects height entries that are neither neutral nor equal to the width).
  */
 #include "graph_priv.h"
 
@@ -13,12 +14,7 @@ const GtgAttrSpec gtg_attr_spec[GA_COUNT] = {
 #undef X
 };
 
-static int set_pair(int *f, const int64_t *v, int n, int one_d, const char **why) {
-  if (one_d) {
-    if (n != 1) return *why = "a 1-D window takes one value", -1;
-    f[1] = (int)v[0];
-    return 0;
-  }
+static int set_pair(int *f, const int64_t *v, int n, const char **why) {
   if (n > 2) return *why = "takes 1 or 2 values (h,w)", -1;
   f[0] = (int)v[0];
   f[1] = (int)(n == 2 ? v[1] : v[0]);
@@ -26,19 +22,13 @@ static int set_pair(int *f, const int64_t *v, int n, int one_d, const char **why
 }
 
 int gtg_attr_set(GtAttrs *at, GtOpKind k, GtgAttr a, const int64_t *v, int n, const char **why) {
-  int one_d = k == OP_CONV1D;
+  (void)k;
   switch (a) {
   case GA_UNITS: at->units = v[0]; return 0;
-  case GA_KERNEL: return set_pair(at->kernel, v, n, one_d, why);
-  case GA_STRIDE: return set_pair(at->stride, v, n, one_d, why);
-  case GA_DILATION: return set_pair(at->dilation, v, n, one_d, why);
+  case GA_KERNEL: return set_pair(at->kernel, v, n, why);
+  case GA_STRIDE: return set_pair(at->stride, v, n, why);
+  case GA_DILATION: return set_pair(at->dilation, v, n, why);
   case GA_PAD:
-    if (one_d) {
-      if (n > 2) return *why = "a 1-D window takes 1 value or 2 (left,right)", -1;
-      at->pad[1] = (int)v[0];
-      at->pad[3] = (int)(n == 2 ? v[1] : v[0]);
-      return 0;
-    }
     if (n == 3) return *why = "takes 1 value, 2 (h,w) or 4 (top,left,bottom,right)", -1;
     for (int i = 0; i < 4; i++) at->pad[i] = (int)(n == 4 ? v[i] : n == 2 ? v[i % 2] : v[0]);
     return 0;
@@ -68,27 +58,21 @@ int gtg_attr_set(GtAttrs *at, GtOpKind k, GtgAttr a, const int64_t *v, int n, co
   die("bad attribute %d", (int)a);
 }
 
-static int get_pair(const int *f, int64_t *v, int one_d) {
-  if (one_d) return v[0] = f[1], 1;
+static int get_pair(const int *f, int64_t *v) {
   v[0] = f[0];
   v[1] = f[1];
   return f[0] == f[1] ? 1 : 2;
 }
 
 int gtg_attr_get(const GtAttrs *at, GtOpKind k, GtgAttr a, int64_t *v) {
-  int one_d = k == OP_CONV1D;
+  (void)k;
   switch (a) {
   case GA_UNITS: return v[0] = at->units, 1;
-  case GA_KERNEL: return get_pair(at->kernel, v, one_d);
-  case GA_STRIDE: return get_pair(at->stride, v, one_d);
-  case GA_DILATION: return get_pair(at->dilation, v, one_d);
+  case GA_KERNEL: return get_pair(at->kernel, v);
+  case GA_STRIDE: return get_pair(at->stride, v);
+  case GA_DILATION: return get_pair(at->dilation, v);
   case GA_PAD: {
     const int *p = at->pad;
-    if (one_d) {
-      v[0] = p[1];
-      v[1] = p[3];
-      return p[1] == p[3] ? 1 : 2;
-    }
     for (int i = 0; i < 4; i++) v[i] = p[i];
     if (p[0] == p[2] && p[1] == p[3]) return p[0] == p[1] ? 1 : 2;
     return 4;

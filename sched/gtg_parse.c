@@ -76,7 +76,8 @@ static int lex(Parser *p) {
       ls = s;
     } else if (is_alpha((unsigned char)*s)) {
       const char *b = s;
-      while (is_alpha((unsigned char)*s) || is_digit((unsigned char)*s) || *s == '.') s++;
+      while (is_alpha((unsigned char)*s) || is_digit((unsigned char)*s) || *s == '.' || *s == '-')
+        s++;
       t.kind = T_NAME;
       t.len = (int)(s - b);
     } else if (is_digit((unsigned char)*s) || (*s == '-' && is_digit((unsigned char)s[1]))) {

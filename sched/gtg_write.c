@@ -25,7 +25,7 @@ static char *sanitize(const GtGraph *g, int id) {
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
     int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-             c == '_' || c == '.';
+             c == '_' || c == '.' || c == '-';
     r[k++] = ok ? c : '_';
   }
   snprintf(r + k, 32, "_%d", id);
@@ -87,7 +87,7 @@ void gtg_write(FILE *out, const GtGraph *g) {
   if (!((*mn >= 'A' && *mn <= 'Z') || (*mn >= 'a' && *mn <= 'z') || *mn == '_')) fputc('_', out);
   for (const char *c = mn; *c; c++) {
     int ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-             *c == '_' || *c == '.';
+             *c == '_' || *c == '.' || *c == '-';
     fputc(ok ? *c : '_', out);
   }
   fprintf(out, " batch=%lld dtype=%s\n", (long long)g->default_batch, dtype_name_local(g->dtype));

@@ -526,7 +526,9 @@ static void test_opkind_names(void **st) {
   assert_int_equal(opkind_parse("conv3d", &p), -1);
   assert_true(gtg_name_valid("layer1.0_conv"));
   assert_false(gtg_name_valid("1x"));
-  assert_false(gtg_name_valid("a-b"));
+  assert_true(gtg_name_valid("bert-128"));
+  assert_false(gtg_name_valid("a/b"));
+  assert_false(gtg_name_valid("-a"));
   assert_false(gtg_name_valid(""));
 }
 

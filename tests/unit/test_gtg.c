@@ -30,11 +30,11 @@ static GtGraph *parse(const char *text) {
 
 static void test_minimal_and_comments(void **st) {
   (void)st;
-  GtGraph *g = parse("# leading comment\n\n  gtg 1   # version\nmodel m batch=3\n"
+  GtGraph *g = parse("# leading comment\n\n  gtg 1   # version\nmodel res-net.v1 batch=3\n"
                      "input x: fp32[N,4]  # no spaces needed\n"
                      "y = relu(x)\n\n\tz=dense(y)units=2 bias=0\n");
   assert_non_null(g);
-  assert_string_equal(g->name, "m");
+  assert_string_equal(g->name, "res-net.v1");
   assert_int_equal(g->default_batch, 3);
   assert_int_equal(g->batch, 3);
   assert_int_equal(g->dtype, DT_FP16); /* default when dtype= is absent */
@@ -61,7 +61,7 @@ static void test_attribute_spellings(void **st) {
                          "c = conv2d(x) units=8 kernel=2 pad=1,0,0,1 groups=4 bias=0\n"
                          "r = reshape(x) shape=N,-1,16\n"
                          "input s: fp16[N, 4, 10]\n"
-                         "d = conv1d(s) units=4 kernel=3 pad=2,0 groups=4\n"
+                         "d = conv1d(s) units=4 kernel=1,3 pad=0,2,0,0 groups=4\n"
                          "input, out2 = split(s) axis=-1 sizes=4, 6\n");
   assert_non_null(g);
   const GtAttrs *a = &g->ops[0].at, *b = &g->ops[1].at, *c = &g->ops[2].at;
@@ -154,8 +154,8 @@ static const ErrCase cases[] = {
     {"unclosed shape", "gtg 1\nmodel m\ninput x: fp16[N, 4\n", 3, 19, "expected ',' or ']'"},
     {"missing equals", HDR "y relu(x)\n", 4, 3, "expected ',' or '=' after an output name"},
     {"huge integer", HDR "y = dense(x) units=99999999999999999999\n", 4, 20, "integer too large"},
-    {"conv1d 2-D kernel", "gtg 1\nmodel m\ninput s: fp16[N, 4, 10]\ny = conv1d(s) units=4 kernel=1,3\n",
-     4, 30, "'kernel' of conv1d: a 1-D window takes one value"},
+    {"conv1d 2-D kernel", "gtg 1\nmodel m\ninput s: fp16[N, 4, 10]\ny = conv1d(s) units=4 kernel=3,5\n",
+     4, 5, "a 1-D window has no height"},
     {"kernel does not fit", HDR "y = conv2d(x) units=4 kernel=9\n", 4, 5, "does not fit input [2, 4, 8, 8]"},
 };
 

@@ -133,7 +133,7 @@ static void test_invalid_names(void **st) {
   if (!b) print_error("%s\n", t);
   assert_non_null(b);
   assert_int_equal(b->nops, 2);
-  assert_string_equal(b->name, "torch_jit_export");
+  assert_string_equal(b->name, "torch-jit_export");
   assert_string_equal(b->tensors[0].name, "input.1");
   assert_string_equal(b->tensors[1].name, "_0bad_1");
   /* "/layer/Add_output_0" (id 2) sanitizes to "__layer_Add_output_0_2", which is the valid
