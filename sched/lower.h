@@ -60,6 +60,8 @@ typedef struct {
   int core_kind;             /* which cores run it (all cores of this kind in each cluster) */
   int unit_head, unit_tail;  /* queue index (Q_UNIT0 + i) of the head's and the tail's unit;
                                 -1 when the kernel has no compute (copies) */
+  GtDtype cdt_head, cdt_tail; /* compute dtypes on the units (fill_kernel_units: the tensor's
+                                dtype, or the unit's fastest when it lacks that one) */
   int row_reduce;            /* the tail reduces over the output's last axis: tiles keep whole rows */
   /* partition and tiling (fill_tiling) */
   int split_clusters;        /* 1: batch split over clusters; 0: the whole op on cluster 0 */
@@ -108,6 +110,7 @@ typedef struct {
   int outputs_ddr, outputs_gb, outputs_lb;
   /* roofline inputs (whole run) */
   int64_t total_flops;
+  double peak_flops;         /* FLOP/s of every matrix and vector unit at the compute dtypes used */
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
   int active_cores[GT_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */

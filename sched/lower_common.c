@@ -109,6 +109,25 @@ int64_t core_tile_budget(const GtArch *a, int core_kind) {
   return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
 }
 
+/* The dtype a unit computes an op of tensor dtype dt in: dt itself when supported, else the
+ * unit's fastest dtype (a config's deployment precision, e.g. int8 on Goya's MME); -1 if the
+ * unit has no capability `cap`. Tensors keep their size in memory either way. */
+static int unit_dtype(const GtUnitKind *u, unsigned cap, GtDtype dt) {
+  double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
+  if (!(u->caps & cap)) return -1;
+  if (r > 0) return (int)dt;
+  int best = -1;
+  double br = 0;
+  for (int t = 0; t < DT_COUNT; t++) {
+    double x = cap == CAP_MATRIX ? unit_macs_per_cycle(u, (GtDtype)t) : (double)u->lanes[t];
+    if (x > br) {
+      br = x;
+      best = t;
+    }
+  }
+  return best;
+}
+
 /* Best unit of a core kind for a need (CAP_MATRIX or CAP_VECTOR) and dtype: its index in the
  * kind's unit list, or -1. Prefers a unit with only that capability. */
 static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double *rate) {
@@ -117,9 +136,11 @@ static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double
   double br = 0;
   for (int i = 0; i < ck->nunits; i++) {
     const GtUnitKind *u = &a->units[ck->unit[i]];
-    if (!(u->caps & cap)) continue;
-    double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
+    int udt = unit_dtype(u, cap, dt);
+    if (udt < 0) continue;
+    double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, (GtDtype)udt) : (double)u->lanes[udt];
     if (r <= 0) continue;
+    if (udt != (int)dt) r *= 0.5; /* prefer a unit that has the graph's dtype */
     if (u->caps != cap) r *= 0.999; /* tie-break towards the dedicated unit */
     if (r > br) {
       br = r;
@@ -227,6 +248,15 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
   l->nkernels = n;
   for (int ki = 0; ki < n; ki++) {
     GtKernel *k = &l->kernels[ki];
+    const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+    GtDtype hdt = op_dtype(g, k->head);
+    k->cdt_head = k->cdt_tail = hdt;
+    if (k->unit_head >= 0) {
+      const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+      k->cdt_head = (GtDtype)unit_dtype(u, head_need(g, k->head), hdt);
+      const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+      k->cdt_tail = k->nops > 1 ? (GtDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
+    }
     k->flops = k->macs = 0;
     for (int i = 0; i < k->nops; i++) {
       GtOpCost c = graph_op_cost(g, k->ops[i]);

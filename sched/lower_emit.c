@@ -33,6 +33,7 @@ struct GtEmitState {
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
   int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
   int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
+  unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
   int nparticipants;
   int64_t ddr_top;              /* bump pointer */
   int64_t ddr_base;             /* end of the program-lifetime allocations */
@@ -87,12 +88,28 @@ static void e_free(Emit *e, int qi, uint32_t r) {
   GtInst *in = emit(e, qi, I_FREE);
   in->r[0] = r;
 }
-static void e_signal(Emit *e, int from, int to_slot, int flag) {
+/* Queue-to-queue hand-over: a flag between queues of one core; a cluster semaphore (one id per
+ * waiting queue and flag) when a side is a cluster DMA queue serving a core without DMA. */
+enum { SEM_FLAG_BASE = 1 << 20 };
+static int64_t sem_id(int qi, int flag) { return SEM_FLAG_BASE + (int64_t)qi * 4 + flag; }
+static void e_signal(Emit *e, int from, int to, int to_slot, int flag) {
+  if (e->s->qsem[from] || e->s->qsem[to]) {
+    GtInst *in = emit(e, from, I_SEMPOST);
+    in->sub = SCOPE_CLUSTER;
+    in->n[0] = sem_id(to, flag);
+    return;
+  }
   GtInst *in = emit(e, from, I_SIGNAL);
   in->sub = (uint8_t)to_slot;
   in->n[0] = flag;
 }
 static void e_wait(Emit *e, int qi, int flag) {
+  if (e->s->qsem[qi]) {
+    GtInst *in = emit(e, qi, I_SEMWAIT);
+    in->sub = SCOPE_CLUSTER;
+    in->n[0] = sem_id(qi, flag);
+    return;
+  }
   GtInst *in = emit(e, qi, I_WAIT);
   in->n[0] = flag;
 }
@@ -201,17 +218,27 @@ static void setup(Emit *e) {
     if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
     if (k->w_via_gb) need_cdma = 1;
   }
-  /* queues in a fixed order: cluster, core, slot; then cluster DMA queues */
+  /* queues in a fixed order: cluster, core, slot; then cluster DMA queues. A core without DMA
+   * engines (Goya's GEMM core) is served by two cluster DMA queues (1+2j, 2+2j). */
+  int nodma = 0;
+  for (int kind = 0; kind < a->ncore_kinds; kind++)
+    if (a->core_kinds[kind].dma_engines == 0) nodma += l->active_cores[kind];
+  if (nodma && 1 + 2 * nodma > a->dma_engines)
+    die("config '%s': %d cores without DMA need %d cluster DMA engines, it has %d", a->name,
+        nodma, 1 + 2 * nodma, a->dma_engines);
   for (int c = 0; c < s->nclusters; c++) {
+    int j = 0;
     for (int kind = 0; kind < a->ncore_kinds; kind++) {
       const GtCoreKind *ck = &a->core_kinds[kind];
       for (int i = 0; i < l->active_cores[kind]; i++) {
         int core = core_base(a, kind) + i;
         for (int slot = 0; slot < 2 + ck->nunits; slot++) {
-          program_queue(e->p, c, core, slot);
+          if (slot < Q_UNIT0 && ck->dma_engines == 0) program_queue(e->p, c, -1, 1 + 2 * j + slot);
+          else program_queue(e->p, c, core, slot);
           s->qidx[((size_t)c * (size_t)s->ncores + (size_t)core) * (size_t)s->qpc + (size_t)slot] =
               e->p->nqueues - 1;
         }
+        if (ck->dma_engines == 0) j++;
       }
     }
     s->cdma[c] = -1;
@@ -221,6 +248,13 @@ static void setup(Emit *e) {
     }
   }
   s->nparticipants = e->p->nqueues;
+  s->qsem = arena_alloc(l->arena, (size_t)e->p->nqueues);
+  for (int c = 0; c < s->nclusters; c++)
+    for (int kind = 0; kind < a->ncore_kinds; kind++)
+      if (a->core_kinds[kind].dma_engines == 0)
+        for (int i = 0; i < l->active_cores[kind]; i++)
+          for (int slot = 0; slot < 2 + a->core_kinds[kind].nunits; slot++)
+            s->qsem[core_q(e, c, core_base(a, kind) + i, slot)] = 1;
   s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
   s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
   s->t_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
@@ -526,7 +560,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   int64_t nA = 0, nW = 0, nR = 0, nO = 0;
   int curA = 0, curW = 0, curO = 0, curR = 0;
   uint32_t otile = 0;
-  GtDtype dt = g->tensors[h->out[0]].dtype;
+  GtDtype dt = g->tensors[h->out[0]].dtype;   /* sizes */
+  GtDtype cdt = k->cdt_head, tdt = k->cdt_tail; /* what the units compute in */
   int64_t ncol_t = ceil_div64(cb - ca, k->tc);
   int first = 1;
   for (int64_t r = ra; r < rb;) {
@@ -586,7 +621,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           }
           nR++;
         }
-        e_signal(e, qin, sh, F_READY);
+        e_signal(e, qin, qh, sh, F_READY);
         /* head unit */
         e_wait(e, qh, F_READY);
         if (kt == 0) {
@@ -630,7 +665,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
             in->n[0] = cs[i].elems;
             in->n[1] = cs[i].param;
           }
-          in->dtype = (uint8_t)dt;
+          in->dtype = (uint8_t)cdt;
           in->r[0] = O.reg[curO][0];
           if (cs[i].is_gemm && kt > 0) {
             in->t[0] = otile; /* accumulates into the tile the region holds */
@@ -640,12 +675,12 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           }
         }
         if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
-        if (na && (nextA || last_step)) e_signal(e, qh, Q_DMA_IN, F_AFREE);
-        if (has_w && (nextW || last_step)) e_signal(e, qh, Q_DMA_IN, F_WFREE);
+        if (na && (nextA || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_AFREE);
+        if (has_w && (nextW || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_WFREE);
         (void)nextW;
         if (last_k) {
           if (qt != qh) {
-            e_signal(e, qh, st_, F_MID);
+            e_signal(e, qh, qt, st_, F_MID);
             e_wait(e, qt, F_MID);
           }
           int64_t oelems = 0;
@@ -658,7 +693,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
             GtComputeStep ts = tail_step(g, k->ops[j], oelems);
             GtInst *in = emit(e, qt, I_VEC);
             in->sub = (uint8_t)ts.vop;
-            in->dtype = (uint8_t)dt;
+            in->dtype = (uint8_t)tdt;
             in->r[1] = O.reg[curO][0];
             in->t[1] = otile;
             if (ts.uses_b) {
@@ -685,8 +720,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
             otile = program_new_tile(e->p, NULL);
             in->t[0] = otile;
           }
-          if (nr) e_signal(e, qt, Q_DMA_IN, F_RFREE);
-          e_signal(e, qt, Q_DMA_OUT, F_OREADY);
+          if (nr) e_signal(e, qt, qin, Q_DMA_IN, F_RFREE);
+          e_signal(e, qt, qout, Q_DMA_OUT, F_OREADY);
           /* dma_out */
           e_wait(e, qout, F_OREADY);
           int out_t = g->ops[k->ops[k->nops - 1]].out[0];
@@ -696,7 +731,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           GtSpan src = local_of(&os);
           e_mov(e, qout, dr, dtile, &dst, O.reg[curO][0], otile, &src);
           if (lvl == LVL_DDR) k->ddr_write += span_bytes(&os);
-          e_signal(e, qout, sh, F_OFREE);
+          e_signal(e, qout, qh, sh, F_OFREE);
           nO++;
         }
         first = 0;
@@ -817,7 +852,7 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
           ss = dl;
         }
         nA++;
-        e_signal(e, qin, Q_DMA_OUT, F_OREADY);
+        e_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
         e_wait(e, qout, F_OREADY);
         uint32_t dr, dtile;
         GtSpan dst = ds;
@@ -830,7 +865,7 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
         src.pstride = dst.row_bytes * dst.rows;
         e_mov(e, qout, dr, dtile, &dst, A[cur], tile, &src);
         if (lvl == LVL_DDR) k->ddr_write += span_bytes(&ds);
-        e_signal(e, qout, Q_DMA_IN, F_AFREE);
+        e_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
       }
     }
   }
