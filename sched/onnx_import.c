@@ -419,12 +419,15 @@ static void encode_shape(OxCtx *c, const OxSym *d, int nd, GtAttrs *at) {
 
 /* ---------------------------------------------------------------- emitting ops */
 
+static void require_unused_extra_outputs(OxCtx *c, const Onnx__NodeProto *n);
+
 static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
                    const GtAttrs *at, const char *const *names, int nout) {
   const char *gn[GT_MAX_OPERANDS];
   gt_assert(nout >= 1 && nout <= GT_MAX_OPERANDS);
   for (int i = 0; i < nout; i++) gn[i] = gt_name(c, names[i]);
   int id = graph_add_op(c->g, k, in, nin, gn, nout, at);
+  if (id < 0) die("graph_add_op rejected %s with %d operands", opkind_name(k), nin);
   GtOp *op = &c->g->ops[id];
   const char *nm = n->name && *n->name ? n->name : names[0];
   op->name = arena_strdup(c->g->arena, nm);
@@ -440,8 +443,9 @@ static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in
 /* Emits k over `in` with the node's outputs as results and binds them. */
 static int emit(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
                 const GtAttrs *at) {
-  int nout = (int)n->n_output;
+  int nout = k == OP_SPLIT ? (int)n->n_output : 1;
   if (nout > GT_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GT_MAX_OPERANDS);
+  if (k != OP_SPLIT) require_unused_extra_outputs(c, n);
   int id = emit_op(c, n, k, in, nin, at, (const char *const *)n->output, nout);
   for (int i = 0; i < nout; i++) bind_act(c, n->output[i], c->g->ops[id].out[i]);
   return id;
@@ -467,7 +471,10 @@ static int const_act(OxCtx *c, OxVal *v) {
     nd = 1;
     decl[0] = 1;
   }
+  for (int i = 0; i < nd; i++)
+    if (decl[i] < 1) ox_fail(c, "constant '%s' is empty", v->name);
   int t = graph_add_input(c->g, gt_name(c, v->name), nd, decl, c->g->dtype);
+  if (t < 0) die("graph_add_input rejected constant '%s'", v->name);
   c->g->tensors[t].line = c->node + 1;
   c->g->tensors[t].col = 1;
   v->input_tensor = t + 1;
@@ -637,11 +644,9 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   at.units = w->dims[0];
   at.groups = to_int(c, group, "group");
   OxVal *b = in_val(c, n, 2);
-  if (b) {
-    if (b->kind != VAL_CONST || b->nelem != w->dims[0])
-      ox_fail(c, "bias must be a constant of %lld elements", (long long)w->dims[0]);
-    at.bias = 1;
-  }
+  if (b && (b->kind != VAL_CONST || b->nelem != w->dims[0]))
+    ox_fail(c, "bias must be a constant of %lld elements", (long long)w->dims[0]);
+  at.bias = b != NULL; /* attrs_default() assumes PyTorch's bias=1 */
   if (sp == 2) {
     for (int i = 0; i < 2; i++) {
       at.kernel[i] = to_int(c, k[i], "kernel");
@@ -1120,7 +1125,9 @@ static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
     if (out[i].n && out[i].v != 1) ox_fail(c, "expanded shape has a multiple of the batch");
     decl[i] = out[i].n ? GT_DIM_N : (int64_t)out[i].v;
   }
+  if (nd < 1) ox_fail(c, "Expand to a scalar");
   int tid = graph_add_input(c->g, gt_name(c, n->output[0]), nd, decl, c->g->dtype);
+  if (tid < 0) die("graph_add_input rejected '%s'", n->output[0]);
   c->g->tensors[tid].line = c->node + 1;
   c->g->tensors[tid].col = 1;
   bind_act(c, n->output[0], tid);
@@ -1276,8 +1283,10 @@ static void import_inputs(OxCtx *c) {
       first_float = 0;
     }
     if (nd > 0 && decl[0] != GT_DIM_N && g->default_batch == 0) g->default_batch = decl[0];
+    if (nd < 1) ox_fail(c, "input '%s' is a scalar; activations need a rank of 1 or more",
+                        vi->name);
     int t = graph_add_input(g, gt_name(c, vi->name), nd, decl, dt);
-    g->tensors[t].line = 0;
+    if (t < 0) die("graph_add_input rejected '%s'", vi->name);
     bind_act(c, vi->name, t);
   }
 }

@@ -289,6 +289,16 @@ def clip_attrs():
                  name="clip_attrs")
 
 
+def concat10():
+    """DenseNet-121's blocks concatenate up to 32 inputs, more than the IR's GT_MAX_OPERANDS:
+    Concat of ten [N, 2, 4, 4] tensors (relu of the input, then the input nine times)."""
+    b = Builder(9)
+    r = b.node("Relu", ["x"], "/relu/Relu")
+    y = b.node("Concat", [r] + ["x"] * 9, "/Concat", axis=1)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 2, 4, 4])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 20, 4, 4])], name="concat10")
+
+
 def unsupported():
     b = Builder(7)
     y = b.node("Relu", ["x"], "/relu/Relu")
@@ -324,6 +334,7 @@ def main():
         "densenet_block": densenet(),
         "misc17": misc17(),
         "clip_attrs": clip_attrs(),
+        "concat10": concat10(),
         "unsupported": unsupported(),
         "bad_shapes": bad_shapes(),
     }
