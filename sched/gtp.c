@@ -429,16 +429,17 @@ GtProgram *gtp_read(const char *path, GtDiag *d) {
   for (uint32_t i = 0; i < nqueues; i++) vec_init(&p->queues[i].insts, sizeof(GtInst));
   program_reserve_ids(p, nregions, ntiles);
   if (read_body(r, p, ninsts, path, d) != 0) goto fail;
-  if (r->consumed != body) {
-    snprintf(msg, sizeof msg, "the body holds %llu bytes of data, the header says %llu",
-             (unsigned long long)r->consumed, (unsigned long long)body);
-    why = msg;
-  } else if (r->pos != r->len) {
+  if (r->pos != r->len) {
     why = "the body is longer than its counts say";
   } else if (!r->end) {
     unsigned char extra;
     if (zr_get(r, &extra, 1) == 0) why = "the body is longer than its counts say";
     else if (!r->end || r->pos != r->len) why = r->err;
+  }
+  if (!why && r->consumed != body) {
+    snprintf(msg, sizeof msg, "the body holds %llu bytes of data, the header says %llu",
+             (unsigned long long)r->consumed, (unsigned long long)body);
+    why = msg;
   }
   if (!why && r->z.avail_in != 0) why = "data after the end of the compressed stream";
   if (why) goto fail;

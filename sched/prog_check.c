@@ -244,9 +244,10 @@ static void check_inst(Ctx *c, const GtInst *in) {
     check_alloc(c, in);
   if (op == I_MOV && in->n[0] > 0 && in->n[3] >= 0 && in->n[6] >= 0) {
     int64_t rows = in->n[3] ? in->n[3] : 1, planes = in->n[6] ? in->n[6] : 1;
-    if (rows > in->n[0] || planes > in->n[0] || in->n[0] % (rows * planes) != 0)
-      inst_error(c, "bytes=%lld is not a multiple of rows x planes = %lld", (long long)in->n[0],
-                 (long long)(rows * planes));
+    /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
+    if (rows > in->n[0] || planes > in->n[0] / rows || in->n[0] % (rows * planes) != 0)
+      inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
+                 (long long)in->n[0], (long long)rows, (long long)planes);
   }
 }
 
