@@ -315,7 +315,7 @@ static void doc_operands(FILE *out, GtOpcode op) {
 void isa_write_doc(FILE *out) {
   fputs("# The gtsim instruction set, `.gtasm` and `.gtp`\n\n"
         "<!-- Generated from sched/isa.def by `gtsim --isa-doc`; do not edit. Refresh with\n"
-        "     `build/gtsim --isa-doc > docs/isa.md` (tests/cli/test_asm_doc.sh fails when this\n"
+        "     `build/gtsim --isa-doc > docs/isa.md` (tests/unit/test_isa.c fails when this\n"
         "     file differs from the generated text). -->\n\n"
         "A Program is a set of per-queue instruction streams (sched/prog.h). Instructions are\n"
         "coarse: one tile, not one MAC. Their timing is in [timing.md](timing.md); what the\n"
@@ -390,20 +390,21 @@ void isa_write_doc(FILE *out) {
 
   fputs("\n## `.gtasm`: text assembly\n\n", out);
   gtasm_write_grammar_doc(out);
-  fputs("\nExample (tiny.cfg):\n\n```\n"
+  fputs("\nExample for configs/tiny.cfg (a ReLU over 1024 fp16 values loaded from DDR; a longer\n"
+        "one is tests/cases/asm/basic.gtasm):\n\n```gtasm\n"
         "gtasm 1\n"
-        ".region r_x\n.region r_xl\n.region r_w\n.region r_y\n"
-        ".tile t_x\n.tile t_w\n.tile t_y\n"
+        ".region x_ddr\n.region x_lb\n.region y_lb\n"
+        ".tile t_x\n.tile t_y\n"
         ".queue c0.k0.dma_in\n"
-        "alloc region=r_x level=ddr offset=0 bytes=2048 init=t_x\n"
-        "alloc region=r_w level=ddr offset=4096 bytes=2048 init=t_w\n"
-        "alloc region=r_xl level=lb cluster=0 core=0 offset=0 bytes=2048\n"
-        "mov dst=r_xl dst_tile=t_x src=r_x src_tile=t_x bytes=2048\n"
-        "signal queue=mme flag=0\n"
-        ".queue c0.k0.mme\n"
-        "wait flag=0\n"
-        "gemm dst=r_y dst_tile=t_y a=r_xl a_tile=t_x b=r_w b_tile=t_w m=32 n=32 k=32 dtype=fp16\n"
-        "```\n\n(`r_y` would be allocated like the others; the example shows the syntax.)\n\n",
+        "  alloc region=x_ddr level=ddr offset=0 bytes=2048 init=t_x\n"
+        "  alloc region=x_lb level=lb cluster=0 core=0 offset=0 bytes=2048\n"
+        "  mov dst=x_lb dst_tile=t_x src=x_ddr src_tile=t_x bytes=2048\n"
+        "  signal queue=vec flag=0       # tell the vector queue the tile is there\n"
+        ".queue c0.k0.vec\n"
+        "  wait flag=0\n"
+        "  alloc region=y_lb level=lb cluster=0 core=0 offset=2048 bytes=2048\n"
+        "  vec op=relu dst=y_lb dst_tile=t_y a=x_lb a_tile=t_x elems=1024 dtype=fp16\n"
+        "```\n\n",
         out);
 
   fputs("## `.gtp`: binary program file\n\n", out);
