@@ -745,8 +745,12 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
       if ((size_t)(eq - w.start) == strlen(nm) && memcmp(w.start, nm, strlen(nm)) == 0) k = j;
     }
     if (k < 0) {
+      char names[256], *o = names;
+      names[0] = 0;
+      for (int j = 0; j < isa_operand_count((GtOpcode)op); j++)
+        put(&o, names + sizeof names, "%s%s", j ? " " : "", isa_operand((GtOpcode)op, j)->name);
       aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GtOpcode)op),
-           (int)(eq - w.start), w.start, isa_operands((GtOpcode)op));
+           (int)(eq - w.start), w.start, names);
       bad = 1;
       continue;
     }

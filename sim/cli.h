@@ -14,6 +14,9 @@ struct CliOptions {
   std::vector<const char *> inputs;
   const char *output = nullptr;   // -o
   bool describe = false, json = false, csv = false, config_doc = false;
+  const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
+  const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
+  bool isa_doc = false;           // --isa-doc: print docs/isa.md
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
