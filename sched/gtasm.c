@@ -333,8 +333,6 @@ typedef struct {
   SymTab syms[2];        /* [0] regions, [1] tiles */
   uint32_t maxid[2];     /* largest id used or declared */
   int64_t declared[2];   /* .nregions / .ntiles, -1 if not given */
-  const char *declared_at[2];
-  int declared_line[2];
 } Asm;
 
 static const char *const kind_word[2] = {"region", "tile"};

@@ -357,6 +357,49 @@ static void test_syntax_details(void **state) {
   program_free(p);
 }
 
+/* Random mutations of a valid text (fixed seed): the assembler must assemble or report, never
+ * crash; whatever it accepts must disassemble and re-assemble to the same program. */
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint64_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static void test_fuzz_text(void **state) {
+  (void)state;
+  char *text = slurp("tests/cases/asm/basic.gtasm");
+  size_t len = strlen(text);
+  static const char alphabet[] = " \t\n#=\".-0123456789xqabcdefghijklmnopqrstuvwxyz_[]\\";
+  char *m = malloc(len + 1);
+  int accepted = 0;
+  for (int it = 0; it < 4000; it++) {
+    memcpy(m, text, len + 1);
+    int k = 1 + (int)(next_rand() % 3);
+    for (int j = 0; j < k; j++) {
+      size_t at = (size_t)(next_rand() % len);
+      uint64_t r = next_rand();
+      if (r % 4 == 0) m[at] = (char)(1 + next_rand() % 255); /* any byte but NUL */
+      else m[at] = alphabet[next_rand() % (sizeof alphabet - 1)];
+    }
+    char *msg;
+    GtProgram *p = assemble(m, &tiny, &msg);
+    if (p) {
+      accepted++;
+      roundtrip(p, &tiny);
+      program_free(p);
+    } else {
+      assert_non_null(strstr(msg, "t.gtasm:")); /* always located */
+    }
+    free(msg);
+  }
+  print_message("# %d of 4000 mutated texts assembled\n", accepted);
+  assert_true(accepted > 0);
+  free(m);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_basic_fields),
@@ -370,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_several_errors),
       cmocka_unit_test(test_no_arch),
       cmocka_unit_test(test_syntax_details),
+      cmocka_unit_test(test_fuzz_text),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
