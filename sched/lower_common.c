@@ -653,6 +653,24 @@ GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDia
   }
   for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->inputs[i]]);
   for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->outputs[i]]);
+  /* peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
+   * program uses on it (a MAC or a vector lane-op is 2 FLOP) */
+  l->peak_flops = 0;
+  for (int ck = 0; ck < a->ncore_kinds; ck++)
+    for (int i = 0; i < a->core_kinds[ck].nunits; i++) {
+      const GtUnitKind *u = &a->units[a->core_kinds[ck].unit[i]];
+      double best = 0;
+      for (int ki = 0; ki < l->nkernels; ki++) {
+        GtDtype ds[2] = {l->kernels[ki].cdt_head, l->kernels[ki].cdt_tail};
+        for (int j = 0; j < 2; j++) {
+          double m = (u->caps & CAP_MATRIX) ? 2 * unit_macs_per_cycle(u, ds[j]) : 0;
+          double v = (u->caps & CAP_VECTOR) ? 2.0 * u->lanes[ds[j]] : 0;
+          if (m > best) best = m;
+          if (v > best) best = v;
+        }
+      }
+      l->peak_flops += best * a->core_kinds[ck].count * a->nclusters * a->clock_mhz * 1e6;
+    }
   l->outputs_ddr = l->outputs_gb = l->outputs_lb = 0;
   for (int t = 0; t < g->ntensors; t++) {
     if (g->tensors[t].producer < 0) continue;

@@ -1,0 +1,277 @@
+/* report.c — the run report: summary (cycles, time, throughput, latency), per-unit utilization,
+ * DDR traffic, the roofline bound, the Table-3 accounting of where kernel outputs live, and one
+ * row per kernel; plus the --compare table. Text, JSON and CSV printers share the same figures
+ * (report_summary), so the three formats cannot disagree.
+ *
+ * Roofline (docs/schedulers.md): bound = max(total FLOP / peak FLOP/s, compulsory DDR bytes /
+ * DDR bandwidth); achieved = bound / simulated time (≤ 1 by construction of the bound).
+ */
+#include "report.h"
+
+#include <string.h>
+
+void runstats_init_units(GtRunStats *r, const GtArch *a) {
+  r->nunits = 0;
+  for (int u = 0; u < a->nunit_kinds && r->nunits < GT_REPORT_MAX_UNITS; u++) {
+    int64_t n = 0;
+    for (int k = 0; k < a->ncore_kinds; k++)
+      for (int i = 0; i < a->core_kinds[k].nunits; i++)
+        if (a->core_kinds[k].unit[i] == u) n += a->core_kinds[k].count;
+    if (!n) continue;
+    GtUnitUse *x = &r->units[r->nunits++];
+    x->name = a->units[u].name;
+    x->busy_cycles = 0;
+    x->instances = n * a->nclusters;
+  }
+}
+
+GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r) {
+  GtRunSummary s;
+  memset(&s, 0, sizeof s);
+  double hz = l->arch->clock_mhz * 1e6;
+  s.time_s = (double)r->cycles / hz;
+  s.throughput = s.time_s > 0 ? (double)l->batch / s.time_s : 0;
+  s.latency_s = s.time_s / (l->iterations > 0 ? l->iterations : 1);
+  s.bound_compute_s = l->peak_flops > 0 ? (double)l->total_flops / l->peak_flops : 0;
+  s.bound_memory_s = (double)l->compulsory_ddr_bytes / (l->arch->ddr_bandwidth_gb_per_s * 1e9);
+  s.bound_s = s.bound_compute_s > s.bound_memory_s ? s.bound_compute_s : s.bound_memory_s;
+  s.achieved = s.time_s > 0 ? s.bound_s / s.time_s : 0;
+  for (int u = 0; u < r->nunits; u++) {
+    double denom = (double)r->cycles * (double)r->units[u].instances;
+    s.util[u] = denom > 0 ? r->units[u].busy_cycles / denom : 0;
+  }
+  return s;
+}
+
+uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki) {
+  int per = l->nkernels + 1; /* a set-up episode, then one per kernel */
+  if (r->nepisodes != per * l->iterations) return 0;
+  uint64_t sum = 0;
+  for (int it = 0; it < l->iterations; it++) {
+    int e = it * per + 1 + ki;
+    sum += r->episode_end[e] - r->episode_end[e - 1];
+  }
+  return sum;
+}
+
+/* Peak FLOP/s of the cores that run kernel k (all its units at its compute dtypes). */
+static double kernel_peak(const GtLowered *l, const GtKernel *k) {
+  const GtArch *a = l->arch;
+  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+  double per_core = 0;
+  for (int i = 0; i < ck->nunits; i++) {
+    const GtUnitKind *u = &a->units[ck->unit[i]];
+    double m = 0, v = 0;
+    if (u->caps & CAP_MATRIX) m = 2 * unit_macs_per_cycle(u, k->cdt_head);
+    if (u->caps & CAP_VECTOR) v = 2.0 * u->lanes[k->cdt_tail];
+    per_core += m > v ? m : v;
+  }
+  int clusters = k->split_clusters ? a->nclusters : 1;
+  return per_core * k->pr * k->pc * clusters * a->clock_mhz * 1e6;
+}
+
+const char *report_kernel_bound(const GtLowered *l, int ki) {
+  const GtKernel *k = &l->kernels[ki];
+  double peak = kernel_peak(l, k);
+  double tc = peak > 0 ? (double)k->flops / peak : 0;
+  double bytes = (double)(k->ddr_read + k->ddr_write) / (l->iterations > 0 ? l->iterations : 1);
+  double tm = bytes / (l->arch->ddr_bandwidth_gb_per_s * 1e9);
+  return tc >= tm ? "compute" : "memory";
+}
+
+static void kernel_ops(const GtLowered *l, const GtKernel *k, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int i = 0; i < k->nops && used + 1 < n; i++) {
+    int w = snprintf(buf + used, n - used, "%s%s", i ? "+" : "", opkind_name(l->graph->ops[k->ops[i]].kind));
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  if (used >= n) buf[n - 1] = 0;
+}
+
+static const char *lvl_name(int lvl) {
+  return lvl == LVL_DDR ? "ddr" : lvl == LVL_GB ? "gb" : lvl == LVL_LB ? "lb" : "-";
+}
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; s && *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", *s);
+    else fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void csv_str(FILE *out, const char *s) {
+  int q = strpbrk(s, ",\"\n") != NULL;
+  if (!q) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
+                       const char *model, const char *arch_file) {
+  const GtArch *a = l->arch;
+  fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file,
+          sched_name(l->opt.sched));
+  fprintf(out, "batch           %lld (%lld per cluster per iteration, %d iteration%s)\n",
+          (long long)l->batch, (long long)l->per_cluster, l->iterations, l->iterations == 1 ? "" : "s");
+  fprintf(out, "kernels         %d per iteration\n", l->nkernels);
+  fprintf(out, "cycles          %llu\n", (unsigned long long)r->cycles);
+  fprintf(out, "time            %.6f ms\n", s->time_s * 1e3);
+  fprintf(out, "throughput      %.2f samples/s\n", s->throughput);
+  fprintf(out, "latency         %.6f ms per iteration\n", s->latency_s * 1e3);
+  fprintf(out, "ddr read        %.0f B\n", r->ddr_read);
+  fprintf(out, "ddr written     %.0f B\n", r->ddr_write);
+  fprintf(out, "roofline        bound %.6f ms = max(compute %.6f ms: %.4g FLOP at %.4g FLOP/s, "
+               "memory %.6f ms: %lld compulsory B at %.4g GB/s); achieved %.1f%% of it\n",
+          s->bound_s * 1e3, s->bound_compute_s * 1e3, (double)l->total_flops, l->peak_flops,
+          s->bound_memory_s * 1e3, (long long)l->compulsory_ddr_bytes, a->ddr_bandwidth_gb_per_s,
+          s->achieved * 100);
+  fprintf(out, "outputs live in ddr %d, gb %d, lb %d (op outputs, Table 3 accounting)\n",
+          l->outputs_ddr, l->outputs_gb, l->outputs_lb);
+  fprintf(out, "utilization    ");
+  for (int u = 0; u < r->nunits; u++)
+    fprintf(out, " %s %.1f%%", r->units[u].name, s->util[u] * 100);
+  fprintf(out, "\n\n");
+  fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %-7s %s\n", "#", "kernel", "ops", "cycles",
+          "ddr_read_B", "ddr_write_B", "bound", "out");
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GtKernel *k = &l->kernels[ki];
+    char ops[256];
+    kernel_ops(l, k, ops, sizeof ops);
+    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
+    fprintf(out, "%-4d %-28s %-40s %12llu %14lld %14lld %-7s %s\n", ki, k->name, ops,
+            (unsigned long long)report_kernel_cycles(l, r, ki), (long long)k->ddr_read,
+            (long long)k->ddr_write, report_kernel_bound(l, ki), lvl_name(l->place[outt].level));
+  }
+}
+
+static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
+                       const char *model, const char *arch_file) {
+  const GtArch *a = l->arch;
+  fprintf(out, "{\n  \"model\": ");
+  json_str(out, model);
+  fprintf(out, ",\n  \"arch\": ");
+  json_str(out, a->name);
+  fprintf(out, ",\n  \"arch_file\": ");
+  json_str(out, arch_file);
+  fprintf(out, ",\n  \"strategy\": \"%s\",\n", sched_name(l->opt.sched));
+  fprintf(out, "  \"batch\": %lld,\n  \"batch_per_cluster\": %lld,\n  \"iterations\": %d,\n",
+          (long long)l->batch, (long long)l->per_cluster, l->iterations);
+  fprintf(out, "  \"cycles\": %llu,\n  \"time_s\": %.9g,\n  \"throughput_samples_per_s\": %.9g,\n"
+               "  \"latency_s\": %.9g,\n",
+          (unsigned long long)r->cycles, s->time_s, s->throughput, s->latency_s);
+  fprintf(out, "  \"ddr_read_bytes\": %.0f,\n  \"ddr_write_bytes\": %.0f,\n", r->ddr_read, r->ddr_write);
+  fprintf(out, "  \"roofline\": {\"total_flop\": %lld, \"peak_flop_per_s\": %.9g, "
+               "\"compulsory_ddr_bytes\": %lld, \"ddr_bytes_per_s\": %.9g, \"compute_s\": %.9g, "
+               "\"memory_s\": %.9g, \"bound_s\": %.9g, \"achieved\": %.9g},\n",
+          (long long)l->total_flops, l->peak_flops, (long long)l->compulsory_ddr_bytes,
+          a->ddr_bandwidth_gb_per_s * 1e9, s->bound_compute_s, s->bound_memory_s, s->bound_s,
+          s->achieved);
+  fprintf(out, "  \"outputs\": {\"ddr\": %d, \"gb\": %d, \"lb\": %d},\n", l->outputs_ddr,
+          l->outputs_gb, l->outputs_lb);
+  fprintf(out, "  \"utilization\": {");
+  for (int u = 0; u < r->nunits; u++) {
+    fprintf(out, "%s", u ? ", " : "");
+    json_str(out, r->units[u].name);
+    fprintf(out, ": %.6f", s->util[u]);
+  }
+  fprintf(out, "},\n  \"kernels\": [\n");
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GtKernel *k = &l->kernels[ki];
+    char ops[256];
+    kernel_ops(l, k, ops, sizeof ops);
+    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
+    fprintf(out, "    {\"name\": ");
+    json_str(out, k->name);
+    fprintf(out, ", \"ops\": ");
+    json_str(out, ops);
+    fprintf(out, ", \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
+                 "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d}%s\n",
+            (unsigned long long)report_kernel_cycles(l, r, ki), (long long)k->ddr_read,
+            (long long)k->ddr_write, (long long)k->flops, report_kernel_bound(l, ki),
+            lvl_name(l->place[outt].level), k->pr * k->pc, ki + 1 < l->nkernels ? "," : "");
+  }
+  fprintf(out, "  ]\n}\n");
+}
+
+static void write_csv(FILE *out, const GtLowered *l, const GtRunStats *r) {
+  fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\n");
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GtKernel *k = &l->kernels[ki];
+    char ops[256];
+    kernel_ops(l, k, ops, sizeof ops);
+    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
+    csv_str(out, k->name);
+    fputc(',', out);
+    csv_str(out, ops);
+    fprintf(out, ",%llu,%lld,%lld,%lld,%s,%s\n", (unsigned long long)report_kernel_cycles(l, r, ki),
+            (long long)k->ddr_read, (long long)k->ddr_write, (long long)k->flops,
+            report_kernel_bound(l, ki), lvl_name(l->place[outt].level));
+  }
+  fprintf(out, "(total),,%llu,%.0f,%.0f,%lld,,\n", (unsigned long long)r->cycles, r->ddr_read,
+          r->ddr_write, (long long)l->total_flops);
+}
+
+void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunStats *r,
+                  const char *model, const char *arch_file) {
+  GtRunSummary s = report_summary(l, r);
+  if (f == REPORT_JSON) write_json(out, l, r, &s, model, arch_file);
+  else if (f == REPORT_CSV) write_csv(out, l, r);
+  else write_text(out, l, r, &s, model, arch_file);
+}
+
+void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
+                    const GtRunStats *const *rs, int n, const char *model) {
+  GtRunSummary base = report_summary(ls[0], rs[0]);
+  if (f == REPORT_JSON) fprintf(out, "{\"model\": \"%s\", \"rows\": [\n", model);
+  else if (f == REPORT_CSV) {
+    fprintf(out, "strategy,cycles,throughput_samples_per_s,speedup,ddr_read_bytes,ddr_write_bytes");
+    for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, ",util_%s", rs[0]->units[u].name);
+    fprintf(out, "\n");
+  } else {
+    fprintf(out, "compare: %s on %s, batch %lld\n", model, ls[0]->arch->name, (long long)ls[0]->batch);
+    fprintf(out, "%-10s %14s %16s %8s %16s %16s", "strategy", "cycles", "samples/s", "speedup",
+            "ddr_read_B", "ddr_write_B");
+    for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, " %8s", rs[0]->units[u].name);
+    fprintf(out, "\n");
+  }
+  for (int i = 0; i < n; i++) {
+    GtRunSummary s = report_summary(ls[i], rs[i]);
+    double sp = base.throughput > 0 ? s.throughput / base.throughput : 0;
+    const char *nm = sched_name(ls[i]->opt.sched);
+    if (f == REPORT_JSON) {
+      fprintf(out, "  {\"strategy\": \"%s\", \"cycles\": %llu, \"throughput_samples_per_s\": %.9g, "
+                   "\"speedup\": %.6f, \"ddr_read_bytes\": %.0f, \"ddr_write_bytes\": %.0f, "
+                   "\"utilization\": {",
+              nm, (unsigned long long)rs[i]->cycles, s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write);
+      for (int u = 0; u < rs[i]->nunits; u++) {
+        fprintf(out, "%s", u ? ", " : "");
+        json_str(out, rs[i]->units[u].name);
+        fprintf(out, ": %.6f", s.util[u]);
+      }
+      fprintf(out, "}}%s\n", i + 1 < n ? "," : "");
+    } else if (f == REPORT_CSV) {
+      fprintf(out, "%s,%llu,%.6f,%.6f,%.0f,%.0f", nm, (unsigned long long)rs[i]->cycles, s.throughput, sp,
+              rs[i]->ddr_read, rs[i]->ddr_write);
+      for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, ",%.6f", s.util[u]);
+      fprintf(out, "\n");
+    } else {
+      fprintf(out, "%-10s %14llu %16.2f %7.3fx %16.0f %16.0f", nm, (unsigned long long)rs[i]->cycles,
+              s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write);
+      for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, " %7.1f%%", s.util[u] * 100);
+      fprintf(out, "\n");
+    }
+  }
+  if (f == REPORT_JSON) fprintf(out, "]}\n");
+}

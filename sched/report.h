@@ -1,0 +1,61 @@
+/* report.h — the run report of a scheduled model (text, JSON, CSV) and the --compare table.
+ *
+ * The simulator's results reach the report as a GtRunStats (plain C), filled by the CLI from
+ * the SystemC model's SimResult, so the report is testable without SystemC. Every column, its
+ * unit and the roofline's definition are in docs/schedulers.md.
+ */
+#ifndef GT_REPORT_H
+#define GT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lower.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GT_REPORT_MAX_UNITS = 16 };
+
+typedef struct {
+  const char *name;        /* unit kind name from the config (e.g. "mme") */
+  double busy_cycles;      /* summed over every instance on the chip */
+  int64_t instances;       /* instances on the chip (all clusters, all cores of kinds that have it) */
+} GtUnitUse;
+
+typedef struct {
+  uint64_t cycles;
+  int nepisodes;
+  const uint64_t *episode_end;  /* completion cycle of every chip barrier episode, in order */
+  int nunits;
+  GtUnitUse units[GT_REPORT_MAX_UNITS];
+  double ddr_read, ddr_write;   /* bytes the simulator moved */
+} GtRunStats;
+
+/* Derived figures of one run. */
+typedef struct {
+  double time_s, throughput, latency_s;
+  double bound_compute_s, bound_memory_s, bound_s, achieved; /* roofline */
+  double util[GT_REPORT_MAX_UNITS];
+} GtRunSummary;
+
+/* Fill the unit list (names and instances) from the arch; busy cycles stay 0. */
+void runstats_init_units(GtRunStats *r, const GtArch *a);
+GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r);
+/* Cycles of kernel ki summed over iterations (from the barrier episodes). */
+uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki);
+/* "compute" or "memory": whichever ideal time is longer for the kernel on its cores. */
+const char *report_kernel_bound(const GtLowered *l, int ki);
+
+typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GtReportFormat;
+void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunStats *r,
+                  const char *model, const char *arch_file);
+/* --compare: one row per strategy; rows[0] is the baseline for the speedup. */
+void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
+                    const GtRunStats *const *rs, int n, const char *model);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
