@@ -19,6 +19,9 @@ struct CliOptions {
   const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
   bool isa_doc = false;           // --isa-doc: print docs/isa.md
+  const char *sched = nullptr;    // --sched tvm|astitch (model runs, sim/cli_run.cpp)
+  const char *compare = nullptr;  // --compare a,b: one table, a row per strategy
+  long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
@@ -26,6 +29,8 @@ GtArch *cli_load_arch(const CliOptions &o);
 int gtsim_cli(int argc, char **argv);
 // --stats mode (sim/cli_stats.cpp); returns the exit status.
 int cli_stats(const CliOptions &o);
+// Model runs: schedule + simulate + report (sim/cli_run.cpp); returns the exit status.
+int cli_run_model(const CliOptions &o);
 // Parses a --batch value: an integer in 1..2^40, or -1.
 long long cli_parse_batch(const char *s);
 #endif

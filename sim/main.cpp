@@ -37,6 +37,10 @@ static const char *usage_text =
     "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
     "                         and the largest live activation of MODEL (no --arch needed)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "Scheduling (docs/schedulers.md):\n"
+    "  --sched tvm|astitch    strategy for MODEL (default tvm)\n"
+    "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share)\n"
+    "  --compare A,B          run each strategy and print one table, a row per strategy\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
@@ -124,6 +128,7 @@ int gtsim_cli(int argc, char **argv) {
     O_DISASM, O_EMIT, O_ISA_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
+  enum { O_SCHED = 400, O_COMPARE, O_BPC };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -138,6 +143,9 @@ int gtsim_cli(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
+      {"sched", required_argument, 0, O_SCHED},
+      {"compare", required_argument, 0, O_COMPARE},
+      {"batch-per-cluster", required_argument, 0, O_BPC},
       {0, 0, 0, 0},
   };
   opterr = 0;
@@ -160,6 +168,12 @@ int gtsim_cli(int argc, char **argv) {
     case O_BATCH:
       if ((o.batch = cli_parse_batch(optarg)) < 1)
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
+      break;
+    case O_SCHED: o.sched = optarg; break;
+    case O_COMPARE: o.compare = optarg; break;
+    case O_BPC:
+      if ((o.batch_per_cluster = cli_parse_batch(optarg)) < 1)
+        usage_error((std::string("--batch-per-cluster needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
@@ -185,6 +199,8 @@ int gtsim_cli(int argc, char **argv) {
     arch_free(a);
     return 0;
   }
+  if (o.inputs.size() == 1 && (ends_with(o.inputs[0], ".gtg") || ends_with(o.inputs[0], ".onnx")))
+    return cli_run_model(o);
   if (argc == 1) {
     fputs(usage_text, stderr);
     return GT_EXIT_INPUT;

@@ -1,0 +1,181 @@
+// cli_run.cpp — the model-run mode of gtsim: MODEL.gtg|MODEL.onnx with --arch → schedule with
+// each requested strategy (sched/lower.h), simulate every program on ONE elaborated Simulator
+// (SystemC elaborates once per process), and print the report (sched/report.h) or, with
+// --compare, one table with a row per strategy. --emit writes the scheduled program.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "sim.h"
+
+extern "C" {
+#include "graph.h"
+#include "lower.h"
+#include "prog.h"
+#include "report.h"
+#include "util.h"
+}
+
+// Splits "tvm,astitch" into strategies; exits 1 naming an unknown one.
+static std::vector<GtSchedKind> parse_strategies(const char *list, const char *what) {
+  std::vector<GtSchedKind> v;
+  std::string s(list);
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string name = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    GtSchedKind k;
+    if (name == "graphturbo") {
+      fprintf(stderr, "gtsim: %s: strategy 'graphturbo' has no kernel generator yet (its passes "
+                      "are in --dump-schedule); use tvm or astitch\n", what);
+      exit(GT_EXIT_INPUT);
+    }
+    if (sched_parse(name.c_str(), &k) != 0) {
+      fprintf(stderr, "gtsim: %s: unknown strategy '%s' (known: tvm, astitch)\n", what, name.c_str());
+      exit(GT_EXIT_INPUT);
+    }
+    v.push_back(k);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return v;
+}
+
+// Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
+static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
+                          std::vector<uint64_t> &episodes) {
+  memset(rs, 0, sizeof *rs);
+  runstats_init_units(rs, a);
+  rs->cycles = r.cycles;
+  episodes.clear();
+  for (const SimEpisode &e : r.episodes) episodes.push_back(e.cycle);
+  rs->nepisodes = (int)episodes.size();
+  rs->episode_end = episodes.data();
+  rs->ddr_read = r.stats.get("ddr.read_bytes");
+  rs->ddr_write = r.stats.get("ddr.write_bytes");
+  const std::string suffix = ".busy_cycles";
+  for (const SimStat &s : r.stats.all()) {
+    if (s.name.compare(0, 2, "q.") != 0 || s.name.size() <= suffix.size() ||
+        s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    std::string q = s.name.substr(2, s.name.size() - 2 - suffix.size()); // cC.kK.UNIT
+    size_t dot = q.rfind('.');
+    if (dot == std::string::npos || q.find(".k") == std::string::npos) continue;
+    std::string unit = q.substr(dot + 1);
+    for (int u = 0; u < rs->nunits; u++)
+      if (unit == rs->units[u].name) rs->units[u].busy_cycles += s.value;
+  }
+}
+
+struct RunOut {
+  GtLowered *l = nullptr;
+  GtRunStats rs;
+  std::vector<uint64_t> episodes;
+  RunOut() = default;
+  RunOut(const RunOut &) = delete;
+  RunOut &operator=(const RunOut &) = delete;
+  ~RunOut() { lowered_free(l); }
+};
+
+int cli_run_model(const CliOptions &o) {
+  if (!o.arch) {
+    fprintf(stderr, "gtsim: running a model needs --arch FILE\n");
+    return GT_EXIT_INPUT;
+  }
+  if (o.inputs.size() != 1) {
+    fprintf(stderr, "gtsim: give exactly one model file\n");
+    return GT_EXIT_INPUT;
+  }
+  if (o.json && o.csv) {
+    fprintf(stderr, "gtsim: --json and --csv exclude each other\n");
+    return GT_EXIT_INPUT;
+  }
+  std::vector<GtSchedKind> strategies =
+      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "tvm", "--sched");
+  if (o.compare && o.emit) {
+    fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
+    return GT_EXIT_INPUT;
+  }
+  GtArch *a = cli_load_arch(o);
+  GtDiag d;
+  diag_init(&d);
+  d.max_errors = 20;
+  const char *path = o.inputs[0];
+  GtGraph *g = model_load(path, &d);
+  if (!g) {
+    arch_free(a);
+    return GT_EXIT_INPUT;
+  }
+  Simulator sim(a);
+  std::vector<std::unique_ptr<RunOut>> runs;
+  int rc = GT_EXIT_OK;
+  for (GtSchedKind k : strategies) {
+    GtLowerOptions lo;
+    lo.sched = k;
+    lo.batch = o.batch;
+    lo.batch_per_cluster = o.batch_per_cluster;
+    auto ro = std::make_unique<RunOut>();
+    ro->l = lower_run(g, a, &lo, &d);
+    if (!ro->l) {
+      rc = GT_EXIT_INPUT;
+      break;
+    }
+    if (program_check(ro->l->prog, a, &d, path) != 0)
+      die("the %s schedule of %s fails the static program check", sched_name(k), path);
+    if (o.emit && program_save(o.emit, a, ro->l->prog) != 0) {
+      fprintf(stderr, "%s: error: cannot write: %s\n", o.emit, strerror(errno));
+      rc = GT_EXIT_INPUT;
+      break;
+    }
+    SimOptions so;
+    so.program_name = path;
+    SimResult r;
+    int st = sim.run(ro->l->prog, so, &r);
+    runs.push_back(std::move(ro));
+    if (st != 0) {
+      fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", path,
+              sched_name(k), r.message.c_str());
+      rc = st == 1 ? GT_EXIT_INPUT : GT_EXIT_SIM;
+      break;
+    }
+    fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
+  }
+  if (rc == GT_EXIT_OK) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) die("open_memstream failed");
+    GtReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
+    std::string model = g->name ? g->name : path;
+    if (o.compare) {
+      std::vector<const GtLowered *> ls;
+      std::vector<const GtRunStats *> rss;
+      for (auto &r : runs) {
+        ls.push_back(r->l);
+        rss.push_back(&r->rs);
+      }
+      report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
+    } else {
+      report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
+    }
+    fclose(mem);
+    if (o.output) {
+      if (write_file_atomic(o.output, buf, len) != 0) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+        rc = GT_EXIT_INPUT;
+      }
+    } else {
+      fwrite(buf, 1, len, stdout);
+    }
+    free(buf);
+  }
+  runs.clear();
+  graph_free(g);
+  arch_free(a);
+  return rc;
+}
