@@ -178,8 +178,17 @@ typedef struct {
   int64_t elems, param;     /* vec */
   int uses_b;               /* vec: reads a second operand region */
 } GtComputeStep;
+enum { GT_MAX_STEPS = 128 };
 int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *steps,
                  int max_steps);
+/* Bytes the unit reads/writes for tile t at compute dtype cdt (the simulator's view: a gemm
+ * reads m·k and k·n elements and writes m·n; a vector op reads `elems`). A tile's LB regions
+ * hold at least this much: the DMA writes operands in the layout the unit reads (im2col for
+ * conv as Ascend's load3d does, window-expanded for pooling). */
+typedef struct {
+  int64_t a, b, o;
+} GtOperandBytes;
+GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtDtype cdt);
 /* The vector step of a fused tail op over `elems` elements of the kernel's output tile
  * (param: the normalised/softmaxed group length). */
 GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems);

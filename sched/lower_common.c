@@ -423,13 +423,23 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
     GtTile *t = &cand[c];
     GtSpan s;
     int64_t a = 0, w = 0, o;
+    GtOperandBytes ob = tile_operand_bytes(g, k->head, t, k->cdt_head);
+    int first = 1;
     for (int i = 0; i < h->nin; i++) {
       if (h->kind == OP_MATMUL && i == 1) continue;
-      if (tile_input_span(g, k->head, i, t, &s)) a += align64(span_bytes(&s));
+      if (tile_input_span(g, k->head, i, t, &s)) {
+        int64_t x = span_bytes(&s);
+        if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
+        a += align64(x);
+        first = 0;
+      }
     }
-    if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) w = span_bytes(&s);
+    if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
+      w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
+    }
     tile_output_span(g, k->head, t, &s);
-    o = span_bytes(&s);
+    o = max64(span_bytes(&s), ob.o);
+    o = max64(o, span_bytes(&s) / dtype_bytes(g->tensors[h->out[0]].dtype) * dtype_bytes(k->cdt_tail));
     int64_t r = 0;
     for (int j = 1; j < k->nops; j++) {
       const GtOp *op = &g->ops[k->ops[j]];

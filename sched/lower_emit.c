@@ -479,7 +479,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
       fin[nf++] = h->in[i];
     }
   int has_w = op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
-  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0) {
+  int is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
+  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0 && !is_conv) {
     fop[nf] = k->head; /* bn/ln parameters, depthwise weights: resident */
     fin[nf++] = -1;
     has_w = 0;
@@ -502,6 +503,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
       }
     }
   }
+  GtDtype dt = g->tensors[h->out[0]].dtype;   /* sizes */
+  GtDtype cdt = k->cdt_head, tdt = k->cdt_tail; /* what the units compute in */
   /* buffer sizes: the worst tile of this core */
   int64_t nkt = ceil_div64(gm->k, k->tk);
   int64_t abytes[MAX_PARTS] = {0}, wbytes = 0, obytes = 0;
@@ -516,6 +519,13 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         if (has_w && tile_weight_span(g, k->head, &t, &s)) wbytes = max64(wbytes, span_bytes(&s));
         tile_output_span(g, k->head, &t, &s);
         obytes = max64(obytes, span_bytes(&s));
+        /* the unit's view: im2col/window-expanded a, b and the result (tile_operand_bytes) */
+        GtOperandBytes ob = tile_operand_bytes(g, k->head, &t, k->cdt_head);
+        if (h->kind == OP_EMBEDDING) wbytes = max64(wbytes, ob.a);
+        else if (na) abytes[0] = max64(abytes[0], ob.a);
+        wbytes = max64(wbytes, ob.b);
+        obytes = max64(obytes, ob.o);
+        obytes = max64(obytes, span_bytes(&s) / dtype_bytes(dt) * dtype_bytes(k->cdt_tail));
       }
   }
   /* regions */
@@ -560,8 +570,6 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   int64_t nA = 0, nW = 0, nR = 0, nO = 0;
   int curA = 0, curW = 0, curO = 0, curR = 0;
   uint32_t otile = 0;
-  GtDtype dt = g->tensors[h->out[0]].dtype;   /* sizes */
-  GtDtype cdt = k->cdt_head, tdt = k->cdt_tail; /* what the units compute in */
   int64_t ncol_t = ceil_div64(cb - ca, k->tc);
   int first = 1;
   for (int64_t r = ra; r < rb;) {
@@ -628,8 +636,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           curO = (int)(nO % 2);
           if (nO >= 2) e_wait(e, qh, F_OFREE);
         }
-        GtComputeStep cs[4];
-        int ncs = tile_compute(g, k->head, &t, cs, 4);
+        GtComputeStep cs[GT_MAX_STEPS];
+        int ncs = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
         for (int i = 0; i < ncs; i++) {
           uint32_t nt = cs[i].is_gemm && kt > 0 ? 0 : program_new_tile(e->p, NULL);
           GtInst *in;
@@ -647,10 +655,12 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
             in = emit(e, qh, I_VEC);
             in->sub = (uint8_t)cs[i].vop;
             int from_w = h->kind == OP_EMBEDDING;
-            int64_t after = i > 0; /* a second step works on the first one's result */
-            in->r[1] = after ? O.reg[curO][0] : from_w ? W.reg[curW][0] : A.reg[curA][0];
-            in->t[1] = after ? otile : from_w ? W.tile[curW][0] : A.tile[curA][0];
-            if (cs[i].uses_b && !after) {
+            in->r[1] = from_w ? W.reg[curW][0] : A.reg[curA][0];
+            in->t[1] = from_w ? W.tile[curW][0] : A.tile[curA][0];
+            if (cs[i].uses_b && is_conv && has_w) {
+              in->r[2] = W.reg[curW][0]; /* depthwise: the filter taps */
+              in->t[2] = W.tile[curW][0];
+            } else if (cs[i].uses_b) {
               if (na > 1) {
                 in->r[2] = A.reg[curA][1];
                 in->t[2] = A.tile[curA][1];

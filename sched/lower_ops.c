@@ -162,8 +162,14 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
     m->halo_bytes = (c.kh - 1) * c.dh * c.w * dtb(T(g, o->in[0])) * c.c;
     m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c;
     if (conv_depthwise(&c)) {
-      m->out_row_bytes = c.co * c.wo * ydt;
-      m->w_fixed_bytes = op_weight_bytes(g, op);
+      /* depthwise: columns are channels (a channel reads only its own input plane) */
+      m->cols = c.co;
+      m->split_cols = 1;
+      m->col_align = 1;
+      m->out_row_bytes = c.wo * ydt;
+      m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c / c.co;
+      m->halo_bytes /= c.co;
+      m->w_col_bytes = c.kh * c.kw * ydt;
     } else {
       m->cols = c.co;
       int64_t cin_g = c.c / c.groups;
@@ -305,7 +311,14 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
       return 1;
     }
     int64_t k0 = 0, k1 = c.c;
-    if (!conv_depthwise(&c) && c.groups == 1) { k0 = t->k0; k1 = t->k1; }
+    if (conv_depthwise(&c)) {
+      int64_t mult = c.co / c.c > 0 ? c.co / c.c : 1;
+      k0 = t->c0 / mult;
+      k1 = (t->c1 - 1) / mult + 1;
+    } else if (c.groups == 1) {
+      k0 = t->k0;
+      k1 = t->k1;
+    }
     s->off = ((r.s0 * c.c + k0) * c.h + ih0) * c.w * dt;
     s->row_bytes = (ih1 - ih0) * c.w * dt;
     s->rows = k1 - k0;
@@ -381,10 +394,6 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: {
     ConvDims c = conv_dims(g, o);
-    if (conv_depthwise(&c)) {
-      *s = span1(0, op_weight_bytes(g, op));
-      return 1;
-    }
     int64_t kpc = c.c / c.groups * c.kh * c.kw, rowlen = (kpc + c.bias) * dt;
     int64_t kfull = c.c / c.groups;
     s->off = t->c0 * rowlen + t->k0 * c.kh * c.kw * dt;
@@ -443,7 +452,7 @@ void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     ConvDims c = conv_dims(g, o);
     SegRange r = seg_range(c.ho, t);
     int64_t plane = c.ho * c.wo * dt;
-    int64_t c0 = conv_depthwise(&c) ? 0 : t->c0, c1 = conv_depthwise(&c) ? c.co : t->c1;
+    int64_t c0 = t->c0, c1 = t->c1;
     s->off = ((r.s0 * c.co + c0) * c.ho + r.h0) * c.wo * dt;
     s->row_bytes = (r.h1 - r.h0) * c.wo * dt;
     s->rows = c1 - c0;
@@ -528,6 +537,27 @@ GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems) {
   }
 }
 
+GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtDtype cdt) {
+  GtOperandBytes b = {0, 0, 0};
+  GtComputeStep st[GT_MAX_STEPS];
+  int64_t es = dtype_bytes(cdt);
+  int n = tile_compute(g, op, t, st, GT_MAX_STEPS);
+  for (int i = 0; i < n; i++) {
+    if (st[i].is_gemm) {
+      b.a = max64(b.a, st[i].m * st[i].k * es);
+      b.b = max64(b.b, st[i].k * st[i].n * es);
+      b.o = max64(b.o, st[i].m * st[i].n * es);
+    } else {
+      GtVop v = st[i].vop;
+      int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG;
+      int64_t p = st[i].param > 0 ? st[i].param : 1;
+      b.a = max64(b.a, st[i].elems * es);
+      b.o = max64(b.o, (shrinks ? ceil_div64(st[i].elems, p) : st[i].elems) * es);
+    }
+  }
+  return b;
+}
+
 int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, int max) {
   gt_assert(max >= 2);
   const GtOp *o = &g->ops[op];
@@ -538,7 +568,7 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
     ConvDims c = conv_dims(g, o);
     if (conv_depthwise(&c)) {
       /* depthwise: one multiply-accumulate per tap on the vector unit */
-      st[0] = vstep(V_MUL, rows * c.wo * c.co * c.kh * c.kw, c.kh * c.kw, 1);
+      st[0] = vstep(V_MUL, rows * c.wo * (t->c1 - t->c0) * c.kh * c.kw, c.kh * c.kw, 1);
       return 1;
     }
     memset(&st[0], 0, sizeof st[0]);
@@ -580,13 +610,22 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
     st[0] = vstep(V_GLU, rows * last_dim(y), 0, 1);
     return 1;
   case OP_INTERACTION: {
-    int64_t f, dd, p = interaction_pairs(g, o, &f, &dd);
-    st[0] = vstep(V_DOT, rows * p * dd, dd, 1);
-    if (o->at.pad_interaction) {
-      st[1] = vstep(V_COPY, rows * dd, 0, 0);
-      return 2;
+    /* feature i against features i+1.. (or i.. with self-interaction): one dot-product
+     * instruction per feature, so no instruction reads more than the F·D input rows */
+    int64_t f, dd;
+    interaction_pairs(g, o, &f, &dd);
+    int n = 0;
+    for (int64_t i = 0; i < f; i++) {
+      int64_t partners = f - 1 - i + (o->at.self_interaction ? 1 : 0);
+      if (partners <= 0) continue;
+      gt_assert(n < max);
+      st[n++] = vstep(V_DOT, rows * partners * dd, dd, 1);
     }
-    return 1;
+    if (o->at.pad_interaction) {
+      gt_assert(n < max);
+      st[n++] = vstep(V_COPY, rows * dd, 0, 0);
+    }
+    return n;
   }
   case OP_EMBEDDING: {
     int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
