@@ -491,7 +491,10 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   /* partition: pc column groups × pr row groups, minimising the busiest core's rows × cols */
   int bpr = 1, bpc = 1;
   double best = -1;
-  int maxpc = (gm.split_cols && !k->row_reduce) ? P : 1;
+  /* Cores split rows only (batch and spatial rows): with channels-last storage each core's
+   * share of the output is then one contiguous byte range, which lower_emit.c makes its own
+   * region. Columns are cut only into tiles inside a core. */
+  int maxpc = 1;
   for (int pc = 1; pc <= maxpc; pc++) {
     int pr = P / pc;
     if (pr > R) pr = (int)R;

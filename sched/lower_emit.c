@@ -28,6 +28,18 @@ enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail un
 enum { F_OREADY = 0 };                            /* flag of dma_out */
 enum { MAX_PARTS = GT_MAX_OPERANDS, MAX_LBREG = 64 };
 
+/* A piece of a tensor: bytes [lo, hi) of it (per iteration) in region `reg` at offset `base`
+ * of the region for byte lo. Each core's share of a kernel output is one piece, so no two
+ * queues ever write one region in the same kernel. */
+typedef struct {
+  int64_t lo, hi, base;
+  uint32_t reg, tile;
+} Piece;
+typedef struct {
+  int n;
+  Piece *p;
+} PieceList;
+
 struct GtEmitState {
   int nclusters, ncores;        /* cores per cluster */
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
@@ -38,9 +50,11 @@ struct GtEmitState {
   int64_t ddr_top;              /* bump pointer */
   int64_t ddr_base;             /* end of the program-lifetime allocations */
   uint32_t *w_reg, *w_tile;     /* per op: weight region in DDR */
-  uint32_t *t_reg, *t_tile;     /* per tensor: DDR region and its tile */
-  int64_t *t_full;              /* per tensor: 1 if the region holds the whole batch */
-  uint32_t *gb_reg, *gb_tile;   /* per tensor × cluster */
+  PieceList *ddr;               /* per tensor: its DDR pieces in this iteration */
+  PieceList *gb;                /* per tensor × cluster: its GB pieces */
+  uint32_t *io_reg, *io_tile;   /* per tensor: whole-batch region of a graph input */
+  int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
+  int64_t out_base;             /* start of the graph outputs' area */
   uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
   /* LB regions to free at the next kernel start: per (cluster, core) */
   uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
@@ -54,6 +68,7 @@ typedef struct {
   GtProgram *p;
   struct GtEmitState *s;
   int64_t sample0;              /* first sample of this iteration in the whole batch */
+  int iteration;
 } Emit;
 
 static GtQueue *Q(Emit *e, int qi) { return &e->p->queues[qi]; }
@@ -172,24 +187,135 @@ static int64_t per_sample(const GtGraph *g, int t) {
   return tensor_bytes(x) / g->batch;
 }
 
-/* Source/destination of a tensor span for cluster c: region, tile and the span rebased.
- * Returns the level. */
-static int tensor_at(Emit *e, int t, int c, GtSpan *s, uint32_t *reg, uint32_t *tile) {
-  int r = root(e->g, t);
-  const GtTensorPlace *p = &e->l->place[r];
-  if (p->level == LVL_GB) {
-    size_t i = (size_t)r * (size_t)e->s->nclusters + (size_t)c;
-    s->off -= c * share(e) * per_sample(e->g, r);
-    *reg = e->s->gb_reg[i];
-    *tile = e->s->gb_tile[i];
-    gt_assert(*reg && s->off >= 0);
-    return LVL_GB;
+/* Rows of a kernel's partition and rows per sample (0: the kernel runs on cluster 0 only). */
+static void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps);
+static void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i,
+                      int64_t *a0, int64_t *a1);
+
+/* The pieces of tensor t produced by its kernel, restricted to cluster `only` (-1: all). */
+static PieceList make_pieces(Emit *e, int t, int only) {
+  GtLowered *l = e->l;
+  const GtKernel *k = &l->kernels[l->place[t].kernel];
+  int64_t rows, rps;
+  kernel_rows(e, k, &rows, &rps);
+  int64_t rb = tensor_bytes(&e->g->tensors[t]) / rows;
+  gt_assert(rb * rows == tensor_bytes(&e->g->tensors[t]));
+  PieceList pl;
+  pl.n = 0;
+  pl.p = arena_alloc(l->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr));
+  for (int c = 0; c < e->s->nclusters; c++) {
+    if (only >= 0 && c != only) continue;
+    for (int i = 0; i < k->pr; i++) {
+      int64_t a0, a1;
+      core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      if (a1 <= a0) continue;
+      Piece *x = &pl.p[pl.n++];
+      memset(x, 0, sizeof *x);
+      x->lo = a0 * rb;
+      x->hi = a1 * rb;
+    }
   }
-  if (e->s->t_full[r]) s->off += e->sample0 * per_sample(e->g, r);
-  *reg = e->s->t_reg[r];
-  *tile = e->s->t_tile[r];
-  gt_assert(*reg);
-  return LVL_DDR;
+  return pl;
+}
+
+static const PieceList *pieces_of(Emit *e, int t, int c, int *level) {
+  int r = root(e->g, t);
+  *level = e->l->place[r].level;
+  const PieceList *pl = *level == LVL_GB ? &e->s->gb[(size_t)r * (size_t)e->s->nclusters + (size_t)c]
+                                         : &e->s->ddr[r];
+  gt_assert(pl->n > 0);
+  return pl;
+}
+
+/* The piece holding byte `off` (pieces are sorted by lo). */
+static const Piece *piece_at(const PieceList *pl, int64_t off) {
+  int lo = 0, hi = pl->n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (pl->p[mid].lo <= off) lo = mid;
+    else hi = mid - 1;
+  }
+  gt_assert(pl->p[lo].lo <= off && off < pl->p[lo].hi);
+  return &pl->p[lo];
+}
+
+static void count_ddr(GtKernel *k, int level, int64_t bytes, int write) {
+  if (level != LVL_DDR) return;
+  if (write) k->ddr_write += bytes;
+  else k->ddr_read += bytes;
+}
+
+/* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
+ * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
+ * cut). Returns the bytes loaded. */
+static void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr,
+                  uint32_t st, const GtSpan *ss);
+static void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t dreg,
+                         uint32_t dtile, int64_t dst_off) {
+  int level;
+  const PieceList *pl = pieces_of(e, t, c, &level);
+  const Piece *first = piece_at(pl, s->off);
+  int64_t ext = span_extent(s);
+  if (s->off + ext <= first->hi) {
+    GtSpan src = *s, dst = *s;
+    src.off = s->off - first->lo + first->base;
+    dst.off = dst_off;
+    dst.stride = s->row_bytes;
+    dst.pstride = s->row_bytes * s->rows;
+    e_mov(e, qi, dreg, dtile, &dst, first->reg, first->tile, &src);
+    count_ddr(k, level, span_bytes(s), 0);
+    return;
+  }
+  int64_t local = dst_off;
+  for (int64_t pl_i = 0; pl_i < s->planes; pl_i++) {
+    int64_t r = 0;
+    while (r < s->rows) {
+      int64_t o = s->off + pl_i * s->pstride + r * s->stride;
+      const Piece *pc = piece_at(pl, o);
+      if (o + s->row_bytes <= pc->hi) {
+        /* whole rows r.. inside this piece */
+        int64_t n = 1;
+        while (r + n < s->rows && o + n * s->stride + s->row_bytes <= pc->hi) n++;
+        GtSpan src = {o - pc->lo + pc->base, s->row_bytes, n, s->stride, 1, n * s->stride};
+        GtSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
+        e_mov(e, qi, dreg, dtile, &dst, pc->reg, pc->tile, &src);
+        count_ddr(k, level, n * s->row_bytes, 0);
+        local += n * s->row_bytes;
+        r += n;
+      } else {
+        /* a row cut by piece boundaries */
+        int64_t b = 0;
+        while (b < s->row_bytes) {
+          const Piece *q = piece_at(pl, o + b);
+          int64_t len = min64(s->row_bytes - b, q->hi - (o + b));
+          GtSpan src = {o + b - q->lo + q->base, len, 1, len, 1, len};
+          GtSpan dst = {local, len, 1, len, 1, len};
+          e_mov(e, qi, dreg, dtile, &dst, q->reg, q->tile, &src);
+          count_ddr(k, level, len, 0);
+          local += len;
+          b += len;
+        }
+        r++;
+      }
+    }
+  }
+}
+
+/* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
+ * piece of the storing core. */
+static void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
+                       uint32_t stile) {
+  int level;
+  const PieceList *pl = pieces_of(e, t, c, &level);
+  const Piece *pc = piece_at(pl, s->off);
+  gt_assert(s->off + span_extent(s) <= pc->hi);
+  GtSpan dst = *s, src = *s;
+  dst.off = s->off - pc->lo + pc->base;
+  src.off = 0;
+  src.stride = s->row_bytes;
+  src.pstride = s->row_bytes * s->rows;
+  e_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
+  count_ddr(k, level, span_bytes(s), 1);
 }
 
 /* ---- program start: queues, DDR weights, inputs and outputs ---- */
@@ -257,11 +383,11 @@ static void setup(Emit *e) {
             s->qsem[core_q(e, c, core_base(a, kind) + i, slot)] = 1;
   s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
   s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
-  s->t_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->t_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->t_full = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->gb_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors * (size_t)s->nclusters);
-  s->gb_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->ddr = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors);
+  s->gb = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->io_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->io_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
@@ -278,22 +404,26 @@ static void setup(Emit *e) {
     e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, top, wb, s->w_tile[op]);
     top += (wb + 255) / 256 * 256;
   }
-  /* graph inputs and outputs: whole-batch regions (iterations use their samples' part) */
+  /* graph inputs: whole-batch regions holding their data from the start (iterations read
+   * their samples' part); graph outputs: an area for the whole batch, written in pieces */
   for (int t = 0; t < g->ntensors; t++) {
-    int is_in = g->tensors[t].producer < 0, is_out = 0;
-    for (int i = 0; i < g->noutputs; i++)
-      if (g->outputs[i] == t) is_out = 1;
-    if (!is_in && !is_out) continue;
-    int r = root(g, t);
-    if (s->t_reg[r]) continue;
-    int64_t ps = per_sample(g, r);
-    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[r]);
-    s->t_full[r] = ps != 0;
+    if (g->tensors[t].producer >= 0 || l->place[t].last_kernel < 0) continue;
+    int64_t ps = per_sample(g, t);
+    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[t]);
     char name[160];
-    snprintf(name, sizeof name, "t:%s", g->tensors[r].name);
-    s->t_reg[r] = program_new_region(e->p, name);
-    s->t_tile[r] = program_new_tile(e->p, name);
-    e_alloc(e, coord, s->t_reg[r], LVL_DDR, 0, 0, top, bytes, is_in && g->tensors[r].producer < 0 ? s->t_tile[r] : 0);
+    snprintf(name, sizeof name, "t:%s", g->tensors[t].name);
+    s->io_reg[t] = program_new_region(e->p, name);
+    s->io_tile[t] = program_new_tile(e->p, name);
+    e_alloc(e, coord, s->io_reg[t], LVL_DDR, 0, 0, top, bytes, s->io_tile[t]);
+    top += (bytes + 255) / 256 * 256;
+  }
+  s->out_base = top;
+  for (int i = 0; i < g->noutputs; i++) {
+    int t = root(g, g->outputs[i]);
+    if (g->tensors[t].producer < 0 || s->out_off[t]) continue;
+    int64_t ps = per_sample(g, t);
+    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[t]) * ceil_div64(l->batch, g->batch);
+    s->out_off[t] = top - s->out_base + 1; /* +1: 0 means "not an output" */
     top += (bytes + 255) / 256 * 256;
   }
   s->ddr_base = top;
@@ -310,43 +440,78 @@ static int coord_q(Emit *e, int c) {
   die("cluster %d has no active core", c);
 }
 
+static int is_output(const GtGraph *g, int t) {
+  for (int i = 0; i < g->noutputs; i++)
+    if (root(g, g->outputs[i]) == t) return 1;
+  return 0;
+}
+
+/* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c),
+ * each piece a region named after the tensor and the core that writes it. */
+static void alloc_pieces(Emit *e, PieceList *pl, int t, GtLevel lvl, int c, int64_t base, int64_t lo0) {
+  for (int i = 0; i < pl->n; i++) {
+    Piece *x = &pl->p[i];
+    char name[200];
+    snprintf(name, sizeof name, "%s%s[%lld,%lld)", lvl == LVL_GB ? "gb:" : "t:", e->g->tensors[t].name,
+             (long long)x->lo, (long long)x->hi);
+    x->reg = program_new_region(e->p, name);
+    x->tile = program_new_tile(e->p, name);
+    x->base = 0;
+    e_alloc(e, coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
+  }
+}
+
 static void gb_alloc_tensor(Emit *e, int t) {
   for (int c = 0; c < e->s->nclusters; c++) {
-    size_t i = (size_t)t * (size_t)e->s->nclusters + (size_t)c;
-    char name[160];
-    snprintf(name, sizeof name, "gb%d:%s", c, e->g->tensors[t].name);
-    e->s->gb_reg[i] = program_new_region(e->p, name);
-    e->s->gb_tile[i] = program_new_tile(e->p, name);
-    int64_t bytes = share(e) * per_sample(e->g, t);
-    e_alloc(e, coord_q(e, c), e->s->gb_reg[i], LVL_GB, c, 0, e->l->place[t].gb_offset, bytes, 0);
+    PieceList *pl = &e->s->gb[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
+    *pl = make_pieces(e, t, c);
+    if (pl->n) alloc_pieces(e, pl, t, LVL_GB, c, e->l->place[t].gb_offset, pl->p[0].lo);
   }
 }
 static void gb_free_tensor(Emit *e, int t) {
   for (int c = 0; c < e->s->nclusters; c++) {
-    size_t i = (size_t)t * (size_t)e->s->nclusters + (size_t)c;
-    e_free(e, coord_q(e, c), e->s->gb_reg[i]);
-    e->s->gb_reg[i] = 0;
+    PieceList *pl = &e->s->gb[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
+    for (int i = 0; i < pl->n; i++) e_free(e, coord_q(e, c), pl->p[i].reg);
+    pl->n = 0;
   }
 }
 
 static void iteration_begin(Emit *e) {
   GtGraph *g = e->g;
+  GtLowered *l = e->l;
   struct GtEmitState *s = e->s;
   int64_t top = s->ddr_base;
   for (int t = 0; t < g->ntensors; t++) {
-    const GtTensorPlace *p = &e->l->place[t];
-    if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
+    const GtTensorPlace *p = &l->place[t];
+    if (p->alias_of >= 0) continue;
+    if (g->tensors[t].producer < 0) {
+      if (!s->io_reg[t]) continue;
+      /* one piece: this iteration's samples of the whole-batch input */
+      PieceList *pl = &s->ddr[t];
+      pl->n = 1;
+      pl->p = arena_alloc(l->arena, sizeof(Piece));
+      pl->p[0].lo = 0;
+      pl->p[0].hi = tensor_bytes(&g->tensors[t]);
+      pl->p[0].base = e->sample0 * per_sample(g, t);
+      pl->p[0].reg = s->io_reg[t];
+      pl->p[0].tile = s->io_tile[t];
+      continue;
+    }
     if (p->level == LVL_GB && p->kernel == 0) gb_alloc_tensor(e, t);
-    if (p->level != LVL_DDR || s->t_full[t]) continue;
-    char name[160];
-    snprintf(name, sizeof name, "t:%s", g->tensors[t].name);
-    s->t_reg[t] = program_new_region(e->p, name);
-    s->t_tile[t] = program_new_tile(e->p, name);
-    int64_t bytes = tensor_bytes(&g->tensors[t]);
-    e_alloc(e, coord_q(e, 0), s->t_reg[t], LVL_DDR, 0, 0, top, bytes, 0);
-    top += (bytes + 255) / 256 * 256;
+    if (p->level != LVL_DDR || p->kernel < 0) continue;
+    PieceList *pl = &s->ddr[t];
+    *pl = make_pieces(e, t, -1);
+    if (s->out_off[t]) {
+      int64_t ps = per_sample(g, t);
+      int64_t at = s->out_base + s->out_off[t] - 1 +
+                   (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
+      alloc_pieces(e, pl, t, LVL_DDR, 0, at, 0);
+    } else {
+      alloc_pieces(e, pl, t, LVL_DDR, 0, top, 0);
+      top += (tensor_bytes(&g->tensors[t]) + 255) / 256 * 256;
+    }
   }
-  if (top > e->l->ddr_peak_bytes) e->l->ddr_peak_bytes = top;
+  if (top > l->ddr_peak_bytes) l->ddr_peak_bytes = top;
   e_barrier(e); /* set-up episode */
 }
 
@@ -356,10 +521,11 @@ static void iteration_end(Emit *e) {
   for (int t = 0; t < g->ntensors; t++) {
     const GtTensorPlace *p = &e->l->place[t];
     if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
-    if (p->level == LVL_GB && s->gb_reg[(size_t)t * (size_t)s->nclusters]) gb_free_tensor(e, t);
-    if (p->level == LVL_DDR && !s->t_full[t] && s->t_reg[t]) {
-      e_free(e, coord_q(e, 0), s->t_reg[t]);
-      s->t_reg[t] = 0;
+    if (p->level == LVL_GB) gb_free_tensor(e, t);
+    if (p->level == LVL_DDR && !is_output(g, t)) {
+      PieceList *pl = &s->ddr[t];
+      for (int i = 0; i < pl->n; i++) e_free(e, coord_q(e, 0), pl->p[i].reg);
+      pl->n = 0;
     }
   }
 }
@@ -416,16 +582,77 @@ static void lb_release_all(Emit *e) {
 
 /* ---- row ranges ---- */
 
-static void cluster_rows(Emit *e, const GtKernel *k, const GtGeom *gm, int c, int64_t *r0, int64_t *r1) {
-  if (!k->split_clusters) {
-    *r0 = 0;
-    *r1 = c == 0 ? gm->rows : 0;
-    return;
+/* ---- copy kernels: concat, split, embedding with bag 1 ---- */
+
+typedef struct {
+  int src, dst;             /* tensors */
+  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
+  int gather;               /* embedding: src = indices; rows come from the table */
+} CopyPart;
+
+static int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
+  GtGraph *g = e->g;
+  const GtOp *o = &g->ops[k->head];
+  int n = 0;
+  if (o->kind == OP_EMBEDDING) {
+    const GtTensor *y = &g->tensors[o->out[0]];
+    int64_t rowb = y->dim[y->ndim - 1] * dtype_bytes(y->dtype);
+    pp[0] = (CopyPart){o->in[0], o->out[0], tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
+    return 1;
   }
-  int64_t sh = share(e);
-  int64_t s0 = min64(e->g->batch, c * sh), s1 = min64(e->g->batch, (c + 1) * sh);
-  *r0 = s0 * gm->rows_per_sample;
-  *r1 = s1 * gm->rows_per_sample;
+  int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
+  const GtTensor *bt = &g->tensors[big];
+  int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
+  /* storage order: 4-D tensors are NHWC, so logical axis 1 (C) is the last stored one */
+  int64_t outer = 1;
+  if (bt->ndim == 4) {
+    static const int pos[4] = {0, 3, 1, 2}; /* logical axis -> stored position */
+    static const int logical[4] = {0, 2, 3, 1};
+    for (int i = 0; i < pos[ax]; i++) outer *= bt->dim[logical[i]];
+  } else {
+    for (int i = 0; i < ax; i++) outer *= bt->dim[i];
+  }
+  int64_t big_inner = tensor_bytes(bt) / outer, pre = 0;
+  int np = o->kind == OP_CONCAT ? o->nin : o->nout;
+  for (int i = 0; i < np; i++) {
+    int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
+    int64_t inner = tensor_bytes(&g->tensors[small]) / outer;
+    if (o->kind == OP_CONCAT) pp[n++] = (CopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
+    else pp[n++] = (CopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
+    pre += inner;
+  }
+  return n;
+}
+
+static void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps) {
+  GtLowerKind lk = op_lower_kind(e->g, k->head);
+  if (lk == LK_COPY || (lk == LK_GATHER && e->g->ops[k->head].at.bag <= 1)) {
+    CopyPart pp[GT_MAX_OPERANDS];
+    copy_parts(e, k, pp);
+    *rows = pp[0].outer;
+    *rps = *rows % e->g->batch == 0 ? *rows / e->g->batch : 0;
+  } else {
+    GtGeom gm;
+    fill_geom(e->g, k->head, e->a, &gm);
+    *rows = gm.rows;
+    *rps = gm.rows_per_sample;
+  }
+  if (!k->split_clusters) *rps = 0;
+}
+
+/* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples, split as
+ * evenly as possible, the first cores taking one row more. */
+static void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i,
+                      int64_t *a0, int64_t *a1) {
+  int64_t r0 = 0, r1 = c == 0 ? rows : 0;
+  if (rps > 0) {
+    int64_t sh = share(e), b = e->g->batch;
+    r0 = min64(b, c * sh) * rps;
+    r1 = min64(b, (c + 1) * sh) * rps;
+  }
+  int64_t n = r1 - r0, per = n / k->pr, extra = n % k->pr;
+  *a0 = r0 + i * per + min64(i, extra);
+  *a1 = *a0 + per + (i < extra);
 }
 
 static int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
@@ -445,12 +672,7 @@ typedef struct {
 
 static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
                       uint32_t dtile) {
-  uint32_t sr, st;
-  GtSpan src = s;
-  int lvl = tensor_at(e, t, c, &src, &sr, &st);
-  GtSpan dst = local_of(&s);
-  e_mov(e, qin, dreg, dtile, &dst, sr, st, &src);
-  if (lvl == LVL_DDR) k->ddr_read += span_bytes(&s);
+  load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
 }
 
 static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
@@ -555,10 +777,10 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
     } else {
       int64_t tb = tensor_bytes(&g->tensors[fin[i]]);
       s = (GtSpan){0, tb, 1, tb, 1, tb};
-      GtSpan src = s;
-      int lvl = tensor_at(e, fin[i], c, &src, &sr, &st);
-      if (lvl == LVL_DDR) k->ddr_read += tb;
-      s = src;
+      F[i] = lb_region(&la, tb, "F");
+      Ft[i] = program_new_tile(e->p, NULL);
+      load_span(e, k, qin, c, fin[i], s, F[i], Ft[i]);
+      continue;
     }
     F[i] = lb_region(&la, span_bytes(&s), "F");
     Ft[i] = program_new_tile(e->p, NULL);
@@ -735,12 +957,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           /* dma_out */
           e_wait(e, qout, F_OREADY);
           int out_t = g->ops[k->ops[k->nops - 1]].out[0];
-          uint32_t dr, dtile;
-          GtSpan dst = os;
-          int lvl = tensor_at(e, out_t, c, &dst, &dr, &dtile);
-          GtSpan src = local_of(&os);
-          e_mov(e, qout, dr, dtile, &dst, O.reg[curO][0], otile, &src);
-          if (lvl == LVL_DDR) k->ddr_write += span_bytes(&os);
+          store_span(e, k, qout, c, out_t, &os, O.reg[curO][0], otile);
           e_signal(e, qout, qh, sh, F_OFREE);
           nO++;
         }
@@ -756,42 +973,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   for (int64_t i = 0; i < min64(nO, 2); i++) e_wait(e, qh, F_OFREE);
 }
 
-/* ---- copy kernels: concat, split, embedding with bag 1 ---- */
-
-typedef struct {
-  int src, dst;             /* tensors */
-  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
-  int gather;               /* embedding: src = indices; rows come from the table */
-} CopyPart;
-
-static int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
-  GtGraph *g = e->g;
-  const GtOp *o = &g->ops[k->head];
-  int n = 0;
-  if (o->kind == OP_EMBEDDING) {
-    const GtTensor *y = &g->tensors[o->out[0]];
-    int64_t rowb = y->dim[y->ndim - 1] * dtype_bytes(y->dtype);
-    pp[0] = (CopyPart){o->in[0], o->out[0], tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
-    return 1;
-  }
-  int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
-  const GtTensor *bt = &g->tensors[big];
-  int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
-  int64_t outer = 1;
-  for (int i = 0; i < ax; i++) outer *= bt->dim[i];
-  int64_t big_inner = tensor_bytes(bt) / outer, pre = 0;
-  int np = o->kind == OP_CONCAT ? o->nin : o->nout;
-  for (int i = 0; i < np; i++) {
-    int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
-    int64_t inner = tensor_bytes(&g->tensors[small]) / outer;
-    if (o->kind == OP_CONCAT) pp[n++] = (CopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
-    else pp[n++] = (CopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
-    pre += inner;
-  }
-  return n;
-}
-
-static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int ncores) {
+static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
   GtGraph *g = e->g;
   const GtOp *h = &g->ops[k->head];
   int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
@@ -802,7 +984,6 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
   uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
   int64_t nA = 0;
-  int64_t bag = h->kind == OP_EMBEDDING && h->at.bag > 1 ? h->at.bag : 1;
   int64_t idxb = 0;
   if (h->kind == OP_EMBEDDING) {
     idxb = tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
@@ -817,19 +998,13 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
       A[b] = lb_region(&la, slot, "copy");
     }
   }
-  int64_t batch = g->batch;
   for (int pi = 0; pi < np; pi++) {
     CopyPart *p = &pp[pi];
     int64_t rowb = h->kind == OP_EMBEDDING ? p->dst_inner : (p->src_inner < p->dst_inner ? p->src_inner : p->dst_inner);
-    int64_t r0 = 0, r1 = c == 0 ? p->outer : 0;
-    if (k->split_clusters) {
-      int64_t rps = p->outer / batch, sh = share(e);
-      r0 = min64(batch, c * sh) * rps;
-      r1 = min64(batch, (c + 1) * sh) * rps;
-    }
-    /* this core's rows */
-    int64_t n = r1 - r0, per = n / ncores, extra = n % ncores;
-    int64_t a0 = r0 + idx * per + min64(idx, extra), a1 = a0 + per + (idx < extra);
+    int64_t krows, rps, a0, a1;
+    kernel_rows(e, k, &krows, &rps);
+    gt_assert(krows == p->outer);
+    core_rows(e, k, krows, rps, c, idx, &a0, &a1);
     int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
     int64_t tr = slot / per_row_slot;
     int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
@@ -852,7 +1027,7 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
           GtSpan dl = local_of(&ss);
           e_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
           k->ddr_read += span_bytes(&ss);
-          ds = (GtSpan){r * rowb * bag / bag, rr * rowb, 1, rr * rowb, 1, rr * rowb};
+          ds = (GtSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
           ss = local_of(&ds);
         } else {
           ss = (GtSpan){r * p->src_inner + p->src_pre + b0, b1 - b0, rr, p->src_inner, 1, rr * p->src_inner};
@@ -864,17 +1039,8 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx, int n
         nA++;
         e_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
         e_wait(e, qout, F_OREADY);
-        uint32_t dr, dtile;
-        GtSpan dst = ds;
-        int lvl = tensor_at(e, p->dst, c, &dst, &dr, &dtile);
-        GtSpan src = ss;
-        src.rows = dst.rows;
-        src.planes = dst.planes;
-        src.row_bytes = dst.row_bytes;
-        src.stride = dst.row_bytes;
-        src.pstride = dst.row_bytes * dst.rows;
-        e_mov(e, qout, dr, dtile, &dst, A[cur], tile, &src);
-        if (lvl == LVL_DDR) k->ddr_write += span_bytes(&ds);
+        (void)ss;
+        store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
         e_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
       }
     }
@@ -895,9 +1061,7 @@ static void emit_kernel(Emit *e, int ki) {
   lb_release_all(e);
   for (int t = 0; t < g->ntensors; t++) {
     const GtTensorPlace *p = &l->place[t];
-    if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1 &&
-        s->gb_reg[(size_t)t * (size_t)s->nclusters])
-      gb_free_tensor(e, t);
+    if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1) gb_free_tensor(e, t);
   }
   for (int c = 0; c < s->nclusters; c++)
     if (s->gbw_reg[c]) {
@@ -910,31 +1074,22 @@ static void emit_kernel(Emit *e, int ki) {
   GtGeom gm;
   fill_geom(g, k->head, a, &gm);
   int base = core_base(a, k->core_kind);
-  int used = k->pr * k->pc;
+  int64_t krows, rps;
+  kernel_rows(e, k, &krows, &rps);
   for (int c = 0; c < s->nclusters; c++) {
-    int64_t r0, r1;
-    cluster_rows(e, k, &gm, c, &r0, &r1);
     if (copy) {
-      if (k->split_clusters || c == 0)
-        for (int i = 0; i < used; i++) emit_core_copy(e, k, c, base + i, i, used);
+      for (int i = 0; i < k->pr; i++) {
+        int64_t a0, a1;
+        core_rows(e, k, krows, rps, c, i, &a0, &a1);
+        if (a1 > a0) emit_core_copy(e, k, c, base + i, i);
+      }
       continue;
     }
-    if (r1 <= r0) continue;
-    if (k->w_via_gb) {
-      /* region allocated by the coordinator before the previous barrier: see below */
-      gt_assert(s->gbw_reg[c] == 0);
-    }
-    int64_t n = r1 - r0;
-    int64_t C = gm.cols;
-    int64_t core_cols = k->pc > 1 ? ceil_div64(ceil_div64(C, k->pc), gm.col_align) * gm.col_align : C;
-    if (core_cols > C) core_cols = C;
     int staged = 0;
-    for (int i = 0; i < used; i++) {
-      int rr = i / k->pc, cc = i % k->pc;
-      int64_t per = n / k->pr, extra = n % k->pr;
-      int64_t a0 = r0 + rr * per + min64(rr, extra), a1 = a0 + per + (rr < extra);
-      int64_t c0 = cc * core_cols, c1 = min64(C, c0 + core_cols);
-      if (a1 <= a0 || c1 <= c0) continue;
+    for (int i = 0; i < k->pr; i++) {
+      int64_t a0, a1;
+      core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      if (a1 <= a0) continue;
       if (k->w_via_gb && !staged) {
         int64_t wb = op_weight_bytes(g, k->head);
         int qc = s->cdma[c];
@@ -943,8 +1098,8 @@ static void emit_kernel(Emit *e, int ki) {
         snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
         s->gbw_reg[c] = program_new_region(e->p, name);
         s->gbw_tile[c] = program_new_tile(e->p, name);
-        /* the region is taken here by the coordinator; the cluster DMA queue waits for it through
-         * a semaphore (both run after the same barrier) */
+        /* the coordinator takes the region; the cluster DMA queue waits for it through a
+         * semaphore (both run after the same barrier) */
         int64_t off = a->gb_bytes / 2 + (ki % 2) * (a->gb_bytes / 8);
         e_alloc(e, co, s->gbw_reg[c], LVL_GB, c, 0, off, wb, 0);
         e_sem(e, co, I_SEMPOST, 0);
@@ -954,19 +1109,14 @@ static void emit_kernel(Emit *e, int ki) {
         k->ddr_read += wb;
         staged = 1;
       }
-      emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, c0, c1);
+      emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
     }
-    if (k->w_via_gb && staged) {
-      /* one post per core that waits (every core that got rows) */
-      for (int i = 0; i < used; i++) {
-        int rr = i / k->pc, cc = i % k->pc;
-        int64_t per = n / k->pr, extra = n % k->pr;
-        int64_t a0 = r0 + rr * per + min64(rr, extra), a1 = a0 + per + (rr < extra);
-        int64_t c0 = cc * core_cols, c1 = min64(C, c0 + core_cols);
-        if (a1 <= a0 || c1 <= c0) continue;
-        e_sem(e, s->cdma[c], I_SEMPOST, 1 + base + i);
+    if (staged)
+      for (int i = 0; i < k->pr; i++) {
+        int64_t a0, a1;
+        core_rows(e, k, krows, rps, c, i, &a0, &a1);
+        if (a1 > a0) e_sem(e, s->cdma[c], I_SEMPOST, 1 + base + i);
       }
-    }
   }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
   for (int t = 0; t < g->ntensors; t++) {
@@ -985,6 +1135,7 @@ void emit_program(GtLowered *l, int64_t sample0, int iteration) {
   e.p = l->prog;
   e.s = l->es;
   e.sample0 = sample0;
+  e.iteration = iteration;
   if (iteration == 0) setup(&e);
   iteration_begin(&e);
   for (int ki = 0; ki < l->nkernels; ki++) emit_kernel(&e, ki);

@@ -2,8 +2,11 @@
  * reads and writes (as ≤3-D DMA patterns in the tensors' DDR/GB layout) and its compute
  * instructions.
  *
- * Layouts (graph.h): activations NCHW (conv2d, pooling), NCL (conv1d, handled as NCHW with
- * H = L and W = 1), row-major [..., features] otherwise. Weight regions in DDR, one per op:
+ * Storage layout: 4-D activations are kept channels-last (NHWC) in DDR, GB and LB — the .gtg's
+ * NCHW is their logical order (conv1d's NCL is NLC, handled as NHWC with H = L, W = 1); other
+ * tensors are row-major as declared. With channels last, the output rows (n, h) of a conv or a
+ * pooling are contiguous, so every core's share of an output is one contiguous byte range
+ * (lower_emit.c gives each share its own region). Weight regions in DDR, one per op:
  *   conv/dense: [out_channels][k_elems_per_channel + bias]  (a column's weights are contiguous)
  *   batchnorm: scale and shift [2][C]; layernorm: gamma and beta [2][last]
  *   embedding: the table [vocab][dim]
@@ -156,32 +159,27 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: {
     ConvDims c = conv_dims(g, o);
+    int64_t xdt = dtb(T(g, o->in[0]));
     m->seg_rows = c.ho;
     m->rows = c.n * c.ho;
     m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
-    m->halo_bytes = (c.kh - 1) * c.dh * c.w * dtb(T(g, o->in[0])) * c.c;
-    m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c;
+    m->cols = c.co;
+    m->split_cols = 1;
+    m->out_row_bytes = c.wo * ydt;
+    m->w_col_bytes = c.kh * c.kw * ydt;
     if (conv_depthwise(&c)) {
-      /* depthwise: columns are channels (a channel reads only its own input plane) */
-      m->cols = c.co;
-      m->split_cols = 1;
+      /* depthwise: columns are channels (a channel reads only its own input channel) */
       m->col_align = 1;
-      m->out_row_bytes = c.wo * ydt;
-      m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c / c.co;
-      m->halo_bytes /= c.co;
-      m->w_col_bytes = c.kh * c.kw * ydt;
+      m->in_row_bytes = c.sh * c.w * xdt * c.c / c.co;
+      m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * c.c / c.co;
     } else {
-      m->cols = c.co;
       int64_t cin_g = c.c / c.groups;
       m->k = cin_g;
       m->k_elems = c.kh * c.kw;
       m->split_cols = c.groups == 1;
       m->split_k = c.groups == 1;
-      m->out_row_bytes = c.wo * ydt;
-      m->w_col_bytes = c.kh * c.kw * ydt;
-      if (c.groups > 1) m->in_row_bytes = c.sh * c.w * dtb(T(g, o->in[0])) * c.c;
-      else m->in_row_bytes /= c.c; /* per k unit (input channel) */
-      if (c.groups == 1) m->halo_bytes /= c.c;
+      m->in_row_bytes = c.sh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
+      m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
     }
     break;
   }
@@ -217,8 +215,10 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
   case OP_MAXPOOL: case OP_AVGPOOL: {
     ConvDims c = conv_dims(g, o);
     m->seg_rows = c.ho;
-    m->rows = c.n * c.c * c.ho;
+    m->rows = c.n * c.ho;
     m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
+    m->cols = c.c; /* channel tiles inside a core */
+    m->split_cols = 1;
     m->in_row_bytes = c.sh * c.w * ydt;
     m->halo_bytes = (c.kh - 1) * c.w * ydt;
     m->out_row_bytes = c.wo * ydt;
@@ -226,10 +226,12 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
   }
   case OP_GAVGPOOL: {
     const GtTensor *x = T(g, o->in[0]);
-    m->rows = x->dim[0] * x->dim[1];
+    m->rows = x->dim[0];
     m->seg_rows = 1;
     m->rows_per_sample = x->dim[0] % batch == 0 ? m->rows / batch : 0;
-    m->in_row_bytes = tensor_bytes(x) / m->rows;
+    m->cols = x->dim[1];
+    m->split_cols = 1;
+    m->in_row_bytes = x->dim[2] * x->dim[3] * ydt;
     m->out_row_bytes = ydt;
     break;
   }
@@ -299,19 +301,18 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
   int64_t dt = dtb(x);
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
+    /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
+     * strided pattern (one row per pixel) */
     ConvDims c = conv_dims(g, o);
     int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
     SegRange r = seg_range(c.ho, t);
     int64_t ih0 = 0, ih1 = c.h;
     if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
-    int64_t plane = c.h * c.w * dt;
-    if (pool) { /* segments are (image, channel) planes, contiguous */
-      if (r.nseg == 1) *s = span1(r.s0 * plane + ih0 * c.w * dt, (ih1 - ih0) * c.w * dt);
-      else *s = span1(r.s0 * plane, r.nseg * plane);
-      return 1;
-    }
     int64_t k0 = 0, k1 = c.c;
-    if (conv_depthwise(&c)) {
+    if (pool) {
+      k0 = t->c0;
+      k1 = t->c1;
+    } else if (conv_depthwise(&c)) {
       int64_t mult = c.co / c.c > 0 ? c.co / c.c : 1;
       k0 = t->c0 / mult;
       k1 = (t->c1 - 1) / mult + 1;
@@ -319,12 +320,18 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
       k0 = t->k0;
       k1 = t->k1;
     }
-    s->off = ((r.s0 * c.c + k0) * c.h + ih0) * c.w * dt;
-    s->row_bytes = (ih1 - ih0) * c.w * dt;
-    s->rows = k1 - k0;
-    s->stride = plane;
-    s->planes = r.nseg;
-    s->pstride = c.c * plane;
+    int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
+    int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
+    if (k0 == 0 && k1 == c.c) {
+      *s = span1(pix0 * c.c * dt, pix * c.c * dt);
+    } else {
+      s->off = (pix0 * c.c + k0) * dt;
+      s->row_bytes = (k1 - k0) * dt;
+      s->rows = pix;
+      s->stride = c.c * dt;
+      s->planes = 1;
+      s->pstride = 0;
+    }
     return 1;
   }
   case OP_DENSE: {
@@ -363,8 +370,17 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
     return 1;
   }
   case OP_GAVGPOOL: {
-    int64_t plane = x->dim[2] * x->dim[3] * dt;
-    *s = span1(t->r0 * plane, (t->r1 - t->r0) * plane);
+    int64_t hw = x->dim[2] * x->dim[3], cc = x->dim[1];
+    if (t->c0 == 0 && t->c1 == cc) {
+      *s = span1(t->r0 * hw * cc * dt, (t->r1 - t->r0) * hw * cc * dt);
+    } else {
+      s->off = (t->r0 * hw * cc + t->c0) * dt;
+      s->row_bytes = (t->c1 - t->c0) * dt;
+      s->rows = (t->r1 - t->r0) * hw;
+      s->stride = cc * dt;
+      s->planes = 1;
+      s->pstride = 0;
+    }
     return 1;
   }
   case OP_EMBEDDING: {
@@ -448,17 +464,35 @@ void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
   const GtTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: {
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
     ConvDims c = conv_dims(g, o);
     SegRange r = seg_range(c.ho, t);
-    int64_t plane = c.ho * c.wo * dt;
-    int64_t c0 = t->c0, c1 = t->c1;
-    s->off = ((r.s0 * c.co + c0) * c.ho + r.h0) * c.wo * dt;
-    s->row_bytes = (r.h1 - r.h0) * c.wo * dt;
-    s->rows = c1 - c0;
-    s->stride = plane;
-    s->planes = r.nseg;
-    s->pstride = c.co * plane;
+    int64_t co = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL ? c.c : c.co;
+    int64_t pix0 = (r.s0 * c.ho + r.h0) * c.wo, pix = r.nseg * (r.h1 - r.h0) * c.wo;
+    if (t->c0 == 0 && t->c1 == co) {
+      *s = span1(pix0 * co * dt, pix * co * dt);
+    } else {
+      s->off = (pix0 * co + t->c0) * dt;
+      s->row_bytes = (t->c1 - t->c0) * dt;
+      s->rows = pix;
+      s->stride = co * dt;
+      s->planes = 1;
+      s->pstride = 0;
+    }
+    return;
+  }
+  case OP_GAVGPOOL: {
+    int64_t cc = y->dim[1];
+    if (t->c0 == 0 && t->c1 == cc) {
+      *s = span1(t->r0 * cc * dt, (t->r1 - t->r0) * cc * dt);
+    } else {
+      s->off = (t->r0 * cc + t->c0) * dt;
+      s->row_bytes = (t->c1 - t->c0) * dt;
+      s->rows = t->r1 - t->r0;
+      s->stride = cc * dt;
+      s->planes = 1;
+      s->pstride = 0;
+    }
     return;
   }
   case OP_DENSE: case OP_MATMUL: {
@@ -588,13 +622,14 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
   case OP_MAXPOOL: case OP_AVGPOOL: {
     ConvDims c = conv_dims(g, o);
     int64_t win = c.kh * c.kw;
-    st[0] = vstep(o->kind == OP_MAXPOOL ? V_POOLMAX : V_POOLAVG, rows * c.wo * win, win, 0);
+    st[0] = vstep(o->kind == OP_MAXPOOL ? V_POOLMAX : V_POOLAVG,
+                  rows * c.wo * (t->c1 - t->c0) * win, win, 0);
     return 1;
   }
   case OP_GAVGPOOL: {
     const GtTensor *x = T(g, o->in[0]);
     int64_t hw = x->dim[2] * x->dim[3];
-    st[0] = vstep(V_POOLAVG, rows * hw, hw, 0);
+    st[0] = vstep(V_POOLAVG, rows * hw * (t->c1 - t->c0), hw, 0);
     return 1;
   }
   case OP_LAYERNORM:
