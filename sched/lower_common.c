@@ -542,7 +542,8 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
       if (tr >= 1) {
         int64_t ntr = ceil_div64(core_rows, tr);
         TileBytes tb = tile_bytes(l, k, &gm, tr, tc, tk);
-        double cost = (double)tb.a * (double)ntr * (double)(nkt > 1 ? nct : 1) * (double)nkt +
+        int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm.cols > 1;
+        double cost = (double)tb.a * (double)ntr * (double)(nkt > 1 || a_cols ? nct : 1) * (double)nkt +
                       (double)tb.w * (double)(wres ? 1 : ntr * nct * nkt) +
                       (double)tb.o * (double)(ntr * nct) +
                       ovh * (double)(ntr * nct * nkt);

@@ -793,6 +793,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   int curA = 0, curW = 0, curO = 0, curR = 0;
   uint32_t otile = 0;
   int64_t ncol_t = ceil_div64(cb - ca, k->tc);
+  /* the input of a vector op with channel columns (pooling, depthwise) depends on the columns */
+  int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm->cols > 1;
   int first = 1;
   for (int64_t r = ra; r < rb;) {
     int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
@@ -800,7 +802,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
       int64_t c0 = ca + ct * k->tc, c1 = min64(cb, c0 + k->tc);
       for (int64_t kt = 0; kt < nkt; kt++) {
         GtTile t = {r, r1, c0, c1, kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
-        int newA = first || nkt > 1 || (ct == 0 && kt == 0);
+        int newA = first || nkt > 1 || a_cols || (ct == 0 && kt == 0);
         int newW = has_w && (first || !k->w_resident);
         int last_k = kt == nkt - 1;
         /* next step (for releases) */
@@ -808,7 +810,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         if (nkt_ == nkt) { nkt_ = 0; nct_++; }
         if (nct_ == ncol_t) { nct_ = 0; nr_ = r1; }
         int last_step = nr_ >= rb;
-        int nextA = !last_step && (nkt > 1 || (nct_ == 0 && nkt_ == 0));
+        int nextA = !last_step && (nkt > 1 || a_cols || (nct_ == 0 && nkt_ == 0));
         int nextW = !last_step && has_w && !k->w_resident;
         /* dma_in */
         GtSpan s;
