@@ -643,6 +643,22 @@ GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDia
     l->arena = arena_new();
     l->place = NULL;
   }
+  {
+    /* weights, whole-batch inputs and outputs live in DDR for the whole run */
+    int64_t fixed = 0;
+    for (int op = 0; op < g->nops; op++) fixed += op_weight_bytes(g, op);
+    for (int i = 0; i < g->ninputs; i++)
+      fixed += tensor_bytes(&g->tensors[g->inputs[i]]) / g->batch * B;
+    for (int i = 0; i < g->noutputs; i++)
+      fixed += tensor_bytes(&g->tensors[g->outputs[i]]) / g->batch * B;
+    if (fixed > a->ddr_capacity_bytes) {
+      diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
+                 "model '%s' needs %lld bytes of DDR for its weights, inputs and outputs at "
+                 "batch %lld; config '%s' has %lld (ddr.capacity_mib)",
+                 g->name, (long long)fixed, (long long)B, a->name, (long long)a->ddr_capacity_bytes);
+      goto fail;
+    }
+  }
   l->per_cluster = P;
   l->iterations = (int)ceil_div64(B, P * D);
   int64_t done = 0;

@@ -442,16 +442,22 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     int64_t bag = o->at.bag > 1 ? o->at.bag : 1, dim = last_dim(y), vocab = o->at.vocab;
     int64_t n = (t->r1 - t->r0) * bag, rowb = dim * dt;
     if (vocab < 1) vocab = 1;
-    int64_t step = vocab / n > 1 ? vocab / n : 1;
-    if ((n - 1) * step + 1 > vocab) step = 0; /* more rows than the table: re-read rows */
-    int64_t span_rows = step ? (n - 1) * step + 1 : 1;
-    int64_t start = (int64_t)(((uint64_t)t->r0 * 2654435761u) % (uint64_t)(vocab - span_rows + 1));
-    s->off = start * rowb;
     s->row_bytes = rowb;
     s->rows = n;
-    s->stride = step * rowb;
     s->planes = 1;
     s->pstride = 0;
+    if (n <= vocab) {
+      int64_t step = vocab / n;
+      int64_t span_rows = (n - 1) * step + 1;
+      int64_t start = (int64_t)(((uint64_t)t->r0 * 2654435761u) % (uint64_t)(vocab - span_rows + 1));
+      s->off = start * rowb;
+      s->stride = step * rowb;
+    } else {
+      /* more rows than the table has (a token-type table): rows are read again; the pattern's
+       * stride shrinks below a row so that it stays inside the table */
+      s->off = 0;
+      s->stride = max64(1, (vocab * rowb - rowb) / (n - 1));
+    }
     return 1;
   }
   default:
