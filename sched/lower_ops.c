@@ -261,6 +261,15 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
   if (m->seg_rows < 1) m->seg_rows = 1;
 }
 
+/* Rows of an embedding table resident in DDR: the rows one iteration can touch, at most the
+ * table (docs/schedulers.md: a 40 M-row MLPerf table is not kept whole). */
+static int64_t embedding_rows(const GtGraph *g, const GtOp *o) {
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+  int64_t touched = tensor_elems(y) / last_dim(y) * bag;
+  return min64(o->at.vocab > 0 ? o->at.vocab : 1, touched);
+}
+
 int64_t op_weight_bytes(const GtGraph *g, int op) {
   const GtOp *o = &g->ops[op];
   const GtTensor *y = T(g, o->out[0]);
@@ -274,20 +283,14 @@ int64_t op_weight_bytes(const GtGraph *g, int op) {
     return last_dim(y) * (last_dim(T(g, o->in[0])) + (o->at.bias ? 1 : 0)) * dt;
   case OP_BATCHNORM: return 2 * y->dim[1] * dt;
   case OP_LAYERNORM: return 2 * last_dim(y) * dt;
-  case OP_EMBEDDING: return o->at.vocab * last_dim(y) * dt;
+  case OP_EMBEDDING: return embedding_rows(g, o) * last_dim(y) * dt;
   default: return 0;
   }
 }
 
 int64_t op_compulsory_weight_bytes(const GtGraph *g, int op) {
   const GtOp *o = &g->ops[op];
-  if (o->kind == OP_EMBEDDING) {
-    const GtTensor *y = T(g, o->out[0]);
-    int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
-    int64_t gathered = tensor_elems(y) * bag * dtb(y);
-    return min64(gathered, op_weight_bytes(g, op));
-  }
-  return op_weight_bytes(g, op);
+  return op_weight_bytes(g, op); /* embeddings: the resident rows, each gathered at least once */
 }
 
 static GtSpan span1(int64_t off, int64_t bytes) {
@@ -439,7 +442,7 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     /* Row gathers: the indices are data, so the rows' addresses are not known statically.
      * They are spread over the table with a fixed stride (deterministic), which exercises the
      * DDR channels as random rows would; bytes are exact. */
-    int64_t bag = o->at.bag > 1 ? o->at.bag : 1, dim = last_dim(y), vocab = o->at.vocab;
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1, dim = last_dim(y), vocab = embedding_rows(g, o);
     int64_t n = (t->r1 - t->r0) * bag, rowb = dim * dt;
     if (vocab < 1) vocab = 1;
     s->row_bytes = rowb;
