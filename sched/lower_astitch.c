@@ -21,7 +21,9 @@ static int astitch_fuse(const GtLowered *l, int head, int op) {
     const GtTensor *y = &g->tensors[o->out[0]];
     int ax = o->at.axis < 0 ? y->ndim + o->at.axis : o->at.axis;
     if (k == OP_SOFTMAX && ax != y->ndim - 1) return 0;
-    return hk != OP_CONV2D && hk != OP_CONV1D && hk != OP_BATCHNORM;
+    /* only after a row-wise vector head: after a gemm the reduction would force a tile to
+     * hold whole output rows, i.e. all the gemm's columns and their weights at once */
+    return hl == LK_VEC && hk != OP_BATCHNORM && hk != OP_CONV2D && hk != OP_CONV1D;
   }
   return 0;
 }

@@ -289,7 +289,6 @@ int64_t op_weight_bytes(const GtGraph *g, int op) {
 }
 
 int64_t op_compulsory_weight_bytes(const GtGraph *g, int op) {
-  const GtOp *o = &g->ops[op];
   return op_weight_bytes(g, op); /* embeddings: the resident rows, each gathered at least once */
 }
 
