@@ -555,7 +555,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
           bres = wres;
         }
       }
-      if (tc <= 1 || !gm.split_cols || k->row_reduce || tc <= gm.col_align) break;
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && btr >= 1)) break;
     }
     if (tk <= 1 || !gm.split_k) break;
   }

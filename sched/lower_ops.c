@@ -214,6 +214,7 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
   }
   case OP_MAXPOOL: case OP_AVGPOOL: {
     ConvDims c = conv_dims(g, o);
+    m->col_align = 1;
     m->seg_rows = c.ho;
     m->rows = c.n * c.ho;
     m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
@@ -228,6 +229,7 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
     const GtTensor *x = T(g, o->in[0]);
     m->rows = x->dim[0];
     m->seg_rows = 1;
+    m->col_align = 1;
     m->rows_per_sample = x->dim[0] % batch == 0 ? m->rows / batch : 0;
     m->cols = x->dim[1];
     m->split_cols = 1;
