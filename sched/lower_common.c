@@ -518,7 +518,11 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   double bestcost = -1;
   int64_t btr = 0, btc = 0, btk = 0;
   int bres = 0;
-  double ovh = (double)a->dma_latency_cycles * a->ddr_bytes_per_cycle;
+  /* a tile's fixed cost (DMA set-up, DDR latency, the unit's pipeline), in DDR bytes' worth */
+  int mlat = 0;
+  for (int u = 0; u < a->nunit_kinds; u++)
+    mlat = a->units[u].matrix_latency_cycles > mlat ? a->units[u].matrix_latency_cycles : mlat;
+  double ovh = (double)(a->dma_latency_cycles + a->ddr_latency_cycles + mlat) * a->ddr_bytes_per_cycle;
   for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
     for (int64_t tc = core_cols;; tc = ceil_div64(tc, 2)) {
       if (tc < core_cols && gm.col_align > 1 && tc > gm.col_align)
