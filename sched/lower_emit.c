@@ -795,6 +795,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   int64_t ncol_t = ceil_div64(cb - ca, k->tc);
   /* the input of a vector op with channel columns (pooling, depthwise) depends on the columns */
   int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm->cols > 1;
+  /* W is loaded and released exactly when A is: one flag serves both */
+  int w_with_a = has_w && na && !k->w_resident && (nkt > 1 || ncol_t == 1 || a_cols);
   int first = 1;
   for (int64_t r = ra; r < rb;) {
     int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
@@ -826,7 +828,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         }
         if (newW) {
           curW = k->w_resident ? 0 : (int)(nW % 2);
-          if (nW >= 2) e_wait(e, qin, F_WFREE);
+          if (nW >= 2 && !w_with_a) e_wait(e, qin, F_WFREE);
           if (tile_weight_span(g, k->head, &t, &s)) {
             W.tile[curW][0] = program_new_tile(e->p, NULL);
             GtSpan dst = local_of(&s);
@@ -910,7 +912,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         }
         if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
         if (na && (nextA || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_AFREE);
-        if (has_w && (nextW || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_WFREE);
+        if (has_w && !w_with_a && (nextW || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_WFREE);
         (void)nextW;
         if (last_k) {
           if (qt != qh) {
@@ -970,7 +972,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   }
   /* drains */
   for (int64_t i = 0; i < min64(nA, 2) && na; i++) e_wait(e, qin, F_AFREE);
-  for (int64_t i = 0; i < min64(nW, 2) && has_w; i++) e_wait(e, qin, F_WFREE);
+  for (int64_t i = 0; i < min64(nW, 2) && has_w && !w_with_a; i++) e_wait(e, qin, F_WFREE);
   for (int64_t i = 0; i < min64(nR, 2); i++) e_wait(e, qin, F_RFREE);
   for (int64_t i = 0; i < min64(nO, 2); i++) e_wait(e, qh, F_OFREE);
 }
