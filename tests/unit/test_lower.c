@@ -1,0 +1,305 @@
+/* test_lower.c — the tvm/astitch lowering without the simulator: kernel grouping of small
+ * hand-written graphs (expected kernels listed by hand from the rules in docs/schedulers.md),
+ * DDR bytes of a TVM kernel against inputs + weights + outputs computed here, iterations,
+ * local-buffer capacity, Goya's split of a tail without a vector unit, untileable ops as user
+ * errors, the static program check, and determinism.
+ * Run from the repository root (tests/run.sh does). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lower.h"
+
+static GtArch *load_arch(const char *path, const char *const *sets, int n) {
+  GtDiag d;
+  diag_init(&d);
+  GtArch *a = arch_load(path, sets, n, &d);
+  if (!a) fail_msg("%s does not load", path);
+  return a;
+}
+
+static GtGraph *parse(const char *text) {
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *g = gtg_parse("test.gtg", text, &d);
+  if (!g) fail_msg("test graph does not parse");
+  return g;
+}
+
+static GtLowered *lower(GtGraph *g, const GtArch *a, GtSchedKind s, int64_t batch, int64_t bpc) {
+  GtDiag d;
+  diag_init(&d);
+  GtLowerOptions o = {s, batch, bpc};
+  GtLowered *l = lower_run(g, a, &o, &d);
+  if (!l) fail_msg("lowering failed");
+  return l;
+}
+
+/* A small ResNet-like graph: conv-bn-relu, maxpool, conv-bn + residual add + relu, global
+ * pool, reshape, dense, softmax. */
+static const char *resnetish =
+    "gtg 1\n"
+    "model r batch=4 dtype=fp16\n"
+    "input x: fp16[N, 3, 16, 16]\n"
+    "c1 = conv2d(x) units=8 kernel=3 pad=1\n"
+    "b1 = batchnorm(c1)\n"
+    "r1 = relu(b1)\n"
+    "p1 = maxpool(r1) kernel=2 stride=2\n"
+    "c2 = conv2d(p1) units=8 kernel=3 pad=1\n"
+    "b2 = batchnorm(c2)\n"
+    "a2 = add(b2, p1)\n"
+    "r2 = relu(a2)\n"
+    "g = global_avgpool(r2)\n"
+    "f = reshape(g) shape=N,8\n"
+    "d = dense(f) units=10 bias=1\n"
+    "s = softmax(d)\n";
+
+static void expect_kernels(const GtLowered *l, int n, const int *sizes, const GtOpKind *heads) {
+  assert_int_equal(l->nkernels, n);
+  for (int i = 0; i < n; i++) {
+    assert_int_equal(l->kernels[i].nops, sizes[i]);
+    assert_int_equal(l->graph->ops[l->kernels[i].head].kind, heads[i]);
+  }
+}
+
+/* TVM: anchors take their elementwise tails (bn, relu, the residual add); everything else
+ * is a kernel of its own; the reshape is no kernel at all. */
+static void test_group_tvm(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GtGraph *g = parse(resnetish);
+  GtLowered *l = lower(g, a, SCHED_TVM, 4, 0);
+  int sizes[] = {3, 1, 4, 1, 1, 1};
+  GtOpKind heads[] = {OP_CONV2D, OP_MAXPOOL, OP_CONV2D, OP_GAVGPOOL, OP_DENSE, OP_SOFTMAX};
+  expect_kernels(l, 6, sizes, heads);
+  /* Table 3: every kernel output in DDR (6), the fused bn/relu/bn/add in LB (4) */
+  assert_int_equal(l->outputs_ddr, 6);
+  assert_int_equal(l->outputs_lb, 4);
+  assert_int_equal(l->outputs_gb, 0);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* dense + residual add, then layernorm and gelu: tvm 3 kernels; astitch stitches the gelu
+ * onto the layernorm (a row-wise vector head) and keeps its output in GB. */
+static const char *bertish =
+    "gtg 1\n"
+    "model b batch=2 dtype=fp16\n"
+    "input x: fp16[N, 16, 32]\n"
+    "d = dense(x) units=32 bias=1\n"
+    "a = add(d, x)\n"
+    "n = layernorm(a)\n"
+    "e = gelu(n)\n"
+    "o = dense(e) units=32\n";
+
+static void test_group_astitch(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GtGraph *g = parse(bertish);
+  GtLowered *t = lower(g, a, SCHED_TVM, 2, 0);
+  int ts[] = {2, 1, 1, 1};
+  GtOpKind th[] = {OP_DENSE, OP_LAYERNORM, OP_GELU, OP_DENSE};
+  expect_kernels(t, 4, ts, th);
+  lowered_free(t);
+  GtLowered *s = lower(g, a, SCHED_ASTITCH, 2, 0);
+  int ss[] = {2, 2, 1};
+  GtOpKind sh[] = {OP_DENSE, OP_LAYERNORM, OP_DENSE};
+  expect_kernels(s, 3, ss, sh);
+  /* per cluster 1 sample × 16 × 32 × 2 B = 1 KiB fits tiny's GB: both inner outputs in GB */
+  assert_int_equal(s->outputs_gb, 2);
+  assert_int_equal(s->outputs_ddr, 1);
+  lowered_free(s);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Bytes moved from and to DDR, summed over the program's movs by the level of their regions
+ * (read from the alloc instructions): independent of the lowering's own counters. */
+static void program_ddr_bytes(const GtProgram *p, int64_t *rd, int64_t *wr) {
+  unsigned char *lvl = calloc(p->nregions, 1);
+  for (int q = 0; q < p->nqueues; q++)
+    for (size_t i = 0; i < p->queues[q].insts.len; i++) {
+      const GtInst *in = &VEC_AT(&p->queues[q].insts, GtInst, i);
+      if (in->op == I_ALLOC) lvl[in->r[0]] = (unsigned char)(in->sub + 1);
+    }
+  *rd = *wr = 0;
+  for (int q = 0; q < p->nqueues; q++)
+    for (size_t i = 0; i < p->queues[q].insts.len; i++) {
+      const GtInst *in = &VEC_AT(&p->queues[q].insts, GtInst, i);
+      if (in->op != I_MOV) continue;
+      if (lvl[in->r[1]] == LVL_DDR + 1) *rd += in->n[0];
+      if (lvl[in->r[0]] == LVL_DDR + 1) *wr += in->n[0];
+    }
+  free(lvl);
+}
+
+/* A TVM kernel reads its inputs and weights once and writes its output once: a dense layer
+ * x[8, 64] · W[64, 32] + b on one cluster (weights staged once through its GB). */
+static void test_tvm_kernel_ddr_bytes(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GtGraph *g = parse("gtg 1\nmodel d batch=8 dtype=fp16\ninput x: fp16[N, 64]\n"
+                     "y = dense(x) units=32 bias=1\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 8, 0);
+  int64_t in = 8 * 64 * 2, w = 32 * (64 + 1) * 2, out = 8 * 32 * 2;
+  int64_t rd, wr;
+  program_ddr_bytes(l->prog, &rd, &wr);
+  assert_int_equal(rd, in + w);
+  assert_int_equal(wr, out);
+  assert_int_equal(l->kernels[0].ddr_read, in + w);
+  assert_int_equal(l->kernels[0].ddr_write, out);
+  /* roofline inputs: 2 FLOP per MAC + one bias add per output; compulsory = in + w + out */
+  assert_int_equal(l->total_flops, 2 * 8 * 64 * 32 + 8 * 32);
+  assert_int_equal(l->compulsory_ddr_bytes, in + w + out);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+static int64_t count_op(const GtProgram *p, GtOpcode op) {
+  int64_t n = 0;
+  for (int q = 0; q < p->nqueues; q++)
+    for (size_t i = 0; i < p->queues[q].insts.len; i++)
+      if (VEC_AT(&p->queues[q].insts, GtInst, i).op == op) n++;
+  return n;
+}
+
+/* --batch 8 --batch-per-cluster 1 on tiny's 2 clusters: 2 samples per iteration, 4
+ * iterations, each a set-up barrier plus one per kernel (in every queue). --batch 5 with 2
+ * per cluster: iterations of 4 and 1 samples. */
+static void test_iterations(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GtGraph *g = parse(resnetish);
+  GtLowered *l = lower(g, a, SCHED_TVM, 8, 1);
+  assert_int_equal(l->iterations, 4);
+  assert_int_equal(l->per_cluster, 1);
+  assert_int_equal(l->nbarriers, 4 * (6 + 1));
+  assert_int_equal(count_op(l->prog, I_BARRIER), l->nbarriers * l->prog->nqueues);
+  lowered_free(l);
+  l = lower(g, a, SCHED_TVM, 5, 2);
+  assert_int_equal(l->iterations, 2);
+  assert_int_equal(l->batch, 5);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* No LB allocation of any core reaches past its local buffer, and every program passes the
+ * static check, on tiny and on the paper's 64 KiB stcp920. */
+static void check_program(const GtLowered *l, const GtArch *a) {
+  for (int q = 0; q < l->prog->nqueues; q++)
+    for (size_t i = 0; i < l->prog->queues[q].insts.len; i++) {
+      const GtInst *in = &VEC_AT(&l->prog->queues[q].insts, GtInst, i);
+      if (in->op != I_ALLOC || in->sub != LVL_LB) continue;
+      assert_true(in->n[2] + in->n[3] <= arch_core(a, (int)in->n[1])->lb_bytes);
+    }
+  GtDiag d;
+  diag_init(&d);
+  assert_int_equal(program_check(l->prog, a, &d, "lowered"), 0);
+}
+
+static void test_fits_and_checks(void **state) {
+  (void)state;
+  const char *cfgs[] = {"configs/tiny.cfg", "configs/stcp920.cfg", "configs/goya.cfg"};
+  for (int c = 0; c < 3; c++) {
+    GtArch *a = load_arch(cfgs[c], NULL, 0);
+    GtGraph *g = parse(resnetish);
+    for (int s = 0; s < SCHED_COUNT; s++) {
+      GtLowered *l = lower(g, a, (GtSchedKind)s, 8, 0);
+      check_program(l, a);
+      lowered_free(l);
+    }
+    graph_free(g);
+    arch_free(a);
+  }
+}
+
+/* Goya: the GEMM core has a matrix unit and no vector unit, the TPCs the opposite: a conv's
+ * relu tail cannot stay in the conv's kernel and becomes a kernel on the TPCs. */
+static void test_goya_tail_split(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/goya.cfg", NULL, 0);
+  GtGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
+                     "c = conv2d(x) units=16 kernel=3 pad=1\nr = relu(c)\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 1, 0);
+  assert_int_equal(l->nkernels, 2);
+  assert_string_equal(a->core_kinds[l->kernels[0].core_kind].name, "gemm");
+  assert_string_equal(a->core_kinds[l->kernels[1].core_kind].name, "tpc");
+  /* Goya's MME has no fp16: the gemm runs at its fastest dtype (int8), sizes stay fp16 */
+  assert_int_equal(l->kernels[0].cdt_head, DT_INT8);
+  check_program(l, a);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* A layernorm row of 2^20 fp16 values (2 MiB) cannot fit tiny's 64 KiB LB: a user error that
+ * names the kernel and both sizes. */
+static void test_untileable(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GtGraph *g = parse("gtg 1\nmodel n batch=1 dtype=fp16\ninput x: fp16[N, 1048576]\n"
+                     "y = layernorm(x)\n");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  GtDiag d;
+  diag_init(&d);
+  d.out = mem;
+  GtLowerOptions o = {SCHED_TVM, 1, 0};
+  GtLowered *l = lower_run(g, a, &o, &d);
+  fclose(mem);
+  assert_null(l);
+  assert_int_equal(d.nerrors, 1);
+  assert_non_null(strstr(buf, "test.gtg:4:"));
+  assert_non_null(strstr(buf, "cannot be tiled"));
+  assert_non_null(strstr(buf, "65536"));
+  free(buf);
+  graph_free(g);
+  arch_free(a);
+}
+
+static char *asm_text(const GtLowered *l, const GtArch *a) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  gtasm_write(mem, a, l->prog);
+  fclose(mem);
+  return buf;
+}
+
+static void test_deterministic(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GtGraph *g = parse(resnetish);
+  GtLowered *l1 = lower(g, a, SCHED_ASTITCH, 4, 0);
+  char *t1 = asm_text(l1, a);
+  GtLowered *l2 = lower(g, a, SCHED_ASTITCH, 4, 0);
+  char *t2 = asm_text(l2, a);
+  assert_string_equal(t1, t2);
+  free(t1);
+  free(t2);
+  lowered_free(l1);
+  lowered_free(l2);
+  graph_free(g);
+  arch_free(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_group_tvm),        cmocka_unit_test(test_group_astitch),
+      cmocka_unit_test(test_tvm_kernel_ddr_bytes), cmocka_unit_test(test_iterations),
+      cmocka_unit_test(test_fits_and_checks),  cmocka_unit_test(test_goya_tail_split),
+      cmocka_unit_test(test_untileable),       cmocka_unit_test(test_deterministic),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
