@@ -86,6 +86,12 @@ static void conv_compute_bound(void **) {
 // 128 KiB in (and 128 KiB out) at the core's 16 B/cycle NoC link in (and out) = 8192 cycles
 // each way, concurrently (two DDR channels give 32 B/cycle, exactly both streams):
 // memory-bound at 8192 cycles of streaming.
+// The pipeline by hand: an output row is 128 px × 4 ch × 2 B = 1 KiB in and 1 KiB out; input
+// and output are double-buffered in the 64 KiB LB next to 32 B of weights, so a tile holds
+// 15 rows (4 × 15 KiB + 64 B ≤ 64 KiB < 4 × 16 KiB) and there are ceil(128 / 15) = 9 tiles.
+// Every mov pays its set-up (dma 20 + DDR 100 + LB 2 + NoC 5 = 127 cycles) in its queue, so:
+// weights 127 + 2, nine input loads 9 × 127 + 8192, then the last tile (8 rows = 1024 px):
+// its gemm ceil(1024/4)·1·1 + 8 = 264 and its store 127 + 8192 / 16 = 639.
 static const char *conv_memory =
     "gtg 1\nmodel cm batch=1 dtype=fp16\ninput x: fp16[N, 4, 128, 128]\n"
     "y = conv2d(x) units=4 kernel=1 bias=0\n";
@@ -93,8 +99,12 @@ static const char *conv_memory =
 static void conv_memory_bound(void **) {
   Run run = schedule_and_run(conv_memory, SCHED_TVM);
   double stream = 4.0 * 128 * 128 * 2 / 16;
+  double pipeline = (127 + 2) + 9 * 127 + stream + (1024 / 4 + 8) + (127 + 8192 / 16);
   assert_true((double)run.r.cycles >= stream);
-  assert_true((double)run.r.cycles <= stream * 1.30);
+  // at most 20 % above the hand pipeline: the load and store streams share the two DDR
+  // channels at exactly their 32 B/cycle, so bursts of one delay the other
+  if ((double)run.r.cycles > pipeline * 1.20)
+    fail_msg("%llu cycles, hand pipeline %.0f", (unsigned long long)run.r.cycles, pipeline);
   assert_true(run.r.stats.get("ddr.read_bytes") == 4.0 * 128 * 128 * 2 + 4 * 4 * 2);
   assert_true(run.r.stats.get("ddr.write_bytes") == 4.0 * 128 * 128 * 2);
   finish(run);
