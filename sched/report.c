@@ -251,10 +251,12 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
     double sp = base.throughput > 0 ? s.throughput / base.throughput : 0;
     const char *nm = sched_name(ls[i]->opt.sched);
     if (f == REPORT_JSON) {
-      fprintf(out, "  {\"strategy\": \"%s\", \"cycles\": %llu, \"throughput_samples_per_s\": %.9g, "
-                   "\"speedup\": %.6f, \"ddr_read_bytes\": %.0f, \"ddr_write_bytes\": %.0f, "
+      fprintf(out, "  {\"strategy\": \"%s\", \"cycles\": %llu, \"time_s\": %.9g, "
+                   "\"throughput_samples_per_s\": %.9g, \"speedup\": %.6f, \"ddr_read_bytes\": %.0f, "
+                   "\"ddr_write_bytes\": %.0f, \"roofline_bound_s\": %.9g, \"iterations\": %d, "
                    "\"utilization\": {",
-              nm, (unsigned long long)rs[i]->cycles, s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write);
+              nm, (unsigned long long)rs[i]->cycles, s.time_s, s.throughput, sp, rs[i]->ddr_read,
+              rs[i]->ddr_write, s.bound_s, ls[i]->iterations);
       for (int u = 0; u < rs[i]->nunits; u++) {
         fprintf(out, "%s", u ? ", " : "");
         json_str(out, rs[i]->units[u].name);

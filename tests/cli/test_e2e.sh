@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_e2e.sh — every zoo model under both strategies (--compare tvm,astitch, one process and one
+# Simulator per model × config) on stcp920, stcp920-hw, ascend910, goya and tiny, and resnet50
+# on ipu-gc2: exit 0 (every simulator check passed), and for every run the simulated time is at
+# least the roofline bound. Batches are small (one sample per cluster) to keep the matrix to a
+# few minutes on two cores; the paper's batches are in scripts/bench_sched.sh.
+# Also: astitch moves strictly fewer DDR bytes than tvm on BERT-128 (stcp920, batch 4).
+set -u
+GTSIM=${GTSIM:-build/gtsim}
+PY=/usr/bin/python3
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# check_json FILE: every row's time >= its roofline bound; prints a reason on failure
+check_json() {
+  "$PY" - "$1" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [r for r in d["rows"] if r["time_s"] < r["roofline_bound_s"] or r["cycles"] <= 0]
+for r in bad:
+    print("%s: time %.9g s below the bound %.9g s" % (r["strategy"], r["time_s"], r["roofline_bound_s"]))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+run_case() { # config batch model
+  local cfg=$1 batch=$2 m=$3 name="$3 on $1 (batch $2)"
+  local out="$tmp/out.json"
+  if "$GTSIM" --arch "configs/$cfg.cfg" "workloads/$m.gtg" --batch "$batch" --compare tvm,astitch \
+      --json -o "$out" 2>"$tmp/err"; then
+    if msg=$(check_json "$out"); then ok "$name: both strategies run, time >= roofline bound"
+    else nok "$name" "$msg"; fi
+  else
+    nok "$name: exit $?" "$(head -c 600 "$tmp/err")"
+  fi
+}
+
+models="resnet50 bert-128 bert-256 bert-384 bert-512 dlrm mobilenetv2 vit-b16 densenet121 conformer"
+for cfg in tiny stcp920 stcp920-hw ascend910 goya; do
+  case $cfg in
+    tiny) batch=2 ;;
+    stcp920|stcp920-hw) batch=4 ;;
+    *) batch=1 ;;
+  esac
+  for m in $models; do run_case "$cfg" "$batch" "$m"; done
+done
+run_case ipu-gc2 2 resnet50
+
+# astitch keeps memory-intensive outputs on-chip: strictly fewer DDR bytes on BERT-128
+if "$GTSIM" --arch configs/stcp920.cfg workloads/bert-128.gtg --batch 4 --compare tvm,astitch --json \
+    -o "$tmp/b.json" 2>"$tmp/err"; then
+  if msg=$("$PY" - "$tmp/b.json" <<'PYEOF'
+import json, sys
+r = {x["strategy"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+t = r["tvm"]["ddr_read_bytes"] + r["tvm"]["ddr_write_bytes"]
+a = r["astitch"]["ddr_read_bytes"] + r["astitch"]["ddr_write_bytes"]
+print("tvm %d B, astitch %d B" % (t, a))
+sys.exit(0 if a < t else 1)
+PYEOF
+  ); then ok "bert-128: astitch moves fewer DDR bytes ($msg)"; else nok "bert-128: astitch DDR bytes" "$msg"; fi
+else
+  nok "bert-128 compare on stcp920" "$(head -c 600 "$tmp/err")"
+fi
+echo "1..$n"
