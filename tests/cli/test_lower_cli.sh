@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# test_lower_cli.sh — the model-run command line: report formats (text, --json, --csv, -o),
+# --compare, --batch-per-cluster iterations, --emit of the scheduled program, determinism, and
+# user errors (exit 1 with a message naming what is wrong). Small graphs written here, tiny.cfg.
+set -u
+GTSIM=${GTSIM:-build/gtsim}
+PY=/usr/bin/python3
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1" "$2"; fi; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/m.gtg" <<'G'
+gtg 1
+model small batch=4 dtype=fp16
+input x: fp16[N, 8, 16, 16]
+c = conv2d(x) units=16 kernel=3 pad=1
+r = relu(c)
+p = global_avgpool(r)
+f = reshape(p) shape=N,16
+d = dense(f) units=10 bias=1
+s = softmax(d)
+G
+A="--arch configs/tiny.cfg"
+
+"$GTSIM" $A "$tmp/m.gtg" >"$tmp/t.txt" 2>&1; rc=$?
+check "text report exits 0" "[ $rc -eq 0 ]"
+for key in cycles time throughput latency 'ddr read' 'ddr written' roofline 'outputs live in' utilization; do
+  check "text report has '$key'" "grep -q '^$key' '$tmp/t.txt'"
+done
+# kernels: conv+relu, global_avgpool, dense, softmax (tvm: softmax is its own kernel)
+check "text report lists the 4 tvm kernels" "[ \$(grep -cE '^[0-9]+ ' '$tmp/t.txt') -eq 4 ]"
+check "text report names the fused kernel" "grep -q 'conv2d+relu' '$tmp/t.txt'"
+
+"$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/j.json" 2>&1
+check "--json is valid JSON with 4 kernels and the roofline" \
+  "$PY -c 'import json,sys; d=json.load(open(\"$tmp/j.json\")); assert len(d[\"kernels\"])==4; r=d[\"roofline\"]; assert r[\"bound_s\"]<=d[\"time_s\"]; assert d[\"outputs\"][\"ddr\"]==4' 2>/dev/null"
+
+"$GTSIM" $A "$tmp/m.gtg" --csv -o "$tmp/c.csv" >"$tmp/c.out" 2>&1
+check "--csv -o writes the file and nothing on stdout" "[ -s '$tmp/c.csv' ] && [ ! -s '$tmp/c.out' ]"
+check "--csv has a header, 4 kernel rows and a total row" \
+  "[ \$(head -1 '$tmp/c.csv') = 'kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output' ] && [ \$(wc -l <'$tmp/c.csv') -eq 6 ] && tail -1 '$tmp/c.csv' | grep -q '^(total),'"
+
+"$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/j2.json" 2>&1
+check "two runs give identical reports" "cmp -s '$tmp/j.json' '$tmp/j2.json'"
+
+"$GTSIM" $A "$tmp/m.gtg" --compare tvm,astitch >"$tmp/cmp.txt" 2>&1; rc=$?
+check "--compare prints one row per strategy, tvm's speedup 1" \
+  "[ $rc -eq 0 ] && grep -qE '^tvm .* 1\.000x' '$tmp/cmp.txt' && grep -qE '^astitch ' '$tmp/cmp.txt'"
+
+# 8 samples, 2 clusters, 1 sample per cluster per iteration: 4 iterations
+"$GTSIM" $A "$tmp/m.gtg" --batch 8 --batch-per-cluster 1 >"$tmp/it.txt" 2>&1
+check "--batch-per-cluster 1 of 8 on 2 clusters reports 4 iterations" "grep -q '^batch  *8 (1 per cluster per iteration, 4 iterations)' '$tmp/it.txt'"
+
+"$GTSIM" $A "$tmp/m.gtg" --sched astitch --emit "$tmp/p.gtp" >/dev/null 2>&1; rc=$?
+check "--emit writes the scheduled program" "[ $rc -eq 0 ] && [ -s '$tmp/p.gtp' ]"
+"$GTSIM" $A --disasm "$tmp/p.gtp" >"$tmp/p.gtasm" 2>&1
+check "the emitted program disassembles, with chip barriers" "grep -q 'barrier scope=chip' '$tmp/p.gtasm'"
+
+# user errors
+"$GTSIM" $A "$tmp/m.gtg" --sched graphturbo >/dev/null 2>"$tmp/e1"; rc=$?
+check "--sched graphturbo: exit 1 with a message" "[ $rc -eq 1 ] && grep -q graphturbo '$tmp/e1'"
+"$GTSIM" $A "$tmp/m.gtg" --compare tvm,foo >/dev/null 2>"$tmp/e2"; rc=$?
+check "--compare with an unknown strategy names it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'foo'\" '$tmp/e2'"
+"$GTSIM" "$tmp/m.gtg" >/dev/null 2>"$tmp/e3"; rc=$?
+check "a model run without --arch: exit 1" "[ $rc -eq 1 ] && grep -q -- '--arch' '$tmp/e3'"
+"$GTSIM" $A "$tmp/m.gtg" --batch-per-cluster 0 >/dev/null 2>"$tmp/e4"; rc=$?
+check "--batch-per-cluster 0: exit 1" "[ $rc -eq 1 ]"
+cat >"$tmp/big.gtg" <<'G'
+gtg 1
+model big batch=1 dtype=fp16
+input x: fp16[N, 1048576]
+y = layernorm(x)
+G
+"$GTSIM" $A "$tmp/big.gtg" >/dev/null 2>"$tmp/e5"; rc=$?
+check "an op no tile of which fits LB: exit 1, file:line: error" "[ $rc -eq 1 ] && grep -q 'big.gtg:4:[0-9]*: error: .*cannot be tiled' '$tmp/e5'"
+echo "1..$n"
