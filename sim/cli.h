@@ -22,6 +22,7 @@ struct CliOptions {
   const char *sched = nullptr;    // --sched tvm|astitch (model runs, sim/cli_run.cpp)
   const char *compare = nullptr;  // --compare a,b: one table, a row per strategy
   long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
+  bool timing = false;            // --timing: scheduling and simulation wall time on stderr
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.

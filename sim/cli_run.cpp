@@ -3,6 +3,7 @@
 // (SystemC elaborates once per process), and print the report (sched/report.h) or, with
 // --compare, one table with a row per strategy. --emit writes the scheduled program.
 #include <cerrno>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,12 @@ extern "C" {
 #include "prog.h"
 #include "report.h"
 #include "util.h"
+}
+
+static double wall_seconds() {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 // Splits "tvm,astitch" into strategies; exits 1 naming an unknown one.
@@ -120,7 +127,9 @@ int cli_run_model(const CliOptions &o) {
     lo.batch = o.batch;
     lo.batch_per_cluster = o.batch_per_cluster;
     auto ro = std::make_unique<RunOut>();
+    double t0 = wall_seconds();
     ro->l = lower_run(g, a, &lo, &d);
+    double t1 = wall_seconds();
     if (!ro->l) {
       rc = GT_EXIT_INPUT;
       break;
@@ -136,6 +145,9 @@ int cli_run_model(const CliOptions &o) {
     so.program_name = path;
     SimResult r;
     int st = sim.run(ro->l->prog, so, &r);
+    if (o.timing)
+      fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
+              sched_name(k), t1 - t0, wall_seconds() - t1, (unsigned long long)r.instructions);
     runs.push_back(std::move(ro));
     if (st != 0) {
       fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", path,

@@ -41,6 +41,7 @@ static const char *usage_text =
     "  --sched tvm|astitch    strategy for MODEL (default tvm)\n"
     "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share)\n"
     "  --compare A,B          run each strategy and print one table, a row per strategy\n"
+    "  --timing               print scheduling and simulation wall time to stderr\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
@@ -128,7 +129,7 @@ int gtsim_cli(int argc, char **argv) {
     O_DISASM, O_EMIT, O_ISA_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
-  enum { O_SCHED = 400, O_COMPARE, O_BPC };
+  enum { O_SCHED = 400, O_COMPARE, O_BPC, O_TIMING };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -146,6 +147,7 @@ int gtsim_cli(int argc, char **argv) {
       {"sched", required_argument, 0, O_SCHED},
       {"compare", required_argument, 0, O_COMPARE},
       {"batch-per-cluster", required_argument, 0, O_BPC},
+      {"timing", no_argument, 0, O_TIMING},
       {0, 0, 0, 0},
   };
   opterr = 0;
@@ -170,6 +172,7 @@ int gtsim_cli(int argc, char **argv) {
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
     case O_SCHED: o.sched = optarg; break;
+    case O_TIMING: o.timing = true; break;
     case O_COMPARE: o.compare = optarg; break;
     case O_BPC:
       if ((o.batch_per_cluster = cli_parse_batch(optarg)) < 1)
