@@ -183,8 +183,8 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *steps
                  int max_steps);
 /* Bytes the unit reads/writes for tile t at compute dtype cdt (the simulator's view: a gemm
  * reads m·k and k·n elements and writes m·n; a vector op reads `elems`). A tile's LB regions
- * hold at least this much: the DMA writes operands in the layout the unit reads (im2col for
- * conv as Ascend's load3d does, window-expanded for pooling). */
+ * hold at least this much: the DMA writes operands in the layout the unit reads (window-
+ * expanded for pooling and depthwise convs, as Ascend's load3d does for img2col). */
 typedef struct {
   int64_t a, b, o;
 } GtOperandBytes;

@@ -741,7 +741,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         if (has_w && tile_weight_span(g, k->head, &t, &s)) wbytes = max64(wbytes, span_bytes(&s));
         tile_output_span(g, k->head, &t, &s);
         obytes = max64(obytes, span_bytes(&s));
-        /* the unit's view: im2col/window-expanded a, b and the result (tile_operand_bytes) */
+        /* the unit's view: window-expanded a, b and the result (tile_operand_bytes) */
         GtOperandBytes ob = tile_operand_bytes(g, k->head, &t, k->cdt_head);
         if (h->kind == OP_EMBEDDING) wbytes = max64(wbytes, ob.a);
         else if (na) abytes[0] = max64(abytes[0], ob.a);
@@ -865,7 +865,8 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         GtComputeStep cs[GT_MAX_STEPS];
         int ncs = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
         for (int i = 0; i < ncs; i++) {
-          uint32_t nt = cs[i].is_gemm && kt > 0 ? 0 : program_new_tile(e->p, NULL);
+          int acc = cs[i].is_gemm && (kt > 0 || i > 0); /* later k chunks and filter taps */
+          uint32_t nt = acc ? 0 : program_new_tile(e->p, NULL);
           GtInst *in;
           if (cs[i].is_gemm) {
             in = emit(e, qh, I_GEMM);
@@ -876,7 +877,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
             in->n[0] = cs[i].m;
             in->n[1] = cs[i].n;
             in->n[2] = cs[i].k;
-            in->flags = kt > 0;
+            in->flags = (uint8_t)acc;
           } else {
             in = emit(e, qh, I_VEC);
             in->sub = (uint8_t)cs[i].vop;
@@ -903,7 +904,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           }
           in->dtype = (uint8_t)cdt;
           in->r[0] = O.reg[curO][0];
-          if (cs[i].is_gemm && kt > 0) {
+          if (acc) {
             in->t[0] = otile; /* accumulates into the tile the region holds */
           } else {
             in->t[0] = nt;

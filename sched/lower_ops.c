@@ -615,12 +615,19 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
       st[0] = vstep(V_MUL, rows * c.wo * (t->c1 - t->c0) * c.kh * c.kw, c.kh * c.kw, 1);
       return 1;
     }
-    memset(&st[0], 0, sizeof st[0]);
-    st[0].is_gemm = 1;
-    st[0].m = rows * c.wo;
-    st[0].n = t->c1 - t->c0;
-    st[0].k = (t->k1 - t->k0) * c.kh * c.kw;
-    return 1;
+    /* direct convolution: one gemm per filter tap (kh·kw of them), each over the tile's output
+     * pixels and its input-channel chunk, accumulating; the input tile stays in its raw
+     * (channels-last) form, which holds at least pixels × channels elements for every tap */
+    int64_t taps = c.kh * c.kw;
+    gt_assert(taps <= max);
+    for (int64_t i = 0; i < taps; i++) {
+      memset(&st[i], 0, sizeof st[i]);
+      st[i].is_gemm = 1;
+      st[i].m = rows * c.wo;
+      st[i].n = t->c1 - t->c0;
+      st[i].k = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
+    }
+    return (int)taps;
   }
   case OP_DENSE: case OP_MATMUL:
     memset(&st[0], 0, sizeof st[0]);
