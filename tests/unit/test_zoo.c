@@ -155,8 +155,9 @@ static void test_densenet121(void **state) {
   (void)state;
   GtGraph *g = load("densenet121", 1);
   Totals t = totals(g);
-  /* Huang et al. 2017 (Fig. 3/Table 1) and issue 3: ≈ 2.9 GMAC (torchvision's card: 2.83
-   * GFLOPS) and 8.0 M parameters (torchvision: 7,978,856). */
+  /* Issue 3: ≈ 2.9 GMAC and 8.0 M parameters, the commonly quoted DenseNet-121 figures;
+   * torchvision densenet121 card: 2.83 GFLOPS (multiply-adds) and 7,978,856 parameters. The
+   * layer list is Huang et al., CVPR 2017, Table 1. */
   assert_within3("densenet121 MACs", t.macs, 2.9e9);
   assert_within3("densenet121 params", t.params, 8.0e6);
   assert_i64("densenet121 params", t.params, 7978856); /* torchvision card, exact */
