@@ -21,6 +21,11 @@
 enum { GTASM_VERSION = 1 };
 #define GTASM_MAX_ID ((uint32_t)GT_MAX_IDS)
 
+/* s equals the n bytes at b (without strlen: this runs for every word of every line) */
+static int same(const char *s, const char *b, size_t n) {
+  return strncmp(s, b, n) == 0 && s[n] == 0;
+}
+
 /* ---------------------------------------------------------------- queue names ---- */
 
 /* Assembly name of unit queue `index` of core kind k: the unit's name, with ".N" for the
@@ -231,7 +236,7 @@ static void sym_free(SymTab *t) {
 /* Returns the slot of name (keys[slot] == NULL when absent). */
 static size_t sym_slot(const SymTab *t, const char *name, size_t n) {
   size_t i = (size_t)fnv1a(name, n) & (t->cap - 1);
-  while (t->keys[i] && !(strlen(t->keys[i]) == n && memcmp(t->keys[i], name, n) == 0))
+  while (t->keys[i] && !same(t->keys[i], name, n))
     i = (i + 1) & (t->cap - 1);
   return i;
 }
@@ -461,9 +466,7 @@ static int parse_int(const char *b, const char *e, int64_t *out) {
   return 0;
 }
 
-static int word_is(const Word *w, const char *s) {
-  return (size_t)(w->end - w->start) == strlen(s) && memcmp(w->start, s, strlen(s)) == 0;
-}
+static int word_is(const Word *w, const char *s) { return same(s, w->start, (size_t)(w->end - w->start)); }
 
 /* Note an id (declared or used); it must fit the .nregions/.ntiles given. */
 static int use_id(Asm *s, int kind, const char *at, int64_t id) {
@@ -643,36 +646,46 @@ static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char 
       }
       return use_id(s, kind, vb, *out);
     }
-    char *name = read_symbol(s, vb, ve);
-    if (!name) return -1;
-    uint32_t id;
-    int found = sym_get(&s->syms[kind], name, strlen(name), &id);
-    if (!found) aerr(s, vb, "unknown %s '%s' (declare it with .%s)", kind_word[kind], name, kind_word[kind]);
-    free(name);
+    uint32_t id = 0;
+    int found, bare = is_sym_start((unsigned char)*vb);
+    for (const char *c = vb; bare && c < ve; c++) bare = is_sym_char((unsigned char)*c);
+    if (bare) { /* the common case: look the text up as it is, no copy */
+      found = sym_get(&s->syms[kind], vb, (size_t)len, &id);
+      if (!found)
+        aerr(s, vb, "unknown %s '%.*s' (declare it with .%s)", kind_word[kind], len, vb,
+             kind_word[kind]);
+    } else {
+      char *name = read_symbol(s, vb, ve);
+      if (!name) return -1;
+      found = sym_get(&s->syms[kind], name, strlen(name), &id);
+      if (!found)
+        aerr(s, vb, "unknown %s '%s' (declare it with .%s)", kind_word[kind], name, kind_word[kind]);
+      free(name);
+    }
     *out = id;
     return found ? 0 : -1;
   }
   case OPK_LEVEL:
     for (int l = 0; l < GT_LEVEL_COUNT; l++)
-      if ((int)strlen(level_name((GtLevel)l)) == len && memcmp(vb, level_name((GtLevel)l), (size_t)len) == 0)
+      if (same(level_name((GtLevel)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad level '%.*s' (ddr, gb or lb)", len, vb);
     return -1;
   case OPK_SCOPE:
     for (int l = 0; l < GT_SCOPE_COUNT; l++)
-      if ((int)strlen(scope_name((GtScope)l)) == len && memcmp(vb, scope_name((GtScope)l), (size_t)len) == 0)
+      if (same(scope_name((GtScope)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad scope '%.*s' (cluster or chip)", len, vb);
     return -1;
   case OPK_VOP:
     for (int v = 0; v < V_COUNT; v++)
-      if ((int)strlen(vop_name((GtVop)v)) == len && memcmp(vb, vop_name((GtVop)v), (size_t)len) == 0)
+      if (same(vop_name((GtVop)v), vb, (size_t)len))
         return (int)(*out = v, 0);
     aerr(s, vb, "unknown vector op '%.*s' (see the VOP table in docs/isa.md)", len, vb);
     return -1;
   case OPK_DTYPE:
     for (int t = 0; t < DT_COUNT; t++)
-      if ((int)strlen(dtype_name((GtDtype)t)) == len && memcmp(vb, dtype_name((GtDtype)t), (size_t)len) == 0)
+      if (same(dtype_name((GtDtype)t), vb, (size_t)len))
         return (int)(*out = t, 0);
     aerr(s, vb, "unknown dtype '%.*s'", len, vb);
     return -1;
@@ -727,7 +740,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
   memset(&in, 0, sizeof in);
   in.op = (uint8_t)op;
   unsigned seen = 0;
-  int bad = 0;
+  int bad = 0, nops = isa_operand_count((GtOpcode)op);
   Word w;
   int r;
   while ((r = next_word(s, pc, &w)) > 0) {
@@ -738,10 +751,8 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
       continue;
     }
     int k = -1;
-    for (int j = 0; j < isa_operand_count((GtOpcode)op); j++) {
-      const char *nm = isa_operand((GtOpcode)op, j)->name;
-      if ((size_t)(eq - w.start) == strlen(nm) && memcmp(w.start, nm, strlen(nm)) == 0) k = j;
-    }
+    for (int j = 0; j < nops && k < 0; j++)
+      if (same(isa_operand((GtOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
     if (k < 0) {
       char names[256], *o = names;
       names[0] = 0;
