@@ -28,17 +28,11 @@ static int same(const char *s, const char *b, size_t n) {
 
 /* ---------------------------------------------------------------- queue names ---- */
 
-/* Assembly name of unit queue `index` of core kind k: the unit's name, with ".N" for the
- * N-th repeat when a core kind lists the same unit name more than once. */
+/* Assembly name of unit queue `index` of core kind k: the unit's name (arch.c rejects a
+ * core kind that lists a unit twice, so the name is unique within the core). */
 static void unit_queue_name(const GtArch *a, const GtCoreKind *k, int index, char *buf,
                             size_t n) {
-  int u = index - Q_UNIT0;
-  const char *name = a->units[k->unit[u]].name;
-  int rep = 0;
-  for (int j = 0; j < u; j++)
-    if (strcmp(a->units[k->unit[j]].name, name) == 0) rep++;
-  if (rep) snprintf(buf, n, "%s.%d", name, rep);
-  else snprintf(buf, n, "%s", name);
+  snprintf(buf, n, "%s", a->units[k->unit[index - Q_UNIT0]].name);
 }
 
 /* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). */
@@ -62,8 +56,8 @@ const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, siz
   return buf;
 }
 
-/* Parse a queue name within a core: dma_in, dma_out, a unit name (with .N repeat), qN.
- * Returns the index or -1. */
+/* Parse a queue name within a core: dma_in, dma_out, qN, or a unit name (a unit named like
+ * one of the first three is reachable as qN only). Returns the index or -1. */
 static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len) {
   if (len == 6 && memcmp(s, "dma_in", 6) == 0) return Q_DMA_IN;
   if (len == 7 && memcmp(s, "dma_out", 7) == 0) return Q_DMA_OUT;
@@ -934,7 +928,7 @@ void gtasm_write_grammar_doc(FILE *out) {
 "operand     = opname \"=\" value ;                  (* any order; each at most once *)\n"
 "queue       = \"c\" int \".k\" int \".\" corequeue     (* queue of core k of cluster c *)\n"
 "            | \"c\" int \".dma\" int ;              (* cluster DMA engine *)\n"
-"corequeue   = \"dma_in\" | \"dma_out\" | unitname [ \".\" int ] | \"q\" int ;\n"
+"corequeue   = \"dma_in\" | \"dma_out\" | \"q\" int | unitname ;\n"
 "value       = int | name | enumname ;\n"
 "int         = [ \"-\" ] ( digits | \"0x\" hexdigits ) ;\n"
 "name        = ( letter | \"_\" ) { letter | digit | \"_\" | \".\" | \"$\" | \":\" | \"[\" | \"]\" | \"-\" }\n"
@@ -950,8 +944,9 @@ void gtasm_write_grammar_doc(FILE *out) {
 "- `queue=` a queue of the same core: `dma_in`, `dma_out`, a unit name or `qN`.\n"
 "\n"
 "An operand left out is 0. Queue names: `cC.kK.dma_in`, `cC.kK.dma_out`, `cC.kK.UNIT` (the\n"
-"unit's name from the arch; a core kind listing the same unit twice has `UNIT` and `UNIT.1`),\n"
-"`cC.kK.qN` (queue index N: 0 dma_in, 1 dma_out, 2+i the i-th unit) and `cC.dmaE`.\n"
+"unit's name from the arch's `units =` list), `cC.kK.qN` (queue index N: 0 dma_in, 1 dma_out,\n"
+"2+i the i-th unit) and `cC.dmaE`. `dma_in`, `dma_out` and `qN` are read first: a unit with\n"
+"such a name is reachable as `qN` only.\n"
 "Unit names need the arch (`--arch`); without one, write `qN`.\n"
 "\n"
 "The assembler reports `file:line:col: error: message`, the line and a caret, and exits 1\n"

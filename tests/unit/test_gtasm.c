@@ -189,11 +189,11 @@ static void test_queue_names(void **state) {
   assert_string_equal(program_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
   q = (GtQueue){0, 1, Q_UNIT0 + 2, {0}};
   assert_string_equal(program_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
-  /* hetero: core 2 is the "gemm" kind with two mme units */
+  /* hetero: core 2 is the "gemm" kind with units mme, scl */
   q = (GtQueue){0, 2, Q_UNIT0 + 1, {0}};
-  assert_string_equal(program_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.mme.1");
-  GtProgram *p = assemble("gtasm 1\n.queue c0.k2.mme.1\ngemm m=1\n.queue c0.k2.q2\n"
-                          "signal queue=mme.1\n", &hetero, NULL);
+  assert_string_equal(program_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
+  GtProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
+                          "signal queue=scl\n", &hetero, NULL);
   assert_non_null(p);
   assert_int_equal(p->queues[0].index, Q_UNIT0 + 1);
   assert_int_equal(p->queues[1].index, Q_UNIT0);
