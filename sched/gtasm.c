@@ -880,9 +880,18 @@ GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
     diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
     return NULL;
   }
-  char *text = read_file(path, NULL);
+  size_t len;
+  char *text = read_file(path, &len);
   if (!text) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  size_t nul = strlen(text);
+  if (nul != len) { /* the parser stops at a NUL: say so instead of ignoring the rest */
+    int line = 1, col = 1;
+    for (size_t i = 0; i < nul; i++) col = text[i] == '\n' ? (line++, 1) : col + 1;
+    diag_error(d, path, line, col, text, "NUL byte in a text file");
+    free(text);
     return NULL;
   }
   GtProgram *p = gtasm_parse(path, text, a, d);

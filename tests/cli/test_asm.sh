@@ -78,6 +78,11 @@ check "text file named .gtp: exit 1, bad magic" \
 check "missing file: exit 1, cannot read" \
   bash -c "[ $rc -eq 1 ] && grep -q 'missing.gtp: error: cannot read' '$T/err'"
 
+printf 'gtasm 1\n.queue c0.k0.dma_in\nmov bytes=1\0junk\n' >"$T/nul.gtasm"
+"$GTSIM" --disasm "$T/nul.gtasm" >/dev/null 2>"$T/err"; rc=$?
+check "NUL byte in a .gtasm: exit 1 at its position" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'nul.gtasm:3:12: error: NUL byte in a text file' '$T/err'"
+
 # 8. usage errors
 "$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/x.bin" >/dev/null 2>"$T/err"; rc=$?
 check "--emit with an unknown extension: exit 1" \
