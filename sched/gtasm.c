@@ -28,31 +28,70 @@ static int same(const char *s, const char *b, size_t n) {
 
 /* ---------------------------------------------------------------- queue names ---- */
 
-/* Assembly name of unit queue `index` of core kind k: the unit's name (arch.c rejects a
- * core kind that lists a unit twice, so the name is unique within the core). */
-static void unit_queue_name(const GtArch *a, const GtCoreKind *k, int index, char *buf,
-                            size_t n) {
-  snprintf(buf, n, "%s", a->units[k->unit[index - Q_UNIT0]].name);
+/* Output of the formatters: a FILE (the disassembler: nothing is ever cut) or a buffer
+ * (inst_format, program_queue_name: cut to fit, always NUL-terminated). */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t cap, len;
+} Out;
+
+static void out_n(Out *o, const char *s, size_t n) {
+  if (o->f) {
+    fwrite(s, 1, n, o->f);
+    return;
+  }
+  size_t k = o->len + 1 < o->cap ? o->cap - 1 - o->len : 0;
+  if (k > n) k = n;
+  memcpy(o->buf + o->len, s, k);
+  o->len += k;
+  o->buf[o->len] = 0;
+}
+static void out_s(Out *o, const char *s) { out_n(o, s, strlen(s)); }
+
+/* Numbers and other short formats (never longer than the local buffer). */
+static void put(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Out *o, const char *fmt, ...) {
+  char tmp[64];
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  gt_assert(w >= 0 && (size_t)w < sizeof tmp);
+  out_n(o, tmp, (size_t)w);
 }
 
-/* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). */
-static void core_queue_name(const GtArch *a, int core, int index, char *buf, size_t n) {
+/* The unit of queue `index` of core `core`, or NULL (no arch, not a unit queue, no core). */
+static const char *unit_name(const GtArch *a, int core, int index) {
   const GtCoreKind *k = prog_core_kind(a, core);
-  if (index == Q_DMA_IN) snprintf(buf, n, "dma_in");
-  else if (index == Q_DMA_OUT) snprintf(buf, n, "dma_out");
-  else if (k && index - Q_UNIT0 < k->nunits && a->units[k->unit[index - Q_UNIT0]].name)
-    unit_queue_name(a, k, index, buf, n);
-  else snprintf(buf, n, "q%d", index);
+  if (!k || index < Q_UNIT0 || index - Q_UNIT0 >= k->nunits) return NULL;
+  return a->units[k->unit[index - Q_UNIT0]].name;
+}
+
+/* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). A
+ * unit is named by its config name (arch.c rejects a core kind listing a unit twice, so it is
+ * unique in the core). */
+static void out_core_queue(Out *o, const GtArch *a, int core, int index) {
+  const char *u = unit_name(a, core, index);
+  if (index == Q_DMA_IN) out_s(o, "dma_in");
+  else if (index == Q_DMA_OUT) out_s(o, "dma_out");
+  else if (u) out_s(o, u);
+  else put(o, "q%d", index);
+}
+
+static void out_queue(Out *o, const GtArch *a, const GtQueue *q) {
+  if (q->core < 0) {
+    put(o, "c%d.dma%d", q->cluster, q->index);
+  } else {
+    put(o, "c%d.k%d.", q->cluster, q->core);
+    out_core_queue(o, a, q->core, q->index);
+  }
 }
 
 const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n) {
-  if (q->core < 0) {
-    snprintf(buf, n, "c%d.dma%d", q->cluster, q->index);
-  } else {
-    char qn[48];
-    core_queue_name(a, q->core, q->index, qn, sizeof qn);
-    snprintf(buf, n, "c%d.k%d.%s", q->cluster, q->core, qn);
-  }
+  Out o = {NULL, buf, n, 0};
+  if (n) buf[0] = 0;
+  out_queue(&o, a, q);
   return buf;
 }
 
@@ -70,12 +109,9 @@ static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len
     return (int)v;
   }
   const GtCoreKind *k = prog_core_kind(a, core);
-  if (!k) return -1;
-  for (int u = 0; u < k->nunits; u++) {
-    char nm[48];
-    if (!a->units[k->unit[u]].name) continue;
-    unit_queue_name(a, k, Q_UNIT0 + u, nm, sizeof nm);
-    if (strlen(nm) == len && memcmp(nm, s, len) == 0) return Q_UNIT0 + u;
+  for (int u = 0; k && u < k->nunits; u++) {
+    const char *nm = a->units[k->unit[u]].name;
+    if (nm && same(nm, s, len)) return Q_UNIT0 + u;
   }
   return -1;
 }
@@ -89,41 +125,25 @@ static int is_sym_char(int c) {
 }
 
 /* A name as a bare symbol when it is one, else as a quoted string with escapes. */
-static void put_name(char **o, char *end, const char *name) {
+static void put_name(Out *o, const char *name) {
   int bare = is_sym_start((unsigned char)name[0]);
   for (const char *s = name; bare && *s; s++) bare = is_sym_char((unsigned char)*s);
-  size_t room = (size_t)(end - *o);
   if (bare) {
-    int w = snprintf(*o, room, "%s", name);
-    *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+    out_s(o, name);
     return;
   }
-  char *p = *o;
-  if (p < end - 1) *p++ = '"';
-  for (const unsigned char *s = (const unsigned char *)name; *s && p < end - 5; s++) {
+  out_s(o, "\"");
+  for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
     if (*s == '"' || *s == '\\') {
-      *p++ = '\\';
-      *p++ = (char)*s;
+      char e[2] = {'\\', (char)*s};
+      out_n(o, e, 2);
     } else if (*s < 0x20 || *s >= 0x7f) {
-      p += snprintf(p, 5, "\\x%02x", *s);
+      put(o, "\\x%02x", *s);
     } else {
-      *p++ = (char)*s;
+      out_n(o, (const char *)s, 1);
     }
   }
-  if (p < end - 1) *p++ = '"';
-  *p = 0;
-  *o = p;
-}
-
-static void put(char **o, char *end, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(char **o, char *end, const char *fmt, ...) {
-  size_t room = (size_t)(end - *o);
-  if (room <= 1) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(*o, room, fmt, ap);
-  va_end(ap);
-  *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+  out_s(o, "\"");
 }
 
 /* Per-id "print by name" flags: a name is used when present and unique. */
@@ -132,78 +152,69 @@ typedef struct {
 } NameUse;
 
 /* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
- * a unit target prints by name only when every core kind agrees on it. */
-static void format_inst(const GtArch *a, const GtProgram *p, const GtInst *in, int core,
-                        const NameUse *nu, char *buf, size_t n) {
-  char *o = buf, *end = buf + n;
-  buf[0] = 0;
+ * a unit target prints by name only when every core kind has the same unit there. */
+static void format_inst(Out *o, const GtArch *a, const GtProgram *p, const GtInst *in, int core,
+                        const NameUse *nu) {
   GtOpcode op = (GtOpcode)in->op;
   if (op >= I_COUNT) {
-    put(&o, end, "opcode(%u)", in->op);
+    put(o, "opcode(%u)", in->op);
     return;
   }
-  put(&o, end, "%s", isa_mnemonic(op));
+  out_s(o, isa_mnemonic(op));
   for (int k = 0; k < isa_operand_count(op); k++) {
     const GtOperand *od = isa_operand(op, k);
     int64_t v = inst_get(in, od);
     int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE;
     if (v == 0 && !is_enum) continue;
-    put(&o, end, " %s=", od->name);
+    out_s(o, " ");
+    out_s(o, od->name);
+    out_s(o, "=");
+    const char *word = NULL; /* an enum value's name, when in range */
     switch (od->kind) {
-    case OPK_INT: put(&o, end, "%lld", (long long)v); break;
+    case OPK_INT: break;
     case OPK_REGION:
     case OPK_TILE: {
       int tile = od->kind == OPK_TILE;
       uint32_t id = (uint32_t)v;
       char **names = tile ? p->tile_names : p->region_names;
       uint32_t count = tile ? p->ntiles : p->nregions;
-      const unsigned char *ok = tile ? (nu ? nu->tile_ok : NULL) : (nu ? nu->region_ok : NULL);
-      if (names && id < count && names[id] && (!nu || (ok && ok[id]))) put_name(&o, end, names[id]);
-      else put(&o, end, "%u", id);
-      break;
-    }
-    case OPK_LEVEL:
-      if (v < GT_LEVEL_COUNT) put(&o, end, "%s", level_name((GtLevel)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_SCOPE:
-      if (v < GT_SCOPE_COUNT) put(&o, end, "%s", scope_name((GtScope)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_VOP:
-      if (v < V_COUNT) put(&o, end, "%s", vop_name((GtVop)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_DTYPE:
-      if (v < DT_COUNT) put(&o, end, "%s", dtype_name((GtDtype)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_QUEUE: {
-      char qn[48];
-      if (core >= 0 && a) {
-        core_queue_name(a, core, (int)v, qn, sizeof qn);
-      } else if (a && v >= Q_UNIT0 && a->ncore_kinds > 0) {
-        char first[48] = "";
-        int agree = 1;
-        for (int ck = 0, base = 0; ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
-          core_queue_name(a, base, (int)v, qn, sizeof qn);
-          if (ck == 0) snprintf(first, sizeof first, "%s", qn);
-          else if (strcmp(first, qn) != 0) agree = 0;
-        }
-        if (agree) snprintf(qn, sizeof qn, "%s", first);
-        else snprintf(qn, sizeof qn, "q%lld", (long long)v);
-      } else {
-        core_queue_name(NULL, -1, (int)v, qn, sizeof qn);
+      const unsigned char *ok = nu ? (tile ? nu->tile_ok : nu->region_ok) : NULL;
+      if (names && id < count && names[id] && (!nu || ok[id])) {
+        put_name(o, names[id]);
+        continue;
       }
-      put(&o, end, "%s", qn);
       break;
     }
+    case OPK_LEVEL: word = v < GT_LEVEL_COUNT ? level_name((GtLevel)v) : NULL; break;
+    case OPK_SCOPE: word = v < GT_SCOPE_COUNT ? scope_name((GtScope)v) : NULL; break;
+    case OPK_VOP: word = v < V_COUNT ? vop_name((GtVop)v) : NULL; break;
+    case OPK_DTYPE: word = v < DT_COUNT ? dtype_name((GtDtype)v) : NULL; break;
+    case OPK_QUEUE:
+      if (core >= 0 || v < Q_UNIT0) {
+        out_core_queue(o, a, core, (int)v);
+        continue;
+      }
+      /* no core at hand (inst_format): by name if every core kind agrees */
+      for (int ck = 0, base = 0; a && ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
+        const char *u = unit_name(a, base, (int)v);
+        if (ck == 0) word = u;
+        else if (!u || !word || strcmp(u, word) != 0) word = NULL;
+      }
+      if (!word) {
+        put(o, "q%lld", (long long)v);
+        continue;
+      }
+      break;
     }
+    if (word) out_s(o, word);
+    else put(o, "%lld", (long long)v);
   }
 }
 
 void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n) {
-  format_inst(a, p, in, -1, NULL, buf, n);
+  Out o = {NULL, buf, n, 0};
+  if (n) buf[0] = 0;
+  format_inst(&o, a, p, in, -1, NULL);
 }
 
 /* ---------------------------------------------------------------- disassembler ---- */
@@ -284,13 +295,18 @@ static unsigned char *unique_names(char **names, uint32_t count) {
 
 static void write_decls(FILE *out, const char *kind, char **names, uint32_t count,
                         const unsigned char *ok) {
-  char buf[1024];
+  Out o = {out, NULL, 0, 0};
   for (uint32_t i = 1; names && i < count; i++) {
     if (!names[i]) continue;
-    char *o = buf;
-    put_name(&o, buf + sizeof buf, names[i]);
-    if (ok[i]) fprintf(out, ".%s %s %u\n", kind, buf, i);
-    else fprintf(out, "# %s %u is also named %s (printed by number)\n", kind, i, buf);
+    if (ok[i]) {
+      fprintf(out, ".%s ", kind);
+      put_name(&o, names[i]);
+      fprintf(out, " %u\n", i);
+    } else {
+      fprintf(out, "# %s %u is also named ", kind, i);
+      put_name(&o, names[i]);
+      fputs(" (printed by number)\n", out);
+    }
   }
 }
 
@@ -305,13 +321,16 @@ int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p) {
   fprintf(out, ".nregions %u\n.ntiles %u\n", p->nregions, p->ntiles);
   write_decls(out, "region", p->region_names, p->nregions, rok);
   write_decls(out, "tile", p->tile_names, p->ntiles, tok);
-  char buf[2048], qn[64];
+  Out o = {out, NULL, 0, 0};
   for (int qi = 0; qi < p->nqueues; qi++) {
     const GtQueue *q = &p->queues[qi];
-    fprintf(out, "\n.queue %s\n", program_queue_name(a, q, qn, sizeof qn));
+    fputs("\n.queue ", out);
+    out_queue(&o, a, q);
+    fputc('\n', out);
     for (size_t i = 0; i < q->insts.len; i++) {
-      format_inst(a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu, buf, sizeof buf);
-      fprintf(out, "  %s\n", buf);
+      fputs("  ", out);
+      format_inst(&o, a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu);
+      fputc('\n', out);
     }
   }
   free(tok);
@@ -487,6 +506,11 @@ static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
   }
   char *name = read_symbol(s, nw.start, nw.end);
   if (!name) return;
+  if (strlen(name) > GT_MAX_NAME) {
+    aerr(s, nw.start, "a name is at most %d bytes", GT_MAX_NAME);
+    free(name);
+    return;
+  }
   int64_t id = (int64_t)s->maxid[kind] + 1;
   int r = next_word(s, pc, &iw);
   if (r > 0) {
@@ -748,10 +772,13 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     for (int j = 0; j < nops && k < 0; j++)
       if (same(isa_operand((GtOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
     if (k < 0) {
-      char names[256], *o = names;
+      char names[256];
+      Out o = {NULL, names, sizeof names, 0};
       names[0] = 0;
-      for (int j = 0; j < isa_operand_count((GtOpcode)op); j++)
-        put(&o, names + sizeof names, "%s%s", j ? " " : "", isa_operand((GtOpcode)op, j)->name);
+      for (int j = 0; j < nops; j++) {
+        if (j) out_s(&o, " ");
+        out_s(&o, isa_operand((GtOpcode)op, j)->name);
+      }
       aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GtOpcode)op),
            (int)(eq - w.start), w.start, names);
       bad = 1;

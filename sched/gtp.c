@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 static const char gtp_magic[4] = {'G', 'T', 'P', '1'};
-enum { STAGE = 1 << 16, MAX_NAME = 1 << 16 };
+enum { STAGE = 1 << 16, MAX_NAME = GT_MAX_NAME + 1 }; /* names are < MAX_NAME bytes */
 
 /* Instruction word: byte offsets (the doc table and the codec both use these). */
 enum {
