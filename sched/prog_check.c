@@ -61,6 +61,9 @@ int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, s
   if (!k)
     return fail(why, n, "core %d does not exist (arch '%s' has %d per cluster)", core,
                 a->name ? a->name : "?", cores_in_cluster(a));
+  if (index < Q_UNIT0 && k->dma_engines == 0)
+    return fail(why, n, "core kind '%s' has no DMA engine (dma_engines = 0): no %s queue",
+                k->name ? k->name : "?", index == Q_DMA_IN ? "dma_in" : "dma_out");
   if (index >= Q_UNIT0 + k->nunits)
     return fail(why, n, "queue index %d does not exist (core kind '%s' has %d queues: dma_in, "
                 "dma_out and %d units)", index, k->name ? k->name : "?", Q_UNIT0 + k->nunits,

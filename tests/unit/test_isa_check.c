@@ -130,7 +130,10 @@ static void test_queues(void **state) {
   p = program_new();
   program_queue(p, 0, 2, Q_DMA_IN);
   expect_error(p, &tiny, "queue c0.k2.dma_in: core 2 does not exist (arch 'tiny' has 2 per cluster)");
-  expect_ok(p, &hetero); /* hetero has a third core */
+  /* hetero has a third core, of kind gemm, which has no DMA engine (like Goya's GEMM core) */
+  expect_error(p, &hetero, "queue c0.k2.dma_in: core kind 'gemm' has no DMA engine (dma_engines = 0): no dma_in queue");
+  p->queues[0].index = Q_UNIT0;
+  expect_ok(p, &hetero);
   program_free(p);
   p = program_new();
   program_queue(p, 0, 1, Q_UNIT0 + 3);
