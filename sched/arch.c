@@ -506,12 +506,47 @@ static char *reader(char *str, int num, void *stream) {
   return str;
 }
 
+/* Edit distance between two short strings (n small: keys are < 32 characters). */
+static int edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return 99;
+  int row[64];
+  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* The key of section kind `sec` closest to `key`, if it is close enough to be a typo. */
+static const char *suggest_key(ArchSecKind sec, const char *key) {
+  const char *best = NULL;
+  int bd = 3; /* at most 2 edits */
+  for (int i = 0; i < arch_nkeys; i++) {
+    if (arch_keys[i].sec != sec) continue;
+    int d = edit_distance(key, arch_keys[i].key);
+    if (d < bd) bd = d, best = arch_keys[i].key;
+  }
+  return best;
+}
+
 /* Store a key's raw text; `file`/`line` say where it came from. */
 static void store_key(Parser *p, Section *s, const char *key, const char *val, const char *file,
                       int line, int is_override) {
   int ki = key_index(s->kind, key);
   if (ki < 0) {
-    err(p, file, line, "%s.%s: unknown key in [%s]", s->full, shown(p, key), s->full);
+    const char *hint = suggest_key(s->kind, key);
+    err(p, file, line, "%s.%s: unknown key in [%s]%s%s%s", s->full, shown(p, key), s->full,
+        hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
     return;
   }
   Setting *st = &s->set[ki];

@@ -324,8 +324,22 @@ static void describe_json(const GtArch *a, FILE *out) {
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
       arch_format_value(k, a, obj, b, sizeof b);
       fprintf(out, "%s\"%s\": ", nk++ ? ", " : "", k->key);
-      if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) fputs(b, out);
-      else json_str(out, b);
+      if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) {
+        fputs(b, out);
+      } else if (k->type == KT_CLASS || k->type == KT_UNITS) { /* lists: JSON arrays */
+        fputc('[', out);
+        char *item = b;
+        for (int first = 1; item; first = 0) {
+          char *sep = strstr(item, ", ");
+          if (sep) *sep = 0;
+          if (!first) fputs(", ", out);
+          json_str(out, item);
+          item = sep ? sep + 2 : NULL;
+        }
+        fputc(']', out);
+      } else {
+        json_str(out, b);
+      }
     }
     fputs("}", out);
   }

@@ -44,7 +44,9 @@ for line in text:
         continue
     k, v = [s.strip() for s in line.split("=", 1)]
     got = j["config"][sec][k]
-    if isinstance(got, str):
+    if isinstance(got, list):
+        assert got == v.split(", "), (sec, k, got, v)
+    elif isinstance(got, str):
         assert got == v, (sec, k, got, v)
     else:
         assert abs(got - float(v)) <= 1e-9 * abs(got), (sec, k, got, v)
