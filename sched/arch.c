@@ -46,7 +46,7 @@ const ArchKey arch_keys[] = {
      .desc = "chip name shown in reports", .off = A_(name)},
     {.sec = SEC_CHIP, .key = "clock_mhz", .type = KT_FLOAT, .unit = "MHz", .min = 0,
      .min_exclusive = 1, .max = 100000, .def = NULL,
-     .desc = "core clock; every *_cycles and *_per_cycle figure counts this clock",
+     .desc = "core clock; every `*_cycles` and `*_per_cycle` figure counts this clock",
      .off = A_(clock_mhz)},
     {.sec = SEC_CHIP, .key = "clusters", .type = KT_INT, .unit = "", .min = 1, .max = 4096,
      .def = NULL, .desc = "number of identical clusters (d)", .off = A_(nclusters)},

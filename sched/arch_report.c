@@ -598,8 +598,8 @@ void arch_write_config_doc(FILE *out) {
       char tb[64], range[64];
       const char *t = type_text(k, tb, sizeof tb);
       if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) {
-        if (k->min_exclusive) snprintf(range, sizeof range, "> %g, ≤ %g", k->min, k->max);
-        else snprintf(range, sizeof range, "%g … %g", k->min, k->max);
+        if (k->min_exclusive) snprintf(range, sizeof range, "> %.15g, ≤ %.15g", k->min, k->max);
+        else snprintf(range, sizeof range, "%.15g … %.15g", k->min, k->max);
       } else snprintf(range, sizeof range, "—");
       fprintf(out, "| `%s` | %s | %s | %s | %s%s%s | %s | %s |\n", k->key, t,
               *k->unit ? k->unit : "—", range, k->def ? "`" : "", k->def ? k->def : "required",
