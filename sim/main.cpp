@@ -30,6 +30,10 @@ static const char *usage_text =
     "  --set SEC.KEY=VALUE    override one config key (repeatable), validated like the file\n"
     "  --describe             print the resolved config and derived peak figures\n"
     "  --config-doc           print docs/config.md (generated from the schema table)\n"
+    "Model:\n"
+    "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
+    "                         and the largest live activation of MODEL (no --arch needed)\n"
+    "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
     "Output:\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
@@ -49,6 +53,7 @@ int gtsim_cli(int argc, char **argv) {
   enum {
     O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
   };
+  enum { O_STATS = 320, O_BATCH };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -58,6 +63,8 @@ int gtsim_cli(int argc, char **argv) {
       {"config-doc", no_argument, 0, O_CONFIG_DOC},
       {"version", no_argument, 0, O_VERSION},
       {"help", no_argument, 0, 'h'},
+      {"stats", no_argument, 0, O_STATS},
+      {"batch", required_argument, 0, O_BATCH},
       {0, 0, 0, 0},
   };
   opterr = 0;
@@ -73,6 +80,11 @@ int gtsim_cli(int argc, char **argv) {
     case O_VERSION: printf("gtsim %s\n", GTSIM_VERSION); return 0;
     case 'h': fputs(usage_text, stdout); return 0;
     case 'o': o.output = optarg; break;
+    case O_STATS: o.stats = true; break;
+    case O_BATCH:
+      if ((o.batch = cli_parse_batch(optarg)) < 1)
+        usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
+      break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -83,6 +95,7 @@ int gtsim_cli(int argc, char **argv) {
     arch_write_config_doc(stdout);
     return 0;
   }
+  if (o.stats) return cli_stats(o);
   if (o.describe) {
     if (!o.arch) usage_error("--describe needs --arch FILE");
     GtArch *a = cli_load_arch(o);
