@@ -218,6 +218,20 @@ static void describe_text(const GtArch *a, FILE *out) {
   SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fprintf(out, "# gtsim architecture %s (from %s)\n", a->name, a->source_file);
+  long long ncores = (long long)a->cores_per_cluster * a->nclusters;
+  fprintf(out, "# %d cluster%s x %d core%s at %g MHz; matrix peak", a->nclusters,
+          a->nclusters == 1 ? "" : "s", a->cores_per_cluster, a->cores_per_cluster == 1 ? "" : "s",
+          a->clock_mhz);
+  int npk = 0;
+  for (int t = 0; t < DT_COUNT; t++) {
+    double f = arch_peak_flops(a, (GtDtype)t);
+    if (f <= 0) continue;
+    fmt_si(f, b1, sizeof b1);
+    fprintf(out, "%s %sFLOP/s %s", npk++ ? "," : "", b1, dtype_name((GtDtype)t));
+  }
+  fmt_bytes(onchip(a).chip_total, b1, sizeof b1);
+  fprintf(out, "%s; DDR %g GB/s; %s on chip (%lld cores)\n", npk ? "" : " none",
+          a->ddr_bandwidth_gb_per_s, b1, ncores);
   fprintf(out, "# Resolved configuration: file values, --set overrides and defaults.\n");
   for (int s = 0; s < nsec; s++) {
     const void *obj = arch_section_obj(a, secs[s].kind, secs[s].index);
@@ -225,12 +239,6 @@ static void describe_text(const GtArch *a, FILE *out) {
     for (int i = 0; i < arch_nkeys; i++) {
       const ArchKey *k = &arch_keys[i];
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
-      if (k->type == KT_FLOAT && k->def && strcmp(k->def, "0") == 0 &&
-          *(const double *)((const char *)obj + k->off) == 0 && k->when == KW_MATRIX)
-        continue; /* unsupported dtypes of a matrix unit: left out to keep it short */
-      if (k->type == KT_INT && k->when == KW_VECTOR && k->def && strcmp(k->def, "0") == 0 &&
-          *(const int *)((const char *)obj + k->off) == 0)
-        continue; /* same for vector lanes */
       arch_format_value(k, a, obj, b2, sizeof b2);
       fprintf(out, "%s = %s\n", k->key, b2);
     }
