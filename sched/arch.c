@@ -245,7 +245,12 @@ void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char 
   switch (k->type) {
   case KT_STR: snprintf(buf, n, "%s", *(const char *const *)f); break;
   case KT_INT: snprintf(buf, n, "%d", *(const int *)f); break;
-  case KT_FLOAT: snprintf(buf, n, "%.10g", *(const double *)f); break;
+  case KT_FLOAT: { /* shortest text that reads back as the same double */
+    double v = *(const double *)f;
+    snprintf(buf, n, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
+    break;
+  }
   case KT_SIZE: snprintf(buf, n, "%lld", (long long)(*(const int64_t *)f / k->scale)); break;
   case KT_ENUM: choice_word(k->choices, *(const int *)f, buf, n); break;
   case KT_CLASS: {
@@ -300,7 +305,6 @@ typedef struct {
   int cur; /* index of the current section; -1 before any or after a bad header */
   int skip_keys; /* current header was bad: its keys are not reported again */
   int has_nul;   /* the text holds a NUL byte: never show source lines */
-  int units_sec[GT_MAX_UNIT_KINDS]; /* section index of unit kind i (resolve) */
 } Parser;
 
 /* A printable copy of a raw text for messages: at most 60 chars, control bytes as '?'. */
