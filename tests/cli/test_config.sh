@@ -94,6 +94,12 @@ else nok "--set chip.clock_mhz=500 is applied" "$(grep -E 'clock|chip \(|B/cycle
 "$G" --arch configs/goya.cfg --describe --json >"$tmp/g2"
 if cmp -s "$tmp/g1" "$tmp/g2"; then ok "describe is deterministic"; else nok "describe is deterministic"; fi
 
+# Text values are escaped in JSON.
+if "$G" --arch configs/tiny.cfg --set 'chip.name=a "quoted" \ name' --describe --json >"$tmp/q" &&
+   $PY -c 'import json,sys; assert json.load(open(sys.argv[1]))["name"] == "a \"quoted\" \\ name"' "$tmp/q"; then
+  ok "JSON escapes the chip name"
+else nok "JSON escapes the chip name" "$(grep '"name"' "$tmp/q" | head -1)"; fi
+
 # --describe without --arch is a usage error.
 "$G" --describe >/dev/null 2>&1
 rc=$?

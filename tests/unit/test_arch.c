@@ -344,6 +344,48 @@ static void test_round_trip_exact_float(void **state) {
   arch_free(b);
 }
 
+/* Syntax variants that must not change the machine: a UTF-8 BOM, CRLF line ends,
+ * indentation, blank lines and both comment styles. */
+static void test_syntax_variants(void **state) {
+  (void)state;
+  size_t len;
+  char *text = read_file("configs/tiny.cfg", &len);
+  assert_non_null(text);
+  char *v = malloc(3 * len + 16);
+  size_t o = 0;
+  memcpy(v, "\xEF\xBB\xBF", 3);
+  o = 3;
+  for (size_t i = 0; i < len; i++) {
+    if (i == 0 || text[i - 1] == '\n') v[o++] = '\t'; /* indent every line */
+    if (text[i] == '\n') {
+      static const char eol[] = "  \r\n\r\n# c\r\n"; /* trailing blanks, CRLF, blank, comment */
+      memcpy(v + o, eol, sizeof eol - 1);
+      o += sizeof eol - 1;
+    } else v[o++] = text[i];
+  }
+  v[o] = 0;
+  GtArch *a = load("configs/tiny.cfg");
+  GtDiag d;
+  diag_init(&d);
+  GtArch *b = arch_load_string("configs/tiny.cfg", v, NULL, 0, &d);
+  assert_non_null(b);
+  char *t1 = NULL, *t2 = NULL;
+  size_t l1 = 0, l2 = 0;
+  FILE *m = open_memstream(&t1, &l1);
+  arch_describe(a, m, 1);
+  fclose(m);
+  m = open_memstream(&t2, &l2);
+  arch_describe(b, m, 1);
+  fclose(m);
+  assert_string_equal(t1, t2);
+  free(t1);
+  free(t2);
+  free(text);
+  free(v);
+  arch_free(a);
+  arch_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stcp920),          cmocka_unit_test(test_stcp920_hw),
@@ -352,7 +394,7 @@ int main(void) {
       cmocka_unit_test(test_tpuv1),            cmocka_unit_test(test_tiny),
       cmocka_unit_test(test_set_overrides),    cmocka_unit_test(test_load_string_defaults),
       cmocka_unit_test(test_errors_collected), cmocka_unit_test(test_describe_round_trip),
-      cmocka_unit_test(test_round_trip_exact_float),
+      cmocka_unit_test(test_round_trip_exact_float), cmocka_unit_test(test_syntax_variants),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
