@@ -45,7 +45,7 @@ int op_is_tvm_tail(GtOpKind k) {
 
 /* Conv dims, with conv1d mapped to H = L, W = 1. */
 typedef struct {
-  int64_t n, c, h, w, co, ho, wo, kh, kw, sh, pt, dh, groups, bias;
+  int64_t n, c, h, w, co, ho, wo, kh, kw, sh, sw, pt, dh, groups, bias;
 } ConvDims;
 
 static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
@@ -56,11 +56,12 @@ static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
   c.co = y->dim[1];
   if (o->kind == OP_CONV1D) {
     c.h = x->dim[2]; c.w = 1; c.ho = y->dim[2]; c.wo = 1;
-    c.kh = o->at.kernel[1]; c.kw = 1; c.sh = o->at.stride[1]; c.pt = o->at.pad[1];
+    c.kh = o->at.kernel[1]; c.kw = 1; c.sh = o->at.stride[1]; c.sw = 1; c.pt = o->at.pad[1];
     c.dh = o->at.dilation[1];
   } else if (o->kind == OP_CONV2D || o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL) {
     c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
-    c.kh = o->at.kernel[0]; c.kw = o->at.kernel[1]; c.sh = o->at.stride[0]; c.pt = o->at.pad[0];
+    c.kh = o->at.kernel[0]; c.kw = o->at.kernel[1]; c.sh = o->at.stride[0]; c.sw = o->at.stride[1];
+    c.pt = o->at.pad[0];
     c.dh = o->at.dilation[0];
   } else {
     die("conv_dims on %s", opkind_name(o->kind));
@@ -68,6 +69,7 @@ static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
   if (c.kh < 1) c.kh = 1;
   if (c.kw < 1) c.kw = 1;
   if (c.sh < 1) c.sh = 1;
+  if (c.sw < 1) c.sw = 1;
   if (c.dh < 1) c.dh = 1;
   c.groups = o->at.groups > 0 ? o->at.groups : 1;
   c.bias = o->at.bias ? 1 : 0;
@@ -619,13 +621,24 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
      * pixels and its input-channel chunk, accumulating; the input tile stays in its raw
      * (channels-last) form, which holds at least pixels × channels elements for every tap */
     int64_t taps = c.kh * c.kw;
-    gt_assert(taps <= max);
+    int64_t kg = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
+    if ((c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
+      /* non-overlapping windows (a ViT patch embedding): the im2col form of the tile is its raw
+       * input, so one gemm over all taps reads no more than the tile holds; also the fallback
+       * for filters with more taps than instructions per step */
+      memset(&st[0], 0, sizeof st[0]);
+      st[0].is_gemm = 1;
+      st[0].m = rows * c.wo;
+      st[0].n = t->c1 - t->c0;
+      st[0].k = kg * taps;
+      return 1;
+    }
     for (int64_t i = 0; i < taps; i++) {
       memset(&st[i], 0, sizeof st[i]);
       st[i].is_gemm = 1;
       st[i].m = rows * c.wo;
       st[i].n = t->c1 - t->c0;
-      st[i].k = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
+      st[i].k = kg;
     }
     return (int)taps;
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_e2e.sh — every zoo model under both strategies (--compare tvm,astitch, one process and one
-# Simulator per model × config) on stcp920, stcp920-hw, ascend910, goya and tiny, and resnet50
-# on ipu-gc2: exit 0 (every simulator check passed), and for every run the simulated time is at
+# Simulator per model × config) on every shipped config but the IPU (stcp920, stcp920-hw,
+# ascend910, ascend310, goya, tpuv1, tiny), and resnet50 on ipu-gc2: exit 0 (every simulator check passed), and for every run the simulated time is at
 # least the roofline bound. Batches are small (one sample per cluster) to keep the matrix to a
 # few minutes on two cores; the paper's batches are in scripts/bench_sched.sh.
 # Also: astitch moves strictly fewer DDR bytes than tvm on BERT-128 (stcp920, batch 4).
@@ -39,7 +39,7 @@ run_case() { # config batch model
 }
 
 models="resnet50 bert-128 bert-256 bert-384 bert-512 dlrm mobilenetv2 vit-b16 densenet121 conformer"
-for cfg in tiny stcp920 stcp920-hw ascend910 goya; do
+for cfg in tiny stcp920 stcp920-hw ascend910 ascend310 goya tpuv1; do
   case $cfg in
     tiny) batch=2 ;;
     stcp920|stcp920-hw) batch=4 ;;
