@@ -1,0 +1,141 @@
+/* gt_concat.c — concat insertion with copy and redistribute (paper §3.5, Figs. 8-9).
+ *
+ * For every instance q (in schedule order) and every tensor it reads from two or more
+ * producer instances, a concat joins the producers' output slices along the producers'
+ * split dimension, right before q runs. The concat's scope is LB when any part is in LB
+ * (GB otherwise); a part in the other scope first gets copy(from -> to); the concat's
+ * parts must share one binding, the per-dimension minimum of the parts' bindings, and a part
+ * bound otherwise first gets redistribute(that binding). The concat's own binding is that
+ * tuple with the concat dimension multiplied by the number of parts (Fig. 9: two [2,2] parts
+ * give [4,2]), halved where it would exceed the cluster's cores.
+ * A tensor read from a single producer instance whose output is in LB but bound otherwise
+ * than the consumer infers (Alg. 4's infer_binding) gets a redistribute; one in GB is read
+ * from GB by every core and needs nothing.
+ * Invariant: an extra op only reads instances and earlier extra ops.
+ */
+#include "gt.h"
+
+#include <string.h>
+
+static int add_xop(GtSchedule *s, const GtXop *x) {
+  if (s->nxops == s->cap_xops) {
+    int cap = s->cap_xops ? 2 * s->cap_xops : 64;
+    GtXop *n = arena_alloc(s->arena, sizeof *n * (size_t)cap);
+    if (s->nxops) memcpy(n, s->xops, sizeof *n * (size_t)s->nxops);
+    s->xops = n;
+    s->cap_xops = cap;
+  }
+  s->xops[s->nxops] = *x;
+  return s->nxops++;
+}
+
+static void slice_shape(const GtSchedule *s, const GtInstance *p, int *ndim, int64_t *shape) {
+  const GtTensor *t = &s->g->tensors[s->groups[p->group].out];
+  *ndim = t->ndim;
+  for (int k = 0; k < GT_MAX_DIMS; k++) shape[k] = k < t->ndim ? t->dim[k] : 1;
+  if (p->dim >= 0) shape[p->dim] = p->hi - p->lo;
+}
+
+static GtXop unary(const GtSchedule *s, GtXopKind kind, int consumer, int tensor, const GtInstance *p,
+                   GtRef in, GtRef *slot) {
+  GtXop x;
+  memset(&x, 0, sizeof x);
+  x.kind = kind;
+  x.consumer = consumer;
+  x.tensor = tensor;
+  x.nin = 1;
+  x.in = slot;
+  x.in[0] = in;
+  x.dim = p->dim;
+  slice_shape(s, p, &x.ndim, x.shape);
+  memcpy(x.bind, p->bind, sizeof x.bind);
+  x.scope = x.from_scope = p->scope;
+  return x;
+}
+
+static int64_t cores_of(const int64_t *b) {
+  int64_t c = 1;
+  for (int k = 0; k < GT_MAX_DIMS; k++) c *= b[k];
+  return c;
+}
+
+static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int n) {
+  GtScope cscope = GT_SCOPE_GB;
+  int64_t target[GT_MAX_DIMS];
+  for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = INT64_MAX;
+  for (int i = 0; i < n; i++) {
+    const GtInstance *p = &s->insts[parts[i]];
+    if (p->scope == GT_SCOPE_LB) cscope = GT_SCOPE_LB;
+    for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = min64(target[k], p->bind[k]);
+  }
+  GtXop c;
+  memset(&c, 0, sizeof c);
+  c.kind = GT_XOP_CONCAT;
+  c.consumer = q;
+  c.tensor = tensor;
+  c.nin = c.ninst = n;
+  c.in = arena_alloc(s->arena, sizeof(GtRef) * (size_t)n);
+  c.inst = arena_alloc(s->arena, sizeof(int) * (size_t)n);
+  c.dim = s->insts[parts[0]].dim;
+  c.scope = c.from_scope = cscope;
+  slice_shape(s, &s->insts[parts[0]], &c.ndim, c.shape);
+  if (c.dim >= 0) {
+    c.shape[c.dim] = 0;
+    for (int i = 0; i < n; i++) c.shape[c.dim] += s->insts[parts[i]].hi - s->insts[parts[i]].lo;
+  }
+  for (int i = 0; i < n; i++) {
+    const GtInstance *p = &s->insts[parts[i]];
+    GtRef ref = {0, parts[i]};
+    GtScope sc = p->scope;
+    if (sc != cscope) {
+      GtXop x = unary(s, GT_XOP_COPY, q, tensor, p, ref, arena_alloc(s->arena, sizeof(GtRef)));
+      x.scope = cscope;
+      ref = (GtRef){1, add_xop(s, &x)};
+      sc = cscope;
+    }
+    if (memcmp(p->bind, target, sizeof target) != 0) {
+      GtXop x = unary(s, GT_XOP_REDISTRIBUTE, q, tensor, p, ref, arena_alloc(s->arena, sizeof(GtRef)));
+      memcpy(x.bind, target, sizeof target);
+      x.scope = x.from_scope = sc;
+      ref = (GtRef){1, add_xop(s, &x)};
+    }
+    c.in[i] = ref;
+    c.inst[i] = parts[i];
+  }
+  memcpy(c.bind, target, sizeof target);
+  if (c.dim >= 0) c.bind[c.dim] *= n;
+  for (int k = c.ndim - 1; cores_of(c.bind) > s->cores; k = k > 0 ? k - 1 : c.ndim - 1)
+    if (c.bind[k] > 1) c.bind[k] = c.bind[k] % 2 == 0 ? c.bind[k] / 2 : 1;
+  add_xop(s, &c);
+}
+
+/* requires: bind_instances; maintains: xops (concat/copy/redistribute), each placed right
+ * before its consumer instance, parts of a concat in increasing slice order. */
+void insert_concats(GtSchedule *s) {
+  int *parts = arena_alloc(s->arena, sizeof(int) * (size_t)(s->ninsts + 1));
+  for (int v = 0; v < s->ninsts; v++) {
+    int q = s->order[v];
+    const GtInstance *in = &s->insts[q];
+    for (int j = 0; j < in->nprod; j++) {
+      const GtEdge *e = &s->edges[in->prod[j]];
+      int first = 1;
+      for (int i = 0; i < j; i++) first &= s->edges[in->prod[i]].tensor != e->tensor;
+      if (!first) continue;
+      int n = 0;
+      for (int i = j; i < in->nprod; i++)
+        if (s->edges[in->prod[i]].tensor == e->tensor) parts[n++] = s->edges[in->prod[i]].from;
+      if (n >= 2) {
+        concat_parts(s, q, e->tensor, parts, n);
+        continue;
+      }
+      const GtInstance *p = &s->insts[parts[0]];
+      int64_t want[GT_MAX_DIMS];
+      if (p->scope != GT_SCOPE_LB || !gt_infer_binding(s, in, in->bind, p, e->tensor, want)) continue;
+      if (memcmp(want, p->bind, sizeof want) == 0) continue;
+      GtXop x = unary(s, GT_XOP_REDISTRIBUTE, q, e->tensor, p, (GtRef){0, parts[0]},
+                      arena_alloc(s->arena, sizeof(GtRef)));
+      memcpy(x.bind, want, sizeof want);
+      add_xop(s, &x);
+    }
+  }
+}

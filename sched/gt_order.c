@@ -1,0 +1,131 @@
+/* gt_order.c — BFS and DFS (Algorithm 3) orders of the instances; keep the one with the
+ * lower peak on-chip memory (paper §3.3, Fig. 7).
+ *
+ * BFS is group by group, instances by index (a1..a8 b1..b4 ...). DFS is Alg. 3: instances of
+ * in-degree 0 enter `ready` in BFS order; the LAST ready entry of in-degree 0 runs; each
+ * consumer of the instance that ran loses one in-degree and is pushed to the end of ready
+ * (moved there if it already is in ready) before its in-degree reaches 0. Degrees count the
+ * distinct producers of the pruned DAG.
+ * Peak memory of an order: when instance x runs, its working set (footprint) plus every
+ * output slice already produced that a later instance still reads and x itself does not
+ * read (x's own inputs are inside its footprint); the maximum over the order.
+ * Invariant: both orders are topological orders of the instance DAG.
+ */
+#include "gt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Distinct producer / consumer instances, in edge order (CSR built here). */
+typedef struct {
+  int *pstart, *p, *cstart, *c;
+} Adj;
+
+static int distinct_into(const GtSchedule *s, const int *edges, int n, int want_from, int *out) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int v = want_from ? s->edges[edges[i]].from : s->edges[edges[i]].to;
+    int dup = 0;
+    for (int j = 0; j < m && !dup; j++) dup = out[j] == v;
+    if (!dup) out[m++] = v;
+  }
+  return m;
+}
+
+static Adj build_adj(GtSchedule *s) {
+  Adj a;
+  int n = s->ninsts;
+  a.pstart = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  a.cstart = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  a.p = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
+  a.c = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
+  for (int i = 0; i < n; i++) {
+    const GtInstance *in = &s->insts[i];
+    a.pstart[i + 1] = a.pstart[i] + distinct_into(s, in->prod, in->nprod, 1, a.p + a.pstart[i]);
+    a.cstart[i + 1] = a.cstart[i] + distinct_into(s, in->cons, in->ncons, 0, a.c + a.cstart[i]);
+  }
+  return a;
+}
+
+static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
+  int n = s->ninsts, norder = 0, nready = 0;
+  int *indeg = malloc(sizeof(int) * (size_t)n), *ready = malloc(sizeof(int) * (size_t)n);
+  char *in_visit = malloc((size_t)n), *in_ready = calloc((size_t)n, 1);
+  if (!indeg || !ready || !in_visit || !in_ready) die("out of memory");
+  for (int i = 0; i < n; i++) {
+    indeg[i] = a->pstart[i + 1] - a->pstart[i];
+    in_visit[i] = 1;
+  }
+  while (norder < n) {
+    for (int i = 0; i < n; i++) /* visit is in BFS order: instance ids */
+      if (in_visit[i] && indeg[i] == 0) {
+        ready[nready++] = i;
+        in_visit[i] = 0;
+        in_ready[i] = 1;
+      }
+    while (nready > 0) {
+      int p = nready - 1;
+      while (p >= 0 && indeg[ready[p]] != 0) p--;
+      if (p < 0) break; /* every ready entry waits on a producer still in visit */
+      int x = ready[p];
+      memmove(ready + p, ready + p + 1, sizeof(int) * (size_t)(nready - p - 1));
+      nready--;
+      in_ready[x] = 0;
+      order[norder++] = x;
+      for (int j = a->cstart[x]; j < a->cstart[x + 1]; j++) {
+        int c = a->c[j];
+        indeg[c]--;
+        if (in_ready[c]) { /* push moves it to the end */
+          int k = 0;
+          while (ready[k] != c) k++;
+          memmove(ready + k, ready + k + 1, sizeof(int) * (size_t)(nready - k - 1));
+          nready--;
+        }
+        gt_assert(in_visit[c] || in_ready[c]);
+        ready[nready++] = c;
+        in_visit[c] = 0;
+        in_ready[c] = 1;
+      }
+    }
+  }
+  free(indeg);
+  free(ready);
+  free(in_visit);
+  free(in_ready);
+}
+
+static int64_t order_peak(const GtSchedule *s, const Adj *a, const int *order) {
+  int n = s->ninsts;
+  int *left = malloc(sizeof(int) * (size_t)n);
+  if (!left) die("out of memory");
+  for (int i = 0; i < n; i++) left[i] = a->cstart[i + 1] - a->cstart[i];
+  int64_t live = 0, peak = 0;
+  for (int k = 0; k < n; k++) {
+    int x = order[k];
+    int64_t own_inputs = 0;
+    for (int j = a->pstart[x]; j < a->pstart[x + 1]; j++) own_inputs += s->insts[a->p[j]].out_bytes;
+    peak = max64(peak, s->insts[x].footprint + live - own_inputs);
+    for (int j = a->pstart[x]; j < a->pstart[x + 1]; j++)
+      if (--left[a->p[j]] == 0) live -= s->insts[a->p[j]].out_bytes;
+    if (left[x] > 0) live += s->insts[x].out_bytes;
+  }
+  free(left);
+  return peak;
+}
+
+/* requires: split_instances; maintains: order_bfs, order_dfs, their peaks, and order =
+ * the chosen one (opt.order, or the lower peak with ties going to DFS). */
+void order_instances(GtSchedule *s) {
+  int n = s->ninsts;
+  Adj a = build_adj(s);
+  s->order_bfs = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  s->order_dfs = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) s->order_bfs[i] = i;
+  order_dfs(s, &a, s->order_dfs);
+  s->peak_bfs = order_peak(s, &a, s->order_bfs);
+  s->peak_dfs = order_peak(s, &a, s->order_dfs);
+  int dfs = s->opt.order == GT_ORDER_DFS ||
+            (s->opt.order == GT_ORDER_AUTO && s->peak_dfs <= s->peak_bfs);
+  s->order = dfs ? s->order_dfs : s->order_bfs;
+  s->order_name = dfs ? "dfs" : "bfs";
+}
