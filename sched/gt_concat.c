@@ -5,9 +5,10 @@
  * split dimension, right before q runs. The concat's scope is LB when any part is in LB
  * (GB otherwise); a part in the other scope first gets copy(from -> to); the concat's
  * parts must share one binding, the per-dimension minimum of the parts' bindings, and a part
- * bound otherwise first gets redistribute(that binding). The concat's own binding is that
- * tuple with the concat dimension multiplied by the number of parts (Fig. 9: two [2,2] parts
- * give [4,2]), halved where it would exceed the cluster's cores.
+ * bound otherwise first gets redistribute(that binding). The parts sit on disjoint cores, so
+ * when n parts of that binding need more than the cluster's c cores its factors are halved,
+ * innermost dimension first, until they fit. The concat's own binding is that tuple with the
+ * concat dimension multiplied by n (Fig. 9: two [2,2] parts give [4,2]).
  * A tensor read from a single producer instance whose output is in LB but bound otherwise
  * than the consumer infers (Alg. 4's infer_binding) gets a redistribute; one in GB is read
  * from GB by every core and needs nothing.
@@ -68,6 +69,10 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
     if (p->scope == GT_SCOPE_LB) cscope = GT_SCOPE_LB;
     for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = min64(target[k], p->bind[k]);
   }
+  /* the n parts must sit on disjoint cores: n * cores(target) <= c */
+  for (int k = GT_MAX_DIMS - 1; n * cores_of(target) > s->cores && cores_of(target) > 1;
+       k = k > 0 ? k - 1 : GT_MAX_DIMS - 1)
+    if (target[k] > 1) target[k] = target[k] % 2 == 0 ? target[k] / 2 : 1;
   GtXop c;
   memset(&c, 0, sizeof c);
   c.kind = GT_XOP_CONCAT;
@@ -104,8 +109,9 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
   }
   memcpy(c.bind, target, sizeof target);
   if (c.dim >= 0) c.bind[c.dim] *= n;
-  for (int k = c.ndim - 1; cores_of(c.bind) > s->cores; k = k > 0 ? k - 1 : c.ndim - 1)
-    if (c.bind[k] > 1) c.bind[k] = c.bind[k] % 2 == 0 ? c.bind[k] / 2 : 1;
+  while (c.dim >= 0 && cores_of(c.bind) > s->cores) /* more parts than cores */
+    c.bind[c.dim] = c.bind[c.dim] % 2 == 0 ? c.bind[c.dim] / 2 : 1;
+  gt_assert(cores_of(c.bind) <= s->cores);
   add_xop(s, &c);
 }
 
