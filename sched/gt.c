@@ -32,7 +32,7 @@ int gt_pass_parse(const char *str, GtPass *out) {
 const char *gt_merge_name(GtMergeKind k) {
   return k == GT_MERGE_STRAIGHT ? "straight" : k == GT_MERGE_DIAMOND ? "diamond" : "branch";
 }
-const char *gt_scope_name(GtScope sc) { return sc == GT_SCOPE_LB ? "LB" : "GB"; }
+const char *gt_scope_name(GtBufScope sc) { return sc == GT_SCOPE_LB ? "LB" : "GB"; }
 const char *gt_xop_name(GtXopKind k) {
   return k == GT_XOP_CONCAT ? "concat" : k == GT_XOP_COPY ? "copy" : "redistribute";
 }

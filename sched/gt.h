@@ -83,8 +83,8 @@ typedef struct {
   int dim;
   int64_t lo, hi;
 } GtReq;
-typedef enum { GT_SCOPE_LB, GT_SCOPE_GB } GtScope;
-const char *gt_scope_name(GtScope s);
+typedef enum { GT_SCOPE_LB, GT_SCOPE_GB } GtBufScope;
+const char *gt_scope_name(GtBufScope s);
 
 typedef struct {
   int group, index;         /* instance index in [0, factor) of its group */
@@ -95,7 +95,7 @@ typedef struct {
   int nprod, *prod;         /* producer edge ids (pruned DAG), ascending by producer */
   int ncons, *cons;         /* consumer edge ids */
   int64_t bind[GT_MAX_DIMS];/* Alg. 4 binding factors per output dim (0 = not bound yet) */
-  GtScope scope;            /* where the output slice lives */
+  GtBufScope scope;            /* where the output slice lives */
 } GtInstance;
 
 typedef struct {
@@ -122,7 +122,7 @@ typedef struct {
   int ndim;
   int64_t shape[GT_MAX_DIMS];
   int64_t bind[GT_MAX_DIMS];
-  GtScope scope, from_scope;/* copy: from_scope -> scope */
+  GtBufScope scope, from_scope;/* copy: from_scope -> scope */
 } GtXop;
 
 typedef struct {

@@ -61,7 +61,7 @@ static int64_t cores_of(const int64_t *b) {
 }
 
 static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int n) {
-  GtScope cscope = GT_SCOPE_GB;
+  GtBufScope cscope = GT_SCOPE_GB;
   int64_t target[GT_MAX_DIMS];
   for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = INT64_MAX;
   for (int i = 0; i < n; i++) {
@@ -91,7 +91,7 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
   for (int i = 0; i < n; i++) {
     const GtInstance *p = &s->insts[parts[i]];
     GtRef ref = {0, parts[i]};
-    GtScope sc = p->scope;
+    GtBufScope sc = p->scope;
     if (sc != cscope) {
       GtXop x = unary(s, GT_XOP_COPY, q, tensor, p, ref, arena_alloc(s->arena, sizeof(GtRef)));
       x.scope = cscope;
@@ -119,14 +119,14 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
  * before its consumer instance, parts of a concat in increasing slice order. */
 void insert_concats(GtSchedule *s) {
   int *parts = arena_alloc(s->arena, sizeof(int) * (size_t)(s->ninsts + 1));
+  int *done = arena_alloc(s->arena, sizeof(int) * (size_t)(s->g->ntensors + 1)); /* stamp */
   for (int v = 0; v < s->ninsts; v++) {
     int q = s->order[v];
     const GtInstance *in = &s->insts[q];
     for (int j = 0; j < in->nprod; j++) {
       const GtEdge *e = &s->edges[in->prod[j]];
-      int first = 1;
-      for (int i = 0; i < j; i++) first &= s->edges[in->prod[i]].tensor != e->tensor;
-      if (!first) continue;
+      if (done[e->tensor] == v + 1) continue; /* this tensor's parts are handled */
+      done[e->tensor] = v + 1;
       int n = 0;
       for (int i = j; i < in->nprod; i++)
         if (s->edges[in->prod[i]].tensor == e->tensor) parts[n++] = s->edges[in->prod[i]].from;

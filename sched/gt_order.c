@@ -21,13 +21,15 @@ typedef struct {
   int *pstart, *p, *cstart, *c;
 } Adj;
 
-static int distinct_into(const GtSchedule *s, const int *edges, int n, int want_from, int *out) {
+/* seen[v] == stamp marks v as already listed for the current instance */
+static int distinct_into(const GtSchedule *s, const int *edges, int n, int want_from, int *out,
+                         int *seen, int stamp) {
   int m = 0;
   for (int i = 0; i < n; i++) {
     int v = want_from ? s->edges[edges[i]].from : s->edges[edges[i]].to;
-    int dup = 0;
-    for (int j = 0; j < m && !dup; j++) dup = out[j] == v;
-    if (!dup) out[m++] = v;
+    if (seen[v] == stamp) continue;
+    seen[v] = stamp;
+    out[m++] = v;
   }
   return m;
 }
@@ -39,11 +41,14 @@ static Adj build_adj(GtSchedule *s) {
   a.cstart = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
   a.p = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
   a.c = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
+  int *seen = calloc((size_t)n + 1, sizeof(int));
+  if (!seen) die("out of memory");
   for (int i = 0; i < n; i++) {
     const GtInstance *in = &s->insts[i];
-    a.pstart[i + 1] = a.pstart[i] + distinct_into(s, in->prod, in->nprod, 1, a.p + a.pstart[i]);
-    a.cstart[i + 1] = a.cstart[i] + distinct_into(s, in->cons, in->ncons, 0, a.c + a.cstart[i]);
+    a.pstart[i + 1] = a.pstart[i] + distinct_into(s, in->prod, in->nprod, 1, a.p + a.pstart[i], seen, 2 * i + 1);
+    a.cstart[i + 1] = a.cstart[i] + distinct_into(s, in->cons, in->ncons, 0, a.c + a.cstart[i], seen, 2 * i + 2);
   }
+  free(seen);
   return a;
 }
 

@@ -37,6 +37,16 @@ static const char *usage_text =
     "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
     "                         and the largest live activation of MODEL (no --arch needed)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "Scheduling (docs/graphturbo.md):\n"
+    "  --sched NAME           tvm, astitch or graphturbo (default)\n"
+    "  --dump-after PASS      print the graphturbo state after PASS (splitinfo, group,\n"
+    "                         instances, order, bind, concat) and exit\n"
+    "  --dump-schedule        print the final graphturbo schedule (--json: as JSON) and exit\n"
+    "  --gt-lb-scope S        LB capacity of Alg. 1: cluster (all LBs, default) or core\n"
+    "  --gt-lb-bytes N        LB capacity of Alg. 1 in bytes (overrides --gt-lb-scope)\n"
+    "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
+    "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
+    "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
@@ -124,6 +134,7 @@ int gtsim_cli(int argc, char **argv) {
     O_DISASM, O_EMIT, O_ISA_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
+  enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -138,11 +149,20 @@ int gtsim_cli(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
+      {"sched", required_argument, 0, O_SCHED},
+      {"dump-after", required_argument, 0, O_DUMP_AFTER},
+      {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
+      {"gt-lb-scope", required_argument, 0, O_GT_OPT},
+      {"gt-lb-bytes", required_argument, 0, O_GT_OPT},
+      {"gt-init", required_argument, 0, O_GT_OPT},
+      {"gt-max-recompute", required_argument, 0, O_GT_OPT},
+      {"gt-order", required_argument, 0, O_GT_OPT},
       {0, 0, 0, 0},
   };
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+  int li = -1;
+  while ((c = getopt_long(argc, argv, ":ho:", longopts, &li)) != -1) {
     switch (c) {
     case O_ARCH: o.arch = optarg; break;
     case O_SET: o.sets.push_back(optarg); break;
@@ -161,6 +181,16 @@ int gtsim_cli(int argc, char **argv) {
       if ((o.batch = cli_parse_batch(optarg)) < 1)
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
+    case O_SCHED:
+      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo"))
+        usage_error((std::string("--sched takes tvm, astitch or graphturbo, not '") + optarg + "'").c_str());
+      o.sched = optarg;
+      break;
+    case O_DUMP_AFTER: o.dump_after = optarg; break;
+    case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
+    case O_GT_OPT:
+      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GT_EXIT_INPUT;
+      break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -172,6 +202,7 @@ int gtsim_cli(int argc, char **argv) {
     return 0;
   }
   if (o.stats) return cli_stats(o);
+  if (o.dump_after || o.dump_schedule) return cli_gt_dump(o);
   if (o.isa_doc) {
     isa_write_doc(stdout);
     return 0;
