@@ -113,7 +113,9 @@ typedef struct {
 } GtRef;
 typedef struct {
   GtXopKind kind;
-  int consumer;             /* instance that runs right after it */
+  int consumer;             /* first instance that reads it: it runs right before that one */
+  int nusers, cap_users;    /* every instance that reads it (users[0] == consumer); an */
+  int *users;               /* identical value needed again is shared, not rebuilt */
   int tensor;               /* graph tensor this value is (a part of) */
   int nin;
   GtRef *in;                /* concat: parts in order along dim; copy/redistribute: one */
@@ -157,6 +159,7 @@ typedef struct {
   /* extra ops */
   int nxops, cap_xops;
   GtXop *xops;
+  int *xop_hash, cap_hash;  /* open addressing over xops, for sharing (gt_concat.c) */
   int nbind_mismatch;       /* Alg. 4 line 12 events */
   const char *last_pass;
   /* private scratch */

@@ -12,13 +12,68 @@
  * A tensor read from a single producer instance whose output is in LB but bound otherwise
  * than the consumer infers (Alg. 4's infer_binding) gets a redistribute; one in GB is read
  * from GB by every core and needs nothing.
+ * An extra op identical to one already inserted (same kind, inputs, binding, scope) is not
+ * built again: the later consumer is added to its users (a tensor read whole by every
+ * instance of a consumer group is concatenated once, not once per instance).
  * Invariant: an extra op only reads instances and earlier extra ops.
  */
 #include "gt.h"
 
 #include <string.h>
 
-static int add_xop(GtSchedule *s, const GtXop *x) {
+static uint64_t xop_key(const GtXop *x) {
+  uint64_t h = 1469598103934665603u;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211u)
+  MIX(x->kind);
+  MIX(x->tensor);
+  MIX(x->scope);
+  MIX(x->from_scope);
+  for (int k = 0; k < x->nin; k++) {
+    MIX(x->in[k].is_xop);
+    MIX(x->in[k].id);
+  }
+  for (int k = 0; k < GT_MAX_DIMS; k++) MIX(x->bind[k]);
+#undef MIX
+  return h;
+}
+
+static int same_xop(const GtXop *a, const GtXop *b) {
+  if (a->kind != b->kind || a->tensor != b->tensor || a->nin != b->nin || a->scope != b->scope ||
+      a->from_scope != b->from_scope || memcmp(a->bind, b->bind, sizeof a->bind) != 0)
+    return 0;
+  for (int k = 0; k < a->nin; k++)
+    if (a->in[k].is_xop != b->in[k].is_xop || a->in[k].id != b->in[k].id) return 0;
+  return 1;
+}
+
+static void hash_insert(GtSchedule *s, int id) {
+  size_t mask = (size_t)s->cap_hash - 1, i = (size_t)xop_key(&s->xops[id]) & mask;
+  while (s->xop_hash[i] >= 0) i = (i + 1) & mask;
+  s->xop_hash[i] = id;
+}
+
+static void add_user(GtSchedule *s, GtXop *x, int q) {
+  if (x->nusers && x->users[x->nusers - 1] == q) return;
+  if (x->nusers == x->cap_users) {
+    int cap = x->cap_users ? 2 * x->cap_users : 4;
+    int *u = arena_alloc(s->arena, sizeof(int) * (size_t)cap);
+    if (x->nusers) memcpy(u, x->users, sizeof(int) * (size_t)x->nusers);
+    x->users = u;
+    x->cap_users = cap;
+  }
+  x->users[x->nusers++] = q;
+}
+
+/* Returns the id of an identical extra op (adding q to its users) or of x, added now. */
+static int add_xop(GtSchedule *s, const GtXop *x, int q) {
+  if (s->cap_hash) {
+    size_t mask = (size_t)s->cap_hash - 1, i = (size_t)xop_key(x) & mask;
+    for (; s->xop_hash[i] >= 0; i = (i + 1) & mask)
+      if (same_xop(&s->xops[s->xop_hash[i]], x)) {
+        add_user(s, &s->xops[s->xop_hash[i]], q);
+        return s->xop_hash[i];
+      }
+  }
   if (s->nxops == s->cap_xops) {
     int cap = s->cap_xops ? 2 * s->cap_xops : 64;
     GtXop *n = arena_alloc(s->arena, sizeof *n * (size_t)cap);
@@ -26,8 +81,20 @@ static int add_xop(GtSchedule *s, const GtXop *x) {
     s->xops = n;
     s->cap_xops = cap;
   }
-  s->xops[s->nxops] = *x;
-  return s->nxops++;
+  int id = s->nxops++;
+  s->xops[id] = *x;
+  s->xops[id].consumer = q;
+  s->xops[id].nusers = s->xops[id].cap_users = 0;
+  add_user(s, &s->xops[id], q);
+  if (2 * s->nxops > s->cap_hash) { /* grow the table to 4x and rehash */
+    s->cap_hash = s->cap_hash ? 4 * s->cap_hash : 256;
+    s->xop_hash = arena_alloc(s->arena, sizeof(int) * (size_t)s->cap_hash);
+    for (int i = 0; i < s->cap_hash; i++) s->xop_hash[i] = -1;
+    for (int i = 0; i < s->nxops; i++) hash_insert(s, i);
+  } else {
+    hash_insert(s, id);
+  }
+  return id;
 }
 
 static void slice_shape(const GtSchedule *s, const GtInstance *p, int *ndim, int64_t *shape) {
@@ -95,14 +162,14 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
     if (sc != cscope) {
       GtXop x = unary(s, GT_XOP_COPY, q, tensor, p, ref, arena_alloc(s->arena, sizeof(GtRef)));
       x.scope = cscope;
-      ref = (GtRef){1, add_xop(s, &x)};
+      ref = (GtRef){1, add_xop(s, &x, q)};
       sc = cscope;
     }
     if (memcmp(p->bind, target, sizeof target) != 0) {
       GtXop x = unary(s, GT_XOP_REDISTRIBUTE, q, tensor, p, ref, arena_alloc(s->arena, sizeof(GtRef)));
       memcpy(x.bind, target, sizeof target);
       x.scope = x.from_scope = sc;
-      ref = (GtRef){1, add_xop(s, &x)};
+      ref = (GtRef){1, add_xop(s, &x, q)};
     }
     c.in[i] = ref;
     c.inst[i] = parts[i];
@@ -112,7 +179,7 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
   while (c.dim >= 0 && cores_of(c.bind) > s->cores) /* more parts than cores */
     c.bind[c.dim] = c.bind[c.dim] % 2 == 0 ? c.bind[c.dim] / 2 : 1;
   gt_assert(cores_of(c.bind) <= s->cores);
-  add_xop(s, &c);
+  add_xop(s, &c, q);
 }
 
 /* requires: bind_instances; maintains: xops (concat/copy/redistribute), each placed right
@@ -141,7 +208,7 @@ void insert_concats(GtSchedule *s) {
       GtXop x = unary(s, GT_XOP_REDISTRIBUTE, q, e->tensor, p, (GtRef){0, parts[0]},
                       arena_alloc(s->arena, sizeof(GtRef)));
       memcpy(x.bind, want, sizeof want);
-      add_xop(s, &x);
+      add_xop(s, &x, q);
     }
   }
 }

@@ -133,7 +133,9 @@ void gt_dump(FILE *out, const GtSchedule *s, GtPass p) {
     print_shape(out, op->ndim, op->shape);
     fputs(" bind=", out);
     print_bind(out, op->bind, op->ndim);
-    fprintf(out, " scope=%s before %s\n", gt_scope_name(op->scope), b);
+    fprintf(out, " scope=%s before %s", gt_scope_name(op->scope), b);
+    if (op->nusers > 1) fprintf(out, " (+%d more readers)", op->nusers - 1);
+    fputc('\n', out);
   }
 }
 
@@ -215,12 +217,12 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
     json_ints(out, in->bind, nd);
     fprintf(out, ",\"scope\":\"%s\"}", gt_scope_name(in->scope));
   }
-  fputs("],\n\"edges\":[", out);
+  fputs("],\n\"edges\":[", out); /* [from, to, tensor, dim, lo, hi] */
   for (int e = 0; e < s->nedges; e++) {
     const GtEdge *ed = &s->edges[e];
-    fprintf(out, "%s{\"from\":%d,\"to\":%d,\"tensor\":", e ? "," : "", ed->from, ed->to);
+    fprintf(out, "%s[%d,%d,", e ? "," : "", ed->from, ed->to);
     json_str(out, g->tensors[ed->tensor].name);
-    fprintf(out, ",\"dim\":%d,\"lo\":%" PRId64 ",\"hi\":%" PRId64 "}", ed->dim, ed->lo, ed->hi);
+    fprintf(out, ",%d,%" PRId64 ",%" PRId64 "]", ed->dim, ed->lo, ed->hi);
   }
   fprintf(out, "],\"gray_edges\":%" PRId64 ",\n\"order\":{\"chosen\":\"%s\",\"peak_bfs_bytes\":%" PRId64
                ",\"peak_dfs_bytes\":%" PRId64 ",\"bfs\":",
@@ -231,8 +233,10 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
   fputs("},\n\"extra_ops\":[", out);
   for (int x = 0; x < s->nxops; x++) {
     const GtXop *op = &s->xops[x];
-    fprintf(out, "%s\n {\"id\":%d,\"kind\":\"%s\",\"before\":%d,\"tensor\":", x ? "," : "", x,
+    fprintf(out, "%s\n {\"id\":%d,\"kind\":\"%s\",\"before\":%d,\"readers\":[", x ? "," : "", x,
             gt_xop_name(op->kind), op->consumer);
+    for (int k = 0; k < op->nusers; k++) fprintf(out, "%s%d", k ? "," : "", op->users[k]);
+    fputs("],\"tensor\":", out);
     json_str(out, g->tensors[op->tensor].name);
     fputs(",\"inputs\":[", out);
     for (int k = 0; k < op->nin; k++)

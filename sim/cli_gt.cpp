@@ -95,23 +95,21 @@ int cli_gt_dump(const CliOptions &o) {
     return GT_EXIT_INPUT;
   }
   GtSchedule *s = gt_schedule(g, a, &o.gt, last);
+  int rc = GT_EXIT_OK;
+  FILE *f = stdout;
   char *buf = nullptr;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) die("open_memstream failed");
+  if (o.output && !(f = open_memstream(&buf, &len))) die("open_memstream failed");
   if (o.dump_schedule && o.json) gt_dump_json(f, s);
   else gt_dump(f, s, last);
-  fclose(f);
-  int rc = GT_EXIT_OK;
   if (o.output) {
+    fclose(f);
     if (write_file_atomic(o.output, buf, len) != 0) {
       fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
       rc = GT_EXIT_INPUT;
     }
-  } else {
-    fwrite(buf, 1, len, stdout);
+    free(buf);
   }
-  free(buf);
   gt_free(s);
   graph_free(g);
   arch_free(a);
