@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *pass_names[] = {
 #define X(e, n, d) n,
@@ -253,11 +254,20 @@ static void setup(GtSchedule *s) {
     s->op_ws[i] = ws;
   }
   for (size_t i = 0; i < nt; i++) s->req[i].kind = GT_REQ_NONE;
+  s->infer_q = -1;
 }
 
 /* Runs one pass and the checker; returns 1 when the pipeline stops here. */
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 static int run(GtSchedule *s, GtPass p, void (*pass)(GtSchedule *), GtPass last) {
+  double t0 = now_ms();
   pass(s);
+  s->pass_ms[p] = now_ms() - t0;
   s->last_pass = gt_pass_name(p);
   if (s->opt.check) gt_check(s, p);
   return p >= last;

@@ -32,6 +32,7 @@ extern "C" {
 #endif
 
 #define GT_INF_FACTOR INT64_MAX /* f of a sub-graph no split makes fit (Alg. 1's f_d = inf) */
+enum { GT_NPASSES_MAX = 8 };    /* room for the passes below */
 
 typedef enum { GT_LB_CLUSTER, GT_LB_CORE } GtLbScope;
 typedef enum { GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP } GtInitGroups;
@@ -162,8 +163,12 @@ typedef struct {
   int *xop_hash, cap_hash;  /* open addressing over xops, for sharing (gt_concat.c) */
   int nbind_mismatch;       /* Alg. 4 line 12 events */
   const char *last_pass;
+  double pass_ms[GT_NPASSES_MAX]; /* wall time of each pass (not part of any dump) */
   /* private scratch */
   int *op_mark, stamp;      /* op membership of a tentative group */
+  int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
+  int64_t infer_qb[GT_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
+  GtReq infer_r[GT_MAX_DIMS];         /* producers of one tensor come one after another */
   GtReq *req;               /* per tensor, all NONE between uses */
   int *touched;
 } GtSchedule;
@@ -182,6 +187,9 @@ typedef enum {
 #undef X
   GT_NPASSES
 } GtPass;
+#ifndef __cplusplus
+_Static_assert((int)GT_NPASSES <= (int)GT_NPASSES_MAX, "GT_NPASSES_MAX too small");
+#endif
 const char *gt_pass_name(GtPass p);
 int gt_pass_parse(const char *s, GtPass *out); /* 0 ok, -1 unknown */
 

@@ -56,12 +56,23 @@ int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, cons
   int useful = 0;
   for (int k = 0; k < GT_MAX_DIMS; k++) pb[k] = 1;
   if (tensor != s->groups[p->group].out) return 0;
+  int qi = (int)(q - s->insts);
+  if (s->infer_q != qi || s->infer_t != tensor || memcmp(s->infer_qb, qb, sizeof s->infer_qb) != 0) {
+    for (int d = 0; d < out_ndim(s, q); d++) {
+      s->infer_r[d].kind = GT_REQ_NONE;
+      if (qb[d] <= 1) continue;
+      int64_t lo = d == q->dim ? q->lo : 0, hi = d == q->dim ? q->hi : slice_ext(s, q, d);
+      int nt = gt_group_reqs(s, gq, d, lo, hi, s->req, s->touched);
+      s->infer_r[d] = s->req[tensor];
+      for (int i = 0; i < nt; i++) s->req[s->touched[i]].kind = GT_REQ_NONE;
+    }
+    s->infer_q = qi;
+    s->infer_t = tensor;
+    memcpy(s->infer_qb, qb, sizeof s->infer_qb);
+  }
   for (int d = 0; d < out_ndim(s, q); d++) {
     if (qb[d] <= 1) continue;
-    int64_t lo = d == q->dim ? q->lo : 0, hi = d == q->dim ? q->hi : slice_ext(s, q, d);
-    int nt = gt_group_reqs(s, gq, d, lo, hi, s->req, s->touched);
-    GtReq r = s->req[tensor];
-    for (int i = 0; i < nt; i++) s->req[s->touched[i]].kind = GT_REQ_NONE;
+    GtReq r = s->infer_r[d];
     if (r.kind != GT_REQ_RANGE || r.dim >= pnd) continue;
     int64_t len = r.hi - r.lo, plen = slice_ext(s, p, r.dim);
     if ((qb[d] * plen) % len != 0) return 0;

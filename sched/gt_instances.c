@@ -53,8 +53,17 @@ static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
     if (pop < 0 || s->group_of_op[pop] == q->group || r.kind == GT_REQ_NONE) continue;
     int pg = s->group_of_op[pop];
     int64_t f = s->groups[pg].best.split ? s->groups[pg].best.factor : 1;
-    for (int k = 0; k < f; k++) {
-      int pi = s->first_inst[pg] + k;
+    int64_t k0 = 0, k1 = f; /* producer instances whose slices can overlap the read */
+    const GtInstance *p0 = &s->insts[s->first_inst[pg]];
+    int pd0;
+    int64_t plo0, phi0;
+    if (r.kind == GT_REQ_RANGE && produced_range(s, p0, t, &pd0, &plo0, &phi0) && r.dim == pd0) {
+      int64_t len = phi0 - plo0;
+      k0 = r.lo / len;
+      k1 = min64(f, (r.hi - 1) / len + 1);
+    }
+    for (int64_t k = k0; k < k1; k++) {
+      int pi = s->first_inst[pg] + (int)k;
       GtEdge e = {pi, qi, t, -1, 0, g->tensors[t].dim[0]};
       int pd;
       int64_t plo, phi;

@@ -14,7 +14,6 @@
 #include "gt.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Distinct producer / consumer instances, in edge order (CSR built here). */
 typedef struct {
@@ -52,11 +51,38 @@ static Adj build_adj(GtSchedule *s) {
   return a;
 }
 
+/* `ready` is a doubly linked list over instance ids (prev/next, -1 ends), so that removing
+ * an entry and pushing one to the end are O(1). */
+typedef struct {
+  int *prev, *next, head, tail;
+  char *in;
+} Ready;
+
+static void ready_remove(Ready *r, int x) {
+  if (r->prev[x] >= 0) r->next[r->prev[x]] = r->next[x];
+  else r->head = r->next[x];
+  if (r->next[x] >= 0) r->prev[r->next[x]] = r->prev[x];
+  else r->tail = r->prev[x];
+  r->in[x] = 0;
+}
+
+static void ready_push(Ready *r, int x) { /* to the end; moves x there if already in */
+  if (r->in[x]) ready_remove(r, x);
+  r->prev[x] = r->tail;
+  r->next[x] = -1;
+  if (r->tail >= 0) r->next[r->tail] = x;
+  else r->head = x;
+  r->tail = x;
+  r->in[x] = 1;
+}
+
 static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
-  int n = s->ninsts, norder = 0, nready = 0;
-  int *indeg = malloc(sizeof(int) * (size_t)n), *ready = malloc(sizeof(int) * (size_t)n);
-  char *in_visit = malloc((size_t)n), *in_ready = calloc((size_t)n, 1);
-  if (!indeg || !ready || !in_visit || !in_ready) die("out of memory");
+  int n = s->ninsts, norder = 0;
+  int *indeg = malloc(sizeof(int) * (size_t)n);
+  char *in_visit = malloc((size_t)n);
+  Ready r = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n), -1, -1,
+             calloc((size_t)n, 1)};
+  if (!indeg || !in_visit || !r.prev || !r.next || !r.in) die("out of memory");
   for (int i = 0; i < n; i++) {
     indeg[i] = a->pstart[i + 1] - a->pstart[i];
     in_visit[i] = 1;
@@ -64,39 +90,29 @@ static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
   while (norder < n) {
     for (int i = 0; i < n; i++) /* visit is in BFS order: instance ids */
       if (in_visit[i] && indeg[i] == 0) {
-        ready[nready++] = i;
+        ready_push(&r, i);
         in_visit[i] = 0;
-        in_ready[i] = 1;
       }
-    while (nready > 0) {
-      int p = nready - 1;
-      while (p >= 0 && indeg[ready[p]] != 0) p--;
-      if (p < 0) break; /* every ready entry waits on a producer still in visit */
-      int x = ready[p];
-      memmove(ready + p, ready + p + 1, sizeof(int) * (size_t)(nready - p - 1));
-      nready--;
-      in_ready[x] = 0;
+    while (r.head >= 0) {
+      int x = r.tail; /* the last ready entry of in-degree 0 */
+      while (x >= 0 && indeg[x] != 0) x = r.prev[x];
+      if (x < 0) break; /* every ready entry waits on a producer still in visit */
+      ready_remove(&r, x);
       order[norder++] = x;
       for (int j = a->cstart[x]; j < a->cstart[x + 1]; j++) {
         int c = a->c[j];
         indeg[c]--;
-        if (in_ready[c]) { /* push moves it to the end */
-          int k = 0;
-          while (ready[k] != c) k++;
-          memmove(ready + k, ready + k + 1, sizeof(int) * (size_t)(nready - k - 1));
-          nready--;
-        }
-        gt_assert(in_visit[c] || in_ready[c]);
-        ready[nready++] = c;
+        gt_assert(in_visit[c] || r.in[c]);
+        ready_push(&r, c);
         in_visit[c] = 0;
-        in_ready[c] = 1;
       }
     }
   }
   free(indeg);
-  free(ready);
   free(in_visit);
-  free(in_ready);
+  free(r.prev);
+  free(r.next);
+  free(r.in);
 }
 
 static int64_t order_peak(const GtSchedule *s, const Adj *a, const int *order) {

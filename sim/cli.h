@@ -24,6 +24,7 @@ struct CliOptions {
   const char *dump_after = nullptr; // --dump-after PASS: graphturbo state after PASS
   bool dump_schedule = false;     // --dump-schedule: the final graphturbo schedule
   GtOptions gt = gt_defaults();   // --gt-* (sim/cli_gt.cpp, docs/graphturbo.md)
+  bool gt_time = false;           // --gt-time: per-pass wall times on stderr
   static GtOptions gt_defaults() {
     GtOptions g;
     gt_options_default(&g);

@@ -48,6 +48,8 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (errno || *end || !(v >= 0) || v > 1e6)
       return gt_usage((std::string("--gt-max-recompute needs a fraction >= 0, not '") + value + "'").c_str());
     g.max_recompute = v;
+  } else if (n == "gt-time") {
+    o.gt_time = true;
   } else if (n == "gt-order") {
     if (!strcmp(value, "auto")) g.order = GT_ORDER_AUTO;
     else if (!strcmp(value, "bfs")) g.order = GT_ORDER_BFS;
@@ -95,6 +97,13 @@ int cli_gt_dump(const CliOptions &o) {
     return GT_EXIT_INPUT;
   }
   GtSchedule *s = gt_schedule(g, a, &o.gt, last);
+  if (o.gt_time) {
+    double total = 0;
+    for (int p = 0; p <= last; p++) total += s->pass_ms[p];
+    fprintf(stderr, "graphturbo: %s on %s, %.3f ms:", g->name, a->name, total);
+    for (int p = 0; p <= last; p++) fprintf(stderr, " %s %.3f", gt_pass_name((GtPass)p), s->pass_ms[p]);
+    fputc('\n', stderr);
+  }
   int rc = GT_EXIT_OK;
   FILE *f = stdout;
   char *buf = nullptr;

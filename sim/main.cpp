@@ -47,6 +47,7 @@ static const char *usage_text =
     "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
     "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
     "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
+    "  --gt-time              print the wall time of each pass on stderr\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
@@ -157,6 +158,7 @@ int gtsim_cli(int argc, char **argv) {
       {"gt-init", required_argument, 0, O_GT_OPT},
       {"gt-max-recompute", required_argument, 0, O_GT_OPT},
       {"gt-order", required_argument, 0, O_GT_OPT},
+      {"gt-time", no_argument, 0, O_GT_OPT},
       {0, 0, 0, 0},
   };
   opterr = 0;
