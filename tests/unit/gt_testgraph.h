@@ -134,7 +134,7 @@ static inline int tg_dense(GtGraph *g, const char *name, int x, int64_t units) {
 
 /* conv + batchnorm (+ relu): one ResNet layer. */
 static inline int tg_layer(GtGraph *g, const char *name, int x, int64_t cout, int k, int s, int p, int relu) {
-  char buf[64];
+  char buf[256];
   snprintf(buf, sizeof buf, "%s.conv", name);
   int c = tg_conv(g, buf, x, cout, k, s, p);
   snprintf(buf, sizeof buf, "%s.bn", name);
@@ -147,7 +147,7 @@ static inline int tg_layer(GtGraph *g, const char *name, int x, int64_t cout, in
 /* ResNet v1.5 bottleneck: main path 1x1, 3x3 (stride here), 1x1; then the shortcut (a
  * 1x1 conv + bn when `project`), then add and relu. Ops: 8 + (2) + 2. */
 static inline int tg_bottleneck(GtGraph *g, const char *name, int x, int64_t width, int stride, int project) {
-  char buf[64];
+  char buf[256];
   snprintf(buf, sizeof buf, "%s.a", name);
   int a = tg_layer(g, buf, x, width, 1, 1, 0, 1);
   snprintf(buf, sizeof buf, "%s.b", name);
