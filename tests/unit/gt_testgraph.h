@@ -134,7 +134,7 @@ static inline int tg_dense(GtGraph *g, const char *name, int x, int64_t units) {
 
 /* conv + batchnorm (+ relu): one ResNet layer. */
 static inline int tg_layer(GtGraph *g, const char *name, int x, int64_t cout, int k, int s, int p, int relu) {
-  char buf[256];
+  char buf[320]; /* name + ".conv" */
   snprintf(buf, sizeof buf, "%s.conv", name);
   int c = tg_conv(g, buf, x, cout, k, s, p);
   snprintf(buf, sizeof buf, "%s.bn", name);
