@@ -40,6 +40,7 @@ static void log_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *part
 static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts, int n) {
   int total = 0;
   for (int i = 0; i < n; i++) total += s->groups[parts[i]].nops;
+  gt_assert(total > 0 && n > 0);
   int *ops = malloc(sizeof(int) * (size_t)total), *pos = calloc((size_t)n, sizeof(int));
   if (!ops || !pos) die("out of memory");
   for (int k = 0; k < total; k++) { /* n-way merge of ascending op lists */
