@@ -103,7 +103,8 @@ typedef struct {
   int from, to;             /* instance ids */
   int tensor;               /* the producer group's output tensor read by `to` */
   int dim;                  /* dim of `tensor` the range is on (-1: the whole tensor) */
-  int64_t lo, hi;           /* the part of `tensor` `to` reads that `from` produced */
+  int64_t lo, hi;           /* the part of `tensor` `to` reads that `from` produced (0, 0
+                               when dim is -1) */
 } GtEdge;
 
 typedef enum { GT_XOP_CONCAT, GT_XOP_COPY, GT_XOP_REDISTRIBUTE } GtXopKind;

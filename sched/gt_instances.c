@@ -64,7 +64,7 @@ static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
     }
     for (int64_t k = k0; k < k1; k++) {
       int pi = s->first_inst[pg] + (int)k;
-      GtEdge e = {pi, qi, t, -1, 0, g->tensors[t].dim[0]};
+      GtEdge e = {pi, qi, t, -1, 0, 0};
       int pd;
       int64_t plo, phi;
       int has = produced_range(s, &s->insts[pi], t, &pd, &plo, &phi);
@@ -81,9 +81,6 @@ static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
         e.dim = r.dim;
         e.lo = r.lo;
         e.hi = r.hi;
-      } else {
-        e.hi = g->tensors[t].ndim ? g->tensors[t].dim[0] : 1;
-        e.lo = 0;
       }
       push_edge(s, ev, e);
     }
