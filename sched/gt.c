@@ -173,9 +173,9 @@ void fill_live_groups(GtSchedule *s) {
   for (int i = 0; i < s->ngroups; i++)
     if (s->groups[i].alive) n++;
   if (!s->live || n > s->nlive) s->live = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
-  int *ids = malloc(sizeof(int) * (size_t)n), *indeg = calloc((size_t)s->ngroups, sizeof(int));
-  int *nb = malloc(sizeof(int) * (size_t)s->ngroups);
-  if (!ids || !indeg || !nb) die("out of memory");
+  /* scratch sized for every group there can be (ninit + merges <= 2 * nops) */
+  gt_assert(s->ngroups <= s->cap_scratch);
+  int *ids = s->scratch[0], *indeg = s->scratch[1], *nb = s->scratch[2];
   int m = 0;
   for (int i = 0; i < s->ngroups; i++)
     if (s->groups[i].alive) {
@@ -199,9 +199,6 @@ void fill_live_groups(GtSchedule *s) {
     for (int i = 0; i < nc; i++) indeg[nb[i]]--;
   }
   s->nlive = m;
-  free(ids);
-  free(indeg);
-  free(nb);
 }
 
 /* ---- the pipeline ---- */
@@ -227,6 +224,8 @@ static void setup(GtSchedule *s) {
   s->req = arena_alloc(s->arena, sizeof(GtReq) * (nt + 1));
   s->touched = arena_alloc(s->arena, sizeof(int) * (nt + 1));
   s->cons_start = arena_alloc(s->arena, sizeof(int) * (nt + 1));
+  s->cap_scratch = 2 * (int)no + 2;
+  for (int i = 0; i < 3; i++) s->scratch[i] = arena_alloc(s->arena, sizeof(int) * (size_t)s->cap_scratch);
   int total = 0;
   for (size_t i = 0; i < no; i++) total += g->ops[i].nin;
   s->cons_ops = arena_alloc(s->arena, sizeof(int) * (size_t)(total + 1));
@@ -315,8 +314,7 @@ static int64_t slice_extent(const GtSchedule *s, const GtInstance *in, int k) {
 
 static void check_groups(const GtSchedule *s, GtPass p, int live_only) {
   const GtGraph *g = s->g;
-  int *seen = calloc((size_t)g->nops + 1, sizeof(int));
-  if (!seen) die("out of memory");
+  int *seen = arena_alloc(s->arena, sizeof(int) * ((size_t)g->nops + 1));
   for (int i = 0; i < s->ngroups; i++) {
     const GtGroup *gr = &s->groups[i];
     if (live_only ? !gr->alive : i >= s->ninit) continue;
@@ -336,10 +334,8 @@ static void check_groups(const GtSchedule *s, GtPass p, int live_only) {
   }
   for (int op = 0; op < g->nops; op++)
     if (seen[op] != 1) BROKEN("op %d is in no group", op);
-  free(seen);
   if (!live_only) return;
-  int *nb = malloc(sizeof(int) * (size_t)s->ngroups);
-  if (!nb) die("out of memory");
+  int *nb = arena_alloc(s->arena, sizeof(int) * (size_t)s->ngroups);
   for (int i = 0; i < s->nlive; i++) {
     int gid = s->live[i];
     if (s->groups[gid].topo != i) BROKEN("live list and topo disagree at %d", i);
@@ -347,7 +343,6 @@ static void check_groups(const GtSchedule *s, GtPass p, int live_only) {
     for (int j = 0; j < np; j++)
       if (s->groups[nb[j]].topo >= i) BROKEN("group %d precedes its producer %d", gid, nb[j]);
   }
-  free(nb);
 }
 
 static void check_instances(const GtSchedule *s, GtPass p) {
@@ -374,8 +369,7 @@ static void check_instances(const GtSchedule *s, GtPass p) {
 }
 
 static void check_order(const GtSchedule *s, GtPass p, const int *order) {
-  int *pos = malloc(sizeof(int) * (size_t)s->ninsts);
-  if (!pos) die("out of memory");
+  int *pos = arena_alloc(s->arena, sizeof(int) * ((size_t)s->ninsts + 1));
   for (int i = 0; i < s->ninsts; i++) pos[i] = -1;
   for (int i = 0; i < s->ninsts; i++) {
     if (order[i] < 0 || order[i] >= s->ninsts || pos[order[i]] >= 0)
@@ -384,7 +378,6 @@ static void check_order(const GtSchedule *s, GtPass p, const int *order) {
   }
   for (int e = 0; e < s->nedges; e++)
     if (pos[s->edges[e].from] >= pos[s->edges[e].to]) BROKEN("edge %d runs against the order", e);
-  free(pos);
 }
 
 static void check_bind(const GtSchedule *s, GtPass p) {

@@ -167,6 +167,7 @@ typedef struct {
   double pass_ms[GT_NPASSES_MAX]; /* wall time of each pass (not part of any dump) */
   /* private scratch */
   int *op_mark, stamp;      /* op membership of a tentative group */
+  int *scratch[3], cap_scratch; /* fill_live_groups' work arrays */
   int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
   int64_t infer_qb[GT_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
   GtReq infer_r[GT_MAX_DIMS];         /* producers of one tensor come one after another */

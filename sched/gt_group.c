@@ -15,8 +15,6 @@
  */
 #include "gt.h"
 
-#include <stdlib.h>
-
 static int64_t factor_of(const GtGroup *gr) { return gr->best.split ? gr->best.factor : GT_INF_FACTOR; }
 
 static void log_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts, int n, int res) {
@@ -41,8 +39,8 @@ static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts
   int total = 0;
   for (int i = 0; i < n; i++) total += s->groups[parts[i]].nops;
   gt_assert(total > 0 && n > 0);
-  int *ops = malloc(sizeof(int) * (size_t)total), *pos = calloc((size_t)n, sizeof(int));
-  if (!ops || !pos) die("out of memory");
+  int *ops = arena_alloc(s->arena, sizeof(int) * (size_t)total), pos[3] = {0, 0, 0};
+  gt_assert(n <= 3);
   for (int k = 0; k < total; k++) { /* n-way merge of ascending op lists */
     int best = -1;
     for (int i = 0; i < n; i++) {
@@ -53,8 +51,6 @@ static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts
     ops[k] = s->groups[parts[best]].ops[pos[best]++];
   }
   GtGroup m = gt_make_group(s, ops, total);
-  free(ops);
-  free(pos);
   int64_t fm = factor_of(&m);
   int ok = m.best.split;
   if (kind == GT_MERGE_DIAMOND) {
@@ -93,13 +89,11 @@ static int straight_merge(GtSchedule *s, int iter, int *nb, int *nb2) {
   return merged;
 }
 
-static int diamond_merge(GtSchedule *s, int iter, int *nb, int *nb2) {
+static int diamond_merge(GtSchedule *s, int iter, int *nb, int *nb2, int *cons) {
   int merged = 0;
   for (int i = 0; i < s->nlive;) {
     int e = s->live[i], at = -1;
     int nc = gt_group_consumers(s, e, nb, s->ngroups);
-    int *cons = malloc(sizeof(int) * (size_t)(nc + 1));
-    if (!cons) die("out of memory");
     for (int k = 0; k < nc; k++) cons[k] = nb[k];
     for (int a = 0; a < nc && at < 0; a++)
       for (int b = a + 1; b < nc && at < 0; b++) {
@@ -114,7 +108,6 @@ static int diamond_merge(GtSchedule *s, int iter, int *nb, int *nb2) {
         int parts[3] = {A, B, xa};
         at = try_merge(s, GT_MERGE_DIAMOND, iter, parts, 3);
       }
-    free(cons);
     if (at >= 0) {
       merged++;
       i = at;
@@ -156,12 +149,11 @@ void group_subgraphs(GtSchedule *s) {
     s->iterations++;
     /* merges add groups: size the neighbour buffers for the worst case */
     int cap = s->ngroups + s->g->nops + 1;
-    int *nb = malloc(sizeof(int) * (size_t)cap), *nb2 = malloc(sizeof(int) * (size_t)cap);
-    if (!nb || !nb2) die("out of memory");
+    int *nb = arena_alloc(s->arena, sizeof(int) * (size_t)cap);
+    int *nb2 = arena_alloc(s->arena, sizeof(int) * (size_t)cap);
+    int *cons = arena_alloc(s->arena, sizeof(int) * (size_t)cap);
     changed = straight_merge(s, s->iterations, nb, nb2);
-    changed += diamond_merge(s, s->iterations, nb, nb2);
+    changed += diamond_merge(s, s->iterations, nb, nb2, cons);
     changed += branch_merge(s, s->iterations, nb, nb2);
-    free(nb);
-    free(nb2);
   } while (changed);
 }

@@ -13,8 +13,6 @@
  */
 #include "gt.h"
 
-#include <stdlib.h>
-
 /* Distinct producer / consumer instances, in edge order (CSR built here). */
 typedef struct {
   int *pstart, *p, *cstart, *c;
@@ -40,14 +38,12 @@ static Adj build_adj(GtSchedule *s) {
   a.cstart = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
   a.p = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
   a.c = arena_alloc(s->arena, sizeof(int) * (size_t)(s->nedges + 1));
-  int *seen = calloc((size_t)n + 1, sizeof(int));
-  if (!seen) die("out of memory");
+  int *seen = arena_alloc(s->arena, sizeof(int) * ((size_t)n + 1));
   for (int i = 0; i < n; i++) {
     const GtInstance *in = &s->insts[i];
     a.pstart[i + 1] = a.pstart[i] + distinct_into(s, in->prod, in->nprod, 1, a.p + a.pstart[i], seen, 2 * i + 1);
     a.cstart[i + 1] = a.cstart[i] + distinct_into(s, in->cons, in->ncons, 0, a.c + a.cstart[i], seen, 2 * i + 2);
   }
-  free(seen);
   return a;
 }
 
@@ -78,11 +74,11 @@ static void ready_push(Ready *r, int x) { /* to the end; moves x there if alread
 
 static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
   int n = s->ninsts, norder = 0;
-  int *indeg = malloc(sizeof(int) * (size_t)n);
-  char *in_visit = malloc((size_t)n);
-  Ready r = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n), -1, -1,
-             calloc((size_t)n, 1)};
-  if (!indeg || !in_visit || !r.prev || !r.next || !r.in) die("out of memory");
+  size_t sz = sizeof(int) * ((size_t)n + 1);
+  int *indeg = arena_alloc(s->arena, sz);
+  char *in_visit = arena_alloc(s->arena, (size_t)n + 1);
+  Ready r = {arena_alloc(s->arena, sz), arena_alloc(s->arena, sz), -1, -1,
+             arena_alloc(s->arena, (size_t)n + 1)};
   for (int i = 0; i < n; i++) {
     indeg[i] = a->pstart[i + 1] - a->pstart[i];
     in_visit[i] = 1;
@@ -108,17 +104,11 @@ static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
       }
     }
   }
-  free(indeg);
-  free(in_visit);
-  free(r.prev);
-  free(r.next);
-  free(r.in);
 }
 
 static int64_t order_peak(const GtSchedule *s, const Adj *a, const int *order) {
   int n = s->ninsts;
-  int *left = malloc(sizeof(int) * (size_t)n);
-  if (!left) die("out of memory");
+  int *left = arena_alloc(s->arena, sizeof(int) * ((size_t)n + 1));
   for (int i = 0; i < n; i++) left[i] = a->cstart[i + 1] - a->cstart[i];
   int64_t live = 0, peak = 0;
   for (int k = 0; k < n; k++) {
@@ -130,7 +120,6 @@ static int64_t order_peak(const GtSchedule *s, const Adj *a, const int *order) {
       if (--left[a->p[j]] == 0) live -= s->insts[a->p[j]].out_bytes;
     if (left[x] > 0) live += s->insts[x].out_bytes;
   }
-  free(left);
   return peak;
 }
 

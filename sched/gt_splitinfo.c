@@ -13,8 +13,6 @@
  */
 #include "gt.h"
 
-#include <stdlib.h>
-
 int gt_split_better(const GtSplit *a, const GtSplit *b) {
   if (a->split != b->split) return a->split > b->split;
   if (a->n != b->n) return a->n > b->n;
@@ -130,23 +128,24 @@ static int continues_chain(const GtSchedule *s, int op) {
  * topological order, each with its SplitInfo and BestSplit. */
 void compute_splitinfo(GtSchedule *s) {
   const GtGraph *g = s->g;
-  int *grp = malloc(sizeof(int) * (size_t)g->nops), *ops = malloc(sizeof(int) * (size_t)g->nops);
-  if (!grp || !ops) die("out of memory");
+  int *grp = arena_alloc(s->arena, sizeof(int) * (size_t)g->nops);
+  int *ops = arena_alloc(s->arena, sizeof(int) * (size_t)g->nops);
   int ngr = 0;
   for (int op = 0; op < g->nops; op++) {
     int p = s->opt.init == GT_INIT_OP ? -1 : continues_chain(s, op);
     if (p >= 0 && s->opt.init == GT_INIT_LAYER && is_anchor(g->ops[op].kind)) p = -1;
     grp[op] = p >= 0 ? grp[p] : ngr++;
   }
+  /* ops of each sub-graph, ascending: counting sort by sub-graph */
+  int *start = arena_alloc(s->arena, sizeof(int) * (size_t)(ngr + 1));
+  for (int op = 0; op < g->nops; op++) start[grp[op] + 1]++;
+  for (int gi = 0; gi < ngr; gi++) start[gi + 1] += start[gi];
+  int *fill = arena_alloc(s->arena, sizeof(int) * (size_t)(ngr + 1));
+  for (int op = 0; op < g->nops; op++) ops[start[grp[op]] + fill[grp[op]]++] = op;
   for (int gi = 0; gi < ngr; gi++) {
-    int n = 0;
-    for (int op = 0; op < g->nops; op++)
-      if (grp[op] == gi) ops[n++] = op;
-    GtGroup gr = gt_make_group(s, ops, n);
+    GtGroup gr = gt_make_group(s, ops + start[gi], start[gi + 1] - start[gi]);
     gt_add_group(s, &gr);
   }
   s->ninit = s->ngroups;
   fill_live_groups(s);
-  free(grp);
-  free(ops);
 }
