@@ -62,7 +62,18 @@ check "--batch 32: three groups" grep -q "^groups 3$" <<<"$out"
 "$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-schedule -o "$tmp/s.txt"
 check "-o writes the text schedule" grep -q "^extra ops 21$" "$tmp/s.txt"
 
-# 4. Errors: exit 1 and a message naming what is wrong.
+# 4. Regression: the text schedules of two small cases against golden files. After an
+# intended change, refresh them with
+#   for m in resnet50 bert-384; do build/gtsim --arch configs/stcp920-hw.cfg \
+#     workloads/$m.gtg --dump-schedule > tests/cases/gt/$m.stcp920-hw.txt; done
+# and review the diff (docs/graphturbo.md, "Tests").
+for m in resnet50 bert-384; do
+  "$GTSIM" --arch configs/stcp920-hw.cfg workloads/$m.gtg --dump-schedule >"$tmp/$m.txt" 2>&1
+  if diff -u tests/cases/gt/$m.stcp920-hw.txt "$tmp/$m.txt" >"$tmp/$m.diff"; then ok "golden $m.stcp920-hw"
+  else nok "golden $m.stcp920-hw" "$(head -20 "$tmp/$m.diff")"; fi
+done
+
+# 5. Errors: exit 1 and a message naming what is wrong.
 err() {
   local name=$1 want=$2; shift 2
   local out; out=$("$GTSIM" "$@" 2>&1 >/dev/null); local rc=$?
