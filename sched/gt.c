@@ -168,6 +168,8 @@ int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap) {
   return n;
 }
 
+/* O(G^2) per call and called after every merge: fine while G (groups, <= ops) is a few
+ * hundred, as in every zoo model; bench_gt.sh watches it. */
 void fill_live_groups(GtSchedule *s) {
   int n = 0;
   for (int i = 0; i < s->ngroups; i++)
