@@ -3,14 +3,16 @@
  * bind[k] of an instance is the number of cores its output slice is spread over along
  * output dimension k (product <= c). plain_binding walks the dims outermost first, trying
  * the remaining core budget and its halvings (8, 4, 2, 1 for c = 8) until one divides the
- * slice extent. infer_binding carries a consumer's factors back to a producer instance's
- * output through the consumer's ops (gt_dims.c): a factor b on a consumer dim that reads a
- * range of length L of a producer dim whose slice has length Lp becomes b*Lp/L there, and
- * the inference is invalid when that is not a whole divisor of Lp; dims that do not map
- * carry 1. Instances are visited in reverse schedule order: an unbound instance, or one whose
- * output is in GB, takes plain_binding and pushes inferred bindings to its producers (a
- * producer already bound differently moves its output to GB: line 12); an instance bound by
- * its consumer keeps that binding when it uses at least as many cores as plain_binding.
+ * slice extent, skipping a dimension the output's op normalises over (softmax, layernorm,
+ * glu: the paper's "cannot be bound" annotation). infer_binding carries a consumer's
+ * factors back to a producer instance's output through the consumer's ops (gt_dims.c): a
+ * factor b on a consumer dim that reads a range of length L of a producer dim whose slice
+ * has length Lp becomes b*Lp/L there; the inference is invalid when that is not a whole
+ * divisor of Lp or lands on an annotated dim; dims that do not map carry 1. Instances are
+ * visited in reverse schedule order: an unbound instance, or one whose output is in GB,
+ * takes plain_binding and pushes inferred bindings to its producers (a producer already
+ * bound differently moves its output to GB: line 12); an instance bound by its consumer
+ * keeps that binding when it uses at least as many cores as plain_binding.
  * Invariant: every instance is bound, each factor divides its slice, product <= c.
  */
 #include "gt.h"
@@ -32,11 +34,24 @@ static int64_t cores_of(const int64_t *b, int nd) {
   return p;
 }
 
+/* The paper's annotation "cannot be bound to cores": the axis the op writing the output
+ * normalises over (softmax, layernorm, glu) — splitting it over cores would need a
+ * cross-core reduction inside the op. */
+static int unbindable(const GtSchedule *s, const GtInstance *in, int k) {
+  const GtTensor *t = &s->g->tensors[s->groups[in->group].out];
+  const GtOp *o = &s->g->ops[t->producer];
+  int ax = o->at.axis < 0 ? o->at.axis + t->ndim : o->at.axis;
+  if (o->kind == OP_SOFTMAX || o->kind == OP_GLU) return k == ax;
+  if (o->kind == OP_LAYERNORM) return k == t->ndim - 1;
+  return 0;
+}
+
 static void plain_binding(const GtSchedule *s, const GtInstance *in, int64_t *b) {
   int nd = out_ndim(s, in);
   int64_t left = s->cores;
   for (int k = 0; k < GT_MAX_DIMS; k++) b[k] = 1;
   for (int k = 0; k < nd; k++) {
+    if (unbindable(s, in, k)) continue;
     int64_t ext = slice_ext(s, in, k);
     for (int64_t f = left; f >= 1; f /= 2)
       if (ext % f == 0) {
@@ -77,7 +92,7 @@ int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, cons
     int64_t len = r.hi - r.lo, plen = slice_ext(s, p, r.dim);
     if ((qb[d] * plen) % len != 0) return 0;
     int64_t f = qb[d] * plen / len;
-    if (f < 1 || plen % f != 0) return 0;
+    if (f < 1 || plen % f != 0 || (f > 1 && unbindable(s, p, r.dim))) return 0;
     pb[r.dim] *= f;
     if (pb[r.dim] > 1) useful = 1;
   }
@@ -108,8 +123,10 @@ void bind_instances(GtSchedule *s) {
         }
       }
     } else {
-      int valid = 1;
-      for (int k = 0; k < nd; k++) valid &= in->bind[k] >= 1 && slice_ext(s, in, k) % in->bind[k] == 0;
+      int valid = 1; /* update_binding: the inferred tuple must still respect the annotations */
+      for (int k = 0; k < nd; k++)
+        valid &= in->bind[k] >= 1 && slice_ext(s, in, k) % in->bind[k] == 0 &&
+                 (in->bind[k] == 1 || !unbindable(s, in, k));
       if (!valid || cores_of(in->bind, nd) < cores_of(plain, nd)) memcpy(in->bind, plain, sizeof plain);
     }
   }

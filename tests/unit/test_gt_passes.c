@@ -243,6 +243,34 @@ static void lb_scope_readings(void **state) {
   tg_free(g);
 }
 
+static void softmax_axis_not_bound(void **state) {
+  (void)state;
+  /* softmax over the last axis of [2,64], whole (LB 1 MiB): plain_binding gives dim 0 the
+   * factor 2 (8 and 4 do not divide 2); dim 1 is the normalised axis, annotated "cannot be
+   * bound" (a core cannot normalise a slice of it alone), so it stays 1: [2,1], not [2,4]. */
+  GtGraph *g = tg_new("softmax", 2);
+  int x = tg_input(g, "x", 2, (int64_t)2, (int64_t)64);
+  GtAttrs at = tg_attrs();
+  at.axis = -1;
+  int64_t shape[2] = {2, 64};
+  tg_op(g, OP_SOFTMAX, "sm", &x, 1, &at, 2, shape);
+  GtArch a = tg_arch(1, 8, 1 << 20, 0);
+  GtSchedule *s = gt_schedule(g, &a, NULL, GT_NPASSES - 1);
+  assert_int_equal(s->ninsts, 1);
+  assert_int_equal(s->insts[0].bind[0], 2);
+  assert_int_equal(s->insts[0].bind[1], 1);
+  gt_free(s);
+  /* a relu of the same shape is bound [2,4] */
+  GtGraph *h = tg_new("relu", 2);
+  x = tg_input(h, "x", 2, (int64_t)2, (int64_t)64);
+  tg_unary(h, OP_RELU, "r", x);
+  s = gt_schedule(h, &a, NULL, GT_NPASSES - 1);
+  assert_int_equal(s->insts[0].bind[1], 4);
+  gt_free(s);
+  tg_free(h);
+  tg_free(g);
+}
+
 static void order_option(void **state) {
   (void)state;
   GtGraph *g = tg_resnet50(8);
@@ -297,6 +325,7 @@ int main(void) {
       cmocka_unit_test(rule_i_refuses_downsampling),
       cmocka_unit_test(init_modes),
       cmocka_unit_test(lb_scope_readings),
+      cmocka_unit_test(softmax_axis_not_bound),
       cmocka_unit_test(order_option),
       cmocka_unit_test(checker_names_the_pass),
   };
