@@ -70,6 +70,39 @@ int64_t gt_tensor_bytes(const GtTensor *t) { return gt_tensor_elems(t) * gt_dtyp
 
 /* ---- groups ---- */
 
+/* GT_FOOT_LIVE: the largest sum of activation tensors live at one op of the group run in
+ * op order; a tensor is live from its first use or production to its last use, the
+ * group's outputs to the end. */
+static int64_t live_peak(GtSchedule *s, const GtGroup *gr) {
+  const GtGraph *g = s->g;
+  int n = gr->nops, nt = 0;
+  int64_t *delta = arena_alloc(s->arena, sizeof(int64_t) * (size_t)(n + 1));
+  int *touched = s->touched;
+  for (int i = 0; i < n; i++) {
+    const GtOp *o = &g->ops[gr->ops[i]];
+    for (int pass = 0; pass < 2; pass++)
+      for (int k = 0; k < (pass ? o->nout : o->nin); k++) {
+        int t = pass ? o->out[k] : o->in[k];
+        if (s->t_first[t] < 0) {
+          s->t_first[t] = i;
+          touched[nt++] = t;
+        }
+        s->t_last[t] = i;
+      }
+  }
+  for (int i = 0; i < gr->nouts; i++) s->t_last[gr->outs[i]] = n - 1;
+  for (int i = 0; i < nt; i++) {
+    int t = touched[i];
+    int64_t b = gt_tensor_bytes(&g->tensors[t]);
+    delta[s->t_first[t]] += b;
+    delta[s->t_last[t] + 1] -= b;
+    s->t_first[t] = s->t_last[t] = -1;
+  }
+  int64_t live = 0, peak = 0;
+  for (int i = 0; i < n; i++) peak = max64(peak, live += delta[i]);
+  return peak;
+}
+
 GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
   const GtGraph *g = s->g;
   GtGroup gr;
@@ -99,6 +132,7 @@ GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
   gt_assert(nouts > 0);
   gr.nouts = nouts;
   gr.outs = outs;
+  if (s->opt.footprint == GT_FOOT_LIVE) gr.peak = live_peak(s, &gr);
   gr.out = outs[0];
   for (int i = 1; i < nouts; i++)
     if (gt_tensor_bytes(&g->tensors[outs[i]]) > gt_tensor_bytes(&g->tensors[gr.out])) gr.out = outs[i];
@@ -226,6 +260,9 @@ static void setup(GtSchedule *s) {
   s->req = arena_alloc(s->arena, sizeof(GtReq) * (nt + 1));
   s->touched = arena_alloc(s->arena, sizeof(int) * (nt + 1));
   s->cons_start = arena_alloc(s->arena, sizeof(int) * (nt + 1));
+  s->t_first = arena_alloc(s->arena, sizeof(int) * (nt + 1));
+  s->t_last = arena_alloc(s->arena, sizeof(int) * (nt + 1));
+  for (size_t i = 0; i < nt; i++) s->t_first[i] = s->t_last[i] = -1;
   s->cap_scratch = 2 * (int)no + 2;
   for (int i = 0; i < 3; i++) s->scratch[i] = arena_alloc(s->arena, sizeof(int) * (size_t)s->cap_scratch);
   int total = 0;

@@ -37,6 +37,7 @@ enum { GT_NPASSES_MAX = 8 };    /* room for the passes below */
 typedef enum { GT_LB_CLUSTER, GT_LB_CORE } GtLbScope;
 typedef enum { GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP } GtInitGroups;
 typedef enum { GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS } GtOrderChoice;
+typedef enum { GT_FOOT_OP, GT_FOOT_LIVE } GtFootprint;
 
 typedef struct {
   GtLbScope lb_scope;       /* sizeof(LB) of Alg. 1: all LBs of a cluster, or one core's */
@@ -45,6 +46,7 @@ typedef struct {
   double max_recompute;     /* reject a split whose recomputed work exceeds this fraction */
   GtOrderChoice order;      /* auto = lower peak on-chip memory (ties: DFS) */
   int check;                /* run gt_check() after every pass (default: 1 unless NDEBUG) */
+  GtFootprint footprint;    /* Alg. 1's peak: largest op working set, or largest live set */
 } GtOptions;
 void gt_options_default(GtOptions *o);
 
@@ -60,7 +62,7 @@ typedef struct {
   int nops, *ops;           /* op ids, ascending (a topological order) */
   int nouts, *outs;         /* tensors read outside the group or graph outputs, ascending */
   int out;                  /* the output tensor Alg. 1 splits (the largest; ties: lowest id) */
-  int64_t peak;             /* bytes: largest working set of one op (docs/graphturbo.md) */
+  int64_t peak;             /* bytes: Alg. 1's peak (opt.footprint, docs/graphturbo.md) */
   int nsplits;
   GtSplit *splits;          /* SplitInfo, by dimension */
   GtSplit best;             /* Eq. 1; best.split = 0 when nothing fits (factor = INF) */
@@ -168,6 +170,7 @@ typedef struct {
   /* private scratch */
   int *op_mark, stamp;      /* op membership of a tentative group */
   int *scratch[3], cap_scratch; /* fill_live_groups' work arrays */
+  int *t_first, *t_last;    /* per tensor, -1 between uses: live ranges (GT_FOOT_LIVE) */
   int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
   int64_t infer_qb[GT_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
   GtReq infer_r[GT_MAX_DIMS];         /* producers of one tensor come one after another */

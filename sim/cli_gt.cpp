@@ -48,6 +48,10 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (errno || *end || !(v >= 0) || v > 1e6)
       return gt_usage((std::string("--gt-max-recompute needs a fraction >= 0, not '") + value + "'").c_str());
     g.max_recompute = v;
+  } else if (n == "gt-footprint") {
+    if (!strcmp(value, "op")) g.footprint = GT_FOOT_OP;
+    else if (!strcmp(value, "live")) g.footprint = GT_FOOT_LIVE;
+    else return gt_usage((std::string("--gt-footprint takes op or live, not '") + value + "'").c_str());
   } else if (n == "gt-time") {
     o.gt_time = true;
   } else if (n == "gt-order") {

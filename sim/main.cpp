@@ -47,6 +47,7 @@ static const char *usage_text =
     "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
     "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
     "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
+    "  --gt-footprint F       Alg. 1's peak: op (largest op working set, default) or live\n"
     "  --gt-time              print the wall time of each pass on stderr\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
@@ -159,6 +160,7 @@ int gtsim_cli(int argc, char **argv) {
       {"gt-max-recompute", required_argument, 0, O_GT_OPT},
       {"gt-order", required_argument, 0, O_GT_OPT},
       {"gt-time", no_argument, 0, O_GT_OPT},
+      {"gt-footprint", required_argument, 0, O_GT_OPT},
       {0, 0, 0, 0},
   };
   opterr = 0;

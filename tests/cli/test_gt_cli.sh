@@ -59,6 +59,9 @@ check "--gt-order bfs" grep -q "^order bfs peak=[0-9]* (chosen): g0.0 g0.1" <<<"
 # --batch 32: n = 8, the same LB gives 4, 2, 1 (stages 3 and 4 merge): three groups
 out=$("$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-after group --batch 32)
 check "--batch 32: three groups" grep -q "^groups 3$" <<<"$out"
+# --gt-footprint live: the conv blocks of stages 2-4 stay apart (docs/graphturbo.md)
+out=$("$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-after group --gt-footprint live)
+check "--gt-footprint live: seven groups" grep -q "^groups 7$" <<<"$out"
 "$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-schedule -o "$tmp/s.txt"
 check "-o writes the text schedule" grep -q "^extra ops 21$" "$tmp/s.txt"
 
@@ -83,6 +86,7 @@ R=(--arch configs/stcp920.cfg workloads/resnet50.gtg)
 err "unknown pass" "unknown pass 'fuse' (passes: splitinfo, group" "${R[@]}" --dump-after fuse
 err "bad --gt-lb-scope" "--gt-lb-scope takes core or cluster, not 'chip'" "${R[@]}" --dump-schedule --gt-lb-scope chip
 err "bad --gt-init" "--gt-init takes chain, layer or op" "${R[@]}" --dump-schedule --gt-init block
+err "bad --gt-footprint" "--gt-footprint takes op or live, not 'max'" "${R[@]}" --dump-schedule --gt-footprint max
 err "bad --gt-max-recompute" "--gt-max-recompute needs a fraction" "${R[@]}" --dump-schedule --gt-max-recompute -1
 err "bad --sched" "--sched takes tvm, astitch or graphturbo" "${R[@]}" --sched xla
 err "dump with another scheduler" "show the graphturbo schedule" "${R[@]}" --sched tvm --dump-schedule

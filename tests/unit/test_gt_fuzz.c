@@ -3,7 +3,7 @@
  * elementwise ops, residual adds, channel concats and splits (several outputs), global
  * pooling and dense heads through the real graph builder and graph_infer; each is scheduled
  * on a random machine (1 to 9 cores, LB from 256 B to 4 MiB, both LB readings, all three
- * initial groupings) with the invariant checker on, and scheduled twice to compare the JSON.
+ * initial groupings, both footprint readings) with the invariant checker on, and scheduled twice to compare the JSON.
  * The oracle is the checker itself (it dies, exit 3, on any broken invariant) plus
  * determinism and a few whole-schedule identities checked here.
  */
@@ -182,6 +182,7 @@ static void random_graphs(void **state) {
     o.check = 1;
     o.lb_scope = rnd(2) ? GT_LB_CORE : GT_LB_CLUSTER;
     o.init = (GtInitGroups)rnd(3);
+    o.footprint = rnd(2) ? GT_FOOT_LIVE : GT_FOOT_OP;
     size_t l1, l2;
     int i1, i2;
     char *j1 = json_of(g, &a, &o, &l1, &i1), *j2 = json_of(g, &a, &o, &l2, &i2);

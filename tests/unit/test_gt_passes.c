@@ -271,6 +271,34 @@ static void softmax_axis_not_bound(void **state) {
   tg_free(g);
 }
 
+static void footprint_readings(void **state) {
+  (void)state;
+  /* x -> r1 -> r2 -> r3 -> s = add(x, r3) -> t = add(s, r1), every tensor T = [2,8] fp16 =
+   * 32 B, as one group. op: the largest op working set is an add, 2 inputs + 1 output = 3T =
+   * 96 B. live: at r3, x (read by s), r1 (read by t), r2 and r3 are live: 4T = 128 B
+   * (at s: x, r1, r3, s = 4T; at t: r1, s, t = 3T). */
+  GtGraph *g = tg_new("live", 2);
+  int x = tg_input(g, "x", 2, (int64_t)2, (int64_t)8);
+  int r1 = tg_unary(g, OP_RELU, "r1", x);
+  int r2 = tg_unary(g, OP_RELU, "r2", r1);
+  int r3 = tg_unary(g, OP_RELU, "r3", r2);
+  int sm = tg_binary(g, OP_ADD, "s", x, r3);
+  tg_binary(g, OP_ADD, "t", sm, r1);
+  GtArch a = tg_arch(1, 8, 1 << 20, 0);
+  int all[5] = {0, 1, 2, 3, 4};
+  for (int mode = 0; mode < 2; mode++) {
+    GtOptions o;
+    gt_options_default(&o);
+    o.footprint = mode ? GT_FOOT_LIVE : GT_FOOT_OP;
+    GtSchedule *s = gt_schedule(g, &a, &o, GT_PASS_SPLITINFO);
+    GtGroup gr = gt_make_group(s, all, 5);
+    assert_int_equal(gr.peak, mode ? 4 * 32 : 3 * 32);
+    assert_int_equal(gr.nouts, 1);
+    gt_free(s);
+  }
+  tg_free(g);
+}
+
 static void order_option(void **state) {
   (void)state;
   GtGraph *g = tg_resnet50(8);
@@ -326,6 +354,7 @@ int main(void) {
       cmocka_unit_test(init_modes),
       cmocka_unit_test(lb_scope_readings),
       cmocka_unit_test(softmax_axis_not_bound),
+      cmocka_unit_test(footprint_readings),
       cmocka_unit_test(order_option),
       cmocka_unit_test(checker_names_the_pass),
   };
