@@ -439,6 +439,13 @@ static void check_concat(const GtSchedule *s, GtPass p) {
     for (int k = 0; k < op->nin; k++)
       if (op->in[k].is_xop ? op->in[k].id >= x : op->in[k].id >= s->ninsts)
         BROKEN("extra op %d reads a later value", x);
+    int64_t prod = 1;
+    for (int k = 0; k < op->ndim; k++) {
+      if (op->bind[k] < 1 || op->shape[k] % op->bind[k]) BROKEN("extra op %d: binding does not divide", x);
+      prod *= op->bind[k];
+    }
+    if (prod > s->cores) BROKEN("extra op %d bound to %lld cores", x, (long long)prod);
+    if (op->nusers < 1 || op->users[0] != op->consumer) BROKEN("extra op %d: readers", x);
     if (op->kind == GT_XOP_CONCAT) {
       if (op->nin < 2) BROKEN("concat %d has %d inputs", x, op->nin);
       for (int k = 1; k < op->ninst; k++)
