@@ -62,6 +62,9 @@ check "--batch 32: three groups" grep -q "^groups 3$" <<<"$out"
 # --gt-footprint live: the conv blocks of stages 2-4 stay apart (docs/graphturbo.md)
 out=$("$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-after group --gt-footprint live)
 check "--gt-footprint live: seven groups" grep -q "^groups 7$" <<<"$out"
+# 21 extra ops at n = 16: plain bindings a [2,4], b [4,2], c [8,1]; two parts of a concat
+# must share the 8 cores, so each b_k's parts go [2,4] -> [2,2], c_k's [4,2] -> [4,1], d1's
+# [8,1] -> [4,1]: one redistribute per part (8 + 4 + 2 = 14) plus 7 concats.
 "$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-schedule -o "$tmp/s.txt"
 check "-o writes the text schedule" grep -q "^extra ops 21$" "$tmp/s.txt"
 
