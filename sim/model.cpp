@@ -138,7 +138,7 @@ SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
   }
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
-  chan_scratch_.resize(ddr->channels.size());
+  for (QState &q : queues) q.chan.resize(ddr->channels.size());
   SC_THREAD(controller);
 }
 
@@ -228,7 +228,7 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   error_cycle_ = now() - start_;
   const QState &q = queues[(size_t)qid];
   char head[128];
-  snprintf(head, sizeof head, "[%zu] at cycle %.0f: ", idx, std::ceil(error_cycle_ - 1e-9));
+  snprintf(head, sizeof head, "[%zu] at cycle %.0f: ", idx, std::ceil(error_cycle_ - 1e-9) + 0.0);
   error_ = std::string(prog_name_) + ": error: " + q.name + head + msg + "\n    " + q.name + "[" +
            std::to_string(idx) + "]: " +
            inst_text(*this, prog_, q, ((const GtInst *)q.prog->insts.data)[idx]) + "\n";
@@ -348,7 +348,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
 
   // The path: DDR channels by address, GB/LB ports, NoC links, the cluster link.
   double latency = arch->dma_latency_cycles;
-  std::fill(chan_scratch_.begin(), chan_scratch_.end(), 0.0);
+  std::fill(q.chan.begin(), q.chan.end(), 0.0);
   std::vector<BwResource> *ports[2] = {nullptr, nullptr};
   BwResource *links[4];
   int nlinks = 0;
@@ -361,8 +361,8 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
     if (B.level == LVL_DDR) {
       AccessPattern a = *pat[s];
       a.base += reg[s]->offset;
-      ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)chan_scratch_.size(), arch->ddr_burst_bytes,
-                        chan_scratch_);
+      ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
+                        q.chan);
       latency += arch->ddr_latency_cycles;
     } else if (B.level == LVL_GB) {
       ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
@@ -394,14 +394,14 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   double t = t0 + latency, stall = 0;
   int64_t left = bytes;
   double ddr_total = 0;
-  for (double c : chan_scratch_) ddr_total += c;
+  for (double c : q.chan) ddr_total += c;
   if (bytes == 0) wait_until(t);
   while (left > 0 && !abort_) {
     int64_t c = std::min(chunk_, left);
     double f = (double)c / (double)bytes;
     q.uses.clear();
-    for (size_t ch = 0; ch < chan_scratch_.size(); ch++)
-      if (chan_scratch_[ch] > 0) q.uses.push_back({&ddr->channels[ch], chan_scratch_[ch] * f});
+    for (size_t ch = 0; ch < q.chan.size(); ch++)
+      if (q.chan[ch] > 0) q.uses.push_back({&ddr->channels[ch], q.chan[ch] * f});
     if (same_buf && ports[0] && ports[0]->size() == 1) {
       // A copy inside a one-port buffer reads and writes through that port.
       q.uses.push_back({&(*ports[0])[0], 2.0 * (double)c});
@@ -572,13 +572,15 @@ void SimModel::queue_thread(int qid) {
 void SimModel::controller() {
   for (;;) {
     wait(start_ev_);
+    run_seq_++;
     sc_spawn_options opt;
     opt.set_stack_size((int)stack_bytes_);
     for (size_t i = 0; i < queues.size(); i++) {
       QState &q = queues[i];
       if (!q.prog || q.prog->insts.len == 0) continue;
       int id = (int)i;
-      sc_spawn([this, id]() { queue_thread(id); }, nullptr, &opt);
+      std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
+      sc_spawn([this, id]() { queue_thread(id); }, nm.c_str(), &opt);
     }
   }
 }

@@ -87,6 +87,7 @@ struct QState {
   uint64_t ninst = 0;
   double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
   std::vector<BwUse> uses;       // scratch for transfers
+  std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
   void reset() {
     prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
     wait_key.clear(); busy = stall_data = stall_sync = stall_res = 0; ninst = 0; macs = ideal = 0;
@@ -159,8 +160,8 @@ class SimModel : public sc_core::sc_module {
   Traffic traffic_;
   std::vector<SimEpisode> episodes_;
   std::vector<std::unique_ptr<SimRecorder>> recorders_;
-  std::vector<double> chan_scratch_;
   uint64_t stack_bytes_;
+  uint64_t run_seq_ = 0;
 };
 
 // One instruction as text for messages: "mnemonic name=value ..." in isa.def operand order.

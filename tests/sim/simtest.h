@@ -89,19 +89,28 @@ static inline void tiny_arch(GtArch *a) {
 // tiny.cfg's queue indices on a core: 0 dma_in, 1 dma_out, 2 mme, 3 vec, 4 scl.
 enum { TQ_IN = 0, TQ_OUT = 1, TQ_MME = 2, TQ_VEC = 3, TQ_SCL = 4 };
 
+// A queue of a program under construction, by its coordinates: program_queue() may move the
+// queue array when it creates another queue, so a GtQueue pointer is looked up at each use.
+struct QRef {
+  int cluster, core, index;
+};
+
 // A program under construction.
 struct Prog {
   GtProgram *p = program_new();
   ~Prog() { program_free(p); }
-  GtQueue *q(int cluster, int core, int index) { return program_queue(p, cluster, core, index); }
+  QRef q(int cluster, int core, int index) {
+    program_queue(p, cluster, core, index);
+    return QRef{cluster, core, index};
+  }
   uint32_t region(const char *name) { return program_new_region(p, name); }
   uint32_t tile(const char *name) { return program_new_tile(p, name); }
-  GtInst *emit(GtQueue *q, GtOpcode op) {
-    GtInst *in = program_emit(q);
+  GtInst *emit(QRef q, GtOpcode op) {
+    GtInst *in = program_emit(program_queue(p, q.cluster, q.core, q.index));
     in->op = (uint8_t)op;
     return in;
   }
-  void alloc(GtQueue *q, uint32_t r, GtLevel lvl, int cluster, int core, int64_t off, int64_t bytes,
+  void alloc(QRef q, uint32_t r, GtLevel lvl, int cluster, int core, int64_t off, int64_t bytes,
              uint32_t init = 0) {
     GtInst *in = emit(q, I_ALLOC);
     in->r[0] = r;
@@ -112,8 +121,8 @@ struct Prog {
     in->n[3] = bytes;
     in->t[0] = init;
   }
-  void free_(GtQueue *q, uint32_t r) { emit(q, I_FREE)->r[0] = r; }
-  GtInst *mov(GtQueue *q, uint32_t dst, uint32_t dtile, uint32_t src, uint32_t stile, int64_t bytes) {
+  void free_(QRef q, uint32_t r) { emit(q, I_FREE)->r[0] = r; }
+  GtInst *mov(QRef q, uint32_t dst, uint32_t dtile, uint32_t src, uint32_t stile, int64_t bytes) {
     GtInst *in = emit(q, I_MOV);
     in->r[0] = dst;
     in->t[0] = dtile;
@@ -122,7 +131,7 @@ struct Prog {
     in->n[0] = bytes;
     return in;
   }
-  GtInst *gemm(GtQueue *q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
+  GtInst *gemm(QRef q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
                int64_t m, int64_t n, int64_t k, GtDtype t) {
     GtInst *in = emit(q, I_GEMM);
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
@@ -130,7 +139,7 @@ struct Prog {
     in->dtype = (uint8_t)t;
     return in;
   }
-  GtInst *vec(GtQueue *q, GtVop op, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, int64_t elems,
+  GtInst *vec(QRef q, GtVop op, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, int64_t elems,
               GtDtype t, uint32_t b = 0, uint32_t bt = 0) {
     GtInst *in = emit(q, I_VEC);
     in->sub = (uint8_t)op;
@@ -139,20 +148,20 @@ struct Prog {
     in->dtype = (uint8_t)t;
     return in;
   }
-  void scalar(GtQueue *q, int64_t ops) { emit(q, I_SCALAR)->n[0] = ops; }
-  void signal(GtQueue *q, int target, int64_t flag) {
+  void scalar(QRef q, int64_t ops) { emit(q, I_SCALAR)->n[0] = ops; }
+  void signal(QRef q, int target, int64_t flag) {
     GtInst *in = emit(q, I_SIGNAL);
     in->sub = (uint8_t)target;
     in->n[0] = flag;
   }
-  void wait(GtQueue *q, int64_t flag) { emit(q, I_WAIT)->n[0] = flag; }
-  void barrier(GtQueue *q, GtScope s, int64_t id, int64_t count) {
+  void wait(QRef q, int64_t flag) { emit(q, I_WAIT)->n[0] = flag; }
+  void barrier(QRef q, GtScope s, int64_t id, int64_t count) {
     GtInst *in = emit(q, I_BARRIER);
     in->sub = (uint8_t)s;
     in->n[0] = id;
     in->n[1] = count;
   }
-  void sem(GtQueue *q, bool post, GtScope s, int64_t id) {
+  void sem(QRef q, bool post, GtScope s, int64_t id) {
     GtInst *in = emit(q, post ? I_SEMPOST : I_SEMWAIT);
     in->sub = (uint8_t)s;
     in->n[0] = id;
