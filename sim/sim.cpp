@@ -73,12 +73,15 @@ std::string SimModel::static_check(const GtProgram *p) {
     const GtInst *insts = (const GtInst *)gq.insts.data;
     for (size_t k = 0; k < gq.insts.len; k++) {
       const GtInst &in = insts[k];
-      std::string head = where + q.name + "[" + std::to_string(k) + "]: ";
+      // Message parts are built only when a check fails (this loop sees every instruction).
+      auto hd = [&]() { return where + q.name + "[" + std::to_string(k) + "]: "; };
+      auto tx = [&]() { return "\n    " + q.name + "[" + std::to_string(k) + "]: " + inst_text(*this, p, q, in) + "\n"; };
+#define head hd()
+#define text tx()
       if (in.op >= I_COUNT) {
         snprintf(msg, sizeof msg, "unknown opcode %u", in.op);
         return head + msg + "\n";
       }
-      std::string text = "\n    " + q.name + "[" + std::to_string(k) + "]: " + inst_text(*this, p, q, in) + "\n";
       GtEngine e = isa_engine((GtOpcode)in.op);
       bool ok = e == E_ANY || (e == E_DMA && !u) || (e == E_MATRIX && u && (u->caps & CAP_MATRIX)) ||
                 (e == E_VECTOR && u && (u->caps & CAP_VECTOR)) || (e == E_SCALAR && u && (u->caps & CAP_SCALAR));
@@ -131,6 +134,8 @@ std::string SimModel::static_check(const GtProgram *p) {
         break;
       default: break;
       }
+#undef head
+#undef text
     }
   }
   return "";
