@@ -81,6 +81,7 @@ typedef struct {
   int64_t vocab, dim, bag;  /* embedding: table rows, row width, rows summed per lookup */
   int self_interaction;     /* interaction: include i==j pairs */
   int pad_interaction;      /* interaction: output also carries the dense feature */
+  int ceil_mode;            /* maxpool/avgpool: output size rounds up (ONNX ceil_mode) */
 } GtAttrs;
 
 typedef struct {
@@ -118,6 +119,9 @@ typedef struct {
   int ninputs, noutputs;
   int *inputs, *outputs;     /* tensor ids; outputs = tensors nobody consumes, in order */
   int cap_inputs, cap_outputs;
+  const char *src;           /* source text (arena copy) for carets in messages, or NULL */
+  int *name_index;           /* open-addressing hash of tensor names -> id (-1 empty) */
+  int cap_name_index;        /* power of two, or 0 */
 } GtGraph;
 
 /* Building (parsers, importers, tests). */
@@ -160,6 +164,19 @@ GtGraph *model_load(const char *path, GtDiag *d);
 
 /* --stats */
 void graph_print_stats(FILE *out, const GtGraph *g, int json);
+
+/* 1 if s is a valid .gtg name ([A-Za-z_][A-Za-z0-9_.-]*); importers must produce such names
+ * for a graph to be written by gtg_write(). */
+int gtg_name_valid(const char *s);
+/* Largest live activation: tensors live from their producer (graph inputs: from op 0) to their
+ * last consumer (or their producer when unused). Returns the peak sum of live activation bytes
+ * and stores the op id where it first peaks in *at_op (-1 for a graph without ops). */
+int64_t graph_peak_live_bytes(const GtGraph *g, int *at_op);
+/* Operand count limits of an op kind (the X-macro's min/max inputs). */
+int opkind_min_inputs(GtOpKind k);
+int opkind_max_inputs(GtOpKind k);
+/* Formats dims as "[2, 64, 56, 56]" into buf; returns buf. */
+char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
 
 #ifdef __cplusplus
 }

@@ -18,12 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#ifdef __cplusplus
-#define GT_NORETURN [[noreturn]] /* <stdnoreturn.h> is C only; sim/ includes this header */
-#else
 #include <stdnoreturn.h>
-#define GT_NORETURN noreturn
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,7 +28,12 @@ enum { GT_EXIT_OK = 0, GT_EXIT_INPUT = 1, GT_EXIT_SIM = 2, GT_EXIT_INTERNAL = 3 
 
 /* Internal failure: prints __FILE__:__LINE__ and exits 3. */
 #define die(...) gt_die(__FILE__, __LINE__, __VA_ARGS__)
-GT_NORETURN void gt_die(const char *file, int line, const char *fmt, ...)
+#ifdef __cplusplus /* <stdnoreturn.h> defines `noreturn` for C only */
+[[noreturn]]
+#else
+noreturn
+#endif
+void gt_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define gt_assert(c) ((c) ? (void)0 : gt_die(__FILE__, __LINE__, "assertion failed: %s", #c))
 

@@ -1,0 +1,57 @@
+// cli_stats.cpp — the `gtsim --stats MODEL [--batch B] [--json] [-o FILE]` mode: load the
+// model, bind the batch (the file's own unless --batch), print graph_print_stats() to stdout
+// or atomically to -o FILE. Needs no --arch. Exit 1 on any user error (docs/gtg.md).
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli.h"
+
+extern "C" {
+#include "graph.h"
+#include "util.h"
+}
+
+long long cli_parse_batch(const char *s) {
+  if (!s || !*s) return -1;
+  char *end = nullptr;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v < 1 || v > (1LL << 40)) return -1;
+  return v;
+}
+
+int cli_stats(const CliOptions &o) {
+  if (o.inputs.size() != 1) {
+    fprintf(stderr, "gtsim: --stats needs exactly one model file\n(try 'gtsim --help')\n");
+    return GT_EXIT_INPUT;
+  }
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *g = gtg_load(o.inputs[0], &d);
+  if (!g) return GT_EXIT_INPUT;
+  int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
+  if (batch != g->batch && graph_infer(g, batch, &d) != 0) {
+    graph_free(g);
+    return GT_EXIT_INPUT;
+  }
+  int rc = GT_EXIT_OK;
+  if (o.output) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) die("open_memstream failed");
+    graph_print_stats(f, g, o.json);
+    fclose(f);
+    if (write_file_atomic(o.output, buf, len) != 0) {
+      fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+      rc = GT_EXIT_INPUT;
+    }
+    free(buf);
+  } else {
+    graph_print_stats(stdout, g, o.json);
+  }
+  graph_free(g);
+  return rc;
+}
