@@ -112,6 +112,14 @@ static std::string qname(const std::vector<std::string> *names, int q) {
   return names && q >= 0 && (size_t)q < names->size() ? (*names)[(size_t)q] : "?";
 }
 
+// In-flight accesses of transfers end when their last chunk has passed (not known ahead).
+static std::string until_text(double until) {
+  if (until >= 1e299) return "a transfer in flight";
+  char b[64];
+  snprintf(b, sizeof b, "until cycle %.0f", until);
+  return b;
+}
+
 std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q,
                               double now, double until) {
   std::string e = live_check(r);
@@ -121,10 +129,9 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t by
   Region &g = regions[r];
   char msg[320];
   if (g.writer >= 0 && g.writer != q && now < g.write_until) {
-    snprintf(msg, sizeof msg,
-             "read of region %s while queue %s is still writing it (until cycle %.0f): "
-             "missing synchronisation",
-             region_name(r).c_str(), qname(queue_names, g.writer).c_str(), g.write_until);
+    snprintf(msg, sizeof msg, "read of region %s while queue %s is still writing it (%s): missing "
+             "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
+             until_text(g.write_until).c_str());
     return msg;
   }
   if (g.tile != tile) {
@@ -152,15 +159,15 @@ std::string MemoryState::write_begin(uint32_t r, uint32_t tile, int64_t off, int
   Region &g = regions[r];
   char msg[320];
   if (g.writer >= 0 && g.writer != q && now < g.write_until) {
-    snprintf(msg, sizeof msg, "write into region %s while queue %s is still writing it (until "
-             "cycle %.0f): missing synchronisation", region_name(r).c_str(),
-             qname(queue_names, g.writer).c_str(), g.write_until);
+    snprintf(msg, sizeof msg, "write into region %s while queue %s is still writing it (%s): "
+             "missing synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
+             until_text(g.write_until).c_str());
     return msg;
   }
   if (g.reader >= 0 && g.reader != q && now < g.read_until) {
-    snprintf(msg, sizeof msg, "write into region %s while queue %s still reads it (until cycle "
-             "%.0f): missing synchronisation", region_name(r).c_str(),
-             qname(queue_names, g.reader).c_str(), g.read_until);
+    snprintf(msg, sizeof msg, "write into region %s while queue %s still reads it (%s): missing "
+             "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
+             until_text(g.read_until).c_str());
     return msg;
   }
   if (acc && g.tile != tile) {

@@ -57,6 +57,17 @@ static int cores_per_cluster(const GtArch *a) {
   return n;
 }
 
+// Queue names as in assembly (sched/gtasm.c), e.g. "c0.k3.mme", "c0.dma1".
+static std::string queue_name(const GtArch *a, int cluster, int core, int index) {
+  GtQueue gq;
+  memset(&gq, 0, sizeof gq);
+  gq.cluster = cluster;
+  gq.core = core;
+  gq.index = index;
+  char buf[96];
+  return program_queue_name(a, &gq, buf, sizeof buf);
+}
+
 SC_HAS_PROCESS(SimModel);
 
 SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
@@ -113,11 +124,9 @@ SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
         q.cluster = c;
         q.core = k;
         q.index = i;
-        if (i < 2) {
-          q.name = kn + (i == 0 ? ".dma_in" : ".dma_out");
-        } else {
+        q.name = queue_name(a, c, k, i);
+        if (i >= 2) {
           q.unit_kind = kind->unit[i - 2];
-          q.name = kn + "." + a->units[q.unit_kind].name;
           core->units.emplace_back(new UnitModule(
               (cn + "_k" + std::to_string(k) + "_" + a->units[q.unit_kind].name).c_str(),
               &a->units[q.unit_kind], (int)queues.size()));
@@ -131,7 +140,7 @@ SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
       q.cluster = c;
       q.core = -1;
       q.index = e;
-      q.name = cn + ".dma" + std::to_string(e);
+      q.name = queue_name(a, c, -1, e);
       cm->dmas.emplace_back(new DmaEngine((cn + "_dma" + std::to_string(e)).c_str(), (int)queues.size()));
       queues.push_back(std::move(q));
     }
@@ -177,49 +186,10 @@ void SimModel::trace_occ(int buf) {
   for (auto &r : recorders_) r->occupancy(now() - start_, buf, mem.bufs[(size_t)buf].occupancy);
 }
 
-// ---- Instruction text for messages: "mnemonic name=value ..." in isa.def operand order. ----
-std::string inst_text(const SimModel &m, const GtProgram *p, const QState &q, const GtInst &in) {
-  std::string s = isa_mnemonic((GtOpcode)in.op);
-  const char *ops = isa_operands((GtOpcode)in.op);
-  char buf[160];
-  while (*ops) {
-    while (*ops == ' ') ops++;
-    const char *eq = strchr(ops, '=');
-    if (!eq) break;
-    const char *end = eq + 1;
-    while (*end && *end != ' ') end++;
-    std::string name(ops, (size_t)(eq - ops)), field(eq + 1, (size_t)(end - eq - 1));
-    ops = end;
-    std::string val;
-    if (field[0] == 'r' || field[0] == 't') {
-      uint32_t id = field[0] == 'r' ? in.r[field[1] - '0'] : in.t[field[1] - '0'];
-      char **names = field[0] == 'r' ? p->region_names : p->tile_names;
-      uint32_t n = field[0] == 'r' ? p->nregions : p->ntiles;
-      if (id && names && id < n && names[id]) val = names[id];
-      else { snprintf(buf, sizeof buf, "%u", id); val = buf; }
-    } else if (field[0] == 'n') {
-      snprintf(buf, sizeof buf, "%" PRId64, in.n[field[1] - '0']);
-      val = buf;
-    } else if (field == "dtype") {
-      val = dtype_name((GtDtype)in.dtype);
-    } else if (field == "flags") {
-      val = std::to_string(in.flags);
-    } else if (field == "sub") {
-      switch (in.op) {
-      case I_ALLOC: val = in.sub == LVL_DDR ? "ddr" : in.sub == LVL_GB ? "gb" : "lb"; break;
-      case I_VEC: val = vop_name((GtVop)in.sub); break;
-      case I_SIGNAL: {
-        int t = q.core >= 0 ? m.core_queue(q.cluster, q.core, in.sub) : m.cluster_dma_queue(q.cluster, in.sub);
-        val = t >= 0 ? m.queues[(size_t)t].name.substr(m.queues[(size_t)t].name.rfind('.') + 1)
-                     : std::to_string(in.sub);
-        break;
-      }
-      default: val = in.sub == SCOPE_CHIP ? "chip" : "cluster"; break;
-      }
-    }
-    s += " " + name + "=" + val;
-  }
-  return s;
+std::string inst_text(const SimModel &m, const GtProgram *p, const QState &, const GtInst &in) {
+  char buf[512];
+  inst_format(m.arch, p, &in, buf, sizeof buf);
+  return buf;
 }
 
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
@@ -227,11 +197,10 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   abort_ = true;
   error_cycle_ = now() - start_;
   const QState &q = queues[(size_t)qid];
-  char head[128];
-  snprintf(head, sizeof head, "[%zu] at cycle %.0f: ", idx, std::ceil(error_cycle_ - 1e-9) + 0.0);
-  error_ = std::string(prog_name_) + ": error: " + q.name + head + msg + "\n    " + q.name + "[" +
-           std::to_string(idx) + "]: " +
-           inst_text(*this, prog_, q, ((const GtInst *)q.prog->insts.data)[idx]) + "\n";
+  char cyc[64];
+  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
+  error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
+           " (" + inst_text(*this, prog_, q, ((const GtInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
   wake_all();
   return false;
 }

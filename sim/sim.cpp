@@ -30,113 +30,28 @@ int Simulator::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   return model_->run(p, o, r);
 }
 
-static const char *engine_text(GtEngine e) {
-  switch (e) {
-  case E_DMA: return "a DMA queue";
-  case E_MATRIX: return "a matrix unit";
-  case E_VECTOR: return "a vector unit";
-  case E_SCALAR: return "a scalar unit";
-  default: return "any queue";
-  }
-}
-
-// The static part of the checks: every queue, unit, core, cluster, region, tile, opcode and
-// operand kind the program names exists in this architecture.
+// The static checks are program_check's (sched/prog_check.c: queues, units, cores, clusters,
+// engines, ids, dtypes the units support); its messages are collected here. Then every program
+// queue is bound to its queue slot.
 std::string SimModel::static_check(const GtProgram *p) {
-  char msg[320];
-  std::string where = std::string(prog_name_) + ": error: ";
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *ms = open_memstream(&buf, &len);
+  if (!ms) die("open_memstream failed");
+  GtDiag d;
+  diag_init(&d);
+  d.out = ms;
+  d.max_errors = 20;
+  int rc = program_check(p, arch, &d, prog_name_);
+  fclose(ms);
+  std::string msg(buf ? buf : "", len);
+  free(buf);
+  if (rc != 0) return msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
   for (int i = 0; i < p->nqueues; i++) {
     const GtQueue &gq = p->queues[i];
-    int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index)
-                            : cluster_dma_queue(gq.cluster, gq.index);
-    if (slot < 0) {
-      if (gq.cluster < 0 || gq.cluster >= arch->nclusters)
-        snprintf(msg, sizeof msg, "queue of cluster %d: the config has %d cluster(s)", gq.cluster,
-                 arch->nclusters);
-      else if (gq.core >= arch->cores_per_cluster)
-        snprintf(msg, sizeof msg, "queue of core c%d.k%d: the config has %d core(s) per cluster",
-                 gq.cluster, gq.core, arch->cores_per_cluster);
-      else if (gq.core < 0)
-        snprintf(msg, sizeof msg, "cluster DMA queue c%d.dma%d: the config has %d DMA engine(s) per "
-                 "cluster", gq.cluster, gq.index, arch->dma_engines);
-      else
-        snprintf(msg, sizeof msg, "queue %d of core c%d.k%d: its core kind '%s' has %d unit(s), "
-                 "so queues 0..%d", gq.index, gq.cluster, gq.core,
-                 core_mod(gq.cluster, gq.core)->kind->name, core_mod(gq.cluster, gq.core)->kind->nunits,
-                 1 + core_mod(gq.cluster, gq.core)->kind->nunits);
-      return where + msg + "\n";
-    }
-    QState &q = queues[(size_t)slot];
-    if (q.prog) return where + "queue " + q.name + " appears twice in the program\n";
-    q.prog = &gq;
-    const GtUnitKind *u = q.unit_kind >= 0 ? &arch->units[q.unit_kind] : nullptr;
-    const GtInst *insts = (const GtInst *)gq.insts.data;
-    for (size_t k = 0; k < gq.insts.len; k++) {
-      const GtInst &in = insts[k];
-      // Message parts are built only when a check fails (this loop sees every instruction).
-      auto hd = [&]() { return where + q.name + "[" + std::to_string(k) + "]: "; };
-      auto tx = [&]() { return "\n    " + q.name + "[" + std::to_string(k) + "]: " + inst_text(*this, p, q, in) + "\n"; };
-#define head hd()
-#define text tx()
-      if (in.op >= I_COUNT) {
-        snprintf(msg, sizeof msg, "unknown opcode %u", in.op);
-        return head + msg + "\n";
-      }
-      GtEngine e = isa_engine((GtOpcode)in.op);
-      bool ok = e == E_ANY || (e == E_DMA && !u) || (e == E_MATRIX && u && (u->caps & CAP_MATRIX)) ||
-                (e == E_VECTOR && u && (u->caps & CAP_VECTOR)) || (e == E_SCALAR && u && (u->caps & CAP_SCALAR));
-      if (!ok)
-        return head + isa_mnemonic((GtOpcode)in.op) + " needs " + engine_text(e) + ", but " + q.name +
-               " is " + (u ? std::string("unit '") + u->name + "'" : std::string("a DMA queue")) + text;
-      for (int j = 0; j < 3; j++) {
-        if (in.r[j] >= p->nregions) {
-          snprintf(msg, sizeof msg, "region id %u is out of range (the program has %u)", in.r[j], p->nregions - 1);
-          return head + msg + text;
-        }
-        if (in.t[j] >= p->ntiles) {
-          snprintf(msg, sizeof msg, "tile id %u is out of range (the program has %u)", in.t[j], p->ntiles - 1);
-          return head + msg + text;
-        }
-      }
-      bool needs_r0 = in.op == I_ALLOC || in.op == I_FREE || in.op == I_MOV || in.op == I_GEMM || in.op == I_VEC;
-      bool needs_r1 = in.op == I_MOV || in.op == I_GEMM || in.op == I_VEC;
-      if ((needs_r0 && !in.r[0]) || (needs_r1 && !in.r[1]) || (in.op == I_GEMM && !in.r[2]))
-        return head + "a region operand is missing (region 0)" + text;
-      if ((in.op == I_GEMM || in.op == I_VEC) && in.dtype >= DT_COUNT)
-        return head + "unknown dtype " + std::to_string(in.dtype) + text;
-      switch (in.op) {
-      case I_ALLOC:
-        if (in.sub > LVL_LB) return head + "unknown memory level " + std::to_string(in.sub) + text;
-        if (in.sub != LVL_DDR && (in.n[0] < 0 || in.n[0] >= arch->nclusters)) {
-          snprintf(msg, sizeof msg, "cluster %" PRId64 " does not exist (the config has %d)", in.n[0], arch->nclusters);
-          return head + msg + text;
-        }
-        if (in.sub == LVL_LB && (in.n[1] < 0 || in.n[1] >= arch->cores_per_cluster)) {
-          snprintf(msg, sizeof msg, "core %" PRId64 " does not exist (the config has %d per cluster)", in.n[1],
-                   arch->cores_per_cluster);
-          return head + msg + text;
-        }
-        break;
-      case I_VEC:
-        if (in.sub >= V_COUNT) return head + "unknown vector op " + std::to_string(in.sub) + text;
-        if (vop_inputs((GtVop)in.sub) == 2 && !in.r[2])
-          return head + std::string("vector op ") + vop_name((GtVop)in.sub) + " needs operand b" + text;
-        break;
-      case I_SIGNAL: {
-        int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
-        if (t < 0) return head + "signal to queue " + std::to_string(in.sub) + ", which this core does not have" + text;
-        break;
-      }
-      case I_BARRIER:
-      case I_SEMPOST:
-      case I_SEMWAIT:
-        if (in.sub > SCOPE_CHIP) return head + "unknown scope " + std::to_string(in.sub) + text;
-        break;
-      default: break;
-      }
-#undef head
-#undef text
-    }
+    int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
+    gt_assert(slot >= 0 && !queues[(size_t)slot].prog);  // program_check guarantees both
+    queues[(size_t)slot].prog = &gq;
   }
   return "";
 }
@@ -161,7 +76,8 @@ std::string SimModel::deadlock_report() {
     case WK_SEM: what = "waits for semaphore " + q.wait_key + " (value 0)"; break;
     default: what = "blocked"; break;
     }
-    s += "    " + q.name + "[" + std::to_string(q.pc) + "] " + inst_text(*this, prog_, q, in) + ": " + what + "\n";
+    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + inst_text(*this, prog_, q, in) +
+         "): " + what + "\n";
   }
   return s;
 }
@@ -257,14 +173,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
     const char *env = getenv("GTSIM_CHUNK_BYTES");
     chunk_ = env && atoll(env) > 0 ? atoll(env) : 2048;
   }
-  std::string e = o.static_check ? static_check(p) : std::string();
-  if (!o.static_check) {
-    for (int i = 0; i < p->nqueues; i++) {
-      const GtQueue &gq = p->queues[i];
-      int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
-      if (slot >= 0) queues[(size_t)slot].prog = &gq;
-    }
-  }
+  std::string e = static_check(p);
   if (!e.empty()) {
     r->status = GT_EXIT_SIM;
     r->message = e;

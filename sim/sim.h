@@ -62,7 +62,6 @@ struct SimOptions {
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
   // 0 = default (env GTSIM_CHUNK_BYTES, else 2048).
   int64_t chunk_bytes = 0;
-  bool static_check = true;  // run the static program check before simulating
 };
 
 // Per chip-scope barrier episode (the kernel boundary marker of the schedulers).

@@ -54,12 +54,13 @@ static void gemm_core_has_no_lb_and_no_vector_unit(void **) {
   pr.alloc(pr.q(0, GEMM_CORE, 0), pr.region("x"), LVL_LB, 0, GEMM_CORE, 0, 64);
   SimResult r = run(pr);
   assert_int_equal(r.status, 2);
-  assert_true(r.message.find("c0.k8.lb has no LB") != std::string::npos);
+  assert_true(r.message.find("queue c0.k8.dma_in, instruction 0 (alloc") != std::string::npos);
+  assert_true(r.message.find("core 8 (kind 'gemm') has no local buffer") != std::string::npos);
   Prog p2;  // queue 3 does not exist on the GEMM core (dma_in, dma_out, mme)
   p2.scalar(p2.q(0, GEMM_CORE, 3), 1);
   r = run(p2);
   assert_int_equal(r.status, 2);
-  assert_true(r.message.find("its core kind 'gemm' has 1 unit(s)") != std::string::npos);
+  assert_true(r.message.find("queue c0.k8.q3: ") != std::string::npos);
 }
 
 int sc_main(int, char **) {

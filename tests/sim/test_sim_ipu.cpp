@@ -45,8 +45,8 @@ static void no_gb(void **) {
   SimResult r;
   g_sim->run(pr.p, SimOptions(), &r);
   assert_int_equal(r.status, 2);
-  assert_true(r.message.find("c1.k7.dma_in[0]") != std::string::npos);
-  assert_true(r.message.find("c1.gb has no GB") != std::string::npos);
+  assert_true(r.message.find("queue c1.k7.dma_in, instruction 0 (alloc") != std::string::npos);
+  assert_true(r.message.find("has no global buffer") != std::string::npos);
 }
 
 int sc_main(int, char **) {

@@ -189,7 +189,7 @@ static void flag_orders_queues(void **) {
   y.pr.vec(v, V_RELU, o, ty, d, y.t, 2048, DT_FP16);
   r = run(y.pr);
   assert_int_equal(r.status, 2);
-  assert_true(has(r, "c0.k0.vec[1]") && has(r, "still writing") && has(r, "vec op=relu"));
+  assert_true(has(r, "queue c0.k0.vec, instruction 1 (vec op=relu") && has(r, "while queue c0.k0.dma_in is still writing it"));
 }
 
 // Double buffering: dma_in loads tile i into buffer i%2 and signals vec (flag 0); vec waits,
@@ -282,8 +282,8 @@ static void check_stale_and_never_written(void **) {
   pr.vec(v, V_RELU, o, ty, a, t2, 256, DT_FP16);
   SimResult r = run(pr);
   assert_int_equal(r.status, 2);
-  assert_true(has(r, "c0.k0.vec[2]") && has(r, "expects tile t2 'w.v2'") && has(r, "holds tile t1 'w.v1' (stale)"));
-  assert_true(has(r, "vec op=relu dst=o dst_tile=y a=w a_tile=w.v2"));
+  assert_true(has(r, "queue c0.k0.vec, instruction 2") && has(r, "expects tile t2 'w.v2'") && has(r, "holds tile t1 'w.v1' (stale)"));
+  assert_true(has(r, "(vec op=relu dst=o dst_tile=y a=w a_tile=w.v2 elems=256 dtype=fp16), at cycle 0"));
   Prog p2;
   t1 = p2.tile("w");
   ty = p2.tile("y");
@@ -295,7 +295,7 @@ static void check_stale_and_never_written(void **) {
   p2.vec(v, V_RELU, o, ty, a, t1, 256, DT_FP16);
   r = run(p2);
   assert_int_equal(r.status, 2);
-  assert_true(has(r, "c0.k0.vec[2]") && has(r, "nothing was ever written"));
+  assert_true(has(r, "queue c0.k0.vec, instruction 2") && has(r, "nothing was ever written"));
 }
 
 static void check_allocations(void **) {
@@ -307,8 +307,8 @@ static void check_allocations(void **) {
     pr.alloc(q, b, LVL_LB, 0, 1, 1000, 100);
     SimResult r = run(pr);
     assert_int_equal(r.status, 2);
-    assert_true(has(r, "c0.k1.scl[1]") && has(r, "overlaps live region r1 'a' [0, 1024)"));
-    assert_true(has(r, "alloc region=b level=lb cluster=0 core=1 offset=1000 bytes=100"));
+    assert_true(has(r, "queue c0.k1.scl, instruction 1") && has(r, "overlaps live region r1 'a' [0, 1024)"));
+    assert_true(has(r, "(alloc region=b level=lb core=1 offset=1000 bytes=100)"));
   }
   {  // capacity: tiny's LB has 64 KiB = 65536 bytes
     Prog pr;
@@ -317,7 +317,7 @@ static void check_allocations(void **) {
     pr.alloc(q, a, LVL_LB, 0, 0, 65536 - 100, 101);
     SimResult r = run(pr);
     assert_int_equal(r.status, 2);
-    assert_true(has(r, "c0.k0.scl[0]") && has(r, "beyond the capacity of c0.k0.lb (65536 bytes)"));
+    assert_true(has(r, "queue c0.k0.scl, instruction 0") && has(r, "beyond the capacity of c0.k0.lb (65536 bytes)"));
   }
   {  // free of something not allocated, then use after free
     Prog pr;
@@ -326,7 +326,7 @@ static void check_allocations(void **) {
     pr.free_(q, a);
     SimResult r = run(pr);
     assert_int_equal(r.status, 2);
-    assert_true(has(r, "c0.k0.scl[0]") && has(r, "free of region r1 'a', which is not allocated"));
+    assert_true(has(r, "queue c0.k0.scl, instruction 0") && has(r, "free of region r1 'a', which is not allocated"));
     Prog p2;
     uint32_t t = p2.tile("t"), ty = p2.tile("y");
     a = p2.region("a");
@@ -338,7 +338,7 @@ static void check_allocations(void **) {
     p2.vec(q, V_RELU, o, ty, a, t, 16, DT_FP16);
     r = run(p2);
     assert_int_equal(r.status, 2);
-    assert_true(has(r, "c0.k0.vec[3]") && has(r, "use of region r1 'a' after it was freed"));
+    assert_true(has(r, "queue c0.k0.vec, instruction 3") && has(r, "use of region r1 'a' after it was freed"));
   }
 }
 
@@ -353,9 +353,9 @@ static void check_deadlock_then_next_run_works(void **) {
   SimResult r = run(pr);
   assert_int_equal(r.status, 2);
   assert_true(has(r, "deadlock"));
-  assert_true(has(r, "c0.k0.vec[0] wait flag=3: waits for flag 3"));
-  assert_true(has(r, "c0.k0.mme[1] wait flag=1: waits for flag 1"));
-  assert_true(has(r, "c1.k0.scl[1] barrier scope=chip id=9 count=2: waits at barrier chip#9 (1 of 2 arrived)"));
+  assert_true(has(r, "queue c0.k0.vec, instruction 0 (wait flag=3): waits for flag 3"));
+  assert_true(has(r, "queue c0.k0.mme, instruction 1 (wait flag=1): waits for flag 1"));
+  assert_true(has(r, "queue c1.k0.scl, instruction 1 (barrier scope=chip id=9 count=2): waits at barrier chip#9 (1 of 2 arrived)"));
   assert_int_equal(r.cycles, 50);
   // the same Simulator runs the next program normally
   SimResult ok;
@@ -367,10 +367,10 @@ static void check_deadlock_then_next_run_works(void **) {
 
 static void check_static_references(void **) {
   const struct { int c, k, i; const char *msg; } cases[] = {
-      {2, 0, 0, "the config has 2 cluster(s)"},
-      {0, 2, 0, "the config has 2 core(s) per cluster"},
-      {0, 0, 5, "its core kind 'pe' has 3 unit(s)"},
-      {0, -1, 2, "the config has 2 DMA engine(s) per cluster"},
+      {2, 0, 0, "queue c2.k0.dma_in: cluster 2 does not exist"},
+      {0, 2, 0, "queue c0.k2.dma_in: "},
+      {0, 0, 5, "queue c0.k0.q5: "},
+      {0, -1, 2, "queue c0.dma2: "},
   };
   for (const auto &c : cases) {
     Prog pr;
@@ -384,7 +384,7 @@ static void check_static_references(void **) {
   pr.gemm(pr.q(0, 1, TQ_VEC), a, 0, a, 0, a, 0, 4, 4, 4, DT_FP16);
   SimResult r = run(pr);
   assert_int_equal(r.status, 2);
-  assert_true(has(r, "c0.k1.vec[0]: gemm needs a matrix unit, but c0.k1.vec is unit 'vec'"));
+  assert_true(has(r, "queue c0.k1.vec, instruction 0 (gemm"));
   Prog p2;  // an allocation in a core that does not exist
   p2.alloc(p2.q(0, 0, TQ_SCL), p2.region("a"), LVL_LB, 0, 3, 0, 16);
   r = run(p2);
@@ -395,7 +395,7 @@ static void check_static_references(void **) {
 static void check_dtype_and_reach(void **) {
   SimResult r;
   assert_int_equal(one_compute(I_GEMM, V_ADD, 16, DT_FP32, &r), -2);
-  assert_true(has(r, "unit mme does not support dtype fp32"));
+  assert_true(has(r, "queue c0.k0.mme, instruction 3 (gemm") && has(r, "unit 'mme' does not support dtype fp32"));
   // an operand in the other core's LB
   Prog pr;
   uint32_t t = pr.tile("t"), ty = pr.tile("y"), a = pr.region("a"), o = pr.region("o");
