@@ -19,6 +19,8 @@ struct CliOptions {
   const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
   bool isa_doc = false;           // --isa-doc: print docs/isa.md
+  const char *trace = nullptr;    // --trace FILE.gtt.gz (program runs; traces/README.md)
+  const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
