@@ -1,11 +1,12 @@
 // bench_sim_gen.cpp — the simulation benchmark driver of scripts/bench_sim.sh: builds a
-// synthetic program of N instructions spread over 32 cores (tiny.cfg's machine with 16 cores
-// per cluster) and runs it on the Simulator, printing instructions, simulated cycles and the wall
-// time of the run itself (elaboration and program generation excluded and printed apart).
+// synthetic program of about N instructions spread over 32 cores (configs/tiny.cfg with
+// --set core.pe.count=16: 2 clusters x 16 cores), writes it to OUT.gtp if given, and runs it
+// on the Simulator in this process, printing instructions, simulated cycles and the wall time
+// of the run itself (elaboration and program generation excluded and printed apart).
 // Per core and iteration, the pipeline a scheduler emits: dma_in loads a 512 B tile from the
 // cluster GB into one of two LB buffers (double buffering), mme multiplies it, vec applies an
 // activation, dma_out stores the result to DDR; flags order the four queues.
-// Usage: bench_sim_gen [INSTRUCTIONS]   (default 1000000)
+// Usage: bench_sim_gen [INSTRUCTIONS [OUT.gtp]]   (default 1000000); run from the repo root.
 #include <chrono>
 #include <cstdlib>
 #include <vector>
@@ -18,12 +19,13 @@ static double secs(std::chrono::steady_clock::time_point a, std::chrono::steady_
 
 int sc_main(int argc, char **argv) {
   long target = argc > 1 ? atol(argv[1]) : 1000000;
-  static GtArch A;
-  tiny_arch(&A);
-  A.core_kinds[0].count = 16;  // 2 clusters x 16 cores = 32 cores
-  A.cores_per_cluster = 16;
+  const char *sets[] = {"core.pe.count=16"};  // 2 clusters x 16 cores = 32 cores
+  GtDiag d;
+  diag_init(&d);
+  GtArch *A = arch_load("configs/tiny.cfg", sets, 1, &d);
+  if (!A) return 1;
   auto t0 = std::chrono::steady_clock::now();
-  Simulator sim(&A);
+  Simulator sim(A);
   auto t1 = std::chrono::steady_clock::now();
   Prog pr;
   const int cores = 32;
@@ -67,6 +69,10 @@ int sc_main(int argc, char **argv) {
   }
   long n = 0;
   for (int i = 0; i < pr.p->nqueues; i++) n += (long)pr.p->queues[i].insts.len;
+  if (argc > 2 && gtp_write(argv[2], pr.p) != 0) {
+    perror(argv[2]);
+    return 1;
+  }
   auto t2 = std::chrono::steady_clock::now();
   SimResult r;
   sim.run(pr.p, SimOptions(), &r);
