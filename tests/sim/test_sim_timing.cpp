@@ -108,6 +108,60 @@ static void reservation_interleaves(void **) {
   assert_int_equal(timing_transfer_ideal(127, 4096, 16), 127 + 256);
 }
 
+// The tests' hand-built machine is configs/tiny.cfg: every figure the model reads is equal.
+static void hand_built_tiny_is_tiny_cfg(void **) {
+  GtDiag d;
+  diag_init(&d);
+  GtArch *L = arch_load("configs/tiny.cfg", NULL, 0, &d);
+  assert_non_null(L);
+  assert_true(L->clock_mhz == A.clock_mhz && L->nclusters == A.nclusters);
+  assert_true(L->cluster_link_bytes_per_cycle == A.cluster_link_bytes_per_cycle);
+  assert_int_equal(L->cluster_link_latency_cycles, A.cluster_link_latency_cycles);
+  assert_int_equal(L->ddr_channels, A.ddr_channels);
+  assert_true(L->ddr_bytes_per_cycle == A.ddr_bytes_per_cycle);
+  assert_int_equal(L->ddr_latency_cycles, A.ddr_latency_cycles);
+  assert_int_equal(L->ddr_burst_bytes, A.ddr_burst_bytes);
+  assert_int_equal(L->ddr_capacity_bytes, A.ddr_capacity_bytes);
+  assert_int_equal(L->ddr_interleave_bytes, A.ddr_interleave_bytes);
+  assert_int_equal(L->gb_bytes, A.gb_bytes);
+  assert_int_equal(L->gb_ports, A.gb_ports);
+  assert_true(L->gb_port_bytes_per_cycle == A.gb_port_bytes_per_cycle);
+  assert_int_equal(L->gb_latency_cycles, A.gb_latency_cycles);
+  assert_true(L->noc_link_bytes_per_cycle == A.noc_link_bytes_per_cycle);
+  assert_int_equal(L->noc_latency_cycles, A.noc_latency_cycles);
+  assert_int_equal(L->dma_engines, A.dma_engines);
+  assert_int_equal(L->dma_latency_cycles, A.dma_latency_cycles);
+  assert_int_equal(L->ncore_kinds, 1);
+  assert_int_equal(L->cores_per_cluster, A.cores_per_cluster);
+  const GtCoreKind *lk = &L->core_kinds[0], *ak = &A.core_kinds[0];
+  assert_int_equal(lk->count, ak->count);
+  assert_int_equal(lk->lb_bytes, ak->lb_bytes);
+  assert_int_equal(lk->lb_ports, ak->lb_ports);
+  assert_true(lk->lb_port_bytes_per_cycle == ak->lb_port_bytes_per_cycle);
+  assert_int_equal(lk->lb_latency_cycles, ak->lb_latency_cycles);
+  assert_int_equal(lk->nunits, ak->nunits);
+  for (int i = 0; i < lk->nunits; i++) {
+    const GtUnitKind *lu = &L->units[lk->unit[i]], *au = &A.units[ak->unit[i]];
+    assert_string_equal(lu->name, au->name);
+    assert_int_equal(lu->caps, au->caps);
+    if (lu->caps & CAP_MATRIX) {
+      assert_int_equal(lu->shape, au->shape);
+      assert_true(lu->cube_m == au->cube_m && lu->cube_n == au->cube_n && lu->cube_k == au->cube_k);
+      assert_int_equal(lu->matrix_latency_cycles, au->matrix_latency_cycles);
+    }
+    for (int t = 0; t < DT_COUNT; t++) {
+      if (lu->caps & CAP_MATRIX) assert_true(lu->mac_rate[t] == au->mac_rate[t]);
+      if (lu->caps & CAP_VECTOR) assert_int_equal(lu->lanes[t], au->lanes[t]);
+    }
+    if (lu->caps & CAP_VECTOR) {
+      for (int c = 0; c < VC_COUNT; c++) assert_int_equal(lu->op_cost[c], au->op_cost[c]);
+      assert_int_equal(lu->vector_latency_cycles, au->vector_latency_cycles);
+    }
+    if (lu->caps & CAP_SCALAR) assert_int_equal(lu->scalar_ops_per_cycle, au->scalar_ops_per_cycle);
+  }
+  arch_free(L);
+}
+
 int sc_main(int, char **) {
   tiny_arch(&A);
   const struct CMUnitTest tests[] = {
@@ -117,6 +171,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(scalar_ops),
       cmocka_unit_test(ddr_mapping),
       cmocka_unit_test(reservation_interleaves),
+      cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
