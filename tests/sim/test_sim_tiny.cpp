@@ -11,6 +11,7 @@
 
 static GtArch g_arch;
 static Simulator *g_sim;
+static SimResult g_last;  // the last run of two_loads()
 
 static SimResult run(Prog &pr, const SimOptions &o = SimOptions()) {
   SimResult r;
@@ -78,12 +79,51 @@ static int64_t two_loads(int64_t second_offset) {
   }
   SimResult r = run(x.pr);
   assert_int_equal(r.status, 0);
+  g_last = r;
   return (int64_t)r.cycles;
 }
 
 static void two_dmas_contend_for_one_channel(void **) {
   assert_int_equal(two_loads(0), L_DDR_LB + 2 * 4096 / 16);
+  // resource stalls: A's second chunk waits for B's first (128 cycles); B waits before both of
+  // its chunks (128 + 128)
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k0.dma_in.stall_resource_cycles"), 128);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 256);
+  // channel 0 was busy 2 x 4096 / 16 = 512 of the 639 cycles; channel 1 idle
+  assert_true(g_last.stats.get("ddr.ch0.utilization") == 512.0 / 639.0);
+  assert_true(g_last.stats.get("ddr.ch1.utilization") == 0);
   assert_int_equal(two_loads(256), L_DDR_LB + 4096 / 16);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 0);
+}
+
+// Two kernels separated by chip barriers: episode 0 ends when the 4096 B load has arrived
+// (383) with 4096 DDR bytes; episode 1 after a 1024 B store, 127 + 1024/16 = 191 later, with
+// 1024 DDR bytes. Peak LB occupancy: 4096 + 1024 allocated at once.
+static void episodes_attribute_cycles_and_ddr_bytes(void **) {
+  Xfer x;
+  QRef in = x.pr.q(0, 0, TQ_IN), s = x.pr.q(1, 0, TQ_SCL);
+  uint32_t src = x.pr.region("x.ddr"), d = x.pr.region("x.lb"), y = x.pr.region("y.lb"), yd = x.pr.region("y.ddr");
+  uint32_t ty = x.pr.tile("y");
+  x.pr.alloc(in, src, LVL_DDR, 0, 0, 0, 4096, x.t);
+  x.pr.alloc(in, d, LVL_LB, 0, 0, 0, 4096);
+  x.pr.alloc(in, y, LVL_LB, 0, 0, 4096, 1024, ty);
+  x.pr.alloc(in, yd, LVL_DDR, 0, 0, 65536, 1024);
+  x.pr.mov(in, d, x.t, src, x.t, 4096);
+  x.pr.barrier(in, SCOPE_CHIP, 0, 2);
+  x.pr.mov(in, yd, ty, y, ty, 1024);
+  x.pr.barrier(in, SCOPE_CHIP, 0, 2);
+  x.pr.barrier(s, SCOPE_CHIP, 0, 2);
+  x.pr.barrier(s, SCOPE_CHIP, 0, 2);
+  SimResult r = run(x.pr);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.episodes.size(), 2);
+  assert_int_equal(r.episodes[0].cycle, 383);
+  assert_int_equal(r.episodes[0].ddr_bytes, 4096);
+  assert_int_equal(r.episodes[1].cycle, 383 + 127 + 1024 / 16);
+  assert_int_equal(r.episodes[1].ddr_bytes, 1024);
+  assert_int_equal((int64_t)r.stats.get("buf.c0.k0.lb.peak_bytes"), 4096 + 1024);
+  assert_true(r.stats.get("buf.c0.k0.lb.peak_ratio") == 5120.0 / 65536.0);
+  assert_int_equal((int64_t)r.stats.get("buf.ddr.peak_bytes"), 4096 + 1024);
 }
 
 // One mov between two buffers; returns cycles.
@@ -458,6 +498,7 @@ int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_dma_ddr_to_lb),
       cmocka_unit_test(two_dmas_contend_for_one_channel),
+      cmocka_unit_test(episodes_attribute_cycles_and_ddr_bytes),
       cmocka_unit_test(transfer_paths),
       cmocka_unit_test(matrix_cube),
       cmocka_unit_test(vector_each_cost_class),
