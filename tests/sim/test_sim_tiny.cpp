@@ -448,6 +448,101 @@ static void check_dtype_and_reach(void **) {
   assert_true(has(r, "is in c0.k1.lb, but c0.k0.vec can only reach c0.k0.lb"));
 }
 
+// More dynamic checks: barrier count mismatch, semaphore deadlock, an access outside its region,
+// a write while another queue still reads (write-after-read race), accumulation without the
+// tile, and a 3-D transfer whose planes land in both DDR channels.
+static void check_sync_bounds_races(void **) {
+  {
+    Prog pr;
+    QRef a = pr.q(0, 0, TQ_SCL), b = pr.q(0, 1, TQ_SCL), c = pr.q(1, 0, TQ_SCL);
+    pr.barrier(a, SCOPE_CHIP, 4, 3);
+    pr.scalar(b, 5);
+    pr.barrier(b, SCOPE_CHIP, 4, 2);
+    pr.sem(c, false, SCOPE_CLUSTER, 1);
+    SimResult r = run(pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "queue c0.k1.scl, instruction 1 (barrier scope=chip id=4 count=2), at cycle 5: "
+                       "barrier chip#4: this queue arrives with count 2, but the 1 queue(s) already waiting arrived with count 3"));
+  }
+  {
+    Prog pr;
+    pr.sem(pr.q(1, 0, TQ_SCL), false, SCOPE_CLUSTER, 1);
+    SimResult r = run(pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "queue c1.k0.scl, instruction 0 (semwait scope=cluster id=1): waits for semaphore c1#1 (value 0)"));
+  }
+  {  // 4096 B from offset 1 of a 4096 B region
+    Xfer x;
+    QRef q = x.pr.q(0, 0, TQ_IN);
+    uint32_t s = x.pr.region("s"), d = x.pr.region("d");
+    x.pr.alloc(q, s, LVL_DDR, 0, 0, 0, 4096, x.t);
+    x.pr.alloc(q, d, LVL_LB, 0, 0, 0, 8192);
+    x.pr.mov(q, d, x.t, s, x.t, 4096)->n[2] = 1;
+    SimResult r = run(x.pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "read of bytes [1, 4097) of region r1 's' is outside its 4096 bytes"));
+  }
+  {  // vec reads x for 4 + 4096/16 = 260 cycles; dma_in overwrites x at cycle 0 without a flag
+    Xfer x;
+    QRef v = x.pr.q(0, 0, TQ_VEC), in = x.pr.q(0, 0, TQ_IN);
+    uint32_t a = x.pr.region("a"), o = x.pr.region("o"), s = x.pr.region("s"), t2 = x.pr.tile("x2"), ty = x.pr.tile("y");
+    x.pr.alloc(v, a, LVL_LB, 0, 0, 0, 8192, x.t);
+    x.pr.alloc(v, o, LVL_LB, 0, 0, 8192, 8192);
+    x.pr.alloc(v, s, LVL_DDR, 0, 0, 0, 8192, t2);
+    x.pr.vec(v, V_RELU, o, ty, a, x.t, 4096, DT_FP16);
+    x.pr.mov(in, a, t2, s, t2, 8192);
+    SimResult r = run(x.pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "queue c0.k0.dma_in, instruction 0 (mov") &&
+                has(r, "write into region r1 'a' while queue c0.k0.vec still reads it (until cycle 260): missing synchronisation"));
+  }
+  {  // acc=1 into a region that holds nothing yet
+    Prog pr;
+    uint32_t ta = pr.tile("a"), to = pr.tile("o"), a = pr.region("a"), o = pr.region("o");
+    QRef m = pr.q(0, 0, TQ_MME);
+    pr.alloc(m, a, LVL_LB, 0, 0, 0, 2048, ta);
+    pr.alloc(m, o, LVL_LB, 0, 0, 2048, 2048);
+    pr.gemm(m, o, to, a, ta, a, ta, 16, 16, 16, DT_FP16)->flags = 1;
+    SimResult r = run(pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "accumulation into region r2 'o' expects tile t2 'o', but it holds nothing"));
+  }
+  {  // 2 planes x 4 rows x 128 B; source planes 4096 apart, rows 256 apart: every row starts in
+     // an even interleave block -> channel 0 only; 1024 B at 16 B/cycle = 64 cycles + 127
+    Xfer x;
+    QRef q = x.pr.q(0, 0, TQ_IN);
+    uint32_t s = x.pr.region("s"), d = x.pr.region("d");
+    x.pr.alloc(q, s, LVL_DDR, 0, 0, 0, 8192, x.t);
+    x.pr.alloc(q, d, LVL_LB, 0, 0, 0, 1024);
+    GtInst *in = x.pr.mov(q, d, x.t, s, x.t, 1024);
+    in->n[3] = 4;      // rows
+    in->n[4] = 512;    // src_stride
+    in->n[6] = 2;      // planes
+    in->n[7] = 4096;   // src_pstride
+    SimResult r = run(x.pr);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.cycles, 127 + 1024 / 16);
+    assert_true(r.stats.get("ddr.ch0.utilization") == (1024.0 / 16) / (127 + 64) && r.stats.get("ddr.ch1.utilization") == 0);
+  }
+}
+
+static void check_cluster_link_missing(void **) {
+  // tiny has a cluster link; without one (cluster_link_bytes_per_cycle = 0) LB -> LB across
+  // clusters is an error. The arch is changed for this run only.
+  double saved = g_arch.cluster_link_bytes_per_cycle;
+  g_arch.cluster_link_bytes_per_cycle = 0;
+  Xfer x;
+  QRef q = x.pr.q(0, 0, TQ_OUT);
+  uint32_t s = x.pr.region("s"), d = x.pr.region("d");
+  x.pr.alloc(q, s, LVL_LB, 0, 0, 0, 64, x.t);
+  x.pr.alloc(q, d, LVL_LB, 1, 0, 0, 64);
+  x.pr.mov(q, d, x.t, s, x.t, 64);
+  SimResult r = run(x.pr);
+  g_arch.cluster_link_bytes_per_cycle = saved;
+  assert_int_equal(r.status, 2);
+  assert_true(has(r, "transfer from c0.k0.lb to c1.k0.lb needs a link between clusters, but cluster_link_bytes_per_cycle is 0"));
+}
+
 static void deterministic_and_traced(void **) {
   SimResult a = double_buffer(V_EXP, 512, 6), b = double_buffer(V_EXP, 512, 6);
   assert_int_equal(a.stats.all().size(), b.stats.all().size());
@@ -511,6 +606,8 @@ int sc_main(int, char **) {
       cmocka_unit_test(check_deadlock_then_next_run_works),
       cmocka_unit_test(check_static_references),
       cmocka_unit_test(check_dtype_and_reach),
+      cmocka_unit_test(check_sync_bounds_races),
+      cmocka_unit_test(check_cluster_link_missing),
       cmocka_unit_test(deterministic_and_traced),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
