@@ -482,18 +482,23 @@ static void check_sync_bounds_races(void **) {
     assert_int_equal(r.status, 2);
     assert_true(has(r, "read of bytes [1, 4097) of region r1 's' is outside its 4096 bytes"));
   }
-  {  // vec reads x for 4 + 4096/16 = 260 cycles; dma_in overwrites x at cycle 0 without a flag
+  {  // vec tells dma_in the buffer is free BEFORE reading it (4 + 4096/16 = 260 cycles), and
+     // dma_in overwrites it at once: a write while another queue still reads
     Xfer x;
     QRef v = x.pr.q(0, 0, TQ_VEC), in = x.pr.q(0, 0, TQ_IN);
     uint32_t a = x.pr.region("a"), o = x.pr.region("o"), s = x.pr.region("s"), t2 = x.pr.tile("x2"), ty = x.pr.tile("y");
-    x.pr.alloc(v, a, LVL_LB, 0, 0, 0, 8192, x.t);
-    x.pr.alloc(v, o, LVL_LB, 0, 0, 8192, 8192);
-    x.pr.alloc(v, s, LVL_DDR, 0, 0, 0, 8192, t2);
-    x.pr.vec(v, V_RELU, o, ty, a, x.t, 4096, DT_FP16);
+    x.pr.alloc(in, a, LVL_LB, 0, 0, 0, 8192, x.t);
+    x.pr.alloc(in, o, LVL_LB, 0, 0, 8192, 8192);
+    x.pr.alloc(in, s, LVL_DDR, 0, 0, 0, 8192, t2);
+    x.pr.signal(in, TQ_VEC, 0);
+    x.pr.wait(in, 1);
     x.pr.mov(in, a, t2, s, t2, 8192);
+    x.pr.wait(v, 0);
+    x.pr.signal(v, TQ_IN, 1);
+    x.pr.vec(v, V_RELU, o, ty, a, x.t, 4096, DT_FP16);
     SimResult r = run(x.pr);
     assert_int_equal(r.status, 2);
-    assert_true(has(r, "queue c0.k0.dma_in, instruction 0 (mov") &&
+    assert_true(has(r, "queue c0.k0.dma_in, instruction 5 (mov") &&
                 has(r, "write into region r1 'a' while queue c0.k0.vec still reads it (until cycle 260): missing synchronisation"));
   }
   {  // acc=1 into a region that holds nothing yet
