@@ -6,6 +6,7 @@
 #include "memory.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 static const char *level_name(int l) { return l == LVL_DDR ? "DDR" : l == LVL_GB ? "GB" : "LB"; }
@@ -113,10 +114,11 @@ static std::string qname(const std::vector<std::string> *names, int q) {
 }
 
 // In-flight accesses of transfers end when their last chunk has passed (not known ahead).
-static std::string until_text(double until) {
+// Times in messages are cycles from the run's start (origin).
+static std::string until_text(double until, double origin) {
   if (until >= 1e299) return "a transfer in flight";
   char b[64];
-  snprintf(b, sizeof b, "until cycle %.0f", until);
+  snprintf(b, sizeof b, "until cycle %.0f", std::ceil(until - origin - 1e-9) + 0.0);
   return b;
 }
 
@@ -131,7 +133,7 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t by
   if (g.writer >= 0 && g.writer != q && now < g.write_until) {
     snprintf(msg, sizeof msg, "read of region %s while queue %s is still writing it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
-             until_text(g.write_until).c_str());
+             until_text(g.write_until, origin).c_str());
     return msg;
   }
   if (g.tile != tile) {
@@ -161,13 +163,13 @@ std::string MemoryState::write_begin(uint32_t r, uint32_t tile, int64_t off, int
   if (g.writer >= 0 && g.writer != q && now < g.write_until) {
     snprintf(msg, sizeof msg, "write into region %s while queue %s is still writing it (%s): "
              "missing synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
-             until_text(g.write_until).c_str());
+             until_text(g.write_until, origin).c_str());
     return msg;
   }
   if (g.reader >= 0 && g.reader != q && now < g.read_until) {
     snprintf(msg, sizeof msg, "write into region %s while queue %s still reads it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
-             until_text(g.read_until).c_str());
+             until_text(g.read_until, origin).c_str());
     return msg;
   }
   if (acc && g.tile != tile) {

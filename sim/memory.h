@@ -45,6 +45,7 @@ class MemoryState {
   std::vector<Buffer> bufs;
   std::vector<Region> regions;
   const GtProgram *prog = nullptr;
+  double origin = 0;  // the run's start (absolute cycles); messages give cycles from it
 
   void reset(const GtProgram *p);
   std::string region_name(uint32_t r) const;

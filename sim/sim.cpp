@@ -158,6 +158,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   }
   mem.reset(p);
   start_ = now();
+  mem.origin = start_;
   // Resource clocks start at this run's start.
   for (BwResource &c : ddr->channels) c.free_at = start_;
   for (auto &cm : clusters) {
