@@ -68,6 +68,69 @@ static std::string queue_name(const GtArch *a, int cluster, int core, int index)
   return program_queue_name(a, &gq, buf, sizeof buf);
 }
 
+// Adds queue slot (cluster, core, index) to the model; returns its id.
+static int add_queue(SimModel &m, int cluster, int core, int index, int unit_kind) {
+  QState q;
+  q.cluster = cluster;
+  q.core = core;
+  q.index = index;
+  q.unit_kind = unit_kind;
+  q.name = queue_name(m.arch, cluster, core, index);
+  m.queues.push_back(std::move(q));
+  return (int)m.queues.size() - 1;
+}
+
+// The hierarchy is built top-down, each module constructing its children, so SystemC names
+// are gtsim.c0.k1.mme etc.; queue slots and buffers are numbered in this construction order.
+CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
+    : sc_module(n), kind(&m.arch->core_kinds[kind_of_core(m.arch, k)]) {
+  const GtArch *a = m.arch;
+  lb.reset(new LbModule("lb", kind));
+  Buffer l;
+  l.name = "c" + std::to_string(c) + ".k" + std::to_string(k) + ".lb";
+  l.level = LVL_LB;
+  l.cluster = c;
+  l.core = k;
+  l.capacity = kind->lb_bytes;
+  lb->buf = (int)m.mem.bufs.size();
+  m.mem.bufs.push_back(l);
+  first_queue = add_queue(m, c, k, Q_DMA_IN, -1);
+  dma_in.reset(new DmaEngine("dma_in", first_queue));
+  dma_out.reset(new DmaEngine("dma_out", add_queue(m, c, k, Q_DMA_OUT, -1)));
+  for (int i = 0; i < kind->nunits; i++) {
+    const GtUnitKind *u = &a->units[kind->unit[i]];
+    int q = add_queue(m, c, k, Q_UNIT0 + i, kind->unit[i]);
+    std::string un = u->name;  // a kind listing one unit twice gets "mme" and "mme_1"
+    for (int j = 0; j < i; j++)
+      if (kind->unit[j] == kind->unit[i]) un = std::string(u->name) + "_" + std::to_string(i);
+    units.emplace_back(new UnitModule(un.c_str(), u, q));
+  }
+}
+
+ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n) {
+  const GtArch *a = m.arch;
+  gb.reset(new GbModule("gb", a));
+  gb->buf = m.gb_buffer(c);
+  noc.reset(new NocModule("noc", a));
+  link_in.bytes_per_cycle = link_out.bytes_per_cycle = a->cluster_link_bytes_per_cycle;
+  for (int k = 0; k < a->cores_per_cluster; k++)
+    cores.emplace_back(new CoreModule(("k" + std::to_string(k)).c_str(), m, c, k));
+  first_dma_queue = (int)m.queues.size();
+  for (int e = 0; e < a->dma_engines; e++) {
+    int q = add_queue(m, c, -1, e, -1);
+    dmas.emplace_back(new DmaEngine(("dma" + std::to_string(e)).c_str(), q));
+  }
+}
+
+int64_t UnitModule::cycles(const GtInst &in) const {
+  switch (in.op) {
+  case I_GEMM: return timing_matrix(kind, in.n[0], in.n[1], in.n[2], (GtDtype)in.dtype);
+  case I_VEC: return timing_vector(kind, (GtVop)in.sub, in.n[0], (GtDtype)in.dtype);
+  case I_SCALAR: return timing_scalar(kind, in.n[0]);
+  default: return -1;
+  }
+}
+
 SC_HAS_PROCESS(SimModel);
 
 SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
@@ -93,58 +156,8 @@ SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
     g.capacity = a->gb_bytes;
     mem.bufs.push_back(g);
   }
-  for (int c = 0; c < a->nclusters; c++) {
-    std::string cn = "c" + std::to_string(c);
-    ClusterModule *cm = new ClusterModule(cn.c_str());
-    clusters.emplace_back(cm);
-    cm->gb.reset(new GbModule((cn + "_gb").c_str(), a));
-    cm->gb->buf = gb_buffer(c);
-    cm->noc.reset(new NocModule((cn + "_noc").c_str(), a));
-    cm->link_in.bytes_per_cycle = cm->link_out.bytes_per_cycle = a->cluster_link_bytes_per_cycle;
-    for (int k = 0; k < a->cores_per_cluster; k++) {
-      const GtCoreKind *kind = &a->core_kinds[kind_of_core(a, k)];
-      std::string kn = cn + ".k" + std::to_string(k);
-      CoreModule *core = new CoreModule((cn + "_k" + std::to_string(k)).c_str(), kind);
-      cm->cores.emplace_back(core);
-      core->first_queue = (int)queues.size();
-      core->lb.reset(new LbModule((cn + "_k" + std::to_string(k) + "_lb").c_str(), kind));
-      Buffer l;
-      l.name = kn + ".lb";
-      l.level = LVL_LB;
-      l.cluster = c;
-      l.core = k;
-      l.capacity = kind->lb_bytes;
-      core->lb->buf = (int)mem.bufs.size();
-      mem.bufs.push_back(l);
-      int qi = (int)queues.size();
-      core->dma_in.reset(new DmaEngine((cn + "_k" + std::to_string(k) + "_dma_in").c_str(), qi));
-      core->dma_out.reset(new DmaEngine((cn + "_k" + std::to_string(k) + "_dma_out").c_str(), qi + 1));
-      for (int i = 0; i < 2 + kind->nunits; i++) {
-        QState q;
-        q.cluster = c;
-        q.core = k;
-        q.index = i;
-        q.name = queue_name(a, c, k, i);
-        if (i >= 2) {
-          q.unit_kind = kind->unit[i - 2];
-          core->units.emplace_back(new UnitModule(
-              (cn + "_k" + std::to_string(k) + "_" + a->units[q.unit_kind].name).c_str(),
-              &a->units[q.unit_kind], (int)queues.size()));
-        }
-        queues.push_back(std::move(q));
-      }
-    }
-    cm->first_dma_queue = (int)queues.size();
-    for (int e = 0; e < a->dma_engines; e++) {
-      QState q;
-      q.cluster = c;
-      q.core = -1;
-      q.index = e;
-      q.name = queue_name(a, c, -1, e);
-      cm->dmas.emplace_back(new DmaEngine((cn + "_dma" + std::to_string(e)).c_str(), (int)queues.size()));
-      queues.push_back(std::move(q));
-    }
-  }
+  for (int c = 0; c < a->nclusters; c++)
+    clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
   for (QState &q : queues) q.chan.resize(ddr->channels.size());
@@ -224,23 +237,17 @@ static double unit_macs(const GtUnitKind *u, GtDtype t) {
 }
 
 bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
-  const GtUnitKind *u = &arch->units[q.unit_kind];
+  const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
+  const GtUnitKind *u = unit->kind;
   GtDtype dt = (GtDtype)in.dtype;
-  int64_t es = dtype_bytes(dt), d = 0;
+  int64_t es = dtype_bytes(dt);
+  // program_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
+  int64_t d = unit->cycles(in);
+  gt_assert(d >= 0);
   double t0 = now();
   std::string e;
-  char msg[200];
-  if (in.op == I_SCALAR) {
-    d = timing_scalar(u, in.n[0]);
-  } else if (in.op == I_GEMM) {
+  if (in.op == I_GEMM) {
     int64_t m = in.n[0], n = in.n[1], k = in.n[2];
-    if (m < 0 || n < 0 || k < 0) return fail(qid, idx, "negative gemm dimension");
-    d = timing_matrix(u, m, n, k, dt);
-    if (d < 0) {
-      snprintf(msg, sizeof msg, "unit %s does not support dtype %s (its rate_%s is 0)", u->name,
-               dtype_name(dt), dtype_name(dt));
-      return fail(qid, idx, msg);
-    }
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
     double until = t0 + (double)d;
     if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, m * k * es, qid, t0, until);
@@ -248,20 +255,13 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
     if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
     q.macs += (double)m * (double)n * (double)k;
     q.ideal += (double)m * (double)n * (double)k / unit_macs(u, dt);
-  } else {
+  } else if (in.op == I_VEC) {
     GtVop op = (GtVop)in.sub;
     int64_t elems = in.n[0];
-    if (elems < 0) return fail(qid, idx, "negative element count");
-    d = timing_vector(u, op, elems, dt);
-    if (d < 0) {
-      snprintf(msg, sizeof msg, "unit %s does not support dtype %s (its lanes_%s is 0)", u->name,
-               dtype_name(dt), dtype_name(dt));
-      return fail(qid, idx, msg);
-    }
     // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
     bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
-    int64_t out = shrinks ? (elems + std::max<int64_t>(1, in.n[1]) - 1) / std::max<int64_t>(1, in.n[1]) : elems;
-    if (shrinks && in.n[1] <= 0) out = 1;
+    int64_t group = std::max<int64_t>(1, in.n[1] > 0 ? in.n[1] : elems);  // param 0: one group
+    int64_t out = shrinks ? (elems + group - 1) / group : elems;
     double until = t0 + (double)d;
     e = operand_place(q, in.r[1]);
     if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
@@ -279,11 +279,6 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
 }
 
 namespace {
-// One side of a transfer: the bandwidth resources it occupies besides DDR.
-struct Side {
-  const Buffer *buf;
-  std::vector<BwResource> *ports;  // GB or LB ports, null for DDR
-};
 // The port that frees first (lowest index on a tie), other than `skip` when there is a choice.
 BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
   BwResource *best = nullptr;

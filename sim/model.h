@@ -40,28 +40,32 @@ struct DmaEngine : sc_core::sc_module {  // executes the mov instructions of one
   int queue;                             // queue slot
   DmaEngine(sc_core::sc_module_name n, int q) : sc_module(n), queue(q) {}
 };
-struct UnitModule : sc_core::sc_module {  // a matrix, vector or scalar unit (or several at once)
+// A matrix, vector or scalar unit (or one with several capabilities, like the IPU's tiles).
+struct UnitModule : sc_core::sc_module {
   const GtUnitKind *kind;
   int queue;
   UnitModule(sc_core::sc_module_name n, const GtUnitKind *k, int q)
       : sc_module(n), kind(k), queue(q) {}
+  // Cycles of a gemm/vec/scalar instruction on this unit (timing.h); -1 if unsupported.
+  int64_t cycles(const GtInst &in) const;
 };
+class SimModel;
 struct CoreModule : sc_core::sc_module {
   const GtCoreKind *kind;
   std::unique_ptr<LbModule> lb;
   std::unique_ptr<DmaEngine> dma_in, dma_out;
   std::vector<std::unique_ptr<UnitModule>> units;
   int first_queue;  // queue slot of dma_in; dma_out = +1, unit i = +2+i
-  CoreModule(sc_core::sc_module_name n, const GtCoreKind *k) : sc_module(n), kind(k) {}
+  CoreModule(sc_core::sc_module_name n, SimModel &m, int cluster, int core);
 };
 struct ClusterModule : sc_core::sc_module {
   std::unique_ptr<GbModule> gb;
   std::unique_ptr<NocModule> noc;
-  std::vector<std::unique_ptr<DmaEngine>> dmas;
   std::vector<std::unique_ptr<CoreModule>> cores;
+  std::vector<std::unique_ptr<DmaEngine>> dmas;
   BwResource link_out, link_in;  // the cluster's ends of the inter-cluster link
   int first_dma_queue;
-  explicit ClusterModule(sc_core::sc_module_name n) : sc_module(n) {}
+  ClusterModule(sc_core::sc_module_name n, SimModel &m, int cluster);
 };
 
 // What a blocked queue waits for (for the deadlock report).
