@@ -11,6 +11,19 @@
 
 static const char *level_name(int l) { return l == LVL_DDR ? "DDR" : l == LVL_GB ? "GB" : "LB"; }
 
+static std::string qname(const std::vector<std::string> *names, int q) {
+  return names && q >= 0 && (size_t)q < names->size() ? (*names)[(size_t)q] : "?";
+}
+
+// In-flight accesses of transfers end when their last chunk has passed (not known ahead).
+// Times in messages are cycles from the run's start (origin).
+static std::string until_text(double until, double origin) {
+  if (until >= 1e299) return "a transfer in flight";
+  char b[64];
+  snprintf(b, sizeof b, "until cycle %.0f", std::ceil(until - origin - 1e-9) + 0.0);
+  return b;
+}
+
 void MemoryState::reset(const GtProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
@@ -88,11 +101,24 @@ std::string MemoryState::live_check(uint32_t r) const {
          (g.state == RS_FREED ? " after it was freed" : ", which was never allocated");
 }
 
-std::string MemoryState::free_region(uint32_t r) {
+std::string MemoryState::free_region(uint32_t r, int q, double now) {
   Region &g = regions[r];
   if (g.state != RS_LIVE)
     return "free of region " + region_name(r) +
            (g.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
+  char msg[320];
+  if (g.writer >= 0 && now < g.write_until) {
+    snprintf(msg, sizeof msg, "free of region %s while queue %s is still writing it (%s): missing "
+             "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
+             until_text(g.write_until, origin).c_str());
+    return msg;
+  }
+  if (g.reader >= 0 && g.reader != q && now < g.read_until) {
+    snprintf(msg, sizeof msg, "free of region %s while queue %s still reads it (%s): missing "
+             "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
+             until_text(g.read_until, origin).c_str());
+    return msg;
+  }
   Buffer &B = bufs[(size_t)g.buf];
   B.live.erase(g.offset);
   B.occupancy -= g.bytes;
@@ -107,19 +133,6 @@ std::string MemoryState::bounds(uint32_t r, int64_t off, int64_t bytes, const ch
   snprintf(msg, sizeof msg, "%s [%" PRId64 ", %" PRId64 ") of region %s is outside its %" PRId64
            " bytes", what, off, off + bytes, region_name(r).c_str(), g.bytes);
   return msg;
-}
-
-static std::string qname(const std::vector<std::string> *names, int q) {
-  return names && q >= 0 && (size_t)q < names->size() ? (*names)[(size_t)q] : "?";
-}
-
-// In-flight accesses of transfers end when their last chunk has passed (not known ahead).
-// Times in messages are cycles from the run's start (origin).
-static std::string until_text(double until, double origin) {
-  if (until >= 1e299) return "a transfer in flight";
-  char b[64];
-  snprintf(b, sizeof b, "until cycle %.0f", std::ceil(until - origin - 1e-9) + 0.0);
-  return b;
 }
 
 std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q,

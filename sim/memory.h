@@ -53,7 +53,8 @@ class MemoryState {
 
   // alloc/free (zero cost). buf is a Buffer index.
   std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init);
-  std::string free_region(uint32_t r);
+  // A free by queue q at `now`: the region must be live and no other access in flight.
+  std::string free_region(uint32_t r, int q, double now);
   // A read of `bytes` bytes at [off, off+bytes) of region r that must hold `tile`, by queue q
   // from now until `until`. Registers the read.
   std::string read(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q, double now,

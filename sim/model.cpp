@@ -506,7 +506,7 @@ bool SimModel::exec(QState &q, int qid, const GtInst &in, size_t idx) {
     return true;
   }
   case I_FREE: {
-    std::string e = mem.free_region(in.r[0]);
+    std::string e = mem.free_region(in.r[0], qid, now());
     if (!e.empty()) return fail(qid, idx, e);
     if (!recorders_.empty()) trace_occ(mem.regions[in.r[0]].buf);
     return true;

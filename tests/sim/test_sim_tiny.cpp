@@ -501,6 +501,21 @@ static void check_sync_bounds_races(void **) {
     assert_true(has(r, "queue c0.k0.dma_in, instruction 5 (mov") &&
                 has(r, "write into region r1 'a' while queue c0.k0.vec still reads it (until cycle 260): missing synchronisation"));
   }
+  {  // the vec queue frees a region dma_in is still loading
+    Xfer x;
+    QRef in = x.pr.q(0, 0, TQ_IN), v = x.pr.q(0, 0, TQ_VEC);
+    uint32_t s = x.pr.region("s"), d = x.pr.region("d");
+    x.pr.alloc(in, s, LVL_DDR, 0, 0, 0, 4096, x.t);
+    x.pr.alloc(in, d, LVL_LB, 0, 0, 0, 4096);
+    x.pr.signal(in, TQ_VEC, 0);
+    x.pr.mov(in, d, x.t, s, x.t, 4096);
+    x.pr.wait(v, 0);
+    x.pr.free_(v, d);
+    SimResult r = run(x.pr);
+    assert_int_equal(r.status, 2);
+    assert_true(has(r, "queue c0.k0.vec, instruction 1 (free region=d), at cycle 0: free of region r2 'd' while "
+                       "queue c0.k0.dma_in is still writing it (a transfer in flight)"));
+  }
   {  // acc=1 into a region that holds nothing yet
     Prog pr;
     uint32_t ta = pr.tile("a"), to = pr.tile("o"), a = pr.region("a"), o = pr.region("o");
