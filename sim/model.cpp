@@ -43,20 +43,6 @@ NocModule::NocModule(sc_module_name n, const GtArch *a) : sc_module(n) {
   for (BwResource &l : link_out) l.bytes_per_cycle = a->noc_link_bytes_per_cycle;
 }
 
-static int kind_of_core(const GtArch *a, int core) {
-  for (int k = 0; k < a->ncore_kinds; k++) {
-    if (core < a->core_kinds[k].count) return k;
-    core -= a->core_kinds[k].count;
-  }
-  return -1;
-}
-
-static int cores_per_cluster(const GtArch *a) {
-  int n = 0;
-  for (int k = 0; k < a->ncore_kinds; k++) n += a->core_kinds[k].count;
-  return n;
-}
-
 // Queue names as in assembly (sched/gtasm.c), e.g. "c0.k3.mme", "c0.dma1".
 static std::string queue_name(const GtArch *a, int cluster, int core, int index) {
   GtQueue gq;
@@ -83,7 +69,7 @@ static int add_queue(SimModel &m, int cluster, int core, int index, int unit_kin
 // The hierarchy is built top-down, each module constructing its children, so SystemC names
 // are gtsim.c0.k1.mme etc.; queue slots and buffers are numbered in this construction order.
 CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
-    : sc_module(n), kind(&m.arch->core_kinds[kind_of_core(m.arch, k)]) {
+    : sc_module(n), kind(&m.arch->core_kinds[arch_core_kind_of(m.arch, k)]) {
   const GtArch *a = m.arch;
   lb.reset(new LbModule("lb", kind));
   Buffer l;
@@ -135,7 +121,6 @@ SC_HAS_PROCESS(SimModel);
 
 SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
   ps_per_cycle_ = (double)sc_time(1, SC_NS).value();  // one cycle = one SystemC nanosecond
-  gt_assert(a->cores_per_cluster == cores_per_cluster(a));
   // Stacks: queue threads are shallow (no recursion); sanitizers need more room.
 #if defined(__SANITIZE_ADDRESS__)
   stack_bytes_ = 512 * 1024;
@@ -229,13 +214,6 @@ std::string SimModel::operand_place(const QState &q, uint32_t r) const {
          ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
 }
 
-// MACs per cycle of a matrix unit at dtype t (peak).
-static double unit_macs(const GtUnitKind *u, GtDtype t) {
-  double base = u->shape == MAT_CUBE ? (double)u->cube_m * u->cube_n * u->cube_k
-                                     : (double)u->sys_rows * u->sys_cols;
-  return base * u->mac_rate[t];
-}
-
 bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
   const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
   const GtUnitKind *u = unit->kind;
@@ -254,7 +232,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
     if (e.empty()) e = mem.read(in.r[2], in.t[2], 0, k * n * es, qid, t0, until);
     if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
     q.macs += (double)m * (double)n * (double)k;
-    q.ideal += (double)m * (double)n * (double)k / unit_macs(u, dt);
+    q.ideal += (double)m * (double)n * (double)k / unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
     GtVop op = (GtVop)in.sub;
     int64_t elems = in.n[0];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_sim.sh — program runs through the command line: `gtsim --arch configs/tiny.cfg PROG`.
 # Oracles: the cycle count on each tests/cases/sim/*.gtasm `# expect: cycles=N` line, derived by
-# hand in that file's comments from docs/timing.md and tiny.cfg; the messages on its
+# hand in that file's comments from docs/timing.md and the config's figures (tiny.cfg, or the
+# real goya/ipu-gc2 configs for the heterogeneous and 2432-core cases); the messages on its
 # `# expect-error:` lines (exit 2); Python's json module for --json and --perfetto; zlib (gzip)
 # for --trace. Run from the repo root with $GTSIM set (tests/run.sh).
 set -u
@@ -15,10 +16,12 @@ ARCH=(--arch configs/tiny.cfg)
 CASES=tests/cases/sim
 PY=/usr/bin/python3
 
-# 1. every case: its cycles, or exit 2 with each expected message line
+# 1. every case: its cycles, or exit 2 with each expected message line (on tiny.cfg unless the
+#    file names another config on a `# arch:` line)
 for f in $CASES/*.gtasm; do
   name=$(basename "$f")
-  "$GTSIM" "${ARCH[@]}" "$f" >"$T/out" 2>"$T/err"; rc=$?
+  arch=$(sed -n 's/^# arch: //p' "$f")
+  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "$f" >"$T/out" 2>"$T/err"; rc=$?
   if grep -q '^# expect: cycles=' "$f"; then
     want=$(sed -n 's/^# expect: cycles=\([0-9]*\).*/\1/p' "$f")
     got=$(awk '$1 == "cycles" {print $2}' "$T/out")
