@@ -56,6 +56,16 @@ static void gemm_core_has_no_lb_and_no_vector_unit(void **) {
   assert_int_equal(r.status, 2);
   assert_true(r.message.find("queue c0.k8.dma_in, instruction 0 (alloc") != std::string::npos);
   assert_true(r.message.find("core 8 (kind 'gemm') has no local buffer") != std::string::npos);
+  Prog p3;  // the GEMM core kind has no DMA engine (dma_engines = 0)
+  QRef d = p3.q(0, GEMM_CORE, 0);
+  uint32_t t = p3.tile("t"), a = p3.region("a"), b = p3.region("b");
+  p3.alloc(d, a, LVL_GB, 0, 0, 0, 64, t);
+  p3.alloc(d, b, LVL_GB, 0, 0, 64, 64);
+  p3.mov(d, b, t, a, t, 64);
+  r = run(p3);
+  assert_int_equal(r.status, 2);
+  assert_true(r.message.find("queue c0.k8.dma_in, instruction 2 (mov") != std::string::npos);
+  assert_true(r.message.find("core kind 'gemm' has no DMA engine (dma_engines = 0)") != std::string::npos);
   Prog p2;  // queue 3 does not exist on the GEMM core (dma_in, dma_out, mme)
   p2.scalar(p2.q(0, GEMM_CORE, 3), 1);
   r = run(p2);
@@ -78,6 +88,7 @@ int sc_main(int, char **) {
   gemm->name = "gemm";
   gemm->count = 1;
   gemm->lb_bytes = 0;
+  gemm->dma_engines = 0;
   gemm->unit[0] = 0;  // mme
   g_arch.cores_per_cluster = 9;
   g_sim = new Simulator(&g_arch);
