@@ -44,7 +44,7 @@ static const char *usage_text =
     "                         input this assembles/converts it (checked against --arch if given)\n"
     "  --isa-doc              print docs/isa.md (generated from sched/isa.def)\n"
     "Simulation (docs/timing.md):\n"
-    "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats\n"
+    "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
     "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
     "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
     "                         (env GTSIM_CHUNK_BYTES: transfer chunk size, default 2048)\n"
@@ -127,6 +127,7 @@ static int cmd_emit_program(const CliOptions &o) {
 // stdout or -o FILE). A failed check or a deadlock prints its report to stderr and exits 2.
 static int cmd_run_program(const CliOptions &o) {
   if (!o.arch) usage_error("running a program needs --arch FILE");
+  if (o.json && o.csv) usage_error("--json and --csv exclude each other");
   GtArch *a = cli_load_arch(o);
   GtProgram *p = load_program_or_exit(o.inputs[0], a);
   int rc;
@@ -146,6 +147,7 @@ static int cmd_run_program(const CliOptions &o) {
       FILE *ms = open_memstream(&buf, &len);
       if (!ms) die("open_memstream failed");
       if (o.json) r.stats.print_json(ms);
+      else if (o.csv) r.stats.print_csv(ms);
       else r.stats.print_text(ms);
       fclose(ms);
       if (o.output) {

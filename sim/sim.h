@@ -49,6 +49,7 @@ class SimStats {
   void clear() { stats_.clear(); }
   void print_text(FILE *out) const;
   void print_json(FILE *out) const;  // {"stats":[{"name":..,"unit":..,"desc":..,"value":..}]}
+  void print_csv(FILE *out) const;   // header name,value,unit,desc; one row per stat
 
  private:
   std::vector<SimStat> stats_;

@@ -61,3 +61,29 @@ void SimStats::print_json(FILE *out) const {
   }
   fputs("\n]}\n", out);
 }
+
+// RFC 4180 field: quoted when it holds a comma, quote or newline.
+static void csv_field(FILE *out, const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) {
+    fputs(s.c_str(), out);
+    return;
+  }
+  fputc('"', out);
+  for (char c : s) {
+    if (c == '"') fputc('"', out);
+    fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+void SimStats::print_csv(FILE *out) const {
+  fputs("name,value,unit,desc\n", out);
+  for (const SimStat &s : stats_) {
+    csv_field(out, s.name);
+    fprintf(out, ",%.17g,", s.value);
+    csv_field(out, s.unit);
+    fputc(',', out);
+    csv_field(out, s.desc);
+    fputc('\n', out);
+  }
+}

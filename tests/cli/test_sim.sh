@@ -50,6 +50,10 @@ if $PY -c "import json,sys; d={s['name']: s for s in json.load(open(sys.argv[1])
 then ok "--json parses, cycles = 1202"; else nok "--json parses, cycles = 1202"; fi
 if cmp -s "$T/a.json" "$T/b.json"; then ok "two runs print identical stats"; else nok "two runs print identical stats"; fi
 
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --csv >"$T/a.csv"
+if $PY -c "import csv,sys; r={row['name']: row for row in csv.DictReader(open(sys.argv[1]))}; sys.exit(0 if float(r['cycles']['value']) == 1202 and r['q.c0.k0.mme.busy_cycles']['unit'] == 'cycles' else 1)" "$T/a.csv"
+then ok "--csv parses, cycles = 1202"; else nok "--csv parses, cycles = 1202"; fi
+
 # 4. traces: .gtt.gz decompresses to the documented records; Perfetto JSON loads
 "$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$T/p.gtt.gz" --perfetto "$T/p.json" >/dev/null; rc=$?
 if [ "$rc" -eq 0 ] && zcat "$T/p.gtt.gz" | head -1 | grep -q '^gtt 1 clock_mhz 1000$' &&
