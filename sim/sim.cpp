@@ -52,18 +52,6 @@ std::string SimModel::static_check(const GtProgram *p) {
     int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
     gt_assert(slot >= 0 && !queues[(size_t)slot].prog);  // program_check guarantees both
     queues[(size_t)slot].prog = &gq;
-    // A core kind with `dma_engines = 0` (Goya's GEMM core) has no engine behind its DMA queues.
-    if (gq.core >= 0 && gq.index <= Q_DMA_OUT && core_mod(gq.cluster, gq.core)->kind->dma_engines == 0) {
-      const GtInst *insts = (const GtInst *)gq.insts.data;
-      for (size_t k = 0; k < gq.insts.len; k++)
-        if (insts[k].op == I_MOV) {
-          for (QState &q : queues) q.prog = nullptr;
-          const QState &q = queues[(size_t)slot];
-          return std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(k) +
-                 " (" + inst_text(*this, p, q, insts[k]) + "): core kind '" + core_mod(gq.cluster, gq.core)->kind->name +
-                 "' has no DMA engine (dma_engines = 0)\n";
-        }
-    }
   }
   return "";
 }
