@@ -390,15 +390,23 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
   case I_SIGNAL: {
     int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
     QState &tq = queues[(size_t)t];
-    tq.flags[in.n[0]]++;
+    QState::Flag &f = tq.flags[in.n[0]];
+    f.count++;
+    f.from_dma = q.unit_kind < 0;
     tq.ev->notify();
     return true;
   }
   case I_WAIT: {
     for (;;) {
       auto it = q.flags.find(in.n[0]);
-      if (it != q.flags.end() && it->second > 0) {
-        it->second--;
+      if (it != q.flags.end() && it->second.count > 0) {
+        it->second.count--;
+        // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
+        // buffer or a result (a flag stall).
+        if (it->second.from_dma) {
+          q.stall_data += now() - t0;
+          return true;
+        }
         break;
       }
       q.wait = WK_FLAG;
@@ -470,7 +478,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
   default:
     die("not a sync opcode: %d", in.op);
   }
-  q.stall_sync += now() - t0;
+  q.stall_flag += now() - t0;
   return true;
 }
 

@@ -81,20 +81,24 @@ struct QState {
   size_t pc = 0;
   bool done = false;
   double end = 0;
-  std::map<int64_t, int64_t> flags;
+  struct Flag {
+    int64_t count = 0;
+    bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
+  };
+  std::map<int64_t, Flag> flags;
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
   WaitKind wait = WK_NONE;
   int64_t wait_id = 0;
   std::string wait_key;
   // stats (cycles)
-  double busy = 0, stall_data = 0, stall_sync = 0, stall_res = 0;
+  double busy = 0, stall_data = 0, stall_flag = 0, stall_res = 0;
   uint64_t ninst = 0;
   double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
   std::vector<BwUse> uses;       // scratch for transfers
   std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
   void reset() {
     prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
-    wait_key.clear(); busy = stall_data = stall_sync = stall_res = 0; ninst = 0; macs = ideal = 0;
+    wait_key.clear(); busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
   }
 };
 

@@ -117,8 +117,10 @@ void SimModel::register_stats(SimResult *r, double cycles) {
     st.add(p + ".instructions", "count", fmt("instructions executed by %s", q.name).c_str(), (double)q.ninst);
     st.add(p + ".busy_cycles", "cycles", "cycles computing or streaming data", q.busy);
     st.add(p + ".utilization", "ratio", "busy cycles / run cycles", q.busy / cyc);
-    st.add(p + ".stall_data_cycles", "cycles", "cycles waiting for transfer latency (data in flight)", q.stall_data);
-    st.add(p + ".stall_sync_cycles", "cycles", "cycles blocked on flags, barriers, semaphores", q.stall_sync);
+    st.add(p + ".stall_data_cycles", "cycles",
+           "cycles waiting on data: transfer latency, or a flag last set by a DMA queue", q.stall_data);
+    st.add(p + ".stall_flag_cycles", "cycles",
+           "cycles waiting on a flag set by a unit queue, a barrier or a semaphore", q.stall_flag);
     st.add(p + ".stall_resource_cycles", "cycles", "cycles a transfer waited for a busy shared resource",
            q.stall_res);
     if (q.macs > 0) {

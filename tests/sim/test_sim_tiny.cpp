@@ -211,7 +211,9 @@ static void flag_orders_queues(void **) {
   SimResult r = run(x.pr);
   assert_int_equal(r.status, 0);
   assert_int_equal(r.cycles, 383 + 4 + 2048 / 16);
-  assert_int_equal((int64_t)r.stats.get("q.c0.k0.vec.stall_sync_cycles"), 383);
+  // waiting for dma_in's flag is waiting on data
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.vec.stall_data_cycles"), 383);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.vec.stall_flag_cycles"), 0);
   // without the flag the vec queue reads x before it arrived: a check error, not a cycle count
   Xfer y;
   in = y.pr.q(0, 0, TQ_IN);
@@ -267,9 +269,17 @@ static void double_buffer_steady_state(void **) {
   // compute-bound: exp on 512 fp16 = 4 + 32*8 = 260 > 191: first load, then N computes
   int64_t C = 4 + 512 / 16 * 8;
   assert_int_equal(double_buffer(V_EXP, 512, N).cycles, T + N * C);
+  // there dma_in waits for the vec queue to free a buffer (a flag stall): compute i ends at
+  // E_i = T + (i+1)C; load i >= 2 waits for E_{i-2} after load i-1 ended: load 1 ends at 2T,
+  // load i-1 >= 2 at E_{i-3} + T; each wait is E_{i-2} - L_{i-1} = C - T, for i = 2..N-1
+  SimResult r = double_buffer(V_EXP, 512, N);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.dma_in.stall_flag_cycles"), (N - 2) * (C - T));
   // transfer-bound: relu on 512 = 4 + 32 = 36 < 191: N loads back to back, then the last compute
   C = 4 + 512 / 16;
-  assert_int_equal(double_buffer(V_RELU, 512, N).cycles, N * T + C);
+  r = double_buffer(V_RELU, 512, N);
+  assert_int_equal(r.cycles, N * T + C);
+  // the vec queue waits for data: all but its N compute cycles
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.vec.stall_data_cycles"), N * T + C - N * C);
 }
 
 // Four scalar queues on two cores of two clusters: chip barrier 0 (count 4) then cluster barriers.
@@ -292,7 +302,7 @@ static void barriers_across_cores_and_clusters(void **) {
   assert_int_equal(r.episodes.size(), 2);
   assert_int_equal(r.episodes[0].cycle, 400);
   assert_int_equal(r.episodes[1].cycle, 410);
-  assert_int_equal((int64_t)r.stats.get("q.c0.k0.scl.stall_sync_cycles"), 300);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.scl.stall_flag_cycles"), 300);
 }
 
 // Semaphores: c0.k0's dma_in posts after loading; c1.k1's scl waits (chip scope) then runs 7.
