@@ -96,6 +96,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   st.add("time_s", "s", "cycles at the chip clock", cycles / (arch->clock_mhz * 1e6));
   st.add("clock_mhz", "MHz", "chip clock", arch->clock_mhz);
   st.add("instructions", "count", "instructions executed", (double)r->instructions);
+  st.add("chunk_bytes", "B", "transfer chunk size (GTSIM_CHUNK_BYTES; docs/timing.md)", (double)chunk_);
   st.add("ddr.read_bytes", "B", "bytes read from DDR by transfers", traffic_.ddr_read);
   st.add("ddr.write_bytes", "B", "bytes written to DDR by transfers", traffic_.ddr_write);
   st.add("ddr.burst_bytes", "B", "DDR bytes after rounding every access out to whole bursts", traffic_.ddr_burst);
