@@ -174,8 +174,17 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   }
   chunk_ = o.chunk_bytes;
   if (chunk_ <= 0) {
-    const char *env = getenv("GTSIM_CHUNK_BYTES");
-    chunk_ = env && atoll(env) > 0 ? atoll(env) : 2048;
+    chunk_ = 2048;
+    if (const char *env = getenv("GTSIM_CHUNK_BYTES")) {
+      char *end;
+      long long v = strtoll(env, &end, 10);
+      if (end == env || *end || v <= 0) {
+        r->status = GT_EXIT_INPUT;
+        r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
+        return r->status;
+      }
+      chunk_ = v;
+    }
   }
   std::string e = static_check(p);
   if (!e.empty()) {

@@ -84,4 +84,10 @@ if [ "$rc" -eq 1 ] && grep -q "needs --arch" "$T/err"; then ok "no --arch: exit 
 "$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm --trace "$T/nodir/x.gtt.gz" >/dev/null 2>"$T/err"; rc=$?
 if [ "$rc" -eq 1 ] && grep -qF "$T/nodir/x.gtt.gz: error: cannot create the trace" "$T/err"; then ok "unwritable --trace: exit 1"
 else nok "unwritable --trace: exit 1" "exit $rc" "$(cat "$T/err")"; fi
+GTSIM_CHUNK_BYTES=lots "$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm >/dev/null 2>"$T/err"; rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "GTSIM_CHUNK_BYTES must be a positive integer, not 'lots'" "$T/err"; then ok "bad GTSIM_CHUNK_BYTES: exit 1"
+else nok "bad GTSIM_CHUNK_BYTES: exit 1" "exit $rc"; fi
+out=$(GTSIM_CHUNK_BYTES=512 "$GTSIM" "${ARCH[@]}" $CASES/contend.gtasm | awk '$1 == "cycles" || $1 == "chunk_bytes" {printf "%s=%s ", $1, $2}')
+if [ "$out" = "cycles=639 chunk_bytes=512 " ]; then ok "GTSIM_CHUNK_BYTES=512: same cycles for contend.gtasm, chunk recorded"
+else nok "GTSIM_CHUNK_BYTES=512: same cycles, chunk recorded" "$out"; fi
 if [ ! -e "$T/nodir" ] && ! ls "$T" | grep -q '\.tmp\.'; then ok "no partial output files left"; else nok "no partial output files left"; fi

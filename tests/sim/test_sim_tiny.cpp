@@ -62,7 +62,7 @@ static void one_dma_ddr_to_lb(void **) {
 // Alone: 127 + 4096/16 = 383. Together the channel is shared: 127 + 2*4096/16 = 639 for the
 // later one (chunks of 2048 B alternate: A [127,255], B [255,383], A [383,511], B [511,639]).
 // Placing the second source 256 B further puts it in channel 1: no contention, 383.
-static int64_t two_loads(int64_t second_offset) {
+static int64_t two_loads(int64_t second_offset, int64_t chunk = 0) {
   Xfer x;
   QRef qa = x.pr.q(0, 0, TQ_IN), qb = x.pr.q(0, 1, TQ_IN);
   uint32_t sa = x.pr.region("a.ddr"), sb = x.pr.region("b.ddr");
@@ -77,7 +77,9 @@ static int64_t two_loads(int64_t second_offset) {
     in->n[3] = 16;   // rows
     in->n[4] = 512;  // src_stride
   }
-  SimResult r = run(x.pr);
+  SimOptions o;
+  o.chunk_bytes = chunk;
+  SimResult r = run(x.pr, o);
   assert_int_equal(r.status, 0);
   g_last = r;
   return (int64_t)r.cycles;
@@ -94,6 +96,15 @@ static void two_dmas_contend_for_one_channel(void **) {
   assert_true(g_last.stats.get("ddr.ch1.utilization") == 0);
   assert_int_equal(two_loads(256), L_DDR_LB + 4096 / 16);
   assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 0);
+  // one chunk per transfer: they serialise whole (A [127, 383], B [383, 639]): same total, but A
+  // never waits and B waits its whole 256 cycles
+  assert_int_equal(two_loads(0, 4096), L_DDR_LB + 2 * 4096 / 16);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k0.dma_in.stall_resource_cycles"), 0);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 256);
+  // 256 B chunks (16 per transfer) alternate finer: A waits 15 x 16, B 16 x 16
+  assert_int_equal(two_loads(0, 256), L_DDR_LB + 2 * 4096 / 16);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k0.dma_in.stall_resource_cycles"), 15 * 16);
+  assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 16 * 16);
 }
 
 // Two kernels separated by chip barriers: episode 0 ends when the 4096 B load has arrived
