@@ -460,6 +460,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
     SyncObj &s = sems_[key];
     if (in.op == I_SEMPOST) {
       s.count++;
+      s.from_dma = q.unit_kind < 0;
       for (int w : s.waiters) queues[(size_t)w].ev->notify();
       s.waiters.clear();
       return true;
@@ -473,6 +474,10 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
       if (abort_) return false;
     }
     s.count--;
+    if (s.from_dma) {  // a DMA queue posts when data has arrived: waiting on data
+      q.stall_data += now() - t0;
+      return true;
+    }
     break;
   }
   default:

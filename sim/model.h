@@ -106,6 +106,7 @@ struct SyncObj {  // a barrier or a semaphore
   int64_t count = 0;      // barrier: expected arrivals of the current episode; sem: value
   int64_t arrived = 0;
   uint64_t generation = 0;
+  bool from_dma = false;  // semaphore: last posted by a DMA queue
   std::vector<int> waiters;
 };
 

@@ -119,9 +119,9 @@ void SimModel::register_stats(SimResult *r, double cycles) {
     st.add(p + ".busy_cycles", "cycles", "cycles computing or streaming data", q.busy);
     st.add(p + ".utilization", "ratio", "busy cycles / run cycles", q.busy / cyc);
     st.add(p + ".stall_data_cycles", "cycles",
-           "cycles waiting on data: transfer latency, or a flag last set by a DMA queue", q.stall_data);
+           "cycles waiting on data: transfer latency, or a flag/semaphore last set by a DMA queue", q.stall_data);
     st.add(p + ".stall_flag_cycles", "cycles",
-           "cycles waiting on a flag set by a unit queue, a barrier or a semaphore", q.stall_flag);
+           "cycles waiting on a flag/semaphore set by a unit queue, or at a barrier", q.stall_flag);
     st.add(p + ".stall_resource_cycles", "cycles", "cycles a transfer waited for a busy shared resource",
            q.stall_res);
     if (q.macs > 0) {

@@ -54,6 +54,13 @@ if cmp -s "$T/a.json" "$T/b.json"; then ok "two runs print identical stats"; els
 if $PY -c "import csv,sys; r={row['name']: row for row in csv.DictReader(open(sys.argv[1]))}; sys.exit(0 if float(r['cycles']['value']) == 1202 and r['q.c0.k0.mme.busy_cycles']['unit'] == 'cycles' else 1)" "$T/a.csv"
 then ok "--csv parses, cycles = 1202"; else nok "--csv parses, cycles = 1202"; fi
 
+# regression: every stat of pipeline.gtasm (hand-derived figures are checked above; this catches
+# unintended changes in the others). Refresh after an intended change with:
+#   build/gtsim --arch configs/tiny.cfg tests/cases/sim/pipeline.gtasm > tests/cases/sim/pipeline.stats.golden
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm >"$T/p.stats"
+if cmp -s "$T/p.stats" $CASES/pipeline.stats.golden; then ok "pipeline.gtasm stats equal the golden file"
+else nok "pipeline.gtasm stats equal the golden file" "$(diff "$T/p.stats" $CASES/pipeline.stats.golden | head -5)"; fi
+
 # 4. traces: .gtt.gz decompresses to the documented records; Perfetto JSON loads
 "$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$T/p.gtt.gz" --perfetto "$T/p.json" >/dev/null; rc=$?
 if [ "$rc" -eq 0 ] && zcat "$T/p.gtt.gz" | head -1 | grep -q '^gtt 1 clock_mhz 1000$' &&
