@@ -5,6 +5,7 @@
 // reported, released with abort_ and drained by a second sc_start, so the next run starts clean.
 #include "sim.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
@@ -232,7 +233,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
     end = std::max(end, q.end);
   }
   if (!error_.empty()) end = start_ + error_cycle_;
-  double cycles = std::ceil(end - start_ - 1e-9);
+  double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;
   register_stats(r, cycles);

@@ -85,6 +85,11 @@ PYEOF
 then ok "--perfetto: a track per queue, counters, gemm at [359, 879) cycles"
 else nok "--perfetto: a track per queue, counters, gemm at [359, 879) cycles"; fi
 
+# an empty program: 0 cycles (printed as 0, not -0)
+printf 'gtasm 1\n' >"$T/empty.gtasm"
+if "$GTSIM" "${ARCH[@]}" "$T/empty.gtasm" | grep -qE '^cycles +0 cycles'; then ok "empty program: 0 cycles"
+else nok "empty program: 0 cycles"; fi
+
 # 5. user errors: exit 1 with the reason
 "$GTSIM" $CASES/one_dma.gtasm >/dev/null 2>"$T/err"; rc=$?
 if [ "$rc" -eq 1 ] && grep -q "needs --arch" "$T/err"; then ok "no --arch: exit 1"; else nok "no --arch: exit 1" "exit $rc"; fi
