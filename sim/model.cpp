@@ -184,9 +184,9 @@ void SimModel::trace_occ(int buf) {
   for (auto &r : recorders_) r->occupancy(now() - start_, buf, mem.bufs[(size_t)buf].occupancy);
 }
 
-std::string inst_text(const SimModel &m, const GtProgram *p, const QState &, const GtInst &in) {
+std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in) {
   char buf[512];
-  inst_format(m.arch, p, &in, buf, sizeof buf);
+  inst_format(a, p, &in, buf, sizeof buf);
   return buf;
 }
 
@@ -198,7 +198,7 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   char cyc[64];
   snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
   error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
-           " (" + inst_text(*this, prog_, q, ((const GtInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
+           " (" + inst_text(arch, prog_, ((const GtInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
   wake_all();
   return false;
 }

@@ -174,6 +174,6 @@ class SimModel : public sc_core::sc_module {
 };
 
 // One instruction as text for messages: "mnemonic name=value ..." in isa.def operand order.
-std::string inst_text(const SimModel &m, const GtProgram *p, const QState &q, const GtInst &in);
+std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in);
 
 #endif

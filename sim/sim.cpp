@@ -77,7 +77,7 @@ std::string SimModel::deadlock_report() {
     case WK_SEM: what = "waits for semaphore " + q.wait_key + " (value 0)"; break;
     default: what = "blocked"; break;
     }
-    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + inst_text(*this, prog_, q, in) +
+    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + inst_text(arch, prog_, in) +
          "): " + what + "\n";
   }
   return s;
