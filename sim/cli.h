@@ -30,6 +30,8 @@ struct CliOptions {
     gt_options_default(&g);
     return g;
   }
+  const char *trace = nullptr;    // --trace FILE.gtt.gz (program runs; traces/README.md)
+  const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.

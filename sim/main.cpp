@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "sim.h"
 
 extern "C" {
 #include "arch.h"
@@ -54,6 +55,11 @@ static const char *usage_text =
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
     "                         input this assembles/converts it (checked against --arch if given)\n"
     "  --isa-doc              print docs/isa.md (generated from sched/isa.def)\n"
+    "Simulation (docs/timing.md):\n"
+    "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
+    "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
+    "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
+    "                         (env GTSIM_CHUNK_BYTES: transfer chunk size, default 2048)\n"
     "Output:\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
@@ -129,6 +135,49 @@ static int cmd_emit_program(const CliOptions &o) {
   return rc;
 }
 
+// PROG.gtasm|PROG.gtp with --arch: simulate it and print the stats (text or --json, to
+// stdout or -o FILE). A failed check or a deadlock prints its report to stderr and exits 2.
+static int cmd_run_program(const CliOptions &o) {
+  if (!o.arch) usage_error("running a program needs --arch FILE");
+  if (o.json && o.csv) usage_error("--json and --csv exclude each other");
+  GtArch *a = cli_load_arch(o);
+  GtProgram *p = load_program_or_exit(o.inputs[0], a);
+  int rc;
+  {
+    Simulator sim(a);
+    SimOptions so;
+    so.trace_path = o.trace;
+    so.perfetto_path = o.perfetto;
+    so.program_name = o.inputs[0];
+    SimResult r;
+    rc = sim.run(p, so, &r);
+    if (rc != 0) {
+      fputs(r.message.c_str(), stderr);
+    } else {
+      char *buf = nullptr;
+      size_t len = 0;
+      FILE *ms = open_memstream(&buf, &len);
+      if (!ms) die("open_memstream failed");
+      if (o.json) r.stats.print_json(ms);
+      else if (o.csv) r.stats.print_csv(ms);
+      else r.stats.print_text(ms);
+      fclose(ms);
+      if (o.output) {
+        if (write_file_atomic(o.output, buf, len) != 0) {
+          fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+          rc = GT_EXIT_INPUT;
+        }
+      } else {
+        fwrite(buf, 1, len, stdout);
+      }
+      free(buf);
+    }
+  }
+  program_free(p);
+  arch_free(a);
+  return rc;
+}
+
 int gtsim_cli(int argc, char **argv) {
   CliOptions o;
   enum {
@@ -137,6 +186,7 @@ int gtsim_cli(int argc, char **argv) {
   };
   enum { O_STATS = 320, O_BATCH };
   enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
+  enum { O_TRACE = 340, O_PERFETTO };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -161,6 +211,8 @@ int gtsim_cli(int argc, char **argv) {
       {"gt-order", required_argument, 0, O_GT_OPT},
       {"gt-time", no_argument, 0, O_GT_OPT},
       {"gt-footprint", required_argument, 0, O_GT_OPT},
+      {"trace", required_argument, 0, O_TRACE},
+      {"perfetto", required_argument, 0, O_PERFETTO},
       {0, 0, 0, 0},
   };
   opterr = 0;
@@ -195,6 +247,8 @@ int gtsim_cli(int argc, char **argv) {
     case O_GT_OPT:
       if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GT_EXIT_INPUT;
       break;
+    case O_TRACE: o.trace = optarg; break;
+    case O_PERFETTO: o.perfetto = optarg; break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -213,6 +267,7 @@ int gtsim_cli(int argc, char **argv) {
   }
   if (o.disasm) return cmd_disasm(o);
   if (o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_emit_program(o);
+  if (!o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_run_program(o);
   if (o.describe) {
     if (!o.arch) usage_error("--describe needs --arch FILE");
     GtArch *a = cli_load_arch(o);
