@@ -16,6 +16,7 @@ struct CliOptions {
   bool describe = false, json = false, csv = false, config_doc = false;
   bool stats = false;             // --stats (sim/cli_stats.cpp)
   long long batch = 0;            // --batch B; 0 = the model file's own batch
+  const char *convert = nullptr;  // --convert MODEL (sim/cli_convert.cpp)
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
@@ -25,4 +26,6 @@ int gtsim_cli(int argc, char **argv);
 int cli_stats(const CliOptions &o);
 // Parses a --batch value: an integer in 1..2^40, or -1.
 long long cli_parse_batch(const char *s);
+// --convert mode (sim/cli_convert.cpp): MODEL (.onnx or .gtg) -> -o OUT.gtg; exit status.
+int cli_convert(const CliOptions &o);
 #endif

@@ -34,6 +34,8 @@ static const char *usage_text =
     "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
     "                         and the largest live activation of MODEL (no --arch needed)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "  --convert MODEL -o OUT.gtg\n"
+    "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md)\n"
     "Output:\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
@@ -54,6 +56,7 @@ int gtsim_cli(int argc, char **argv) {
     O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
+  enum { O_CONVERT = 330 };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -65,6 +68,7 @@ int gtsim_cli(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
+      {"convert", required_argument, 0, O_CONVERT},
       {0, 0, 0, 0},
   };
   opterr = 0;
@@ -85,6 +89,7 @@ int gtsim_cli(int argc, char **argv) {
       if ((o.batch = cli_parse_batch(optarg)) < 1)
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
+    case O_CONVERT: o.convert = optarg; break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -96,6 +101,7 @@ int gtsim_cli(int argc, char **argv) {
     return 0;
   }
   if (o.stats) return cli_stats(o);
+  if (o.convert) return cli_convert(o);
   if (o.describe) {
     if (!o.arch) usage_error("--describe needs --arch FILE");
     GtArch *a = cli_load_arch(o);

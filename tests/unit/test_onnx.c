@@ -1,0 +1,475 @@
+/* test_onnx.c — ONNX import: fixtures made by tests/onnx/make_fixtures.py (run here, into
+ * BUILD/onnx-fixtures/unit) are imported, bound to a batch and checked for shapes, op kinds,
+ * MACs and parameters. Every expected number is computed below from the layer sizes the
+ * generator uses (its docstrings give them), with the IR's accounting conventions of
+ * docs/gtg.md: conv MACs = out_h*out_w*units*(C/groups)*kh*kw per sample, dense MACs = rows*K*units,
+ * matmul MACs = batch dims*M*K*N; parameters = weights (+ bias when present), batchnorm and
+ * layernorm 2 per channel (scale and shift). Conv/pool output size: PyTorch's documented
+ * floor((in + p0 + p1 - d*(k-1) - 1) / s) + 1 (ceil for ceil_mode).
+ * If python3-onnx is missing, the generation test and every import test fail (no skip). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "graph.h"
+
+static char fixdir[1100];
+static char builddir[1024];
+static int gen_status = -1;
+static char msg[8192]; /* diagnostics of the last load */
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d) {
+  return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+static GtGraph *load_diag(const char *name) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s", fixdir, name);
+  GtDiag d;
+  diag_init(&d);
+  FILE *f = fmemopen(msg, sizeof msg, "w");
+  d.out = f;
+  GtGraph *g = model_load(path, &d);
+  fclose(f);
+  return g;
+}
+
+static GtGraph *load(const char *name, int64_t batch) {
+  GtGraph *g = load_diag(name);
+  if (!g) fprintf(stderr, "# %s", msg);
+  assert_non_null(g);
+  GtDiag d;
+  diag_init(&d);
+  assert_int_equal(graph_infer(g, batch, &d), 0);
+  return g;
+}
+
+typedef struct {
+  int64_t macs, params;
+} Totals;
+
+static Totals totals(const GtGraph *g) {
+  Totals t = {0, 0};
+  for (int i = 0; i < g->nops; i++) {
+    GtOpCost c = graph_op_cost(g, i);
+    t.macs += c.macs;
+    t.params += c.params;
+  }
+  return t;
+}
+
+static int count(const GtGraph *g, GtOpKind k) {
+  int n = 0;
+  for (int i = 0; i < g->nops; i++) n += g->ops[i].kind == k;
+  return n;
+}
+
+static const GtOp *nth_op(const GtGraph *g, GtOpKind k, int nth) {
+  for (int i = 0; i < g->nops; i++)
+    if (g->ops[i].kind == k && nth-- == 0) return &g->ops[i];
+  fail_msg("no op %s #%d", opkind_name(k), nth);
+  return NULL;
+}
+
+static void assert_shape(const GtTensor *t, int nd, const int64_t *want) {
+  assert_int_equal(t->ndim, nd);
+  for (int i = 0; i < nd; i++) assert_int_equal(t->dim[i], want[i]);
+}
+
+/* The single output the fixtures declare (every other tensor is consumed). */
+static const GtTensor *output(const GtGraph *g) {
+  assert_int_equal(g->noutputs, 1);
+  return &g->tensors[g->outputs[0]];
+}
+
+static void test_fixtures_generated(void **st) {
+  (void)st;
+  assert_int_equal(gen_status, 0);
+}
+
+/* ResNet-style: stem conv 7x7/2 p3 3->16 on 32x32, BN, ReLU, maxpool 3/2 p1; basic block
+ * conv3x3 16->16 p1 (x2, no bias) with BN, residual add; global pool, flatten, Gemm 16->10. */
+enum { R_H = 32, R_C = 16, R_CLASSES = 10 };
+static int64_t resnet_macs_per_sample(void) {
+  int64_t h1 = out_size(R_H, 7, 2, 3, 3, 1);         /* 16 */
+  int64_t h2 = out_size(h1, 3, 2, 1, 1, 1);          /* 8 */
+  return h1 * h1 * R_C * 3 * 7 * 7                   /* stem */
+         + 2 * (h2 * h2 * R_C * R_C * 3 * 3)         /* block convs */
+         + R_C * R_CLASSES;                          /* fc */
+}
+static int64_t resnet_params(void) {
+  return R_C * 3 * 7 * 7 + 2 * (R_C * R_C * 3 * 3) + (R_C * R_CLASSES + R_CLASSES) +
+         3 * 2 * R_C;                                /* three batchnorms */
+}
+
+static void check_resnet(const char *file) {
+  enum { B = 3 };
+  GtGraph *g = load(file, B);
+  Totals t = totals(g);
+  assert_int_equal(t.macs, B * resnet_macs_per_sample());
+  assert_int_equal(t.params, resnet_params());
+  assert_int_equal(count(g, OP_CONV2D), 3);
+  assert_int_equal(count(g, OP_BATCHNORM), 3);
+  assert_int_equal(count(g, OP_RELU), 3);
+  assert_int_equal(count(g, OP_MAXPOOL), 1);
+  assert_int_equal(count(g, OP_ADD), 1);
+  assert_int_equal(count(g, OP_GAVGPOOL), 1);
+  assert_int_equal(count(g, OP_DENSE), 1);
+  assert_int_equal(count(g, OP_RESHAPE), 1); /* Flatten */
+  assert_int_equal(g->nops, 14);
+  /* the weights are never graph inputs, whichever way the export passed them */
+  assert_int_equal(g->ninputs, 1);
+  assert_int_equal(g->tensors[g->inputs[0]].decl[0], GT_DIM_N);
+  const GtOp *stem = nth_op(g, OP_CONV2D, 0);
+  assert_int_equal(stem->at.bias, 0);
+  assert_int_equal(stem->at.stride[0], 2);
+  assert_int_equal(stem->at.pad[0], 3);
+  const GtOp *mp = nth_op(g, OP_MAXPOOL, 0);
+  int64_t h2 = out_size(out_size(R_H, 7, 2, 3, 3, 1), 3, 2, 1, 1, 1);
+  assert_shape(&g->tensors[mp->out[0]], 4, (int64_t[]){B, R_C, h2, h2});
+  const GtOp *fc = nth_op(g, OP_DENSE, 0);
+  assert_int_equal(fc->at.units, R_CLASSES);
+  assert_int_equal(fc->at.bias, 1);
+  assert_shape(output(g), 2, (int64_t[]){B, R_CLASSES});
+  graph_free(g);
+}
+
+static void test_resnet_initializers(void **st) {
+  (void)st;
+  check_resnet("resnet_block.onnx");
+}
+
+static void test_resnet_graph_only(void **st) {
+  (void)st;
+  check_resnet("resnet_block_graphonly.onnx");
+}
+
+/* The symbolic batch stays symbolic: MACs scale linearly with the batch bound later. */
+static void test_symbolic_batch(void **st) {
+  (void)st;
+  GtGraph *g = load("resnet_block.onnx", 1);
+  int64_t one = totals(g).macs;
+  GtDiag d;
+  diag_init(&d);
+  assert_int_equal(graph_infer(g, 7, &d), 0);
+  assert_int_equal(totals(g).macs, 7 * one);
+  assert_int_equal(g->default_batch, 1); /* a symbolic batch defaults to 1 (docs/onnx.md) */
+  graph_free(g);
+}
+
+/* Transformer encoder layer: S=8 tokens, D=16, H=2 heads of dh=8, FFN 32. Q/K/V/O are
+ * MatMul + Add(bias) -> dense with bias; scores q.kT and context p.v are activation matmuls. */
+enum { E_S = 8, E_D = 16, E_H = 2, E_DH = 8, E_FF = 32 };
+static void check_encoder(const char *file) {
+  enum { B = 4 };
+  GtGraph *g = load(file, B);
+  Totals t = totals(g);
+  int64_t per_sample = 4 * (int64_t)E_S * E_D * E_D          /* q, k, v, output projections */
+                       + 2 * (int64_t)E_H * E_S * E_S * E_DH /* scores and context */
+                       + 2 * (int64_t)E_S * E_D * E_FF;      /* FFN up and down */
+  assert_int_equal(t.macs, B * per_sample);
+  int64_t params = 4 * (E_D * E_D + E_D) + (E_D * E_FF + E_FF) + (E_FF * E_D + E_D) +
+                   2 * (2 * E_D); /* two layernorms */
+  assert_int_equal(t.params, params);
+  assert_int_equal(count(g, OP_DENSE), 6);
+  for (int i = 0; i < 6; i++) assert_int_equal(nth_op(g, OP_DENSE, i)->at.bias, 1);
+  assert_int_equal(count(g, OP_MATMUL), 2);
+  assert_int_equal(count(g, OP_LAYERNORM), 2); /* decomposed form recognised */
+  assert_int_equal(count(g, OP_GELU), 1);      /* erf form recognised */
+  assert_int_equal(count(g, OP_SOFTMAX), 1);
+  assert_int_equal(count(g, OP_TRANSPOSE), 4);
+  assert_int_equal(count(g, OP_RESHAPE), 4);
+  assert_int_equal(count(g, OP_ADD), 2); /* the two residuals; biases folded */
+  assert_int_equal(count(g, OP_SUB), 0);
+  assert_int_equal(count(g, OP_MUL), 0);
+  assert_int_equal(count(g, OP_DIV), 1); /* scores / sqrt(dh) */
+  /* Shape/Gather/Unsqueeze/Concat folded into targets that keep the symbolic batch */
+  const GtOp *r = nth_op(g, OP_RESHAPE, 0);
+  assert_int_equal(r->at.nshape, 4);
+  assert_int_equal(r->at.shape[0], GT_DIM_N);
+  assert_int_equal(r->at.shape[2], E_H);
+  assert_int_equal(r->at.shape[3], E_DH);
+  const GtOp *scores = nth_op(g, OP_MATMUL, 0);
+  assert_shape(&g->tensors[scores->out[0]], 4, (int64_t[]){B, E_H, E_S, E_S});
+  /* the 1/sqrt(dh) divisor is a constant operand: an input of shape [1] (docs/onnx.md) */
+  assert_int_equal(g->ninputs, 2);
+  assert_shape(output(g), 3, (int64_t[]){B, E_S, E_D});
+  graph_free(g);
+}
+
+static void test_encoder(void **st) {
+  (void)st;
+  check_encoder("encoder.onnx");
+}
+
+static void test_encoder_graph_only(void **st) {
+  (void)st;
+  check_encoder("encoder_graphonly.onnx");
+}
+
+/* MobileNet-v2 blocks on [N, 8, 16, 16]: 8 -expand-> 32 -dw3x3/2-> 32 -project-> 16, then
+ * 16 -> 64 -> dw3x3/1 -> 16 with residual. No conv has a bias; ReLU6 = Clip(0, 6). */
+static void test_mobilenet(void **st) {
+  (void)st;
+  enum { B = 2, H = 16 };
+  GtGraph *g = load("mobilenet_block.onnx", B);
+  int64_t h = out_size(H, 3, 2, 1, 1, 1); /* 8 */
+  int64_t macs = H * H * 8 * 32 + h * h * 32 * 9 + h * h * 32 * 16  /* block 1 */
+                 + h * h * 16 * 64 + h * h * 64 * 9 + h * h * 64 * 16; /* block 2 */
+  assert_int_equal(totals(g).macs, B * macs);
+  int64_t params = 8 * 32 + 32 * 9 + 32 * 16 + 16 * 64 + 64 * 9 + 64 * 16 +
+                   2 * (32 + 32 + 16 + 64 + 64 + 16);
+  assert_int_equal(totals(g).params, params);
+  assert_int_equal(count(g, OP_RELU6), 4);
+  const GtOp *dw = nth_op(g, OP_CONV2D, 1);
+  assert_int_equal(dw->at.groups, 32);
+  assert_int_equal(dw->at.units, 32);
+  assert_int_equal(dw->at.stride[1], 2);
+  assert_shape(output(g), 4, (int64_t[]){B, 16, h, h});
+  graph_free(g);
+}
+
+/* DenseNet: two layers (BN-ReLU-conv1x1 to 32, BN-ReLU-conv3x3 to growth 8) on [N, 16, 7, 7],
+ * each concatenating onto the block input; transition BN-ReLU-conv1x1 32->16 and AveragePool
+ * 2x2/2 with ceil_mode: ceil((7 - 2) / 2) + 1 = 4. */
+static void test_densenet(void **st) {
+  (void)st;
+  enum { B = 2, H = 7 };
+  GtGraph *g = load("densenet_block.onnx", B);
+  int64_t px = H * H;
+  int64_t macs = px * 16 * 32 + px * 32 * 8 * 9 + px * 24 * 32 + px * 32 * 8 * 9 + px * 32 * 16;
+  assert_int_equal(totals(g).macs, B * macs);
+  int64_t params = 16 * 32 + 32 * 8 * 9 + 24 * 32 + 32 * 8 * 9 + 32 * 16 +
+                   2 * (16 + 32 + 24 + 32 + 32);
+  assert_int_equal(totals(g).params, params);
+  assert_int_equal(count(g, OP_CONCAT), 2);
+  assert_int_equal(nth_op(g, OP_CONCAT, 1)->nin, 3);
+  int64_t ph = (H - 2 + 2 - 1) / 2 + 1; /* ceil((7 - 2) / 2) + 1 */
+  assert_shape(output(g), 4, (int64_t[]){B, 16, ph, ph});
+  graph_free(g);
+}
+
+/* Opset 17: Conv1d k3 d2 p2 4->8 with bias on L=32, swish, Split [3, 5], Tanh/Sigmoid, Concat,
+ * Transpose to [N, 32, 8], LayerNormalization, Dropout, Flatten, Gemm 256->5 without bias. */
+static void test_misc17(void **st) {
+  (void)st;
+  enum { B = 3, L = 32 };
+  GtGraph *g = load("misc17.onnx", B);
+  int64_t lo = out_size(L, 3, 1, 2, 2, 2);
+  assert_int_equal(lo, 32);
+  assert_int_equal(totals(g).macs, B * (lo * 8 * 4 * 3 + lo * 8 * 5));
+  assert_int_equal(totals(g).params, 8 * 4 * 3 + 8 + 2 * 8 + lo * 8 * 5);
+  const GtOp *cv = nth_op(g, OP_CONV1D, 0);
+  assert_int_equal(cv->at.kernel[1], 3);
+  assert_int_equal(cv->at.dilation[1], 2);
+  assert_int_equal(cv->at.bias, 1);
+  assert_shape(&g->tensors[cv->out[0]], 3, (int64_t[]){B, 8, lo});
+  assert_int_equal(count(g, OP_SWISH), 1);
+  assert_int_equal(count(g, OP_SIGMOID), 1); /* the one outside the swish pattern */
+  assert_int_equal(count(g, OP_TANH), 1);
+  const GtOp *sp = nth_op(g, OP_SPLIT, 0);
+  assert_int_equal(sp->nout, 2);
+  assert_int_equal(sp->at.sizes[0], 3);
+  assert_int_equal(sp->at.sizes[1], 5);
+  assert_int_equal(count(g, OP_LAYERNORM), 1);
+  assert_int_equal(nth_op(g, OP_DENSE, 0)->at.bias, 0);
+  assert_shape(output(g), 2, (int64_t[]){B, 5});
+  graph_free(g);
+}
+
+static void test_clip_attrs(void **st) {
+  (void)st;
+  GtGraph *g = load("clip_attrs.onnx", 2);
+  assert_int_equal(g->nops, 2);
+  assert_int_equal(g->ops[0].kind, OP_RELU6);
+  assert_int_equal(g->ops[1].kind, OP_RELU);
+  graph_free(g);
+}
+
+/* Ten operands, IR limit GT_MAX_OPERANDS (8): chunks of 8 and 2, then one concat of the two. */
+static void test_concat_chunks(void **st) {
+  (void)st;
+  GtGraph *g = load("concat10.onnx", 2);
+  assert_int_equal(count(g, OP_CONCAT), 3);
+  assert_shape(output(g), 4, (int64_t[]){2, 20, 4, 4});
+  graph_free(g);
+}
+
+/* ---- errors: NULL, a message naming the culprit, never a crash ---- */
+
+static void expect_error(const char *file, const char *const *needles) {
+  GtGraph *g = load_diag(file);
+  assert_null(g);
+  for (; *needles; needles++)
+    if (!strstr(msg, *needles)) fail_msg("message lacks '%s': %s", *needles, msg);
+}
+
+static void test_error_unsupported(void **st) {
+  (void)st;
+  expect_error("unsupported.onnx",
+               (const char *[]){"unsupported.onnx:2:1: error:", "/head/Hardmax", "Hardmax", 0});
+}
+
+static void test_error_bad_shapes(void **st) {
+  (void)st;
+  expect_error("bad_shapes.onnx", (const char *[]){"bad_shapes.onnx:2:1: error:", "/Add",
+                                                   "8, 4, 4", "4, 4, 4", 0});
+}
+
+static void test_error_truncated(void **st) {
+  (void)st;
+  expect_error("truncated.onnx", (const char *[]){"truncated.onnx: error:", "not a valid ONNX", 0});
+}
+
+static void test_error_random(void **st) {
+  (void)st;
+  expect_error("random.onnx", (const char *[]){"random.onnx: error:", "ONNX", 0});
+}
+
+static void test_error_empty(void **st) {
+  (void)st;
+  expect_error("empty.onnx", (const char *[]){"empty.onnx: error:", "empty file", 0});
+}
+
+static void test_error_missing_and_extension(void **st) {
+  (void)st;
+  expect_error("no_such_model.onnx", (const char *[]){"no_such_model.onnx: error: cannot read", 0});
+  expect_error("resnet_block.txt", (const char *[]){"expected a .gtg or .onnx", 0});
+}
+
+/* Every prefix of a valid model: each either imports or fails cleanly (ASan watches). */
+static void test_error_every_prefix(void **st) {
+  (void)st;
+  char src[1200], dst[1200];
+  snprintf(src, sizeof src, "%s/mobilenet_block.onnx", fixdir);
+  snprintf(dst, sizeof dst, "%s/prefix.onnx", fixdir);
+  FILE *f = fopen(src, "rb");
+  assert_non_null(f);
+  static unsigned char buf[1 << 16];
+  size_t len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  assert_true(len > 0 && len < sizeof buf);
+  int ok = 0;
+  for (size_t cut = 0; cut < len; cut += 97) {
+    FILE *o = fopen(dst, "wb");
+    assert_non_null(o);
+    fwrite(buf, 1, cut, o);
+    fclose(o);
+    GtGraph *g = load_diag("prefix.onnx");
+    if (g) {
+      ok++;
+      graph_free(g);
+    } else {
+      assert_non_null(strstr(msg, "prefix.onnx"));
+    }
+  }
+  assert_int_equal(ok, 0); /* no strict prefix of this model is a complete model */
+}
+
+/* ---- .gtg round trip: write the imported graph, parse it back, same shapes and costs ---- */
+
+static void roundtrip(const char *file) {
+  enum { B = 2 };
+  GtGraph *g = load(file, B);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  gtg_write(f, g);
+  fclose(f);
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *h = gtg_parse("roundtrip.gtg", text, &d);
+  if (!h) fprintf(stderr, "# %s\n", text);
+  assert_non_null(h);
+  assert_int_equal(graph_infer(h, B, &d), 0);
+  assert_int_equal(totals(h).macs, totals(g).macs);
+  assert_int_equal(totals(h).params, totals(g).params);
+  assert_int_equal(h->nops, g->nops);
+  assert_int_equal(h->noutputs, g->noutputs);
+  const GtTensor *a = output(g), *b = output(h);
+  assert_shape(b, a->ndim, a->dim);
+  free(text);
+  graph_free(h);
+  graph_free(g);
+}
+
+static void test_roundtrip_gtg(void **st) {
+  (void)st;
+  const char *files[] = {"resnet_block.onnx", "resnet_block_graphonly.onnx", "encoder.onnx",
+                         "mobilenet_block.onnx", "densenet_block.onnx", "misc17.onnx",
+                         "clip_attrs.onnx", "concat10.onnx"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) roundtrip(files[i]);
+}
+
+/* gtsim --convert, then gtg_load of its output: same MACs as the direct import. */
+static void test_convert_cli(void **st) {
+  (void)st;
+  const char *gtsim = getenv("GTSIM");
+  char exe[1200], cmd[4096], out[1200];
+  if (!gtsim) {
+    snprintf(exe, sizeof exe, "%s/gtsim", builddir);
+    gtsim = exe;
+  }
+  const char *files[] = {"encoder.onnx", "densenet_block.onnx"};
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(out, sizeof out, "%s/converted_%zu.gtg", fixdir, i);
+    remove(out);
+    snprintf(cmd, sizeof cmd, "'%s' --convert '%s/%s' -o '%s'", gtsim, fixdir, files[i], out);
+    assert_int_equal(system(cmd), 0);
+    GtDiag d;
+    diag_init(&d);
+    GtGraph *h = gtg_load(out, &d);
+    assert_non_null(h);
+    assert_int_equal(graph_infer(h, 5, &d), 0);
+    GtGraph *g = load(files[i], 5);
+    assert_int_equal(totals(h).macs, totals(g).macs);
+    assert_int_equal(totals(h).params, totals(g).params);
+    graph_free(g);
+    graph_free(h);
+  }
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  /* argv[0] is BUILD/tests/test_onnx: fixtures go to BUILD/onnx-fixtures/unit */
+  snprintf(builddir, sizeof builddir, "%s", argv[0]);
+  for (int k = 0; k < 2; k++) {
+    char *s = strrchr(builddir, '/');
+    if (s) *s = 0;
+    else snprintf(builddir, sizeof builddir, ".");
+  }
+  snprintf(fixdir, sizeof fixdir, "%s/onnx-fixtures/unit", builddir);
+  char cmd[2400];
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/onnx/make_fixtures.py '%s' >&2", fixdir);
+  gen_status = system(cmd);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fixtures_generated),
+      cmocka_unit_test(test_resnet_initializers),
+      cmocka_unit_test(test_resnet_graph_only),
+      cmocka_unit_test(test_symbolic_batch),
+      cmocka_unit_test(test_encoder),
+      cmocka_unit_test(test_encoder_graph_only),
+      cmocka_unit_test(test_mobilenet),
+      cmocka_unit_test(test_densenet),
+      cmocka_unit_test(test_misc17),
+      cmocka_unit_test(test_clip_attrs),
+      cmocka_unit_test(test_concat_chunks),
+      cmocka_unit_test(test_error_unsupported),
+      cmocka_unit_test(test_error_bad_shapes),
+      cmocka_unit_test(test_error_truncated),
+      cmocka_unit_test(test_error_random),
+      cmocka_unit_test(test_error_empty),
+      cmocka_unit_test(test_error_missing_and_extension),
+      cmocka_unit_test(test_error_every_prefix),
+      cmocka_unit_test(test_roundtrip_gtg),
+      cmocka_unit_test(test_convert_cli),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
