@@ -678,18 +678,6 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GtOpKind kind) {
   spatial_ints(c, n, "dilations", 2, 1, dl);
   if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated pooling is not supported");
   pads_for(c, n, 2, in, k, s, dl, pads);
-  if (ox_attr_i(n, "ceil_mode", 0)) {
-    /* ceil((L - k) / s) + 1 outputs; the last window must start inside the input or the
-     * begin padding (PyTorch and ONNX Runtime). Express it as extra end padding. */
-    for (int i = 0; i < 2; i++) {
-      int64_t span = in[i] + pads[i] + pads[2 + i] - k[i];
-      if (span < 0) continue;
-      int64_t out = ceil_div64(span, s[i]) + 1;
-      if ((out - 1) * s[i] >= in[i] + pads[i]) out--;
-      int64_t need = (out - 1) * s[i] + k[i] - (in[i] + pads[i] + pads[2 + i]);
-      if (need > 0) pads[2 + i] += need;
-    }
-  }
   GtAttrs at;
   attrs_default(&at);
   for (int i = 0; i < 2; i++) {
@@ -697,6 +685,9 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GtOpKind kind) {
     at.stride[i] = to_int(c, s[i], "stride");
   }
   for (int i = 0; i < 4; i++) at.pad[i] = to_int(c, pads[i], "pad");
+  /* same rule as ONNX Runtime and PyTorch: a last window starting in the end padding is
+   * dropped (graph_infer implements it) */
+  at.ceil_mode = ox_attr_i(n, "ceil_mode", 0) != 0;
   int id = emit_op(c, n, kind, &x, 1, &at, (const char *const *)n->output, 1);
   bind_act(c, n->output[0], c->g->ops[id].out[0]);
 }
@@ -1393,7 +1384,7 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
     if (c->fuse[i].state == FUSE_SKIP) continue;
     if (c->fuse[i].state == FUSE_EMIT) {
       OxVal *x = ox_val(c, c->fuse[i].x);
-      gt_assert(x);
+      if (!x) ox_fail(c, "input '%s' is not defined before this node", c->fuse[i].x);
       int xt = x->kind == VAL_ACT ? x->tensor : const_act(c, x);
       if (c->fuse[i].kind == OP_LAYERNORM) emit_layernorm(c, n, xt, c->fuse[i].axis);
       else emit1(c, n, c->fuse[i].kind, xt, NULL);
