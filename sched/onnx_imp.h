@@ -72,10 +72,11 @@ typedef struct {
   int nval, cap_val;
   OxMap names;              /* GT names in use (sanitised, unique) */
   OxMap producer;           /* value name -> node index */
+  OxMap scalars;            /* "scalar_<value>" -> GT input holding that constant */
   OxFuse *fuse;             /* per node */
   int symbolic;             /* some activation input has the symbolic batch */
   /* shape cache: tensor dims inferred at batch 3 and 5, valid while g->nops == cache_nops */
-  int cache_nops, cache_ntensors;
+  int cache_nops, cache_ntensors, cache_cap; /* dims3/dims5: heap, freed by onnx_load */
   int64_t (*dims3)[GT_MAX_DIMS], (*dims5)[GT_MAX_DIMS];
 } OxCtx;
 

@@ -343,8 +343,15 @@ int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
 static void refresh_shapes(OxCtx *c) {
   GtGraph *g = c->g;
   if (c->cache_nops == g->nops && c->cache_ntensors == g->ntensors && c->dims3) return;
-  c->dims3 = arena_alloc(c->scratch, (size_t)g->ntensors * sizeof *c->dims3);
-  c->dims5 = arena_alloc(c->scratch, (size_t)g->ntensors * sizeof *c->dims5);
+  if (g->ntensors > c->cache_cap) {
+    int cap = 2 * g->ntensors;
+    void *a = realloc(c->dims3, (size_t)cap * sizeof *c->dims3);
+    if (a) c->dims3 = a;
+    void *b = realloc(c->dims5, (size_t)cap * sizeof *c->dims5);
+    if (!a || !b) die("out of memory");
+    c->dims5 = b;
+    c->cache_cap = cap;
+  }
   graph_fill_outputs(g);
   for (int pass = 0; pass < 2; pass++) {
     int64_t(*dst)[GT_MAX_DIMS] = pass ? c->dims5 : c->dims3;
@@ -464,6 +471,21 @@ static int emit1(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, int x, const Gt
  * "Constant operands"); one input per constant however often it is used. */
 static int const_act(OxCtx *c, OxVal *v) {
   if (v->input_tensor) return v->input_tensor - 1;
+  const char *name = v->name;
+  if (v->data && v->nelem == 1 && !v->data[0].n) {
+    /* one input per scalar value and rank: "scalar_8", "scalar_m10000", "scalar_0.125_r4" */
+    char key[80];
+    int len = snprintf(key, sizeof key, "scalar_%.9g", v->data[0].v);
+    for (int i = 0; i < len; i++)
+      key[i] = key[i] == '-' ? 'm' : key[i] == '+' ? 'p' : key[i];
+    if (v->ndim > 1) snprintf(key + len, sizeof key - (size_t)len, "_r%d", v->ndim);
+    int t = ox_map_get(&c->scalars, key);
+    if (t >= 0) {
+      v->input_tensor = t + 1;
+      return t;
+    }
+    name = arena_strdup(c->scratch, key);
+  }
   int64_t decl[GT_MAX_DIMS];
   int nd = v->ndim;
   for (int i = 0; i < nd; i++) decl[i] = v->dims[i];
@@ -473,11 +495,12 @@ static int const_act(OxCtx *c, OxVal *v) {
   }
   for (int i = 0; i < nd; i++)
     if (decl[i] < 1) ox_fail(c, "constant '%s' is empty", v->name);
-  int t = graph_add_input(c->g, gt_name(c, v->name), nd, decl, c->g->dtype);
+  int t = graph_add_input(c->g, gt_name(c, name), nd, decl, c->g->dtype);
   if (t < 0) die("graph_add_input rejected constant '%s'", v->name);
   c->g->tensors[t].line = c->node + 1;
   c->g->tensors[t].col = 1;
   v->input_tensor = t + 1;
+  if (name != v->name) ox_map_put(c, &c->scalars, name, t);
   return t;
 }
 
@@ -548,6 +571,50 @@ static void map_tanh(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_TA
 static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
   require_unused_extra_outputs(c, n); /* Dropout's mask */
   alias(c, n->output[0], need_val(c, n, 0, "data"));
+}
+
+static int is_float_dtype(GtDtype t) { return t == DT_FP16 || t == DT_BF16 || t == DT_FP32; }
+
+static GtDtype map_dtype(OxCtx *c, int32_t t, const char *name);
+
+static int gt_consumers(const GtGraph *g, int t) {
+  int k = 0;
+  for (int i = 0; i < g->nops; i++)
+    for (int j = 0; j < g->ops[i].nin; j++) k += g->ops[i].in[j] == t;
+  return k;
+}
+
+/* Cast of an activation: the IR has no conversion op. Between two float types or two integer
+ * types it is dropped. An integer graph input that reaches the Cast only through reshapes and
+ * transposes (BERT's attention_mask -> Unsqueeze -> Cast) is declared with the float type
+ * instead. Anything else is an error. */
+static void map_cast(OxCtx *c, const Onnx__NodeProto *n) {
+  OxVal *x = need_val(c, n, 0, "input");
+  if (x->kind != VAL_ACT) ox_fail(c, "Cast of a constant that cannot be folded");
+  const Onnx__AttributeProto *a = ox_attr(n, "to");
+  if (!a || !a->has_i) ox_fail(c, "Cast without 'to'");
+  GtDtype to = map_dtype(c, (int32_t)a->i, n->output[0]);
+  GtGraph *g = c->g;
+  if (is_float_dtype(to) == is_float_dtype(g->tensors[x->tensor].dtype)) {
+    bind_act(c, n->output[0], x->tensor);
+    return;
+  }
+  if (!is_float_dtype(to)) ox_fail(c, "Cast of a float activation to an integer type");
+  int chain[64], k = 0;
+  for (int t = x->tensor;; t = g->ops[g->tensors[t].producer].in[0]) {
+    if (k == 64 || gt_consumers(g, t) > (k == 0 ? 0 : 1))
+      ox_fail(c, "Cast of an integer activation to float is supported only for an integer "
+                 "graph input used by nothing else");
+    chain[k++] = t;
+    int p = g->tensors[t].producer;
+    if (p < 0) break;
+    if (g->ops[p].kind != OP_RESHAPE && g->ops[p].kind != OP_TRANSPOSE)
+      ox_fail(c, "Cast to float of an integer value computed by %s",
+              opkind_name(g->ops[p].kind));
+  }
+  for (int i = 0; i < k; i++) g->tensors[chain[i]].dtype = to;
+  c->cache_nops = -1;
+  bind_act(c, n->output[0], x->tensor);
 }
 
 static int is_const_scalar(const OxVal *v, double *out) {
@@ -1066,10 +1133,39 @@ static void map_reducemean(OxCtx *c, const Onnx__NodeProto *n) {
   emit_reshape(c, n, c->g->ops[id].out[0], xs, 2);
 }
 
+/* x[start : start + len] along `axis` as a split (the IR has no slice op); the parts before
+ * and after are further outputs of the split that nobody reads (docs/onnx.md). Returns the
+ * tensor of the kept part, named `name`. */
+static int emit_take(OxCtx *c, const Onnx__NodeProto *n, int x, int axis, int64_t start,
+                     int64_t len, const char *name) {
+  int64_t dim = act_dim(c, x, axis, "sliced axis");
+  if (start < 0 || len < 1 || start + len > dim)
+    ox_fail(c, "slice [%lld, %lld) of an axis of %lld", (long long)start,
+            (long long)(start + len), (long long)dim);
+  GtAttrs at;
+  attrs_default(&at);
+  at.axis = axis;
+  const char *names[3];
+  int keep = 0;
+  if (start > 0) {
+    names[at.nsizes] = arena_printf(c->scratch, "%s.before", name);
+    at.sizes[at.nsizes++] = start;
+  }
+  keep = at.nsizes;
+  names[at.nsizes] = name;
+  at.sizes[at.nsizes++] = len;
+  if (start + len < dim) {
+    names[at.nsizes] = arena_printf(c->scratch, "%s.after", name);
+    at.sizes[at.nsizes++] = dim - start - len;
+  }
+  int id = emit_op(c, n, OP_SPLIT, &x, 1, &at, names, at.nsizes);
+  return c->g->ops[id].out[keep];
+}
+
 static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *data = need_val(c, n, 0, "data"), *idx = need_val(c, n, 1, "indices");
-  if (data->kind == VAL_CONST && idx->kind == VAL_ACT && data->ndim == 2 &&
-      ox_attr_i(n, "axis", 0) == 0) {
+  int64_t axis = ox_attr_i(n, "axis", 0);
+  if (data->kind == VAL_CONST && idx->kind == VAL_ACT && data->ndim == 2 && axis == 0) {
     GtAttrs at;
     attrs_default(&at);
     at.vocab = data->dims[0];
@@ -1078,8 +1174,83 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
     emit1(c, n, OP_EMBEDDING, idx->tensor, &at);
     return;
   }
+  if (data->kind == VAL_CONST && idx->kind == VAL_CONST) {
+    /* rows of a table too large to fold (BERT's position embeddings indexed by constant
+     * position ids): a constant of the result's shape */
+    OxVal r = {0};
+    int a = norm_axis(c, axis, data->ndim, "axis");
+    if (data->ndim - 1 + idx->ndim > GT_MAX_DIMS) ox_fail(c, "result rank too large");
+    for (int i = 0; i < a; i++) r.dims[r.ndim++] = data->dims[i];
+    for (int i = 0; i < idx->ndim; i++) r.dims[r.ndim++] = idx->dims[i];
+    for (int i = a + 1; i < data->ndim; i++) r.dims[r.ndim++] = data->dims[i];
+    r.nelem = 1;
+    for (int i = 0; i < r.ndim; i++) r.nelem *= r.dims[i];
+    r.is_int = data->is_int;
+    ox_bind_const(c, n->output[0], &r);
+    return;
+  }
+  if (data->kind == VAL_ACT && idx->kind == VAL_CONST && idx->data && idx->nelem == 1) {
+    /* x[:, i] (ViT's class token): take one slice; a scalar index drops the axis */
+    OxSym xs[GT_MAX_DIMS];
+    int r = ox_act_shape(c, data->tensor, xs);
+    int a = norm_axis(c, axis, r, "axis");
+    int64_t i = ox_sym_int(c, idx->data[0], "Gather index"), len = ox_sym_int(c, xs[a], "axis");
+    if (i < 0) i += len;
+    if (idx->ndim == 0) {
+      const char *nm = arena_printf(c->scratch, "%s.take", n->output[0]);
+      int t = emit_take(c, n, data->tensor, a, i, 1, nm);
+      for (int k = a; k + 1 < r; k++) xs[k] = xs[k + 1];
+      emit_reshape(c, n, t, xs, r - 1);
+    } else {
+      bind_act(c, n->output[0], emit_take(c, n, data->tensor, a, i, 1, n->output[0]));
+    }
+    return;
+  }
   ox_fail(c, "Gather is supported as an embedding lookup (a [vocab, dim] constant indexed by "
-             "an activation) and inside shape computations");
+             "an activation), with one constant index into an activation, and inside shape "
+             "computations");
+}
+
+/* Slice of an activation with constant bounds and step 1: one split per sliced axis. */
+static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
+  int x = in_act(c, n, 0);
+  OxSym xs[GT_MAX_DIMS];
+  int r = ox_act_shape(c, x, xs);
+  int64_t v[4][GT_MAX_DIMS];
+  int cnt[4] = {-1, -1, -1, -1};
+  const char *attr[4] = {"starts", "ends", "axes", "steps"};
+  for (int s = 0; s < 4; s++) {
+    if (c->opset < 10) {
+      if (s < 3) cnt[s] = ox_attr_ints(c, n, attr[s], v[s], GT_MAX_DIMS);
+      continue;
+    }
+    OxVal *b = in_val(c, n, (size_t)s + 1);
+    if (!b) continue;
+    if (b->kind != VAL_CONST || !b->data || b->nelem > GT_MAX_DIMS)
+      ox_fail(c, "Slice %s must be a small constant", attr[s]);
+    cnt[s] = (int)b->nelem;
+    for (int i = 0; i < b->nelem; i++) v[s][i] = ox_sym_int(c, b->data[i], attr[s]);
+  }
+  if (cnt[0] < 0 || cnt[1] != cnt[0] || (cnt[2] >= 0 && cnt[2] != cnt[0]) ||
+      (cnt[3] >= 0 && cnt[3] != cnt[0]))
+    ox_fail(c, "Slice needs starts and ends of the same length");
+  int t = x;
+  for (int i = 0; i < cnt[0]; i++) {
+    int a = norm_axis(c, cnt[2] >= 0 ? v[2][i] : i, r, "axis");
+    if (cnt[3] >= 0 && v[3][i] != 1) ox_fail(c, "Slice with step %lld on an activation",
+                                             (long long)v[3][i]);
+    int64_t len = ox_sym_int(c, xs[a], "sliced axis"), lo = v[0][i], hi = v[1][i];
+    if (lo < 0) lo += len;
+    if (hi < 0) hi += len;
+    lo = lo < 0 ? 0 : lo > len ? len : lo;
+    hi = hi < lo ? lo : hi > len ? len : hi;
+    if (lo == 0 && hi == len) continue;
+    const char *nm = i + 1 == cnt[0] ? n->output[0]
+                                     : arena_printf(c->scratch, "%s.axis%d", n->output[0], a);
+    t = emit_take(c, n, t, a, lo, hi - lo, nm);
+    xs[a] = (OxSym){(double)(hi - lo), 0};
+  }
+  bind_act(c, n->output[0], t);
 }
 
 static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
@@ -1117,7 +1288,7 @@ static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
     decl[i] = out[i].n ? GT_DIM_N : (int64_t)out[i].v;
   }
   if (nd < 1) ox_fail(c, "Expand to a scalar");
-  int tid = graph_add_input(c->g, gt_name(c, n->output[0]), nd, decl, c->g->dtype);
+  int tid = graph_add_input(c->g, gt_name(c, x->name), nd, decl, c->g->dtype);
   if (tid < 0) die("graph_add_input rejected '%s'", n->output[0]);
   c->g->tensors[tid].line = c->node + 1;
   c->g->tensors[tid].col = 1;
@@ -1155,9 +1326,10 @@ static const struct {
     {"Unsqueeze", map_unsqueeze},
     {"Identity", map_identity},
     {"Dropout", map_identity},
-    {"Cast", map_identity},
+    {"Cast", map_cast},
     {"ReduceMean", map_reducemean},
     {"Gather", map_gather},
+    {"Slice", map_slice},
     {"Expand", map_expand},
 };
 
@@ -1443,6 +1615,8 @@ GtGraph *onnx_load(const char *path, GtDiag *d) {
     graph_free(c->g);
   }
   arena_free(c->scratch);
+  free(c->dims3);
+  free(c->dims5);
   free(c);
   onnx__model_proto__free_unpacked(m, NULL);
   return g;

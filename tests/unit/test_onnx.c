@@ -83,10 +83,13 @@ static void assert_shape(const GtTensor *t, int nd, const int64_t *want) {
   for (int i = 0; i < nd; i++) assert_int_equal(t->dim[i], want[i]);
 }
 
-/* The single output the fixtures declare (every other tensor is consumed). */
+/* The model's output: the graph output made by the last op (Gather/Slice on activations add
+ * unread split parts as further outputs, docs/onnx.md). */
 static const GtTensor *output(const GtGraph *g) {
-  assert_int_equal(g->noutputs, 1);
-  return &g->tensors[g->outputs[0]];
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->tensors[g->outputs[i]].producer == g->nops - 1) return &g->tensors[g->outputs[i]];
+  fail_msg("the last op makes no graph output");
+  return NULL;
 }
 
 static void test_fixtures_generated(void **st) {
@@ -137,6 +140,7 @@ static void check_resnet(const char *file) {
   const GtOp *fc = nth_op(g, OP_DENSE, 0);
   assert_int_equal(fc->at.units, R_CLASSES);
   assert_int_equal(fc->at.bias, 1);
+  assert_int_equal(g->noutputs, 1);
   assert_shape(output(g), 2, (int64_t[]){B, R_CLASSES});
   graph_free(g);
 }
@@ -302,6 +306,92 @@ static void test_concat_chunks(void **st) {
   graph_free(g);
 }
 
+/* x[:, 1:5, 2:-1] of [N, 6, 10]: a split per sliced axis, the middle part kept. */
+static void test_slice_activation(void **st) {
+  (void)st;
+  GtGraph *g = load("slice_act.onnx", 2);
+  assert_int_equal(count(g, OP_SPLIT), 2);
+  assert_int_equal(nth_op(g, OP_SPLIT, 0)->at.sizes[1], 5 - 1);
+  assert_int_equal(nth_op(g, OP_SPLIT, 1)->at.sizes[1], (10 - 1) - 2);
+  const GtOp *r = nth_op(g, OP_RELU, 0);
+  assert_shape(&g->tensors[r->out[0]], 3, (int64_t[]){2, 4, 7});
+  graph_free(g);
+}
+
+static int64_t within_3pct(int64_t got, double published) {
+  double rel = ((double)got - published) / published;
+  return rel < 0 ? -rel <= 0.03 : rel <= 0.03;
+}
+
+/* BERT-base (Hugging Face layout, export_params=False): L=12, S=128, D=768, H=12, FF=3072,
+ * vocabulary 30522, 512 positions, 2 token types. Published: the encoder has ~85 M parameters
+ * and ~11.2 GMAC per sequence of 128 (issue 3's figures, as in the GraphTurbo paper's BERT
+ * configurations; BERT-base is 110 M with embeddings, Devlin et al. 2019). */
+enum { BL = 12, BS = 128, BD = 768, BH = 12, BFF = 3072, BVOCAB = 30522 };
+static void test_bert_base(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GtGraph *g = load("bert_base_graphonly.onnx", B);
+  int64_t layer_macs = 4 * (int64_t)BS * BD * BD + 2 * (int64_t)BS * BS * BD +
+                       2 * (int64_t)BS * BD * BFF;
+  Totals t = totals(g);
+  assert_int_equal(t.macs, B * BL * layer_macs);
+  assert_true(within_3pct(BL * layer_macs, 11.2e9));
+  int64_t layer_params = 4 * ((int64_t)BD * BD + BD) + ((int64_t)BD * BFF + BFF) +
+                         ((int64_t)BFF * BD + BD) + 2 * (2 * BD);
+  assert_true(within_3pct(BL * layer_params, 85e6));
+  /* + word and token-type tables and the embedding layernorm; the position rows are a
+   * constant input [1, S, D], not parameters (docs/onnx.md) */
+  assert_int_equal(t.params, BL * layer_params + (int64_t)BVOCAB * BD + 2 * BD + 2 * BD);
+  assert_int_equal(count(g, OP_EMBEDDING), 2);
+  assert_int_equal(count(g, OP_DENSE), 6 * BL);
+  assert_int_equal(count(g, OP_MATMUL), 2 * BL);
+  assert_int_equal(count(g, OP_LAYERNORM), 2 * BL + 1);
+  assert_int_equal(count(g, OP_GELU), BL);
+  assert_int_equal(count(g, OP_SOFTMAX), BL);
+  /* input_ids, token_type_ids, attention_mask (float: it is cast before use), position rows,
+   * and the scalars 1, -10000 (mask) and 8 = sqrt(64) shared by every layer */
+  assert_int_equal(g->ninputs, 7);
+  int mask = graph_find_tensor(g, "attention_mask");
+  assert_true(mask >= 0);
+  assert_int_equal(g->tensors[mask].dtype, DT_FP32);
+  assert_int_equal(g->tensors[graph_find_tensor(g, "input_ids")].dtype, DT_INT32);
+  assert_true(graph_find_tensor(g, "scalar_m10000") >= 0);
+  assert_shape(output(g), 3, (int64_t[]){B, BS, BD});
+  graph_free(g);
+}
+
+/* torchvision ViT-B/16 (export_params=False): 224x224 image, 16x16 patches -> 196 tokens + class
+ * token, D=768, 12 pre-norm layers (H=12, FF=3072), 1000 classes. Published: ~17.6 GMAC and
+ * ~86.6 M parameters (issue 3; torchvision's ViT_B_16 model card: 17.56 GFLOPS, 86,567,656
+ * parameters). */
+static void test_vit_b16(void **st) {
+  (void)st;
+  enum { B = 2, P = 16, IMG = 224, D = 768, FF = 3072, L = 12, CLASSES = 1000 };
+  GtGraph *g = load("vit_b16_graphonly.onnx", B);
+  int64_t tokens = (IMG / P) * (IMG / P), S = tokens + 1;
+  int64_t macs = tokens * D * 3 * P * P                                   /* conv_proj */
+                 + L * (4 * S * D * D + 2 * S * S * D + 2 * S * D * FF)    /* encoder */
+                 + (int64_t)D * CLASSES;                                  /* head */
+  Totals t = totals(g);
+  assert_int_equal(t.macs, B * macs);
+  assert_true(within_3pct(macs, 17.6e9));
+  int64_t params = ((int64_t)D * 3 * P * P + D) +
+                   L * (4 * ((int64_t)D * D + D) + 2 * (int64_t)D * FF + FF + D + 2 * 2 * D) +
+                   2 * D + ((int64_t)D * CLASSES + CLASSES);
+  assert_int_equal(t.params, params);
+  /* class token and position embedding are constant inputs, not counted (docs/onnx.md) */
+  assert_true(within_3pct(params + D + S * D, 86.6e6));
+  int cls = graph_find_tensor(g, "class_token");
+  assert_true(cls >= 0);
+  assert_int_equal(g->tensors[cls].decl[0], GT_DIM_N); /* expanded over the batch */
+  assert_int_equal(count(g, OP_SPLIT), L + 1);         /* q/k/v per layer, x[:, 0] */
+  assert_int_equal(count(g, OP_LAYERNORM), 2 * L + 1);
+  assert_int_equal(g->noutputs, 2); /* logits and the unread tokens 1..196 of x[:, 0] */
+  assert_shape(output(g), 2, (int64_t[]){B, CLASSES});
+  graph_free(g);
+}
+
 /* ---- errors: NULL, a message naming the culprit, never a crash ---- */
 
 static void expect_error(const char *file, const char *const *needles) {
@@ -404,7 +494,8 @@ static void test_roundtrip_gtg(void **st) {
   (void)st;
   const char *files[] = {"resnet_block.onnx", "resnet_block_graphonly.onnx", "encoder.onnx",
                          "mobilenet_block.onnx", "densenet_block.onnx", "misc17.onnx",
-                         "clip_attrs.onnx", "concat10.onnx"};
+                         "clip_attrs.onnx", "concat10.onnx", "slice_act.onnx",
+                         "bert_base_graphonly.onnx", "vit_b16_graphonly.onnx"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) roundtrip(files[i]);
 }
 
@@ -461,6 +552,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_misc17),
       cmocka_unit_test(test_clip_attrs),
       cmocka_unit_test(test_concat_chunks),
+      cmocka_unit_test(test_slice_activation),
+      cmocka_unit_test(test_bert_base),
+      cmocka_unit_test(test_vit_b16),
       cmocka_unit_test(test_error_unsupported),
       cmocka_unit_test(test_error_bad_shapes),
       cmocka_unit_test(test_error_truncated),
