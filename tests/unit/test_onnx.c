@@ -463,6 +463,52 @@ static void test_error_every_prefix(void **st) {
   assert_int_equal(ok, 0); /* no strict prefix of this model is a complete model */
 }
 
+/* Byte mutations of valid models (fixed-seed LCG, so every run tries the same inputs): each
+ * either imports (and then infers and costs cleanly) or fails with a message naming the file.
+ * Run under `make asan` this is the "never a crash" check. */
+static void test_error_mutations(void **st) {
+  (void)st;
+  const char *files[] = {"encoder.onnx", "misc17.onnx", "densenet_block.onnx"};
+  static unsigned char buf[1 << 16], mut[1 << 16];
+  uint32_t seed = 12345;
+  char dst[1200];
+  snprintf(dst, sizeof dst, "%s/mutated.onnx", fixdir);
+  for (size_t fi = 0; fi < 3; fi++) {
+    char src[1200];
+    snprintf(src, sizeof src, "%s/%s", fixdir, files[fi]);
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(len > 0 && len < sizeof buf);
+    for (int it = 0; it < 150; it++) {
+      memcpy(mut, buf, len);
+      for (int k = 0; k < 1 + it % 4; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        size_t at = (seed >> 8) % len;
+        seed = seed * 1664525u + 1013904223u;
+        mut[at] = (unsigned char)(it % 2 ? mut[at] ^ (1u << (seed >> 29)) : seed >> 24);
+      }
+      FILE *o = fopen(dst, "wb");
+      assert_non_null(o);
+      fwrite(mut, 1, len, o);
+      fclose(o);
+      GtGraph *g = load_diag("mutated.onnx");
+      if (!g) {
+        assert_non_null(strstr(msg, "mutated.onnx"));
+        continue;
+      }
+      GtDiag d;
+      diag_init(&d);
+      d.out = fopen("/dev/null", "w");
+      if (graph_infer(g, 2, &d) == 0)
+        for (int i = 0; i < g->nops; i++) (void)graph_op_cost(g, i);
+      fclose(d.out);
+      graph_free(g);
+    }
+  }
+}
+
 /* ---- .gtg round trip: write the imported graph, parse it back, same shapes and costs ---- */
 
 static void roundtrip(const char *file) {
@@ -562,6 +608,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_error_empty),
       cmocka_unit_test(test_error_missing_and_extension),
       cmocka_unit_test(test_error_every_prefix),
+      cmocka_unit_test(test_error_mutations),
       cmocka_unit_test(test_roundtrip_gtg),
       cmocka_unit_test(test_convert_cli),
   };
