@@ -46,7 +46,7 @@ const ArchKey arch_keys[] = {
      .desc = "chip name shown in reports", .off = A_(name)},
     {.sec = SEC_CHIP, .key = "clock_mhz", .type = KT_FLOAT, .unit = "MHz", .min = 0,
      .min_exclusive = 1, .max = 100000, .def = NULL,
-     .desc = "core clock; every *_cycles and *_per_cycle figure counts this clock",
+     .desc = "core clock; every `*_cycles` and `*_per_cycle` figure counts this clock",
      .off = A_(clock_mhz)},
     {.sec = SEC_CHIP, .key = "clusters", .type = KT_INT, .unit = "", .min = 1, .max = 4096,
      .def = NULL, .desc = "number of identical clusters (d)", .off = A_(nclusters)},
@@ -245,7 +245,12 @@ void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char 
   switch (k->type) {
   case KT_STR: snprintf(buf, n, "%s", *(const char *const *)f); break;
   case KT_INT: snprintf(buf, n, "%d", *(const int *)f); break;
-  case KT_FLOAT: snprintf(buf, n, "%.10g", *(const double *)f); break;
+  case KT_FLOAT: { /* shortest text that reads back as the same double */
+    double v = *(const double *)f;
+    snprintf(buf, n, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
+    break;
+  }
   case KT_SIZE: snprintf(buf, n, "%lld", (long long)(*(const int64_t *)f / k->scale)); break;
   case KT_ENUM: choice_word(k->choices, *(const int *)f, buf, n); break;
   case KT_CLASS: {
@@ -300,7 +305,6 @@ typedef struct {
   int cur; /* index of the current section; -1 before any or after a bad header */
   int skip_keys; /* current header was bad: its keys are not reported again */
   int has_nul;   /* the text holds a NUL byte: never show source lines */
-  int units_sec[GT_MAX_UNIT_KINDS]; /* section index of unit kind i (resolve) */
 } Parser;
 
 /* A printable copy of a raw text for messages: at most 60 chars, control bytes as '?'. */
@@ -506,12 +510,47 @@ static char *reader(char *str, int num, void *stream) {
   return str;
 }
 
+/* Edit distance between two short strings (n small: keys are < 32 characters). */
+static int edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return 99;
+  int row[64];
+  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* The key of section kind `sec` closest to `key`, if it is close enough to be a typo. */
+static const char *suggest_key(ArchSecKind sec, const char *key) {
+  const char *best = NULL;
+  int bd = 3; /* at most 2 edits */
+  for (int i = 0; i < arch_nkeys; i++) {
+    if (arch_keys[i].sec != sec) continue;
+    int d = edit_distance(key, arch_keys[i].key);
+    if (d < bd) bd = d, best = arch_keys[i].key;
+  }
+  return best;
+}
+
 /* Store a key's raw text; `file`/`line` say where it came from. */
 static void store_key(Parser *p, Section *s, const char *key, const char *val, const char *file,
                       int line, int is_override) {
   int ki = key_index(s->kind, key);
   if (ki < 0) {
-    err(p, file, line, "%s.%s: unknown key in [%s]", s->full, shown(p, key), s->full);
+    const char *hint = suggest_key(s->kind, key);
+    err(p, file, line, "%s.%s: unknown key in [%s]%s%s%s", s->full, shown(p, key), s->full,
+        hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
     return;
   }
   Setting *st = &s->set[ki];

@@ -218,6 +218,20 @@ static void describe_text(const GtArch *a, FILE *out) {
   SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fprintf(out, "# gtsim architecture %s (from %s)\n", a->name, a->source_file);
+  long long ncores = (long long)a->cores_per_cluster * a->nclusters;
+  fprintf(out, "# %d cluster%s x %d core%s at %g MHz; matrix peak", a->nclusters,
+          a->nclusters == 1 ? "" : "s", a->cores_per_cluster, a->cores_per_cluster == 1 ? "" : "s",
+          a->clock_mhz);
+  int npk = 0;
+  for (int t = 0; t < DT_COUNT; t++) {
+    double f = arch_peak_flops(a, (GtDtype)t);
+    if (f <= 0) continue;
+    fmt_si(f, b1, sizeof b1);
+    fprintf(out, "%s %sFLOP/s %s", npk++ ? "," : "", b1, dtype_name((GtDtype)t));
+  }
+  fmt_bytes(onchip(a).chip_total, b1, sizeof b1);
+  fprintf(out, "%s; DDR %g GB/s; %s on chip (%lld cores)\n", npk ? "" : " none",
+          a->ddr_bandwidth_gb_per_s, b1, ncores);
   fprintf(out, "# Resolved configuration: file values, --set overrides and defaults.\n");
   for (int s = 0; s < nsec; s++) {
     const void *obj = arch_section_obj(a, secs[s].kind, secs[s].index);
@@ -225,12 +239,6 @@ static void describe_text(const GtArch *a, FILE *out) {
     for (int i = 0; i < arch_nkeys; i++) {
       const ArchKey *k = &arch_keys[i];
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
-      if (k->type == KT_FLOAT && k->def && strcmp(k->def, "0") == 0 &&
-          *(const double *)((const char *)obj + k->off) == 0 && k->when == KW_MATRIX)
-        continue; /* unsupported dtypes of a matrix unit: left out to keep it short */
-      if (k->type == KT_INT && k->when == KW_VECTOR && k->def && strcmp(k->def, "0") == 0 &&
-          *(const int *)((const char *)obj + k->off) == 0)
-        continue; /* same for vector lanes */
       arch_format_value(k, a, obj, b2, sizeof b2);
       fprintf(out, "%s = %s\n", k->key, b2);
     }
@@ -324,8 +332,22 @@ static void describe_json(const GtArch *a, FILE *out) {
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
       arch_format_value(k, a, obj, b, sizeof b);
       fprintf(out, "%s\"%s\": ", nk++ ? ", " : "", k->key);
-      if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) fputs(b, out);
-      else json_str(out, b);
+      if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) {
+        fputs(b, out);
+      } else if (k->type == KT_CLASS || k->type == KT_UNITS) { /* lists: JSON arrays */
+        fputc('[', out);
+        char *item = b;
+        for (int first = 1; item; first = 0) {
+          char *sep = strstr(item, ", ");
+          if (sep) *sep = 0;
+          if (!first) fputs(", ", out);
+          json_str(out, item);
+          item = sep ? sep + 2 : NULL;
+        }
+        fputc(']', out);
+      } else {
+        json_str(out, b);
+      }
     }
     fputs("}", out);
   }
@@ -425,6 +447,19 @@ static const char *const doc_intro[] = {
     "| ipu-gc2.cfg | Graphcore C2 card: 2 GC2 IPUs of 1216 tiles, no GB | 2 x 1216 |\n"
     "| tpuv1.cfg | Google TPU v1: one 256x256 weight-stationary systolic array | 1 x 1 |\n"
     "| tiny.cfg | round-number machine for tests | 2 x 2 |\n"
+    "\n"
+    "Modelling decisions in the shipped configs (details in each file's comments):\n"
+    "\n"
+    "- A gtsim cluster is the set of cores that share one GB. The Ascend 910's 32 cores share\n"
+    "  one 32 MiB L2, so ascend910.cfg is 1 x 32 (its 4 groups of 8 have no buffer of their\n"
+    "  own); GraphTurbo's figure draws one group (`--set core.aicore.count=8`).\n"
+    "- Several per-core buffers become one LB of their total size (Ascend: L1 + L0A + L0B +\n"
+    "  L0C + UB; STCP920 hardware: data IO + weight + intermediate buffers).\n"
+    "- A matrix engine published only as a MAC count is a cube whose block gives that count\n"
+    "  (STCP920's 64x32 MAC matrix: cube 64x32x1; the IPU tile's AMP: 4x4x2 = 32 fp16 MAC).\n"
+    "- Where nothing is published (latencies, port counts, vector op costs, Goya's GEMM size\n"
+    "  and DDR bandwidth) the value is marked [A] and chosen to be plausible, never tuned to a\n"
+    "  result.\n"
     "\n"
     "`gtsim --arch FILE --describe` prints the resolved config and its derived figures (peak\n"
     "MAC/s and FLOP/s per dtype per unit, core, cluster and chip; DDR bytes/cycle; on-chip bytes\n"
@@ -584,8 +619,8 @@ void arch_write_config_doc(FILE *out) {
       char tb[64], range[64];
       const char *t = type_text(k, tb, sizeof tb);
       if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) {
-        if (k->min_exclusive) snprintf(range, sizeof range, "> %g, ≤ %g", k->min, k->max);
-        else snprintf(range, sizeof range, "%g … %g", k->min, k->max);
+        if (k->min_exclusive) snprintf(range, sizeof range, "> %.15g, ≤ %.15g", k->min, k->max);
+        else snprintf(range, sizeof range, "%.15g … %.15g", k->min, k->max);
       } else snprintf(range, sizeof range, "—");
       fprintf(out, "| `%s` | %s | %s | %s | %s%s%s | %s | %s |\n", k->key, t,
               *k->unit ? k->unit : "—", range, k->def ? "`" : "", k->def ? k->def : "required",

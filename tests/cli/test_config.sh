@@ -44,7 +44,9 @@ for line in text:
         continue
     k, v = [s.strip() for s in line.split("=", 1)]
     got = j["config"][sec][k]
-    if isinstance(got, str):
+    if isinstance(got, list):
+        assert got == v.split(", "), (sec, k, got, v)
+    elif isinstance(got, str):
         assert got == v, (sec, k, got, v)
     else:
         assert abs(got - float(v)) <= 1e-9 * abs(got), (sec, k, got, v)
@@ -91,6 +93,12 @@ else nok "--set chip.clock_mhz=500 is applied" "$(grep -E 'clock|chip \(|B/cycle
 "$G" --arch configs/goya.cfg --describe --json >"$tmp/g1"
 "$G" --arch configs/goya.cfg --describe --json >"$tmp/g2"
 if cmp -s "$tmp/g1" "$tmp/g2"; then ok "describe is deterministic"; else nok "describe is deterministic"; fi
+
+# Text values are escaped in JSON.
+if "$G" --arch configs/tiny.cfg --set 'chip.name=a "quoted" \ name' --describe --json >"$tmp/q" &&
+   $PY -c 'import json,sys; assert json.load(open(sys.argv[1]))["name"] == "a \"quoted\" \\ name"' "$tmp/q"; then
+  ok "JSON escapes the chip name"
+else nok "JSON escapes the chip name" "$(grep '"name"' "$tmp/q" | head -1)"; fi
 
 # --describe without --arch is a usage error.
 "$G" --describe >/dev/null 2>&1

@@ -321,6 +321,71 @@ static void test_describe_round_trip(void **state) {
   }
 }
 
+/* A float with 17 significant digits survives describe -> load exactly. */
+static void test_round_trip_exact_float(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clock_mhz=333.33333333333331", "ddr.latency_ns=0.1"};
+  GtArch *a = load_set("configs/tiny.cfg", sets, 2);
+  char *t = NULL;
+  size_t l = 0;
+  FILE *m = open_memstream(&t, &l);
+  arch_describe(a, m, 0);
+  fclose(m);
+  GtDiag d;
+  diag_init(&d);
+  GtArch *b = arch_load_string("rt", t, NULL, 0, &d);
+  assert_non_null(b);
+  assert_true(b->clock_mhz == a->clock_mhz);
+  assert_true(b->ddr_latency_ns == 0.1);
+  assert_true(b->ddr_bytes_per_cycle == a->ddr_bytes_per_cycle);
+  assert_int_equal(b->ddr_latency_cycles, 1); /* ceil(0.1 ns x 0.333 GHz = 0.033) */
+  free(t);
+  arch_free(a);
+  arch_free(b);
+}
+
+/* Syntax variants that must not change the machine: a UTF-8 BOM, CRLF line ends,
+ * indentation, blank lines and both comment styles. */
+static void test_syntax_variants(void **state) {
+  (void)state;
+  size_t len;
+  char *text = read_file("configs/tiny.cfg", &len);
+  assert_non_null(text);
+  char *v = malloc(3 * len + 16);
+  size_t o = 0;
+  memcpy(v, "\xEF\xBB\xBF", 3);
+  o = 3;
+  for (size_t i = 0; i < len; i++) {
+    if (i == 0 || text[i - 1] == '\n') v[o++] = '\t'; /* indent every line */
+    if (text[i] == '\n') {
+      static const char eol[] = "  \r\n\r\n# c\r\n"; /* trailing blanks, CRLF, blank, comment */
+      memcpy(v + o, eol, sizeof eol - 1);
+      o += sizeof eol - 1;
+    } else v[o++] = text[i];
+  }
+  v[o] = 0;
+  GtArch *a = load("configs/tiny.cfg");
+  GtDiag d;
+  diag_init(&d);
+  GtArch *b = arch_load_string("configs/tiny.cfg", v, NULL, 0, &d);
+  assert_non_null(b);
+  char *t1 = NULL, *t2 = NULL;
+  size_t l1 = 0, l2 = 0;
+  FILE *m = open_memstream(&t1, &l1);
+  arch_describe(a, m, 1);
+  fclose(m);
+  m = open_memstream(&t2, &l2);
+  arch_describe(b, m, 1);
+  fclose(m);
+  assert_string_equal(t1, t2);
+  free(t1);
+  free(t2);
+  free(text);
+  free(v);
+  arch_free(a);
+  arch_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stcp920),          cmocka_unit_test(test_stcp920_hw),
@@ -329,6 +394,7 @@ int main(void) {
       cmocka_unit_test(test_tpuv1),            cmocka_unit_test(test_tiny),
       cmocka_unit_test(test_set_overrides),    cmocka_unit_test(test_load_string_defaults),
       cmocka_unit_test(test_errors_collected), cmocka_unit_test(test_describe_round_trip),
+      cmocka_unit_test(test_round_trip_exact_float), cmocka_unit_test(test_syntax_variants),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
