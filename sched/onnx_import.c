@@ -319,11 +319,12 @@ int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *
   return (int)a->n_ints;
 }
 
-static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char *def) {
+/* A string attribute copied into buf (truncated to its size), or def when absent. */
+static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char *def,
+                          char *buf, size_t size) {
   const Onnx__AttributeProto *a = ox_attr(n, name);
-  static char buf[64];
   if (!a || !a->has_s) return def;
-  size_t len = a->s.len < sizeof buf - 1 ? a->s.len : sizeof buf - 1;
+  size_t len = a->s.len < size - 1 ? a->s.len : size - 1;
   memcpy(buf, a->s.data, len);
   buf[len] = 0;
   return buf;
@@ -658,7 +659,8 @@ static void spatial_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, i
  * auto_pad against the input's spatial dims `in`. */
 static void pads_for(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *in,
                      const int64_t *k, const int64_t *s, const int64_t *dl, int64_t *pads) {
-  const char *ap = attr_s(n, "auto_pad", "NOTSET");
+  char apbuf[32];
+  const char *ap = attr_s(n, "auto_pad", "NOTSET", apbuf, sizeof apbuf);
   spatial_ints(c, n, "pads", 2 * sp, 0, pads);
   if (strcmp(ap, "NOTSET") == 0 || strcmp(ap, "") == 0) return;
   if (ox_attr(n, "pads")) ox_fail(c, "both auto_pad and pads are given");
@@ -1022,7 +1024,13 @@ static int fold_bias(OxCtx *c, const Onnx__NodeProto *n, const OxVal *x, const O
   GtOp *op = &c->g->ops[p];
   if ((op->kind != OP_DENSE && op->kind != OP_CONV2D && op->kind != OP_CONV1D) || op->at.bias)
     return 0;
-  if (b->nelem != op->at.units || consumers(c, x->name) != 1) return 0;
+  if (b->nelem != op->at.units) return 0;
+  /* the pre-bias value must have this Add as its only reader, under every name it has */
+  int readers = 0;
+  for (int i = 0; i < c->nval; i++)
+    if (c->val[i]->kind == VAL_ACT && c->val[i]->tensor == x->tensor)
+      readers += consumers(c, c->val[i]->name);
+  if (readers != 1) return 0;
   int feat = op->kind == OP_DENSE ? b->ndim - 1 : b->ndim - (op->kind == OP_CONV2D ? 3 : 2);
   if (feat < 0) return 0;
   for (int i = 0; i < b->ndim; i++)
