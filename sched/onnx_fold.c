@@ -59,11 +59,6 @@ static OxSym sym_arith(OxCtx *c, char op, OxSym a, OxSym b, int is_int) {
   }
 }
 
-static int64_t nelem_of(const int64_t *dims, int nd) {
-  int64_t k = 1;
-  for (int i = 0; i < nd; i++) k *= dims[i];
-  return k;
-}
 
 /* Numpy broadcast of nin shapes; returns the rank. */
 static int bcast(OxCtx *c, OxVal *const *in, int nin, int64_t *out) {
@@ -152,8 +147,8 @@ static void fold_gather(OxCtx *c, const Onnx__NodeProto *n, OxVal *data, OxVal *
   for (int i = 0; i < idx->ndim; i++) dims[nd++] = idx->dims[i];
   for (int i = axis + 1; i < data->ndim; i++) dims[nd++] = data->dims[i];
   OxVal *o = out_const(c, n, nd, dims, data->is_int);
-  int64_t outer = nelem_of(data->dims, axis), inner = nelem_of(data->dims + axis + 1,
-                                                               data->ndim - axis - 1);
+  int64_t outer = ox_elems(c, data->dims, axis, "data"),
+          inner = ox_elems(c, data->dims + axis + 1, data->ndim - axis - 1, "data");
   int64_t len = data->dims[axis], e = 0;
   for (int64_t a = 0; a < outer; a++)
     for (int64_t k = 0; k < idx->nelem; k++) {
@@ -178,7 +173,8 @@ static void fold_concat(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, in
   }
   int is_int = in[0]->is_int;
   OxVal *o = out_const(c, n, r, dims, is_int);
-  int64_t outer = nelem_of(dims, axis), inner = nelem_of(dims + axis + 1, r - axis - 1), e = 0;
+  int64_t outer = ox_elems(c, dims, axis, "Concat"), e = 0;
+  int64_t inner = ox_elems(c, dims + axis + 1, r - axis - 1, "Concat");
   for (int64_t a = 0; a < outer; a++)
     for (int i = 0; i < nin; i++) {
       int64_t blk = in[i]->dims[axis] * inner;
@@ -249,7 +245,8 @@ static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
   for (int i = 0; i < ns; i++) {
     int a = norm_axis(c, na >= 0 ? axes[i] : i, x->ndim);
     int64_t len = x->dims[a], s = nst >= 0 ? steps[i] : 1, lo = starts[i], hi = ends[i];
-    if (s == 0) ox_fail(c, "Slice step 0");
+    if (s == 0 || s > ((int64_t)1 << 40) || s < -((int64_t)1 << 40))
+      ox_fail(c, "Slice step %lld", (long long)s);
     if (lo < 0) lo += len;
     if (hi < 0 && hi > INT64_MIN) hi += len;
     if (s > 0) {
@@ -384,7 +381,9 @@ static void fold_range(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in) {
   double l = (double)ox_sym_int(c, in[1]->data[0], "Range limit");
   double d = (double)ox_sym_int(c, in[2]->data[0], "Range delta");
   if (d == 0) ox_fail(c, "Range delta 0");
-  int64_t len = (int64_t)fmax(ceil((l - s) / d), 0);
+  double count = fmax(ceil((l - s) / d), 0);
+  if (count > OX_MAX_CONST_DATA) ox_fail(c, "Range of %g elements, too many to fold", count);
+  int64_t len = (int64_t)count;
   OxVal *o = out_const(c, n, 1, &len, in[0]->is_int);
   for (int64_t i = 0; i < len; i++) o->data[i] = sym_c(s + (double)i * d);
 }

@@ -179,7 +179,7 @@ static int reduce_axis(OxCtx *c, Node *r, int64_t *axis) {
     double d;
     if (!v && !scalar(c, r->input[1], &d)) return 0;
     if (v && (!v->data || v->nelem != 1)) return 0;
-    axes[0] = v ? (int64_t)v->data[0].v : (int64_t)d;
+    axes[0] = ox_clamp_i64(v ? v->data[0].v : d);
     na = 1;
   }
   if (na != 1) return 0;

@@ -80,11 +80,20 @@ typedef struct {
   int64_t (*dims3)[GT_MAX_DIMS], (*dims5)[GT_MAX_DIMS];
 } OxCtx;
 
+/* A double as int64_t without undefined behaviour: NaN -> 0, out of range -> the limit. */
+static inline int64_t ox_clamp_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9.2e18) return INT64_MAX;
+  if (v <= -9.2e18) return INT64_MIN;
+  return (int64_t)v;
+}
+
 /* onnx_import.c */
 _Noreturn void ox_fail(OxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_map_get(const OxMap *m, const char *key);            /* -1 if absent */
 void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v);
 OxVal *ox_val(OxCtx *c, const char *name);                  /* NULL if unknown */
+int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what); /* <= 2^53 */
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int);
 int ox_act_shape(OxCtx *c, int tensor, OxSym *dims);        /* returns ndim */
 const Onnx__AttributeProto *ox_attr(const Onnx__NodeProto *n, const char *name);

@@ -151,16 +151,23 @@ OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *src) {
   return v;
 }
 
+int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what) {
+  int64_t k = 1;
+  for (int i = 0; i < nd; i++) {
+    if (dims[i] < 0 || (dims[i] > 0 && k > ((int64_t)1 << 53) / dims[i]))
+      ox_fail(c, "%s has a bad or too large shape", what);
+    k *= dims[i];
+  }
+  return k;
+}
+
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int) {
   OxVal tmp = {0};
   if (ndim > GT_MAX_DIMS) ox_fail(c, "constant '%s' has rank %d (at most %d)", name, ndim,
                                   (int)GT_MAX_DIMS);
   tmp.ndim = ndim;
-  tmp.nelem = 1;
-  for (int i = 0; i < ndim; i++) {
-    tmp.dims[i] = dims[i];
-    tmp.nelem *= dims[i];
-  }
+  tmp.nelem = ox_elems(c, dims, ndim, name);
+  for (int i = 0; i < ndim; i++) tmp.dims[i] = dims[i];
   tmp.is_int = is_int;
   if (tmp.nelem > OX_MAX_CONST_DATA)
     ox_fail(c, "constant '%s' has %lld elements, too many to fold", name, (long long)tmp.nelem);
@@ -334,9 +341,8 @@ static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char
 
 int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
   if (s.n) ox_fail(c, "%s depends on the symbolic batch N where a number is needed", what);
-  if (s.v >= 9.2e18) return INT64_MAX;
-  if (s.v <= -9.2e18) return INT64_MIN;
-  return (int64_t)s.v;
+  if (s.v != s.v) ox_fail(c, "%s is not a number", what);
+  return ox_clamp_i64(s.v);
 }
 
 /* Infers the graph built so far at batch 3 and at batch 5 (once per graph change): a dim that
@@ -420,7 +426,7 @@ static void encode_shape(OxCtx *c, const OxSym *d, int nd, GtAttrs *at) {
       if (infer++) ox_fail(c, "result shape has two batch-dependent dimensions");
       at->shape[i] = -2;
     } else {
-      at->shape[i] = (int64_t)d[i].v;
+      at->shape[i] = ox_clamp_i64(d[i].v);
     }
   }
 }
@@ -1191,8 +1197,7 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
     for (int i = 0; i < a; i++) r.dims[r.ndim++] = data->dims[i];
     for (int i = 0; i < idx->ndim; i++) r.dims[r.ndim++] = idx->dims[i];
     for (int i = a + 1; i < data->ndim; i++) r.dims[r.ndim++] = data->dims[i];
-    r.nelem = 1;
-    for (int i = 0; i < r.ndim; i++) r.nelem *= r.dims[i];
+    r.nelem = ox_elems(c, r.dims, r.ndim, n->output[0]);
     r.is_int = data->is_int;
     ox_bind_const(c, n->output[0], &r);
     return;
@@ -1293,7 +1298,7 @@ static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
   int64_t decl[GT_MAX_DIMS];
   for (int i = 0; i < nd; i++) {
     if (out[i].n && out[i].v != 1) ox_fail(c, "expanded shape has a multiple of the batch");
-    decl[i] = out[i].n ? GT_DIM_N : (int64_t)out[i].v;
+    decl[i] = out[i].n ? GT_DIM_N : ox_clamp_i64(out[i].v);
   }
   if (nd < 1) ox_fail(c, "Expand to a scalar");
   int tid = graph_add_input(c->g, gt_name(c, x->name), nd, decl, c->g->dtype);
@@ -1439,11 +1444,8 @@ static void import_inputs(OxCtx *c) {
     if (weight) {
       OxVal w = {0};
       w.ndim = nd;
-      w.nelem = 1;
-      for (int k = 0; k < nd; k++) {
-        w.dims[k] = decl[k];
-        w.nelem *= decl[k];
-      }
+      for (int k = 0; k < nd; k++) w.dims[k] = decl[k];
+      w.nelem = ox_elems(c, decl, nd, vi->name);
       w.is_int = elem_is_int(et);
       ox_bind_const(c, vi->name, &w);
       continue;
