@@ -249,6 +249,11 @@ static double raw_elem(const uint8_t *p, int32_t t) {
   }
 }
 
+/* UINT32 and UINT64 values are stored in uint64_data */
+static int is_u64(int32_t t) {
+  return t == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || t == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64;
+}
+
 void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, OxVal *v) {
   memset(v, 0, sizeof *v);
   v->kind = VAL_CONST;
@@ -273,8 +278,7 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) have = t->n_float_data;
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) have = t->n_double_data;
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) have = t->n_int64_data;
-  else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64)
-    have = t->n_uint64_data;
+  else if (is_u64(dt)) have = t->n_uint64_data;
   else have = t->n_int32_data;
   if ((t->has_raw_data && t->raw_data.len % (size_t)sz) || have != (size_t)v->nelem)
     ox_fail(c, "tensor '%s' holds %zu elements of data, its shape needs %lld", name, have,
@@ -287,8 +291,7 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) x = t->float_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) x = t->double_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) x = (double)t->int64_data[i];
-    else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64)
-      x = (double)t->uint64_data[i];
+    else if (is_u64(dt)) x = (double)t->uint64_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16)
       x = half_to_double((uint32_t)t->int32_data[i] & 0xffff);
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16)

@@ -378,7 +378,8 @@ def vit(layers=12, img=224, patch=16, D=768, H=12, FF=3072, classes=1000):
     reshape (n, D, n_h*n_w) from the input's shape, permute, class token expanded over the
     batch (Expand with a shape built by ConstantOfShape/Equal/Where as torch emits for
     expand(n, -1, -1)), Concat, position-embedding Add, pre-norm encoder blocks with a fused
-    in_proj Split into q, k, v, final layernorm, x[:, 0] (Gather), Gemm head. x: [N, 3, 224, 224]."""
+    in_proj Split into q, k, v, final layernorm, x[:, 0] (Gather), Gemm head.
+    x: [N, 3, 224, 224]."""
     b = Builder(11, params_as_inputs=True)
     x = "x"
     nh = img // patch
@@ -445,6 +446,23 @@ def slice_act():
                  [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 7])], name="slice_act")
 
 
+def conv_variants():
+    """Conv attributes one by one. x: [N, 4, 11, 9].
+    c1: W [6, 2, 3, 3], group 2, strides (2, 1), dilations (2, 1), pads t,l,b,r = 1,0,2,1;
+    c2: W [8, 6, 3, 3], strides (2, 2), auto_pad SAME_UPPER;
+    then ReduceMean over [2, 3] without keepdims, Unsqueeze axis 1, Squeeze axis 1."""
+    b = Builder(13)
+    c1 = b.node("Conv", ["x", b.weight("c1.weight", [6, 2, 3, 3])], "/c1/Conv",
+                group=2, strides=[2, 1], dilations=[2, 1], pads=[1, 0, 2, 1])
+    c2 = b.node("Conv", [c1, b.weight("c2.weight", [8, 6, 3, 3])], "/c2/Conv",
+                strides=[2, 2], auto_pad="SAME_UPPER")
+    r = b.node("ReduceMean", [c2], "/ReduceMean", axes=[2, 3], keepdims=0)
+    u = b.node("Unsqueeze", [r, b.ints("axes1", [1])], "/Unsqueeze")
+    y = b.node("Squeeze", [u, "axes1"], "/Squeeze")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 11, 9])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8])], name="conv_variants")
+
+
 def unsupported():
     b = Builder(7)
     y = b.node("Relu", ["x"], "/relu/Relu")
@@ -482,6 +500,7 @@ def main():
         "clip_attrs": clip_attrs(),
         "concat10": concat10(),
         "slice_act": slice_act(),
+        "conv_variants": conv_variants(),
         "bert_base_graphonly": bert(),
         "vit_b16_graphonly": vit(),
         "unsupported": unsupported(),

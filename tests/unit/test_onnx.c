@@ -2,8 +2,8 @@
  * BUILD/onnx-fixtures/unit) are imported, bound to a batch and checked for shapes, op kinds,
  * MACs and parameters. Every expected number is computed below from the layer sizes the
  * generator uses (its docstrings give them), with the IR's accounting conventions of
- * docs/gtg.md: conv MACs = out_h*out_w*units*(C/groups)*kh*kw per sample, dense MACs = rows*K*units,
- * matmul MACs = batch dims*M*K*N; parameters = weights (+ bias when present), batchnorm and
+ * docs/gtg.md: conv MACs = out_h*out_w*units*(C/groups)*kh*kw per sample, dense MACs =
+ * rows*K*units, matmul MACs = batch dims*M*K*N; parameters = weights (+ bias when present), batchnorm and
  * layernorm 2 per channel (scale and shift). Conv/pool output size: PyTorch's documented
  * floor((in + p0 + p1 - d*(k-1) - 1) / s) + 1 (ceil for ceil_mode).
  * If python3-onnx is missing, the generation test and every import test fail (no skip). */
@@ -306,6 +306,39 @@ static void test_concat_chunks(void **st) {
   graph_free(g);
 }
 
+/* Conv attributes on x [N, 4, 11, 9] (make_fixtures.py conv_variants). */
+static void test_conv_variants(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GtGraph *g = load("conv_variants.onnx", B);
+  /* c1: 3x3, group 2, stride (2, 1), dilation (2, 1), pads t,l,b,r = 1,0,2,1 */
+  int64_t h1 = out_size(11, 3, 2, 1, 2, 2), w1 = out_size(9, 3, 1, 0, 1, 1);
+  assert_int_equal(h1, 5);
+  assert_int_equal(w1, 8);
+  /* c2: 3x3 stride 2 SAME_UPPER: out = ceil(in / 2); total pad = (out-1)*2 + 3 - in, the odd
+   * pixel at the end (ONNX operator spec) */
+  int64_t h2 = (h1 + 1) / 2, w2 = (w1 + 1) / 2;
+  int64_t ph = (h2 - 1) * 2 + 3 - h1, pw = (w2 - 1) * 2 + 3 - w1;
+  const GtOp *c1 = nth_op(g, OP_CONV2D, 0), *c2 = nth_op(g, OP_CONV2D, 1);
+  assert_int_equal(c1->at.groups, 2);
+  assert_int_equal(c1->at.pad[0], 1);
+  assert_int_equal(c1->at.pad[1], 0);
+  assert_int_equal(c1->at.pad[2], 2);
+  assert_int_equal(c1->at.pad[3], 1);
+  assert_shape(&g->tensors[c1->out[0]], 4, (int64_t[]){B, 6, h1, w1});
+  assert_int_equal(c2->at.pad[0], ph / 2);
+  assert_int_equal(c2->at.pad[2], ph - ph / 2);
+  assert_int_equal(c2->at.pad[1], pw / 2);
+  assert_int_equal(c2->at.pad[3], pw - pw / 2);
+  assert_shape(&g->tensors[c2->out[0]], 4, (int64_t[]){B, 8, h2, w2});
+  int64_t macs = h1 * w1 * 6 * (4 / 2) * 9 + h2 * w2 * 8 * 6 * 9;
+  assert_int_equal(totals(g).macs, B * macs);
+  assert_int_equal(count(g, OP_GAVGPOOL), 1); /* ReduceMean over H, W */
+  assert_int_equal(count(g, OP_RESHAPE), 3);  /* keepdims=0, Unsqueeze, Squeeze */
+  assert_shape(output(g), 2, (int64_t[]){B, 8});
+  graph_free(g);
+}
+
 /* x[:, 1:5, 2:-1] of [N, 6, 10]: a split per sliced axis, the middle part kept. */
 static void test_slice_activation(void **st) {
   (void)st;
@@ -540,7 +573,7 @@ static void test_roundtrip_gtg(void **st) {
   (void)st;
   const char *files[] = {"resnet_block.onnx", "resnet_block_graphonly.onnx", "encoder.onnx",
                          "mobilenet_block.onnx", "densenet_block.onnx", "misc17.onnx",
-                         "clip_attrs.onnx", "concat10.onnx", "slice_act.onnx",
+                         "clip_attrs.onnx", "concat10.onnx", "slice_act.onnx", "conv_variants.onnx",
                          "bert_base_graphonly.onnx", "vit_b16_graphonly.onnx"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) roundtrip(files[i]);
 }
@@ -599,6 +632,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_clip_attrs),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
+      cmocka_unit_test(test_conv_variants),
       cmocka_unit_test(test_bert_base),
       cmocka_unit_test(test_vit_b16),
       cmocka_unit_test(test_error_unsupported),
