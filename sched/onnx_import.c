@@ -1522,6 +1522,21 @@ static void check_outputs(OxCtx *c) {
   }
 }
 
+/* The graph's name, unless it is empty or an exporter's generic one; then the file name
+ * without directory and extension ("models/resnet50.onnx" -> "resnet50"). */
+static const char *model_name(OxCtx *c, const char *graph_name) {
+  static const char *const generic[] = {"main_graph", "torch_jit", "torch-jit-export", "tf2onnx"};
+  int use = graph_name && *graph_name;
+  for (size_t i = 0; use && i < sizeof generic / sizeof generic[0]; i++)
+    if (strcmp(graph_name, generic[i]) == 0) use = 0;
+  if (use) return arena_strdup(c->g->arena, graph_name);
+  const char *base = strrchr(c->path, '/');
+  base = base ? base + 1 : c->path;
+  const char *dot = strrchr(base, '.');
+  size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+  return arena_strndup(c->g->arena, base, len);
+}
+
 static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
   if (!m->has_ir_version || m->ir_version < 3 || !m->graph)
     ox_fail(c, "not an ONNX model (no ir_version >= 3 and graph)");
@@ -1532,7 +1547,7 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
   const Onnx__GraphProto *gp = c->gp;
   if (gp->n_node == 0) ox_fail(c, "the graph has no nodes");
   GtGraph *g = c->g;
-  g->name = arena_strdup(g->arena, gp->name && *gp->name ? gp->name : "model");
+  g->name = model_name(c, gp->name);
   g->file = arena_strdup(g->arena, c->path);
   g->version = 1;
   g->dtype = DT_FP32;
