@@ -370,7 +370,7 @@ def bert(layers=12, S=128, D=768, H=12, FF=3072, vocab=30522, maxpos=512):
                                  name + ".output.LayerNorm", D)
     ins = [helper.make_tensor_value_info(v_, INT64, ["batch_size", S]) for v_ in (ids, tt, mask)]
     return model(b, ins, [helper.make_tensor_value_info(x, FLOAT, ["batch_size", S, D])],
-                 name="bert")
+                 name="main_graph")  # torch.onnx's generic graph name
 
 
 def vit(layers=12, img=224, patch=16, D=768, H=12, FF=3072, classes=1000):

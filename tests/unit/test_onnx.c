@@ -391,6 +391,7 @@ static void test_bert_base(void **st) {
   assert_int_equal(g->tensors[graph_find_tensor(g, "input_ids")].dtype, DT_INT32);
   assert_true(graph_find_tensor(g, "scalar_m10000") >= 0);
   assert_shape(output(g), 3, (int64_t[]){B, BS, BD});
+  assert_string_equal(g->name, "bert_base_graphonly"); /* not torch's generic "main_graph" */
   graph_free(g);
 }
 
