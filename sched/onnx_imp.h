@@ -1,7 +1,8 @@
 /* onnx_imp.h — internal interface between the files of the ONNX importer (onnx_*.c).
  *
- *   onnx_import.c  entry point onnx_load(): file checks, the value table, weight detection,
- *                  the node walk and one mapping function per ONNX op
+ *   onnx_import.c  entry point onnx_load(): file checks, the value table, tensors and
+ *                  attributes, weight detection, shapes of activations, the node walk
+ *   onnx_map.c     one mapping function per ONNX op
  *   onnx_fold.c    constant folding of shape-only subgraphs over small tensors whose elements
  *                  may carry the symbolic batch N (OxSym)
  *   onnx_fuse.c    pattern pre-pass: erf-GELU, swish, decomposed layernorm
@@ -105,6 +106,16 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
 OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *v); /* registers a copy */
 _Noreturn void ox_abort(OxCtx *c);                          /* error already reported */
 int ox_is_weight_name(const OxCtx *c, const char *name);    /* initializer or weight input */
+
+const char *ox_gt_name(OxCtx *c, const char *onnx_name);    /* sanitised, unique GT name */
+void ox_bind_act(OxCtx *c, const char *name, int tensor);     /* name -> activation tensor */
+const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
+                      size_t size);
+GtDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name);
+
+/* onnx_map.c: maps one node (or fails naming it as unsupported); emits a fused pattern. */
+void ox_map_node(OxCtx *c, const Onnx__NodeProto *n);
+void ox_emit_fused(OxCtx *c, const Onnx__NodeProto *n, const OxFuse *f);
 
 /* onnx_fold.c: returns 1 if the node was folded into constants, 0 if it is not foldable
  * (an input is an activation, or the op is not a shape op). */
