@@ -486,6 +486,36 @@ def bad_shapes():
     return m
 
 
+def bad_inputs():
+    """Valid protobuf models the importer must refuse with a located message."""
+    out = {}
+    b = Builder(14)  # weight for 3 input channels on a 4-channel input
+    y = b.conv("x", "conv", 3, 8, 3, pad=1)
+    g = helper.make_graph(b.nodes, "bad_channels",
+                          [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 8, 8])],
+                          initializer=b.inits)
+    out["bad_channels"] = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    b = Builder(15)  # a symbolic sequence length
+    y = b.node("Relu", ["x"], "/Relu")
+    out["symbolic_seq"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", "seq", 16])],
+                                [helper.make_tensor_value_info(y, FLOAT, ["N", "seq", 16])])
+    b = Builder(16)  # hardtanh: no IR op
+    y = b.node("Clip", ["x", b.const("/Constant", -1.0), b.const("/Constant_1", 1.0)], "/Clip")
+    out["clip_range"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                              [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
+    b = Builder(17)  # nodes out of order: the checker would refuse it, exporters never write it
+    b.nodes.append(helper.make_node("Relu", ["t"], ["y"], name="/second"))
+    b.nodes.append(helper.make_node("Relu", ["x"], ["t"], name="/first"))
+    g = helper.make_graph(b.nodes, "unsorted",
+                          [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                          [helper.make_tensor_value_info("y", FLOAT, ["N", 16])])
+    out["unsorted"] = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    for m in out.values():
+        m.ir_version = 8
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fixtures.py OUTDIR")
@@ -506,6 +536,7 @@ def main():
         "unsupported": unsupported(),
         "bad_shapes": bad_shapes(),
     }
+    models.update(bad_inputs())
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
     for name, m in models.items():

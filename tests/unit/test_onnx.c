@@ -447,6 +447,21 @@ static void test_error_bad_shapes(void **st) {
                                                    "8, 4, 4", "4, 4, 4", 0});
 }
 
+static void test_error_refused_models(void **st) {
+  (void)st;
+  expect_error("bad_channels.onnx",
+               (const char *[]){"bad_channels.onnx:1:1: error: node '/conv/Conv' (Conv):",
+                                "conv.weight", "group=1", "the input has 4 channels", 0});
+  expect_error("symbolic_seq.onnx",
+               (const char *[]){"symbolic_seq.onnx: error:", "dimension 1 is symbolic ('seq')", 0});
+  expect_error("clip_range.onnx",
+               (const char *[]){"clip_range.onnx:3:1: error: node '/Clip' (Clip):",
+                                "min=-1, max=1", 0});
+  expect_error("unsorted.onnx",
+               (const char *[]){"unsorted.onnx:1:1: error: node '/second' (Relu):",
+                                "input 't' is not defined before this node", 0});
+}
+
 static void test_error_truncated(void **st) {
   (void)st;
   expect_error("truncated.onnx", (const char *[]){"truncated.onnx: error:", "not a valid ONNX", 0});
@@ -638,6 +653,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_vit_b16),
       cmocka_unit_test(test_error_unsupported),
       cmocka_unit_test(test_error_bad_shapes),
+      cmocka_unit_test(test_error_refused_models),
       cmocka_unit_test(test_error_truncated),
       cmocka_unit_test(test_error_random),
       cmocka_unit_test(test_error_empty),
