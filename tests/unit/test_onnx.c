@@ -3,8 +3,8 @@
  * MACs and parameters. Every expected number is computed below from the layer sizes the
  * generator uses (its docstrings give them), with the IR's accounting conventions of
  * docs/gtg.md: conv MACs = out_h*out_w*units*(C/groups)*kh*kw per sample, dense MACs =
- * rows*K*units, matmul MACs = batch dims*M*K*N; parameters = weights (+ bias when present), batchnorm and
- * layernorm 2 per channel (scale and shift). Conv/pool output size: PyTorch's documented
+ * rows*K*units, matmul MACs = batch dims*M*K*N; parameters = weights (+ bias when present),
+ * batchnorm and layernorm 2 per channel (scale and shift). Conv/pool output size: PyTorch's documented
  * floor((in + p0 + p1 - d*(k-1) - 1) / s) + 1 (ceil for ceil_mode).
  * If python3-onnx is missing, the generation test and every import test fail (no skip). */
 #include <setjmp.h>
