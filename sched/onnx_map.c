@@ -217,7 +217,10 @@ static int gt_consumers(const GtGraph *g, int t) {
  * instead. Anything else is an error. */
 static void map_cast(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *x = need_val(c, n, 0, "input");
-  if (x->kind != VAL_ACT) ox_fail(c, "Cast of a constant that cannot be folded");
+  if (x->kind != VAL_ACT) { /* a weight without values: only its dims matter */
+    alias(c, n->output[0], x);
+    return;
+  }
   const Onnx__AttributeProto *a = ox_attr(n, "to");
   if (!a || !a->has_i) ox_fail(c, "Cast without 'to'");
   GtDtype to = ox_map_dtype(c, (int32_t)a->i, n->output[0]);
@@ -456,10 +459,35 @@ static void emit_reshape(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym 
   emit1(c, n, OP_RESHAPE, x, &at);
 }
 
+/* Shape of an operand: an activation's (symbolic) or a constant's dims. */
+static int val_shape(OxCtx *c, const OxVal *v, OxSym *xs) {
+  if (v->kind == VAL_ACT) return ox_act_shape(c, v->tensor, xs);
+  for (int i = 0; i < v->ndim; i++) xs[i] = (OxSym){(double)v->dims[i], 0};
+  return v->ndim;
+}
+
+/* Reshape of operand v to d: of a constant (a weight without values in a graph-only export,
+ * e.g. a bias reshaped to [1, C, 1, 1]) it is a constant of the new dims; of an activation,
+ * or to a batch-sized shape, a reshape op. */
+static void reshape_val(OxCtx *c, const Onnx__NodeProto *n, OxVal *v, const OxSym *d, int nd) {
+  int sym = 0;
+  for (int i = 0; i < nd; i++) sym |= d[i].n;
+  if (v->kind == VAL_CONST && !sym) {
+    OxVal r = *v;
+    r.ndim = nd;
+    for (int i = 0; i < nd; i++) r.dims[i] = ox_clamp_i64(d[i].v);
+    if (ox_elems(c, r.dims, nd, n->output[0]) != v->nelem)
+      ox_fail(c, "the new shape does not hold the constant's %lld elements", (long long)v->nelem);
+    ox_bind_const(c, n->output[0], &r);
+    return;
+  }
+  emit_reshape(c, n, v->kind == VAL_ACT ? v->tensor : const_act(c, v), d, nd);
+}
+
 static void map_flatten(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
+  OxVal *x = need_val(c, n, 0, "input");
   OxSym xs[GT_MAX_DIMS], out[2] = {{1, 0}, {1, 0}};
-  int r = ox_act_shape(c, x, xs);
+  int r = val_shape(c, x, xs);
   int64_t axis = ox_attr_i(n, "axis", 1);
   int a = axis == r ? r : norm_axis(c, axis, r, "axis");
   for (int i = 0; i < r; i++) {
@@ -467,7 +495,7 @@ static void map_flatten(OxCtx *c, const Onnx__NodeProto *n) {
     o->v *= xs[i].v;
     o->n += xs[i].n;
   }
-  emit_reshape(c, n, x, out, 2);
+  reshape_val(c, n, x, out, 2);
 }
 
 /* Symbolic shape of a Reshape/Expand target given as a constant. */
@@ -481,9 +509,9 @@ static int target_shape(OxCtx *c, const OxVal *t, OxSym *out, const char *what) 
 }
 
 static void map_reshape(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
+  OxVal *x = need_val(c, n, 0, "data");
   OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
+  int r = val_shape(c, x, xs);
   int nd = target_shape(c, need_val(c, n, 1, "shape"), d, "target shape");
   int allowzero = (int)ox_attr_i(n, "allowzero", 0);
   int infer = -1;
@@ -514,7 +542,7 @@ static void map_reshape(OxCtx *c, const Onnx__NodeProto *n) {
   } else if (known.v != total.v || known.n != total.n) {
     ox_fail(c, "target shape does not hold the input's elements");
   }
-  emit_reshape(c, n, x, d, nd);
+  reshape_val(c, n, x, d, nd);
 }
 
 /* Squeeze/Unsqueeze of an activation: a reshape. */
@@ -529,9 +557,9 @@ static int axes_of(OxCtx *c, const Onnx__NodeProto *n, int64_t *axes) {
 }
 
 static void map_squeeze(OxCtx *c, const Onnx__NodeProto *n, int unsq) {
-  int x = in_act(c, n, 0);
+  OxVal *x = need_val(c, n, 0, "data");
   OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
+  int r = val_shape(c, x, xs);
   int64_t axes[GT_MAX_DIMS];
   int na = axes_of(c, n, axes);
   int nd = unsq ? r + (na < 0 ? 0 : na) : r;
@@ -549,7 +577,7 @@ static void map_squeeze(OxCtx *c, const Onnx__NodeProto *n, int unsq) {
       if (!drop) d[k++] = xs[i];
     }
   }
-  emit_reshape(c, n, x, d, k);
+  reshape_val(c, n, x, d, k);
 }
 
 static void map_unsqueeze(OxCtx *c, const Onnx__NodeProto *n) { map_squeeze(c, n, 1); }

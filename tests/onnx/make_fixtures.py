@@ -463,6 +463,19 @@ def conv_variants():
                  [helper.make_tensor_value_info(y, FLOAT, ["N", 8])], name="conv_variants")
 
 
+def bias_reshape():
+    """A bias added as a separate, reshaped constant: Conv (no bias) 4->8 3x3 p1 on
+    [N, 4, 6, 6], then Add(conv, Reshape(bias [8], [1, 8, 1, 1])); the bias folds into the
+    conv in both export forms."""
+    b = Builder(18)
+    y = b.conv("x", "conv", 4, 8, 3, pad=1)
+    bias = b.node("Reshape", [b.weight("conv.bias", [8]), b.ints("bias_shape", [1, 8, 1, 1])],
+                  "/bias/Reshape")
+    y = b.node("Add", [y, bias], "/bias/Add")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 6, 6])], name="bias_reshape")
+
+
 def unsupported():
     b = Builder(7)
     y = b.node("Relu", ["x"], "/relu/Relu")
@@ -531,6 +544,7 @@ def main():
         "concat10": concat10(),
         "slice_act": slice_act(),
         "conv_variants": conv_variants(),
+        "bias_reshape": bias_reshape(),
         "bert_base_graphonly": bert(),
         "vit_b16_graphonly": vit(),
         "unsupported": unsupported(),
@@ -539,6 +553,7 @@ def main():
     models.update(bad_inputs())
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
+    models["bias_reshape_graphonly"] = graph_only(models["bias_reshape"])
     for name, m in models.items():
         onnx.save(m, os.path.join(out, name + ".onnx"))
     data = models["resnet_block"].SerializeToString()

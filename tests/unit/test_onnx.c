@@ -339,6 +339,22 @@ static void test_conv_variants(void **st) {
   graph_free(g);
 }
 
+/* Add of a reshaped bias constant after a bias-less conv folds into bias=1: one op, with the
+ * initializer (folded by value) and graph-only (reshaped by dims only). */
+static void test_bias_reshape(void **st) {
+  (void)st;
+  const char *files[] = {"bias_reshape.onnx", "bias_reshape_graphonly.onnx"};
+  for (int i = 0; i < 2; i++) {
+    GtGraph *g = load(files[i], 2);
+    assert_int_equal(g->nops, 1);
+    assert_int_equal(g->ninputs, 1);
+    assert_int_equal(g->ops[0].at.bias, 1);
+    assert_int_equal(totals(g).params, 8 * 4 * 3 * 3 + 8);
+    assert_shape(output(g), 4, (int64_t[]){2, 8, 6, 6});
+    graph_free(g);
+  }
+}
+
 /* x[:, 1:5, 2:-1] of [N, 6, 10]: a split per sliced axis, the middle part kept. */
 static void test_slice_activation(void **st) {
   (void)st;
@@ -648,6 +664,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_clip_attrs),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
+      cmocka_unit_test(test_bias_reshape),
       cmocka_unit_test(test_conv_variants),
       cmocka_unit_test(test_bert_base),
       cmocka_unit_test(test_vit_b16),
