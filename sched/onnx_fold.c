@@ -401,14 +401,13 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
     fold_shape(c, n, ox_val(c, n->input[0]));
     return 1;
   }
-  OxVal *in[GT_MAX_OPERANDS * 4];
+  OxVal **in = arena_alloc(c->scratch, (n->n_input + 1) * sizeof *in);
   int nin = 0;
   for (size_t i = 0; i < n->n_input; i++) {
     if (!n->input[i][0]) {
       if (i == 0 || !is_op(n, "Slice")) return 0;
       continue;
     }
-    if (nin == (int)(sizeof in / sizeof in[0])) return 0;
     OxVal *v = ox_val(c, n->input[i]);
     if (v->kind != VAL_CONST || !v->data) return 0;
     in[nin++] = v;
