@@ -630,7 +630,7 @@ static void map_split(OxCtx *c, const Onnx__NodeProto *n) {
   at.axis = a;
   at.nsizes = ns;
   for (int i = 0; i < ns; i++) {
-    if (sizes[i] <= 0) ox_fail(c, "split size %lld", (long long)sizes[i]);
+    if (sizes[i] <= 0 || sizes[i] > len) ox_fail(c, "split size %lld", (long long)sizes[i]);
     at.sizes[i] = sizes[i];
     sum += sizes[i];
   }
