@@ -947,6 +947,8 @@ static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
   for (int i = 0; i < nd; i++) {
     if (out[i].n && out[i].v != 1) ox_fail(c, "expanded shape has a multiple of the batch");
     decl[i] = out[i].n ? GT_DIM_N : ox_clamp_i64(out[i].v);
+    if (decl[i] < 1 && decl[i] != GT_DIM_N) ox_fail(c, "expanded dim %d is %lld", i,
+                                                    (long long)decl[i]);
   }
   if (nd < 1) ox_fail(c, "Expand to a scalar");
   int tid = graph_add_input(c->g, ox_gt_name(c, x->name), nd, decl, c->g->dtype);
