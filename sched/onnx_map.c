@@ -999,8 +999,16 @@ static const struct {
 void ox_map_node(OxCtx *c, const Onnx__NodeProto *n) {
   size_t k = 0, nt = sizeof map_table / sizeof map_table[0];
   while (k < nt && strcmp(map_table[k].op, n->op_type) != 0) k++;
-  if (k == nt) ox_fail(c, "unsupported op '%s' (docs/onnx.md lists the supported ops)", n->op_type);
-  map_table[k].fn(c, n);
+  if (k < nt) {
+    map_table[k].fn(c, n);
+    return;
+  }
+  if (strcmp(n->op_type, "Erf") == 0 || strcmp(n->op_type, "Pow") == 0 ||
+      strcmp(n->op_type, "Sqrt") == 0)
+    ox_fail(c, "'%s' on activations is supported only inside the erf-GELU and layernorm "
+               "patterns, and this node does not complete one (docs/onnx.md, Patterns)",
+            n->op_type);
+  ox_fail(c, "unsupported op '%s' (docs/onnx.md lists the supported ops)", n->op_type);
 }
 
 void ox_emit_fused(OxCtx *c, const Onnx__NodeProto *n, const OxFuse *f) {

@@ -524,6 +524,13 @@ def bad_inputs():
                           [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
                           [helper.make_tensor_value_info("y", FLOAT, ["N", 16])])
     out["unsorted"] = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    b = Builder(19)  # x * 0.5 * (2 + erf(x / sqrt 2)): not GELU, and Erf alone has no IR op
+    d = b.node("Div", ["x", b.const("/Constant", 1.4142135381698608)], "/Div")
+    e = b.node("Erf", [d], "/Erf")
+    a = b.node("Add", [e, b.const("/Constant_1", 2.0)], "/Add")
+    y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
+    out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                               [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
     for m in out.values():
         m.ir_version = 8
     return out

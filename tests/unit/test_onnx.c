@@ -473,6 +473,9 @@ static void test_error_refused_models(void **st) {
   expect_error("clip_range.onnx",
                (const char *[]){"clip_range.onnx:3:1: error: node '/Clip' (Clip):",
                                 "min=-1, max=1", 0});
+  expect_error("broken_gelu.onnx",
+               (const char *[]){"broken_gelu.onnx:3:1: error: node '/Erf' (Erf):",
+                                "only inside the erf-GELU and layernorm patterns", 0});
   expect_error("unsorted.onnx",
                (const char *[]){"unsorted.onnx:1:1: error: node '/second' (Relu):",
                                 "input 't' is not defined before this node", 0});
