@@ -377,6 +377,8 @@ static void fold_expand(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *sha
 }
 
 static void fold_range(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in) {
+  for (int i = 0; i < 3; i++)
+    if (in[i]->nelem != 1) ox_fail(c, "Range takes three scalars");
   double s = (double)ox_sym_int(c, in[0]->data[0], "Range start");
   double l = (double)ox_sym_int(c, in[1]->data[0], "Range limit");
   double d = (double)ox_sym_int(c, in[2]->data[0], "Range delta");
@@ -413,7 +415,15 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
     in[nin++] = v;
   }
   if (n->n_output != 1) return 0;
-  if ((is_op(n, "Expand") || is_op(n, "Reshape")) && nin >= 2) /* batch-sized: not constants */
+  /* inputs each op needs (Slice reads its optional inputs by slot, see fold_slice) */
+  int want = is_op(n, "Where") || is_op(n, "Range") ? 3
+             : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") || is_op(n, "Div") ||
+                       is_op(n, "Equal") || is_op(n, "Gather") || is_op(n, "Reshape") ||
+                       is_op(n, "Expand")
+                 ? 2
+                 : 1;
+  if (nin < want) ox_fail(c, "expected %d inputs, got %d", want, nin);
+  if (is_op(n, "Expand") || is_op(n, "Reshape")) /* batch-sized: not constants */
     for (int64_t i = 0; i < in[1]->nelem; i++)
       if (in[1]->data[i].n) return 0;
   if (is_op(n, "Gather")) fold_gather(c, n, in[0], in[1]);
@@ -437,10 +447,7 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
       o->data[i] = to_int ? (OxSym){trunc(s.v), s.n} : s;
     }
   } else {
-    int want = is_op(n, "Where") ? 3 : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") ||
-                                               is_op(n, "Div") || is_op(n, "Equal") ? 2 : 1;
-    if (nin != want) ox_fail(c, "expected %d inputs, got %d", want, nin);
-    fold_elementwise(c, n, in, nin);
+    fold_elementwise(c, n, in, want);
   }
   return 1;
 }

@@ -90,6 +90,9 @@ static inline int64_t ox_clamp_i64(double v) {
 }
 
 /* onnx_import.c */
+/* onnx_load() on bytes already in memory (`path` names them in messages): the fuzz target's
+ * entry point. */
+GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d);
 _Noreturn void ox_fail(OxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_map_get(const OxMap *m, const char *key);            /* -1 if absent */
 void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v);

@@ -656,13 +656,17 @@ GtGraph *onnx_load(const char *path, GtDiag *d) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
   }
+  GtGraph *g = ox_import_bytes(path, (const uint8_t *)buf, len, d);
+  free(buf);
+  return g;
+}
+
+GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d) {
   if (len == 0) {
-    free(buf);
     diag_error(d, path, 0, 0, NULL, "empty file, not an ONNX model");
     return NULL;
   }
-  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)buf);
-  free(buf);
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, data);
   if (!m) {
     diag_error(d, path, 0, 0, NULL,
                "not a valid ONNX model (the protobuf does not decode: truncated or not ONNX)");

@@ -7,6 +7,7 @@
  * batchnorm and layernorm 2 per channel (scale and shift). Conv/pool output size: PyTorch's documented
  * floor((in + p0 + p1 - d*(k-1) - 1) / s) + 1 (ceil for ceil_mode).
  * If python3-onnx is missing, the generation test and every import test fail (no skip). */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -577,6 +578,33 @@ static void test_error_mutations(void **st) {
   }
 }
 
+/* Inputs that once crashed the importer (found by tests/fuzz/fuzz_onnx.c), kept in
+ * tests/cases/onnx/regress/: each must now import or fail with a message naming the file. */
+static void test_fuzz_regressions(void **st) {
+  (void)st;
+  const char *dir = "tests/cases/onnx/regress";
+  DIR *dp = opendir(dir);
+  assert_non_null(dp);
+  int seen = 0;
+  for (struct dirent *e; (e = readdir(dp));) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 5, ".onnx") != 0) continue;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    GtDiag d;
+    diag_init(&d);
+    FILE *f = fmemopen(msg, sizeof msg, "w");
+    d.out = f;
+    GtGraph *g = model_load(path, &d);
+    fclose(f);
+    if (g) graph_free(g);
+    else if (!strstr(msg, e->d_name)) fail_msg("%s: no located message: %s", path, msg);
+    seen++;
+  }
+  closedir(dp);
+  assert_true(seen >= 1);
+}
+
 /* ---- .gtg round trip: write the imported graph, parse it back, same shapes and costs ---- */
 
 static void roundtrip(const char *file) {
@@ -680,6 +708,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_error_missing_and_extension),
       cmocka_unit_test(test_error_every_prefix),
       cmocka_unit_test(test_error_mutations),
+      cmocka_unit_test(test_fuzz_regressions),
       cmocka_unit_test(test_roundtrip_gtg),
       cmocka_unit_test(test_convert_cli),
   };
