@@ -1,5 +1,6 @@
-// cli_convert.cpp — the `gtsim --convert MODEL -o OUT.gtg` mode: load any model model_load()
-// reads (.onnx or .gtg), check it at its default batch, and write it as .gtg text (docs/gtg.md)
+// cli_convert.cpp — the `gtsim --convert MODEL -o OUT.gtg [--batch B]` mode: load any model
+// model_load() reads (.onnx or .gtg), set its default batch to B if given, check it at its
+// default batch, and write it as .gtg text (docs/gtg.md)
 // atomically to OUT (write_file_atomic: a failed run leaves no partial file), or to stdout for
 // `-o -`. Needs no --arch. Exit 1 on any user error (docs/onnx.md).
 #include <cerrno>
@@ -38,6 +39,7 @@ int cli_convert(const CliOptions &o) {
   diag_init(&d);
   GtGraph *g = model_load(o.convert, &d);
   if (!g) return GT_EXIT_INPUT;
+  if (o.batch > 0) g->default_batch = o.batch; /* --batch B: the header's batch=B */
   if (graph_infer(g, g->default_batch, &d) != 0) {
     graph_free(g);
     return GT_EXIT_INPUT;

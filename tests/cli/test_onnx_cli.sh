@@ -46,6 +46,12 @@ for m in resnet_block encoder densenet_block mobilenet_block misc17; do
     "$(cat "$out/err")"
 done
 
+# --batch B sets the header's default batch (the ONNX model's own default is 1)
+"$GTSIM" --convert "$dir/encoder.onnx" -o "$out/encoder_b32.gtg" --batch 32 2>"$out/err"
+grep -q '^model encoder batch=32 ' "$out/encoder_b32.gtg" &&
+  grep -q '^model encoder batch=1 ' "$out/encoder.gtg"
+check "convert --batch 32 writes batch=32 in the header" $? "$(head -2 "$out/encoder_b32.gtg")"
+
 # 3. -o - writes to stdout; the same text as the file
 "$GTSIM" --convert "$dir/misc17.onnx" -o - >"$out/stdout.gtg" 2>"$out/err"
 cmp -s "$out/stdout.gtg" "$out/misc17.gtg"
