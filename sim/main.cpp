@@ -40,6 +40,18 @@ static const char *usage_text =
     "  --convert MODEL -o OUT.gtg\n"
     "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md);\n"
     "                         with --batch B the file's default batch becomes B\n"
+    "Scheduling (docs/graphturbo.md):\n"
+    "  --sched NAME           tvm, astitch or graphturbo (default)\n"
+    "  --dump-after PASS      print the graphturbo state after PASS (splitinfo, group,\n"
+    "                         instances, order, bind, concat) and exit\n"
+    "  --dump-schedule        print the final graphturbo schedule (--json: as JSON) and exit\n"
+    "  --gt-lb-scope S        LB capacity of Alg. 1: cluster (all LBs, default) or core\n"
+    "  --gt-lb-bytes N        LB capacity of Alg. 1 in bytes (overrides --gt-lb-scope)\n"
+    "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
+    "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
+    "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
+    "  --gt-footprint F       Alg. 1's peak: op (largest op working set, default) or live\n"
+    "  --gt-time              print the wall time of each pass on stderr\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
@@ -128,6 +140,7 @@ int gtsim_cli(int argc, char **argv) {
   };
   enum { O_STATS = 320, O_BATCH };
   enum { O_CONVERT = 330 };
+  enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -143,11 +156,22 @@ int gtsim_cli(int argc, char **argv) {
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
       {"convert", required_argument, 0, O_CONVERT},
+      {"sched", required_argument, 0, O_SCHED},
+      {"dump-after", required_argument, 0, O_DUMP_AFTER},
+      {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
+      {"gt-lb-scope", required_argument, 0, O_GT_OPT},
+      {"gt-lb-bytes", required_argument, 0, O_GT_OPT},
+      {"gt-init", required_argument, 0, O_GT_OPT},
+      {"gt-max-recompute", required_argument, 0, O_GT_OPT},
+      {"gt-order", required_argument, 0, O_GT_OPT},
+      {"gt-time", no_argument, 0, O_GT_OPT},
+      {"gt-footprint", required_argument, 0, O_GT_OPT},
       {0, 0, 0, 0},
   };
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+  int li = -1;
+  while ((c = getopt_long(argc, argv, ":ho:", longopts, &li)) != -1) {
     switch (c) {
     case O_ARCH: o.arch = optarg; break;
     case O_SET: o.sets.push_back(optarg); break;
@@ -167,6 +191,16 @@ int gtsim_cli(int argc, char **argv) {
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
     case O_CONVERT: o.convert = optarg; break;
+    case O_SCHED:
+      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo"))
+        usage_error((std::string("--sched takes tvm, astitch or graphturbo, not '") + optarg + "'").c_str());
+      o.sched = optarg;
+      break;
+    case O_DUMP_AFTER: o.dump_after = optarg; break;
+    case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
+    case O_GT_OPT:
+      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GT_EXIT_INPUT;
+      break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -179,6 +213,7 @@ int gtsim_cli(int argc, char **argv) {
   }
   if (o.stats) return cli_stats(o);
   if (o.convert) return cli_convert(o);
+  if (o.dump_after || o.dump_schedule) return cli_gt_dump(o);
   if (o.isa_doc) {
     isa_write_doc(stdout);
     return 0;
