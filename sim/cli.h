@@ -17,6 +17,7 @@ struct CliOptions {
   bool describe = false, json = false, csv = false, config_doc = false;
   bool stats = false;             // --stats (sim/cli_stats.cpp)
   long long batch = 0;            // --batch B; 0 = the model file's own batch
+  const char *convert = nullptr;  // --convert MODEL (sim/cli_convert.cpp)
   const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
   bool isa_doc = false;           // --isa-doc: print docs/isa.md
@@ -41,6 +42,8 @@ int gtsim_cli(int argc, char **argv);
 int cli_stats(const CliOptions &o);
 // Parses a --batch value: an integer in 1..2^40, or -1.
 long long cli_parse_batch(const char *s);
+// --convert mode (sim/cli_convert.cpp): MODEL (.onnx or .gtg) -> -o OUT.gtg; exit status.
+int cli_convert(const CliOptions &o);
 // --dump-after / --dump-schedule mode (sim/cli_gt.cpp); returns the exit status.
 int cli_gt_dump(const CliOptions &o);
 // Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.

@@ -38,6 +38,9 @@ static const char *usage_text =
     "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
     "                         and the largest live activation of MODEL (no --arch needed)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "  --convert MODEL -o OUT.gtg\n"
+    "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md);\n"
+    "                         with --batch B the file's default batch becomes B\n"
     "Scheduling (docs/graphturbo.md):\n"
     "  --sched NAME           tvm, astitch or graphturbo (default)\n"
     "  --dump-after PASS      print the graphturbo state after PASS (splitinfo, group,\n"
@@ -185,6 +188,7 @@ int gtsim_cli(int argc, char **argv) {
     O_DISASM, O_EMIT, O_ISA_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
+  enum { O_CONVERT = 330 };
   enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
   enum { O_TRACE = 340, O_PERFETTO };
   static const struct option longopts[] = {
@@ -201,6 +205,7 @@ int gtsim_cli(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
+      {"convert", required_argument, 0, O_CONVERT},
       {"sched", required_argument, 0, O_SCHED},
       {"dump-after", required_argument, 0, O_DUMP_AFTER},
       {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
@@ -237,6 +242,7 @@ int gtsim_cli(int argc, char **argv) {
       if ((o.batch = cli_parse_batch(optarg)) < 1)
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
+    case O_CONVERT: o.convert = optarg; break;
     case O_SCHED:
       if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo"))
         usage_error((std::string("--sched takes tvm, astitch or graphturbo, not '") + optarg + "'").c_str());
@@ -260,6 +266,7 @@ int gtsim_cli(int argc, char **argv) {
     return 0;
   }
   if (o.stats) return cli_stats(o);
+  if (o.convert) return cli_convert(o);
   if (o.dump_after || o.dump_schedule) return cli_gt_dump(o);
   if (o.isa_doc) {
     isa_write_doc(stdout);
