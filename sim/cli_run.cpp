@@ -143,6 +143,10 @@ int cli_run_model(const CliOptions &o) {
     }
     SimOptions so;
     so.program_name = path;
+    if (!o.compare) { // traces of one run (--compare would overwrite them strategy by strategy)
+      so.trace_path = o.trace;
+      so.perfetto_path = o.perfetto;
+    }
     SimResult r;
     int st = sim.run(ro->l->prog, so, &r);
     if (o.timing)
