@@ -68,6 +68,7 @@ typedef struct {
   int pr, pc;                /* cores per cluster used along rows and along columns */
   int64_t tr, tc, tk;        /* tile rows, tile columns, tile reduction depth */
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
+  int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
   /* accounting (emit_program) */
   int64_t ddr_read, ddr_write; /* bytes, whole kernel over all clusters and iterations */

@@ -517,7 +517,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
    * moves the fewest bytes (plus a per-tile overhead of one DMA set-up in bytes) */
   double bestcost = -1;
   int64_t btr = 0, btc = 0, btk = 0;
-  int bres = 0;
+  int bres = 0, border = 0;
   /* a tile's fixed cost (DMA set-up, DDR latency, the unit's pipeline), in DDR bytes' worth */
   int mlat = 0;
   for (int u = 0; u < a->nunit_kinds; u++)
@@ -547,16 +547,29 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
         int64_t ntr = ceil_div64(core_rows, tr);
         TileBytes tb = tile_bytes(l, k, &gm, tr, tc, tk);
         int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm.cols > 1;
-        double cost = (double)tb.a * (double)ntr * (double)(nkt > 1 || a_cols ? nct : 1) * (double)nkt +
-                      (double)tb.w * (double)(wres ? 1 : ntr * nct * nkt) +
-                      (double)tb.o * (double)(ntr * nct) +
-                      ovh * (double)(ntr * nct * nkt);
-        if (bestcost < 0 || cost < bestcost) {
-          bestcost = cost;
-          btr = tr;
-          btc = tc;
-          btk = tk;
-          bres = wres;
+        int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
+        double steps = (double)(ntr * nct * nkt);
+        /* loads of A and W under each loop order: a buffer reloads when its key changes
+         * (A: rows, k, and columns for a_cols; W: columns, k, and rows for w_rows) */
+        for (int order = 0; order < 2; order++) {
+          double la, lw;
+          if (order == 0) { /* rows outer, columns, k inner */
+            la = nkt > 1 || a_cols ? steps : (double)ntr;
+            lw = nct == 1 && nkt == 1 ? (w_rows ? (double)ntr : 1) : steps;
+          } else { /* columns outer, rows, k inner */
+            la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
+            lw = nkt > 1 || w_rows ? steps : (double)nct;
+          }
+          double cost = (double)tb.a * la + (double)tb.w * lw + (double)tb.o * (double)(ntr * nct) +
+                        ovh * steps;
+          if (bestcost < 0 || cost < bestcost) {
+            bestcost = cost;
+            btr = tr;
+            btc = tc;
+            btk = tk;
+            bres = wres;
+            border = order;
+          }
         }
       }
       if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && btr >= 1)) break;
@@ -578,6 +591,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   k->tc = btc;
   k->tk = btk;
   k->w_resident = bres;
+  k->cols_outer = border;
   int64_t wb = op_weight_bytes(g, k->head);
   k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->gb_bytes > 0 &&
                 a->dma_engines > 0 && bpr * bpc > 1 && wb <= a->gb_bytes / 8;

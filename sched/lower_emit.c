@@ -670,6 +670,10 @@ typedef struct {
   uint32_t reg[2][MAX_PARTS], tile[2][MAX_PARTS];
 } Slots;
 
+typedef struct {
+  int64_t r0, r1, ct, kt;
+} StepT;
+
 static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
                       uint32_t dtile) {
   load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
@@ -788,32 +792,58 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
     e_mov(e, qin, F[i], Ft[i], &dst, sr, st, &s);
   }
   if (k->w_via_gb) e_sem(e, qin, I_SEMWAIT, 1 + core);
-  /* steps */
+  /* steps in the kernel's loop order (rows outer, or columns outer when the weights are the
+   * larger stream); a buffer is loaded when its key changes from the previous step and
+   * released after the last step with that key:
+   *   A (input):  rows, k chunk (and columns for vector ops with channel columns)
+   *   W (weights): columns, k chunk (and rows for a matmul's b or an embedding's rows) */
   int64_t nA = 0, nW = 0, nR = 0, nO = 0;
   int curA = 0, curW = 0, curO = 0, curR = 0;
   uint32_t otile = 0;
   int64_t ncol_t = ceil_div64(cb - ca, k->tc);
-  /* the input of a vector op with channel columns (pooling, depthwise) depends on the columns */
   int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm->cols > 1;
+  int w_rows = h->kind == OP_MATMUL || h->kind == OP_EMBEDDING;
+  int64_t nrow_t = 0;
+  for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) nrow_t++;
+  int64_t nsteps = nrow_t * ncol_t * nkt;
+  StepT *st = calloc((size_t)nsteps, sizeof *st);
+  if (!st) die("out of memory");
+  {
+    int64_t i = 0, ri = 0;
+    int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
+    if (!r0s) die("out of memory");
+    for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) r0s[ri++] = r;
+    r0s[ri] = rb;
+    for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
+      for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
+        for (int64_t kt = 0; kt < nkt; kt++) {
+          int64_t rr = k->cols_outer ? o2 : o1, ct = k->cols_outer ? o1 : o2;
+          st[i].r0 = r0s[rr];
+          st[i].r1 = r0s[rr + 1];
+          st[i].ct = ct;
+          st[i].kt = kt;
+          i++;
+        }
+    free(r0s);
+  }
+#define SAME_A(x, y) ((x).r0 == (y).r0 && (x).kt == (y).kt && (!a_cols || (x).ct == (y).ct))
+#define SAME_W(x, y) ((x).ct == (y).ct && (x).kt == (y).kt && (!w_rows || (x).r0 == (y).r0))
   /* W is loaded and released exactly when A is: one flag serves both */
-  int w_with_a = has_w && na && !k->w_resident && (nkt > 1 || ncol_t == 1 || a_cols);
-  int first = 1;
-  for (int64_t r = ra; r < rb;) {
-    int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
-    for (int64_t ct = 0; ct < ncol_t; ct++) {
+  int w_with_a = has_w && na;
+  for (int64_t i = 1; i < nsteps && w_with_a; i++)
+    if (SAME_A(st[i], st[i - 1]) != SAME_W(st[i], st[i - 1])) w_with_a = 0;
+  for (int64_t si = 0; si < nsteps; si++) {
+    int64_t r = st[si].r0, r1 = st[si].r1, ct = st[si].ct, kt = st[si].kt;
+    {
       int64_t c0 = ca + ct * k->tc, c1 = min64(cb, c0 + k->tc);
-      for (int64_t kt = 0; kt < nkt; kt++) {
+      {
         GtTile t = {r, r1, c0, c1, kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
-        int newA = first || nkt > 1 || a_cols || (ct == 0 && kt == 0);
-        int newW = has_w && (first || !k->w_resident);
+        int newA = si == 0 || !SAME_A(st[si], st[si - 1]);
+        int newW = has_w && (si == 0 || !SAME_W(st[si], st[si - 1]));
         int last_k = kt == nkt - 1;
-        /* next step (for releases) */
-        int64_t nr_ = r, nct_ = ct, nkt_ = kt + 1;
-        if (nkt_ == nkt) { nkt_ = 0; nct_++; }
-        if (nct_ == ncol_t) { nct_ = 0; nr_ = r1; }
-        int last_step = nr_ >= rb;
-        int nextA = !last_step && (nkt > 1 || a_cols || (nct_ == 0 && nkt_ == 0));
-        int nextW = !last_step && has_w && !k->w_resident;
+        int last_step = si == nsteps - 1;
+        int nextA = !last_step && !SAME_A(st[si + 1], st[si]);
+        int nextW = !last_step && has_w && !SAME_W(st[si + 1], st[si]);
         /* dma_in */
         GtSpan s;
         if (newA && na) {
@@ -827,7 +857,7 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           nA++;
         }
         if (newW) {
-          curW = k->w_resident ? 0 : (int)(nW % 2);
+          curW = (int)(nW % 2);
           if (nW >= 2 && !w_with_a) e_wait(e, qin, F_WFREE);
           if (tile_weight_span(g, k->head, &t, &s)) {
             W.tile[curW][0] = program_new_tile(e->p, NULL);
@@ -966,11 +996,13 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           e_signal(e, qout, qh, sh, F_OFREE);
           nO++;
         }
-        first = 0;
       }
     }
-    r = r1;
   }
+  free(st);
+  gt_assert(!k->w_resident || nW <= 1);
+#undef SAME_A
+#undef SAME_W
   /* drains */
   for (int64_t i = 0; i < min64(nA, 2) && na; i++) e_wait(e, qin, F_AFREE);
   for (int64_t i = 0; i < min64(nW, 2) && has_w && !w_with_a; i++) e_wait(e, qin, F_WFREE);
