@@ -210,6 +210,8 @@ int fill_placement(GtLowered *l);
 int fill_tiling(GtLowered *l, GtDiag *d);
 void emit_program(GtLowered *l, int64_t sample0, int iteration);
 
+/* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
+void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1);
 /* LB (or, for cores without LB, GB share) bytes one core may use for tiles. */
 int64_t core_tile_budget(const GtArch *a, int core_kind);
 

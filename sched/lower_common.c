@@ -479,6 +479,18 @@ static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom 
   return cluster_share_samples(l) * gm->rows_per_sample;
 }
 
+/* The GB bytes [w0, w1) of each cluster that hold a kernel's staged weights: the whole GB under
+ * tvm (it keeps nothing else there), the upper half under astitch (the lower half holds kernel
+ * outputs); the top quarter is kept for the tiles of cores without LB when the config has any. */
+void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
+  const GtArch *a = l->arch;
+  int lbless = 0;
+  for (int i = 0; i < a->ncore_kinds; i++)
+    if (a->core_kinds[i].lb_bytes <= 0) lbless = 1;
+  *w0 = l->opt.sched == SCHED_ASTITCH ? a->gb_bytes / 2 : 0;
+  *w1 = lbless ? a->gb_bytes / 4 * 3 : a->gb_bytes;
+}
+
 static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   const GtArch *a = l->arch;
   const GtGraph *g = l->graph;
@@ -510,6 +522,13 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   }
   k->pr = bpr;
   k->pc = bpc;
+  /* weights staged once per cluster DDR -> GB when more than one core reads them and they fit
+   * the GB's weight area (gb_weight_area) */
+  int64_t wb = op_weight_bytes(g, k->head);
+  int64_t w0, w1;
+  gb_weight_area(l, &w0, &w1);
+  k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
+                bpr * bpc > 1 && wb <= w1 - w0;
   int64_t core_rows = ceil_div64(R, bpr);
   int64_t core_cols = bpc > 1 ? ceil_div64(ceil_div64(C, bpc), gm.col_align) * gm.col_align : C;
   if (core_cols > C) core_cols = C;
@@ -560,8 +579,10 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
             la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
             lw = nkt > 1 || w_rows ? steps : (double)nct;
           }
-          double cost = (double)tb.a * la + (double)tb.w * lw + (double)tb.o * (double)(ntr * nct) +
-                        ovh * steps;
+          /* staged weights are re-read from the GB, not DDR: a quarter of the cost */
+          double wcost = k->w_via_gb ? 0.25 : 1.0;
+          double cost = (double)tb.a * la + wcost * (double)tb.w * lw +
+                        (double)tb.o * (double)(ntr * nct) + ovh * steps;
           if (bestcost < 0 || cost < bestcost) {
             bestcost = cost;
             btr = tr;
@@ -592,9 +613,6 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   k->tk = btk;
   k->w_resident = bres;
   k->cols_outer = border;
-  int64_t wb = op_weight_bytes(g, k->head);
-  k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->gb_bytes > 0 &&
-                a->dma_engines > 0 && bpr * bpc > 1 && wb <= a->gb_bytes / 8;
   return 0;
 }
 

@@ -1137,7 +1137,9 @@ static void emit_kernel(Emit *e, int ki) {
         s->gbw_tile[c] = program_new_tile(e->p, name);
         /* the coordinator takes the region; the cluster DMA queue waits for it through a
          * semaphore (both run after the same barrier) */
-        int64_t off = a->gb_bytes / 2 + (ki % 2) * (a->gb_bytes / 8);
+        int64_t off, w1;
+        gb_weight_area(l, &off, &w1);
+        gt_assert(off + wb <= w1);
         e_alloc(e, co, s->gbw_reg[c], LVL_GB, c, 0, off, wb, 0);
         e_sem(e, co, I_SEMPOST, 0);
         e_sem(e, qc, I_SEMWAIT, 0);
