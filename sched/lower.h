@@ -114,6 +114,7 @@ typedef struct {
   double peak_flops;         /* FLOP/s of every matrix and vector unit at the compute dtypes used */
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
+  int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
   int active_cores[GT_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
   struct GtEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
 } GtLowered;

@@ -361,7 +361,18 @@ int fill_placement(GtLowered *l) {
   /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
   GtVec blocks;
   vec_init(&blocks, sizeof(Block));
-  int64_t gb_cap = a->gb_bytes / 2;
+  /* astitch splits the GB: the largest gemm weights first (up to three quarters of the area),
+   * kernel outputs below them */
+  int64_t top = a->gb_bytes;
+  for (int i = 0; i < a->ncore_kinds; i++)
+    if (a->core_kinds[i].lb_bytes <= 0) top = a->gb_bytes / 4 * 3;
+  int64_t maxw = 0;
+  for (int ki = 0; ki < l->nkernels; ki++)
+    if (op_lower_kind(g, l->kernels[ki].head) == LK_GEMM)
+      maxw = max64(maxw, op_weight_bytes(g, l->kernels[ki].head));
+  maxw = min64(maxw, top / 4 * 3);
+  int64_t gb_cap = (top - maxw) / 64 * 64;
+  l->gb_tensor_bytes = gb_cap;
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
     for (int t = 0; t < g->ntensors; t++) {
       GtTensorPlace *p = &pl[t];
@@ -480,15 +491,16 @@ static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom 
 }
 
 /* The GB bytes [w0, w1) of each cluster that hold a kernel's staged weights: the whole GB under
- * tvm (it keeps nothing else there), the upper half under astitch (the lower half holds kernel
- * outputs); the top quarter is kept for the tiles of cores without LB when the config has any. */
+ * tvm (it keeps nothing else there); under astitch what the kernel outputs leave (the lower
+ * gb_tensor_bytes, fill_placement); the top quarter is kept for the tiles of cores without LB
+ * when the config has any. */
 void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
   const GtArch *a = l->arch;
   int lbless = 0;
   for (int i = 0; i < a->ncore_kinds; i++)
     if (a->core_kinds[i].lb_bytes <= 0) lbless = 1;
-  *w0 = l->opt.sched == SCHED_ASTITCH ? a->gb_bytes / 2 : 0;
   *w1 = lbless ? a->gb_bytes / 4 * 3 : a->gb_bytes;
+  *w0 = l->opt.sched == SCHED_ASTITCH ? l->gb_tensor_bytes : 0;
 }
 
 static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
