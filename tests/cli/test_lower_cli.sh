@@ -1,15 +1,6 @@
 #!/usr/bin/env bash
 # test_lower_cli.sh — the model-run command line: report formats (text, --json, --csv, -o),
 # --compare, --batch-per-cluster iterations, --emit of the scheduled program, determinism, and
-# an ONNX model runs like a .gtg one (fixtures from tests/onnx/make_fixtures.py)
-if "$PY" tests/onnx/make_fixtures.py "$tmp/onnx" >/dev/null 2>"$tmp/fx.err"; then
-  "$GTSIM" $A "$tmp/onnx/resnet_block.onnx" --batch 2 --json >"$tmp/o.json" 2>"$tmp/o.err"; rc=$?
-  check "an ONNX model (resnet_block.onnx) schedules, simulates and reports" \
-    "[ $rc -eq 0 ] && $PY -c 'import json; d=json.load(open(\"$tmp/o.json\")); assert d[\"cycles\"]>0 and d[\"kernels\"]'"
-else
-  nok "ONNX fixtures" "$(head -c 300 "$tmp/fx.err")"
-fi
-
 # user errors (exit 1 with a message naming what is wrong). Small graphs written here, tiny.cfg.
 set -u
 GTSIM=${GTSIM:-build/gtsim}
@@ -66,6 +57,15 @@ check "--batch-per-cluster 1 of 8 on 2 clusters reports 4 iterations" "grep -q '
 check "--emit writes the scheduled program" "[ $rc -eq 0 ] && [ -s '$tmp/p.gtp' ]"
 "$GTSIM" $A --disasm "$tmp/p.gtp" >"$tmp/p.gtasm" 2>&1
 check "the emitted program disassembles, with chip barriers" "grep -q 'barrier scope=chip' '$tmp/p.gtasm'"
+
+# an ONNX model runs like a .gtg one (fixtures from tests/onnx/make_fixtures.py)
+if "$PY" tests/onnx/make_fixtures.py "$tmp/onnx" >/dev/null 2>"$tmp/fx.err"; then
+  "$GTSIM" $A "$tmp/onnx/resnet_block.onnx" --batch 2 --json >"$tmp/o.json" 2>"$tmp/o.err"; rc=$?
+  check "an ONNX model (resnet_block.onnx) schedules, simulates and reports" \
+    "[ $rc -eq 0 ] && $PY -c 'import json; d=json.load(open(\"$tmp/o.json\")); assert d[\"cycles\"]>0 and d[\"kernels\"]'"
+else
+  nok "ONNX fixtures" "$(head -c 300 "$tmp/fx.err")"
+fi
 
 # user errors
 "$GTSIM" $A "$tmp/m.gtg" --sched graphturbo >/dev/null 2>"$tmp/e1"; rc=$?
