@@ -539,12 +539,11 @@ typedef struct {
   int level;
 } LbAlloc;
 
-static uint32_t lb_region(LbAlloc *la, int64_t bytes, const char *what) {
+static uint32_t lb_region(LbAlloc *la, int64_t bytes) {
   Emit *e = la->e;
   bytes = (bytes + 63) / 64 * 64;
   if (bytes == 0) bytes = 64;
   gt_assert(la->top + bytes <= la->cap);
-  (void)what;
   uint32_t r = program_new_region(e->p, NULL);
   if (la->level == LVL_LB)
     e_alloc(e, la->qin, r, LVL_LB, la->c, la->core, la->top, bytes, 0);
@@ -762,10 +761,10 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
   memset(&R, 0, sizeof R);
   memset(&O, 0, sizeof O);
   for (int b = 0; b < 2; b++) {
-    for (int i = 0; i < na; i++) A.reg[b][i] = lb_region(&la, abytes[i], "A");
-    if (has_w && (b == 0 || !k->w_resident)) W.reg[b][0] = lb_region(&la, wbytes, "W");
-    for (int i = 0; i < nr; i++) R.reg[b][i] = lb_region(&la, obytes, "R");
-    O.reg[b][0] = lb_region(&la, obytes, "O");
+    for (int i = 0; i < na; i++) A.reg[b][i] = lb_region(&la, abytes[i]);
+    if (has_w && (b == 0 || !k->w_resident)) W.reg[b][0] = lb_region(&la, wbytes);
+    for (int i = 0; i < nr; i++) R.reg[b][i] = lb_region(&la, obytes);
+    O.reg[b][0] = lb_region(&la, obytes);
   }
   if (k->w_resident) W.reg[1][0] = W.reg[0][0];
   /* resident loads */
@@ -781,12 +780,12 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
     } else {
       int64_t tb = tensor_bytes(&g->tensors[fin[i]]);
       s = (GtSpan){0, tb, 1, tb, 1, tb};
-      F[i] = lb_region(&la, tb, "F");
+      F[i] = lb_region(&la, tb);
       Ft[i] = program_new_tile(e->p, NULL);
       load_span(e, k, qin, c, fin[i], s, F[i], Ft[i]);
       continue;
     }
-    F[i] = lb_region(&la, span_bytes(&s), "F");
+    F[i] = lb_region(&la, span_bytes(&s));
     Ft[i] = program_new_tile(e->p, NULL);
     GtSpan dst = local_of(&s);
     e_mov(e, qin, F[i], Ft[i], &dst, sr, st, &s);
@@ -944,7 +943,6 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
         if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
         if (na && (nextA || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_AFREE);
         if (has_w && !w_with_a && (nextW || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_WFREE);
-        (void)nextW;
         if (last_k) {
           if (qt != qh) {
             e_signal(e, qh, qt, st_, F_MID);
@@ -956,7 +954,6 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
           oelems = span_bytes(&os) / dtype_bytes(dt);
           int ri = 0;
           for (int j = 1; j < k->nops; j++) {
-            const GtOp *op = &g->ops[k->ops[j]];
             GtComputeStep ts = tail_step(g, k->ops[j], oelems);
             GtInst *in = emit(e, qt, I_VEC);
             in->sub = (uint8_t)ts.vop;
@@ -980,7 +977,6 @@ static void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int
                 }
               gt_assert(found);
             }
-            (void)op;
             in->n[0] = ts.elems;
             in->n[1] = ts.param;
             in->r[0] = O.reg[curO][0];
@@ -1029,10 +1025,10 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
   for (int b = 0; b < 2; b++) {
     if (h->kind == OP_EMBEDDING) {
       int64_t rows_fit = slot / (pp[0].dst_inner + idxb);
-      Ai[b] = lb_region(&la, idxb * rows_fit, "idx");
-      A[b] = lb_region(&la, pp[0].dst_inner * rows_fit, "rows");
+      Ai[b] = lb_region(&la, idxb * rows_fit);
+      A[b] = lb_region(&la, pp[0].dst_inner * rows_fit);
     } else {
-      A[b] = lb_region(&la, slot, "copy");
+      A[b] = lb_region(&la, slot);
     }
   }
   for (int pi = 0; pi < np; pi++) {
@@ -1076,7 +1072,6 @@ static void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
         nA++;
         e_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
         e_wait(e, qout, F_OREADY);
-        (void)ss;
         store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
         e_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
       }
