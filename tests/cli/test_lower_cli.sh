@@ -58,6 +58,10 @@ check "--emit writes the scheduled program" "[ $rc -eq 0 ] && [ -s '$tmp/p.gtp' 
 "$GTSIM" $A --disasm "$tmp/p.gtp" >"$tmp/p.gtasm" 2>&1
 check "the emitted program disassembles, with chip barriers" "grep -q 'barrier scope=chip' '$tmp/p.gtasm'"
 
+"$GTSIM" $A "$tmp/m.gtg" --trace "$tmp/t.gtt.gz" --perfetto "$tmp/t.json" >/dev/null 2>&1; rc=$?
+check "a model run writes --trace and a --perfetto JSON" \
+  "[ $rc -eq 0 ] && [ -s '$tmp/t.gtt.gz' ] && $PY -c 'import json; json.load(open(\"$tmp/t.json\"))'"
+
 # an ONNX model runs like a .gtg one (fixtures from tests/onnx/make_fixtures.py)
 if "$PY" tests/onnx/make_fixtures.py "$tmp/onnx" >/dev/null 2>"$tmp/fx.err"; then
   "$GTSIM" $A "$tmp/onnx/resnet_block.onnx" --batch 2 --json >"$tmp/o.json" 2>"$tmp/o.err"; rc=$?

@@ -194,6 +194,24 @@ static void test_iterations(void **state) {
   arch_free(a);
 }
 
+/* Without --batch-per-cluster the whole share goes in one iteration unless it does not fit DDR.
+ * resnetish keeps per sample in DDR: x 3·16·16·2 = 1536, r1 8·16·16·2 = 4096, p1 1024, r2 1024,
+ * g 16, d 20, s 20 = 7736 B; weights are under 2 KiB. With 1 MiB of DDR and batch 256 on 2
+ * clusters: a 128-sample share is 256 · 7736 = 1980416 B (too much), 64 per cluster is
+ * 128 · 7736 = 990208 B (+ weights < 1048576): 2 iterations of 64 per cluster. */
+static void test_iterations_when_ddr_is_small(void **state) {
+  (void)state;
+  const char *sets[] = {"ddr.capacity_mib=1"};
+  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GtGraph *g = parse(resnetish);
+  GtLowered *l = lower(g, a, SCHED_TVM, 256, 0);
+  assert_int_equal(l->per_cluster, 64);
+  assert_int_equal(l->iterations, 2);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* No LB allocation of any core reaches past its local buffer, and every program passes the
  * static check, on tiny and on the paper's 64 KiB stcp920. */
 static void check_program(const GtLowered *l, const GtArch *a) {
@@ -299,6 +317,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_group_tvm),        cmocka_unit_test(test_group_astitch),
       cmocka_unit_test(test_tvm_kernel_ddr_bytes), cmocka_unit_test(test_iterations),
+      cmocka_unit_test(test_iterations_when_ddr_is_small),
       cmocka_unit_test(test_fits_and_checks),  cmocka_unit_test(test_goya_tail_split),
       cmocka_unit_test(test_untileable),       cmocka_unit_test(test_deterministic),
   };
