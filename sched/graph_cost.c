@@ -108,7 +108,7 @@ GtOpCost graph_op_cost(const GtGraph *g, int o) {
     break;
   case OP_INTERACTION: { /* pairs·D MACs per sample, pairs = F(F-1)/2 or F(F+1)/2 */
     int64_t f = x->dim[1];
-    int64_t pairs = at->self_interaction ? f * (f + 1) / 2 : f * (f - 1) / 2;
+    int64_t pairs = smul(f, at->self_interaction ? f + 1 : f - 1) / 2;
     c.macs = smul(smul(x->dim[0], pairs), x->dim[2]);
     break;
   }

@@ -157,7 +157,7 @@ static int infer_pool(Ctx *c, const GtAttrs *at) {
   if (need_rank(c, x, 4, 4, "[N, C, H, W]") || check_window(c, at, 1)) return -1;
   int64_t o[4] = {x->dim[0], x->dim[1], 0, 0};
   for (int i = 0; i < 2; i++) {
-    if (at->pad[i] * 2 > at->kernel[i] || at->pad[i + 2] * 2 > at->kernel[i])
+    if ((int64_t)at->pad[i] * 2 > at->kernel[i] || (int64_t)at->pad[i + 2] * 2 > at->kernel[i])
       return op_error(c, "pad %d,%d exceeds half the kernel %d", at->pad[i], at->pad[i + 2],
                       at->kernel[i]);
     int64_t n = window_out(x->dim[2 + i], at->kernel[i], at->stride[i], at->pad[i],
@@ -347,6 +347,8 @@ static int infer_interaction(Ctx *c, const GtAttrs *at) {
   const GtTensor *x = operand(c, 0);
   if (need_rank(c, x, 3, 3, "[N, F, D] (F feature vectors of width D)")) return -1;
   int64_t f = x->dim[1];
+  if (f > ((int64_t)1 << 30)) /* keeps F·(F+1) in int64 */
+    return op_error(c, "%lld feature vectors are too many (at most 2^30)", (long long)f);
   int64_t pairs = at->self_interaction ? f * (f + 1) / 2 : f * (f - 1) / 2;
   int64_t o[2] = {x->dim[0], pairs + (at->pad_interaction ? x->dim[2] : 0)};
   if (o[1] < 1) return op_error(c, "a single feature has no pairs (F=1)");

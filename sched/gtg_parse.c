@@ -114,7 +114,7 @@ static int lex(Parser *p) {
     *(Tok *)vec_push(&v) = t;
   }
   p->toks = arena_alloc(p->g->arena, v.len * sizeof(Tok));
-  memcpy(p->toks, v.data, v.len * sizeof(Tok));
+  if (v.len) memcpy(p->toks, v.data, v.len * sizeof(Tok)); /* none when byte 1 is bad */
   p->ntoks = (int)v.len;
   vec_free(&v);
   return rc;

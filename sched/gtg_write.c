@@ -18,7 +18,7 @@
 static char *sanitize(const GtGraph *g, int id) {
   const char *s = g->tensors[id].name;
   size_t n = strlen(s);
-  char *r = malloc(n + 32);
+  char *r = malloc(n + 40);
   if (!r) die("out of memory");
   size_t k = 0;
   if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) r[k++] = '_';
