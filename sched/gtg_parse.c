@@ -445,6 +445,8 @@ GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d) {
   }
   graph_fill_outputs(p.g);
   if (graph_infer(p.g, p.g->default_batch, d)) goto fail;
+  const char *bad = graph_check(p.g);
+  if (bad) die("gtg_parse built an invalid graph: %s", bad);
   return p.g;
 fail:
   graph_free(p.g);
