@@ -18,7 +18,8 @@ GEN      := $(BUILD)/gen
 CPPFLAGS := -Isched -Isim -I$(GEN) -MMD -MP
 CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN_C) $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) $(WARN_CXX) $(SANFLAGS)
-LDLIBS   := -lsystemc -lprotobuf-c -linih -lz -lm -lpthread
+LIBS_C   := -lprotobuf-c -linih -lz -lm -lpthread
+LDLIBS   := -lsystemc $(LIBS_C)
 LDFLAGS  := $(SANFLAGS)
 
 SCHED_SRC := $(sort $(wildcard sched/*.c))
@@ -73,7 +74,7 @@ $(GTSIM): $(MAIN_OBJ) $(LIBSIM) $(LIBSCHED)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBSCHED) $(LDFLAGS) -lcmocka $(LIBS_C)
 $(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -o $@ $< $(LIBSIM) $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)

@@ -1,6 +1,9 @@
 /* isa.c — static facts from isa.def, dtype names, and building Programs in memory.
  * Everything here is derived from the two X-macro tables (isa.def, GT_DTYPES); nothing is
- * listed twice. */
+ * listed twice. The operand specs ("dst=r0 bytes=n0 ...") are parsed once, on first use,
+ * into a constant table of GtOperand (name, GtInst field, value kind); the assembler, the
+ * disassembler and the docs all read that table. Invariant: every operand of every opcode
+ * names a distinct GtInst field (checked when the table is built; a bad isa.def dies). */
 #include "prog.h"
 
 #include <stdlib.h>
@@ -30,8 +33,9 @@ static const struct {
   const char *mnemonic;
   GtEngine engine;
   const char *operands;
+  const char *description;
 } isa[I_COUNT] = {
-#define ISA(e, m, eng, ops, d) {m, eng, ops},
+#define ISA(e, m, eng, ops, d) {m, eng, ops, d},
 #define VOP(...)
 #include "isa.def"
 #undef ISA
@@ -42,9 +46,10 @@ static const struct {
   const char *name;
   int inputs;
   int passes[VC_COUNT];
+  const char *description;
 } vops[V_COUNT] = {
 #define ISA(...)
-#define VOP(e, n, in, s, m, d, t, r, desc) {n, in, {s, m, d, t, r}},
+#define VOP(e, n, in, s, m, d, t, r, desc) {n, in, {s, m, d, t, r}, desc},
 #include "isa.def"
 #undef ISA
 #undef VOP
@@ -57,6 +62,127 @@ const char *vop_name(GtVop v) { return v < V_COUNT ? vops[v].name : "?"; }
 int vop_inputs(GtVop v) { return v < V_COUNT ? vops[v].inputs : 0; }
 int vop_passes(GtVop v, GtVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
+}
+
+const char *isa_description(GtOpcode op) { return op < I_COUNT ? isa[op].description : "?"; }
+const char *vop_description(GtVop v) { return v < V_COUNT ? vops[v].description : "?"; }
+
+const char *isa_engine_name(GtEngine e) {
+  static const char *const names[] = {"any", "dma", "matrix", "vector", "scalar"};
+  return (unsigned)e < sizeof names / sizeof *names ? names[e] : "?";
+}
+const char *level_name(GtLevel l) {
+  static const char *const names[GT_LEVEL_COUNT] = {"ddr", "gb", "lb"};
+  return (unsigned)l < GT_LEVEL_COUNT ? names[l] : "?";
+}
+const char *scope_name(GtScope s) {
+  static const char *const names[GT_SCOPE_COUNT] = {"cluster", "chip"};
+  return (unsigned)s < GT_SCOPE_COUNT ? names[s] : "?";
+}
+
+/* ---- operand table, parsed from the specs ---- */
+enum { MAX_OPERANDS = 16, MAX_OPNAME = 16 };
+static struct {
+  int built;
+  int count[I_COUNT];
+  GtOperand ops[I_COUNT][MAX_OPERANDS];
+  char names[I_COUNT][MAX_OPERANDS][MAX_OPNAME];
+} optab;
+
+static GtOperandKind sub_kind(const char *name) {
+  if (strcmp(name, "level") == 0) return OPK_LEVEL;
+  if (strcmp(name, "op") == 0) return OPK_VOP;
+  if (strcmp(name, "queue") == 0) return OPK_QUEUE;
+  if (strcmp(name, "scope") == 0) return OPK_SCOPE;
+  die("isa.def: operand '%s' maps to sub but names no known sub kind", name);
+}
+
+static void parse_operand(int op, const char *spec, size_t len) {
+  const char *eq = memchr(spec, '=', len);
+  if (!eq || eq == spec || (size_t)(eq - spec) >= MAX_OPNAME)
+    die("isa.def: bad operand '%.*s' of %s", (int)len, spec, isa[op].mnemonic);
+  int i = optab.count[op]++;
+  if (i >= MAX_OPERANDS) die("isa.def: too many operands for %s", isa[op].mnemonic);
+  char *name = optab.names[op][i];
+  memcpy(name, spec, (size_t)(eq - spec));
+  name[eq - spec] = 0;
+  const char *f = eq + 1;
+  size_t flen = len - (size_t)(f - spec);
+  GtOperand *o = &optab.ops[op][i];
+  o->name = name;
+  if (flen == 2 && (f[0] == 'r' || f[0] == 't' || f[0] == 'n') && f[1] >= '0' && f[1] <= '9') {
+    o->index = f[1] - '0';
+    if (f[0] == 'r') o->field = OPF_REGION, o->kind = OPK_REGION;
+    if (f[0] == 't') o->field = OPF_TILE, o->kind = OPK_TILE;
+    if (f[0] == 'n') o->field = OPF_NUM, o->kind = OPK_INT;
+    if (f[0] != 'n' && o->index > 2) die("isa.def: %s: no field %.2s", isa[op].mnemonic, f);
+  } else if (flen == 3 && memcmp(f, "sub", 3) == 0) {
+    o->field = OPF_SUB;
+    o->kind = sub_kind(name);
+  } else if (flen == 5 && memcmp(f, "dtype", 5) == 0) {
+    o->field = OPF_DTYPE;
+    o->kind = OPK_DTYPE;
+  } else if (flen == 5 && memcmp(f, "flags", 5) == 0) {
+    o->field = OPF_FLAGS;
+    o->kind = OPK_INT;
+  } else {
+    die("isa.def: %s: unknown field '%.*s'", isa[op].mnemonic, (int)flen, f);
+  }
+  for (int j = 0; j < i; j++) {
+    const GtOperand *p = &optab.ops[op][j];
+    if (strcmp(p->name, o->name) == 0 || (p->field == o->field && p->index == o->index))
+      die("isa.def: %s: operand '%s' repeats a name or field", isa[op].mnemonic, o->name);
+  }
+}
+
+static void build_optab(void) {
+  for (int op = 0; op < I_COUNT; op++) {
+    const char *s = isa[op].operands;
+    while (*s) {
+      while (*s == ' ') s++;
+      const char *e = s;
+      while (*e && *e != ' ') e++;
+      if (e > s) parse_operand(op, s, (size_t)(e - s));
+      s = e;
+    }
+  }
+  optab.built = 1;
+}
+
+int isa_operand_count(GtOpcode op) {
+  if (!optab.built) build_optab();
+  return op < I_COUNT ? optab.count[op] : 0;
+}
+
+const GtOperand *isa_operand(GtOpcode op, int i) {
+  if (!optab.built) build_optab();
+  gt_assert(op < I_COUNT && i >= 0 && i < optab.count[op]);
+  return &optab.ops[op][i];
+}
+
+int64_t inst_get(const GtInst *in, const GtOperand *o) {
+  switch (o->field) {
+  case OPF_REGION: return in->r[o->index];
+  case OPF_TILE: return in->t[o->index];
+  case OPF_NUM: return in->n[o->index];
+  case OPF_SUB: return in->sub;
+  case OPF_DTYPE: return in->dtype;
+  case OPF_FLAGS: return in->flags;
+  }
+  die("bad operand field %d", (int)o->field);
+}
+
+/* The caller has range-checked v for the field's width (the assembler does). */
+void inst_set(GtInst *in, const GtOperand *o, int64_t v) {
+  switch (o->field) {
+  case OPF_REGION: in->r[o->index] = (uint32_t)v; return;
+  case OPF_TILE: in->t[o->index] = (uint32_t)v; return;
+  case OPF_NUM: in->n[o->index] = v; return;
+  case OPF_SUB: in->sub = (uint8_t)v; return;
+  case OPF_DTYPE: in->dtype = (uint8_t)v; return;
+  case OPF_FLAGS: in->flags = (uint8_t)v; return;
+  }
+  die("bad operand field %d", (int)o->field);
 }
 
 GtProgram *program_new(void) {
@@ -99,6 +225,20 @@ GtQueue *program_queue(GtProgram *p, int cluster, int core, int index) {
   return q;
 }
 
+int program_find_queue(const GtProgram *p, int cluster, int core, int index) {
+  for (int i = 0; i < p->nqueues; i++) {
+    const GtQueue *q = &p->queues[i];
+    if (q->cluster == cluster && q->core == core && q->index == index) return i;
+  }
+  return -1;
+}
+
+int64_t program_ninsts(const GtProgram *p) {
+  int64_t n = 0;
+  for (int i = 0; i < p->nqueues; i++) n += (int64_t)p->queues[i].insts.len;
+  return n;
+}
+
 GtInst *program_emit(GtQueue *q) { return vec_push(&q->insts); }
 
 static char *dup_or_null(const char *s) {
@@ -122,10 +262,174 @@ static uint32_t add_named(char ***names, uint32_t *count, const char *name) {
   return id;
 }
 
+/* Names arrays keep the capacity add_named relies on: the smallest power of two >= count
+ * (at least 2). */
+static void grow_named(char ***names, uint32_t *count, uint32_t want) {
+  if (want < *count) want = *count;
+  if (*names && want == *count) return;
+  size_t cap = 2;
+  while (cap < want) cap *= 2;
+  char **nn = realloc(*names, cap * sizeof *nn);
+  if (!nn) die("out of memory");
+  for (size_t i = *names ? *count : 0; i < cap; i++) nn[i] = NULL;
+  *names = nn;
+  *count = want;
+}
+
+void program_reserve_ids(GtProgram *p, uint32_t nregions, uint32_t ntiles) {
+  grow_named(&p->region_names, &p->nregions, nregions);
+  grow_named(&p->tile_names, &p->ntiles, ntiles);
+}
+
+void program_set_name(GtProgram *p, int is_tile, uint32_t id, const char *name) {
+  char ***names = is_tile ? &p->tile_names : &p->region_names;
+  uint32_t *count = is_tile ? &p->ntiles : &p->nregions;
+  gt_assert(id < *count);
+  grow_named(names, count, *count); /* allocates the array if it does not exist yet */
+  free((*names)[id]);
+  (*names)[id] = dup_or_null(name);
+}
+
 uint32_t program_new_region(GtProgram *p, const char *name) {
   return add_named(&p->region_names, &p->nregions, name);
 }
 
 uint32_t program_new_tile(GtProgram *p, const char *name) {
   return add_named(&p->tile_names, &p->ntiles, name);
+}
+
+/* ---- docs/isa.md ---- */
+
+static void doc_operands(FILE *out, GtOpcode op) {
+  static const char *const kind[] = {"int", "region", "tile", "level", "vop", "queue", "scope",
+                                     "dtype"};
+  static const char *const field[] = {"r", "t", "n", "sub", "dtype", "flags"};
+  for (int i = 0; i < isa_operand_count(op); i++) {
+    const GtOperand *o = isa_operand(op, i);
+    fprintf(out, "%s`%s` (%s, ", i ? ", " : "", o->name, kind[o->kind]);
+    if (o->field <= OPF_NUM) fprintf(out, "%s%d)", field[o->field], o->index);
+    else fprintf(out, "%s)", field[o->field]);
+  }
+}
+
+void isa_write_doc(FILE *out) {
+  fputs("# The gtsim instruction set, `.gtasm` and `.gtp`\n\n"
+        "<!-- Generated from sched/isa.def by `gtsim --isa-doc`; do not edit. Refresh with\n"
+        "     `build/gtsim --isa-doc > docs/isa.md` (tests/unit/test_isa.c fails when this\n"
+        "     file differs from the generated text). -->\n\n"
+        "A Program is a set of per-queue instruction streams (sched/prog.h). Instructions are\n"
+        "coarse: one tile, not one MAC. Their timing is in [timing.md](timing.md); what the\n"
+        "simulator checks while running is there too. This file is the reference for the\n"
+        "opcodes, their operands and the two file formats.\n\n"
+        "## Queues\n\n"
+        "Every core has its own queues, which run concurrently, each in order:\n\n"
+        "| index | name | engine |\n|---|---|---|\n",
+        out);
+  fprintf(out, "| %d | `dma_in` | DMA into the core (DDR/GB/other LB -> this LB) |\n", Q_DMA_IN);
+  fprintf(out, "| %d | `dma_out` | DMA out of the core |\n", Q_DMA_OUT);
+  fprintf(out, "| %d + i | the i-th unit of the core kind (`units =` in the config) | that unit |\n\n",
+          Q_UNIT0);
+  fputs("Every cluster also has one queue per cluster DMA engine (`[cluster] dma_engines`),\n"
+        "core -1 in the program, moving data between DDR and the GB. Queue names in assembly:\n"
+        "`c0.k3.dma_in`, `c0.k3.dma_out`, `c0.k3.mme` (a unit name), `c0.k3.q2` (by index) and\n"
+        "`c0.dma1`. Cores are numbered per cluster, core kind by core kind in config order.\n\n"
+        "Synchronisation: `signal`/`wait` are flags between the queues of one core (a cluster\n"
+        "DMA queue has no flags; it synchronises with semaphores and barriers); `sempost`/\n"
+        "`semwait` and `barrier` work across cores of a cluster (`scope=cluster`, ids per\n"
+        "cluster) or across clusters (`scope=chip`).\n\n"
+        "## Engines\n\n"
+        "| engine | queues that may hold the opcode |\n|---|---|\n"
+        "| any | every queue |\n"
+        "| dma | `dma_in`, `dma_out`, cluster DMA queues |\n"
+        "| matrix | a unit queue whose unit has matrix capability |\n"
+        "| vector | a unit queue whose unit has vector capability |\n"
+        "| scalar | a unit queue whose unit has scalar capability |\n\n"
+        "## Opcodes\n\n"
+        "Operands are written `name=value` in any order; the GtInst field each one is stored in\n"
+        "is given in parentheses. A field an opcode does not name must be 0.\n\n",
+        out);
+  for (int op = 0; op < I_COUNT; op++) {
+    fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GtOpcode)op),
+            op, isa_engine_name(isa_engine((GtOpcode)op)), isa_description((GtOpcode)op));
+    doc_operands(out, (GtOpcode)op);
+    fputs(".\n\n", out);
+  }
+  fputs("Enum operands: `level` is ", out);
+  for (int l = 0; l < GT_LEVEL_COUNT; l++)
+    fprintf(out, "%s`%s` (%d)", l ? ", " : "", level_name((GtLevel)l), l);
+  fputs("; `scope` is ", out);
+  for (int l = 0; l < GT_SCOPE_COUNT; l++)
+    fprintf(out, "%s`%s` (%d)", l ? ", " : "", scope_name((GtScope)l), l);
+  fputs("; `dtype` is ", out);
+  for (int t = 0; t < DT_COUNT; t++)
+    fprintf(out, "%s`%s` (%d, %d bytes)", t ? ", " : "", dtype_name((GtDtype)t), t,
+            dtype_bytes((GtDtype)t));
+  fputs("; `op` is a VOP below; `queue` is a queue index of the same core.\n\n", out);
+
+  fputs("## Vector ops (VOP)\n\n"
+        "Cost of `vec` (see [timing.md](timing.md)): vector_latency + ceil(elems / lanes[dtype])\n"
+        "× Σ passes[class] × op_cost[class], with op_cost from the unit's config. The columns\n"
+        "give the passes per cost class.\n\n"
+        "| # | op | inputs |",
+        out);
+#define X(e, k, d) fprintf(out, " %s |", k);
+  GT_VCLASSES(X)
+#undef X
+  fputs(" description |\n|---|---|---|", out);
+  for (int c = 0; c < VC_COUNT; c++) fputs("---|", out);
+  fputs("---|\n", out);
+  for (int v = 0; v < V_COUNT; v++) {
+    fprintf(out, "| %d | `%s` | %d |", v, vop_name((GtVop)v), vop_inputs((GtVop)v));
+    for (int c = 0; c < VC_COUNT; c++) fprintf(out, " %d |", vop_passes((GtVop)v, (GtVClass)c));
+    fprintf(out, " %s |\n", vop_description((GtVop)v));
+  }
+  fputs("\nCost classes:\n\n", out);
+#define X(e, k, d) fprintf(out, "- `%s`: %s\n", k, d);
+  GT_VCLASSES(X)
+#undef X
+
+  fputs("\n## `.gtasm`: text assembly\n\n", out);
+  gtasm_write_grammar_doc(out);
+  fputs("\nExample for configs/tiny.cfg (a ReLU over 1024 fp16 values loaded from DDR; a longer\n"
+        "one is tests/cases/asm/basic.gtasm):\n\n```gtasm\n"
+        "gtasm 1\n"
+        ".region x_ddr\n.region x_lb\n.region y_lb\n"
+        ".tile t_x\n.tile t_y\n"
+        ".queue c0.k0.dma_in\n"
+        "  alloc region=x_ddr level=ddr offset=0 bytes=2048 init=t_x\n"
+        "  alloc region=x_lb level=lb cluster=0 core=0 offset=0 bytes=2048\n"
+        "  mov dst=x_lb dst_tile=t_x src=x_ddr src_tile=t_x bytes=2048\n"
+        "  signal queue=vec flag=0       # tell the vector queue the tile is there\n"
+        ".queue c0.k0.vec\n"
+        "  wait flag=0\n"
+        "  alloc region=y_lb level=lb cluster=0 core=0 offset=2048 bytes=2048\n"
+        "  vec op=relu dst=y_lb dst_tile=t_y a=x_lb a_tile=t_x elems=1024 dtype=fp16\n"
+        "```\n\n",
+        out);
+
+  fputs("## `.gtp`: binary program file\n\n", out);
+  gtp_write_layout_doc(out);
+
+  fputs("\n## Static checks (`program_check`)\n\n"
+        "Before a program runs, and when `--emit` writes one with `--arch` given, it is checked\n"
+        "against the arch; each error names the queue, the instruction index and its text, and\n"
+        "gtsim exits 1 (bad input):\n\n"
+        "- every queue exists: cluster < clusters, core < cores per cluster, queue index < 2 +\n"
+        "  units of the core's kind, or cluster DMA engine < dma_engines; no queue twice;\n"
+        "- every opcode's engine matches its queue (dma on dma_in/dma_out/cluster DMA; matrix,\n"
+        "  vector, scalar on a unit with that capability);\n"
+        "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
+        "  non-zero rate; vector: non-zero lanes);\n"
+        "- a `signal` targets an existing queue of the same core; no flags on cluster DMA queues;\n"
+        "- region and tile ids are below the program's counts; data instructions name a region\n"
+        "  for every operand they use (the `b` of a one-input vector op may be 0) and a tile for\n"
+        "  every region;\n"
+        "- `alloc` names an existing cluster/core, and a GB or LB that exists (size > 0);\n"
+        "- integer operands are >= 0; `bytes`, `m`, `n`, `k`, `elems` and `count` are > 0; a\n"
+        "  `mov`'s bytes are a multiple of rows × planes;\n"
+        "- fields the opcode does not name are 0.\n\n"
+        "What depends on execution (stale or never-written tiles, overlapping live allocations,\n"
+        "capacity, frees of unallocated regions, deadlocks) is checked by the simulator while\n"
+        "running, with exit status 2 ([timing.md](timing.md)).\n",
+        out);
 }

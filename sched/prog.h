@@ -103,6 +103,68 @@ int gtp_write(const char *path, const GtProgram *p);
 /* Static checks against an arch: queues, units, cores and clusters exist; engines match. */
 int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file);
 
+/* ---- Additions (isa helper, issue 4) ---- */
+const char *isa_description(GtOpcode op);
+const char *vop_description(GtVop v);
+const char *isa_engine_name(GtEngine e);   /* "any", "dma", "matrix", "vector", "scalar" */
+const char *level_name(GtLevel l);         /* "ddr", "gb", "lb" */
+const char *scope_name(GtScope s);         /* "cluster", "chip" */
+enum { GT_LEVEL_COUNT = 3, GT_SCOPE_COUNT = 2 };
+
+/* The operands of an opcode, parsed once from isa.def's operand spec: assembly name, the
+ * GtInst field it lives in, and what its values mean. */
+typedef enum {
+  OPF_REGION,  /* r[index] */
+  OPF_TILE,    /* t[index] */
+  OPF_NUM,     /* n[index] */
+  OPF_SUB,     /* sub: a level, vop, queue or scope (see GtOperandKind) */
+  OPF_DTYPE,   /* dtype */
+  OPF_FLAGS    /* flags */
+} GtOperandField;
+typedef enum { OPK_INT, OPK_REGION, OPK_TILE, OPK_LEVEL, OPK_VOP, OPK_QUEUE, OPK_SCOPE,
+               OPK_DTYPE } GtOperandKind;
+typedef struct {
+  const char *name;      /* as written in assembly, e.g. "dst_tile" */
+  GtOperandField field;
+  int index;             /* for r/t/n */
+  GtOperandKind kind;
+} GtOperand;
+int isa_operand_count(GtOpcode op);
+const GtOperand *isa_operand(GtOpcode op, int i);
+int64_t inst_get(const GtInst *in, const GtOperand *o);
+void inst_set(GtInst *in, const GtOperand *o, int64_t v);
+
+/* A queue's index in p->queues for (cluster, core, index), or -1; never creates one. */
+int program_find_queue(const GtProgram *p, int cluster, int core, int index);
+/* Total instructions over all queues. */
+int64_t program_ninsts(const GtProgram *p);
+/* Load a program by extension: .gtasm (text, needs a for unit names; may be NULL when only
+ * numeric queue names are used) or .gtp (binary). Errors to d; NULL on bad input. */
+GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d);
+/* Save by extension (.gtp or .gtasm) through write_file_atomic; 0 ok, -1 with errno. */
+int program_save(const char *path, const GtArch *a, const GtProgram *p);
+
+/* .gtp format version written by gtp_write and the only one gtp_read accepts. */
+/* Region and tile counts above GT_MAX_IDS are rejected by the readers (bounds the names arrays). */
+enum { GT_MAX_IDS = 1 << 26 };
+enum { GTP_VERSION = 1, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
+/* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */
+void isa_write_doc(FILE *out);
+/* Pieces of that document owned by the format modules. */
+void gtp_write_layout_doc(FILE *out);
+void gtasm_write_grammar_doc(FILE *out);
+/* Queue facts against an arch (prog_check.c), shared by the assembler and program_check.
+ * Each returns 1 if fine, else 0 with the reason in why. a may be NULL: then only the
+ * queue's shape is checked (a cluster DMA queue or a core's dma_in/dma_out vs a unit queue). */
+int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, size_t n);
+int queue_accepts(const GtArch *a, int core, int index, GtOpcode op, char *why, size_t n);
+/* The core kind of core `core` of a cluster (cores numbered kind by kind), or NULL. */
+const GtCoreKind *prog_core_kind(const GtArch *a, int core);
+/* Make ids < nregions / < ntiles valid (counts only grow; new names are NULL). */
+void program_reserve_ids(GtProgram *p, uint32_t nregions, uint32_t ntiles);
+/* Give id its name (replacing any); the id must be valid. */
+void program_set_name(GtProgram *p, int is_tile, uint32_t id, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,7 +28,12 @@ enum { GT_EXIT_OK = 0, GT_EXIT_INPUT = 1, GT_EXIT_SIM = 2, GT_EXIT_INTERNAL = 3 
 
 /* Internal failure: prints __FILE__:__LINE__ and exits 3. */
 #define die(...) gt_die(__FILE__, __LINE__, __VA_ARGS__)
-noreturn void gt_die(const char *file, int line, const char *fmt, ...)
+#ifdef __cplusplus /* <stdnoreturn.h> defines `noreturn` for C only */
+[[noreturn]]
+#else
+noreturn
+#endif
+void gt_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define gt_assert(c) ((c) ? (void)0 : gt_die(__FILE__, __LINE__, "assertion failed: %s", #c))
 

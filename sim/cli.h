@@ -16,6 +16,9 @@ struct CliOptions {
   bool describe = false, json = false, csv = false, config_doc = false;
   bool stats = false;             // --stats (sim/cli_stats.cpp)
   long long batch = 0;            // --batch B; 0 = the model file's own batch
+  const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
+  const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
+  bool isa_doc = false;           // --isa-doc: print docs/isa.md
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.

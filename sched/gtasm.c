@@ -1,0 +1,961 @@
+/* gtasm.c — the .gtasm text assembly: assembler, disassembler, queue names, inst_format.
+ *
+ * The assembler reads the text one line at a time (grammar in docs/isa.md, written by
+ * gtasm_write_grammar_doc below): a `gtasm 1` header, directives (.region .tile .nregions
+ * .ntiles .queue) and instructions `mnemonic name=value ...` whose operands come from the
+ * isa.def table (isa_operand). Symbols are kept in two string-keyed hash tables (FNV-1a over
+ * the bytes of the name, so the table never depends on addresses); ids are the program's.
+ * The disassembler prints the same syntax: names where the program has unique ones, every
+ * enum operand by name, other operands when non-zero. Invariant: for a program whose
+ * region and tile names are unique (or absent), gtasm_parse(gtasm_write(p)) equals p field
+ * by field, with the same queue order.
+ */
+#include "prog.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { GTASM_VERSION = 1 };
+#define GTASM_MAX_ID ((uint32_t)GT_MAX_IDS)
+
+/* ---------------------------------------------------------------- queue names ---- */
+
+/* Assembly name of unit queue `index` of core kind k: the unit's name, with ".N" for the
+ * N-th repeat when a core kind lists the same unit name more than once. */
+static void unit_queue_name(const GtArch *a, const GtCoreKind *k, int index, char *buf,
+                            size_t n) {
+  int u = index - Q_UNIT0;
+  const char *name = a->units[k->unit[u]].name;
+  int rep = 0;
+  for (int j = 0; j < u; j++)
+    if (strcmp(a->units[k->unit[j]].name, name) == 0) rep++;
+  if (rep) snprintf(buf, n, "%s.%d", name, rep);
+  else snprintf(buf, n, "%s", name);
+}
+
+/* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). */
+static void core_queue_name(const GtArch *a, int core, int index, char *buf, size_t n) {
+  const GtCoreKind *k = prog_core_kind(a, core);
+  if (index == Q_DMA_IN) snprintf(buf, n, "dma_in");
+  else if (index == Q_DMA_OUT) snprintf(buf, n, "dma_out");
+  else if (k && index - Q_UNIT0 < k->nunits && a->units[k->unit[index - Q_UNIT0]].name)
+    unit_queue_name(a, k, index, buf, n);
+  else snprintf(buf, n, "q%d", index);
+}
+
+const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n) {
+  if (q->core < 0) {
+    snprintf(buf, n, "c%d.dma%d", q->cluster, q->index);
+  } else {
+    char qn[48];
+    core_queue_name(a, q->core, q->index, qn, sizeof qn);
+    snprintf(buf, n, "c%d.k%d.%s", q->cluster, q->core, qn);
+  }
+  return buf;
+}
+
+/* Parse a queue name within a core: dma_in, dma_out, a unit name (with .N repeat), qN.
+ * Returns the index or -1. */
+static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len) {
+  if (len == 6 && memcmp(s, "dma_in", 6) == 0) return Q_DMA_IN;
+  if (len == 7 && memcmp(s, "dma_out", 7) == 0) return Q_DMA_OUT;
+  if (len >= 2 && s[0] == 'q' && isdigit((unsigned char)s[1])) {
+    long v = 0;
+    for (size_t i = 1; i < len; i++) {
+      if (!isdigit((unsigned char)s[i]) || v > 1000) return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return (int)v;
+  }
+  const GtCoreKind *k = prog_core_kind(a, core);
+  if (!k) return -1;
+  for (int u = 0; u < k->nunits; u++) {
+    char nm[48];
+    if (!a->units[k->unit[u]].name) continue;
+    unit_queue_name(a, k, Q_UNIT0 + u, nm, sizeof nm);
+    if (strlen(nm) == len && memcmp(nm, s, len) == 0) return Q_UNIT0 + u;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------- value printing ---- */
+
+static int is_sym_start(int c) { return isalpha(c) || c == '_'; }
+static int is_sym_char(int c) {
+  return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '[' || c == ']' || c == ':' ||
+         c == '-';
+}
+
+/* A name as a bare symbol when it is one, else as a quoted string with escapes. */
+static void put_name(char **o, char *end, const char *name) {
+  int bare = is_sym_start((unsigned char)name[0]);
+  for (const char *s = name; bare && *s; s++) bare = is_sym_char((unsigned char)*s);
+  size_t room = (size_t)(end - *o);
+  if (bare) {
+    int w = snprintf(*o, room, "%s", name);
+    *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+    return;
+  }
+  char *p = *o;
+  if (p < end - 1) *p++ = '"';
+  for (const unsigned char *s = (const unsigned char *)name; *s && p < end - 5; s++) {
+    if (*s == '"' || *s == '\\') {
+      *p++ = '\\';
+      *p++ = (char)*s;
+    } else if (*s < 0x20 || *s >= 0x7f) {
+      p += snprintf(p, 5, "\\x%02x", *s);
+    } else {
+      *p++ = (char)*s;
+    }
+  }
+  if (p < end - 1) *p++ = '"';
+  *p = 0;
+  *o = p;
+}
+
+static void put(char **o, char *end, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char **o, char *end, const char *fmt, ...) {
+  size_t room = (size_t)(end - *o);
+  if (room <= 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(*o, room, fmt, ap);
+  va_end(ap);
+  *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+}
+
+/* Per-id "print by name" flags: a name is used when present and unique. */
+typedef struct {
+  const unsigned char *tile_ok, *region_ok; /* NULL: use any non-NULL name */
+} NameUse;
+
+/* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
+ * a unit target prints by name only when every core kind agrees on it. */
+static void format_inst(const GtArch *a, const GtProgram *p, const GtInst *in, int core,
+                        const NameUse *nu, char *buf, size_t n) {
+  char *o = buf, *end = buf + n;
+  buf[0] = 0;
+  GtOpcode op = (GtOpcode)in->op;
+  if (op >= I_COUNT) {
+    put(&o, end, "opcode(%u)", in->op);
+    return;
+  }
+  put(&o, end, "%s", isa_mnemonic(op));
+  for (int k = 0; k < isa_operand_count(op); k++) {
+    const GtOperand *od = isa_operand(op, k);
+    int64_t v = inst_get(in, od);
+    int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE;
+    if (v == 0 && !is_enum) continue;
+    put(&o, end, " %s=", od->name);
+    switch (od->kind) {
+    case OPK_INT: put(&o, end, "%lld", (long long)v); break;
+    case OPK_REGION:
+    case OPK_TILE: {
+      int tile = od->kind == OPK_TILE;
+      uint32_t id = (uint32_t)v;
+      char **names = tile ? p->tile_names : p->region_names;
+      uint32_t count = tile ? p->ntiles : p->nregions;
+      const unsigned char *ok = tile ? (nu ? nu->tile_ok : NULL) : (nu ? nu->region_ok : NULL);
+      if (names && id < count && names[id] && (!nu || (ok && ok[id]))) put_name(&o, end, names[id]);
+      else put(&o, end, "%u", id);
+      break;
+    }
+    case OPK_LEVEL:
+      if (v < GT_LEVEL_COUNT) put(&o, end, "%s", level_name((GtLevel)v));
+      else put(&o, end, "%lld", (long long)v);
+      break;
+    case OPK_SCOPE:
+      if (v < GT_SCOPE_COUNT) put(&o, end, "%s", scope_name((GtScope)v));
+      else put(&o, end, "%lld", (long long)v);
+      break;
+    case OPK_VOP:
+      if (v < V_COUNT) put(&o, end, "%s", vop_name((GtVop)v));
+      else put(&o, end, "%lld", (long long)v);
+      break;
+    case OPK_DTYPE:
+      if (v < DT_COUNT) put(&o, end, "%s", dtype_name((GtDtype)v));
+      else put(&o, end, "%lld", (long long)v);
+      break;
+    case OPK_QUEUE: {
+      char qn[48];
+      if (core >= 0 && a) {
+        core_queue_name(a, core, (int)v, qn, sizeof qn);
+      } else if (a && v >= Q_UNIT0 && a->ncore_kinds > 0) {
+        char first[48] = "";
+        int agree = 1;
+        for (int ck = 0, base = 0; ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
+          core_queue_name(a, base, (int)v, qn, sizeof qn);
+          if (ck == 0) snprintf(first, sizeof first, "%s", qn);
+          else if (strcmp(first, qn) != 0) agree = 0;
+        }
+        if (agree) snprintf(qn, sizeof qn, "%s", first);
+        else snprintf(qn, sizeof qn, "q%lld", (long long)v);
+      } else {
+        core_queue_name(NULL, -1, (int)v, qn, sizeof qn);
+      }
+      put(&o, end, "%s", qn);
+      break;
+    }
+    }
+  }
+}
+
+void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n) {
+  format_inst(a, p, in, -1, NULL, buf, n);
+}
+
+/* ---------------------------------------------------------------- disassembler ---- */
+
+/* Hash table name -> id (open addressing, power-of-two size, FNV-1a). */
+typedef struct {
+  const char **keys;
+  uint32_t *ids;
+  size_t cap, len;
+} SymTab;
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static void sym_free(SymTab *t) {
+  free(t->keys);
+  free(t->ids);
+  memset(t, 0, sizeof *t);
+}
+
+/* Returns the slot of name (keys[slot] == NULL when absent). */
+static size_t sym_slot(const SymTab *t, const char *name, size_t n) {
+  size_t i = (size_t)fnv1a(name, n) & (t->cap - 1);
+  while (t->keys[i] && !(strlen(t->keys[i]) == n && memcmp(t->keys[i], name, n) == 0))
+    i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+static int sym_get(const SymTab *t, const char *name, size_t n, uint32_t *id) {
+  if (!t->cap) return 0;
+  size_t i = sym_slot(t, name, n);
+  if (!t->keys[i]) return 0;
+  *id = t->ids[i];
+  return 1;
+}
+
+/* key must outlive the table. */
+static void sym_put(SymTab *t, const char *key, uint32_t id) {
+  if (2 * (t->len + 1) > t->cap) {
+    SymTab nt = {0};
+    nt.cap = t->cap ? t->cap * 2 : 64;
+    nt.keys = calloc(nt.cap, sizeof *nt.keys);
+    nt.ids = calloc(nt.cap, sizeof *nt.ids);
+    if (!nt.keys || !nt.ids) die("out of memory");
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->keys[i]) {
+        size_t s = sym_slot(&nt, t->keys[i], strlen(t->keys[i]));
+        nt.keys[s] = t->keys[i];
+        nt.ids[s] = t->ids[i];
+      }
+    nt.len = t->len;
+    sym_free(t);
+    *t = nt;
+  }
+  size_t s = sym_slot(t, key, strlen(key));
+  if (!t->keys[s]) t->len++;
+  t->keys[s] = key;
+  t->ids[s] = id;
+}
+
+/* ok[id] = 1 when names[id] is set and no lower id has the same name. */
+static unsigned char *unique_names(char **names, uint32_t count) {
+  unsigned char *ok = calloc(count ? count : 1, 1);
+  if (!ok) die("out of memory");
+  SymTab t = {0};
+  for (uint32_t i = 1; names && i < count; i++) {
+    uint32_t prev;
+    if (!names[i] || sym_get(&t, names[i], strlen(names[i]), &prev)) continue;
+    sym_put(&t, names[i], i);
+    ok[i] = 1;
+  }
+  sym_free(&t);
+  return ok;
+}
+
+static void write_decls(FILE *out, const char *kind, char **names, uint32_t count,
+                        const unsigned char *ok) {
+  char buf[1024];
+  for (uint32_t i = 1; names && i < count; i++) {
+    if (!names[i]) continue;
+    char *o = buf;
+    put_name(&o, buf + sizeof buf, names[i]);
+    if (ok[i]) fprintf(out, ".%s %s %u\n", kind, buf, i);
+    else fprintf(out, "# %s %u is also named %s (printed by number)\n", kind, i, buf);
+  }
+}
+
+int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p) {
+  NameUse nu;
+  unsigned char *tok = unique_names(p->tile_names, p->ntiles);
+  unsigned char *rok = unique_names(p->region_names, p->nregions);
+  nu.tile_ok = tok;
+  nu.region_ok = rok;
+  fprintf(out, "gtasm %d\n# %d queues, %lld instructions\n", GTASM_VERSION, p->nqueues,
+          (long long)program_ninsts(p));
+  fprintf(out, ".nregions %u\n.ntiles %u\n", p->nregions, p->ntiles);
+  write_decls(out, "region", p->region_names, p->nregions, rok);
+  write_decls(out, "tile", p->tile_names, p->ntiles, tok);
+  char buf[2048], qn[64];
+  for (int qi = 0; qi < p->nqueues; qi++) {
+    const GtQueue *q = &p->queues[qi];
+    fprintf(out, "\n.queue %s\n", program_queue_name(a, q, qn, sizeof qn));
+    for (size_t i = 0; i < q->insts.len; i++) {
+      format_inst(a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu, buf, sizeof buf);
+      fprintf(out, "  %s\n", buf);
+    }
+  }
+  free(tok);
+  free(rok);
+  return ferror(out) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------- assembler ---- */
+
+typedef struct {
+  const char *path, *src;
+  const GtArch *a;
+  GtDiag *d;
+  GtProgram *p;
+  int line;
+  const char *lstart;    /* start of the current line */
+  int cur;               /* current queue index in p->queues, -1 before any .queue */
+  SymTab syms[2];        /* [0] regions, [1] tiles */
+  uint32_t maxid[2];     /* largest id used or declared */
+  int64_t declared[2];   /* .nregions / .ntiles, -1 if not given */
+} Asm;
+
+static const char *const kind_word[2] = {"region", "tile"};
+
+static void aerr(Asm *s, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void aerr(Asm *s, const char *at, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  diag_error(s->d, s->path, s->line, (int)(at - s->lstart) + 1, s->src, "%s", msg);
+}
+
+/* A word: bare characters up to blank/#/end of line, or "quoted" parts (with escapes). */
+typedef struct {
+  const char *start, *end;
+} Word;
+
+static int at_eol(const char *c) { return *c == 0 || *c == '\n' || *c == '#'; }
+
+static const char *skip_blank(const char *c) {
+  while (*c == ' ' || *c == '\t' || *c == '\r') c++;
+  return c;
+}
+
+/* Reads the next word at *pc; 0 at end of line. Unterminated quotes are reported. */
+static int next_word(Asm *s, const char **pc, Word *w) {
+  const char *c = skip_blank(*pc);
+  if (at_eol(c)) {
+    *pc = c;
+    return 0;
+  }
+  w->start = c;
+  while (*c && *c != '\n' && *c != ' ' && *c != '\t' && *c != '\r' && *c != '#') {
+    if (*c == '"') {
+      const char *q = c++;
+      while (*c && *c != '\n' && *c != '"') c += (*c == '\\' && c[1] && c[1] != '\n') ? 2 : 1;
+      if (*c != '"') {
+        aerr(s, q, "unterminated string");
+        w->end = c;
+        *pc = c;
+        return -1;
+      }
+    }
+    c++;
+  }
+  w->end = c;
+  *pc = c;
+  return 1;
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* A symbol (bare or quoted) into a fresh heap string; NULL after reporting an error. */
+static char *read_symbol(Asm *s, const char *b, const char *e) {
+  size_t n = (size_t)(e - b);
+  char *out = malloc(n + 1), *o = out;
+  if (!out) die("out of memory");
+  if (*b != '"') {
+    if (!is_sym_start((unsigned char)*b)) goto bad;
+    for (const char *c = b; c < e; c++)
+      if (!is_sym_char((unsigned char)*c)) goto bad;
+    memcpy(out, b, n);
+    out[n] = 0;
+    return out;
+  bad:
+    aerr(s, b, "bad name '%.*s': a name is [A-Za-z_][A-Za-z0-9_.$:[]-]* or a \"quoted string\"",
+         (int)n, b);
+    free(out);
+    return NULL;
+  }
+  if (n < 2 || e[-1] != '"') {
+    aerr(s, b, "a quoted name must end with '\"'");
+    free(out);
+    return NULL;
+  }
+  for (const char *c = b + 1; c < e - 1; c++) {
+    if (*c != '\\') {
+      if (*c == '"') {
+        aerr(s, c, "unexpected '\"' inside a quoted name (write \\\")");
+        free(out);
+        return NULL;
+      }
+      *o++ = *c;
+      continue;
+    }
+    c++;
+    if (*c == '"' || *c == '\\') *o++ = *c;
+    else if (*c == 'n') *o++ = '\n';
+    else if (*c == 't') *o++ = '\t';
+    else if (*c == 'x' && c + 2 < e - 1 && hexval(c[1]) >= 0 && hexval(c[2]) >= 0 &&
+             hexval(c[1]) * 16 + hexval(c[2]) != 0) {
+      *o++ = (char)(hexval(c[1]) * 16 + hexval(c[2]));
+      c += 2;
+    } else {
+      aerr(s, c - 1, "bad escape in string (use \\\" \\\\ \\n \\t or \\xHH, HH not 00)");
+      free(out);
+      return NULL;
+    }
+  }
+  *o = 0;
+  return out;
+}
+
+/* Integer: [-]decimal or [-]0xhex, within int64. */
+static int parse_int(const char *b, const char *e, int64_t *out) {
+  int neg = 0;
+  if (b < e && *b == '-') neg = 1, b++;
+  if (b >= e) return -1;
+  uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  int base = 10;
+  if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) base = 16, b += 2;
+  for (; b < e; b++) {
+    int dv = base == 16 ? hexval(*b) : (isdigit((unsigned char)*b) ? *b - '0' : -1);
+    if (dv < 0) return -1;
+    if (v > (lim - (uint64_t)dv) / (uint64_t)base) return -2;
+    v = v * (uint64_t)base + (uint64_t)dv;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return 0;
+}
+
+static int word_is(const Word *w, const char *s) {
+  return (size_t)(w->end - w->start) == strlen(s) && memcmp(w->start, s, strlen(s)) == 0;
+}
+
+/* Note an id (declared or used); it must fit the .nregions/.ntiles given. */
+static int use_id(Asm *s, int kind, const char *at, int64_t id) {
+  if (id < 0 || id >= (int64_t)GTASM_MAX_ID) {
+    aerr(s, at, "%s id %lld out of range (0..%u)", kind_word[kind], (long long)id,
+         GTASM_MAX_ID - 1);
+    return -1;
+  }
+  if (s->declared[kind] >= 0 && id >= s->declared[kind]) {
+    aerr(s, at, "%s id %lld is not below .n%ss %lld", kind_word[kind], (long long)id,
+         kind_word[kind], (long long)s->declared[kind]);
+    return -1;
+  }
+  if ((uint32_t)id > s->maxid[kind]) s->maxid[kind] = (uint32_t)id;
+  return 0;
+}
+
+/* .region NAME [ID] / .tile NAME [ID] */
+static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
+  Word nw, iw;
+  if (next_word(s, pc, &nw) <= 0) {
+    aerr(s, dw->end, ".%s needs a name", kind_word[kind]);
+    return;
+  }
+  char *name = read_symbol(s, nw.start, nw.end);
+  if (!name) return;
+  int64_t id = (int64_t)s->maxid[kind] + 1;
+  int r = next_word(s, pc, &iw);
+  if (r > 0) {
+    if (parse_int(iw.start, iw.end, &id) != 0 || id < 1) {
+      aerr(s, iw.start, "bad %s id '%.*s' (a positive integer)", kind_word[kind],
+           (int)(iw.end - iw.start), iw.start);
+      free(name);
+      return;
+    }
+    Word extra;
+    if (next_word(s, pc, &extra) > 0) {
+      aerr(s, extra.start, "unexpected '%.*s' after .%s", (int)(extra.end - extra.start),
+           extra.start, kind_word[kind]);
+      free(name);
+      return;
+    }
+  }
+  if (r < 0) {
+    free(name);
+    return;
+  }
+  uint32_t old;
+  if (sym_get(&s->syms[kind], name, strlen(name), &old)) {
+    aerr(s, nw.start, "duplicate %s name '%s' (already %s %u)", kind_word[kind], name,
+         kind_word[kind], old);
+    free(name);
+    return;
+  }
+  const char *at = r > 0 ? iw.start : nw.start;
+  if (use_id(s, kind, at, id) != 0) {
+    free(name);
+    return;
+  }
+  if (kind) program_reserve_ids(s->p, 0, (uint32_t)id + 1);
+  else program_reserve_ids(s->p, (uint32_t)id + 1, 0);
+  char **names = kind ? s->p->tile_names : s->p->region_names;
+  if (names[id]) {
+    aerr(s, at, "%s %lld already has the name '%s'", kind_word[kind], (long long)id, names[id]);
+    free(name);
+    return;
+  }
+  names[id] = name; /* the program owns it now */
+  sym_put(&s->syms[kind], names[id], (uint32_t)id);
+}
+
+/* .nregions N / .ntiles N */
+static void dir_count(Asm *s, int kind, const char **pc, const Word *dw) {
+  Word w;
+  int64_t n;
+  if (next_word(s, pc, &w) <= 0) {
+    aerr(s, dw->end, "%.*s needs a count", (int)(dw->end - dw->start), dw->start);
+    return;
+  }
+  if (parse_int(w.start, w.end, &n) != 0 || n < 1 || n > (int64_t)GTASM_MAX_ID) {
+    aerr(s, w.start, "bad count '%.*s' (1..%u; ids are below it, 0 means none)",
+         (int)(w.end - w.start), w.start, GTASM_MAX_ID);
+    return;
+  }
+  if (s->declared[kind] >= 0) {
+    aerr(s, dw->start, "%.*s given twice", (int)(dw->end - dw->start), dw->start);
+    return;
+  }
+  if (s->maxid[kind] >= n) {
+    aerr(s, w.start, "%s id %u is already in use; .n%ss must be above it", kind_word[kind],
+         s->maxid[kind], kind_word[kind]);
+    return;
+  }
+  s->declared[kind] = n;
+}
+
+/* cC.kK.NAME or cC.dmaE */
+static void dir_queue(Asm *s, const char **pc, const Word *dw) {
+  Word w;
+  char why[256];
+  if (next_word(s, pc, &w) <= 0) {
+    aerr(s, dw->end, ".queue needs a queue name (cC.kK.NAME or cC.dmaE)");
+    return;
+  }
+  const char *c = w.start, *e = w.end;
+  long cl = -1, core = -1, idx = -1;
+  char *endp;
+  if (c < e && *c == 'c' && isdigit((unsigned char)c[1])) {
+    cl = strtol(c + 1, &endp, 10);
+    c = endp;
+    if (c < e && *c == '.') c++;
+    else cl = -1;
+  }
+  if (cl >= 0 && e - c > 3 && memcmp(c, "dma", 3) == 0 && isdigit((unsigned char)c[3])) {
+    idx = strtol(c + 3, &endp, 10);
+    if (endp != e || idx > 1000000) idx = -1;
+    core = -1;
+  } else if (cl >= 0 && c < e && *c == 'k' && isdigit((unsigned char)c[1])) {
+    core = strtol(c + 1, &endp, 10);
+    if (endp < e && *endp == '.' && core <= 1000000) {
+      const char *qs = endp + 1;
+      int numeric = qs < e && (*qs == 'q' || (e - qs >= 4 && memcmp(qs, "dma_", 4) == 0));
+      if (!s->a && !numeric) {
+        aerr(s, qs, "unit queue name '%.*s' needs an arch (give --arch, or write qN)",
+             (int)(e - qs), qs);
+        return;
+      }
+      idx = parse_core_queue(s->a, (int)core, qs, (size_t)(e - qs));
+      if (idx < 0) {
+        if (!queue_exists(s->a, (int)cl, (int)core, 0, why, sizeof why))
+          aerr(s, w.start, "queue '%.*s': %s", (int)(w.end - w.start), w.start, why);
+        else
+          aerr(s, qs, "core %ld has no queue '%.*s'", core, (int)(e - qs), qs);
+        return;
+      }
+    }
+  }
+  if (cl < 0 || cl > 1000000 || idx < 0) {
+    aerr(s, w.start, "bad queue name '%.*s' (cC.kK.dma_in|dma_out|UNIT|qN or cC.dmaE)",
+         (int)(w.end - w.start), w.start);
+    return;
+  }
+  if (!queue_exists(s->a, (int)cl, (int)core, (int)idx, why, sizeof why)) {
+    aerr(s, w.start, "queue '%.*s': %s", (int)(w.end - w.start), w.start, why);
+    return;
+  }
+  Word extra;
+  if (next_word(s, pc, &extra) > 0) {
+    aerr(s, extra.start, "unexpected '%.*s' after .queue", (int)(extra.end - extra.start),
+         extra.start);
+    return;
+  }
+  program_queue(s->p, (int)cl, (int)core, (int)idx);
+  s->cur = program_find_queue(s->p, (int)cl, (int)core, (int)idx);
+}
+
+/* Resolves one operand value; 0 ok. */
+static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char *ve,
+                         int64_t *out) {
+  int len = (int)(ve - vb);
+  switch (o->kind) {
+  case OPK_INT: {
+    int r = parse_int(vb, ve, out);
+    if (r == 0 && o->field == OPF_FLAGS && (*out < 0 || *out > 255)) r = -2;
+    if (r == -2) aerr(s, vb, "%s=%.*s out of range", o->name, len, vb);
+    else if (r != 0) aerr(s, vb, "%s: '%.*s' is not an integer", o->name, len, vb);
+    return r;
+  }
+  case OPK_REGION:
+  case OPK_TILE: {
+    int kind = o->kind == OPK_TILE;
+    if (vb < ve && (isdigit((unsigned char)*vb) || *vb == '-')) {
+      if (parse_int(vb, ve, out) != 0) {
+        aerr(s, vb, "%s: '%.*s' is neither a %s name nor an id", o->name, len, vb,
+             kind_word[kind]);
+        return -1;
+      }
+      return use_id(s, kind, vb, *out);
+    }
+    char *name = read_symbol(s, vb, ve);
+    if (!name) return -1;
+    uint32_t id;
+    int found = sym_get(&s->syms[kind], name, strlen(name), &id);
+    if (!found) aerr(s, vb, "unknown %s '%s' (declare it with .%s)", kind_word[kind], name, kind_word[kind]);
+    free(name);
+    *out = id;
+    return found ? 0 : -1;
+  }
+  case OPK_LEVEL:
+    for (int l = 0; l < GT_LEVEL_COUNT; l++)
+      if ((int)strlen(level_name((GtLevel)l)) == len && memcmp(vb, level_name((GtLevel)l), (size_t)len) == 0)
+        return (int)(*out = l, 0);
+    aerr(s, vb, "bad level '%.*s' (ddr, gb or lb)", len, vb);
+    return -1;
+  case OPK_SCOPE:
+    for (int l = 0; l < GT_SCOPE_COUNT; l++)
+      if ((int)strlen(scope_name((GtScope)l)) == len && memcmp(vb, scope_name((GtScope)l), (size_t)len) == 0)
+        return (int)(*out = l, 0);
+    aerr(s, vb, "bad scope '%.*s' (cluster or chip)", len, vb);
+    return -1;
+  case OPK_VOP:
+    for (int v = 0; v < V_COUNT; v++)
+      if ((int)strlen(vop_name((GtVop)v)) == len && memcmp(vb, vop_name((GtVop)v), (size_t)len) == 0)
+        return (int)(*out = v, 0);
+    aerr(s, vb, "unknown vector op '%.*s' (see the VOP table in docs/isa.md)", len, vb);
+    return -1;
+  case OPK_DTYPE:
+    for (int t = 0; t < DT_COUNT; t++)
+      if ((int)strlen(dtype_name((GtDtype)t)) == len && memcmp(vb, dtype_name((GtDtype)t), (size_t)len) == 0)
+        return (int)(*out = t, 0);
+    aerr(s, vb, "unknown dtype '%.*s'", len, vb);
+    return -1;
+  case OPK_QUEUE: {
+    const GtQueue *q = &s->p->queues[s->cur];
+    char why[256];
+    if (q->core < 0) {
+      aerr(s, vb, "flags are per core: a cluster DMA queue synchronises with "
+           "sempost/semwait/barrier");
+      return -1;
+    }
+    if (!s->a && !(len >= 1 && *vb == 'q') && !(len >= 4 && memcmp(vb, "dma_", 4) == 0)) {
+      aerr(s, vb, "unit queue name '%.*s' needs an arch (give --arch, or write qN)", len, vb);
+      return -1;
+    }
+    int idx = parse_core_queue(s->a, q->core, vb, (size_t)len);
+    if (idx < 0) {
+      aerr(s, vb, "core %d has no queue '%.*s'", q->core, len, vb);
+      return -1;
+    }
+    if (!queue_exists(s->a, q->cluster, q->core, idx, why, sizeof why)) {
+      aerr(s, vb, "%s", why);
+      return -1;
+    }
+    *out = idx;
+    return 0;
+  }
+  }
+  return -1;
+}
+
+static void instruction(Asm *s, const char **pc, const Word *mw) {
+  int op = -1;
+  for (int i = 0; i < I_COUNT; i++)
+    if (word_is(mw, isa_mnemonic((GtOpcode)i))) op = i;
+  if (op < 0) {
+    aerr(s, mw->start, "unknown mnemonic '%.*s'", (int)(mw->end - mw->start), mw->start);
+    return;
+  }
+  if (s->cur < 0) {
+    aerr(s, mw->start, "instruction before any .queue directive");
+    return;
+  }
+  const GtQueue *q = &s->p->queues[s->cur];
+  char why[256];
+  if (!queue_accepts(s->a, q->core, q->index, (GtOpcode)op, why, sizeof why)) {
+    char qn[64];
+    aerr(s, mw->start, "%s (queue %s)", why, program_queue_name(s->a, q, qn, sizeof qn));
+    return;
+  }
+  GtInst in;
+  memset(&in, 0, sizeof in);
+  in.op = (uint8_t)op;
+  unsigned seen = 0;
+  int bad = 0;
+  Word w;
+  int r;
+  while ((r = next_word(s, pc, &w)) > 0) {
+    const char *eq = memchr(w.start, '=', (size_t)(w.end - w.start));
+    if (!eq || eq == w.start) {
+      aerr(s, w.start, "expected name=value, found '%.*s'", (int)(w.end - w.start), w.start);
+      bad = 1;
+      continue;
+    }
+    int k = -1;
+    for (int j = 0; j < isa_operand_count((GtOpcode)op); j++) {
+      const char *nm = isa_operand((GtOpcode)op, j)->name;
+      if ((size_t)(eq - w.start) == strlen(nm) && memcmp(w.start, nm, strlen(nm)) == 0) k = j;
+    }
+    if (k < 0) {
+      char names[256], *o = names;
+      names[0] = 0;
+      for (int j = 0; j < isa_operand_count((GtOpcode)op); j++)
+        put(&o, names + sizeof names, "%s%s", j ? " " : "", isa_operand((GtOpcode)op, j)->name);
+      aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GtOpcode)op),
+           (int)(eq - w.start), w.start, names);
+      bad = 1;
+      continue;
+    }
+    if (seen & 1u << k) {
+      aerr(s, w.start, "operand '%.*s' given twice", (int)(eq - w.start), w.start);
+      bad = 1;
+      continue;
+    }
+    seen |= 1u << k;
+    int64_t v;
+    const GtOperand *o = isa_operand((GtOpcode)op, k);
+    if (eq + 1 >= w.end) {
+      aerr(s, eq + 1, "operand '%s' has no value", o->name);
+      bad = 1;
+      continue;
+    }
+    if (operand_value(s, o, eq + 1, w.end, &v) != 0) {
+      bad = 1;
+      continue;
+    }
+    inst_set(&in, o, v);
+  }
+  if (r < 0 || bad) return;
+  *program_emit(&s->p->queues[s->cur]) = in;
+}
+
+static void parse_line(Asm *s, const char *c) {
+  Word w;
+  const char *pc = c;
+  int r = next_word(s, &pc, &w);
+  if (r <= 0) return;
+  if (s->line > 0 && w.start[0] == '.') {
+    if (word_is(&w, ".queue")) dir_queue(s, &pc, &w);
+    else if (word_is(&w, ".region")) dir_symbol(s, 0, &pc, &w);
+    else if (word_is(&w, ".tile")) dir_symbol(s, 1, &pc, &w);
+    else if (word_is(&w, ".nregions")) dir_count(s, 0, &pc, &w);
+    else if (word_is(&w, ".ntiles")) dir_count(s, 1, &pc, &w);
+    else {
+      aerr(s, w.start, "unknown directive '%.*s' (.queue .region .tile .nregions .ntiles)",
+           (int)(w.end - w.start), w.start);
+      return;
+    }
+    Word extra;
+    if (word_is(&w, ".queue") || word_is(&w, ".region") || word_is(&w, ".tile")) return;
+    if (next_word(s, &pc, &extra) > 0)
+      aerr(s, extra.start, "unexpected '%.*s' after %.*s", (int)(extra.end - extra.start),
+           extra.start, (int)(w.end - w.start), w.start);
+    return;
+  }
+  instruction(s, &pc, &w);
+}
+
+GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDiag *d) {
+  Asm s;
+  memset(&s, 0, sizeof s);
+  s.path = path;
+  s.src = text;
+  s.a = a;
+  s.d = d;
+  s.p = program_new();
+  s.cur = -1;
+  s.declared[0] = s.declared[1] = -1;
+  int before = d->nerrors, header = 0;
+  const char *c = text;
+  for (s.line = 1; *c; s.line++) {
+    s.lstart = c;
+    const char *eol = strchr(c, '\n');
+    if (!header) {
+      Word w, v;
+      const char *pc = c;
+      int r = next_word(&s, &pc, &w);
+      if (r > 0) {
+        int64_t ver = 0;
+        if (!word_is(&w, "gtasm")) {
+          aerr(&s, w.start, "expected the header 'gtasm %d' before anything else", GTASM_VERSION);
+          break;
+        }
+        if (next_word(&s, &pc, &v) <= 0 || parse_int(v.start, v.end, &ver) != 0) {
+          aerr(&s, w.end, "the header needs a format version: 'gtasm %d'", GTASM_VERSION);
+          break;
+        }
+        if (ver != GTASM_VERSION) {
+          aerr(&s, v.start, "unsupported gtasm version %lld (this gtsim reads %d)",
+               (long long)ver, GTASM_VERSION);
+          break;
+        }
+        header = 1;
+      }
+    } else {
+      parse_line(&s, c);
+    }
+    if (d->nerrors - before >= (d->max_errors > 0 ? d->max_errors : 1)) break;
+    if (!eol) break;
+    c = eol + 1;
+  }
+  if (!header && d->nerrors == before) {
+    s.lstart = text;
+    diag_error(d, path, 1, 1, text, "empty program: expected the header 'gtasm %d'", GTASM_VERSION);
+  }
+  if (d->nerrors == before) {
+    uint32_t nr = s.declared[0] >= 0 ? (uint32_t)s.declared[0] : s.maxid[0] + 1;
+    uint32_t nt = s.declared[1] >= 0 ? (uint32_t)s.declared[1] : s.maxid[1] + 1;
+    program_reserve_ids(s.p, nr, nt);
+  }
+  sym_free(&s.syms[0]);
+  sym_free(&s.syms[1]);
+  if (d->nerrors != before) {
+    program_free(s.p);
+    return NULL;
+  }
+  return s.p;
+}
+
+/* -------------------------------------------------------------- load and save ---- */
+
+static int has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && strcmp(path + n - e, ext) == 0;
+}
+
+GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
+  if (has_ext(path, ".gtp")) return gtp_read(path, d);
+  if (!has_ext(path, ".gtasm")) {
+    diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
+    return NULL;
+  }
+  char *text = read_file(path, NULL);
+  if (!text) {
+    diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  GtProgram *p = gtasm_parse(path, text, a, d);
+  free(text);
+  return p;
+}
+
+int program_save(const char *path, const GtArch *a, const GtProgram *p) {
+  if (has_ext(path, ".gtp")) return gtp_write(path, p);
+  if (!has_ext(path, ".gtasm")) {
+    errno = EINVAL;
+    return -1;
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m) return -1;
+  int r = gtasm_write(m, a, p);
+  if (fclose(m) != 0) r = -1;
+  if (r == 0) r = write_file_atomic(path, buf, len);
+  free(buf);
+  return r;
+}
+
+/* ------------------------------------------------------------------ the doc ---- */
+
+void gtasm_write_grammar_doc(FILE *out) {
+  fprintf(out,
+"A `.gtasm` file is line-oriented text. `#` starts a comment (outside a quoted name); blank\n"
+"lines are ignored; words are separated by blanks. Grammar (EBNF; `{x}` zero or more, `[x]`\n"
+"optional):\n"
+"\n"
+"```\n"
+"file        = header { line } ;\n"
+"header      = \"gtasm\" version ;                 (* version %d; must come first *)\n"
+"line        = directive | instruction ;\n"
+"directive   = \".queue\" queue\n"
+"            | \".region\" name [ id ]              (* id defaults to largest id so far + 1 *)\n"
+"            | \".tile\" name [ id ]\n"
+"            | \".nregions\" count                  (* region ids are below count *)\n"
+"            | \".ntiles\" count ;\n"
+"instruction = mnemonic { operand } ;               (* after a .queue; goes to that queue *)\n"
+"operand     = opname \"=\" value ;                  (* any order; each at most once *)\n"
+"queue       = \"c\" int \".k\" int \".\" corequeue     (* queue of core k of cluster c *)\n"
+"            | \"c\" int \".dma\" int ;              (* cluster DMA engine *)\n"
+"corequeue   = \"dma_in\" | \"dma_out\" | unitname [ \".\" int ] | \"q\" int ;\n"
+"value       = int | name | enumname ;\n"
+"int         = [ \"-\" ] ( digits | \"0x\" hexdigits ) ;\n"
+"name        = ( letter | \"_\" ) { letter | digit | \"_\" | \".\" | \"$\" | \":\" | \"[\" | \"]\" | \"-\" }\n"
+"            | '\"' { char | '\\\\\"' | '\\\\\\\\' | '\\\\n' | '\\\\t' | '\\\\x' hex hex } '\"' ;\n"
+"```\n"
+"\n"
+"Operand values by kind (the operand tables below give each operand's kind):\n"
+"\n"
+"- integer operands: decimal or `0x` hex, 64-bit signed; `acc` (flags) is 0..255;\n"
+"- region and tile operands: a name declared earlier with `.region`/`.tile`, or an id\n"
+"  (0 = none); ids need no declaration, the program's count grows to cover them;\n"
+"- `level=ddr|gb|lb`, `scope=cluster|chip`, `op=` a VOP name, `dtype=` a dtype name;\n"
+"- `queue=` a queue of the same core: `dma_in`, `dma_out`, a unit name or `qN`.\n"
+"\n"
+"An operand left out is 0. Queue names: `cC.kK.dma_in`, `cC.kK.dma_out`, `cC.kK.UNIT` (the\n"
+"unit's name from the arch; a core kind listing the same unit twice has `UNIT` and `UNIT.1`),\n"
+"`cC.kK.qN` (queue index N: 0 dma_in, 1 dma_out, 2+i the i-th unit) and `cC.dmaE`.\n"
+"Unit names need the arch (`--arch`); without one, write `qN`.\n"
+"\n"
+"The assembler reports `file:line:col: error: message`, the line and a caret, and exits 1\n"
+"for: a missing or other header version, an unknown directive, mnemonic or operand, an\n"
+"operand given twice, a bad value (not an integer, unknown name or enum word, out of range),\n"
+"an unknown or undeclared symbol, a duplicate symbol, a queue the arch does not have, an\n"
+"instruction before any `.queue`, an instruction on the wrong engine (e.g. `gemm` on a DMA\n"
+"queue, `vec` on a unit without vector capability), and flags on a cluster DMA queue.\n"
+"Assembled programs then go through the static checks (below) like any other program.\n"
+"\n"
+"The disassembler (`gtsim --disasm PROG.gtp`, or `--emit OUT.gtasm`) prints this syntax:\n"
+"`.nregions`/`.ntiles` and every named region and tile with its id, then each queue with\n"
+"its instructions; region/tile operands by name where the program has a unique name, enum\n"
+"operands (level, op, queue, scope, dtype) always by name, other operands only when non-zero.\n"
+"Assembling the output gives back the same program, field by field (tested). Names that\n"
+"occur twice in a program are printed for their first id only and the others by number.\n",
+          GTASM_VERSION);
+}

@@ -1,0 +1,271 @@
+/* prog_check.c — static checks of a Program against an arch, before any simulation.
+ *
+ * One pass over the queues and their instructions, in program order, so the messages come
+ * out in a fixed order. What is checked here is what the program text alone can get wrong:
+ * queues that the arch does not have, opcodes on the wrong engine, enum operands (level, vop,
+ * scope, dtype, signal target) out of range or unsupported by the unit, region/tile ids out
+ * of range, fields an opcode does not use that are not zero, required counts that are zero.
+ * Everything that depends on execution order (stale tiles, overlapping allocations, capacity,
+ * deadlock) is the simulator's. Invariant: program_check never modifies the program and
+ * reports every error it finds up to the GtDiag's max_errors.
+ */
+#include "prog.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+const GtCoreKind *prog_core_kind(const GtArch *a, int core) {
+  if (!a || core < 0) return NULL;
+  for (int k = 0; k < a->ncore_kinds; k++) {
+    if (core < a->core_kinds[k].count) return &a->core_kinds[k];
+    core -= a->core_kinds[k].count;
+  }
+  return NULL;
+}
+
+static int cores_in_cluster(const GtArch *a) {
+  int n = 0;
+  for (int k = 0; k < a->ncore_kinds; k++) n += a->core_kinds[k].count;
+  return n;
+}
+
+static int fail(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (why && n) vsnprintf(why, n, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, size_t n) {
+  if (cluster < 0) return fail(why, n, "cluster %d is negative", cluster);
+  if (core < -1) return fail(why, n, "core %d is negative", core);
+  if (index < 0) return fail(why, n, "queue index %d is negative", index);
+  if (!a) {
+    if (core >= 0 && index >= Q_UNIT0 + GT_MAX_UNITS_PER_CORE)
+      return fail(why, n, "queue index %d: a core has at most %d queues", index,
+                  Q_UNIT0 + GT_MAX_UNITS_PER_CORE);
+    return 1;
+  }
+  if (cluster >= a->nclusters)
+    return fail(why, n, "cluster %d does not exist (arch '%s' has %d)", cluster,
+                a->name ? a->name : "?", a->nclusters);
+  if (core == -1) {
+    if (index >= a->dma_engines)
+      return fail(why, n, "cluster DMA engine %d does not exist (arch '%s' has %d per cluster)",
+                  index, a->name ? a->name : "?", a->dma_engines);
+    return 1;
+  }
+  const GtCoreKind *k = prog_core_kind(a, core);
+  if (!k)
+    return fail(why, n, "core %d does not exist (arch '%s' has %d per cluster)", core,
+                a->name ? a->name : "?", cores_in_cluster(a));
+  if (index >= Q_UNIT0 + k->nunits)
+    return fail(why, n, "queue index %d does not exist (core kind '%s' has %d queues: dma_in, "
+                "dma_out and %d units)", index, k->name ? k->name : "?", Q_UNIT0 + k->nunits,
+                k->nunits);
+  return 1;
+}
+
+int queue_accepts(const GtArch *a, int core, int index, GtOpcode op, char *why, size_t n) {
+  GtEngine e = isa_engine(op);
+  int is_dma = core < 0 || index < Q_UNIT0;
+  if (e == E_ANY) return 1;
+  if (e == E_DMA) {
+    if (!is_dma)
+      return fail(why, n, "%s runs on a DMA queue (dma_in, dma_out or a cluster DMA engine), "
+                  "not on a unit queue", isa_mnemonic(op));
+    return 1;
+  }
+  if (is_dma)
+    return fail(why, n, "%s runs on a %s unit, not on a DMA queue", isa_mnemonic(op),
+                isa_engine_name(e));
+  const GtCoreKind *k = prog_core_kind(a, core);
+  if (!a || !k || index - Q_UNIT0 >= k->nunits) return 1; /* shape known only */
+  const GtUnitKind *u = &a->units[k->unit[index - Q_UNIT0]];
+  unsigned need = e == E_MATRIX ? CAP_MATRIX : e == E_VECTOR ? CAP_VECTOR : CAP_SCALAR;
+  if (!(u->caps & need))
+    return fail(why, n, "%s runs on a %s unit; unit '%s' is not one", isa_mnemonic(op),
+                isa_engine_name(e), u->name ? u->name : "?");
+  return 1;
+}
+
+/* Operands that must be positive where an opcode has them: a transfer of 0 bytes or a gemm
+ * with m = 0 is a scheduler bug, not a no-op. */
+static int must_be_positive(const char *name) {
+  static const char *const names[] = {"bytes", "m", "n", "k", "elems", "count"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
+typedef struct {
+  const GtProgram *p;
+  const GtArch *a;
+  GtDiag *d;
+  const char *file;
+  const GtQueue *q;
+  size_t i;
+} Ctx;
+
+static void inst_error(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void inst_error(Ctx *c, const char *fmt, ...) {
+  char qn[64], text[512], msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const GtInst *in = &VEC_AT(&c->q->insts, GtInst, c->i);
+  if (in->op < I_COUNT) inst_format(c->a, c->p, in, text, sizeof text);
+  else snprintf(text, sizeof text, "opcode %u", in->op);
+  diag_error(c->d, c->file, 0, 0, NULL, "queue %s, instruction %zu (%s): %s",
+             program_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
+}
+
+/* Fields an opcode does not name must be zero (isa.def). */
+static void check_unused_fields(Ctx *c, const GtInst *in) {
+  GtOpcode op = (GtOpcode)in->op;
+  int used_r = 0, used_t = 0, used_n = 0, used_sub = 0, used_dt = 0, used_fl = 0;
+  for (int k = 0; k < isa_operand_count(op); k++) {
+    const GtOperand *o = isa_operand(op, k);
+    switch (o->field) {
+    case OPF_REGION: used_r |= 1 << o->index; break;
+    case OPF_TILE: used_t |= 1 << o->index; break;
+    case OPF_NUM: used_n |= 1 << o->index; break;
+    case OPF_SUB: used_sub = 1; break;
+    case OPF_DTYPE: used_dt = 1; break;
+    case OPF_FLAGS: used_fl = 1; break;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    if (!(used_r & 1 << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
+    if (!(used_t & 1 << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
+  }
+  for (int k = 0; k < GT_INST_NUM; k++)
+    if (!(used_n & 1 << k) && in->n[k]) inst_error(c, "field n%d is not used by %s and must be 0", k, isa_mnemonic(op));
+  if (!used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
+  if (!used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
+  if (!used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
+}
+
+static const GtUnitKind *queue_unit(const GtArch *a, const GtQueue *q) {
+  const GtCoreKind *k = prog_core_kind(a, q->core);
+  if (!k || q->index < Q_UNIT0 || q->index - Q_UNIT0 >= k->nunits) return NULL;
+  return &a->units[k->unit[q->index - Q_UNIT0]];
+}
+
+static void check_alloc(Ctx *c, const GtInst *in) {
+  const GtArch *a = c->a;
+  int64_t cluster = in->n[0], core = in->n[1];
+  if (in->sub == LVL_DDR) return;
+  if (cluster >= a->nclusters) {
+    inst_error(c, "cluster %lld does not exist (arch '%s' has %d)", (long long)cluster,
+               a->name ? a->name : "?", a->nclusters);
+    return;
+  }
+  if (in->sub == LVL_GB && a->gb_bytes == 0)
+    inst_error(c, "arch '%s' has no global buffer", a->name ? a->name : "?");
+  if (in->sub == LVL_LB) {
+    const GtCoreKind *k = core <= 0x7fffffff ? prog_core_kind(a, (int)core) : NULL;
+    if (!k)
+      inst_error(c, "core %lld does not exist (arch '%s' has %d per cluster)", (long long)core,
+                 a->name ? a->name : "?", cores_in_cluster(a));
+    else if (k->lb_bytes == 0)
+      inst_error(c, "core %lld (kind '%s') has no local buffer", (long long)core,
+                 k->name ? k->name : "?");
+  }
+}
+
+static void check_inst(Ctx *c, const GtInst *in) {
+  const GtProgram *p = c->p;
+  const GtArch *a = c->a;
+  const GtQueue *q = c->q;
+  char why[256];
+  if (in->op >= I_COUNT) {
+    inst_error(c, "opcode %u out of range (0..%d)", in->op, I_COUNT - 1);
+    return;
+  }
+  GtOpcode op = (GtOpcode)in->op;
+  if (!queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
+  check_unused_fields(c, in);
+  const GtUnitKind *u = queue_unit(a, q);
+  for (int k = 0; k < isa_operand_count(op); k++) {
+    const GtOperand *o = isa_operand(op, k);
+    int64_t v = inst_get(in, o);
+    switch (o->kind) {
+    case OPK_INT:
+      if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
+      else if (v == 0 && must_be_positive(o->name)) inst_error(c, "%s must be positive", o->name);
+      break;
+    case OPK_REGION:
+      if (v >= p->nregions)
+        inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
+                   (long long)v, p->nregions - 1);
+      else if (v == 0 && (op != I_VEC || o->index != 2 || vop_inputs((GtVop)in->sub) == 2))
+        inst_error(c, "%s names no region", o->name);
+      break;
+    case OPK_TILE:
+      if (v >= p->ntiles)
+        inst_error(c, "%s: tile %lld out of range (the program has ids 1..%u)", o->name,
+                   (long long)v, p->ntiles - 1);
+      else if (v == 0 && op != I_ALLOC && in->r[o->index] != 0)
+        inst_error(c, "%s: a data instruction names the tile of every region it uses", o->name);
+      break;
+    case OPK_LEVEL:
+      if (v >= GT_LEVEL_COUNT) inst_error(c, "level %lld out of range", (long long)v);
+      break;
+    case OPK_SCOPE:
+      if (v >= GT_SCOPE_COUNT) inst_error(c, "scope %lld out of range", (long long)v);
+      break;
+    case OPK_VOP:
+      if (v >= V_COUNT) inst_error(c, "vector op %lld out of range (0..%d)", (long long)v, V_COUNT - 1);
+      break;
+    case OPK_DTYPE:
+      if (v >= DT_COUNT) inst_error(c, "dtype %lld out of range (0..%d)", (long long)v, DT_COUNT - 1);
+      else if (u && op == I_GEMM && u->mac_rate[v] <= 0)
+        inst_error(c, "unit '%s' does not support dtype %s", u->name, dtype_name((GtDtype)v));
+      else if (u && op == I_VEC && u->lanes[v] <= 0)
+        inst_error(c, "unit '%s' does not support dtype %s", u->name, dtype_name((GtDtype)v));
+      break;
+    case OPK_QUEUE:
+      if (q->core < 0)
+        inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
+                   "sempost/semwait/barrier");
+      else if (!queue_exists(a, q->cluster, q->core, (int)v, why, sizeof why))
+        inst_error(c, "signal target: %s", why);
+      break;
+    }
+  }
+  if (op == I_WAIT && q->core < 0)
+    inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
+               "sempost/semwait/barrier");
+  if (op == I_ALLOC && a && in->sub < GT_LEVEL_COUNT && in->n[0] >= 0 && in->n[1] >= 0)
+    check_alloc(c, in);
+  if (op == I_MOV && in->n[0] > 0 && in->n[3] >= 0 && in->n[6] >= 0) {
+    int64_t rows = in->n[3] ? in->n[3] : 1, planes = in->n[6] ? in->n[6] : 1;
+    /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
+    if (rows > in->n[0] || planes > in->n[0] / rows || in->n[0] % (rows * planes) != 0)
+      inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
+                 (long long)in->n[0], (long long)rows, (long long)planes);
+  }
+}
+
+int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file) {
+  int before = d->nerrors;
+  char why[256], qn[64];
+  Ctx c = {p, a, d, file, NULL, 0};
+  for (int qi = 0; qi < p->nqueues; qi++) {
+    const GtQueue *q = &p->queues[qi];
+    c.q = q;
+    if (!queue_exists(a, q->cluster, q->core, q->index, why, sizeof why)) {
+      diag_error(d, file, 0, 0, NULL, "queue %s: %s", program_queue_name(a, q, qn, sizeof qn), why);
+      continue;
+    }
+    if (program_find_queue(p, q->cluster, q->core, q->index) != qi)
+      diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
+                 program_queue_name(a, q, qn, sizeof qn));
+    for (c.i = 0; c.i < q->insts.len; c.i++) check_inst(&c, &VEC_AT(&q->insts, GtInst, c.i));
+  }
+  return d->nerrors == before ? 0 : -1;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_asm.sh — the program-file commands of gtsim: --emit (assemble/convert), --disasm,
+# --isa-doc; the round trip through the binary; exit codes and messages of bad programs.
+# Oracles: byte equality of .gtp files written from the original and from its disassembly;
+# docs/isa.md as checked in; the expected message written in each tests/cases/asm/err_* and
+# check_* file on its `# expect:` line. Run from the repo root with $GTSIM set (tests/run.sh).
+set -u
+GTSIM=${GTSIM:-build/gtsim}
+T=$(mktemp -d /tmp/gtsim-test-asm.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+ARCH=(--arch configs/tiny.cfg)
+CASES=tests/cases/asm
+
+# 1. the ISA doc is the generated one
+"$GTSIM" --isa-doc >"$T/isa.md"
+check "--isa-doc equals docs/isa.md (refresh: build/gtsim --isa-doc > docs/isa.md)" \
+  cmp -s "$T/isa.md" docs/isa.md
+
+# 2. assemble, disassemble, assemble again: the same bytes
+"$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/a.gtp"; rc=$?
+check "assemble basic.gtasm exits 0" test "$rc" -eq 0
+check ".gtp starts with the magic GTP1" test "$(head -c 4 "$T/a.gtp")" = GTP1
+"$GTSIM" "${ARCH[@]}" --disasm "$T/a.gtp" >"$T/a.gtasm"
+"$GTSIM" "${ARCH[@]}" "$T/a.gtasm" --emit "$T/b.gtp"
+check "gtp -> disasm -> gtp is byte-identical" cmp -s "$T/a.gtp" "$T/b.gtp"
+check "disassembly uses unit and symbol names" grep -q '^.queue c0.k0.mme$' "$T/a.gtasm"
+check "disassembly keeps symbolic operands" \
+  grep -q 'gemm dst=y_lb dst_tile=t_y a=x_lb a_tile=t_x b=w_lb b_tile=t_w m=32 n=32 k=32 dtype=fp16' "$T/a.gtasm"
+
+# 3. without --arch: numeric unit queues, still a round trip
+"$GTSIM" --disasm "$T/a.gtp" >"$T/c.gtasm"
+check "disasm without --arch names unit queues qN" grep -q '^.queue c0.k0.q2$' "$T/c.gtasm"
+"$GTSIM" "$T/c.gtasm" --emit "$T/c.gtp"
+check "numeric-queue text assembles to the same bytes" cmp -s "$T/a.gtp" "$T/c.gtp"
+
+# 4. .gtasm -> .gtasm is the canonical text; converting it again changes nothing
+"$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/d.gtasm"
+"$GTSIM" "${ARCH[@]}" "$T/d.gtasm" --emit "$T/e.gtasm"
+check "canonical .gtasm is a fixed point" cmp -s "$T/d.gtasm" "$T/e.gtasm"
+"$GTSIM" "${ARCH[@]}" --disasm "$T/a.gtp" -o "$T/f.gtasm"
+check "--disasm -o writes the same text as stdout" cmp -s "$T/f.gtasm" "$T/a.gtasm"
+
+# 5. deterministic: the same input gives the same bytes
+"$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/g.gtp"
+check "emitting twice gives identical files" cmp -s "$T/a.gtp" "$T/g.gtp"
+
+# 6. assembler and static-check errors: exit 1 with the message on the # expect: line
+for f in $CASES/err_*.gtasm $CASES/check_*.gtasm; do
+  b=$(basename "$f")
+  want=$(sed -n 's/^# expect: //p' "$f" | head -1)
+  "$GTSIM" "${ARCH[@]}" "$f" --emit "$T/out.gtp" >"$T/out" 2>"$T/err"; rc=$?
+  got=$(sed "s|$CASES/||" "$T/err")
+  if [ "$rc" -eq 1 ] && [[ "$got" == *"$want"* ]] && [ ! -e "$T/out.gtp" ]; then ok "$b: exit 1, message"
+  else nok "$b: exit 1, message" "want: $want" "got (rc $rc): $got"; fi
+done
+"$GTSIM" "${ARCH[@]}" $CASES/err_mnemonic.gtasm --emit "$T/out.gtp" 2>"$T/err"
+check "assembler error shows a caret under column 3" test "$(sed -n 3p "$T/err")" = "    ^"
+check "assembler error quotes the line" test "$(sed -n 2p "$T/err")" = "    gem m=16 n=16 k=16 dtype=fp16"
+
+# 7. corrupted and foreign .gtp files: exit 1, `file: error:`
+printf 'GTP1' >"$T/short.gtp"
+"$GTSIM" --disasm "$T/short.gtp" >/dev/null 2>"$T/err"; rc=$?
+check "truncated .gtp: exit 1 and message" \
+  bash -c "[ $rc -eq 1 ] && grep -q '$T/short.gtp: error: truncated header (4 bytes, need 48)' '$T/err'"
+head -c 60 "$T/a.gtp" >"$T/cut.gtp"
+"$GTSIM" --disasm "$T/cut.gtp" >/dev/null 2>"$T/err"; rc=$?
+check "cut .gtp: exit 1 and message" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'cut.gtp: error: truncated: the header says' '$T/err'"
+cp $CASES/basic.gtasm "$T/notgtp.gtp"
+"$GTSIM" --disasm "$T/notgtp.gtp" >/dev/null 2>"$T/err"; rc=$?
+check "text file named .gtp: exit 1, bad magic" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'notgtp.gtp: error: not a .gtp file (bad magic' '$T/err'"
+"$GTSIM" --disasm "$T/missing.gtp" >/dev/null 2>"$T/err"; rc=$?
+check "missing file: exit 1, cannot read" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'missing.gtp: error: cannot read' '$T/err'"
+
+# 8. usage errors
+"$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/x.bin" >/dev/null 2>"$T/err"; rc=$?
+check "--emit with an unknown extension: exit 1" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'output must end in .gtp or .gtasm' '$T/err'"
+"$GTSIM" $CASES/basic.gtasm --emit "$T/y.gtp" >/dev/null 2>"$T/err"; rc=$?
+check "unit names without --arch: exit 1 with a hint" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"unit queue name 'mme' needs an arch\" '$T/err'"
+echo "1..$n"

@@ -1,0 +1,190 @@
+/* isa_testlib.h — shared by the ISA tests (include after cmocka.h).
+ * tiny_arch(): configs/tiny.cfg as a GtArch filled by hand, for the ISA tests (they must
+ * not depend on the config parser). Values copied from configs/tiny.cfg; only the fields the
+ * assembler and program_check read matter, the rest are filled for completeness. A second
+ * core kind "gemm" (no LB, one matrix unit) is added when `hetero` is set, to test queue names
+ * across core kinds (like Goya's TPC + GEMM cores). */
+#ifndef ISA_TESTLIB_H
+#define ISA_TESTLIB_H
+#include <string.h>
+
+#include "prog.h"
+
+static inline void tiny_arch(GtArch *a, int hetero) {
+  memset(a, 0, sizeof *a);
+  a->name = "tiny";
+  a->clock_mhz = 1000;
+  a->nclusters = 2;
+  a->ddr_channels = 2;
+  a->gb_bytes = 256 * 1024;
+  a->dma_engines = 2;
+  a->nunit_kinds = 3;
+  GtUnitKind *m = &a->units[0], *v = &a->units[1], *s = &a->units[2];
+  m->name = "mme";
+  m->caps = CAP_MATRIX;
+  m->shape = MAT_CUBE;
+  m->cube_m = m->cube_n = m->cube_k = 4;
+  m->mac_rate[DT_FP16] = 1;
+  m->mac_rate[DT_INT8] = 2;
+  v->name = "vec";
+  v->caps = CAP_VECTOR;
+  v->lanes[DT_FP16] = 16;
+  v->lanes[DT_FP32] = 8;
+  v->lanes[DT_INT8] = 32;
+  s->name = "scl";
+  s->caps = CAP_SCALAR;
+  s->scalar_ops_per_cycle = 1;
+  GtCoreKind *k = &a->core_kinds[0];
+  k->name = "pe";
+  k->count = 2;
+  k->lb_bytes = 64 * 1024;
+  k->nunits = 3;
+  k->unit[0] = 0;
+  k->unit[1] = 1;
+  k->unit[2] = 2;
+  k->dma_engines = 1;
+  a->ncore_kinds = 1;
+  if (hetero) {
+    GtCoreKind *g = &a->core_kinds[1];
+    g->name = "gemm";
+    g->count = 1;
+    g->lb_bytes = 0;
+    g->nunits = 2;
+    g->unit[0] = 0; /* mme */
+    g->unit[1] = 0; /* a second mme: queue name mme.1 */
+    a->ncore_kinds = 2;
+  }
+  a->cores_per_cluster = hetero ? 3 : 2;
+}
+
+static inline const GtInst *inst(const GtProgram *p, int q, size_t i) {
+  assert_true(q < p->nqueues);
+  assert_true(i < p->queues[q].insts.len);
+  return &VEC_AT(&p->queues[q].insts, GtInst, i);
+}
+
+static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
+  assert_int_equal(a->nqueues, b->nqueues);
+  assert_int_equal(a->nregions, b->nregions);
+  assert_int_equal(a->ntiles, b->ntiles);
+  for (int q = 0; q < a->nqueues; q++) {
+    assert_int_equal(a->queues[q].cluster, b->queues[q].cluster);
+    assert_int_equal(a->queues[q].core, b->queues[q].core);
+    assert_int_equal(a->queues[q].index, b->queues[q].index);
+    assert_int_equal(a->queues[q].insts.len, b->queues[q].insts.len);
+    for (size_t i = 0; i < a->queues[q].insts.len; i++) {
+      const GtInst *x = inst(a, q, i), *y = inst(b, q, i);
+      assert_int_equal(x->op, y->op);
+      assert_int_equal(x->sub, y->sub);
+      assert_int_equal(x->dtype, y->dtype);
+      assert_int_equal(x->flags, y->flags);
+      for (int k = 0; k < 3; k++) {
+        assert_int_equal(x->r[k], y->r[k]);
+        assert_int_equal(x->t[k], y->t[k]);
+      }
+      for (int k = 0; k < GT_INST_NUM; k++) assert_int_equal(x->n[k], y->n[k]);
+    }
+  }
+  for (uint32_t i = 0; i < a->ntiles; i++) {
+    const char *x = a->tile_names ? a->tile_names[i] : NULL;
+    const char *y = b->tile_names ? b->tile_names[i] : NULL;
+    assert_true((x == NULL) == (y == NULL));
+    if (x) assert_string_equal(x, y);
+  }
+  for (uint32_t i = 0; i < a->nregions; i++) {
+    const char *x = a->region_names ? a->region_names[i] : NULL;
+    const char *y = b->region_names ? b->region_names[i] : NULL;
+    assert_true((x == NULL) == (y == NULL));
+    if (x) assert_string_equal(x, y);
+  }
+}
+
+/* every_opcode_program(): every opcode, every VOP, odd names, unnamed ids, extreme numbers. */
+/* A program built through the emitter API with every opcode, every VOP, all dtypes,
+ * odd names (quotes, spaces, brackets), unnamed ids, negative and 64-bit numbers. */
+static inline GtProgram *every_opcode_program(void) {
+  GtProgram *p = program_new();
+  uint32_t r1 = program_new_region(p, "in[0]");
+  uint32_t r2 = program_new_region(p, "has space \"and\" quote\\");
+  uint32_t r3 = program_new_region(p, NULL);
+  uint32_t t1 = program_new_tile(p, "x.0:1$a-b");
+  uint32_t t2 = program_new_tile(p, "9starts with digit");
+  uint32_t t3 = program_new_tile(p, NULL);
+  program_reserve_ids(p, 10, 12); /* unused ids at the end survive too */
+  GtQueue *q = program_queue(p, 1, 1, Q_UNIT0 + 1); /* c1.k1.vec */
+  for (int v = 0; v < V_COUNT; v++) {
+    GtInst *in = program_emit(q);
+    in->op = I_VEC;
+    in->sub = (uint8_t)v;
+    in->r[0] = r1;
+    in->t[0] = t1;
+    in->r[1] = r2;
+    in->t[1] = t2;
+    in->r[2] = vop_inputs((GtVop)v) == 2 ? r3 : 0;
+    in->t[2] = vop_inputs((GtVop)v) == 2 ? t3 : 0;
+    in->n[0] = 1000 + v;
+    in->n[1] = v;
+    in->dtype = (uint8_t)(v % DT_COUNT);
+  }
+  q = program_queue(p, 0, -1, 1); /* c0.dma1 */
+  GtInst *in = program_emit(q);
+  in->op = I_MOV;
+  in->r[0] = r1;
+  in->t[0] = t1;
+  in->r[1] = r3;
+  in->t[1] = t3;
+  for (int k = 0; k < 9; k++) in->n[k] = INT64_MAX - k;
+  in = program_emit(q);
+  in->op = I_SEMPOST;
+  in->sub = SCOPE_CHIP;
+  in->n[0] = 3;
+  in = program_emit(q);
+  in->op = I_SEMWAIT;
+  in->sub = SCOPE_CLUSTER;
+  in->n[0] = -7; /* not valid for program_check, but the text must carry it */
+  q = program_queue(p, 0, 0, Q_UNIT0); /* c0.k0.mme */
+  in = program_emit(q);
+  in->op = I_GEMM;
+  in->r[0] = 9;
+  in->t[0] = 11;
+  in->r[1] = r1;
+  in->t[1] = t1;
+  in->r[2] = r2;
+  in->t[2] = t2;
+  in->n[0] = 64;
+  in->n[1] = 48;
+  in->n[2] = 16;
+  in->dtype = DT_INT8;
+  in->flags = 1;
+  in = program_emit(q);
+  in->op = I_BARRIER;
+  in->sub = SCOPE_CHIP;
+  in->n[0] = 2;
+  in->n[1] = 4;
+  in = program_emit(q);
+  in->op = I_SIGNAL;
+  in->sub = Q_DMA_OUT;
+  in->n[0] = 5;
+  in = program_emit(q);
+  in->op = I_WAIT;
+  in->n[0] = INT64_MIN;
+  q = program_queue(p, 1, 0, Q_UNIT0 + 2); /* c1.k0.scl */
+  in = program_emit(q);
+  in->op = I_SCALAR;
+  in->n[0] = 12;
+  in = program_emit(q);
+  in->op = I_ALLOC;
+  in->r[0] = r3;
+  in->sub = LVL_GB;
+  in->n[0] = 1;
+  in->n[2] = 4096;
+  in->n[3] = 512;
+  in->t[0] = t2;
+  in = program_emit(q);
+  in->op = I_FREE;
+  in->r[0] = r3;
+  program_queue(p, 1, 1, Q_DMA_IN); /* an empty queue is kept */
+  return p;
+}
+
+#endif

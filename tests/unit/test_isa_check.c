@@ -1,0 +1,389 @@
+/* test_isa_check.c — program_check, the static checks against an arch: one case per rule,
+ * each starting from a valid one-instruction program and breaking one thing, with the
+ * expected message (queue, instruction index and text, and what is wrong) written out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "isa_testlib.h"
+
+static GtArch tiny, hetero, nogb;
+
+static int setup(void **state) {
+  (void)state;
+  tiny_arch(&tiny, 0);
+  tiny_arch(&hetero, 1);
+  tiny_arch(&nogb, 0);
+  nogb.gb_bytes = 0; /* like the IPU: no global buffer */
+  return 0;
+}
+
+/* Runs program_check; returns its diagnostics (caller frees) and the result in *rc. */
+static char *check(const GtProgram *p, const GtArch *a, int *rc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  GtDiag d;
+  diag_init(&d);
+  d.out = m;
+  d.max_errors = 50;
+  *rc = program_check(p, a, &d, "f.gtp");
+  fclose(m);
+  assert_true((*rc == 0) == (d.nerrors == 0));
+  return buf;
+}
+
+static void expect_ok(const GtProgram *p, const GtArch *a) {
+  int rc;
+  char *msg = check(p, a, &rc);
+  if (rc != 0) fail_msg("expected no error, got:\n%s", msg);
+  free(msg);
+}
+
+static void expect_error(const GtProgram *p, const GtArch *a, const char *want) {
+  int rc;
+  char *msg = check(p, a, &rc);
+  if (rc == 0 || !strstr(msg, want)) fail_msg("expected \"%s\", got \"%s\"", want, msg);
+  free(msg);
+}
+
+/* A valid program with one instruction of `op` on a queue that takes it; returns the
+ * instruction so a case can break one field. Regions 1..3 and tiles 1..3 exist. */
+static GtInst *one(GtProgram **pp, GtOpcode op) {
+  GtProgram *p = program_new();
+  for (int i = 0; i < 3; i++) {
+    program_new_region(p, NULL);
+    program_new_tile(p, NULL);
+  }
+  int index = isa_engine(op) == E_DMA ? Q_DMA_IN
+              : isa_engine(op) == E_VECTOR ? Q_UNIT0 + 1
+              : isa_engine(op) == E_SCALAR ? Q_UNIT0 + 2
+                                           : Q_UNIT0;
+  GtInst *in = program_emit(program_queue(p, 1, 1, index));
+  in->op = (uint8_t)op;
+  switch (op) {
+  case I_ALLOC:
+    in->r[0] = 1;
+    in->sub = LVL_LB;
+    in->n[0] = 1;
+    in->n[1] = 1;
+    in->n[3] = 4096;
+    break;
+  case I_FREE: in->r[0] = 1; break;
+  case I_MOV:
+    in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2;
+    in->n[0] = 4096;
+    break;
+  case I_GEMM:
+    in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2, in->r[2] = 3, in->t[2] = 3;
+    in->n[0] = in->n[1] = in->n[2] = 16;
+    in->dtype = DT_FP16;
+    break;
+  case I_VEC:
+    in->sub = V_RELU;
+    in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2;
+    in->n[0] = 1024;
+    in->dtype = DT_FP16;
+    break;
+  case I_SCALAR: in->n[0] = 10; break;
+  case I_SIGNAL: in->sub = Q_DMA_OUT; break;
+  case I_BARRIER: in->sub = SCOPE_CHIP, in->n[1] = 4; break;
+  default: break;
+  }
+  *pp = p;
+  return in;
+}
+
+static void test_valid_each_opcode(void **state) {
+  (void)state;
+  for (int op = 0; op < I_COUNT; op++) {
+    GtProgram *p;
+    one(&p, (GtOpcode)op);
+    expect_ok(p, &tiny);
+    program_free(p);
+  }
+}
+
+static void test_message_format(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_GEMM);
+  in->n[1] = 0;
+  expect_error(p, &tiny,
+               "f.gtp: error: queue c1.k1.mme, instruction 0 (gemm dst=1 dst_tile=1 a=2 a_tile=2 "
+               "b=3 b_tile=3 m=16 k=16 dtype=fp16): n must be positive\n");
+  program_free(p);
+}
+
+static void test_queues(void **state) {
+  (void)state;
+  GtProgram *p = program_new();
+  program_queue(p, 2, 0, Q_DMA_IN);
+  expect_error(p, &tiny, "queue c2.k0.dma_in: cluster 2 does not exist (arch 'tiny' has 2)");
+  program_free(p);
+  p = program_new();
+  program_queue(p, 0, 2, Q_DMA_IN);
+  expect_error(p, &tiny, "queue c0.k2.dma_in: core 2 does not exist (arch 'tiny' has 2 per cluster)");
+  expect_ok(p, &hetero); /* hetero has a third core */
+  program_free(p);
+  p = program_new();
+  program_queue(p, 0, 1, Q_UNIT0 + 3);
+  expect_error(p, &tiny, "queue c0.k1.q5: queue index 5 does not exist (core kind 'pe' has 5 "
+               "queues: dma_in, dma_out and 3 units)");
+  program_free(p);
+  p = program_new();
+  program_queue(p, 0, 2, Q_UNIT0 + 2);
+  expect_error(p, &hetero, "queue c0.k2.q4: queue index 4 does not exist (core kind 'gemm' has 4");
+  program_free(p);
+  p = program_new();
+  program_queue(p, 1, -1, 2);
+  expect_error(p, &tiny, "queue c1.dma2: cluster DMA engine 2 does not exist (arch 'tiny' has 2 per cluster)");
+  program_free(p);
+  p = program_new();
+  program_queue(p, 0, 0, Q_DMA_IN);
+  program_queue(p, 0, 0, Q_DMA_OUT);
+  p->queues[1].index = Q_DMA_IN; /* what a broken writer could produce */
+  expect_error(p, &tiny, "queue c0.k0.dma_in appears twice");
+  program_free(p);
+}
+
+static void test_engines(void **state) {
+  (void)state;
+  static const struct {
+    GtOpcode op;
+    int index;
+    const char *want;
+  } cases[] = {
+      {I_GEMM, Q_DMA_IN, "gemm runs on a matrix unit, not on a DMA queue"},
+      {I_GEMM, Q_UNIT0 + 1, "gemm runs on a matrix unit; unit 'vec' is not one"},
+      {I_VEC, Q_UNIT0, "vec runs on a vector unit; unit 'mme' is not one"},
+      {I_SCALAR, Q_UNIT0 + 1, "scalar runs on a scalar unit; unit 'vec' is not one"},
+      {I_MOV, Q_UNIT0, "mov runs on a DMA queue (dma_in, dma_out or a cluster DMA engine), not on a unit queue"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    GtProgram *p;
+    one(&p, cases[i].op);
+    p->queues[0].index = cases[i].index;
+    expect_error(p, &tiny, cases[i].want);
+    program_free(p);
+  }
+  /* mov on a cluster DMA queue and on dma_out is fine; sync ops go anywhere */
+  GtProgram *p;
+  one(&p, I_MOV);
+  p->queues[0].core = -1;
+  p->queues[0].index = 1;
+  expect_ok(p, &tiny);
+  p->queues[0].core = 0;
+  p->queues[0].index = Q_DMA_OUT;
+  expect_ok(p, &tiny);
+  program_free(p);
+  one(&p, I_BARRIER);
+  p->queues[0].core = -1;
+  p->queues[0].index = 0;
+  expect_ok(p, &tiny);
+  program_free(p);
+}
+
+static void test_enum_operands(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_VEC);
+  in->sub = V_COUNT;
+  expect_error(p, &tiny, "vector op 22 out of range (0..21)");
+  in->sub = V_RELU;
+  in->dtype = DT_COUNT;
+  expect_error(p, &tiny, "dtype 6 out of range (0..5)");
+  in->dtype = DT_INT16; /* tiny's vec has no int16 lanes */
+  expect_error(p, &tiny, "unit 'vec' does not support dtype int16");
+  program_free(p);
+  in = one(&p, I_GEMM);
+  in->dtype = DT_FP32; /* tiny's mme has rate_fp16 and rate_int8 only */
+  expect_error(p, &tiny, "unit 'mme' does not support dtype fp32");
+  in->dtype = DT_INT8;
+  expect_ok(p, &tiny);
+  program_free(p);
+  in = one(&p, I_ALLOC);
+  in->sub = 3;
+  expect_error(p, &tiny, "level 3 out of range");
+  program_free(p);
+  in = one(&p, I_SEMPOST);
+  in->sub = 2;
+  expect_error(p, &tiny, "scope 2 out of range");
+  program_free(p);
+  in = one(&p, I_GEMM);
+  in->op = 200;
+  expect_error(p, &tiny, "instruction 0 (opcode 200): opcode 200 out of range (0..10)");
+  program_free(p);
+}
+
+static void test_flags(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_SIGNAL);
+  in->sub = Q_UNIT0 + 3;
+  expect_error(p, &tiny, "signal target: queue index 5 does not exist");
+  in->sub = Q_UNIT0 + 2;
+  expect_ok(p, &tiny);
+  p->queues[0].core = -1;
+  p->queues[0].index = 0;
+  expect_error(p, &tiny, "queue c1.dma0, instruction 0 (signal queue=scl): flags are per core");
+  program_free(p);
+  one(&p, I_WAIT);
+  p->queues[0].core = -1;
+  p->queues[0].index = 1;
+  expect_error(p, &tiny, "queue c1.dma1, instruction 0 (wait): flags are per core");
+  program_free(p);
+}
+
+static void test_ids(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_MOV);
+  in->r[1] = 4;
+  expect_error(p, &tiny, "src: region 4 out of range (the program has ids 1..3)");
+  in->r[1] = 2;
+  in->t[0] = 9;
+  expect_error(p, &tiny, "dst_tile: tile 9 out of range (the program has ids 1..3)");
+  in->t[0] = 1;
+  in->r[1] = 0;
+  expect_error(p, &tiny, "src names no region");
+  in->r[1] = 2;
+  in->t[1] = 0;
+  expect_error(p, &tiny, "src_tile: a data instruction names the tile of every region it uses");
+  program_free(p);
+  /* b of a one-input vop may be 0, of a two-input vop it may not */
+  in = one(&p, I_VEC);
+  expect_ok(p, &tiny);
+  in->sub = V_ADD;
+  expect_error(p, &tiny, "b names no region");
+  in->r[2] = 3;
+  in->t[2] = 3;
+  expect_ok(p, &tiny);
+  program_free(p);
+  /* alloc's init tile may be 0 */
+  in = one(&p, I_ALLOC);
+  expect_ok(p, &tiny);
+  in->r[0] = 0;
+  expect_error(p, &tiny, "region names no region");
+  program_free(p);
+}
+
+static void test_alloc_places(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_ALLOC);
+  in->n[0] = 2;
+  expect_error(p, &tiny, "cluster 2 does not exist (arch 'tiny' has 2)");
+  in->n[0] = 1;
+  in->n[1] = 2;
+  expect_error(p, &tiny, "core 2 does not exist (arch 'tiny' has 2 per cluster)");
+  expect_error(p, &hetero, "core 2 (kind 'gemm') has no local buffer");
+  in->sub = LVL_GB;
+  expect_ok(p, &tiny); /* core is ignored for the GB: it is the cluster's */
+  expect_error(p, &nogb, "arch 'tiny' has no global buffer");
+  in->sub = LVL_DDR;
+  in->n[0] = 7;
+  expect_ok(p, &tiny); /* DDR is the chip's: cluster and core are ignored */
+  program_free(p);
+}
+
+static void test_numbers(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_MOV);
+  in->n[1] = -4;
+  expect_error(p, &tiny, "dst_off=-4 is negative");
+  in->n[1] = 0;
+  in->n[0] = 0;
+  expect_error(p, &tiny, "bytes must be positive");
+  in->n[0] = 4096;
+  in->n[3] = 3; /* rows */
+  expect_error(p, &tiny, "bytes=4096 is not a multiple of rows=3 x planes=1");
+  in->n[3] = 4;
+  in->n[6] = 8; /* 4 rows x 8 planes = 32, divides 4096 */
+  expect_ok(p, &tiny);
+  in->n[6] = INT64_MAX;
+  expect_error(p, &tiny, "is not a multiple of rows=4 x planes=9223372036854775807");
+  program_free(p);
+  in = one(&p, I_BARRIER);
+  in->n[1] = 0;
+  expect_error(p, &tiny, "count must be positive");
+  program_free(p);
+}
+
+static void test_unused_fields(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_FREE);
+  in->n[5] = 3;
+  expect_error(p, &tiny, "field n5 is not used by free and must be 0");
+  in->n[5] = 0;
+  in->t[2] = 1;
+  expect_error(p, &tiny, "field t2 is not used by free and must be 0");
+  in->t[2] = 0;
+  in->dtype = 1;
+  expect_error(p, &tiny, "field dtype is not used by free and must be 0");
+  in->dtype = 0;
+  in->flags = 1;
+  expect_error(p, &tiny, "field flags is not used by free and must be 0");
+  in->flags = 0;
+  in->sub = 1;
+  expect_error(p, &tiny, "field sub is not used by free and must be 0");
+  program_free(p);
+}
+
+/* Every error is reported, in program order, not only the first. */
+static void test_all_reported(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_GEMM);
+  in->n[0] = 0;
+  in->dtype = DT_FP32;
+  GtInst *in2 = program_emit(&p->queues[0]);
+  *in2 = *in;
+  in2->n[0] = 16;
+  int rc;
+  char *msg = check(p, &tiny, &rc);
+  assert_int_equal(rc, -1);
+  const char *a = strstr(msg, "instruction 0 (gemm"), *b = strstr(msg, "instruction 1 (gemm");
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_true(a < b);
+  int lines = 0;
+  for (const char *c = msg; *c; c++) lines += *c == '\n';
+  assert_int_equal(lines, 3); /* m positive and dtype on 0, dtype on 1 */
+  free(msg);
+  program_free(p);
+}
+
+/* Without an arch program_check still checks shapes and ranges (used by --emit). */
+static void test_null_arch(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_GEMM);
+  expect_ok(p, NULL);
+  p->queues[0].index = Q_DMA_OUT;
+  expect_error(p, NULL, "queue c1.k1.dma_out, instruction 0 (gemm");
+  in = &VEC_AT(&p->queues[0].insts, GtInst, 0);
+  in->op = I_MOV;
+  expect_error(p, NULL, "field r2 is not used by mov");
+  program_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_valid_each_opcode), cmocka_unit_test(test_message_format),
+      cmocka_unit_test(test_queues),            cmocka_unit_test(test_engines),
+      cmocka_unit_test(test_enum_operands),     cmocka_unit_test(test_flags),
+      cmocka_unit_test(test_ids),               cmocka_unit_test(test_alloc_places),
+      cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
+      cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
