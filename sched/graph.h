@@ -124,7 +124,10 @@ typedef struct {
   int cap_name_index;        /* power of two, or 0 */
 } GtGraph;
 
-/* Building (parsers, importers, tests). */
+/* Building (parsers, importers, tests). Both adders return -1 (and add nothing) for a name
+ * that is empty or already used, a bad dim (< 1 and not GT_DIM_N) or rank (1..GT_MAX_DIMS),
+ * a wrong operand count for the kind, an operand id that does not exist yet, or more than
+ * one output for any kind but split. Call graph_fill_outputs() when done, then graph_infer(). */
 GtGraph *graph_new(const char *name);
 void graph_free(GtGraph *g);
 int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl, GtDtype t);

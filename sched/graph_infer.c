@@ -438,6 +438,8 @@ static int check_cost(Ctx *c, GtOpCost *tot) {
   return 0;
 }
 
+/* requires: ops in topological order (graph_check); maintains: names, ids and attributes
+ * (only g->batch and the tensors' dim/dtype change, so it can be called again to re-bind). */
 int graph_infer(GtGraph *g, int64_t batch, GtDiag *d) {
   const char *file = g->file ? g->file : "<graph>";
   if (batch < 1 || batch > GT_MAX_DIM) {
