@@ -86,11 +86,11 @@ static int lex(Parser *p) {
       if (neg) s++;
       int64_t x = 0;
       while (is_digit((unsigned char)*s)) {
+        x = x * 10 + (*s++ - '0'); /* x <= 2^56 before this step: no overflow */
         if (x > ((int64_t)1 << 56)) {
-          rc = error_at(p, &t, "integer too large");
+          rc = error_at(p, &t, "integer too large (more than 2^56)");
           break;
         }
-        x = x * 10 + (*s++ - '0');
       }
       if (rc) break;
       if (is_alpha((unsigned char)*s)) {
