@@ -378,6 +378,9 @@ static int parse_op(Parser *p) {
       return error_at(p, n, "expected an operand name, found %s", describe(n, b, sizeof b));
     if (nin == GT_MAX_OPERANDS) return error_at(p, n, "at most %d operands", GT_MAX_OPERANDS);
     int id = graph_find_tensor(p->g, tok_str(p, n));
+    for (int i = 0; id < 0 && i < nout; i++)
+      if (outs[i]->len == n->len && memcmp(outs[i]->s, n->s, (size_t)n->len) == 0)
+        return error_at(p, n, "'%.*s' is used in its own definition (a cycle)", n->len, n->s);
     if (id < 0) {
       int later = later_definition(p, n);
       if (later)

@@ -133,6 +133,7 @@ static const ErrCase cases[] = {
     {"undefined name", HDR "y = relu(q)\n", 4, 10, "undefined name 'q'"},
     {"use before definition", HDR "y = add(x, z)\nz = relu(y)\n", 4, 12,
      "'z' is used before its definition at line 5"},
+    {"self reference", HDR "y = add(x, y)\n", 4, 12, "'y' is used in its own definition (a cycle)"},
     {"redefined name", HDR "y = relu(x)\ny = relu(x)\n", 5, 1,
      "redefinition of 'y' (first defined at line 4)"},
     {"redefined input", HDR "input x: fp16[3]\n", 4, 7, "redefinition of 'x' (first defined at line 3)"},
