@@ -187,6 +187,8 @@ char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
  * dim >= 1. Returns NULL, or a description of the first violation. Typical use:
  *   const char *bad = graph_check(g); if (bad) die("after %s: %s", pass, bad); */
 const char *graph_check(const GtGraph *g);
+/* --stats --csv: the per-kind table (kind,count,macs,flops,params) and a "total" row. */
+void graph_print_stats_csv(FILE *out, const GtGraph *g);
 
 #ifdef __cplusplus
 }

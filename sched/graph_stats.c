@@ -124,6 +124,21 @@ static void print_text(FILE *out, const GtGraph *g, const Stats *s) {
   }
 }
 
+void graph_print_stats_csv(FILE *out, const GtGraph *g) {
+  gt_assert(g->batch >= 1);
+  Stats s;
+  fill_stats(g, &s);
+  fputs("kind,count,macs,flops,params\n", out);
+  for (int k = 0; k < OP_COUNT; k++) {
+    const KindRow *r = &s.kind[k];
+    if (r->count)
+      fprintf(out, "%s,%d,%lld,%lld,%lld\n", opkind_name((GtOpKind)k), r->count,
+              (long long)r->macs, (long long)r->flops, (long long)r->params);
+  }
+  fprintf(out, "total,%d,%lld,%lld,%lld\n", g->nops, (long long)s.tot.macs,
+          (long long)s.tot.flops, (long long)s.tot.params);
+}
+
 void graph_print_stats(FILE *out, const GtGraph *g, int json) {
   gt_assert(g->batch >= 1); /* requires graph_infer() */
   Stats s;

@@ -47,6 +47,14 @@ check "json per-kind count" test "$(field "[o['count'] for o in d['ops'] if o['k
 check "json peak live" test "$(field "d['peak_live']['bytes']")" = "$(peak 3)"
 check "json peak op" test "$(field "d['peak_live']['op']")" = b1
 
+out=$(gtsim --stats "$M" --csv 2>&1); rc=$?
+check "csv exit 0" test $rc -eq 0
+check "csv header" test "$(head -1 <<<"$out")" = "kind,count,macs,flops,params"
+check "csv conv2d row" grep -q "^conv2d,1,$(conv_macs $B)," <<<"$out"
+check "csv total row" grep -q "^total,8,$(( $(conv_macs $B) + $(dense_macs $B) )),[0-9]*,$PARAMS\$" <<<"$out"
+gtsim --stats "$M" --csv --json >"$tmp/o" 2>&1; rc=$?
+check "--csv with --json exits 1" test $rc -eq 1
+
 gtsim --stats "$M" --json -o "$tmp/s.json" >"$tmp/stdout" 2>&1; rc=$?
 gtsim --stats "$M" --json >"$tmp/direct.json" 2>&1
 check "-o writes the report" test $rc -eq 0 -a ! -s "$tmp/stdout"
