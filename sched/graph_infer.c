@@ -329,6 +329,9 @@ static int infer_embedding(Ctx *c, const GtAttrs *at) {
   if (at->vocab < 1 || at->vocab > GT_MAX_DIM || at->dim < 1 || at->dim > GT_MAX_DIM)
     return op_error(c, "vocab and dim must be >= 1");
   if (at->bag < 1) return op_error(c, "bag must be >= 1");
+  if (x->dtype != DT_INT8 && x->dtype != DT_INT16 && x->dtype != DT_INT32)
+    return op_error(c, "ids '%s' must have an integer dtype (int8, int16, int32), not %s",
+                    x->name, dtype_name_local(x->dtype));
   int64_t o[GT_MAX_DIMS + 1];
   memcpy(o, x->dim, sizeof x->dim);
   int n = x->ndim;

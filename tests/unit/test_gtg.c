@@ -160,6 +160,8 @@ static const ErrCase cases[] = {
      "bad value '72057594037927936' for 'units': expected an integer in 1..1099511627776"},
     {"conv1d 2-D kernel", "gtg 1\nmodel m\ninput s: fp16[N, 4, 10]\ny = conv1d(s) units=4 kernel=3,5\n",
      4, 5, "a 1-D window has no height"},
+    {"float embedding ids", HDR "y = embedding(x) vocab=10 dim=4\n", 4, 5,
+     "ids 'x' must have an integer dtype (int8, int16, int32), not fp16"},
     {"kernel does not fit", HDR "y = conv2d(x) units=4 kernel=9\n", 4, 5, "does not fit input [2, 4, 8, 8]"},
 };
 
