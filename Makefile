@@ -40,7 +40,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIMT_BIN  := $(SIMT_SRC:tests/sim/%.cpp=$(BUILD)/tests/%)
 TEST_BIN  := $(UNIT_BIN) $(SIMT_BIN)
 
-.PHONY: all test demo asan bench fuzz clean deps docs
+.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs
 all: $(GTSIM)
 
 $(DEPS_OK): scripts/deps.sh
@@ -97,15 +97,20 @@ clean:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
 
-# libFuzzer target for the .gtg parser (clang). `make fuzz` runs it for FUZZ_SECONDS with the
-# zoo as seed corpus; crashes are kept in tests/fuzz/regress/ and replayed by the test suite.
+# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c -> build/fuzz/fuzz_NAME.
+# `make fuzz` runs the .gtg parser's for FUZZ_SECONDS with the zoo as seed corpus;
+# `make fuzz-onnx` runs the ONNX importer's with the fixtures of tests/onnx/make_fixtures.py.
+# Crashes found are fixed and kept as regression inputs that the test suite replays.
 FUZZ_SECONDS ?= 60
-FUZZ_BIN := $(BUILD)/fuzz/fuzz_gtg
-$(FUZZ_BIN): tests/fuzz/fuzz_gtg.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Isched -I$(GEN) \
-	  -o $@ tests/fuzz/fuzz_gtg.c $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lz -lm
-fuzz: $(FUZZ_BIN)
+	  -o $@ $< $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lz -lm
+fuzz: $(BUILD)/fuzz/fuzz_gtg
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp workloads/*.gtg $(BUILD)/fuzz/corpus/ 2>/dev/null || true
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_gtg -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
+fuzz-onnx: $(BUILD)/fuzz/fuzz_onnx
+	@mkdir -p $(BUILD)/fuzz/onnx-corpus
+	/usr/bin/python3 tests/onnx/make_fixtures.py $(BUILD)/fuzz/onnx-corpus >/dev/null
+	$(BUILD)/fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/onnx- $(BUILD)/fuzz/onnx-corpus

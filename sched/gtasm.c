@@ -21,44 +21,82 @@
 enum { GTASM_VERSION = 1 };
 #define GTASM_MAX_ID ((uint32_t)GT_MAX_IDS)
 
-/* ---------------------------------------------------------------- queue names ---- */
-
-/* Assembly name of unit queue `index` of core kind k: the unit's name, with ".N" for the
- * N-th repeat when a core kind lists the same unit name more than once. */
-static void unit_queue_name(const GtArch *a, const GtCoreKind *k, int index, char *buf,
-                            size_t n) {
-  int u = index - Q_UNIT0;
-  const char *name = a->units[k->unit[u]].name;
-  int rep = 0;
-  for (int j = 0; j < u; j++)
-    if (strcmp(a->units[k->unit[j]].name, name) == 0) rep++;
-  if (rep) snprintf(buf, n, "%s.%d", name, rep);
-  else snprintf(buf, n, "%s", name);
+/* s equals the n bytes at b (without strlen: this runs for every word of every line) */
+static int same(const char *s, const char *b, size_t n) {
+  return strncmp(s, b, n) == 0 && s[n] == 0;
 }
 
-/* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). */
-static void core_queue_name(const GtArch *a, int core, int index, char *buf, size_t n) {
+/* ---------------------------------------------------------------- queue names ---- */
+
+/* Output of the formatters: a FILE (the disassembler: nothing is ever cut) or a buffer
+ * (inst_format, program_queue_name: cut to fit, always NUL-terminated). */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t cap, len;
+} Out;
+
+static void out_n(Out *o, const char *s, size_t n) {
+  if (o->f) {
+    fwrite(s, 1, n, o->f);
+    return;
+  }
+  size_t k = o->len + 1 < o->cap ? o->cap - 1 - o->len : 0;
+  if (k > n) k = n;
+  memcpy(o->buf + o->len, s, k);
+  o->len += k;
+  o->buf[o->len] = 0;
+}
+static void out_s(Out *o, const char *s) { out_n(o, s, strlen(s)); }
+
+/* Numbers and other short formats (never longer than the local buffer). */
+static void put(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Out *o, const char *fmt, ...) {
+  char tmp[64];
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  gt_assert(w >= 0 && (size_t)w < sizeof tmp);
+  out_n(o, tmp, (size_t)w);
+}
+
+/* The unit of queue `index` of core `core`, or NULL (no arch, not a unit queue, no core). */
+static const char *unit_name(const GtArch *a, int core, int index) {
   const GtCoreKind *k = prog_core_kind(a, core);
-  if (index == Q_DMA_IN) snprintf(buf, n, "dma_in");
-  else if (index == Q_DMA_OUT) snprintf(buf, n, "dma_out");
-  else if (k && index - Q_UNIT0 < k->nunits && a->units[k->unit[index - Q_UNIT0]].name)
-    unit_queue_name(a, k, index, buf, n);
-  else snprintf(buf, n, "q%d", index);
+  if (!k || index < Q_UNIT0 || index - Q_UNIT0 >= k->nunits) return NULL;
+  return a->units[k->unit[index - Q_UNIT0]].name;
+}
+
+/* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). A
+ * unit is named by its config name (arch.c rejects a core kind listing a unit twice, so it is
+ * unique in the core). */
+static void out_core_queue(Out *o, const GtArch *a, int core, int index) {
+  const char *u = unit_name(a, core, index);
+  if (index == Q_DMA_IN) out_s(o, "dma_in");
+  else if (index == Q_DMA_OUT) out_s(o, "dma_out");
+  else if (u) out_s(o, u);
+  else put(o, "q%d", index);
+}
+
+static void out_queue(Out *o, const GtArch *a, const GtQueue *q) {
+  if (q->core < 0) {
+    put(o, "c%d.dma%d", q->cluster, q->index);
+  } else {
+    put(o, "c%d.k%d.", q->cluster, q->core);
+    out_core_queue(o, a, q->core, q->index);
+  }
 }
 
 const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n) {
-  if (q->core < 0) {
-    snprintf(buf, n, "c%d.dma%d", q->cluster, q->index);
-  } else {
-    char qn[48];
-    core_queue_name(a, q->core, q->index, qn, sizeof qn);
-    snprintf(buf, n, "c%d.k%d.%s", q->cluster, q->core, qn);
-  }
+  Out o = {NULL, buf, n, 0};
+  if (n) buf[0] = 0;
+  out_queue(&o, a, q);
   return buf;
 }
 
-/* Parse a queue name within a core: dma_in, dma_out, a unit name (with .N repeat), qN.
- * Returns the index or -1. */
+/* Parse a queue name within a core: dma_in, dma_out, qN, or a unit name (a unit named like
+ * one of the first three is reachable as qN only). Returns the index or -1. */
 static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len) {
   if (len == 6 && memcmp(s, "dma_in", 6) == 0) return Q_DMA_IN;
   if (len == 7 && memcmp(s, "dma_out", 7) == 0) return Q_DMA_OUT;
@@ -71,12 +109,9 @@ static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len
     return (int)v;
   }
   const GtCoreKind *k = prog_core_kind(a, core);
-  if (!k) return -1;
-  for (int u = 0; u < k->nunits; u++) {
-    char nm[48];
-    if (!a->units[k->unit[u]].name) continue;
-    unit_queue_name(a, k, Q_UNIT0 + u, nm, sizeof nm);
-    if (strlen(nm) == len && memcmp(nm, s, len) == 0) return Q_UNIT0 + u;
+  for (int u = 0; k && u < k->nunits; u++) {
+    const char *nm = a->units[k->unit[u]].name;
+    if (nm && same(nm, s, len)) return Q_UNIT0 + u;
   }
   return -1;
 }
@@ -90,41 +125,25 @@ static int is_sym_char(int c) {
 }
 
 /* A name as a bare symbol when it is one, else as a quoted string with escapes. */
-static void put_name(char **o, char *end, const char *name) {
+static void put_name(Out *o, const char *name) {
   int bare = is_sym_start((unsigned char)name[0]);
   for (const char *s = name; bare && *s; s++) bare = is_sym_char((unsigned char)*s);
-  size_t room = (size_t)(end - *o);
   if (bare) {
-    int w = snprintf(*o, room, "%s", name);
-    *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+    out_s(o, name);
     return;
   }
-  char *p = *o;
-  if (p < end - 1) *p++ = '"';
-  for (const unsigned char *s = (const unsigned char *)name; *s && p < end - 5; s++) {
+  out_s(o, "\"");
+  for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
     if (*s == '"' || *s == '\\') {
-      *p++ = '\\';
-      *p++ = (char)*s;
+      char e[2] = {'\\', (char)*s};
+      out_n(o, e, 2);
     } else if (*s < 0x20 || *s >= 0x7f) {
-      p += snprintf(p, 5, "\\x%02x", *s);
+      put(o, "\\x%02x", *s);
     } else {
-      *p++ = (char)*s;
+      out_n(o, (const char *)s, 1);
     }
   }
-  if (p < end - 1) *p++ = '"';
-  *p = 0;
-  *o = p;
-}
-
-static void put(char **o, char *end, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(char **o, char *end, const char *fmt, ...) {
-  size_t room = (size_t)(end - *o);
-  if (room <= 1) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(*o, room, fmt, ap);
-  va_end(ap);
-  *o += w < 0 ? 0 : ((size_t)w < room ? (size_t)w : room - 1);
+  out_s(o, "\"");
 }
 
 /* Per-id "print by name" flags: a name is used when present and unique. */
@@ -133,78 +152,69 @@ typedef struct {
 } NameUse;
 
 /* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
- * a unit target prints by name only when every core kind agrees on it. */
-static void format_inst(const GtArch *a, const GtProgram *p, const GtInst *in, int core,
-                        const NameUse *nu, char *buf, size_t n) {
-  char *o = buf, *end = buf + n;
-  buf[0] = 0;
+ * a unit target prints by name only when every core kind has the same unit there. */
+static void format_inst(Out *o, const GtArch *a, const GtProgram *p, const GtInst *in, int core,
+                        const NameUse *nu) {
   GtOpcode op = (GtOpcode)in->op;
   if (op >= I_COUNT) {
-    put(&o, end, "opcode(%u)", in->op);
+    put(o, "opcode(%u)", in->op);
     return;
   }
-  put(&o, end, "%s", isa_mnemonic(op));
+  out_s(o, isa_mnemonic(op));
   for (int k = 0; k < isa_operand_count(op); k++) {
     const GtOperand *od = isa_operand(op, k);
     int64_t v = inst_get(in, od);
     int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE;
     if (v == 0 && !is_enum) continue;
-    put(&o, end, " %s=", od->name);
+    out_s(o, " ");
+    out_s(o, od->name);
+    out_s(o, "=");
+    const char *word = NULL; /* an enum value's name, when in range */
     switch (od->kind) {
-    case OPK_INT: put(&o, end, "%lld", (long long)v); break;
+    case OPK_INT: break;
     case OPK_REGION:
     case OPK_TILE: {
       int tile = od->kind == OPK_TILE;
       uint32_t id = (uint32_t)v;
       char **names = tile ? p->tile_names : p->region_names;
       uint32_t count = tile ? p->ntiles : p->nregions;
-      const unsigned char *ok = tile ? (nu ? nu->tile_ok : NULL) : (nu ? nu->region_ok : NULL);
-      if (names && id < count && names[id] && (!nu || (ok && ok[id]))) put_name(&o, end, names[id]);
-      else put(&o, end, "%u", id);
-      break;
-    }
-    case OPK_LEVEL:
-      if (v < GT_LEVEL_COUNT) put(&o, end, "%s", level_name((GtLevel)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_SCOPE:
-      if (v < GT_SCOPE_COUNT) put(&o, end, "%s", scope_name((GtScope)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_VOP:
-      if (v < V_COUNT) put(&o, end, "%s", vop_name((GtVop)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_DTYPE:
-      if (v < DT_COUNT) put(&o, end, "%s", dtype_name((GtDtype)v));
-      else put(&o, end, "%lld", (long long)v);
-      break;
-    case OPK_QUEUE: {
-      char qn[48];
-      if (core >= 0 && a) {
-        core_queue_name(a, core, (int)v, qn, sizeof qn);
-      } else if (a && v >= Q_UNIT0 && a->ncore_kinds > 0) {
-        char first[48] = "";
-        int agree = 1;
-        for (int ck = 0, base = 0; ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
-          core_queue_name(a, base, (int)v, qn, sizeof qn);
-          if (ck == 0) snprintf(first, sizeof first, "%s", qn);
-          else if (strcmp(first, qn) != 0) agree = 0;
-        }
-        if (agree) snprintf(qn, sizeof qn, "%s", first);
-        else snprintf(qn, sizeof qn, "q%lld", (long long)v);
-      } else {
-        core_queue_name(NULL, -1, (int)v, qn, sizeof qn);
+      const unsigned char *ok = nu ? (tile ? nu->tile_ok : nu->region_ok) : NULL;
+      if (names && id < count && names[id] && (!nu || ok[id])) {
+        put_name(o, names[id]);
+        continue;
       }
-      put(&o, end, "%s", qn);
       break;
     }
+    case OPK_LEVEL: word = v < GT_LEVEL_COUNT ? level_name((GtLevel)v) : NULL; break;
+    case OPK_SCOPE: word = v < GT_SCOPE_COUNT ? scope_name((GtScope)v) : NULL; break;
+    case OPK_VOP: word = v < V_COUNT ? vop_name((GtVop)v) : NULL; break;
+    case OPK_DTYPE: word = v < DT_COUNT ? dtype_name((GtDtype)v) : NULL; break;
+    case OPK_QUEUE:
+      if (core >= 0 || v < Q_UNIT0) {
+        out_core_queue(o, a, core, (int)v);
+        continue;
+      }
+      /* no core at hand (inst_format): by name if every core kind agrees */
+      for (int ck = 0, base = 0; a && ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
+        const char *u = unit_name(a, base, (int)v);
+        if (ck == 0) word = u;
+        else if (!u || !word || strcmp(u, word) != 0) word = NULL;
+      }
+      if (!word) {
+        put(o, "q%lld", (long long)v);
+        continue;
+      }
+      break;
     }
+    if (word) out_s(o, word);
+    else put(o, "%lld", (long long)v);
   }
 }
 
 void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n) {
-  format_inst(a, p, in, -1, NULL, buf, n);
+  Out o = {NULL, buf, n, 0};
+  if (n) buf[0] = 0;
+  format_inst(&o, a, p, in, -1, NULL);
 }
 
 /* ---------------------------------------------------------------- disassembler ---- */
@@ -231,7 +241,7 @@ static void sym_free(SymTab *t) {
 /* Returns the slot of name (keys[slot] == NULL when absent). */
 static size_t sym_slot(const SymTab *t, const char *name, size_t n) {
   size_t i = (size_t)fnv1a(name, n) & (t->cap - 1);
-  while (t->keys[i] && !(strlen(t->keys[i]) == n && memcmp(t->keys[i], name, n) == 0))
+  while (t->keys[i] && !same(t->keys[i], name, n))
     i = (i + 1) & (t->cap - 1);
   return i;
 }
@@ -285,13 +295,18 @@ static unsigned char *unique_names(char **names, uint32_t count) {
 
 static void write_decls(FILE *out, const char *kind, char **names, uint32_t count,
                         const unsigned char *ok) {
-  char buf[1024];
+  Out o = {out, NULL, 0, 0};
   for (uint32_t i = 1; names && i < count; i++) {
     if (!names[i]) continue;
-    char *o = buf;
-    put_name(&o, buf + sizeof buf, names[i]);
-    if (ok[i]) fprintf(out, ".%s %s %u\n", kind, buf, i);
-    else fprintf(out, "# %s %u is also named %s (printed by number)\n", kind, i, buf);
+    if (ok[i]) {
+      fprintf(out, ".%s ", kind);
+      put_name(&o, names[i]);
+      fprintf(out, " %u\n", i);
+    } else {
+      fprintf(out, "# %s %u is also named ", kind, i);
+      put_name(&o, names[i]);
+      fputs(" (printed by number)\n", out);
+    }
   }
 }
 
@@ -306,13 +321,16 @@ int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p) {
   fprintf(out, ".nregions %u\n.ntiles %u\n", p->nregions, p->ntiles);
   write_decls(out, "region", p->region_names, p->nregions, rok);
   write_decls(out, "tile", p->tile_names, p->ntiles, tok);
-  char buf[2048], qn[64];
+  Out o = {out, NULL, 0, 0};
   for (int qi = 0; qi < p->nqueues; qi++) {
     const GtQueue *q = &p->queues[qi];
-    fprintf(out, "\n.queue %s\n", program_queue_name(a, q, qn, sizeof qn));
+    fputs("\n.queue ", out);
+    out_queue(&o, a, q);
+    fputc('\n', out);
     for (size_t i = 0; i < q->insts.len; i++) {
-      format_inst(a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu, buf, sizeof buf);
-      fprintf(out, "  %s\n", buf);
+      fputs("  ", out);
+      format_inst(&o, a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu);
+      fputc('\n', out);
     }
   }
   free(tok);
@@ -461,9 +479,7 @@ static int parse_int(const char *b, const char *e, int64_t *out) {
   return 0;
 }
 
-static int word_is(const Word *w, const char *s) {
-  return (size_t)(w->end - w->start) == strlen(s) && memcmp(w->start, s, strlen(s)) == 0;
-}
+static int word_is(const Word *w, const char *s) { return same(s, w->start, (size_t)(w->end - w->start)); }
 
 /* Note an id (declared or used); it must fit the .nregions/.ntiles given. */
 static int use_id(Asm *s, int kind, const char *at, int64_t id) {
@@ -490,6 +506,11 @@ static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
   }
   char *name = read_symbol(s, nw.start, nw.end);
   if (!name) return;
+  if (strlen(name) > GT_MAX_NAME) {
+    aerr(s, nw.start, "a name is at most %d bytes", GT_MAX_NAME);
+    free(name);
+    return;
+  }
   int64_t id = (int64_t)s->maxid[kind] + 1;
   int r = next_word(s, pc, &iw);
   if (r > 0) {
@@ -643,36 +664,46 @@ static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char 
       }
       return use_id(s, kind, vb, *out);
     }
-    char *name = read_symbol(s, vb, ve);
-    if (!name) return -1;
-    uint32_t id;
-    int found = sym_get(&s->syms[kind], name, strlen(name), &id);
-    if (!found) aerr(s, vb, "unknown %s '%s' (declare it with .%s)", kind_word[kind], name, kind_word[kind]);
-    free(name);
+    uint32_t id = 0;
+    int found, bare = is_sym_start((unsigned char)*vb);
+    for (const char *c = vb; bare && c < ve; c++) bare = is_sym_char((unsigned char)*c);
+    if (bare) { /* the common case: look the text up as it is, no copy */
+      found = sym_get(&s->syms[kind], vb, (size_t)len, &id);
+      if (!found)
+        aerr(s, vb, "unknown %s '%.*s' (declare it with .%s)", kind_word[kind], len, vb,
+             kind_word[kind]);
+    } else {
+      char *name = read_symbol(s, vb, ve);
+      if (!name) return -1;
+      found = sym_get(&s->syms[kind], name, strlen(name), &id);
+      if (!found)
+        aerr(s, vb, "unknown %s '%s' (declare it with .%s)", kind_word[kind], name, kind_word[kind]);
+      free(name);
+    }
     *out = id;
     return found ? 0 : -1;
   }
   case OPK_LEVEL:
     for (int l = 0; l < GT_LEVEL_COUNT; l++)
-      if ((int)strlen(level_name((GtLevel)l)) == len && memcmp(vb, level_name((GtLevel)l), (size_t)len) == 0)
+      if (same(level_name((GtLevel)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad level '%.*s' (ddr, gb or lb)", len, vb);
     return -1;
   case OPK_SCOPE:
     for (int l = 0; l < GT_SCOPE_COUNT; l++)
-      if ((int)strlen(scope_name((GtScope)l)) == len && memcmp(vb, scope_name((GtScope)l), (size_t)len) == 0)
+      if (same(scope_name((GtScope)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad scope '%.*s' (cluster or chip)", len, vb);
     return -1;
   case OPK_VOP:
     for (int v = 0; v < V_COUNT; v++)
-      if ((int)strlen(vop_name((GtVop)v)) == len && memcmp(vb, vop_name((GtVop)v), (size_t)len) == 0)
+      if (same(vop_name((GtVop)v), vb, (size_t)len))
         return (int)(*out = v, 0);
     aerr(s, vb, "unknown vector op '%.*s' (see the VOP table in docs/isa.md)", len, vb);
     return -1;
   case OPK_DTYPE:
     for (int t = 0; t < DT_COUNT; t++)
-      if ((int)strlen(dtype_name((GtDtype)t)) == len && memcmp(vb, dtype_name((GtDtype)t), (size_t)len) == 0)
+      if (same(dtype_name((GtDtype)t), vb, (size_t)len))
         return (int)(*out = t, 0);
     aerr(s, vb, "unknown dtype '%.*s'", len, vb);
     return -1;
@@ -727,7 +758,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
   memset(&in, 0, sizeof in);
   in.op = (uint8_t)op;
   unsigned seen = 0;
-  int bad = 0;
+  int bad = 0, nops = isa_operand_count((GtOpcode)op);
   Word w;
   int r;
   while ((r = next_word(s, pc, &w)) > 0) {
@@ -738,15 +769,16 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
       continue;
     }
     int k = -1;
-    for (int j = 0; j < isa_operand_count((GtOpcode)op); j++) {
-      const char *nm = isa_operand((GtOpcode)op, j)->name;
-      if ((size_t)(eq - w.start) == strlen(nm) && memcmp(w.start, nm, strlen(nm)) == 0) k = j;
-    }
+    for (int j = 0; j < nops && k < 0; j++)
+      if (same(isa_operand((GtOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
     if (k < 0) {
-      char names[256], *o = names;
+      char names[256];
+      Out o = {NULL, names, sizeof names, 0};
       names[0] = 0;
-      for (int j = 0; j < isa_operand_count((GtOpcode)op); j++)
-        put(&o, names + sizeof names, "%s%s", j ? " " : "", isa_operand((GtOpcode)op, j)->name);
+      for (int j = 0; j < nops; j++) {
+        if (j) out_s(&o, " ");
+        out_s(&o, isa_operand((GtOpcode)op, j)->name);
+      }
       aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GtOpcode)op),
            (int)(eq - w.start), w.start, names);
       bad = 1;
@@ -875,9 +907,18 @@ GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
     diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
     return NULL;
   }
-  char *text = read_file(path, NULL);
+  size_t len;
+  char *text = read_file(path, &len);
   if (!text) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  size_t nul = strlen(text);
+  if (nul != len) { /* the parser stops at a NUL: say so instead of ignoring the rest */
+    int line = 1, col = 1;
+    for (size_t i = 0; i < nul; i++) col = text[i] == '\n' ? (line++, 1) : col + 1;
+    diag_error(d, path, line, col, text, "NUL byte in a text file");
+    free(text);
     return NULL;
   }
   GtProgram *p = gtasm_parse(path, text, a, d);
@@ -915,19 +956,19 @@ void gtasm_write_grammar_doc(FILE *out) {
 "header      = \"gtasm\" version ;                 (* version %d; must come first *)\n"
 "line        = directive | instruction ;\n"
 "directive   = \".queue\" queue\n"
-"            | \".region\" name [ id ]              (* id defaults to largest id so far + 1 *)\n"
+"            | \".region\" name [ id ]             (* id defaults to largest id so far + 1 *)\n"
 "            | \".tile\" name [ id ]\n"
-"            | \".nregions\" count                  (* region ids are below count *)\n"
+"            | \".nregions\" count                 (* region ids are below count *)\n"
 "            | \".ntiles\" count ;\n"
-"instruction = mnemonic { operand } ;               (* after a .queue; goes to that queue *)\n"
-"operand     = opname \"=\" value ;                  (* any order; each at most once *)\n"
-"queue       = \"c\" int \".k\" int \".\" corequeue     (* queue of core k of cluster c *)\n"
+"instruction = mnemonic { operand } ;            (* after a .queue; goes to that queue *)\n"
+"operand     = opname \"=\" value ;                (* any order; each at most once *)\n"
+"queue       = \"c\" int \".k\" int \".\" corequeue    (* queue of core k of cluster c *)\n"
 "            | \"c\" int \".dma\" int ;              (* cluster DMA engine *)\n"
-"corequeue   = \"dma_in\" | \"dma_out\" | unitname [ \".\" int ] | \"q\" int ;\n"
+"corequeue   = \"dma_in\" | \"dma_out\" | \"q\" int | unitname ;\n"
 "value       = int | name | enumname ;\n"
 "int         = [ \"-\" ] ( digits | \"0x\" hexdigits ) ;\n"
 "name        = ( letter | \"_\" ) { letter | digit | \"_\" | \".\" | \"$\" | \":\" | \"[\" | \"]\" | \"-\" }\n"
-"            | '\"' { char | '\\\\\"' | '\\\\\\\\' | '\\\\n' | '\\\\t' | '\\\\x' hex hex } '\"' ;\n"
+"            | '\"' { char | '\\\"' | '\\\\' | '\\n' | '\\t' | '\\x' hex hex } '\"' ;\n"
 "```\n"
 "\n"
 "Operand values by kind (the operand tables below give each operand's kind):\n"
@@ -938,10 +979,13 @@ void gtasm_write_grammar_doc(FILE *out) {
 "- `level=ddr|gb|lb`, `scope=cluster|chip`, `op=` a VOP name, `dtype=` a dtype name;\n"
 "- `queue=` a queue of the same core: `dma_in`, `dma_out`, a unit name or `qN`.\n"
 "\n"
-"An operand left out is 0. Queue names: `cC.kK.dma_in`, `cC.kK.dma_out`, `cC.kK.UNIT` (the\n"
-"unit's name from the arch; a core kind listing the same unit twice has `UNIT` and `UNIT.1`),\n"
-"`cC.kK.qN` (queue index N: 0 dma_in, 1 dma_out, 2+i the i-th unit) and `cC.dmaE`.\n"
-"Unit names need the arch (`--arch`); without one, write `qN`.\n"
+"An operand left out is 0; for the enum operands that is the first name of each list\n"
+"(`level=ddr`, `op=add`, `scope=cluster`, `dtype=int8`), so write them out.\n"
+"\n"
+"Queue names: `cC.kK.dma_in`, `cC.kK.dma_out`, `cC.kK.UNIT` (the unit's name from the arch's\n"
+"`units =` list), `cC.kK.qN` (queue index N: 0 dma_in, 1 dma_out, 2+i the i-th unit) and\n"
+"`cC.dmaE`. `dma_in`, `dma_out` and `qN` are read first: a unit with such a name is reachable\n"
+"as `qN` only. Unit names need the arch (`--arch`); without one, write `qN`.\n"
 "\n"
 "The assembler reports `file:line:col: error: message`, the line and a caret, and exits 1\n"
 "for: a missing or other header version, an unknown directive, mnemonic or operand, an\n"

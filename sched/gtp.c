@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 static const char gtp_magic[4] = {'G', 'T', 'P', '1'};
-enum { STAGE = 1 << 16, MAX_NAME = 1 << 16 };
+enum { STAGE = 1 << 16, MAX_NAME = GT_MAX_NAME + 1 }; /* names are < MAX_NAME bytes */
 
 /* Instruction word: byte offsets (the doc table and the codec both use these). */
 enum {
@@ -149,7 +149,9 @@ int gtp_write(const char *path, const GtProgram *p) {
   w->out = malloc(w->cap);
   if (!w->out) die("out of memory");
   w->len = GTP_HEADER_BYTES;
-  if (deflateInit(&w->z, 6) != Z_OK) die("deflateInit failed");
+  /* level 1: the body is mostly zero bytes, which level 1 already packs ~40:1; higher levels
+   * cost several times the CPU for a few percent (scripts/bench_isa.sh) */
+  if (deflateInit(&w->z, Z_BEST_SPEED) != Z_OK) die("deflateInit failed");
 
   unsigned char b[GTP_INST_BYTES];
   for (int i = 0; i < p->nqueues; i++) {

@@ -329,7 +329,8 @@ void isa_write_doc(FILE *out) {
   fprintf(out, "| %d | `dma_out` | DMA out of the core |\n", Q_DMA_OUT);
   fprintf(out, "| %d + i | the i-th unit of the core kind (`units =` in the config) | that unit |\n\n",
           Q_UNIT0);
-  fputs("Every cluster also has one queue per cluster DMA engine (`[cluster] dma_engines`),\n"
+  fputs("A core kind with `dma_engines = 0` (Goya's GEMM core) has no `dma_in`/`dma_out`.\n"
+        "Every cluster also has one queue per cluster DMA engine (`[cluster] dma_engines`),\n"
         "core -1 in the program, moving data between DDR and the GB. Queue names in assembly:\n"
         "`c0.k3.dma_in`, `c0.k3.dma_out`, `c0.k3.mme` (a unit name), `c0.k3.q2` (by index) and\n"
         "`c0.dma1`. Cores are numbered per cluster, core kind by core kind in config order.\n\n"
@@ -415,7 +416,8 @@ void isa_write_doc(FILE *out) {
         "against the arch; each error names the queue, the instruction index and its text, and\n"
         "gtsim exits 1 (bad input):\n\n"
         "- every queue exists: cluster < clusters, core < cores per cluster, queue index < 2 +\n"
-        "  units of the core's kind, or cluster DMA engine < dma_engines; no queue twice;\n"
+        "  units of the core's kind (dma_in/dma_out only where the core kind has DMA engines),\n"
+        "  or cluster DMA engine < dma_engines; no queue twice;\n"
         "- every opcode's engine matches its queue (dma on dma_in/dma_out/cluster DMA; matrix,\n"
         "  vector, scalar on a unit with that capability);\n"
         "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"

@@ -59,11 +59,6 @@ static OxSym sym_arith(OxCtx *c, char op, OxSym a, OxSym b, int is_int) {
   }
 }
 
-static int64_t nelem_of(const int64_t *dims, int nd) {
-  int64_t k = 1;
-  for (int i = 0; i < nd; i++) k *= dims[i];
-  return k;
-}
 
 /* Numpy broadcast of nin shapes; returns the rank. */
 static int bcast(OxCtx *c, OxVal *const *in, int nin, int64_t *out) {
@@ -152,8 +147,8 @@ static void fold_gather(OxCtx *c, const Onnx__NodeProto *n, OxVal *data, OxVal *
   for (int i = 0; i < idx->ndim; i++) dims[nd++] = idx->dims[i];
   for (int i = axis + 1; i < data->ndim; i++) dims[nd++] = data->dims[i];
   OxVal *o = out_const(c, n, nd, dims, data->is_int);
-  int64_t outer = nelem_of(data->dims, axis), inner = nelem_of(data->dims + axis + 1,
-                                                               data->ndim - axis - 1);
+  int64_t outer = ox_elems(c, data->dims, axis, "data"),
+          inner = ox_elems(c, data->dims + axis + 1, data->ndim - axis - 1, "data");
   int64_t len = data->dims[axis], e = 0;
   for (int64_t a = 0; a < outer; a++)
     for (int64_t k = 0; k < idx->nelem; k++) {
@@ -178,7 +173,8 @@ static void fold_concat(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, in
   }
   int is_int = in[0]->is_int;
   OxVal *o = out_const(c, n, r, dims, is_int);
-  int64_t outer = nelem_of(dims, axis), inner = nelem_of(dims + axis + 1, r - axis - 1), e = 0;
+  int64_t outer = ox_elems(c, dims, axis, "Concat"), e = 0;
+  int64_t inner = ox_elems(c, dims + axis + 1, r - axis - 1, "Concat");
   for (int64_t a = 0; a < outer; a++)
     for (int i = 0; i < nin; i++) {
       int64_t blk = in[i]->dims[axis] * inner;
@@ -249,7 +245,8 @@ static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
   for (int i = 0; i < ns; i++) {
     int a = norm_axis(c, na >= 0 ? axes[i] : i, x->ndim);
     int64_t len = x->dims[a], s = nst >= 0 ? steps[i] : 1, lo = starts[i], hi = ends[i];
-    if (s == 0) ox_fail(c, "Slice step 0");
+    if (s == 0 || s > ((int64_t)1 << 40) || s < -((int64_t)1 << 40))
+      ox_fail(c, "Slice step %lld", (long long)s);
     if (lo < 0) lo += len;
     if (hi < 0 && hi > INT64_MIN) hi += len;
     if (s > 0) {
@@ -380,11 +377,15 @@ static void fold_expand(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *sha
 }
 
 static void fold_range(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in) {
+  for (int i = 0; i < 3; i++)
+    if (in[i]->nelem != 1) ox_fail(c, "Range takes three scalars");
   double s = (double)ox_sym_int(c, in[0]->data[0], "Range start");
   double l = (double)ox_sym_int(c, in[1]->data[0], "Range limit");
   double d = (double)ox_sym_int(c, in[2]->data[0], "Range delta");
   if (d == 0) ox_fail(c, "Range delta 0");
-  int64_t len = (int64_t)fmax(ceil((l - s) / d), 0);
+  double count = fmax(ceil((l - s) / d), 0);
+  if (count > OX_MAX_CONST_DATA) ox_fail(c, "Range of %g elements, too many to fold", count);
+  int64_t len = (int64_t)count;
   OxVal *o = out_const(c, n, 1, &len, in[0]->is_int);
   for (int64_t i = 0; i < len; i++) o->data[i] = sym_c(s + (double)i * d);
 }
@@ -402,20 +403,27 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
     fold_shape(c, n, ox_val(c, n->input[0]));
     return 1;
   }
-  OxVal *in[GT_MAX_OPERANDS * 4];
+  OxVal **in = arena_alloc(c->scratch, (n->n_input + 1) * sizeof *in);
   int nin = 0;
   for (size_t i = 0; i < n->n_input; i++) {
     if (!n->input[i][0]) {
       if (i == 0 || !is_op(n, "Slice")) return 0;
       continue;
     }
-    if (nin == (int)(sizeof in / sizeof in[0])) return 0;
     OxVal *v = ox_val(c, n->input[i]);
     if (v->kind != VAL_CONST || !v->data) return 0;
     in[nin++] = v;
   }
   if (n->n_output != 1) return 0;
-  if ((is_op(n, "Expand") || is_op(n, "Reshape")) && nin >= 2) /* batch-sized: not constants */
+  /* inputs each op needs (Slice reads its optional inputs by slot, see fold_slice) */
+  int want = is_op(n, "Where") || is_op(n, "Range") ? 3
+             : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") || is_op(n, "Div") ||
+                       is_op(n, "Equal") || is_op(n, "Gather") || is_op(n, "Reshape") ||
+                       is_op(n, "Expand")
+                 ? 2
+                 : 1;
+  if (nin < want) ox_fail(c, "expected %d inputs, got %d", want, nin);
+  if (is_op(n, "Expand") || is_op(n, "Reshape")) /* batch-sized: not constants */
     for (int64_t i = 0; i < in[1]->nelem; i++)
       if (in[1]->data[i].n) return 0;
   if (is_op(n, "Gather")) fold_gather(c, n, in[0], in[1]);
@@ -439,10 +447,7 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
       o->data[i] = to_int ? (OxSym){trunc(s.v), s.n} : s;
     }
   } else {
-    int want = is_op(n, "Where") ? 3 : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") ||
-                                               is_op(n, "Div") || is_op(n, "Equal") ? 2 : 1;
-    if (nin != want) ox_fail(c, "expected %d inputs, got %d", want, nin);
-    fold_elementwise(c, n, in, nin);
+    fold_elementwise(c, n, in, want);
   }
   return 1;
 }

@@ -179,7 +179,7 @@ static int reduce_axis(OxCtx *c, Node *r, int64_t *axis) {
     double d;
     if (!v && !scalar(c, r->input[1], &d)) return 0;
     if (v && (!v->data || v->nelem != 1)) return 0;
-    axes[0] = v ? (int64_t)v->data[0].v : (int64_t)d;
+    axes[0] = ox_clamp_i64(v ? v->data[0].v : d);
     na = 1;
   }
   if (na != 1) return 0;
@@ -192,7 +192,7 @@ static void match_layernorm(OxCtx *c, Node *r1) {
   if (!reduce_axis(c, r1, &axis)) return;
   const char *x = r1->input[0];
   Node *sub = sole_consumer(c, r1->output[0]);
-  if (!is_op(sub, "Sub") || strcmp(sub->input[0], x) != 0 ||
+  if (!is_op(sub, "Sub") || sub->n_input != 2 || strcmp(sub->input[0], x) != 0 ||
       strcmp(sub->input[1], r1->output[0]) != 0)
     return;
   const char *d = sub->output[0];
@@ -200,7 +200,9 @@ static void match_layernorm(OxCtx *c, Node *r1) {
   if (readers(c, d, rd, 3) != 2) return;
   Node *sq = is_op(rd[0], "Div") ? rd[1] : rd[0], *div = is_op(rd[0], "Div") ? rd[0] : rd[1];
   double v;
-  if (!is_op(div, "Div") || strcmp(div->input[0], d) != 0) return;
+  if (!is_op(div, "Div") || div->n_input != 2 || sq->n_input != 2 ||
+      strcmp(div->input[0], d) != 0)
+    return;
   if (is_op(sq, "Pow")) {
     if (strcmp(sq->input[0], d) != 0 || !scalar(c, sq->input[1], &v) || v != 2.0) return;
   } else if (!is_op(sq, "Mul") || strcmp(sq->input[0], d) != 0 || strcmp(sq->input[1], d) != 0) {

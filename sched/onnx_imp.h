@@ -1,7 +1,8 @@
 /* onnx_imp.h — internal interface between the files of the ONNX importer (onnx_*.c).
  *
- *   onnx_import.c  entry point onnx_load(): file checks, the value table, weight detection,
- *                  the node walk and one mapping function per ONNX op
+ *   onnx_import.c  entry point onnx_load(): file checks, the value table, tensors and
+ *                  attributes, weight detection, shapes of activations, the node walk
+ *   onnx_map.c     one mapping function per ONNX op
  *   onnx_fold.c    constant folding of shape-only subgraphs over small tensors whose elements
  *                  may carry the symbolic batch N (OxSym)
  *   onnx_fuse.c    pattern pre-pass: erf-GELU, swish, decomposed layernorm
@@ -72,18 +73,31 @@ typedef struct {
   int nval, cap_val;
   OxMap names;              /* GT names in use (sanitised, unique) */
   OxMap producer;           /* value name -> node index */
+  OxMap scalars;            /* "scalar_<value>" -> GT input holding that constant */
   OxFuse *fuse;             /* per node */
   int symbolic;             /* some activation input has the symbolic batch */
   /* shape cache: tensor dims inferred at batch 3 and 5, valid while g->nops == cache_nops */
-  int cache_nops, cache_ntensors;
+  int cache_nops, cache_ntensors, cache_cap; /* dims3/dims5: heap, freed by onnx_load */
   int64_t (*dims3)[GT_MAX_DIMS], (*dims5)[GT_MAX_DIMS];
 } OxCtx;
 
+/* A double as int64_t without undefined behaviour: NaN -> 0, out of range -> the limit. */
+static inline int64_t ox_clamp_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9.2e18) return INT64_MAX;
+  if (v <= -9.2e18) return INT64_MIN;
+  return (int64_t)v;
+}
+
 /* onnx_import.c */
+/* onnx_load() on bytes already in memory (`path` names them in messages): the fuzz target's
+ * entry point. */
+GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d);
 _Noreturn void ox_fail(OxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_map_get(const OxMap *m, const char *key);            /* -1 if absent */
 void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v);
 OxVal *ox_val(OxCtx *c, const char *name);                  /* NULL if unknown */
+int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what); /* <= 2^53 */
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int);
 int ox_act_shape(OxCtx *c, int tensor, OxSym *dims);        /* returns ndim */
 const Onnx__AttributeProto *ox_attr(const Onnx__NodeProto *n, const char *name);
@@ -95,6 +109,16 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
 OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *v); /* registers a copy */
 _Noreturn void ox_abort(OxCtx *c);                          /* error already reported */
 int ox_is_weight_name(const OxCtx *c, const char *name);    /* initializer or weight input */
+
+const char *ox_gt_name(OxCtx *c, const char *onnx_name);    /* sanitised, unique GT name */
+void ox_bind_act(OxCtx *c, const char *name, int tensor);     /* name -> activation tensor */
+const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
+                      size_t size);
+GtDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name);
+
+/* onnx_map.c: maps one node (or fails naming it as unsupported); emits a fused pattern. */
+void ox_map_node(OxCtx *c, const Onnx__NodeProto *n);
+void ox_emit_fused(OxCtx *c, const Onnx__NodeProto *n, const OxFuse *f);
 
 /* onnx_fold.c: returns 1 if the node was folded into constants, 0 if it is not foldable
  * (an input is an activation, or the op is not a shape op). */

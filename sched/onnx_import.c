@@ -5,9 +5,10 @@
  * inputs into activations and weights (export_params=False models pass weights as inputs);
  * run the pattern pre-pass (onnx_fuse.c); then walk the nodes once in their (topological)
  * order. Each node is either absorbed by a pattern, folded into constants (onnx_fold.c, shape
- * arithmetic with the symbolic batch carried as N), dropped as a no-op (Identity, Dropout,
- * Cast on activations) with its output aliased to its input, or mapped to GT ops by one
- * function per ONNX op. Shapes of activations, where a mapping needs them, come from
+ * arithmetic with the symbolic batch carried as N), or mapped to GT ops by one function per
+ * ONNX op (onnx_map.c; no-ops such as Identity and Dropout alias their output to their input).
+ * Finally the whole graph is inferred at its default batch and the declared output shapes are
+ * checked. Shapes of activations, where a mapping needs them, come from
  * graph_infer() on the graph built so far, run at two batch sizes to tell N-dependent dims
  * from fixed ones; the IR's shape inference stays the only one.
  *
@@ -85,7 +86,7 @@ void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v) {
 /* A GT tensor name for an ONNX value: [A-Za-z_][A-Za-z0-9_.]*, unique in the graph. ONNX
  * names like "/layer1/Conv_output_0" or "onnx::Add_12" become "layer1_Conv_output_0" and
  * "onnx__Add_12". */
-static const char *gt_name(OxCtx *c, const char *onnx_name) {
+const char *ox_gt_name(OxCtx *c, const char *onnx_name) {
   size_t len = strlen(onnx_name);
   char *s = arena_alloc(c->scratch, len + 24);
   size_t j = 0;
@@ -135,7 +136,7 @@ static OxVal *val_add(OxCtx *c, const char *name) {
   return v;
 }
 
-static void bind_act(OxCtx *c, const char *name, int tensor) {
+void ox_bind_act(OxCtx *c, const char *name, int tensor) {
   OxVal *v = val_add(c, name);
   v->kind = VAL_ACT;
   v->tensor = tensor;
@@ -151,16 +152,23 @@ OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *src) {
   return v;
 }
 
+int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what) {
+  int64_t k = 1;
+  for (int i = 0; i < nd; i++) {
+    if (dims[i] < 0 || (dims[i] > 0 && k > ((int64_t)1 << 53) / dims[i]))
+      ox_fail(c, "%s has a bad or too large shape", what);
+    k *= dims[i];
+  }
+  return k;
+}
+
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int) {
   OxVal tmp = {0};
   if (ndim > GT_MAX_DIMS) ox_fail(c, "constant '%s' has rank %d (at most %d)", name, ndim,
                                   (int)GT_MAX_DIMS);
   tmp.ndim = ndim;
-  tmp.nelem = 1;
-  for (int i = 0; i < ndim; i++) {
-    tmp.dims[i] = dims[i];
-    tmp.nelem *= dims[i];
-  }
+  tmp.nelem = ox_elems(c, dims, ndim, name);
+  for (int i = 0; i < ndim; i++) tmp.dims[i] = dims[i];
   tmp.is_int = is_int;
   if (tmp.nelem > OX_MAX_CONST_DATA)
     ox_fail(c, "constant '%s' has %lld elements, too many to fold", name, (long long)tmp.nelem);
@@ -242,6 +250,11 @@ static double raw_elem(const uint8_t *p, int32_t t) {
   }
 }
 
+/* UINT32 and UINT64 values are stored in uint64_data */
+static int is_u64(int32_t t) {
+  return t == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || t == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64;
+}
+
 void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, OxVal *v) {
   memset(v, 0, sizeof *v);
   v->kind = VAL_CONST;
@@ -266,8 +279,7 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) have = t->n_float_data;
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) have = t->n_double_data;
   else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) have = t->n_int64_data;
-  else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64)
-    have = t->n_uint64_data;
+  else if (is_u64(dt)) have = t->n_uint64_data;
   else have = t->n_int32_data;
   if ((t->has_raw_data && t->raw_data.len % (size_t)sz) || have != (size_t)v->nelem)
     ox_fail(c, "tensor '%s' holds %zu elements of data, its shape needs %lld", name, have,
@@ -280,8 +292,7 @@ void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, Ox
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) x = t->float_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) x = t->double_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) x = (double)t->int64_data[i];
-    else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64)
-      x = (double)t->uint64_data[i];
+    else if (is_u64(dt)) x = (double)t->uint64_data[i];
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16)
       x = half_to_double((uint32_t)t->int32_data[i] & 0xffff);
     else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16)
@@ -319,11 +330,12 @@ int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *
   return (int)a->n_ints;
 }
 
-static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char *def) {
+/* A string attribute copied into buf (truncated to its size), or def when absent. */
+const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def,
+                          char *buf, size_t size) {
   const Onnx__AttributeProto *a = ox_attr(n, name);
-  static char buf[64];
   if (!a || !a->has_s) return def;
-  size_t len = a->s.len < sizeof buf - 1 ? a->s.len : sizeof buf - 1;
+  size_t len = a->s.len < size - 1 ? a->s.len : size - 1;
   memcpy(buf, a->s.data, len);
   buf[len] = 0;
   return buf;
@@ -333,9 +345,8 @@ static const char *attr_s(const Onnx__NodeProto *n, const char *name, const char
 
 int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
   if (s.n) ox_fail(c, "%s depends on the symbolic batch N where a number is needed", what);
-  if (s.v >= 9.2e18) return INT64_MAX;
-  if (s.v <= -9.2e18) return INT64_MIN;
-  return (int64_t)s.v;
+  if (s.v != s.v) ox_fail(c, "%s is not a number", what);
+  return ox_clamp_i64(s.v);
 }
 
 /* Infers the graph built so far at batch 3 and at batch 5 (once per graph change): a dim that
@@ -343,8 +354,15 @@ int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
 static void refresh_shapes(OxCtx *c) {
   GtGraph *g = c->g;
   if (c->cache_nops == g->nops && c->cache_ntensors == g->ntensors && c->dims3) return;
-  c->dims3 = arena_alloc(c->scratch, (size_t)g->ntensors * sizeof *c->dims3);
-  c->dims5 = arena_alloc(c->scratch, (size_t)g->ntensors * sizeof *c->dims5);
+  if (g->ntensors > c->cache_cap) {
+    int cap = 2 * g->ntensors;
+    void *a = realloc(c->dims3, (size_t)cap * sizeof *c->dims3);
+    if (a) c->dims3 = a;
+    void *b = realloc(c->dims5, (size_t)cap * sizeof *c->dims5);
+    if (!a || !b) die("out of memory");
+    c->dims5 = b;
+    c->cache_cap = cap;
+  }
   graph_fill_outputs(g);
   for (int pass = 0; pass < 2; pass++) {
     int64_t(*dst)[GT_MAX_DIMS] = pass ? c->dims5 : c->dims3;
@@ -381,798 +399,9 @@ int ox_act_shape(OxCtx *c, int t, OxSym *dims) {
   return T->ndim;
 }
 
-static int64_t act_dim(OxCtx *c, int t, int axis, const char *what) {
-  OxSym d[GT_MAX_DIMS];
-  int nd = ox_act_shape(c, t, d);
-  if (axis < 0) axis += nd;
-  if (axis < 0 || axis >= nd) ox_fail(c, "%s: axis out of range for rank %d", what, nd);
-  return ox_sym_int(c, d[axis], what);
-}
-
-static int norm_axis(OxCtx *c, int64_t axis, int rank, const char *what) {
-  if (axis < -rank || axis >= rank)
-    ox_fail(c, "%s %lld is out of range for rank %d", what, (long long)axis, rank);
-  return (int)(axis < 0 ? axis + rank : axis);
-}
-
-static int to_int(OxCtx *c, int64_t v, const char *what) {
-  if (v < INT_MIN || v > INT_MAX) ox_fail(c, "%s %lld is out of range", what, (long long)v);
-  return (int)v;
-}
-
-/* Encodes a symbolic shape as an IR reshape target: N -> GT_DIM_N, k*N (k != 1) -> -2. */
-static void encode_shape(OxCtx *c, const OxSym *d, int nd, GtAttrs *at) {
-  int infer = 0;
-  if (nd > GT_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GT_MAX_DIMS);
-  at->nshape = nd;
-  for (int i = 0; i < nd; i++) {
-    if (d[i].n && d[i].v == 1.0) {
-      at->shape[i] = GT_DIM_N;
-    } else if (d[i].n) {
-      if (infer++) ox_fail(c, "result shape has two batch-dependent dimensions");
-      at->shape[i] = -2;
-    } else {
-      at->shape[i] = (int64_t)d[i].v;
-    }
-  }
-}
-
-/* ---------------------------------------------------------------- emitting ops */
-
-static void require_unused_extra_outputs(OxCtx *c, const Onnx__NodeProto *n);
-
-static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
-                   const GtAttrs *at, const char *const *names, int nout) {
-  const char *gn[GT_MAX_OPERANDS];
-  gt_assert(nout >= 1 && nout <= GT_MAX_OPERANDS);
-  for (int i = 0; i < nout; i++) gn[i] = gt_name(c, names[i]);
-  int id = graph_add_op(c->g, k, in, nin, gn, nout, at);
-  if (id < 0) die("graph_add_op rejected %s with %d operands", opkind_name(k), nin);
-  GtOp *op = &c->g->ops[id];
-  const char *nm = n->name && *n->name ? n->name : names[0];
-  op->name = arena_strdup(c->g->arena, nm);
-  op->line = c->node + 1;
-  op->col = 1;
-  for (int i = 0; i < op->nout; i++) {
-    c->g->tensors[op->out[i]].line = op->line;
-    c->g->tensors[op->out[i]].col = 1;
-  }
-  return id;
-}
-
-/* Emits k over `in` with the node's outputs as results and binds them. */
-static int emit(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
-                const GtAttrs *at) {
-  int nout = k == OP_SPLIT ? (int)n->n_output : 1;
-  if (nout > GT_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GT_MAX_OPERANDS);
-  if (k != OP_SPLIT) require_unused_extra_outputs(c, n);
-  int id = emit_op(c, n, k, in, nin, at, (const char *const *)n->output, nout);
-  for (int i = 0; i < nout; i++) bind_act(c, n->output[i], c->g->ops[id].out[i]);
-  return id;
-}
-
-static int emit1(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, int x, const GtAttrs *at) {
-  GtAttrs def;
-  if (!at) {
-    attrs_default(&def);
-    at = &def;
-  }
-  return emit(c, n, k, &x, 1, at);
-}
-
-/* A constant used where the IR needs a tensor becomes a graph input holding it (docs/onnx.md,
- * "Constant operands"); one input per constant however often it is used. */
-static int const_act(OxCtx *c, OxVal *v) {
-  if (v->input_tensor) return v->input_tensor - 1;
-  int64_t decl[GT_MAX_DIMS];
-  int nd = v->ndim;
-  for (int i = 0; i < nd; i++) decl[i] = v->dims[i];
-  if (nd == 0) {
-    nd = 1;
-    decl[0] = 1;
-  }
-  for (int i = 0; i < nd; i++)
-    if (decl[i] < 1) ox_fail(c, "constant '%s' is empty", v->name);
-  int t = graph_add_input(c->g, gt_name(c, v->name), nd, decl, c->g->dtype);
-  if (t < 0) die("graph_add_input rejected constant '%s'", v->name);
-  c->g->tensors[t].line = c->node + 1;
-  c->g->tensors[t].col = 1;
-  v->input_tensor = t + 1;
-  return t;
-}
-
-static OxVal *in_val(OxCtx *c, const Onnx__NodeProto *n, size_t i) {
-  if (i >= n->n_input || !n->input[i][0]) return NULL;
-  OxVal *v = ox_val(c, n->input[i]);
-  gt_assert(v); /* checked for every input before mapping */
-  return v;
-}
-
-static OxVal *need_val(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
-  OxVal *v = in_val(c, n, i);
-  if (!v) ox_fail(c, "missing input %zu (%s)", i, what);
-  return v;
-}
-
-static int in_act(OxCtx *c, const Onnx__NodeProto *n, size_t i) {
-  OxVal *v = need_val(c, n, i, "data");
-  return v->kind == VAL_ACT ? v->tensor : const_act(c, v);
-}
-
-static OxVal *in_weight(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
-  OxVal *v = need_val(c, n, i, what);
-  if (v->kind != VAL_CONST)
-    ox_fail(c, "input %zu (%s) '%s' is computed by the graph; it must be an initializer or a "
-               "weight input", i, what, v->name);
-  return v;
-}
-
-static void alias(OxCtx *c, const char *out, const OxVal *src) {
-  if (src->kind == VAL_ACT) bind_act(c, out, src->tensor);
-  else ox_bind_const(c, out, src);
-}
-
-/* Number of consumers of an ONNX value (node input slots, plus one if it is a graph output). */
-static int consumers(const OxCtx *c, const char *name) {
-  int k = 0;
-  for (size_t i = 0; i < c->gp->n_node; i++)
-    for (size_t j = 0; j < c->gp->node[i]->n_input; j++)
-      if (strcmp(c->gp->node[i]->input[j], name) == 0) k++;
-  for (size_t i = 0; i < c->gp->n_output; i++)
-    if (c->gp->output[i]->name && strcmp(c->gp->output[i]->name, name) == 0) k++;
-  return k;
-}
-
-static void require_unused_extra_outputs(OxCtx *c, const Onnx__NodeProto *n) {
-  for (size_t i = 1; i < n->n_output; i++)
-    if (n->output[i][0] && consumers(c, n->output[i]))
-      ox_fail(c, "output %zu ('%s') is used; only the first output is supported", i,
-              n->output[i]);
-}
-
-/* ---------------------------------------------------------------- op mappings */
-
-static void map_unary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
-  require_unused_extra_outputs(c, n);
-  GtAttrs at;
-  attrs_default(&at);
-  int x = in_act(c, n, 0);
-  int id = emit_op(c, n, k, &x, 1, &at, (const char *const *)n->output, 1);
-  bind_act(c, n->output[0], c->g->ops[id].out[0]);
-}
-
-static void map_relu(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_RELU); }
-static void map_sigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_SIGMOID); }
-static void map_tanh(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_TANH); }
-
-static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
-  require_unused_extra_outputs(c, n); /* Dropout's mask */
-  alias(c, n->output[0], need_val(c, n, 0, "data"));
-}
-
-static int is_const_scalar(const OxVal *v, double *out) {
-  if (!v || v->kind != VAL_CONST || !v->data || v->nelem != 1 || v->data[0].n) return 0;
-  *out = v->data[0].v;
-  return 1;
-}
-
-static void map_clip(OxCtx *c, const Onnx__NodeProto *n) {
-  double lo = -INFINITY, hi = INFINITY;
-  if (c->opset < 11) {
-    lo = ox_attr_f(n, "min", -INFINITY);
-    hi = ox_attr_f(n, "max", INFINITY);
-  } else {
-    OxVal *vl = in_val(c, n, 1), *vh = in_val(c, n, 2);
-    if ((vl && !is_const_scalar(vl, &lo)) || (vh && !is_const_scalar(vh, &hi)))
-      ox_fail(c, "Clip bounds must be constant scalars");
-  }
-  if (lo == 0 && hi == 6) map_unary(c, n, OP_RELU6);
-  else if (lo == 0 && hi >= 3.4e38) map_unary(c, n, OP_RELU);
-  else ox_fail(c, "Clip(min=%g, max=%g) has no equivalent op (Clip(0, 6) is relu6, Clip(0, inf) "
-                  "is relu)", lo, hi);
-}
-
-/* Reads spatial attributes shared by Conv and the pools: counts must match the rank. */
-static void spatial_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int count,
-                         int64_t def, int64_t *out) {
-  int64_t v[8];
-  int k = ox_attr_ints(c, n, name, v, 8);
-  for (int i = 0; i < count; i++) out[i] = def;
-  if (k < 0) return;
-  if (k != count) ox_fail(c, "attribute '%s' has %d values, expected %d", name, k, count);
-  for (int i = 0; i < count; i++) {
-    if (v[i] < 0 || (def > 0 && v[i] == 0))
-      ox_fail(c, "attribute '%s' has a bad value %lld", name, (long long)v[i]);
-    out[i] = v[i];
-  }
-}
-
-/* Pads in ONNX order [b0, b1, e0, e1] (begin of each spatial axis, then ends), resolving
- * auto_pad against the input's spatial dims `in`. */
-static void pads_for(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *in,
-                     const int64_t *k, const int64_t *s, const int64_t *dl, int64_t *pads) {
-  const char *ap = attr_s(n, "auto_pad", "NOTSET");
-  spatial_ints(c, n, "pads", 2 * sp, 0, pads);
-  if (strcmp(ap, "NOTSET") == 0 || strcmp(ap, "") == 0) return;
-  if (ox_attr(n, "pads")) ox_fail(c, "both auto_pad and pads are given");
-  for (int i = 0; i < sp; i++) {
-    int64_t total = 0;
-    if (strcmp(ap, "VALID") != 0) {
-      if (strcmp(ap, "SAME_UPPER") != 0 && strcmp(ap, "SAME_LOWER") != 0)
-        ox_fail(c, "unknown auto_pad '%s'", ap);
-      int64_t out = ceil_div64(in[i], s[i]);
-      total = max64((out - 1) * s[i] + (k[i] - 1) * dl[i] + 1 - in[i], 0);
-    }
-    int64_t small = total / 2, big = total - small;
-    int upper = strcmp(ap, "SAME_LOWER") != 0;
-    pads[i] = upper ? small : big;
-    pads[sp + i] = upper ? big : small;
-  }
-}
-
-static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxVal *w = in_weight(c, n, 1, "weight");
-  if (w->ndim != 3 && w->ndim != 4)
-    ox_fail(c, "only 1-D and 2-D convolutions are supported (the weight has rank %d)", w->ndim);
-  int sp = w->ndim - 2;
-  OxSym xs[GT_MAX_DIMS];
-  int xr = ox_act_shape(c, x, xs);
-  if (xr != w->ndim)
-    ox_fail(c, "the input has rank %d but the weight has rank %d", xr, w->ndim);
-  int64_t group = ox_attr_i(n, "group", 1);
-  int64_t cin = ox_sym_int(c, xs[1], "input channels");
-  if (group < 1 || w->dims[0] % group || w->dims[1] * group != cin)
-    ox_fail(c, "weight %s is [%lld, %lld, ...] with group=%lld but the input has %lld channels",
-            w->name, (long long)w->dims[0], (long long)w->dims[1], (long long)group,
-            (long long)cin);
-  int64_t k[2], s[2], dl[2], pads[4], in[2];
-  int64_t ks[2];
-  if (ox_attr_ints(c, n, "kernel_shape", ks, 2) >= 0)
-    for (int i = 0; i < sp; i++)
-      if (ks[i] != w->dims[2 + i])
-        ox_fail(c, "kernel_shape disagrees with the weight %s", w->name);
-  for (int i = 0; i < sp; i++) {
-    k[i] = w->dims[2 + i];
-    in[i] = ox_sym_int(c, xs[2 + i], "spatial size");
-  }
-  spatial_ints(c, n, "strides", sp, 1, s);
-  spatial_ints(c, n, "dilations", sp, 1, dl);
-  pads_for(c, n, sp, in, k, s, dl, pads);
-  GtAttrs at;
-  attrs_default(&at);
-  at.units = w->dims[0];
-  at.groups = to_int(c, group, "group");
-  OxVal *b = in_val(c, n, 2);
-  if (b && (b->kind != VAL_CONST || b->nelem != w->dims[0]))
-    ox_fail(c, "bias must be a constant of %lld elements", (long long)w->dims[0]);
-  at.bias = b != NULL; /* attrs_default() assumes PyTorch's bias=1 */
-  if (sp == 2) {
-    for (int i = 0; i < 2; i++) {
-      at.kernel[i] = to_int(c, k[i], "kernel");
-      at.stride[i] = to_int(c, s[i], "stride");
-      at.dilation[i] = to_int(c, dl[i], "dilation");
-    }
-    for (int i = 0; i < 4; i++) at.pad[i] = to_int(c, pads[i], "pad"); /* t, l, b, r */
-  } else { /* 1-D: the IR's 1 x k convention (graph.h: kernel[1] used for 1-D) */
-    at.kernel[0] = 1;
-    at.kernel[1] = to_int(c, k[0], "kernel");
-    at.stride[1] = to_int(c, s[0], "stride");
-    at.dilation[1] = to_int(c, dl[0], "dilation");
-    at.pad[1] = to_int(c, pads[0], "pad");
-    at.pad[3] = to_int(c, pads[1], "pad");
-  }
-  emit(c, n, sp == 2 ? OP_CONV2D : OP_CONV1D, &x, 1, &at);
-}
-
-static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GtOpKind kind) {
-  require_unused_extra_outputs(c, n); /* MaxPool's indices */
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  int xr = ox_act_shape(c, x, xs);
-  int64_t k[2], s[2], dl[2], pads[4], in[2];
-  int nk = ox_attr_ints(c, n, "kernel_shape", k, 2);
-  if (nk != 2 || xr != 4) ox_fail(c, "only 2-D pooling over NCHW is supported");
-  for (int i = 0; i < 2; i++) in[i] = ox_sym_int(c, xs[2 + i], "spatial size");
-  spatial_ints(c, n, "strides", 2, 1, s);
-  spatial_ints(c, n, "dilations", 2, 1, dl);
-  if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated pooling is not supported");
-  pads_for(c, n, 2, in, k, s, dl, pads);
-  if (ox_attr_i(n, "ceil_mode", 0)) {
-    /* ceil((L - k) / s) + 1 outputs; the last window must start inside the input or the
-     * begin padding (PyTorch and ONNX Runtime). Express it as extra end padding. */
-    for (int i = 0; i < 2; i++) {
-      int64_t span = in[i] + pads[i] + pads[2 + i] - k[i];
-      if (span < 0) continue;
-      int64_t out = ceil_div64(span, s[i]) + 1;
-      if ((out - 1) * s[i] >= in[i] + pads[i]) out--;
-      int64_t need = (out - 1) * s[i] + k[i] - (in[i] + pads[i] + pads[2 + i]);
-      if (need > 0) pads[2 + i] += need;
-    }
-  }
-  GtAttrs at;
-  attrs_default(&at);
-  for (int i = 0; i < 2; i++) {
-    at.kernel[i] = to_int(c, k[i], "kernel");
-    at.stride[i] = to_int(c, s[i], "stride");
-  }
-  for (int i = 0; i < 4; i++) at.pad[i] = to_int(c, pads[i], "pad");
-  int id = emit_op(c, n, kind, &x, 1, &at, (const char *const *)n->output, 1);
-  bind_act(c, n->output[0], c->g->ops[id].out[0]);
-}
-
-static void map_maxpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_MAXPOOL); }
-static void map_avgpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_AVGPOOL); }
-
-static void map_gavgpool(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  if (ox_act_shape(c, x, xs) != 4) ox_fail(c, "only NCHW (rank 4) input is supported");
-  emit1(c, n, OP_GAVGPOOL, x, NULL);
-}
-
-static void map_batchnorm(OxCtx *c, const Onnx__NodeProto *n) {
-  require_unused_extra_outputs(c, n);
-  int x = in_act(c, n, 0);
-  int64_t ch = act_dim(c, x, 1, "channels");
-  for (size_t i = 1; i <= 4; i++) {
-    OxVal *p = in_weight(c, n, i, i == 1 ? "scale" : i == 2 ? "bias" : i == 3 ? "mean" : "var");
-    if (p->nelem != ch)
-      ox_fail(c, "'%s' has %lld elements, the input has %lld channels", p->name,
-              (long long)p->nelem, (long long)ch);
-  }
-  int id = emit_op(c, n, OP_BATCHNORM, &x, 1, NULL, (const char *const *)n->output, 1);
-  bind_act(c, n->output[0], c->g->ops[id].out[0]);
-}
-
-static void emit_layernorm(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t axis) {
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  if (norm_axis(c, axis, r, "normalised axis") != r - 1)
-    ox_fail(c, "layer normalisation over axis %lld; only the last axis is supported",
-            (long long)axis);
-  int id = emit_op(c, n, OP_LAYERNORM, &x, 1, NULL, (const char *const *)n->output, 1);
-  bind_act(c, n->output[0], c->g->ops[id].out[0]);
-}
-
-static void map_layernorm(OxCtx *c, const Onnx__NodeProto *n) {
-  require_unused_extra_outputs(c, n); /* Mean, InvStdDev */
-  int x = in_act(c, n, 0);
-  int64_t d = act_dim(c, x, -1, "normalised size");
-  for (size_t i = 1; i <= 2; i++) {
-    OxVal *p = in_val(c, n, i);
-    if (p && (p->kind != VAL_CONST || p->nelem != d))
-      ox_fail(c, "%s must be a constant of %lld elements", i == 1 ? "scale" : "bias",
-              (long long)d);
-  }
-  emit_layernorm(c, n, x, ox_attr_i(n, "axis", -1));
-}
-
-static void map_softmax(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int64_t axis = ox_attr_i(n, "axis", c->opset < 13 ? 1 : -1);
-  int a = norm_axis(c, axis, r, "axis");
-  if (c->opset < 13 && a != r - 1) /* before opset 13 Softmax flattens [axis:] into one */
-    ox_fail(c, "Softmax (opset %lld) over the flattened axes %d.. is not supported",
-            (long long)c->opset, a);
-  GtAttrs at;
-  attrs_default(&at);
-  at.axis = a;
-  emit1(c, n, OP_SOFTMAX, x, &at);
-}
-
-static void emit_reshape(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd) {
-  GtAttrs at;
-  attrs_default(&at);
-  encode_shape(c, d, nd, &at);
-  emit1(c, n, OP_RESHAPE, x, &at);
-}
-
-static void map_flatten(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS], out[2] = {{1, 0}, {1, 0}};
-  int r = ox_act_shape(c, x, xs);
-  int64_t axis = ox_attr_i(n, "axis", 1);
-  int a = axis == r ? r : norm_axis(c, axis, r, "axis");
-  for (int i = 0; i < r; i++) {
-    OxSym *o = &out[i >= a];
-    o->v *= xs[i].v;
-    o->n += xs[i].n;
-  }
-  emit_reshape(c, n, x, out, 2);
-}
-
-/* Symbolic shape of a Reshape/Expand target given as a constant. */
-static int target_shape(OxCtx *c, const OxVal *t, OxSym *out, const char *what) {
-  if (t->kind != VAL_CONST || !t->data)
-    ox_fail(c, "the %s is computed from activations, not from shapes and constants", what);
-  if (t->ndim != 1 || t->nelem > GT_MAX_DIMS)
-    ox_fail(c, "the %s must be a 1-D constant of at most %d elements", what, (int)GT_MAX_DIMS);
-  for (int i = 0; i < t->nelem; i++) out[i] = t->data[i];
-  return (int)t->nelem;
-}
-
-static void map_reshape(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int nd = target_shape(c, need_val(c, n, 1, "shape"), d, "target shape");
-  int allowzero = (int)ox_attr_i(n, "allowzero", 0);
-  int infer = -1;
-  OxSym known = {1, 0}, total = {1, 0};
-  for (int i = 0; i < r; i++) {
-    total.v *= xs[i].v;
-    total.n += xs[i].n;
-  }
-  for (int i = 0; i < nd; i++) {
-    if (!d[i].n && d[i].v == 0 && !allowzero) {
-      if (i >= r) ox_fail(c, "target dim %d copies a dim the input does not have", i);
-      d[i] = xs[i];
-    }
-    if (!d[i].n && d[i].v == -1) {
-      if (infer >= 0) ox_fail(c, "target shape has two -1 entries");
-      infer = i;
-      continue;
-    }
-    if (!d[i].n && d[i].v < 0) ox_fail(c, "target dim %d is negative", i);
-    known.v *= d[i].v;
-    known.n += d[i].n;
-  }
-  if (infer >= 0) {
-    if (known.v == 0 || known.n > total.n || fmod(total.v, known.v) != 0)
-      ox_fail(c, "cannot infer the -1 entry of the target shape");
-    d[infer].v = total.v / known.v;
-    d[infer].n = total.n - known.n;
-  } else if (known.v != total.v || known.n != total.n) {
-    ox_fail(c, "target shape does not hold the input's elements");
-  }
-  emit_reshape(c, n, x, d, nd);
-}
-
-/* Squeeze/Unsqueeze of an activation: a reshape. */
-static int axes_of(OxCtx *c, const Onnx__NodeProto *n, int64_t *axes) {
-  if (c->opset < 13) return ox_attr_ints(c, n, "axes", axes, GT_MAX_DIMS);
-  OxVal *a = in_val(c, n, 1);
-  if (!a) return -1;
-  if (a->kind != VAL_CONST || !a->data || a->nelem > GT_MAX_DIMS)
-    ox_fail(c, "axes must be a small constant");
-  for (int i = 0; i < a->nelem; i++) axes[i] = ox_sym_int(c, a->data[i], "axis");
-  return (int)a->nelem;
-}
-
-static void map_squeeze(OxCtx *c, const Onnx__NodeProto *n, int unsq) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int64_t axes[GT_MAX_DIMS];
-  int na = axes_of(c, n, axes);
-  int nd = unsq ? r + (na < 0 ? 0 : na) : r;
-  int mark[GT_MAX_DIMS + GT_MAX_DIMS] = {0};
-  if (nd > GT_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GT_MAX_DIMS);
-  if (unsq && na < 0) ox_fail(c, "Unsqueeze without axes");
-  for (int i = 0; i < na; i++) mark[norm_axis(c, axes[i], nd, "axis")] = 1;
-  int k = 0;
-  if (unsq) {
-    for (int i = 0, j = 0; i < nd; i++) d[k++] = mark[i] ? (OxSym){1, 0} : xs[j++];
-  } else {
-    for (int i = 0; i < r; i++) {
-      int drop = na < 0 ? (!xs[i].n && xs[i].v == 1) : mark[i];
-      if (drop && (xs[i].n || xs[i].v != 1)) ox_fail(c, "cannot squeeze axis %d: not 1", i);
-      if (!drop) d[k++] = xs[i];
-    }
-  }
-  emit_reshape(c, n, x, d, k);
-}
-
-static void map_unsqueeze(OxCtx *c, const Onnx__NodeProto *n) { map_squeeze(c, n, 1); }
-static void map_squeeze0(OxCtx *c, const Onnx__NodeProto *n) { map_squeeze(c, n, 0); }
-
-static void map_transpose(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int64_t perm[GT_MAX_DIMS];
-  int np = ox_attr_ints(c, n, "perm", perm, GT_MAX_DIMS);
-  GtAttrs at;
-  attrs_default(&at);
-  at.nperm = r;
-  if (np >= 0 && np != r) ox_fail(c, "perm has %d entries for rank %d", np, r);
-  for (int i = 0; i < r; i++)
-    at.perm[i] = np < 0 ? r - 1 - i : norm_axis(c, perm[i], r, "perm entry");
-  emit1(c, n, OP_TRANSPOSE, x, &at);
-}
-
-static void map_split(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int a = norm_axis(c, ox_attr_i(n, "axis", 0), r, "axis");
-  int nout = (int)n->n_output;
-  if (nout > GT_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GT_MAX_OPERANDS);
-  int64_t len = ox_sym_int(c, xs[a], "split axis"), sizes[GT_MAX_OPERANDS], sum = 0;
-  int ns;
-  if (c->opset < 13) {
-    ns = ox_attr_ints(c, n, "split", sizes, GT_MAX_OPERANDS);
-  } else {
-    OxVal *s = in_val(c, n, 1);
-    ns = -1;
-    if (s) {
-      if (s->kind != VAL_CONST || !s->data || s->nelem > GT_MAX_OPERANDS)
-        ox_fail(c, "split sizes must be a small constant");
-      ns = (int)s->nelem;
-      for (int i = 0; i < ns; i++) sizes[i] = ox_sym_int(c, s->data[i], "split size");
-    }
-  }
-  if (ns < 0) {
-    if (len % nout) ox_fail(c, "cannot split %lld into %d equal parts", (long long)len, nout);
-    ns = nout;
-    for (int i = 0; i < ns; i++) sizes[i] = len / nout;
-  }
-  if (ns != nout) ox_fail(c, "%d split sizes for %d outputs", ns, nout);
-  GtAttrs at;
-  attrs_default(&at);
-  at.axis = a;
-  at.nsizes = ns;
-  for (int i = 0; i < ns; i++) {
-    if (sizes[i] <= 0) ox_fail(c, "split size %lld", (long long)sizes[i]);
-    at.sizes[i] = sizes[i];
-    sum += sizes[i];
-  }
-  if (sum != len)
-    ox_fail(c, "split sizes add up to %lld, the axis has %lld", (long long)sum, (long long)len);
-  emit(c, n, OP_SPLIT, &x, 1, &at);
-}
-
-static void map_concat(OxCtx *c, const Onnx__NodeProto *n) {
-  int nin = (int)n->n_input;
-  if (nin < 1) ox_fail(c, "no inputs");
-  int *in = arena_alloc(c->scratch, (size_t)nin * sizeof *in);
-  for (int i = 0; i < nin; i++) in[i] = in_act(c, n, (size_t)i);
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, in[0], xs);
-  GtAttrs at;
-  attrs_default(&at);
-  at.axis = norm_axis(c, ox_attr_i(n, "axis", 0), r, "axis");
-  /* More operands than the IR allows: concatenate in chunks of GT_MAX_OPERANDS, then the
-   * chunks (the extra copies are documented in docs/onnx.md). */
-  while (nin > GT_MAX_OPERANDS) {
-    int m = 0;
-    for (int i = 0; i < nin; i += GT_MAX_OPERANDS) {
-      int k = nin - i < GT_MAX_OPERANDS ? nin - i : GT_MAX_OPERANDS;
-      if (k == 1) {
-        in[m++] = in[i];
-        continue;
-      }
-      const char *nm = arena_printf(c->scratch, "%s.part%d", n->output[0], m);
-      int id = emit_op(c, n, OP_CONCAT, in + i, k, &at, &nm, 1);
-      in[m++] = c->g->ops[id].out[0];
-    }
-    nin = m;
-  }
-  emit(c, n, OP_CONCAT, in, nin, &at);
-}
-
-/* Bias of a dense/conv op given as a separate Add: folded when the constant holds one value
- * per output feature laid out along the feature axis and nobody else reads the pre-bias
- * value. Returns 1 when folded. */
-static int fold_bias(OxCtx *c, const Onnx__NodeProto *n, const OxVal *x, const OxVal *b) {
-  if (strcmp(n->op_type, "Add") != 0 || x->kind != VAL_ACT || b->kind != VAL_CONST) return 0;
-  int p = c->g->tensors[x->tensor].producer;
-  if (p < 0) return 0;
-  GtOp *op = &c->g->ops[p];
-  if ((op->kind != OP_DENSE && op->kind != OP_CONV2D && op->kind != OP_CONV1D) || op->at.bias)
-    return 0;
-  if (b->nelem != op->at.units || consumers(c, x->name) != 1) return 0;
-  int feat = op->kind == OP_DENSE ? b->ndim - 1 : b->ndim - (op->kind == OP_CONV2D ? 3 : 2);
-  if (feat < 0) return 0;
-  for (int i = 0; i < b->ndim; i++)
-    if (i != feat && b->dims[i] != 1) return 0;
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x->tensor, xs);
-  if (b->ndim > r) return 0;
-  op->at.bias = 1;
-  bind_act(c, n->output[0], x->tensor);
-  return 1;
-}
-
-static void map_binary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
-  OxVal *a = need_val(c, n, 0, "A"), *b = need_val(c, n, 1, "B");
-  if (a->kind == VAL_CONST && b->kind == VAL_ACT && k == OP_ADD && fold_bias(c, n, b, a)) return;
-  if (b->kind == VAL_CONST && a->kind == VAL_ACT && fold_bias(c, n, a, b)) return;
-  /* x + 0, x - 0, x * 1, x / 1 with a constant that does not grow x's shape: dropped. */
-  OxVal *x = a->kind == VAL_ACT ? a : b, *cst = a->kind == VAL_ACT ? b : a;
-  if (x->kind == VAL_ACT && cst->kind == VAL_CONST && cst->data &&
-      (cst == b || k == OP_ADD || k == OP_MUL)) {
-    double ident = k == OP_ADD || k == OP_SUB ? 0 : 1;
-    int all = 1;
-    for (int64_t i = 0; i < cst->nelem; i++)
-      if (cst->data[i].n || cst->data[i].v != ident) all = 0;
-    OxSym xs[GT_MAX_DIMS];
-    int r = ox_act_shape(c, x->tensor, xs);
-    if (all && cst->ndim <= r) {
-      for (int i = 0; i < cst->ndim; i++)
-        if (cst->dims[i] != 1) all = 0;
-      if (all) {
-        bind_act(c, n->output[0], x->tensor);
-        return;
-      }
-    }
-  }
-  int in[2] = {in_act(c, n, 0), in_act(c, n, 1)};
-  GtAttrs at;
-  attrs_default(&at);
-  emit(c, n, k, in, 2, &at);
-}
-
-static void map_add(OxCtx *c, const Onnx__NodeProto *n) { map_binary(c, n, OP_ADD); }
-static void map_sub(OxCtx *c, const Onnx__NodeProto *n) { map_binary(c, n, OP_SUB); }
-static void map_mul(OxCtx *c, const Onnx__NodeProto *n) { map_binary(c, n, OP_MUL); }
-static void map_div(OxCtx *c, const Onnx__NodeProto *n) { map_binary(c, n, OP_DIV); }
-
-static void emit_dense(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t kdim, int64_t units,
-                       int bias) {
-  int64_t k = act_dim(c, x, -1, "input features");
-  if (k != kdim)
-    ox_fail(c, "the input has %lld features, the weight expects %lld", (long long)k,
-            (long long)kdim);
-  GtAttrs at;
-  attrs_default(&at);
-  at.units = units;
-  at.bias = bias;
-  emit1(c, n, OP_DENSE, x, &at);
-}
-
-static void map_matmul(OxCtx *c, const Onnx__NodeProto *n) {
-  OxVal *a = need_val(c, n, 0, "A"), *b = need_val(c, n, 1, "B");
-  if (a->kind == VAL_ACT && b->kind == VAL_CONST && b->ndim == 2) {
-    emit_dense(c, n, a->tensor, b->dims[0], b->dims[1], 0);
-    return;
-  }
-  int in[2] = {in_act(c, n, 0), in_act(c, n, 1)};
-  GtAttrs at;
-  attrs_default(&at);
-  emit(c, n, OP_MATMUL, in, 2, &at);
-}
-
-static void map_gemm(OxCtx *c, const Onnx__NodeProto *n) {
-  if (ox_attr_i(n, "transA", 0)) ox_fail(c, "transA=1 is not supported");
-  OxVal *a = need_val(c, n, 0, "A");
-  OxVal *w = in_weight(c, n, 1, "B");
-  if (a->kind != VAL_ACT) ox_fail(c, "A must be an activation");
-  if (w->ndim != 2) ox_fail(c, "B must have rank 2");
-  int tb = ox_attr_i(n, "transB", 0) != 0;
-  int64_t kdim = w->dims[tb], units = w->dims[!tb];
-  OxVal *cb = in_val(c, n, 2);
-  int bias = cb && ox_attr_f(n, "beta", 1.0f) != 0.0f;
-  if (bias && (cb->kind != VAL_CONST || cb->nelem != units))
-    ox_fail(c, "C must be a constant of %lld elements (one bias per output)", (long long)units);
-  /* alpha and beta scale constants: folded into the weights, no cost. */
-  emit_dense(c, n, a->tensor, kdim, units, bias);
-}
-
-static void map_reducemean(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
-  int r = ox_act_shape(c, x, xs);
-  int64_t axes[GT_MAX_DIMS];
-  int na = c->opset < 18 ? ox_attr_ints(c, n, "axes", axes, GT_MAX_DIMS) : axes_of(c, n, axes);
-  int spatial = r == 4 && na == 2;
-  for (int i = 0; spatial && i < na; i++)
-    if (norm_axis(c, axes[i], r, "axis") != 2 + i) spatial = 0;
-  if (!spatial)
-    ox_fail(c, "ReduceMean is supported over the spatial axes [2, 3] of NCHW (global average "
-               "pool) or inside the layernorm pattern");
-  if (ox_attr_i(n, "keepdims", 1)) {
-    emit1(c, n, OP_GAVGPOOL, x, NULL);
-    return;
-  }
-  const char *nm = arena_printf(c->scratch, "%s.pool", n->output[0]);
-  GtAttrs at;
-  attrs_default(&at);
-  int id = emit_op(c, n, OP_GAVGPOOL, &x, 1, &at, &nm, 1);
-  emit_reshape(c, n, c->g->ops[id].out[0], xs, 2);
-}
-
-static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
-  OxVal *data = need_val(c, n, 0, "data"), *idx = need_val(c, n, 1, "indices");
-  if (data->kind == VAL_CONST && idx->kind == VAL_ACT && data->ndim == 2 &&
-      ox_attr_i(n, "axis", 0) == 0) {
-    GtAttrs at;
-    attrs_default(&at);
-    at.vocab = data->dims[0];
-    at.dim = data->dims[1];
-    at.bag = 1;
-    emit1(c, n, OP_EMBEDDING, idx->tensor, &at);
-    return;
-  }
-  ox_fail(c, "Gather is supported as an embedding lookup (a [vocab, dim] constant indexed by "
-             "an activation) and inside shape computations");
-}
-
-static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
-  OxVal *x = need_val(c, n, 0, "input");
-  OxSym t[GT_MAX_DIMS], xs[GT_MAX_DIMS], out[GT_MAX_DIMS];
-  int nt = target_shape(c, need_val(c, n, 1, "shape"), t, "expanded shape");
-  int r;
-  if (x->kind == VAL_ACT) {
-    r = ox_act_shape(c, x->tensor, xs);
-  } else {
-    r = x->ndim;
-    for (int i = 0; i < r; i++) xs[i] = (OxSym){(double)x->dims[i], 0};
-  }
-  int nd = r > nt ? r : nt;
-  int same = r == nd;
-  for (int i = 0; i < nd; i++) {
-    OxSym a = i - (nd - r) >= 0 ? xs[i - (nd - r)] : (OxSym){1, 0};
-    OxSym b = i - (nd - nt) >= 0 ? t[i - (nd - nt)] : (OxSym){1, 0};
-    if (!b.n && b.v == 1) out[i] = a;
-    else if (!a.n && a.v == 1) out[i] = b;
-    else if (a.n == b.n && a.v == b.v) out[i] = a;
-    else ox_fail(c, "cannot broadcast the input to the expanded shape (dim %d)", i);
-    if (out[i].n != a.n || out[i].v != a.v) same = 0;
-  }
-  if (same) {
-    alias(c, n->output[0], x);
-    return;
-  }
-  if (x->kind == VAL_ACT)
-    ox_fail(c, "Expand that broadcasts an activation is not supported");
-  /* A constant broadcast over the batch (ViT's class token): an input of the expanded shape. */
-  int64_t decl[GT_MAX_DIMS];
-  for (int i = 0; i < nd; i++) {
-    if (out[i].n && out[i].v != 1) ox_fail(c, "expanded shape has a multiple of the batch");
-    decl[i] = out[i].n ? GT_DIM_N : (int64_t)out[i].v;
-  }
-  if (nd < 1) ox_fail(c, "Expand to a scalar");
-  int tid = graph_add_input(c->g, gt_name(c, n->output[0]), nd, decl, c->g->dtype);
-  if (tid < 0) die("graph_add_input rejected '%s'", n->output[0]);
-  c->g->tensors[tid].line = c->node + 1;
-  c->g->tensors[tid].col = 1;
-  bind_act(c, n->output[0], tid);
-}
-
-typedef void (*OxMapFn)(OxCtx *c, const Onnx__NodeProto *n);
-static const struct {
-  const char *op;
-  OxMapFn fn;
-} map_table[] = {
-    {"Conv", map_conv},
-    {"BatchNormalization", map_batchnorm},
-    {"Relu", map_relu},
-    {"Clip", map_clip},
-    {"Sigmoid", map_sigmoid},
-    {"Tanh", map_tanh},
-    {"Gemm", map_gemm},
-    {"MatMul", map_matmul},
-    {"Add", map_add},
-    {"Sub", map_sub},
-    {"Mul", map_mul},
-    {"Div", map_div},
-    {"LayerNormalization", map_layernorm},
-    {"Softmax", map_softmax},
-    {"Transpose", map_transpose},
-    {"Split", map_split},
-    {"Concat", map_concat},
-    {"GlobalAveragePool", map_gavgpool},
-    {"MaxPool", map_maxpool},
-    {"AveragePool", map_avgpool},
-    {"Flatten", map_flatten},
-    {"Reshape", map_reshape},
-    {"Squeeze", map_squeeze0},
-    {"Unsqueeze", map_unsqueeze},
-    {"Identity", map_identity},
-    {"Dropout", map_identity},
-    {"Cast", map_identity},
-    {"ReduceMean", map_reducemean},
-    {"Gather", map_gather},
-    {"Expand", map_expand},
-};
-
 /* ---------------------------------------------------------------- graph inputs */
 
-static GtDtype map_dtype(OxCtx *c, int32_t t, const char *name) {
+GtDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name) {
   switch (t) {
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return DT_FP32;
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return DT_FP16;
@@ -1268,16 +497,13 @@ static void import_inputs(OxCtx *c) {
     if (weight) {
       OxVal w = {0};
       w.ndim = nd;
-      w.nelem = 1;
-      for (int k = 0; k < nd; k++) {
-        w.dims[k] = decl[k];
-        w.nelem *= decl[k];
-      }
+      for (int k = 0; k < nd; k++) w.dims[k] = decl[k];
+      w.nelem = ox_elems(c, decl, nd, vi->name);
       w.is_int = elem_is_int(et);
       ox_bind_const(c, vi->name, &w);
       continue;
     }
-    GtDtype dt = map_dtype(c, et, vi->name);
+    GtDtype dt = ox_map_dtype(c, et, vi->name);
     if (first_float && !elem_is_int(et)) {
       g->dtype = dt;
       first_float = 0;
@@ -1285,9 +511,9 @@ static void import_inputs(OxCtx *c) {
     if (nd > 0 && decl[0] != GT_DIM_N && g->default_batch == 0) g->default_batch = decl[0];
     if (nd < 1) ox_fail(c, "input '%s' is a scalar; activations need a rank of 1 or more",
                         vi->name);
-    int t = graph_add_input(g, gt_name(c, vi->name), nd, decl, dt);
+    int t = graph_add_input(g, ox_gt_name(c, vi->name), nd, decl, dt);
     if (t < 0) die("graph_add_input rejected '%s'", vi->name);
-    bind_act(c, vi->name, t);
+    ox_bind_act(c, vi->name, t);
   }
 }
 
@@ -1346,6 +572,21 @@ static void check_outputs(OxCtx *c) {
   }
 }
 
+/* The graph's name, unless it is empty or an exporter's generic one; then the file name
+ * without directory and extension ("models/resnet50.onnx" -> "resnet50"). */
+static const char *model_name(OxCtx *c, const char *graph_name) {
+  static const char *const generic[] = {"main_graph", "torch_jit", "torch-jit-export", "tf2onnx"};
+  int use = graph_name && *graph_name;
+  for (size_t i = 0; use && i < sizeof generic / sizeof generic[0]; i++)
+    if (strcmp(graph_name, generic[i]) == 0) use = 0;
+  if (use) return arena_strdup(c->g->arena, graph_name);
+  const char *base = strrchr(c->path, '/');
+  base = base ? base + 1 : c->path;
+  const char *dot = strrchr(base, '.');
+  size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+  return arena_strndup(c->g->arena, base, len);
+}
+
 static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
   if (!m->has_ir_version || m->ir_version < 3 || !m->graph)
     ox_fail(c, "not an ONNX model (no ir_version >= 3 and graph)");
@@ -1356,7 +597,7 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
   const Onnx__GraphProto *gp = c->gp;
   if (gp->n_node == 0) ox_fail(c, "the graph has no nodes");
   GtGraph *g = c->g;
-  g->name = arena_strdup(g->arena, gp->name && *gp->name ? gp->name : "model");
+  g->name = model_name(c, gp->name);
   g->file = arena_strdup(g->arena, c->path);
   g->version = 1;
   g->dtype = DT_FP32;
@@ -1392,22 +633,14 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
         ox_fail(c, "input '%s' is not defined before this node", n->input[j]);
     if (c->fuse[i].state == FUSE_SKIP) continue;
     if (c->fuse[i].state == FUSE_EMIT) {
-      OxVal *x = ox_val(c, c->fuse[i].x);
-      gt_assert(x);
-      int xt = x->kind == VAL_ACT ? x->tensor : const_act(c, x);
-      if (c->fuse[i].kind == OP_LAYERNORM) emit_layernorm(c, n, xt, c->fuse[i].axis);
-      else emit1(c, n, c->fuse[i].kind, xt, NULL);
+      ox_emit_fused(c, n, &c->fuse[i]);
       continue;
     }
     if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx") != 0)
       ox_fail(c, "unsupported op '%s::%s' (docs/onnx.md lists the supported ops)", n->domain,
               n->op_type);
     if (ox_fold(c, n)) continue;
-    size_t k = 0, nt = sizeof map_table / sizeof map_table[0];
-    while (k < nt && strcmp(map_table[k].op, n->op_type) != 0) k++;
-    if (k == nt)
-      ox_fail(c, "unsupported op '%s' (docs/onnx.md lists the supported ops)", n->op_type);
-    map_table[k].fn(c, n);
+    ox_map_node(c, n);
   }
   c->node = -1;
   if (g->default_batch == 0) g->default_batch = 1;
@@ -1423,13 +656,17 @@ GtGraph *onnx_load(const char *path, GtDiag *d) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
   }
+  GtGraph *g = ox_import_bytes(path, (const uint8_t *)buf, len, d);
+  free(buf);
+  return g;
+}
+
+GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d) {
   if (len == 0) {
-    free(buf);
     diag_error(d, path, 0, 0, NULL, "empty file, not an ONNX model");
     return NULL;
   }
-  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)buf);
-  free(buf);
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, data);
   if (!m) {
     diag_error(d, path, 0, 0, NULL,
                "not a valid ONNX model (the protobuf does not decode: truncated or not ONNX)");
@@ -1452,6 +689,8 @@ GtGraph *onnx_load(const char *path, GtDiag *d) {
     graph_free(c->g);
   }
   arena_free(c->scratch);
+  free(c->dims3);
+  free(c->dims5);
   free(c);
   onnx__model_proto__free_unpacked(m, NULL);
   return g;

@@ -144,9 +144,12 @@ GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d);
 /* Save by extension (.gtp or .gtasm) through write_file_atomic; 0 ok, -1 with errno. */
 int program_save(const char *path, const GtArch *a, const GtProgram *p);
 
-/* .gtp format version written by gtp_write and the only one gtp_read accepts. */
 /* Region and tile counts above GT_MAX_IDS are rejected by the readers (bounds the names arrays). */
 enum { GT_MAX_IDS = 1 << 26 };
+/* Region and tile names are at most GT_MAX_NAME bytes (the assembler rejects longer ones). */
+enum { GT_MAX_NAME = 65535 };
+/* .gtp: the format version gtp_write writes and the only one gtp_read accepts; fixed sizes
+ * of the header, a queue table entry and an instruction word (docs/isa.md). */
 enum { GTP_VERSION = 1, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
 /* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */
 void isa_write_doc(FILE *out);

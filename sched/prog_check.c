@@ -61,6 +61,9 @@ int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, s
   if (!k)
     return fail(why, n, "core %d does not exist (arch '%s' has %d per cluster)", core,
                 a->name ? a->name : "?", cores_in_cluster(a));
+  if (index < Q_UNIT0 && k->dma_engines == 0)
+    return fail(why, n, "core kind '%s' has no DMA engine (dma_engines = 0): no %s queue",
+                k->name ? k->name : "?", index == Q_DMA_IN ? "dma_in" : "dma_out");
   if (index >= Q_UNIT0 + k->nunits)
     return fail(why, n, "queue index %d does not exist (core kind '%s' has %d queues: dma_in, "
                 "dma_out and %d units)", index, k->name ? k->name : "?", Q_UNIT0 + k->nunits,
@@ -262,6 +265,8 @@ int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *fi
       diag_error(d, file, 0, 0, NULL, "queue %s: %s", program_queue_name(a, q, qn, sizeof qn), why);
       continue;
     }
+    /* quadratic in queues, which stay below ~10^4 (IPU GC2: 2 x 1216 cores x 3 queues, about
+     * 3·10^7 compares, tens of ms); the .gtp reader sorts instead since it sees raw files */
     if (program_find_queue(p, q->cluster, q->core, q->index) != qi)
       diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
                  program_queue_name(a, q, qn, sizeof qn));

@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "arch.h"
+#include "gt.h"
 }
 
 struct CliOptions {
@@ -16,9 +17,22 @@ struct CliOptions {
   bool describe = false, json = false, csv = false, config_doc = false;
   bool stats = false;             // --stats (sim/cli_stats.cpp)
   long long batch = 0;            // --batch B; 0 = the model file's own batch
+  const char *convert = nullptr;  // --convert MODEL (sim/cli_convert.cpp)
   const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
   bool isa_doc = false;           // --isa-doc: print docs/isa.md
+  const char *sched = nullptr;    // --sched tvm|astitch|graphturbo (default graphturbo)
+  const char *dump_after = nullptr; // --dump-after PASS: graphturbo state after PASS
+  bool dump_schedule = false;     // --dump-schedule: the final graphturbo schedule
+  GtOptions gt = gt_defaults();   // --gt-* (sim/cli_gt.cpp, docs/graphturbo.md)
+  bool gt_time = false;           // --gt-time: per-pass wall times on stderr
+  static GtOptions gt_defaults() {
+    GtOptions g;
+    gt_options_default(&g);
+    return g;
+  }
+  const char *trace = nullptr;    // --trace FILE.gtt.gz (program runs; traces/README.md)
+  const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
@@ -28,4 +42,10 @@ int gtsim_cli(int argc, char **argv);
 int cli_stats(const CliOptions &o);
 // Parses a --batch value: an integer in 1..2^40, or -1.
 long long cli_parse_batch(const char *s);
+// --convert mode (sim/cli_convert.cpp): MODEL (.onnx or .gtg) -> -o OUT.gtg; exit status.
+int cli_convert(const CliOptions &o);
+// --dump-after / --dump-schedule mode (sim/cli_gt.cpp); returns the exit status.
+int cli_gt_dump(const CliOptions &o);
+// Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.
+int cli_gt_option(CliOptions &o, const char *name, const char *value);
 #endif

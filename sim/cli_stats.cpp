@@ -38,7 +38,7 @@ int cli_stats(const CliOptions &o) {
   }
   GtDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_load(o.inputs[0], &d);
+  GtGraph *g = model_load(o.inputs[0], &d);
   if (!g) return GT_EXIT_INPUT;
   int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
   if (batch != g->batch && graph_infer(g, batch, &d) != 0) {

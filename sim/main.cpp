@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "sim.h"
 
 extern "C" {
 #include "arch.h"
@@ -38,11 +39,31 @@ static const char *usage_text =
     "                         and the largest live activation of MODEL (no --arch needed;\n"
     "                         --json or --csv for machine-readable output)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "  --convert MODEL -o OUT.gtg\n"
+    "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md);\n"
+    "                         with --batch B the file's default batch becomes B\n"
+    "Scheduling (docs/graphturbo.md):\n"
+    "  --sched NAME           tvm, astitch or graphturbo (default)\n"
+    "  --dump-after PASS      print the graphturbo state after PASS (splitinfo, group,\n"
+    "                         instances, order, bind, concat) and exit\n"
+    "  --dump-schedule        print the final graphturbo schedule (--json: as JSON) and exit\n"
+    "  --gt-lb-scope S        LB capacity of Alg. 1: cluster (all LBs, default) or core\n"
+    "  --gt-lb-bytes N        LB capacity of Alg. 1 in bytes (overrides --gt-lb-scope)\n"
+    "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
+    "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
+    "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
+    "  --gt-footprint F       Alg. 1's peak: op (largest op working set, default) or live\n"
+    "  --gt-time              print the wall time of each pass on stderr\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm); with a .gtasm/.gtp\n"
     "                         input this assembles/converts it (checked against --arch if given)\n"
     "  --isa-doc              print docs/isa.md (generated from sched/isa.def)\n"
+    "Simulation (docs/timing.md):\n"
+    "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
+    "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
+    "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
+    "                         (env GTSIM_CHUNK_BYTES: transfer chunk size, default 2048)\n"
     "Output:\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
@@ -118,6 +139,49 @@ static int cmd_emit_program(const CliOptions &o) {
   return rc;
 }
 
+// PROG.gtasm|PROG.gtp with --arch: simulate it and print the stats (text or --json, to
+// stdout or -o FILE). A failed check or a deadlock prints its report to stderr and exits 2.
+static int cmd_run_program(const CliOptions &o) {
+  if (!o.arch) usage_error("running a program needs --arch FILE");
+  if (o.json && o.csv) usage_error("--json and --csv exclude each other");
+  GtArch *a = cli_load_arch(o);
+  GtProgram *p = load_program_or_exit(o.inputs[0], a);
+  int rc;
+  {
+    Simulator sim(a);
+    SimOptions so;
+    so.trace_path = o.trace;
+    so.perfetto_path = o.perfetto;
+    so.program_name = o.inputs[0];
+    SimResult r;
+    rc = sim.run(p, so, &r);
+    if (rc != 0) {
+      fputs(r.message.c_str(), stderr);
+    } else {
+      char *buf = nullptr;
+      size_t len = 0;
+      FILE *ms = open_memstream(&buf, &len);
+      if (!ms) die("open_memstream failed");
+      if (o.json) r.stats.print_json(ms);
+      else if (o.csv) r.stats.print_csv(ms);
+      else r.stats.print_text(ms);
+      fclose(ms);
+      if (o.output) {
+        if (write_file_atomic(o.output, buf, len) != 0) {
+          fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+          rc = GT_EXIT_INPUT;
+        }
+      } else {
+        fwrite(buf, 1, len, stdout);
+      }
+      free(buf);
+    }
+  }
+  program_free(p);
+  arch_free(a);
+  return rc;
+}
+
 int gtsim_cli(int argc, char **argv) {
   CliOptions o;
   enum {
@@ -125,6 +189,9 @@ int gtsim_cli(int argc, char **argv) {
     O_DISASM, O_EMIT, O_ISA_DOC,
   };
   enum { O_STATS = 320, O_BATCH };
+  enum { O_CONVERT = 330 };
+  enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
+  enum { O_TRACE = 340, O_PERFETTO };
   static const struct option longopts[] = {
       {"arch", required_argument, 0, O_ARCH},
       {"set", required_argument, 0, O_SET},
@@ -139,11 +206,25 @@ int gtsim_cli(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {"stats", no_argument, 0, O_STATS},
       {"batch", required_argument, 0, O_BATCH},
+      {"convert", required_argument, 0, O_CONVERT},
+      {"sched", required_argument, 0, O_SCHED},
+      {"dump-after", required_argument, 0, O_DUMP_AFTER},
+      {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
+      {"gt-lb-scope", required_argument, 0, O_GT_OPT},
+      {"gt-lb-bytes", required_argument, 0, O_GT_OPT},
+      {"gt-init", required_argument, 0, O_GT_OPT},
+      {"gt-max-recompute", required_argument, 0, O_GT_OPT},
+      {"gt-order", required_argument, 0, O_GT_OPT},
+      {"gt-time", no_argument, 0, O_GT_OPT},
+      {"gt-footprint", required_argument, 0, O_GT_OPT},
+      {"trace", required_argument, 0, O_TRACE},
+      {"perfetto", required_argument, 0, O_PERFETTO},
       {0, 0, 0, 0},
   };
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+  int li = -1;
+  while ((c = getopt_long(argc, argv, ":ho:", longopts, &li)) != -1) {
     switch (c) {
     case O_ARCH: o.arch = optarg; break;
     case O_SET: o.sets.push_back(optarg); break;
@@ -162,6 +243,19 @@ int gtsim_cli(int argc, char **argv) {
       if ((o.batch = cli_parse_batch(optarg)) < 1)
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
+    case O_CONVERT: o.convert = optarg; break;
+    case O_SCHED:
+      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo"))
+        usage_error((std::string("--sched takes tvm, astitch or graphturbo, not '") + optarg + "'").c_str());
+      o.sched = optarg;
+      break;
+    case O_DUMP_AFTER: o.dump_after = optarg; break;
+    case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
+    case O_GT_OPT:
+      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GT_EXIT_INPUT;
+      break;
+    case O_TRACE: o.trace = optarg; break;
+    case O_PERFETTO: o.perfetto = optarg; break;
     case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     }
@@ -173,12 +267,15 @@ int gtsim_cli(int argc, char **argv) {
     return 0;
   }
   if (o.stats) return cli_stats(o);
+  if (o.convert) return cli_convert(o);
+  if (o.dump_after || o.dump_schedule) return cli_gt_dump(o);
   if (o.isa_doc) {
     isa_write_doc(stdout);
     return 0;
   }
   if (o.disasm) return cmd_disasm(o);
   if (o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_emit_program(o);
+  if (!o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_run_program(o);
   if (o.describe) {
     if (!o.arch) usage_error("--describe needs --arch FILE");
     GtArch *a = cli_load_arch(o);

@@ -65,9 +65,6 @@ class Gtg:
         self.lines.append("input %s: %s[%s]" % (name, dtype, ", ".join(str(d) for d in dims)))
         return name
 
-    def comment(self, text):
-        self.lines.append("# " + text)
-
     def op(self, kind, ins, outs, **at):
         """Emit `outs = kind(ins) attrs`, infer output shapes, count MACs and params."""
         single = isinstance(outs, str)

@@ -48,11 +48,13 @@ check "--disasm -o writes the same text as stdout" cmp -s "$T/f.gtasm" "$T/a.gta
 "$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/g.gtp"
 check "emitting twice gives identical files" cmp -s "$T/a.gtp" "$T/g.gtp"
 
-# 6. assembler and static-check errors: exit 1 with the message on the # expect: line
+# 6. assembler and static-check errors: exit 1 with the message on the # expect: line, on
+#    tiny.cfg or the config on the file's # arch: line
 for f in $CASES/err_*.gtasm $CASES/check_*.gtasm; do
   b=$(basename "$f")
   want=$(sed -n 's/^# expect: //p' "$f" | head -1)
-  "$GTSIM" "${ARCH[@]}" "$f" --emit "$T/out.gtp" >"$T/out" 2>"$T/err"; rc=$?
+  arch=$(sed -n 's/^# arch: //p' "$f" | head -1)
+  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "$f" --emit "$T/out.gtp" >"$T/out" 2>"$T/err"; rc=$?
   got=$(sed "s|$CASES/||" "$T/err")
   if [ "$rc" -eq 1 ] && [[ "$got" == *"$want"* ]] && [ ! -e "$T/out.gtp" ]; then ok "$b: exit 1, message"
   else nok "$b: exit 1, message" "want: $want" "got (rc $rc): $got"; fi
@@ -60,6 +62,17 @@ done
 "$GTSIM" "${ARCH[@]}" $CASES/err_mnemonic.gtasm --emit "$T/out.gtp" 2>"$T/err"
 check "assembler error shows a caret under column 3" test "$(sed -n 3p "$T/err")" = "    ^"
 check "assembler error quotes the line" test "$(sed -n 2p "$T/err")" = "    gem m=16 n=16 k=16 dtype=fp16"
+
+# heterogeneous cluster: Goya's TPC and GEMM cores by their unit names, round trip
+"$GTSIM" --arch configs/goya.cfg $CASES/goya.gtasm --emit "$T/goya.gtp"; rc=$?
+check "goya.gtasm assembles and passes the checks on goya.cfg" test "$rc" -eq 0
+"$GTSIM" --arch configs/goya.cfg --disasm "$T/goya.gtp" >"$T/goya.gtasm"
+check "goya disassembly names the GEMM core's unit" grep -q '^.queue c0.k8.mme$' "$T/goya.gtasm"
+"$GTSIM" --arch configs/goya.cfg "$T/goya.gtasm" --emit "$T/goya2.gtp"
+check "goya round trip is byte-identical" cmp -s "$T/goya.gtp" "$T/goya2.gtp"
+"$GTSIM" --arch configs/tiny.cfg "$T/goya.gtp" --emit "$T/x.gtp" 2>"$T/err"; rc=$?
+check "a goya program on tiny fails the static checks (exit 1)" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'queue c0.k8.q2: core 8 does not exist' '$T/err'"
 
 # 7. corrupted and foreign .gtp files: exit 1, `file: error:`
 printf 'GTP1' >"$T/short.gtp"
@@ -77,6 +90,11 @@ check "text file named .gtp: exit 1, bad magic" \
 "$GTSIM" --disasm "$T/missing.gtp" >/dev/null 2>"$T/err"; rc=$?
 check "missing file: exit 1, cannot read" \
   bash -c "[ $rc -eq 1 ] && grep -q 'missing.gtp: error: cannot read' '$T/err'"
+
+printf 'gtasm 1\n.queue c0.k0.dma_in\nmov bytes=1\0junk\n' >"$T/nul.gtasm"
+"$GTSIM" --disasm "$T/nul.gtasm" >/dev/null 2>"$T/err"; rc=$?
+check "NUL byte in a .gtasm: exit 1 at its position" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'nul.gtasm:3:12: error: NUL byte in a text file' '$T/err'"
 
 # 8. usage errors
 "$GTSIM" "${ARCH[@]}" $CASES/basic.gtasm --emit "$T/x.bin" >/dev/null 2>"$T/err"; rc=$?

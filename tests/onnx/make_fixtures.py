@@ -26,9 +26,11 @@ INT64 = TensorProto.INT64
 class Builder:
     """Collects nodes and initializers; names values like torch.onnx does (/mod/Op_output_0)."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, params_as_inputs=False):
         self.nodes = []
         self.inits = []
+        self.weight_inputs = []  # export_params=False: weights declared as graph inputs
+        self.params_as_inputs = params_as_inputs
         self.n = 0
         self.rng = np.random.default_rng(seed)
 
@@ -42,6 +44,9 @@ class Builder:
         return outs[0] if nout == 1 else outs
 
     def weight(self, name, shape):
+        if self.params_as_inputs:
+            self.weight_inputs.append(helper.make_tensor_value_info(name, FLOAT, list(shape)))
+            return name
         arr = self.rng.standard_normal(shape).astype(np.float32) * 0.1
         self.inits.append(numpy_helper.from_array(arr, name))
         return name
@@ -82,7 +87,7 @@ class Builder:
 
 
 def model(b, inputs, outputs, opset=13, name="fixture"):
-    g = helper.make_graph(b.nodes, name, inputs, outputs, initializer=b.inits)
+    g = helper.make_graph(b.nodes, name, inputs + b.weight_inputs, outputs, initializer=b.inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="gtsim-fixtures")
     m.ir_version = 8
@@ -289,6 +294,137 @@ def clip_attrs():
                  name="clip_attrs")
 
 
+def attention(b, x, name, D, H, qkv_fused):
+    """Multi-head self-attention on x [N, S, D] with shapes taken from x at run time."""
+    dh = D // H
+    if qkv_fused:  # torchvision's in_proj: one [D, 3D] MatMul + bias, split into q, k, v
+        qkv = b.linear(x, name + ".in_proj", D, 3 * D)
+        q, k, v = b.node("Split", [qkv, b.const("/%s/split_sizes" % name, [D, D, D], np.int64)],
+                         "/%s/Split" % name, nout=3, axis=-1)
+    else:
+        q, k, v = (b.linear(x, "%s.%s" % (name, p), D, D) for p in ("query", "key", "value"))
+
+    def heads(t, tag, perm):
+        n, s_ = shape_of(b, x, name + "." + tag, 0), shape_of(b, x, name + "." + tag, 1)
+        hd = b.const("/%s.%s/Constant_h" % (name, tag), [H, dh], np.int64)
+        shp = b.node("Concat", [n, s_, hd], "/%s.%s/Concat" % (name, tag), axis=0)
+        return b.node("Transpose", [b.node("Reshape", [t, shp], "/%s.%s/Reshape" % (name, tag))],
+                      "/%s.%s/Transpose" % (name, tag), perm=perm)
+
+    q, k, v = heads(q, "q", [0, 2, 1, 3]), heads(k, "k", [0, 2, 3, 1]), heads(v, "v", [0, 2, 1, 3])
+    return q, k, v, dh
+
+
+def context(b, p, v, x, name, D):
+    c = b.node("MatMul", [p, v], "/%s/MatMul_1" % name)
+    c = b.node("Transpose", [c], "/%s/Transpose_ctx" % name, perm=[0, 2, 1, 3])
+    n, sl = shape_of(b, x, name + ".ctx", 0), shape_of(b, x, name + ".ctx", 1)
+    shp = b.node("Concat", [n, sl, b.const("/%s.ctx/Constant_d" % name, [D], np.int64)],
+                 "/%s.ctx/Concat" % name, axis=0)
+    return b.linear(b.node("Reshape", [c, shp], "/%s.ctx/Reshape" % name), name + ".out", D, D)
+
+
+def bert(layers=12, S=128, D=768, H=12, FF=3072, vocab=30522, maxpos=512):
+    """BERT-base as Hugging Face exports it at opset 13 with export_params=False: word,
+    position and token-type embeddings (position ids a [1, 512] buffer sliced to S), decomposed
+    layernorms, the extended attention mask (1 - mask) * -10000 added to the scores,
+    post-norm encoder layers with erf-GELU. Inputs: input_ids, token_type_ids, attention_mask,
+    all int64 [N, S]."""
+    b = Builder(10, params_as_inputs=True)
+    ids, tt, mask = "input_ids", "token_type_ids", "attention_mask"
+    w = b.node("Gather", [b.weight("embeddings.word_embeddings.weight", [vocab, D]), ids],
+               "/embeddings/word_embeddings/Gather")
+    b.inits.append(numpy_helper.from_array(np.arange(maxpos, dtype=np.int64)[None, :],
+                                           "embeddings.position_ids"))
+    pos = b.node("Slice", ["embeddings.position_ids",
+                           b.const("/embeddings/Constant", [0], np.int64),
+                           b.const("/embeddings/Constant_1", [S], np.int64),
+                           b.const("/embeddings/Constant_2", [1], np.int64)],
+                 "/embeddings/Slice")
+    p = b.node("Gather", [b.weight("embeddings.position_embeddings.weight", [maxpos, D]), pos],
+               "/embeddings/position_embeddings/Gather")
+    t = b.node("Gather", [b.weight("embeddings.token_type_embeddings.weight", [2, D]), tt],
+               "/embeddings/token_type_embeddings/Gather")
+    e = b.node("Add", [w, t], "/embeddings/Add")
+    e = b.node("Add", [e, p], "/embeddings/Add_1")
+    x = layernorm_decomposed(b, e, "embeddings.LayerNorm", D)
+    m = b.node("Unsqueeze", [mask, b.const("/mask/Constant", [1], np.int64)], "/mask/Unsqueeze")
+    m = b.node("Unsqueeze", [m, b.const("/mask/Constant_1", [2], np.int64)], "/mask/Unsqueeze_1")
+    m = b.node("Cast", [m], "/mask/Cast", to=FLOAT)
+    m = b.node("Sub", [b.const("/mask/Constant_2", 1.0), m], "/mask/Sub")
+    ext = b.node("Mul", [m, b.const("/mask/Constant_3", -10000.0)], "/mask/Mul")
+    for i in range(layers):
+        name = "encoder.layer.%d" % i
+        q, k, v, dh = attention(b, x, name + ".attention", D, H, False)
+        sc = b.node("MatMul", [q, k], "/%s/MatMul" % name)
+        sc = b.node("Div", [sc, b.const("/%s/Constant_scale" % name, float(np.sqrt(dh)))],
+                    "/%s/Div" % name)
+        sc = b.node("Add", [sc, ext], "/%s/Add_mask" % name)
+        pr = b.node("Softmax", [sc], "/%s/Softmax" % name, axis=-1)
+        o = context(b, pr, v, x, name + ".attention", D)
+        h = layernorm_decomposed(b, b.node("Add", [o, x], "/%s/Add" % name),
+                                 name + ".attention.LayerNorm", D)
+        f = gelu_erf(b, b.linear(h, name + ".intermediate", D, FF), name + ".gelu")
+        f = b.linear(f, name + ".output", FF, D)
+        x = layernorm_decomposed(b, b.node("Add", [f, h], "/%s/Add_1" % name),
+                                 name + ".output.LayerNorm", D)
+    ins = [helper.make_tensor_value_info(v_, INT64, ["batch_size", S]) for v_ in (ids, tt, mask)]
+    return model(b, ins, [helper.make_tensor_value_info(x, FLOAT, ["batch_size", S, D])],
+                 name="main_graph")  # torch.onnx's generic graph name
+
+
+def vit(layers=12, img=224, patch=16, D=768, H=12, FF=3072, classes=1000):
+    """torchvision ViT-B/16 at opset 13, export_params=False: conv_proj patch embedding,
+    reshape (n, D, n_h*n_w) from the input's shape, permute, class token expanded over the
+    batch (Expand with a shape built by ConstantOfShape/Equal/Where as torch emits for
+    expand(n, -1, -1)), Concat, position-embedding Add, pre-norm encoder blocks with a fused
+    in_proj Split into q, k, v, final layernorm, x[:, 0] (Gather), Gemm head.
+    x: [N, 3, 224, 224]."""
+    b = Builder(11, params_as_inputs=True)
+    x = "x"
+    nh = img // patch
+    S = nh * nh + 1
+    y = b.conv(x, "conv_proj", 3, D, patch, stride=patch, bias=True)
+    n = shape_of(b, x, "reshape", 0)
+    shp = b.node("Concat", [n, b.const("/reshape/Constant_d", [D, nh * nh], np.int64)],
+                 "/reshape/Concat", axis=0)
+    y = b.node("Reshape", [y, shp], "/Reshape")
+    y = b.node("Transpose", [y], "/Transpose", perm=[0, 2, 1])
+    n2 = shape_of(b, x, "expand", 0)
+    want = b.node("Concat", [n2, b.const("/expand/Constant_m1", [-1, -1], np.int64)],
+                  "/expand/Concat", axis=0)
+    ones = b.node("ConstantOfShape", [b.const("/expand/Constant_3", [3], np.int64)],
+                  "/expand/ConstantOfShape",
+                  value=numpy_helper.from_array(np.array([1], dtype=np.int64)))
+    neg = b.node("Mul", [ones, b.const("/expand/Constant_neg", -1, np.int64)], "/expand/Mul")
+    eq = b.node("Equal", [want, neg], "/expand/Equal")
+    shape = b.node("Where", [eq, ones, want], "/expand/Where")
+    cls = b.node("Expand", [b.weight("class_token", [1, 1, D]), shape], "/Expand")
+    y = b.node("Concat", [cls, y], "/Concat", axis=1)
+    y = b.node("Add", [y, b.weight("encoder.pos_embedding", [1, S, D])], "/encoder/Add")
+    for i in range(layers):
+        name = "encoder.layers.encoder_layer_%d" % i
+        h = layernorm_decomposed(b, y, name + ".ln_1", D)
+        q, k, v, dh = attention(b, h, name + ".self_attention", D, H, True)
+        q = b.node("Mul", [q, b.const("/%s/Constant_scale" % name, float(dh) ** -0.5)],
+                   "/%s/Mul" % name)
+        sc = b.node("MatMul", [q, k], "/%s/MatMul" % name)
+        pr = b.node("Softmax", [sc], "/%s/Softmax" % name, axis=-1)
+        o = context(b, pr, v, h, name + ".self_attention", D)
+        y = b.node("Add", [o, y], "/%s/Add" % name)
+        h = layernorm_decomposed(b, y, name + ".ln_2", D)
+        f = gelu_erf(b, b.linear(h, name + ".mlp.0", D, FF), name + ".mlp.1")
+        y = b.node("Add", [b.linear(f, name + ".mlp.3", FF, D), y], "/%s/Add_1" % name)
+    y = layernorm_decomposed(b, y, "encoder.ln", D)
+    y = b.node("Gather", [y, b.const("/Constant_cls", 0, np.int64)], "/Gather", axis=1)
+    w = b.weight("heads.head.weight", [classes, D])
+    c = b.weight("heads.head.bias", [classes])
+    b.nodes.append(helper.make_node("Gemm", [y, w, c], ["logits"], name="/heads/head/Gemm",
+                                    transB=1))
+    return model(b, [helper.make_tensor_value_info(x, FLOAT, ["N", 3, img, img])],
+                 [helper.make_tensor_value_info("logits", FLOAT, ["N", classes])], name="vit")
+
+
 def concat10():
     """DenseNet-121's blocks concatenate up to 32 inputs, more than the IR's GT_MAX_OPERANDS:
     Concat of ten [N, 2, 4, 4] tensors (relu of the input, then the input nine times)."""
@@ -297,6 +433,47 @@ def concat10():
     y = b.node("Concat", [r] + ["x"] * 9, "/Concat", axis=1)
     return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 2, 4, 4])],
                  [helper.make_tensor_value_info(y, FLOAT, ["N", 20, 4, 4])], name="concat10")
+
+
+def slice_act():
+    """Slice of an activation on two axes with constant bounds: x[:, 1:5, 2:-1] of
+    [N, 6, 10] -> [N, 4, 7], then Relu."""
+    b = Builder(12)
+    y = b.node("Slice", ["x", b.ints("starts", [1, 2]), b.ints("ends", [5, -1]),
+                         b.ints("axes", [1, 2])], "/Slice")
+    y = b.node("Relu", [y], "/Relu")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 6, 10])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 7])], name="slice_act")
+
+
+def conv_variants():
+    """Conv attributes one by one. x: [N, 4, 11, 9].
+    c1: W [6, 2, 3, 3], group 2, strides (2, 1), dilations (2, 1), pads t,l,b,r = 1,0,2,1;
+    c2: W [8, 6, 3, 3], strides (2, 2), auto_pad SAME_UPPER;
+    then ReduceMean over [2, 3] without keepdims, Unsqueeze axis 1, Squeeze axis 1."""
+    b = Builder(13)
+    c1 = b.node("Conv", ["x", b.weight("c1.weight", [6, 2, 3, 3])], "/c1/Conv",
+                group=2, strides=[2, 1], dilations=[2, 1], pads=[1, 0, 2, 1])
+    c2 = b.node("Conv", [c1, b.weight("c2.weight", [8, 6, 3, 3])], "/c2/Conv",
+                strides=[2, 2], auto_pad="SAME_UPPER")
+    r = b.node("ReduceMean", [c2], "/ReduceMean", axes=[2, 3], keepdims=0)
+    u = b.node("Unsqueeze", [r, b.ints("axes1", [1])], "/Unsqueeze")
+    y = b.node("Squeeze", [u, "axes1"], "/Squeeze")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 11, 9])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8])], name="conv_variants")
+
+
+def bias_reshape():
+    """A bias added as a separate, reshaped constant: Conv (no bias) 4->8 3x3 p1 on
+    [N, 4, 6, 6], then Add(conv, Reshape(bias [8], [1, 8, 1, 1])); the bias folds into the
+    conv in both export forms."""
+    b = Builder(18)
+    y = b.conv("x", "conv", 4, 8, 3, pad=1)
+    bias = b.node("Reshape", [b.weight("conv.bias", [8]), b.ints("bias_shape", [1, 8, 1, 1])],
+                  "/bias/Reshape")
+    y = b.node("Add", [y, bias], "/bias/Add")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 6, 6])], name="bias_reshape")
 
 
 def unsupported():
@@ -322,6 +499,43 @@ def bad_shapes():
     return m
 
 
+def bad_inputs():
+    """Valid protobuf models the importer must refuse with a located message."""
+    out = {}
+    b = Builder(14)  # weight for 3 input channels on a 4-channel input
+    y = b.conv("x", "conv", 3, 8, 3, pad=1)
+    g = helper.make_graph(b.nodes, "bad_channels",
+                          [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 8, 8])],
+                          initializer=b.inits)
+    out["bad_channels"] = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    b = Builder(15)  # a symbolic sequence length
+    y = b.node("Relu", ["x"], "/Relu")
+    out["symbolic_seq"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", "seq", 16])],
+                                [helper.make_tensor_value_info(y, FLOAT, ["N", "seq", 16])])
+    b = Builder(16)  # hardtanh: no IR op
+    y = b.node("Clip", ["x", b.const("/Constant", -1.0), b.const("/Constant_1", 1.0)], "/Clip")
+    out["clip_range"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                              [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
+    b = Builder(17)  # nodes out of order: the checker would refuse it, exporters never write it
+    b.nodes.append(helper.make_node("Relu", ["t"], ["y"], name="/second"))
+    b.nodes.append(helper.make_node("Relu", ["x"], ["t"], name="/first"))
+    g = helper.make_graph(b.nodes, "unsorted",
+                          [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                          [helper.make_tensor_value_info("y", FLOAT, ["N", 16])])
+    out["unsorted"] = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    b = Builder(19)  # x * 0.5 * (2 + erf(x / sqrt 2)): not GELU, and Erf alone has no IR op
+    d = b.node("Div", ["x", b.const("/Constant", 1.4142135381698608)], "/Div")
+    e = b.node("Erf", [d], "/Erf")
+    a = b.node("Add", [e, b.const("/Constant_1", 2.0)], "/Add")
+    y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
+    out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                               [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
+    for m in out.values():
+        m.ir_version = 8
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fixtures.py OUTDIR")
@@ -335,11 +549,18 @@ def main():
         "misc17": misc17(),
         "clip_attrs": clip_attrs(),
         "concat10": concat10(),
+        "slice_act": slice_act(),
+        "conv_variants": conv_variants(),
+        "bias_reshape": bias_reshape(),
+        "bert_base_graphonly": bert(),
+        "vit_b16_graphonly": vit(),
         "unsupported": unsupported(),
         "bad_shapes": bad_shapes(),
     }
+    models.update(bad_inputs())
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
+    models["bias_reshape_graphonly"] = graph_only(models["bias_reshape"])
     for name, m in models.items():
         onnx.save(m, os.path.join(out, name + ".onnx"))
     data = models["resnet_block"].SerializeToString()

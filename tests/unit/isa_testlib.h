@@ -1,9 +1,9 @@
 /* isa_testlib.h — shared by the ISA tests (include after cmocka.h).
  * tiny_arch(): configs/tiny.cfg as a GtArch filled by hand, for the ISA tests (they must
- * not depend on the config parser). Values copied from configs/tiny.cfg; only the fields the
- * assembler and program_check read matter, the rest are filled for completeness. A second
- * core kind "gemm" (no LB, one matrix unit) is added when `hetero` is set, to test queue names
- * across core kinds (like Goya's TPC + GEMM cores). */
+ * not depend on the config parser; test_isa_check compares it with arch_load of the file).
+ * Only the fields the assembler and program_check read are filled. A second core kind
+ * "gemm" (no LB; units mme, scl) is added when `hetero` is set, to test queue names across
+ * core kinds (like Goya's TPC + GEMM cores). */
 #ifndef ISA_TESTLIB_H
 #define ISA_TESTLIB_H
 #include <string.h>
@@ -51,7 +51,7 @@ static inline void tiny_arch(GtArch *a, int hetero) {
     g->lb_bytes = 0;
     g->nunits = 2;
     g->unit[0] = 0; /* mme */
-    g->unit[1] = 0; /* a second mme: queue name mme.1 */
+    g->unit[1] = 2; /* scl: queue 3 is vec on pe cores, scl on this one */
     a->ncore_kinds = 2;
   }
   a->cores_per_cluster = hetero ? 3 : 2;

@@ -178,6 +178,37 @@ static void test_duplicate_names_disasm(void **state) {
   program_free(p);
 }
 
+/* Names far longer than any line buffer survive the text (the disassembler never cuts). */
+static void test_long_names(void **state) {
+  (void)state;
+  GtProgram *p = program_new();
+  char *name = malloc(20001);
+  for (int i = 0; i < 20000; i++) name[i] = (char)('a' + i % 26);
+  name[20000] = 0;
+  name[7] = ' '; /* forces quoting */
+  GtInst *in = program_emit(program_queue(p, 0, 0, Q_DMA_IN));
+  in->op = I_MOV;
+  in->r[0] = program_new_region(p, name);
+  in->t[0] = program_new_tile(p, name + 10); /* bare */
+  in->n[0] = 1;
+  roundtrip(p, &tiny);
+  char small[32];
+  inst_format(&tiny, p, in, small, sizeof small); /* messages are cut to fit */
+  assert_int_equal(strlen(small), sizeof small - 1);
+  free(name);
+  program_free(p);
+  /* one byte over the limit is an error at the name */
+  char *text = malloc(GT_MAX_NAME + 32);
+  int n = sprintf(text, "gtasm 1\n.tile ");
+  memset(text + n, 'x', GT_MAX_NAME + 1);
+  strcpy(text + n + GT_MAX_NAME + 1, "\n");
+  char *msg;
+  assert_null(assemble(text, &tiny, &msg));
+  assert_non_null(strstr(msg, "t.gtasm:2:7: error: a name is at most 65535 bytes"));
+  free(msg);
+  free(text);
+}
+
 static void test_queue_names(void **state) {
   (void)state;
   char buf[64];
@@ -189,11 +220,11 @@ static void test_queue_names(void **state) {
   assert_string_equal(program_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
   q = (GtQueue){0, 1, Q_UNIT0 + 2, {0}};
   assert_string_equal(program_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
-  /* hetero: core 2 is the "gemm" kind with two mme units */
+  /* hetero: core 2 is the "gemm" kind with units mme, scl */
   q = (GtQueue){0, 2, Q_UNIT0 + 1, {0}};
-  assert_string_equal(program_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.mme.1");
-  GtProgram *p = assemble("gtasm 1\n.queue c0.k2.mme.1\ngemm m=1\n.queue c0.k2.q2\n"
-                          "signal queue=mme.1\n", &hetero, NULL);
+  assert_string_equal(program_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
+  GtProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
+                          "signal queue=scl\n", &hetero, NULL);
   assert_non_null(p);
   assert_int_equal(p->queues[0].index, Q_UNIT0 + 1);
   assert_int_equal(p->queues[1].index, Q_UNIT0);
@@ -406,6 +437,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip_basic),
       cmocka_unit_test(test_roundtrip_every_opcode),
       cmocka_unit_test(test_duplicate_names_disasm),
+      cmocka_unit_test(test_long_names),
       cmocka_unit_test(test_queue_names),
       cmocka_unit_test(test_inst_format),
       cmocka_unit_test(test_errors),

@@ -130,7 +130,10 @@ static void test_queues(void **state) {
   p = program_new();
   program_queue(p, 0, 2, Q_DMA_IN);
   expect_error(p, &tiny, "queue c0.k2.dma_in: core 2 does not exist (arch 'tiny' has 2 per cluster)");
-  expect_ok(p, &hetero); /* hetero has a third core */
+  /* hetero has a third core, of kind gemm, which has no DMA engine (like Goya's GEMM core) */
+  expect_error(p, &hetero, "queue c0.k2.dma_in: core kind 'gemm' has no DMA engine (dma_engines = 0): no dma_in queue");
+  p->queues[0].index = Q_UNIT0;
+  expect_ok(p, &hetero);
   program_free(p);
   p = program_new();
   program_queue(p, 0, 1, Q_UNIT0 + 3);
@@ -376,6 +379,39 @@ static void test_null_arch(void **state) {
   program_free(p);
 }
 
+/* The hand-built arch the ISA tests use is configs/tiny.cfg: compare with the parser's view
+ * of the file, field by field for everything the assembler and program_check read. */
+static void test_tiny_matches_config(void **state) {
+  (void)state;
+  GtDiag d;
+  diag_init(&d);
+  GtArch *a = arch_load("configs/tiny.cfg", NULL, 0, &d);
+  assert_non_null(a);
+  assert_string_equal(a->name, tiny.name);
+  assert_int_equal(a->nclusters, tiny.nclusters);
+  assert_int_equal(a->dma_engines, tiny.dma_engines);
+  assert_int_equal(a->gb_bytes, tiny.gb_bytes);
+  assert_int_equal(a->cores_per_cluster, tiny.cores_per_cluster);
+  assert_int_equal(a->ncore_kinds, tiny.ncore_kinds);
+  for (int k = 0; k < a->ncore_kinds; k++) {
+    const GtCoreKind *x = &a->core_kinds[k], *y = &tiny.core_kinds[k];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->count, y->count);
+    assert_int_equal(x->lb_bytes, y->lb_bytes);
+    assert_int_equal(x->nunits, y->nunits);
+    for (int u = 0; u < x->nunits; u++) {
+      const GtUnitKind *ux = &a->units[x->unit[u]], *uy = &tiny.units[y->unit[u]];
+      assert_string_equal(ux->name, uy->name);
+      assert_int_equal(ux->caps, uy->caps);
+      for (int t = 0; t < DT_COUNT; t++) {
+        assert_int_equal(ux->lanes[t], uy->lanes[t]);
+        assert_true(ux->mac_rate[t] == uy->mac_rate[t]);
+      }
+    }
+  }
+  arch_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_each_opcode), cmocka_unit_test(test_message_format),
@@ -384,6 +420,7 @@ int main(void) {
       cmocka_unit_test(test_ids),               cmocka_unit_test(test_alloc_places),
       cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
+      cmocka_unit_test(test_tiny_matches_config),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

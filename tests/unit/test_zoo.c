@@ -73,7 +73,7 @@ static int count_kind(const GtGraph *g, GtOpKind k) {
 #define assert_i64(what, got, want)                                                      \
   do {                                                                                   \
     long long g_ = (long long)(got), w_ = (long long)(want);                             \
-    if (g_ != w_) fail_msg("%s: got %lld, hand-derived %lld (diff %lld)", what, g_, w_, \
+    if (g_ != w_) fail_msg("%s: got %lld, expected %lld (diff %lld)", what, g_, w_, \
                            g_ - w_);                                                     \
   } while (0)
 
@@ -87,6 +87,23 @@ static void test_resnet50(void **state) {
    * stride to the 3x3 conv and costs ~0.3 GMAC more. Issue 3: ≈ 4.1 GMAC, 25.6 M. */
   assert_within3("resnet50 MACs", t.macs, 4.1e9);
   assert_within3("resnet50 params", t.params, 25.6e6);
+  /* Exact: torchvision's card lists 25,557,032 parameters (batchnorm gamma/beta counted). */
+  assert_i64("resnet50 params", t.params, 25557032);
+  /* MACs by hand from the layer list at 224x224: stem 7x7/2 to 112², max-pool to 56²; per
+   * bottleneck c1 1x1 at the input resolution, c2 3x3 (stride s) and c3 1x1 and the projection
+   * at the output resolution; fc 2048 x 1000. */
+  int64_t macs = 112 * 112 * 64 * 3 * 49, h = 56, cin = 64;
+  static const int64_t width[4] = {64, 128, 256, 512}, nblk[4] = {3, 4, 6, 3};
+  for (int s = 0; s < 4; s++)
+    for (int b = 0; b < nblk[s]; b++) {
+      int64_t w = width[s], ho = (s > 0 && b == 0) ? h / 2 : h;
+      macs += h * h * cin * w + ho * ho * w * w * 9 + ho * ho * w * 4 * w;
+      if (b == 0) macs += ho * ho * cin * 4 * w;
+      h = ho;
+      cin = 4 * w;
+    }
+  macs += 2048 * 1000;
+  assert_i64("resnet50 MACs", t.macs, macs);
   /* 53 conv2d: stem 1 + 16 bottlenecks x 3 + 4 downsample projections. */
   assert_int_equal(count_kind(g, OP_CONV2D), 1 + 16 * 3 + 4);
   /* fc layer by hand: 2048 x 1000 + 1000. */
@@ -103,6 +120,23 @@ static void test_mobilenetv2(void **state) {
    * 0.30 GFLOPS and 3,504,872 parameters (the paper rounds to 3.4 M). Issue 3: 0.30 G, 3.5 M. */
   assert_within3("mobilenetv2 MACs", t.macs, 0.30e9);
   assert_within3("mobilenetv2 params", t.params, 3.5e6);
+  assert_i64("mobilenetv2 params", t.params, 3504872); /* torchvision card, exact */
+  /* MACs by hand (Sandler et al. Table 2): stem 3x3/2 to 112²; each block expands at the
+   * input resolution (not when t = 1), depthwise 3x3 and projects at the output resolution;
+   * head 1x1 320 -> 1280 at 7², fc 1280 x 1000. */
+  static const int64_t tcns[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                     {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+  int64_t macs = 112 * 112 * 32 * 3 * 9, h = 112, cin = 32;
+  for (int r = 0; r < 7; r++)
+    for (int i = 0; i < tcns[r][2]; i++) {
+      int64_t hid = cin * tcns[r][0], ho = i == 0 ? h / tcns[r][3] : h;
+      if (tcns[r][0] != 1) macs += h * h * cin * hid;
+      macs += ho * ho * hid * 9 + ho * ho * hid * tcns[r][1];
+      h = ho;
+      cin = tcns[r][1];
+    }
+  macs += 7 * 7 * 320 * 1280 + 1280 * 1000;
+  assert_i64("mobilenetv2 MACs", t.macs, macs);
   /* 17 inverted residual blocks: 17 depthwise convs (groups == channels). */
   int dw = 0;
   for (int i = 0; i < g->nops; i++) {
@@ -121,10 +155,31 @@ static void test_densenet121(void **state) {
   (void)state;
   GtGraph *g = load("densenet121", 1);
   Totals t = totals(g);
-  /* Huang et al. 2017 (Fig. 3/Table 1) and issue 3: ≈ 2.9 GMAC (torchvision's card: 2.83
-   * GFLOPS) and 8.0 M parameters (torchvision: 7,978,856). */
+  /* Issue 3: ≈ 2.9 GMAC and 8.0 M parameters, the commonly quoted DenseNet-121 figures;
+   * torchvision densenet121 card: 2.83 GFLOPS (multiply-adds) and 7,978,856 parameters. The
+   * layer list is Huang et al., CVPR 2017, Table 1. */
   assert_within3("densenet121 MACs", t.macs, 2.9e9);
   assert_within3("densenet121 params", t.params, 8.0e6);
+  assert_i64("densenet121 params", t.params, 7978856); /* torchvision card, exact */
+  /* MACs by hand (Huang et al. Table 1): stem 7x7/2 to 112², pool to 56²; a dense layer on c
+   * channels at h² costs h²·(c·128 + 128·32·9); a transition h²·c·c/2 before its 2x2 pool;
+   * fc 1024 x 1000. This catches a wrong growth in one layer, which 3% would not. */
+  static const int64_t nlay[4] = {6, 12, 24, 16};
+  int64_t macs = 112 * 112 * 64 * 3 * 49, h = 56, c = 64;
+  for (int b = 0; b < 4; b++) {
+    for (int l = 0; l < nlay[b]; l++) {
+      macs += h * h * (c * 128 + 128 * 32 * 9);
+      c += 32;
+    }
+    if (b < 3) {
+      macs += h * h * c * (c / 2);
+      c /= 2;
+      h /= 2;
+    }
+  }
+  assert_int_equal(c, 1024);
+  macs += 1024 * 1000;
+  assert_i64("densenet121 MACs", t.macs, macs);
   /* 58 dense layers x 2 convs + stem + 3 transitions = 120 conv2d; one concat per dense layer. */
   assert_int_equal(count_kind(g, OP_CONV2D), 58 * 2 + 1 + 3);
   assert_int_equal(count_kind(g, OP_CONCAT), 6 + 12 + 24 + 16);
@@ -142,6 +197,7 @@ static void test_vit_b16(void **state) {
    * 17.56 GFLOPS (multiply-adds) and 86,567,656 parameters. Issue 3: ≈ 17.6 G, 86 M. */
   assert_within3("vit-b16 MACs", t.macs, 17.6e9);
   assert_within3("vit-b16 params", t.params, 86e6);
+  assert_i64("vit-b16 params", t.params, 86567656); /* torchvision card, exact */
   /* By hand (S = 197 tokens, D = 768): per layer 4·S·D² + 2·S·D·3072 + 2·S²·D; patch conv
    * 196·768·(3·16·16); head 768·1000. */
   const int64_t S = 197, D = 768;

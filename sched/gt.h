@@ -1,0 +1,254 @@
+/* gt.h — the GraphTurbo graph-level scheduler (paper §3): data structures and pipeline.
+ *
+ * Module map (one file per pass, driven top to bottom by gt_schedule() in gt.c):
+ *   gt.c            driver, options, shared helpers, invariant checker (gt_check)
+ *   gt_dims.c       how an output index range of an op maps back to its operands (match_dim)
+ *   gt_splitinfo.c  Algorithm 1 (SplitInfo) and Eq. 1 (BestSplit)           compute_splitinfo
+ *   gt_group.c      Algorithm 2: straight / diamond / branch merges           group_subgraphs
+ *   gt_instances.c  split groups into instances, pruned instance DAG          split_instances
+ *   gt_order.c      BFS and DFS (Algorithm 3) orders, peak on-chip memory     order_instances
+ *   gt_bind.c       Algorithm 4: binding tuples and buffer scopes             bind_instances
+ *   gt_concat.c     §3.5 concat / copy / redistribute insertion               insert_concats
+ *   gt_dump.c       text dump after any pass, JSON of the final schedule
+ *
+ * Everything lives in one arena (GtSchedule.arena) and is referred to by integer ids: a
+ * group id indexes GtSchedule.groups (merged-away groups stay, with alive = 0, so the merge
+ * log can name them), an instance id indexes .insts, an extra-op id indexes .xops.
+ * The graph must be bound by graph_infer() to the batch of ONE cluster (the paper's n);
+ * docs/graphturbo.md lists every decision taken where the paper is vague.
+ */
+#ifndef GT_GT_H
+#define GT_GT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "graph.h"
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GT_INF_FACTOR INT64_MAX /* f of a sub-graph no split makes fit (Alg. 1's f_d = inf) */
+enum { GT_NPASSES_MAX = 8 };    /* room for the passes below */
+
+typedef enum { GT_LB_CLUSTER, GT_LB_CORE } GtLbScope;
+typedef enum { GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP } GtInitGroups;
+typedef enum { GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS } GtOrderChoice;
+typedef enum { GT_FOOT_OP, GT_FOOT_LIVE } GtFootprint;
+
+typedef struct {
+  GtLbScope lb_scope;       /* sizeof(LB) of Alg. 1: all LBs of a cluster, or one core's */
+  int64_t lb_bytes;         /* > 0: override the capacity derived from the arch */
+  GtInitGroups init;        /* the sub-graphs Alg. 2 starts from */
+  double max_recompute;     /* reject a split whose recomputed work exceeds this fraction */
+  GtOrderChoice order;      /* auto = lower peak on-chip memory (ties: DFS) */
+  int check;                /* run gt_check() after every pass (default: 1 unless NDEBUG) */
+  GtFootprint footprint;    /* Alg. 1's peak: largest op working set, or largest live set */
+} GtOptions;
+void gt_options_default(GtOptions *o);
+
+/* (split_d, n_d, f_d, d) of Algorithm 1. */
+typedef struct {
+  int split;
+  int n;                    /* ops split by d */
+  int64_t factor;           /* f_d: number of instances */
+  int dim;                  /* dimension of the group's output tensor */
+} GtSplit;
+
+typedef struct {
+  int nops, *ops;           /* op ids, ascending (a topological order) */
+  int nouts, *outs;         /* tensors read outside the group or graph outputs, ascending */
+  int out;                  /* the output tensor Alg. 1 splits (the largest; ties: lowest id) */
+  int64_t peak;             /* bytes: Alg. 1's peak (opt.footprint, docs/graphturbo.md) */
+  int nsplits;
+  GtSplit *splits;          /* SplitInfo, by dimension */
+  GtSplit best;             /* Eq. 1; best.split = 0 when nothing fits (factor = INF) */
+  int alive;                /* 0 once merged into another group */
+  int topo;                 /* position among live groups (valid after group_subgraphs) */
+} GtGroup;
+
+typedef enum { GT_MERGE_STRAIGHT, GT_MERGE_DIAMOND, GT_MERGE_BRANCH } GtMergeKind;
+const char *gt_merge_name(GtMergeKind k);
+typedef struct {
+  GtMergeKind kind;
+  int iteration;            /* 1-based repeat of Alg. 2's loop */
+  int nparts, parts[3];     /* group ids merged (producer first) */
+  int result;               /* the new group id */
+} GtMerge;
+
+/* Index ranges. A requirement on a tensor: nothing, a range on one dim, or all of it. */
+typedef enum { GT_REQ_NONE, GT_REQ_RANGE, GT_REQ_FULL } GtReqKind;
+typedef struct {
+  GtReqKind kind;
+  int dim;
+  int64_t lo, hi;
+} GtReq;
+typedef enum { GT_SCOPE_LB, GT_SCOPE_GB } GtBufScope;
+const char *gt_scope_name(GtBufScope s);
+
+typedef struct {
+  int group, index;         /* instance index in [0, factor) of its group */
+  int dim;                  /* split dimension of the group output (-1: not split) */
+  int64_t lo, hi;           /* slice [lo, hi) of dim */
+  int64_t out_bytes;        /* bytes of the output slice */
+  int64_t footprint;        /* ceil(peak / factor) */
+  int nprod, *prod;         /* producer edge ids (pruned DAG), ascending by producer */
+  int ncons, *cons;         /* consumer edge ids */
+  int64_t bind[GT_MAX_DIMS];/* Alg. 4 binding factors per output dim (0 = not bound yet) */
+  GtBufScope scope;            /* where the output slice lives */
+} GtInstance;
+
+typedef struct {
+  int from, to;             /* instance ids */
+  int tensor;               /* the producer group's output tensor read by `to` */
+  int dim;                  /* dim of `tensor` the range is on (-1: the whole tensor) */
+  int64_t lo, hi;           /* the part of `tensor` `to` reads that `from` produced (0, 0
+                               when dim is -1) */
+} GtEdge;
+
+typedef enum { GT_XOP_CONCAT, GT_XOP_COPY, GT_XOP_REDISTRIBUTE } GtXopKind;
+const char *gt_xop_name(GtXopKind k);
+typedef struct {
+  int is_xop;               /* 0: an instance output; 1: the result of an extra op */
+  int id;
+} GtRef;
+typedef struct {
+  GtXopKind kind;
+  int consumer;             /* first instance that reads it: it runs right before that one */
+  int nusers, cap_users;    /* every instance that reads it (users[0] == consumer); an */
+  int *users;               /* identical value needed again is shared, not rebuilt */
+  int tensor;               /* graph tensor this value is (a part of) */
+  int nin;
+  GtRef *in;                /* concat: parts in order along dim; copy/redistribute: one */
+  int ninst, *inst;         /* concat: the producer instance of each part */
+  int dim;                  /* concat axis (the producer's split dim) */
+  int ndim;
+  int64_t shape[GT_MAX_DIMS];
+  int64_t bind[GT_MAX_DIMS];
+  GtBufScope scope, from_scope;/* copy: from_scope -> scope */
+} GtXop;
+
+typedef struct {
+  GtArena *arena;
+  const GtGraph *g;
+  const GtArch *arch;
+  GtOptions opt;
+  int64_t lb_capacity;      /* sizeof(LB) used by Alg. 1 */
+  int cores;                /* c: cores per cluster */
+  /* scratch shared by the passes (owned here, sized by the graph) */
+  int *group_of_op;         /* op -> live group id */
+  int *cons_start, *cons_ops;/* CSR: consumer ops of each tensor */
+  int64_t *op_ws;           /* working set bytes of each op */
+  /* groups and merges */
+  int ngroups, cap_groups;
+  GtGroup *groups;
+  int ninit;                /* groups [0, ninit) are the initial sub-graphs */
+  int nlive, *live;         /* live group ids in topological order */
+  int nmerges, cap_merges;
+  GtMerge *merges;
+  int iterations;           /* repeats of Alg. 2's loop */
+  /* instances */
+  int ninsts, *first_inst;  /* group -> first instance id (instances of a group are contiguous) */
+  GtInstance *insts;
+  int nedges;
+  GtEdge *edges;
+  int64_t gray_edges;       /* edges before pruning (every producer to every consumer) */
+  /* orders */
+  int *order_bfs, *order_dfs, *order; /* instance ids; order points at the chosen one */
+  int64_t peak_bfs, peak_dfs;
+  const char *order_name;
+  /* extra ops */
+  int nxops, cap_xops;
+  GtXop *xops;
+  int *xop_hash, cap_hash;  /* open addressing over xops, for sharing (gt_concat.c) */
+  int nbind_mismatch;       /* Alg. 4 line 12 events */
+  const char *last_pass;
+  double pass_ms[GT_NPASSES_MAX]; /* wall time of each pass (not part of any dump) */
+  /* private scratch */
+  int *op_mark, stamp;      /* op membership of a tentative group */
+  int *scratch[3], cap_scratch; /* fill_live_groups' work arrays */
+  int *t_first, *t_last;    /* per tensor, -1 between uses: live ranges (GT_FOOT_LIVE) */
+  int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
+  int64_t infer_qb[GT_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
+  GtReq infer_r[GT_MAX_DIMS];         /* producers of one tensor come one after another */
+  GtReq *req;               /* per tensor, all NONE between uses */
+  int *touched;
+} GtSchedule;
+
+/* The passes, in pipeline order; `name` is what --dump-after takes. */
+#define GT_PASSES(X)                                                     \
+  X(GT_PASS_SPLITINFO, "splitinfo", "SplitInfo and BestSplit of every initial sub-graph") \
+  X(GT_PASS_GROUP, "group", "straight/diamond/branch merges (Alg. 2)")     \
+  X(GT_PASS_INSTANCES, "instances", "instances and the pruned instance DAG") \
+  X(GT_PASS_ORDER, "order", "BFS and DFS orders (Alg. 3), the chosen one") \
+  X(GT_PASS_BIND, "bind", "core binding and buffer scopes (Alg. 4)")       \
+  X(GT_PASS_CONCAT, "concat", "concat, copy and redistribute ops (§3.5)")
+typedef enum {
+#define X(e, n, d) e,
+  GT_PASSES(X)
+#undef X
+  GT_NPASSES
+} GtPass;
+#ifndef __cplusplus
+_Static_assert((int)GT_NPASSES <= (int)GT_NPASSES_MAX, "GT_NPASSES_MAX too small");
+#endif
+const char *gt_pass_name(GtPass p);
+int gt_pass_parse(const char *s, GtPass *out); /* 0 ok, -1 unknown */
+
+/* Runs the passes up to and including `last` (GT_NPASSES - 1 for all). The graph must be
+ * inferred (graph_infer) at the per-cluster batch. Never fails on a valid graph; internal
+ * inconsistencies die() naming the pass. The result is freed with gt_free(). */
+GtSchedule *gt_schedule(const GtGraph *g, const GtArch *a, const GtOptions *o, GtPass last);
+void gt_free(GtSchedule *s);
+
+/* The passes (each file's header states its contract). */
+void compute_splitinfo(GtSchedule *s);
+void group_subgraphs(GtSchedule *s);
+void split_instances(GtSchedule *s);
+void order_instances(GtSchedule *s);
+void bind_instances(GtSchedule *s);
+void insert_concats(GtSchedule *s);
+/* Invariants after `p`; die()s naming the pass on a violation. */
+void gt_check(const GtSchedule *s, GtPass p);
+
+/* Dumps (gt_dump.c): the state after pass `p` as text, or the whole schedule as JSON. */
+void gt_dump(FILE *out, const GtSchedule *s, GtPass p);
+void gt_dump_json(FILE *out, const GtSchedule *s);
+
+/* ---- helpers shared by the passes (gt.c, gt_dims.c, gt_splitinfo.c) ---- */
+int gt_dtype_size(GtDtype t);
+int64_t gt_tensor_elems(const GtTensor *t);
+int64_t gt_tensor_bytes(const GtTensor *t);
+/* Topological list of live groups into s->live (and each group's .topo). */
+void fill_live_groups(GtSchedule *s);
+/* Producer / consumer groups of a live group (distinct, ascending topo); returns count. */
+int gt_group_producers(const GtSchedule *s, int gid, int *out, int cap);
+int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap);
+/* A group from an ascending op list, with outs/out/peak and SplitInfo filled; gt_add_group
+ * appends it to s->groups (returns its id) and points group_of_op at it. */
+GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops);
+int gt_add_group(GtSchedule *s, const GtGroup *gr);
+void compute_group_splitinfo(GtSchedule *s, GtGroup *gr);
+int gt_split_better(const GtSplit *a, const GtSplit *b); /* Eq. 1: a > b lexicographically */
+
+/* Which part of operand `k` of op `op` is read to compute [lo, hi) of dim `dim` of output
+ * `outk` of the op (all other output dims whole). */
+GtReq gt_op_input_req(const GtGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k);
+/* Back-propagates "output `tensor` restricted to [lo, hi) on dim" through the ops of group
+ * `gr` (every external output restricted the same way); req[] is indexed by tensor id and
+ * must be all NONE on entry; the touched tensor ids are appended to touched (returns count). */
+int gt_group_reqs(const GtSchedule *s, const GtGroup *gr, int dim, int64_t lo, int64_t hi,
+                  GtReq *req, int *touched);
+
+/* Alg. 4's infer_binding: the binding of producer instance p's output `tensor` implied by
+ * consumer q bound as qb; 0 when invalid or when it binds nothing (gt_bind.c). */
+int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, const GtInstance *p,
+                     int tensor, int64_t *pb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,151 @@
+/* gt_instances.c — split every group into instances by its BestSplit and build the pruned
+ * instance DAG (paper §3.3, Fig. 6).
+ *
+ * Instance k of a group with split (d, f) computes [k*E/f, (k+1)*E/f) of dimension d of the
+ * group's output (E its extent); a group no split fits in LB is one instance whose output
+ * lives in GB. Inherited ("gray") edges join every producer instance to every consumer
+ * instance; an edge p -> q is kept only when the part of the tensor q reads — found by
+ * propagating q's output slice back through q's ops (gt_group_reqs) — overlaps what p
+ * produced: ranges on the same dimension must intersect, a read of the whole tensor or a
+ * range on another dimension always overlaps. The kept edge records the part q reads.
+ * Invariant: instances of a group are contiguous ids tiling its output; edges go from an
+ * earlier group to a later one.
+ */
+#include "gt.h"
+
+#include <string.h>
+
+typedef struct {
+  int n, cap;
+  GtEdge *v;
+} EdgeVec;
+
+static void push_edge(GtSchedule *s, EdgeVec *ev, GtEdge e) {
+  if (ev->n == ev->cap) {
+    int cap = ev->cap ? 2 * ev->cap : 256;
+    GtEdge *n = arena_alloc(s->arena, sizeof *n * (size_t)cap);
+    if (ev->n) memcpy(n, ev->v, sizeof *n * (size_t)ev->n);
+    ev->v = n;
+    ev->cap = cap;
+  }
+  ev->v[ev->n++] = e;
+}
+
+/* The range producer instance p wrote of tensor t: 1 with [*lo, *hi) on *dim, or 0 for all. */
+static int produced_range(const GtSchedule *s, const GtInstance *p, int t, int *dim, int64_t *lo,
+                          int64_t *hi) {
+  const GtTensor *tt = &s->g->tensors[t], *po = &s->g->tensors[s->groups[p->group].out];
+  if (p->dim < 0 || p->dim >= tt->ndim || tt->dim[p->dim] != po->dim[p->dim]) return 0;
+  *dim = p->dim;
+  *lo = p->lo;
+  *hi = p->hi;
+  return 1;
+}
+
+static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
+  const GtInstance *q = &s->insts[qi];
+  const GtGroup *gq = &s->groups[q->group];
+  const GtGraph *g = s->g;
+  int nt = gt_group_reqs(s, gq, q->dim, q->lo, q->hi, s->req, s->touched);
+  for (int i = 0; i < nt; i++) {
+    int t = s->touched[i], pop = g->tensors[t].producer;
+    GtReq r = s->req[t];
+    if (pop < 0 || s->group_of_op[pop] == q->group || r.kind == GT_REQ_NONE) continue;
+    int pg = s->group_of_op[pop];
+    int64_t f = s->groups[pg].best.split ? s->groups[pg].best.factor : 1;
+    int64_t k0 = 0, k1 = f; /* producer instances whose slices can overlap the read */
+    const GtInstance *p0 = &s->insts[s->first_inst[pg]];
+    int pd0;
+    int64_t plo0, phi0;
+    if (r.kind == GT_REQ_RANGE && produced_range(s, p0, t, &pd0, &plo0, &phi0) && r.dim == pd0) {
+      int64_t len = phi0 - plo0;
+      k0 = r.lo / len;
+      k1 = min64(f, (r.hi - 1) / len + 1);
+    }
+    for (int64_t k = k0; k < k1; k++) {
+      int pi = s->first_inst[pg] + (int)k;
+      GtEdge e = {pi, qi, t, -1, 0, 0};
+      int pd;
+      int64_t plo, phi;
+      int has = produced_range(s, &s->insts[pi], t, &pd, &plo, &phi);
+      if (r.kind == GT_REQ_RANGE && has && r.dim == pd) {
+        e.dim = pd;
+        e.lo = max64(r.lo, plo);
+        e.hi = min64(r.hi, phi);
+        if (e.lo >= e.hi) continue; /* redundant: q reads nothing p wrote */
+      } else if (has) {
+        e.dim = pd;
+        e.lo = plo;
+        e.hi = phi;
+      } else if (r.kind == GT_REQ_RANGE) {
+        e.dim = r.dim;
+        e.lo = r.lo;
+        e.hi = r.hi;
+      }
+      push_edge(s, ev, e);
+    }
+  }
+  for (int i = 0; i < nt; i++) s->req[s->touched[i]].kind = GT_REQ_NONE;
+}
+
+/* requires: group_subgraphs; maintains: instances of each live group (contiguous ids, in
+ * topological group order), pruned edges with per-instance producer/consumer lists. */
+void split_instances(GtSchedule *s) {
+  const GtGraph *g = s->g;
+  s->first_inst = arena_alloc(s->arena, sizeof(int) * (size_t)s->ngroups);
+  int n = 0;
+  for (int i = 0; i < s->nlive; i++) {
+    const GtGroup *gr = &s->groups[s->live[i]];
+    s->first_inst[s->live[i]] = n;
+    n += gr->best.split ? (int)gr->best.factor : 1;
+  }
+  s->ninsts = n;
+  s->insts = arena_alloc(s->arena, sizeof(GtInstance) * (size_t)(n + 1));
+  for (int i = 0; i < s->nlive; i++) {
+    int gid = s->live[i];
+    const GtGroup *gr = &s->groups[gid];
+    const GtTensor *out = &g->tensors[gr->out];
+    int64_t f = gr->best.split ? gr->best.factor : 1;
+    int64_t ext = gr->best.split ? out->dim[gr->best.dim] : 1;
+    int64_t out_bytes = 0;
+    for (int k = 0; k < gr->nouts; k++) out_bytes += gt_tensor_bytes(&g->tensors[gr->outs[k]]);
+    for (int k = 0; k < f; k++) {
+      GtInstance *in = &s->insts[s->first_inst[gid] + k];
+      in->group = gid;
+      in->index = k;
+      in->dim = gr->best.split ? gr->best.dim : -1;
+      in->lo = k * (ext / f);
+      in->hi = (k + 1) * (ext / f);
+      in->out_bytes = out_bytes / f;
+      in->footprint = ceil_div64(gr->peak, f);
+      in->scope = gr->best.split ? GT_SCOPE_LB : GT_SCOPE_GB;
+    }
+  }
+  EdgeVec ev = {0, 0, NULL};
+  int *seen = arena_alloc(s->arena, sizeof(int) * (size_t)s->ngroups);
+  for (int qi = 0; qi < n; qi++) {
+    int e0 = ev.n;
+    add_edges(s, &ev, qi);
+    /* gray edges: every instance of every producer group */
+    for (int e = e0; e < ev.n; e++) {
+      int pg = s->insts[ev.v[e].from].group;
+      if (seen[pg] == qi + 1) continue;
+      seen[pg] = qi + 1;
+      s->gray_edges += s->groups[pg].best.split ? s->groups[pg].best.factor : 1;
+    }
+  }
+  s->nedges = ev.n;
+  s->edges = ev.v;
+  int *np = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  int *nc = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
+  for (int e = 0; e < ev.n; e++) np[ev.v[e].to]++, nc[ev.v[e].from]++;
+  for (int i = 0; i < n; i++) {
+    s->insts[i].prod = arena_alloc(s->arena, sizeof(int) * (size_t)(np[i] + 1));
+    s->insts[i].cons = arena_alloc(s->arena, sizeof(int) * (size_t)(nc[i] + 1));
+  }
+  for (int e = 0; e < ev.n; e++) {
+    GtInstance *a = &s->insts[ev.v[e].from], *b = &s->insts[ev.v[e].to];
+    b->prod[b->nprod++] = e;
+    a->cons[a->ncons++] = e;
+  }
+}

@@ -1,0 +1,63 @@
+// cli_convert.cpp — the `gtsim --convert MODEL -o OUT.gtg [--batch B]` mode: load any model
+// model_load() reads (.onnx or .gtg), set its default batch to B if given, check it at its
+// default batch, and write it as .gtg text (docs/gtg.md)
+// atomically to OUT (write_file_atomic: a failed run leaves no partial file), or to stdout for
+// `-o -`. Needs no --arch. Exit 1 on any user error (docs/onnx.md).
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli.h"
+
+extern "C" {
+#include "graph.h"
+#include "util.h"
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int cli_convert(const CliOptions &o) {
+  if (!o.output || !*o.output) {
+    fprintf(stderr, "gtsim: --convert needs -o OUT.gtg (or -o - for stdout)\n"
+                    "(try 'gtsim --help')\n");
+    return GT_EXIT_INPUT;
+  }
+  if (strcmp(o.output, "-") != 0 && !ends_with(o.output, ".gtg")) {
+    fprintf(stderr, "gtsim: --convert writes .gtg text; name the output OUT.gtg, not '%s'\n",
+            o.output);
+    return GT_EXIT_INPUT;
+  }
+  if (!o.inputs.empty()) {
+    fprintf(stderr, "gtsim: --convert takes one model; unexpected '%s'\n", o.inputs[0]);
+    return GT_EXIT_INPUT;
+  }
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *g = model_load(o.convert, &d);
+  if (!g) return GT_EXIT_INPUT;
+  if (o.batch > 0) g->default_batch = o.batch; /* --batch B: the header's batch=B */
+  if (graph_infer(g, g->default_batch, &d) != 0) {
+    graph_free(g);
+    return GT_EXIT_INPUT;
+  }
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) die("open_memstream failed");
+  gtg_write(f, g);
+  fclose(f);
+  int rc = GT_EXIT_OK;
+  if (strcmp(o.output, "-") == 0) {
+    fwrite(buf, 1, len, stdout);
+  } else if (write_file_atomic(o.output, buf, len) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+    rc = GT_EXIT_INPUT;
+  }
+  free(buf);
+  graph_free(g);
+  return rc;
+}

@@ -1,0 +1,130 @@
+// cli_gt.cpp — `gtsim --arch CFG MODEL --sched graphturbo --dump-after PASS | --dump-schedule
+// [--json] [-o FILE] [--batch B] [--gt-* ...]`: runs the GraphTurbo graph passes (sched/gt.h)
+// on MODEL and prints the state after PASS, or the whole schedule (text or JSON). The batch
+// (the file's own unless --batch) is the whole chip's; the scheduler sees the batch of one
+// cluster, B / clusters (docs/graphturbo.md), and B must be a multiple of the clusters.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cli.h"
+
+extern "C" {
+#include "graph.h"
+#include "gt.h"
+#include "util.h"
+}
+
+static int gt_usage(const char *msg) {
+  fprintf(stderr, "gtsim: %s\n(try 'gtsim --help')\n", msg);
+  return GT_EXIT_INPUT;
+}
+
+int cli_gt_option(CliOptions &o, const char *name, const char *value) {
+  GtOptions &g = o.gt;
+  std::string n(name);
+  if (n == "gt-lb-scope") {
+    if (!strcmp(value, "cluster")) g.lb_scope = GT_LB_CLUSTER;
+    else if (!strcmp(value, "core")) g.lb_scope = GT_LB_CORE;
+    else return gt_usage((std::string("--gt-lb-scope takes core or cluster, not '") + value + "'").c_str());
+  } else if (n == "gt-lb-bytes") {
+    char *end = nullptr;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (errno || *end || v < 1)
+      return gt_usage((std::string("--gt-lb-bytes needs an integer >= 1, not '") + value + "'").c_str());
+    g.lb_bytes = v;
+  } else if (n == "gt-init") {
+    if (!strcmp(value, "chain")) g.init = GT_INIT_CHAIN;
+    else if (!strcmp(value, "layer")) g.init = GT_INIT_LAYER;
+    else if (!strcmp(value, "op")) g.init = GT_INIT_OP;
+    else return gt_usage((std::string("--gt-init takes chain, layer or op, not '") + value + "'").c_str());
+  } else if (n == "gt-max-recompute") {
+    char *end = nullptr;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || *end || !(v >= 0) || v > 1e6)
+      return gt_usage((std::string("--gt-max-recompute needs a fraction >= 0, not '") + value + "'").c_str());
+    g.max_recompute = v;
+  } else if (n == "gt-footprint") {
+    if (!strcmp(value, "op")) g.footprint = GT_FOOT_OP;
+    else if (!strcmp(value, "live")) g.footprint = GT_FOOT_LIVE;
+    else return gt_usage((std::string("--gt-footprint takes op or live, not '") + value + "'").c_str());
+  } else if (n == "gt-time") {
+    o.gt_time = true;
+  } else if (n == "gt-order") {
+    if (!strcmp(value, "auto")) g.order = GT_ORDER_AUTO;
+    else if (!strcmp(value, "bfs")) g.order = GT_ORDER_BFS;
+    else if (!strcmp(value, "dfs")) g.order = GT_ORDER_DFS;
+    else return gt_usage((std::string("--gt-order takes auto, bfs or dfs, not '") + value + "'").c_str());
+  } else {
+    return gt_usage((std::string("unknown option: --") + name).c_str());
+  }
+  return GT_EXIT_OK;
+}
+
+int cli_gt_dump(const CliOptions &o) {
+  if (o.sched && strcmp(o.sched, "graphturbo") != 0)
+    return gt_usage("--dump-after and --dump-schedule show the graphturbo schedule (--sched graphturbo)");
+  if (o.inputs.size() != 1) return gt_usage("--dump-after/--dump-schedule need exactly one model file");
+  if (!o.arch) return gt_usage("--dump-after/--dump-schedule need --arch FILE");
+  GtPass last = GT_PASS_CONCAT;
+  if (o.dump_after && gt_pass_parse(o.dump_after, &last) != 0) {
+    std::string names;
+    for (int p = 0; p < GT_NPASSES; p++) names += std::string(p ? ", " : "") + gt_pass_name((GtPass)p);
+    return gt_usage((std::string("unknown pass '") + o.dump_after + "' (passes: " + names + ")").c_str());
+  }
+  if (o.dump_after && o.json) return gt_usage("--json goes with --dump-schedule, not --dump-after");
+  GtArch *a = cli_load_arch(o);
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *g = model_load(o.inputs[0], &d);
+  if (!g) {
+    arch_free(a);
+    return GT_EXIT_INPUT;
+  }
+  int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
+  if (batch % a->nclusters != 0) {
+    fprintf(stderr, "%s: error: batch %lld is not a multiple of the %d clusters of %s (the scheduler "
+                    "gives each cluster batch/clusters images)\n",
+            o.inputs[0], (long long)batch, a->nclusters, a->name);
+    graph_free(g);
+    arch_free(a);
+    return GT_EXIT_INPUT;
+  }
+  int64_t n = batch / a->nclusters;
+  if (n != g->batch && graph_infer(g, n, &d) != 0) {
+    graph_free(g);
+    arch_free(a);
+    return GT_EXIT_INPUT;
+  }
+  GtSchedule *s = gt_schedule(g, a, &o.gt, last);
+  if (o.gt_time) {
+    double total = 0;
+    for (int p = 0; p <= last; p++) total += s->pass_ms[p];
+    fprintf(stderr, "graphturbo: %s on %s, %.3f ms:", g->name, a->name, total);
+    for (int p = 0; p <= last; p++) fprintf(stderr, " %s %.3f", gt_pass_name((GtPass)p), s->pass_ms[p]);
+    fputc('\n', stderr);
+  }
+  int rc = GT_EXIT_OK;
+  FILE *f = stdout;
+  char *buf = nullptr;
+  size_t len = 0;
+  if (o.output && !(f = open_memstream(&buf, &len))) die("open_memstream failed");
+  if (o.dump_schedule && o.json) gt_dump_json(f, s);
+  else gt_dump(f, s, last);
+  if (o.output) {
+    fclose(f);
+    if (write_file_atomic(o.output, buf, len) != 0) {
+      fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
+      rc = GT_EXIT_INPUT;
+    }
+    free(buf);
+  }
+  gt_free(s);
+  graph_free(g);
+  arch_free(a);
+  return rc;
+}

@@ -1,0 +1,541 @@
+// model.cpp — the SystemC model: modules per resource, one thread per program queue.
+//
+// Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_THREAD that
+// executes its instructions in order. An instruction does its effect at issue (checks, region
+// reads, resource reservations), then sleeps until its completion time (one wait per compute
+// instruction, one wait per transfer chunk) and completes (the written region now holds its
+// tile). There is no per-cycle tick: time only advances through those waits. Flags, barriers
+// and semaphores block a thread on its own event, which the releasing queue notifies.
+// Invariants: a region's tile changes only at a write's completion; shared bandwidth resources
+// are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
+// deterministic process order); the first check failure stops every queue (abort_) and is the
+// one reported.
+#include "model.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "trace.h"
+
+using namespace sc_core;
+
+static const double kForever = 1e300;
+
+DdrModule::DdrModule(sc_module_name n, const GtArch *a) : sc_module(n) {
+  channels.resize((size_t)std::max(1, a->ddr_channels));
+  for (BwResource &c : channels) c.bytes_per_cycle = a->ddr_bytes_per_cycle / (double)channels.size();
+}
+GbModule::GbModule(sc_module_name n, const GtArch *a) : sc_module(n), buf(-1) {
+  ports.resize((size_t)std::max(1, a->gb_ports));
+  for (BwResource &p : ports) p.bytes_per_cycle = a->gb_port_bytes_per_cycle;
+}
+LbModule::LbModule(sc_module_name n, const GtCoreKind *k) : sc_module(n), buf(-1) {
+  ports.resize((size_t)std::max(1, k->lb_ports));
+  for (BwResource &p : ports) p.bytes_per_cycle = k->lb_port_bytes_per_cycle;
+}
+NocModule::NocModule(sc_module_name n, const GtArch *a) : sc_module(n) {
+  link_in.resize((size_t)a->cores_per_cluster);
+  link_out.resize((size_t)a->cores_per_cluster);
+  for (BwResource &l : link_in) l.bytes_per_cycle = a->noc_link_bytes_per_cycle;
+  for (BwResource &l : link_out) l.bytes_per_cycle = a->noc_link_bytes_per_cycle;
+}
+
+// Queue names as in assembly (sched/gtasm.c), e.g. "c0.k3.mme", "c0.dma1".
+static std::string queue_name(const GtArch *a, int cluster, int core, int index) {
+  GtQueue gq;
+  memset(&gq, 0, sizeof gq);
+  gq.cluster = cluster;
+  gq.core = core;
+  gq.index = index;
+  char buf[96];
+  return program_queue_name(a, &gq, buf, sizeof buf);
+}
+
+// Adds queue slot (cluster, core, index) to the model; returns its id.
+static int add_queue(SimModel &m, int cluster, int core, int index, int unit_kind) {
+  QState q;
+  q.cluster = cluster;
+  q.core = core;
+  q.index = index;
+  q.unit_kind = unit_kind;
+  q.name = queue_name(m.arch, cluster, core, index);
+  m.queues.push_back(std::move(q));
+  return (int)m.queues.size() - 1;
+}
+
+// The hierarchy is built top-down, each module constructing its children, so SystemC names
+// are gtsim.c0.k1.mme etc.; queue slots and buffers are numbered in this construction order.
+CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
+    : sc_module(n), kind(&m.arch->core_kinds[arch_core_kind_of(m.arch, k)]) {
+  const GtArch *a = m.arch;
+  lb.reset(new LbModule("lb", kind));
+  Buffer l;
+  l.name = "c" + std::to_string(c) + ".k" + std::to_string(k) + ".lb";
+  l.level = LVL_LB;
+  l.cluster = c;
+  l.core = k;
+  l.capacity = kind->lb_bytes;
+  lb->buf = (int)m.mem.bufs.size();
+  m.mem.bufs.push_back(l);
+  first_queue = add_queue(m, c, k, Q_DMA_IN, -1);
+  dma_in.reset(new DmaEngine("dma_in", first_queue));
+  dma_out.reset(new DmaEngine("dma_out", add_queue(m, c, k, Q_DMA_OUT, -1)));
+  for (int i = 0; i < kind->nunits; i++) {
+    const GtUnitKind *u = &a->units[kind->unit[i]];
+    int q = add_queue(m, c, k, Q_UNIT0 + i, kind->unit[i]);
+    std::string un = u->name;  // a kind listing one unit twice gets "mme" and "mme_1"
+    for (int j = 0; j < i; j++)
+      if (kind->unit[j] == kind->unit[i]) un = std::string(u->name) + "_" + std::to_string(i);
+    units.emplace_back(new UnitModule(un.c_str(), u, q));
+  }
+}
+
+ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n) {
+  const GtArch *a = m.arch;
+  gb.reset(new GbModule("gb", a));
+  gb->buf = m.gb_buffer(c);
+  noc.reset(new NocModule("noc", a));
+  link_in.bytes_per_cycle = link_out.bytes_per_cycle = a->cluster_link_bytes_per_cycle;
+  for (int k = 0; k < a->cores_per_cluster; k++)
+    cores.emplace_back(new CoreModule(("k" + std::to_string(k)).c_str(), m, c, k));
+  first_dma_queue = (int)m.queues.size();
+  for (int e = 0; e < a->dma_engines; e++) {
+    int q = add_queue(m, c, -1, e, -1);
+    dmas.emplace_back(new DmaEngine(("dma" + std::to_string(e)).c_str(), q));
+  }
+}
+
+int64_t UnitModule::cycles(const GtInst &in) const {
+  switch (in.op) {
+  case I_GEMM: return timing_matrix(kind, in.n[0], in.n[1], in.n[2], (GtDtype)in.dtype);
+  case I_VEC: return timing_vector(kind, (GtVop)in.sub, in.n[0], (GtDtype)in.dtype);
+  case I_SCALAR: return timing_scalar(kind, in.n[0]);
+  default: return -1;
+  }
+}
+
+SC_HAS_PROCESS(SimModel);
+
+SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
+  ps_per_cycle_ = (double)sc_time(1, SC_NS).value();  // one cycle = one SystemC nanosecond
+  // Stacks: queue threads are shallow (no recursion); sanitizers need more room.
+#if defined(__SANITIZE_ADDRESS__)
+  stack_bytes_ = 512 * 1024;
+#else
+  stack_bytes_ = 64 * 1024;
+#endif
+  ddr.reset(new DdrModule("ddr", a));
+  Buffer dbuf;
+  dbuf.name = "ddr";
+  dbuf.level = LVL_DDR;
+  dbuf.capacity = a->ddr_capacity_bytes;
+  mem.bufs.push_back(dbuf);
+  for (int c = 0; c < a->nclusters; c++) {
+    Buffer g;
+    g.name = "c" + std::to_string(c) + ".gb";
+    g.level = LVL_GB;
+    g.cluster = c;
+    g.capacity = a->gb_bytes;
+    mem.bufs.push_back(g);
+  }
+  for (int c = 0; c < a->nclusters; c++)
+    clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
+  for (QState &q : queues) qnames.push_back(q.name);
+  mem.queue_names = &qnames;
+  for (QState &q : queues) q.chan.resize(ddr->channels.size());
+  SC_THREAD(controller);
+}
+
+SimModel::~SimModel() = default;
+
+int SimModel::core_queue(int cluster, int core, int index) const {
+  if (cluster < 0 || cluster >= arch->nclusters || core < 0 || core >= arch->cores_per_cluster)
+    return -1;
+  const CoreModule *cm = core_mod(cluster, core);
+  if (index < 0 || index >= 2 + cm->kind->nunits) return -1;
+  return cm->first_queue + index;
+}
+
+int SimModel::cluster_dma_queue(int cluster, int engine) const {
+  if (cluster < 0 || cluster >= arch->nclusters || engine < 0 || engine >= arch->dma_engines)
+    return -1;
+  return clusters[(size_t)cluster]->first_dma_queue + engine;
+}
+
+int SimModel::lb_buffer(int cluster, int core) const { return core_mod(cluster, core)->lb->buf; }
+
+double SimModel::now() const { return (double)sc_time_stamp().value() / ps_per_cycle_; }
+
+void SimModel::wait_until(double t) {
+  uint64_t target = (uint64_t)std::llround(t * ps_per_cycle_);
+  uint64_t cur = sc_time_stamp().value();
+  if (target > cur) wait(sc_time::from_value(target - cur));
+}
+
+void SimModel::wake_all() {
+  for (QState &q : queues)
+    if (q.wait != WK_NONE) q.ev->notify(SC_ZERO_TIME);
+}
+
+void SimModel::trace_occ(int buf) {
+  for (auto &r : recorders_) r->occupancy(now() - start_, buf, mem.bufs[(size_t)buf].occupancy);
+}
+
+std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in) {
+  char buf[512];
+  inst_format(a, p, &in, buf, sizeof buf);
+  return buf;
+}
+
+bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
+  if (abort_) return false;
+  abort_ = true;
+  error_cycle_ = now() - start_;
+  const QState &q = queues[(size_t)qid];
+  char cyc[64];
+  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
+  error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
+           " (" + inst_text(arch, prog_, ((const GtInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
+  wake_all();
+  return false;
+}
+
+// Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
+std::string SimModel::operand_place(const QState &q, uint32_t r) const {
+  const Region &g = mem.regions[r];
+  if (g.state != RS_LIVE) return "";  // the read/write check reports it
+  const CoreModule *cm = core_mod(q.cluster, q.core);
+  int want = cm->kind->lb_bytes > 0 ? cm->lb->buf : gb_buffer(q.cluster);
+  if (g.buf == want) return "";
+  return "operand region " + mem.region_name(r) + " is in " + mem.bufs[(size_t)g.buf].name +
+         ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
+}
+
+bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
+  const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
+  const GtUnitKind *u = unit->kind;
+  GtDtype dt = (GtDtype)in.dtype;
+  int64_t es = dtype_bytes(dt);
+  // program_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
+  int64_t d = unit->cycles(in);
+  gt_assert(d >= 0);
+  double t0 = now();
+  std::string e;
+  if (in.op == I_GEMM) {
+    int64_t m = in.n[0], n = in.n[1], k = in.n[2];
+    for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
+    double until = t0 + (double)d;
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, m * k * es, qid, t0, until);
+    if (e.empty()) e = mem.read(in.r[2], in.t[2], 0, k * n * es, qid, t0, until);
+    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
+    q.macs += (double)m * (double)n * (double)k;
+    q.ideal += (double)m * (double)n * (double)k / unit_macs_per_cycle(u, dt);
+  } else if (in.op == I_VEC) {
+    GtVop op = (GtVop)in.sub;
+    int64_t elems = in.n[0];
+    // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
+    bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
+    int64_t group = std::max<int64_t>(1, in.n[1] > 0 ? in.n[1] : elems);  // param 0: one group
+    int64_t out = shrinks ? (elems + group - 1) / group : elems;
+    double until = t0 + (double)d;
+    e = operand_place(q, in.r[1]);
+    if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
+    if (e.empty()) e = operand_place(q, in.r[0]);
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, elems * es, qid, t0, until);
+    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], 0, 0, qid, t0, until);
+    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, out * es, qid, t0, until, false);
+  }
+  if (!e.empty()) return fail(qid, idx, e);
+  wait_until(t0 + (double)d);
+  if (in.op != I_SCALAR) mem.write_end(in.r[0], in.t[0]);
+  q.busy += (double)d;
+  for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GtOpcode)in.op), idx);
+  return !abort_;
+}
+
+namespace {
+// The port that frees first (lowest index on a tie), other than `skip` when there is a choice.
+BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
+  BwResource *best = nullptr;
+  for (BwResource &p : ports)
+    if (&p != skip && (!best || p.free_at < best->free_at)) best = &p;
+  return best;
+}
+}  // namespace
+
+bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
+  uint32_t rd = in.r[0], rs = in.r[1];
+  int64_t bytes = in.n[0], rows = in.n[3] ? in.n[3] : 1, planes = in.n[6] ? in.n[6] : 1;
+  char msg[200];
+  if (bytes < 0 || rows < 0 || planes < 0) return fail(qid, idx, "negative byte, row or plane count");
+  if (bytes % (rows * planes)) {
+    snprintf(msg, sizeof msg, "bytes %" PRId64 " is not a multiple of rows·planes = %" PRId64, bytes,
+             rows * planes);
+    return fail(qid, idx, msg);
+  }
+  int64_t row = bytes / (rows * planes);
+  AccessPattern sp{in.n[2], row, rows, in.n[4] ? in.n[4] : row, planes, 0};
+  sp.plane_stride = in.n[7] ? in.n[7] : rows * sp.row_stride;
+  AccessPattern dp{in.n[1], row, rows, in.n[5] ? in.n[5] : row, planes, 0};
+  dp.plane_stride = in.n[8] ? in.n[8] : rows * dp.row_stride;
+  double t0 = now();
+  std::string e = mem.read(rs, in.t[1], sp.base, bytes ? sp.extent() - sp.base : 0, qid, t0, kForever);
+  if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? dp.extent() - dp.base : 0, qid, t0, kForever, false);
+  if (!e.empty()) return fail(qid, idx, e);
+  const Region &S = mem.regions[rs], &D = mem.regions[rd];
+  const Buffer &SB = mem.bufs[(size_t)S.buf], &DB = mem.bufs[(size_t)D.buf];
+
+  // The path: DDR channels by address, GB/LB ports, NoC links, the cluster link.
+  double latency = arch->dma_latency_cycles;
+  std::fill(q.chan.begin(), q.chan.end(), 0.0);
+  std::vector<BwResource> *ports[2] = {nullptr, nullptr};
+  BwResource *links[4];
+  int nlinks = 0;
+  bool noc = false;
+  const Buffer *side[2] = {&SB, &DB};
+  const AccessPattern *pat[2] = {&sp, &dp};
+  const Region *reg[2] = {&S, &D};
+  for (int s = 0; s < 2; s++) {
+    const Buffer &B = *side[s];
+    if (B.level == LVL_DDR) {
+      AccessPattern a = *pat[s];
+      a.base += reg[s]->offset;
+      ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
+                        q.chan);
+      latency += arch->ddr_latency_cycles;
+    } else if (B.level == LVL_GB) {
+      ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
+      latency += arch->gb_latency_cycles;
+    } else {
+      ports[s] = &core_mod(B.cluster, B.core)->lb->ports;
+      latency += core_mod(B.cluster, B.core)->kind->lb_latency_cycles;
+    }
+  }
+  bool same_buf = S.buf == D.buf;
+  NocModule *sn = clusters[(size_t)(SB.cluster < 0 ? 0 : SB.cluster)]->noc.get();
+  NocModule *dn = clusters[(size_t)(DB.cluster < 0 ? 0 : DB.cluster)]->noc.get();
+  if (SB.level == LVL_LB && !same_buf) { links[nlinks++] = &sn->link_out[(size_t)SB.core]; noc = true; }
+  if (DB.level == LVL_LB && !same_buf) { links[nlinks++] = &dn->link_in[(size_t)DB.core]; noc = true; }
+  if (noc) latency += arch->noc_latency_cycles;
+  bool xcluster = SB.level != LVL_DDR && DB.level != LVL_DDR && SB.cluster != DB.cluster;
+  if (xcluster) {
+    if (arch->cluster_link_bytes_per_cycle <= 0)
+      return fail(qid, idx, "transfer from " + SB.name + " to " + DB.name +
+                                " needs a link between clusters, but cluster_link_bytes_per_cycle is 0"
+                                " (go through DDR)");
+    links[nlinks++] = &clusters[(size_t)SB.cluster]->link_out;
+    links[nlinks++] = &clusters[(size_t)DB.cluster]->link_in;
+    latency += arch->cluster_link_latency_cycles;
+  }
+
+  // Stream the chunks; each reserves its whole path (bw_reserve) and the queue sleeps until it
+  // has passed, so a competing transfer's chunks interleave with this one's.
+  double t = t0 + latency, stall = 0;
+  int64_t left = bytes;
+  double ddr_total = 0;
+  for (double c : q.chan) ddr_total += c;
+  if (bytes == 0) wait_until(t);
+  while (left > 0 && !abort_) {
+    int64_t c = std::min(chunk_, left);
+    double f = (double)c / (double)bytes;
+    q.uses.clear();
+    for (size_t ch = 0; ch < q.chan.size(); ch++)
+      if (q.chan[ch] > 0) q.uses.push_back({&ddr->channels[ch], q.chan[ch] * f});
+    if (same_buf && ports[0] && ports[0]->size() == 1) {
+      // A copy inside a one-port buffer reads and writes through that port.
+      q.uses.push_back({&(*ports[0])[0], 2.0 * (double)c});
+    } else {
+      // A copy inside one buffer reads through one port and writes through another.
+      BwResource *p0 = ports[0] ? pick_port(*ports[0], nullptr) : nullptr;
+      if (p0) q.uses.push_back({p0, (double)c});
+      if (ports[1]) q.uses.push_back({pick_port(*ports[1], same_buf ? p0 : nullptr), (double)c});
+    }
+    for (int i = 0; i < nlinks; i++) q.uses.push_back({links[i], (double)c});
+    double start;
+    double end = bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
+    stall += start - t;
+    wait_until(end);
+    t = end;
+    left -= c;
+  }
+  if (abort_) return false;
+  double t1 = std::max(t, now());
+  mem.read_end(rs, qid, t1);
+  mem.write_end(rd, in.t[0]);
+  double b = (double)bytes;
+  if (SB.level == LVL_DDR) traffic_.ddr_read += b;
+  if (DB.level == LVL_DDR) traffic_.ddr_write += b;
+  if (SB.level == LVL_GB) traffic_.gb_read += b;
+  if (DB.level == LVL_GB) traffic_.gb_write += b;
+  if (SB.level == LVL_LB) traffic_.lb_read += b;
+  if (DB.level == LVL_LB) traffic_.lb_write += b;
+  if (noc) traffic_.noc += b;
+  if (xcluster) traffic_.cluster_link += b;
+  traffic_.ddr_burst += ddr_total;
+  traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);
+  q.stall_data += latency;
+  q.stall_res += stall;
+  q.busy += (t1 - t0) - latency - stall;
+  for (auto &r : recorders_) r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
+  return true;
+}
+
+bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
+  double t0 = now();
+  char key[64];
+  switch (in.op) {
+  case I_SIGNAL: {
+    int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
+    QState &tq = queues[(size_t)t];
+    QState::Flag &f = tq.flags[in.n[0]];
+    f.count++;
+    f.from_dma = q.unit_kind < 0;
+    tq.ev->notify();
+    return true;
+  }
+  case I_WAIT: {
+    for (;;) {
+      auto it = q.flags.find(in.n[0]);
+      if (it != q.flags.end() && it->second.count > 0) {
+        it->second.count--;
+        // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
+        // buffer or a result (a flag stall).
+        if (it->second.from_dma) {
+          q.stall_data += now() - t0;
+          return true;
+        }
+        break;
+      }
+      q.wait = WK_FLAG;
+      q.wait_id = in.n[0];
+      wait(*q.ev);
+      q.wait = WK_NONE;
+      if (abort_) return false;
+    }
+    break;
+  }
+  case I_BARRIER: {
+    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, in.n[0]);
+    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, in.n[0]);
+    SyncObj &b = barriers_[key];
+    if (in.n[1] <= 0) return fail(qid, idx, "barrier count must be positive");
+    if (b.arrived > 0 && b.count != in.n[1]) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
+               "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key, in.n[1],
+               b.arrived, b.count);
+      return fail(qid, idx, msg);
+    }
+    b.count = in.n[1];
+    b.arrived++;
+    if (b.arrived == b.count) {
+      b.generation++;
+      b.arrived = 0;
+      for (int w : b.waiters) queues[(size_t)w].ev->notify();
+      b.waiters.clear();
+      if (in.sub == SCOPE_CHIP) {
+        episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode});
+        traffic_.ddr_since_episode = 0;
+      }
+      break;
+    }
+    b.waiters.push_back(qid);
+    uint64_t gen = b.generation;
+    q.wait = WK_BARRIER;
+    q.wait_key = key;
+    while (b.generation == gen) {
+      wait(*q.ev);
+      if (abort_) return false;
+    }
+    q.wait = WK_NONE;
+    break;
+  }
+  case I_SEMPOST:
+  case I_SEMWAIT: {
+    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, in.n[0]);
+    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, in.n[0]);
+    SyncObj &s = sems_[key];
+    if (in.op == I_SEMPOST) {
+      s.count++;
+      s.from_dma = q.unit_kind < 0;
+      for (int w : s.waiters) queues[(size_t)w].ev->notify();
+      s.waiters.clear();
+      return true;
+    }
+    while (s.count == 0) {
+      s.waiters.push_back(qid);
+      q.wait = WK_SEM;
+      q.wait_key = key;
+      wait(*q.ev);
+      q.wait = WK_NONE;
+      if (abort_) return false;
+    }
+    s.count--;
+    if (s.from_dma) {  // a DMA queue posts when data has arrived: waiting on data
+      q.stall_data += now() - t0;
+      return true;
+    }
+    break;
+  }
+  default:
+    die("not a sync opcode: %d", in.op);
+  }
+  q.stall_flag += now() - t0;
+  return true;
+}
+
+bool SimModel::exec(QState &q, int qid, const GtInst &in, size_t idx) {
+  switch (in.op) {
+  case I_ALLOC: {
+    int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer((int)in.n[0]) : lb_buffer((int)in.n[0], (int)in.n[1]);
+    std::string e = mem.alloc(in.r[0], b, in.n[2], in.n[3], in.t[0]);
+    if (!e.empty()) return fail(qid, idx, e);
+    if (!recorders_.empty()) trace_occ(b);
+    return true;
+  }
+  case I_FREE: {
+    std::string e = mem.free_region(in.r[0], qid, now());
+    if (!e.empty()) return fail(qid, idx, e);
+    if (!recorders_.empty()) trace_occ(mem.regions[in.r[0]].buf);
+    return true;
+  }
+  case I_MOV: return exec_mov(q, qid, in, idx);
+  case I_GEMM:
+  case I_VEC:
+  case I_SCALAR: return exec_compute(q, qid, in, idx);
+  default: return exec_sync(q, qid, in, idx);
+  }
+}
+
+void SimModel::queue_thread(int qid) {
+  QState &q = queues[(size_t)qid];
+  const GtInst *insts = (const GtInst *)q.prog->insts.data;
+  size_t n = q.prog->insts.len;
+  for (size_t i = 0; i < n && !abort_; i++) {
+    q.pc = i;
+    if (!exec(q, qid, insts[i], i)) break;
+    q.ninst++;
+    if (i + 1 == n) q.done = true;
+  }
+  q.end = now();
+  running_--;
+}
+
+void SimModel::controller() {
+  for (;;) {
+    wait(start_ev_);
+    run_seq_++;
+    sc_spawn_options opt;
+    opt.set_stack_size((int)stack_bytes_);
+    for (size_t i = 0; i < queues.size(); i++) {
+      QState &q = queues[i];
+      if (!q.prog || q.prog->insts.len == 0) continue;
+      int id = (int)i;
+      std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
+      sc_spawn([this, id]() { queue_thread(id); }, nm.c_str(), &opt);
+    }
+  }
+}

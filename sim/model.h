@@ -1,0 +1,179 @@
+// model.h — the SystemC modules (one per hardware resource) and the queue threads.
+// Internal to sim/: the public API is sim.h.
+#ifndef GT_MODEL_H
+#define GT_MODEL_H
+
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memory.h"
+#include "sim.h"
+#include "timing.h"
+
+class SimRecorder;  // trace.h
+
+// ---- Thin modules: each holds the state of one resource; timing math is in timing.h. ----
+struct DdrModule : sc_core::sc_module {
+  std::vector<BwResource> channels;  // one per DDR channel
+  explicit DdrModule(sc_core::sc_module_name n, const GtArch *a);
+};
+struct GbModule : sc_core::sc_module {  // a cluster's global buffer and its ports
+  std::vector<BwResource> ports;
+  int buf;  // MemoryState buffer index
+  GbModule(sc_core::sc_module_name n, const GtArch *a);
+};
+struct LbModule : sc_core::sc_module {  // a core's local buffer and its ports
+  std::vector<BwResource> ports;
+  int buf;
+  LbModule(sc_core::sc_module_name n, const GtCoreKind *k);
+};
+struct NocModule : sc_core::sc_module {  // in-cluster interconnect: one link per core per direction
+  std::vector<BwResource> link_in, link_out;
+  NocModule(sc_core::sc_module_name n, const GtArch *a);
+};
+struct DmaEngine : sc_core::sc_module {  // executes the mov instructions of one queue
+  int queue;                             // queue slot
+  DmaEngine(sc_core::sc_module_name n, int q) : sc_module(n), queue(q) {}
+};
+// A matrix, vector or scalar unit (or one with several capabilities, like the IPU's tiles).
+struct UnitModule : sc_core::sc_module {
+  const GtUnitKind *kind;
+  int queue;
+  UnitModule(sc_core::sc_module_name n, const GtUnitKind *k, int q)
+      : sc_module(n), kind(k), queue(q) {}
+  // Cycles of a gemm/vec/scalar instruction on this unit (timing.h); -1 if unsupported.
+  int64_t cycles(const GtInst &in) const;
+};
+class SimModel;
+struct CoreModule : sc_core::sc_module {
+  const GtCoreKind *kind;
+  std::unique_ptr<LbModule> lb;
+  std::unique_ptr<DmaEngine> dma_in, dma_out;
+  std::vector<std::unique_ptr<UnitModule>> units;
+  int first_queue;  // queue slot of dma_in; dma_out = +1, unit i = +2+i
+  CoreModule(sc_core::sc_module_name n, SimModel &m, int cluster, int core);
+};
+struct ClusterModule : sc_core::sc_module {
+  std::unique_ptr<GbModule> gb;
+  std::unique_ptr<NocModule> noc;
+  std::vector<std::unique_ptr<CoreModule>> cores;
+  std::vector<std::unique_ptr<DmaEngine>> dmas;
+  BwResource link_out, link_in;  // the cluster's ends of the inter-cluster link
+  int first_dma_queue;
+  ClusterModule(sc_core::sc_module_name n, SimModel &m, int cluster);
+};
+
+// What a blocked queue waits for (for the deadlock report).
+enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM };
+
+// One queue slot of the architecture (every core queue and cluster DMA queue exists, whether or
+// not the program uses it, so signals to a queue without instructions are kept).
+struct QState {
+  std::string name;
+  int cluster = 0, core = -1, index = 0;
+  int unit_kind = -1;            // GtArch.units index for unit queues, -1 for DMA queues
+  const GtQueue *prog = nullptr;  // the program's queue, null if the program has none
+  size_t pc = 0;
+  bool done = false;
+  double end = 0;
+  struct Flag {
+    int64_t count = 0;
+    bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
+  };
+  std::map<int64_t, Flag> flags;
+  std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
+  WaitKind wait = WK_NONE;
+  int64_t wait_id = 0;
+  std::string wait_key;
+  // stats (cycles)
+  double busy = 0, stall_data = 0, stall_flag = 0, stall_res = 0;
+  uint64_t ninst = 0;
+  double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
+  std::vector<BwUse> uses;       // scratch for transfers
+  std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
+  void reset() {
+    prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
+    wait_key.clear(); busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
+  }
+};
+
+struct SyncObj {  // a barrier or a semaphore
+  int64_t count = 0;      // barrier: expected arrivals of the current episode; sem: value
+  int64_t arrived = 0;
+  uint64_t generation = 0;
+  bool from_dma = false;  // semaphore: last posted by a DMA queue
+  std::vector<int> waiters;
+};
+
+struct Traffic {
+  double ddr_read = 0, ddr_write = 0, gb_read = 0, gb_write = 0, lb_read = 0, lb_write = 0,
+         noc = 0, cluster_link = 0, ddr_since_episode = 0;
+  double ddr_burst = 0;  // DDR bytes after burst rounding
+};
+
+class SimModel : public sc_core::sc_module {
+ public:
+  SimModel(sc_core::sc_module_name n, const GtArch *a);
+  ~SimModel() override;
+  int run(const GtProgram *p, const SimOptions &o, SimResult *r);
+
+  const GtArch *arch;
+  std::unique_ptr<DdrModule> ddr;
+  std::vector<std::unique_ptr<ClusterModule>> clusters;
+  std::vector<QState> queues;       // every queue slot
+  std::vector<std::string> qnames;  // queues[i].name, for messages
+  MemoryState mem;
+
+  // Slots.
+  int core_queue(int cluster, int core, int index) const;  // -1 if out of range
+  int cluster_dma_queue(int cluster, int engine) const;
+  int lb_buffer(int cluster, int core) const;
+  int gb_buffer(int cluster) const { return 1 + cluster; }
+  CoreModule *core_mod(int cluster, int core) const {
+    return clusters[(size_t)cluster]->cores[(size_t)core].get();
+  }
+
+ private:
+  void controller();
+  void queue_thread(int q);
+  bool exec(QState &q, int qid, const GtInst &in, size_t idx);
+  bool exec_mov(QState &q, int qid, const GtInst &in, size_t idx);
+  bool exec_compute(QState &q, int qid, const GtInst &in, size_t idx);
+  bool exec_sync(QState &q, int qid, const GtInst &in, size_t idx);
+  bool fail(int qid, size_t idx, const std::string &msg);
+  std::string operand_place(const QState &q, uint32_t r) const;
+  double now() const;
+  void wait_until(double t);
+  void wake_all();
+  std::string static_check(const GtProgram *p);
+  std::string deadlock_report();
+  void register_stats(SimResult *r, double cycles);
+  void trace_occ(int buf);
+
+  sc_core::sc_event start_ev_;
+  const GtProgram *prog_ = nullptr;
+  const char *prog_name_ = "program";
+  double start_ = 0;
+  double ps_per_cycle_ = 1000;
+  int64_t chunk_ = 2048;
+  bool abort_ = false;
+  std::string error_;
+  double error_cycle_ = 0;
+  uint64_t running_ = 0;
+  std::map<std::string, SyncObj> barriers_, sems_;
+  Traffic traffic_;
+  std::vector<SimEpisode> episodes_;
+  std::vector<std::unique_ptr<SimRecorder>> recorders_;
+  uint64_t stack_bytes_;
+  uint64_t run_seq_ = 0;
+};
+
+// One instruction as text for messages: "mnemonic name=value ..." in isa.def operand order.
+std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in);
+
+#endif

@@ -1,0 +1,252 @@
+// sim.cpp — Simulator: elaborates the model once, then runs programs one after another.
+// A run: reset every piece of model state, check the program statically, attach its queues to
+// the queue slots, wake the controller (which spawns one thread per non-empty queue), and let the
+// kernel run until it has no events left. Queues still unfinished then are deadlocked: they are
+// reported, released with abort_ and drained by a second sc_start, so the next run starts clean.
+#include "sim.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "model.h"
+#include "trace.h"
+
+using namespace sc_core;
+
+static bool g_simulator_exists = false;
+
+Simulator::Simulator(const GtArch *a) : arch_(a) {
+  if (g_simulator_exists)
+    die("a second Simulator in one process: SystemC elaborates once (see sim/sim.h)");
+  g_simulator_exists = true;
+  model_.reset(new SimModel("gtsim", a));
+}
+
+Simulator::~Simulator() = default;
+
+int Simulator::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
+  return model_->run(p, o, r);
+}
+
+// The static checks are program_check's (sched/prog_check.c: queues, units, cores, clusters,
+// engines, ids, dtypes the units support); its messages are collected here. Then every program
+// queue is bound to its queue slot.
+std::string SimModel::static_check(const GtProgram *p) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *ms = open_memstream(&buf, &len);
+  if (!ms) die("open_memstream failed");
+  GtDiag d;
+  diag_init(&d);
+  d.out = ms;
+  d.max_errors = 20;
+  int rc = program_check(p, arch, &d, prog_name_);
+  fclose(ms);
+  std::string msg(buf ? buf : "", len);
+  free(buf);
+  if (rc != 0) return msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
+  for (int i = 0; i < p->nqueues; i++) {
+    const GtQueue &gq = p->queues[i];
+    int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
+    gt_assert(slot >= 0 && !queues[(size_t)slot].prog);  // program_check guarantees both
+    queues[(size_t)slot].prog = &gq;
+  }
+  return "";
+}
+
+std::string SimModel::deadlock_report() {
+  std::string s = std::string(prog_name_) + ": error: deadlock: the program cannot continue; blocked queues:\n";
+  for (QState &q : queues) {
+    if (!q.prog || q.done || q.prog->insts.len == 0) continue;
+    const GtInst &in = ((const GtInst *)q.prog->insts.data)[q.pc];
+    std::string what;
+    switch (q.wait) {
+    case WK_FLAG: {
+      what = "waits for flag " + std::to_string(q.wait_id) + " (never signalled)";
+      break;
+    }
+    case WK_BARRIER: {
+      const SyncObj &b = barriers_[q.wait_key];
+      what = "waits at barrier " + q.wait_key + " (" + std::to_string(b.arrived) + " of " +
+             std::to_string(b.count) + " arrived)";
+      break;
+    }
+    case WK_SEM: what = "waits for semaphore " + q.wait_key + " (value 0)"; break;
+    default: what = "blocked"; break;
+    }
+    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + inst_text(arch, prog_, in) +
+         "): " + what + "\n";
+  }
+  return s;
+}
+
+static std::string fmt(const char *f, const std::string &a) {
+  char b[160];
+  snprintf(b, sizeof b, f, a.c_str());
+  return b;
+}
+
+void SimModel::register_stats(SimResult *r, double cycles) {
+  SimStats &st = r->stats;
+  st.clear();
+  double cyc = cycles > 0 ? cycles : 1;
+  st.add("cycles", "cycles", "total cycles of the run (last queue's end - start)", cycles);
+  st.add("time_s", "s", "cycles at the chip clock", cycles / (arch->clock_mhz * 1e6));
+  st.add("clock_mhz", "MHz", "chip clock", arch->clock_mhz);
+  st.add("instructions", "count", "instructions executed", (double)r->instructions);
+  st.add("chunk_bytes", "B", "transfer chunk size (GTSIM_CHUNK_BYTES; docs/timing.md)", (double)chunk_);
+  st.add("ddr.read_bytes", "B", "bytes read from DDR by transfers", traffic_.ddr_read);
+  st.add("ddr.write_bytes", "B", "bytes written to DDR by transfers", traffic_.ddr_write);
+  st.add("ddr.burst_bytes", "B", "DDR bytes after rounding every access out to whole bursts", traffic_.ddr_burst);
+  st.add("ddr.utilization", "ratio", "DDR burst bytes / (DDR bytes per cycle x cycles)",
+         traffic_.ddr_burst / (arch->ddr_bytes_per_cycle * cyc));
+  for (size_t c = 0; c < ddr->channels.size(); c++)
+    st.add("ddr.ch" + std::to_string(c) + ".utilization", "ratio", "busy cycles of DDR channel / cycles",
+           ddr->channels[c].busy / cyc);
+  st.add("gb.read_bytes", "B", "bytes read from global buffers by transfers", traffic_.gb_read);
+  st.add("gb.write_bytes", "B", "bytes written to global buffers by transfers", traffic_.gb_write);
+  st.add("lb.read_bytes", "B", "bytes read from local buffers by transfers", traffic_.lb_read);
+  st.add("lb.write_bytes", "B", "bytes written to local buffers by transfers", traffic_.lb_write);
+  st.add("noc.bytes", "B", "bytes through the in-cluster interconnect", traffic_.noc);
+  st.add("cluster_link.bytes", "B", "bytes over links between clusters", traffic_.cluster_link);
+  st.add("episodes", "count", "chip-scope barrier episodes", (double)episodes_.size());
+  for (const QState &q : queues) {
+    if (!q.prog || q.prog->insts.len == 0) continue;
+    std::string p = "q." + q.name;
+    st.add(p + ".instructions", "count", fmt("instructions executed by %s", q.name).c_str(), (double)q.ninst);
+    st.add(p + ".busy_cycles", "cycles", "cycles computing or streaming data", q.busy);
+    st.add(p + ".utilization", "ratio", "busy cycles / run cycles", q.busy / cyc);
+    st.add(p + ".stall_data_cycles", "cycles",
+           "cycles waiting on data: transfer latency, or a flag/semaphore last set by a DMA queue", q.stall_data);
+    st.add(p + ".stall_flag_cycles", "cycles",
+           "cycles waiting on a flag/semaphore set by a unit queue, or at a barrier", q.stall_flag);
+    st.add(p + ".stall_resource_cycles", "cycles", "cycles a transfer waited for a busy shared resource",
+           q.stall_res);
+    if (q.macs > 0) {
+      st.add(p + ".macs", "MAC", "multiply-accumulates done", q.macs);
+      st.add(p + ".mac_utilization", "ratio", "MACs / (peak MACs per cycle x run cycles)", q.ideal / cyc);
+    }
+  }
+  for (const Buffer &b : mem.bufs) {
+    if (b.peak == 0) continue;
+    st.add("buf." + b.name + ".peak_bytes", "B", "peak allocated bytes", (double)b.peak);
+    st.add("buf." + b.name + ".peak_ratio", "ratio", "peak allocated bytes / capacity",
+           (double)b.peak / (double)b.capacity);
+  }
+}
+
+int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
+  *r = SimResult();
+  prog_ = p;
+  prog_name_ = o.program_name ? o.program_name : "program";
+  abort_ = false;
+  error_.clear();
+  barriers_.clear();
+  sems_.clear();
+  traffic_ = Traffic();
+  episodes_.clear();
+  recorders_.clear();
+  for (QState &q : queues) q.reset();
+  for (BwResource &c : ddr->channels) c.reset();
+  for (auto &cm : clusters) {
+    for (BwResource &x : cm->gb->ports) x.reset();
+    for (BwResource &x : cm->noc->link_in) x.reset();
+    for (BwResource &x : cm->noc->link_out) x.reset();
+    cm->link_in.reset();
+    cm->link_out.reset();
+    for (auto &core : cm->cores)
+      for (BwResource &x : core->lb->ports) x.reset();
+  }
+  mem.reset(p);
+  start_ = now();
+  mem.origin = start_;
+  // Resource clocks start at this run's start.
+  for (BwResource &c : ddr->channels) c.free_at = start_;
+  for (auto &cm : clusters) {
+    for (BwResource &x : cm->gb->ports) x.free_at = start_;
+    for (BwResource &x : cm->noc->link_in) x.free_at = start_;
+    for (BwResource &x : cm->noc->link_out) x.free_at = start_;
+    cm->link_in.free_at = cm->link_out.free_at = start_;
+    for (auto &core : cm->cores)
+      for (BwResource &x : core->lb->ports) x.free_at = start_;
+  }
+  chunk_ = o.chunk_bytes;
+  if (chunk_ <= 0) {
+    chunk_ = 2048;
+    if (const char *env = getenv("GTSIM_CHUNK_BYTES")) {
+      char *end;
+      long long v = strtoll(env, &end, 10);
+      if (end == env || *end || v <= 0) {
+        r->status = GT_EXIT_INPUT;
+        r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
+        return r->status;
+      }
+      chunk_ = v;
+    }
+  }
+  std::string e = static_check(p);
+  if (!e.empty()) {
+    r->status = GT_EXIT_SIM;
+    r->message = e;
+    for (QState &q : queues) q.prog = nullptr;
+    return r->status;
+  }
+  std::string err;
+  if (o.trace_path) {
+    auto t = gtt_open(o.trace_path, arch->clock_mhz, &err);
+    if (!t) { r->status = GT_EXIT_INPUT; r->message = err; return r->status; }
+    recorders_.push_back(std::move(t));
+  }
+  if (o.perfetto_path) {
+    auto t = perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
+    if (!t) { r->status = GT_EXIT_INPUT; r->message = err; return r->status; }
+    recorders_.push_back(std::move(t));
+  }
+  for (auto &rec : recorders_) {
+    for (size_t b = 0; b < mem.bufs.size(); b++)
+      if (mem.bufs[b].capacity > 0) rec->buffer((int)b, mem.bufs[b].name, mem.bufs[b].capacity);
+    for (size_t q = 0; q < queues.size(); q++)
+      if (queues[q].prog && queues[q].prog->insts.len) rec->queue((int)q, queues[q].name);
+  }
+  running_ = 0;
+  for (QState &q : queues)
+    if (q.prog && q.prog->insts.len) running_++;
+  // The first sc_start initialises the kernel (the controller reaches its wait); only then does a
+  // pending notification count as activity for the run-to-starvation sc_start below.
+  if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
+  start_ev_.notify(SC_ZERO_TIME);
+  sc_start();
+  if (!abort_ && running_ > 0) {
+    error_ = deadlock_report();
+    error_cycle_ = now() - start_;
+    abort_ = true;
+    wake_all();
+    sc_start();
+  }
+  double end = start_;
+  for (QState &q : queues) {
+    if (!q.prog || q.prog->insts.len == 0) continue;
+    r->instructions += q.ninst;
+    end = std::max(end, q.end);
+  }
+  if (!error_.empty()) end = start_ + error_cycle_;
+  double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
+  r->cycles = (uint64_t)cycles;
+  r->episodes = episodes_;
+  register_stats(r, cycles);
+  for (auto &rec : recorders_)
+    if (!rec->finish(r->cycles, &err) && error_.empty()) {
+      r->status = GT_EXIT_INPUT;
+      r->message = err;
+    }
+  recorders_.clear();
+  if (!error_.empty()) {
+    r->status = GT_EXIT_SIM;
+    r->message = error_;
+  }
+  for (QState &q : queues) q.prog = nullptr;
+  return r->status;
+}

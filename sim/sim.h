@@ -1,0 +1,103 @@
+// sim.h — the public API of the SystemC hardware model: run a Program on an architecture.
+//
+// Module map of sim/ (C++17 on SystemC 2.3):
+//   sim.h/sim.cpp       this API: Simulator (elaborates once), run() of one program after another
+//   timing.h/.cpp       timing formulas as plain functions (no SystemC): matrix, vector, scalar,
+//                       transfers, bandwidth reservation of shared resources (docs/timing.md)
+//   memory.h/.cpp       buffer and region state: allocations, occupancy, tiles held (the checks)
+//   model.h/.cpp        the SystemC modules, one per resource, and the queue threads
+//   stats.cpp           the stats registry and its text/JSON printers
+//   trace.h/.cpp        recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
+//
+// Time: one SystemC nanosecond is one cycle of the chip clock (whatever clock_mhz is); stats
+// convert cycles to seconds with clock_mhz. Every run starts at the kernel's current time and
+// its cycles are end - start.
+//
+// Lifetime: SystemC 2.3 elaborates once per process, so a process has at most ONE Simulator,
+// for one architecture, constructed before the first run. Any number of programs may then be
+// run one after another on it (the kernel is resumed with sc_start; all model state is reset
+// between runs), including after a run that failed a check or deadlocked.
+#ifndef GT_SIM_H
+#define GT_SIM_H
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "arch.h"
+#include "prog.h"
+}
+
+// One registered statistic. Names are dotted paths ("ddr.read_bytes", "q.c0.k1.mme.busy").
+struct SimStat {
+  std::string name, unit, desc;
+  double value;
+};
+
+// The stats registry: models keep plain counters; after a run they are registered here with
+// name, unit and description; printers are separate (STYLE.md #14). Order = registration
+// order, which is deterministic.
+class SimStats {
+ public:
+  void add(const std::string &name, const char *unit, const char *desc, double value);
+  const SimStat *find(const std::string &name) const;  // nullptr when absent
+  double get(const std::string &name) const;           // 0 when absent
+  const std::vector<SimStat> &all() const { return stats_; }
+  void clear() { stats_.clear(); }
+  void print_text(FILE *out) const;
+  void print_json(FILE *out) const;  // {"stats":[{"name":..,"unit":..,"desc":..,"value":..}]}
+  void print_csv(FILE *out) const;   // header name,value,unit,desc; one row per stat
+
+ private:
+  std::vector<SimStat> stats_;
+};
+
+struct SimOptions {
+  const char *trace_path = nullptr;     // --trace FILE.gtt.gz (traces/README.md)
+  const char *perfetto_path = nullptr;  // --perfetto FILE.json (Chrome trace-event JSON)
+  const char *program_name = nullptr;   // file name used in check messages (may be null)
+  // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
+  // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
+  // 0 = default (env GTSIM_CHUNK_BYTES, else 2048).
+  int64_t chunk_bytes = 0;
+};
+
+// Per chip-scope barrier episode (the kernel boundary marker of the schedulers).
+struct SimEpisode {
+  uint64_t cycle;       // completion cycle of the episode, relative to the run's start
+  uint64_t ddr_bytes;   // DDR bytes (read + write) whose transfers completed after the
+                        // previous episode (or the start) and no later than this one
+};
+
+struct SimResult {
+  int status = 0;          // 0 ok, 1 bad input (unusable option/file), 2 check failed/deadlock
+  std::string message;     // the check/deadlock report (several lines), empty when ok
+  uint64_t cycles = 0;     // cycles of this run (end of the last queue - start)
+  uint64_t instructions = 0;  // instructions executed
+  std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order
+  SimStats stats;          // everything else, registered by name (docs/timing.md, "Stats")
+};
+
+class SimModel;  // model.h
+
+class Simulator {
+ public:
+  // Elaborates the modules for `a` (which must outlive the Simulator). At most one per process.
+  explicit Simulator(const GtArch *a);
+  ~Simulator();
+  Simulator(const Simulator &) = delete;
+  Simulator &operator=(const Simulator &) = delete;
+
+  // Runs one program to completion (or to the first check failure / a deadlock) and fills r.
+  // Returns r->status. The program must outlive the call only.
+  int run(const GtProgram *p, const SimOptions &o, SimResult *r);
+
+ private:
+  const GtArch *arch_;
+  std::unique_ptr<SimModel> model_;
+};
+
+#endif

@@ -1,0 +1,74 @@
+// timing.h — the timing formulas of the model as plain functions (no SystemC kernel), so unit
+// tests call them with known inputs. Every figure comes from GtArch; docs/timing.md derives
+// each formula. All results are in cycles of the chip clock.
+#ifndef GT_TIMING_H
+#define GT_TIMING_H
+
+#include <cstdint>
+#include <vector>
+
+extern "C" {
+#include "arch.h"
+#include "prog.h"
+}
+
+// Matrix unit: cycles of `gemm m n k` in dtype t, pipeline latency included; -1 if the unit
+// does not support t (mac_rate 0) or is not a matrix unit.
+//   cube:      ceil( ceil(m/m0)·ceil(n/n0)·ceil(k/k0) / rate ) + latency
+//   systolic:  folds · (2R + C − 2 + ceil(T / rate)) + latency        (SCALE-Sim, see doc)
+//              output-stationary: folds = ceil(m/R)·ceil(n/C), T = k
+//              weight-stationary: folds = ceil(k/R)·ceil(n/C), T = m
+int64_t timing_matrix(const GtUnitKind *u, int64_t m, int64_t n, int64_t k, GtDtype t);
+
+// Vector unit: latency + ceil(elems / lanes[t]) · Σ_class passes(op, class)·op_cost[class];
+// -1 if lanes[t] is 0 or the unit has no vector capability.
+int64_t timing_vector(const GtUnitKind *u, GtVop op, int64_t elems, GtDtype t);
+
+// Scalar unit: ceil(ops / scalar_ops_per_cycle); -1 without scalar capability.
+int64_t timing_scalar(const GtUnitKind *u, int64_t ops);
+
+// ---- Transfers ----
+// A bandwidth resource (a DDR channel, a GB or LB port, a NoC link direction, a cluster link
+// direction): it serves one chunk at a time; `free_at` is when it can start the next one.
+// Times are fractional cycles so that chunk times that are not whole cycles do not round up
+// one by one (a transfer's end is rounded up once).
+struct BwResource {
+  double bytes_per_cycle = 0;
+  double free_at = 0;
+  double busy = 0;       // cycles spent serving chunks (for utilization)
+  uint64_t bytes = 0;    // bytes served
+  void reset() { free_at = 0; busy = 0; bytes = 0; }
+};
+
+// One use of a resource by a chunk: `bytes` of the chunk pass through `res`.
+struct BwUse {
+  BwResource *res;
+  double bytes;
+};
+
+// Reserves every resource of a chunk at once, starting no earlier than `now`:
+//   start = max(now, max_r free_at_r),   each r busy for bytes_r / bw_r from start,
+//   end = start + max_r bytes_r / bw_r   (the chunk moves at the pace of its slowest resource).
+// Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
+double bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
+
+// DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
+// % channels, after rounding the access out to whole bursts (a partial burst costs a full one).
+// Adds into per_channel[channels].
+void ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
+                       std::vector<double> &per_channel);
+
+// The access pattern of a mov side: `rows` rows of `row_bytes` bytes, `planes` planes;
+// row r of plane p starts at base + p·plane_stride + r·row_stride.
+struct AccessPattern {
+  int64_t base, row_bytes, rows, row_stride, planes, plane_stride;
+  int64_t extent() const;  // one past the highest byte touched, relative to 0 (base included)
+};
+// DDR bytes per channel of a whole access pattern (burst-rounded per row).
+void ddr_pattern_bytes(const AccessPattern &ap, int interleave, int channels, int burst,
+                       std::vector<double> &per_channel);
+
+// Ideal (uncontended) time of a transfer: latency + ceil(bytes / narrowest bandwidth).
+int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle);
+
+#endif

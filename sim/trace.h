@@ -1,0 +1,29 @@
+// trace.h — recorders: observers the model calls at every occupancy change and every timed
+// instruction. They live outside the models (STYLE.md #14) and stream to their files while
+// the simulation runs, so memory stays bounded. Formats: traces/README.md.
+#ifndef GT_TRACE_H
+#define GT_TRACE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+class SimRecorder {
+ public:
+  virtual ~SimRecorder() = default;
+  // Declarations, before the run starts: buffers (id, name, capacity) and queues (id, name).
+  virtual void buffer(int id, const std::string &name, int64_t capacity) = 0;
+  virtual void queue(int id, const std::string &name) = 0;
+  // Buffer `buf` holds `bytes` allocated bytes from `cycle` on.
+  virtual void occupancy(double cycle, int buf, int64_t bytes) = 0;
+  // Queue `q` executed instruction `idx` (mnemonic `what`) from `start` to `end`.
+  virtual void activity(int q, double start, double end, const char *what, size_t idx) = 0;
+  // The run ended at `cycles`: flush, close and rename into place. False + *err on I/O error.
+  virtual bool finish(uint64_t cycles, std::string *err) = 0;
+};
+
+// Open the recorders; nullptr + *err when the file cannot be created.
+std::unique_ptr<SimRecorder> gtt_open(const char *path, double clock_mhz, std::string *err);
+std::unique_ptr<SimRecorder> perfetto_open(const char *path, double clock_mhz, std::string *err);
+
+#endif

@@ -1,0 +1,171 @@
+// simtest.h — helpers for the simulator tests: tiny.cfg's machine as a GtArch built by hand
+// (every value below is the one in configs/tiny.cfg, so hand calculations in the tests use the
+// same numbers), and a small builder for programs.
+#ifndef GT_SIMTEST_H
+#define GT_SIMTEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <cstring>
+#include <string>
+
+#include "sim.h"
+
+// SystemC's main() calls this (each test program defines it).
+extern "C" int sc_main(int argc, char **argv);
+#include "timing.h"
+
+// configs/tiny.cfg, field by field.
+static inline void tiny_arch(GtArch *a) {
+  memset(a, 0, sizeof *a);
+  a->name = "tiny";
+  a->clock_mhz = 1000;
+  a->nclusters = 2;
+  a->cluster_link_bytes_per_cycle = 16;
+  a->cluster_link_latency_cycles = 10;
+  a->ddr_channels = 2;
+  a->ddr_bandwidth_gb_per_s = 32;
+  a->ddr_latency_ns = 100;
+  a->ddr_burst_bytes = 64;
+  a->ddr_capacity_bytes = 1024LL << 20;
+  a->ddr_interleave_bytes = 256;
+  a->gb_bytes = 256 << 10;
+  a->gb_ports = 2;
+  a->gb_port_bytes_per_cycle = 32;
+  a->gb_latency_cycles = 10;
+  a->noc_link_bytes_per_cycle = 16;
+  a->noc_latency_cycles = 5;
+  a->dma_engines = 2;
+  a->dma_latency_cycles = 20;
+  a->ncore_kinds = 1;
+  GtCoreKind *k = &a->core_kinds[0];
+  k->name = "pe";
+  k->count = 2;
+  k->lb_bytes = 64 << 10;
+  k->lb_ports = 2;
+  k->lb_port_bytes_per_cycle = 64;
+  k->lb_latency_cycles = 2;
+  k->nunits = 3;
+  k->unit[0] = 0;
+  k->unit[1] = 1;
+  k->unit[2] = 2;
+  k->dma_engines = 1;
+  a->nunit_kinds = 3;
+  GtUnitKind *m = &a->units[0];
+  m->name = "mme";
+  m->caps = CAP_MATRIX;
+  m->shape = MAT_CUBE;
+  m->cube_m = m->cube_n = m->cube_k = 4;
+  m->mac_rate[DT_FP16] = 1;
+  m->mac_rate[DT_INT8] = 2;
+  m->matrix_latency_cycles = 8;
+  GtUnitKind *v = &a->units[1];
+  v->name = "vec";
+  v->caps = CAP_VECTOR;
+  v->lanes[DT_FP16] = 16;
+  v->lanes[DT_FP32] = 8;
+  v->lanes[DT_INT8] = 32;
+  v->op_cost[VC_SIMPLE] = 1;
+  v->op_cost[VC_MUL] = 1;
+  v->op_cost[VC_DIV] = 4;
+  v->op_cost[VC_TRANSC] = 8;
+  v->op_cost[VC_REDUCE] = 2;
+  v->vector_latency_cycles = 4;
+  GtUnitKind *s = &a->units[2];
+  s->name = "scl";
+  s->caps = CAP_SCALAR;
+  s->scalar_ops_per_cycle = 1;
+  a->cores_per_cluster = 2;
+  a->ddr_bytes_per_cycle = 32;    // 32 GB/s * 1e3 / 1000 MHz
+  a->ddr_latency_cycles = 100;    // 100 ns at 1 GHz
+}
+
+// tiny.cfg's queue indices on a core: 0 dma_in, 1 dma_out, 2 mme, 3 vec, 4 scl.
+enum { TQ_IN = 0, TQ_OUT = 1, TQ_MME = 2, TQ_VEC = 3, TQ_SCL = 4 };
+
+// A queue of a program under construction, by its coordinates: program_queue() may move the
+// queue array when it creates another queue, so a GtQueue pointer is looked up at each use.
+struct QRef {
+  int cluster, core, index;
+};
+
+// A program under construction.
+struct Prog {
+  GtProgram *p = program_new();
+  ~Prog() { program_free(p); }
+  QRef q(int cluster, int core, int index) {
+    program_queue(p, cluster, core, index);
+    return QRef{cluster, core, index};
+  }
+  uint32_t region(const char *name) { return program_new_region(p, name); }
+  uint32_t tile(const char *name) { return program_new_tile(p, name); }
+  GtInst *emit(QRef q, GtOpcode op) {
+    GtInst *in = program_emit(program_queue(p, q.cluster, q.core, q.index));
+    in->op = (uint8_t)op;
+    return in;
+  }
+  void alloc(QRef q, uint32_t r, GtLevel lvl, int cluster, int core, int64_t off, int64_t bytes,
+             uint32_t init = 0) {
+    GtInst *in = emit(q, I_ALLOC);
+    in->r[0] = r;
+    in->sub = (uint8_t)lvl;
+    in->n[0] = cluster;
+    in->n[1] = core;
+    in->n[2] = off;
+    in->n[3] = bytes;
+    in->t[0] = init;
+  }
+  void free_(QRef q, uint32_t r) { emit(q, I_FREE)->r[0] = r; }
+  GtInst *mov(QRef q, uint32_t dst, uint32_t dtile, uint32_t src, uint32_t stile, int64_t bytes) {
+    GtInst *in = emit(q, I_MOV);
+    in->r[0] = dst;
+    in->t[0] = dtile;
+    in->r[1] = src;
+    in->t[1] = stile;
+    in->n[0] = bytes;
+    return in;
+  }
+  GtInst *gemm(QRef q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
+               int64_t m, int64_t n, int64_t k, GtDtype t) {
+    GtInst *in = emit(q, I_GEMM);
+    in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
+    in->n[0] = m; in->n[1] = n; in->n[2] = k;
+    in->dtype = (uint8_t)t;
+    return in;
+  }
+  GtInst *vec(QRef q, GtVop op, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, int64_t elems,
+              GtDtype t, uint32_t b = 0, uint32_t bt = 0) {
+    GtInst *in = emit(q, I_VEC);
+    in->sub = (uint8_t)op;
+    in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
+    in->n[0] = elems;
+    in->dtype = (uint8_t)t;
+    return in;
+  }
+  void scalar(QRef q, int64_t ops) { emit(q, I_SCALAR)->n[0] = ops; }
+  void signal(QRef q, int target, int64_t flag) {
+    GtInst *in = emit(q, I_SIGNAL);
+    in->sub = (uint8_t)target;
+    in->n[0] = flag;
+  }
+  void wait(QRef q, int64_t flag) { emit(q, I_WAIT)->n[0] = flag; }
+  void barrier(QRef q, GtScope s, int64_t id, int64_t count) {
+    GtInst *in = emit(q, I_BARRIER);
+    in->sub = (uint8_t)s;
+    in->n[0] = id;
+    in->n[1] = count;
+  }
+  void sem(QRef q, bool post, GtScope s, int64_t id) {
+    GtInst *in = emit(q, post ? I_SEMPOST : I_SEMWAIT);
+    in->sub = (uint8_t)s;
+    in->n[0] = id;
+  }
+};
+
+#endif

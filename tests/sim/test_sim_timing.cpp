@@ -1,0 +1,177 @@
+// test_sim_timing.cpp — the timing formulas of sim/timing.h without the SystemC kernel.
+// Each expected value is computed here by hand from docs/timing.md's formula and tiny.cfg's
+// figures (tests/sim/simtest.h), with the arithmetic next to it.
+#include <vector>
+
+#include "simtest.h"
+
+static GtArch A;
+
+static void cube_fp16_int8_and_rounding(void **) {
+  const GtUnitKind *u = &A.units[0];  // cube 4x4x4, rate fp16 1, int8 2, latency 8
+  // 16x16x16: ceil(16/4)^3 = 64 blocks at 1 per cycle + 8
+  assert_int_equal(timing_matrix(u, 16, 16, 16, DT_FP16), 64 + 8);
+  // int8 at rate 2: 64 / 2 = 32 + 8
+  assert_int_equal(timing_matrix(u, 16, 16, 16, DT_INT8), 32 + 8);
+  // a partial block costs a whole one: ceil(5/4)=2, 1, 1 -> 2 blocks + 8
+  assert_int_equal(timing_matrix(u, 5, 4, 4, DT_FP16), 2 + 8);
+  // int8 with an odd block count rounds up once: 3 blocks / 2 = 1.5 -> 2 + 8
+  assert_int_equal(timing_matrix(u, 12, 4, 4, DT_INT8), 2 + 8);
+  // fp32 has no rate in tiny.cfg: unsupported
+  assert_int_equal(timing_matrix(u, 16, 16, 16, DT_FP32), -1);
+  // the vector unit is not a matrix unit
+  assert_int_equal(timing_matrix(&A.units[1], 4, 4, 4, DT_FP16), -1);
+}
+
+static void systolic_os_ws(void **) {
+  GtUnitKind u;
+  memset(&u, 0, sizeof u);
+  u.caps = CAP_MATRIX;
+  u.shape = MAT_SYSTOLIC;
+  u.sys_rows = 4;
+  u.sys_cols = 8;
+  u.mac_rate[DT_FP16] = 1;
+  u.mac_rate[DT_INT8] = 2;
+  u.matrix_latency_cycles = 3;
+  u.dataflow = DF_OUTPUT_STATIONARY;
+  // OS, m=8 n=16 k=32: folds = ceil(8/4)*ceil(16/8) = 4, per fold 2*4 + 8 - 2 + 32 = 46
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 4 * 46 + 3);
+  // int8 streams T at twice the rate: 2*4 + 8 - 2 + 16 = 30
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_INT8), 4 * 30 + 3);
+  u.dataflow = DF_WEIGHT_STATIONARY;
+  // WS: folds = ceil(k/R)*ceil(n/C) = 8*2 = 16, T = m = 8: 2*4 + 8 - 2 + 8 = 22
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 16 * 22 + 3);
+  // partial folds count whole: k=5 -> 2 folds of rows, n=9 -> 2 of columns, T = m = 1
+  assert_int_equal(timing_matrix(&u, 1, 9, 5, DT_FP16), 4 * (2 * 4 + 8 - 2 + 1) + 3);
+}
+
+static void vector_per_class(void **) {
+  const GtUnitKind *u = &A.units[1];  // lanes fp16 16; costs simple 1 mul 1 div 4 transc 8 reduce 2
+  // 1000 fp16 elements -> ceil(1000/16) = 63 lane-groups; + latency 4
+  assert_int_equal(timing_vector(u, V_RELU, 1000, DT_FP16), 4 + 63 * 1);  // 1 simple pass
+  assert_int_equal(timing_vector(u, V_MUL, 1000, DT_FP16), 4 + 63 * 1);   // 1 mul pass
+  assert_int_equal(timing_vector(u, V_DIV, 1000, DT_FP16), 4 + 63 * 4);   // 1 div pass
+  assert_int_equal(timing_vector(u, V_EXP, 1000, DT_FP16), 4 + 63 * 8);   // 1 transc pass
+  assert_int_equal(timing_vector(u, V_RSUM, 1000, DT_FP16), 4 + 63 * 2);  // 1 reduce pass
+  // softmax (isa.def): 2 simple + 1 div + 1 transc + 2 reduce = 2 + 4 + 8 + 4 = 18 per group
+  assert_int_equal(timing_vector(u, V_SOFTMAX, 1000, DT_FP16), 4 + 63 * 18);
+  // fp32 has 8 lanes: ceil(1000/8) = 125
+  assert_int_equal(timing_vector(u, V_RELU, 1000, DT_FP32), 4 + 125);
+  // bf16 has no lanes in tiny.cfg
+  assert_int_equal(timing_vector(u, V_RELU, 1000, DT_BF16), -1);
+}
+
+static void scalar_ops(void **) {
+  GtUnitKind u = A.units[2];
+  assert_int_equal(timing_scalar(&u, 10), 10);  // 1 op per cycle
+  u.scalar_ops_per_cycle = 4;
+  assert_int_equal(timing_scalar(&u, 10), 3);   // ceil(10/4)
+  assert_int_equal(timing_scalar(&A.units[0], 10), -1);
+}
+
+static void ddr_mapping(void **) {
+  std::vector<double> ch(2, 0.0);
+  // 1024 B from 0, 256 B interleave over 2 channels: 512 each
+  ddr_channel_bytes(0, 1024, 256, 2, 64, ch);
+  assert_true(ch[0] == 512 && ch[1] == 512);
+  ch.assign(2, 0);
+  // [100, 200) rounds out to bursts [64, 256): 192 B, all in channel 0
+  ddr_channel_bytes(100, 100, 256, 2, 64, ch);
+  assert_true(ch[0] == 192 && ch[1] == 0);
+  ch.assign(2, 0);
+  // [200, 300) -> [192, 320): 64 B in channel 0, 64 B in channel 1
+  ddr_channel_bytes(200, 100, 256, 2, 64, ch);
+  assert_true(ch[0] == 64 && ch[1] == 64);
+  ch.assign(2, 0);
+  // 16 rows of 256 B with a 512 B stride: every row starts at a multiple of 512 -> channel 0
+  AccessPattern ap{0, 256, 16, 512, 1, 0};
+  ddr_pattern_bytes(ap, 256, 2, 64, ch);
+  assert_true(ch[0] == 4096 && ch[1] == 0);
+  assert_int_equal(ap.extent(), 15 * 512 + 256);
+}
+
+static void reservation_interleaves(void **) {
+  BwResource ddr, linkA, linkB;
+  ddr.bytes_per_cycle = 16;
+  linkA.bytes_per_cycle = linkB.bytes_per_cycle = 64;
+  BwUse a[2] = {{&ddr, 256}, {&linkA, 256}}, b[2] = {{&ddr, 256}, {&linkB, 256}};
+  double s;
+  // A first at t=0: 256/16 = 16 cycles on the shared channel
+  assert_true(bw_reserve(a, 2, 0, &s) == 16 && s == 0);
+  // B at t=0 waits for the channel: [16, 32]
+  assert_true(bw_reserve(b, 2, 0, &s) == 32 && s == 16);
+  // A's second chunk, requested when its first ended (16), goes after B's: [32, 48]
+  assert_true(bw_reserve(a, 2, 16, &s) == 48 && s == 32);
+  // the channel served 3 chunks of 16 cycles
+  assert_true(ddr.busy == 48 && ddr.bytes == 768);
+  // a lone transfer: latency 127 + 4096 / 16
+  assert_int_equal(timing_transfer_ideal(127, 4096, 16), 127 + 256);
+}
+
+// The tests' hand-built machine is configs/tiny.cfg: every figure the model reads is equal.
+static void hand_built_tiny_is_tiny_cfg(void **) {
+  GtDiag d;
+  diag_init(&d);
+  GtArch *L = arch_load("configs/tiny.cfg", NULL, 0, &d);
+  assert_non_null(L);
+  assert_true(L->clock_mhz == A.clock_mhz && L->nclusters == A.nclusters);
+  assert_true(L->cluster_link_bytes_per_cycle == A.cluster_link_bytes_per_cycle);
+  assert_int_equal(L->cluster_link_latency_cycles, A.cluster_link_latency_cycles);
+  assert_int_equal(L->ddr_channels, A.ddr_channels);
+  assert_true(L->ddr_bytes_per_cycle == A.ddr_bytes_per_cycle);
+  assert_int_equal(L->ddr_latency_cycles, A.ddr_latency_cycles);
+  assert_int_equal(L->ddr_burst_bytes, A.ddr_burst_bytes);
+  assert_int_equal(L->ddr_capacity_bytes, A.ddr_capacity_bytes);
+  assert_int_equal(L->ddr_interleave_bytes, A.ddr_interleave_bytes);
+  assert_int_equal(L->gb_bytes, A.gb_bytes);
+  assert_int_equal(L->gb_ports, A.gb_ports);
+  assert_true(L->gb_port_bytes_per_cycle == A.gb_port_bytes_per_cycle);
+  assert_int_equal(L->gb_latency_cycles, A.gb_latency_cycles);
+  assert_true(L->noc_link_bytes_per_cycle == A.noc_link_bytes_per_cycle);
+  assert_int_equal(L->noc_latency_cycles, A.noc_latency_cycles);
+  assert_int_equal(L->dma_engines, A.dma_engines);
+  assert_int_equal(L->dma_latency_cycles, A.dma_latency_cycles);
+  assert_int_equal(L->ncore_kinds, 1);
+  assert_int_equal(L->cores_per_cluster, A.cores_per_cluster);
+  const GtCoreKind *lk = &L->core_kinds[0], *ak = &A.core_kinds[0];
+  assert_int_equal(lk->count, ak->count);
+  assert_int_equal(lk->lb_bytes, ak->lb_bytes);
+  assert_int_equal(lk->lb_ports, ak->lb_ports);
+  assert_true(lk->lb_port_bytes_per_cycle == ak->lb_port_bytes_per_cycle);
+  assert_int_equal(lk->lb_latency_cycles, ak->lb_latency_cycles);
+  assert_int_equal(lk->nunits, ak->nunits);
+  for (int i = 0; i < lk->nunits; i++) {
+    const GtUnitKind *lu = &L->units[lk->unit[i]], *au = &A.units[ak->unit[i]];
+    assert_string_equal(lu->name, au->name);
+    assert_int_equal(lu->caps, au->caps);
+    if (lu->caps & CAP_MATRIX) {
+      assert_int_equal(lu->shape, au->shape);
+      assert_true(lu->cube_m == au->cube_m && lu->cube_n == au->cube_n && lu->cube_k == au->cube_k);
+      assert_int_equal(lu->matrix_latency_cycles, au->matrix_latency_cycles);
+    }
+    for (int t = 0; t < DT_COUNT; t++) {
+      if (lu->caps & CAP_MATRIX) assert_true(lu->mac_rate[t] == au->mac_rate[t]);
+      if (lu->caps & CAP_VECTOR) assert_int_equal(lu->lanes[t], au->lanes[t]);
+    }
+    if (lu->caps & CAP_VECTOR) {
+      for (int c = 0; c < VC_COUNT; c++) assert_int_equal(lu->op_cost[c], au->op_cost[c]);
+      assert_int_equal(lu->vector_latency_cycles, au->vector_latency_cycles);
+    }
+    if (lu->caps & CAP_SCALAR) assert_int_equal(lu->scalar_ops_per_cycle, au->scalar_ops_per_cycle);
+  }
+  arch_free(L);
+}
+
+int sc_main(int, char **) {
+  tiny_arch(&A);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(cube_fp16_int8_and_rounding),
+      cmocka_unit_test(systolic_os_ws),
+      cmocka_unit_test(vector_per_class),
+      cmocka_unit_test(scalar_ops),
+      cmocka_unit_test(ddr_mapping),
+      cmocka_unit_test(reservation_interleaves),
+      cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
