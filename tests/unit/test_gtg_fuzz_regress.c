@@ -1,4 +1,4 @@
-/* test_gtg_fuzz_regress.c — replays every input in tests/fuzz/regress/ (crashes and overflows
+/* test_gtg_fuzz_regress.c — replays every .gtg file in tests/fuzz/regress/ (crashes and overflows
  * the fuzzer or review found, kept after their fix) through the same steps as
  * tests/fuzz/fuzz_gtg.c, one TAP test per file. Each must take a clean path: either the parse
  * fails with exactly one reported error, or the graph parses, round-trips through the writer
@@ -60,10 +60,10 @@ static void test_replay(void **st) {
 int main(void) {
   glob_t gl;
   memset(&gl, 0, sizeof gl);
-  glob("tests/fuzz/regress/*", 0, NULL, &gl);
+  glob("tests/fuzz/regress/*.gtg", 0, NULL, &gl);
   size_t n = gl.gl_pathc;
   if (n == 0) {
-    fprintf(stderr, "no inputs in tests/fuzz/regress/ (run from the repository root)\n");
+    fprintf(stderr, "no inputs tests/fuzz/regress/*.gtg (run from the repository root)\n");
     return 1;
   }
   struct CMUnitTest *tests = calloc(n, sizeof *tests);
