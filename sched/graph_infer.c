@@ -174,8 +174,8 @@ static int infer_broadcast(Ctx *c) {
   const GtTensor *a = operand(c, 0), *bb = operand(c, 1);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name_local(a->dtype),
-                    dtype_name_local(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
+                    dtype_name(bb->dtype));
   int n = a->ndim > bb->ndim ? a->ndim : bb->ndim;
   int64_t o[GT_MAX_DIMS];
   for (int i = 0; i < n; i++) {
@@ -196,8 +196,8 @@ static int infer_matmul(Ctx *c) {
     return op_error(c, "operands must have at least 2 dims, got %s and %s", sh(b1, a),
                     sh(b2, bb));
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name_local(a->dtype),
-                    dtype_name_local(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
+                    dtype_name(bb->dtype));
   if (a->dim[a->ndim - 1] != bb->dim[bb->ndim - 2])
     return op_error(c, "inner dimensions differ: %s · %s (K %lld vs %lld)", sh(b1, a),
                     sh(b2, bb), (long long)a->dim[a->ndim - 1], (long long)bb->dim[bb->ndim - 2]);
@@ -227,7 +227,7 @@ static int infer_concat(Ctx *c, const GtOp *op) {
     const GtTensor *x = operand(c, i);
     if (x->dtype != a->dtype)
       return op_error(c, "operands have different dtypes %s and %s",
-                      dtype_name_local(a->dtype), dtype_name_local(x->dtype));
+                      dtype_name(a->dtype), dtype_name(x->dtype));
     int same = x->ndim == a->ndim;
     for (int k = 0; same && k < a->ndim; k++)
       if (k != ax && x->dim[k] != a->dim[k]) same = 0;
@@ -331,7 +331,7 @@ static int infer_embedding(Ctx *c, const GtAttrs *at) {
   if (at->bag < 1) return op_error(c, "bag must be >= 1");
   if (x->dtype != DT_INT8 && x->dtype != DT_INT16 && x->dtype != DT_INT32)
     return op_error(c, "ids '%s' must have an integer dtype (int8, int16, int32), not %s",
-                    x->name, dtype_name_local(x->dtype));
+                    x->name, dtype_name(x->dtype));
   int64_t o[GT_MAX_DIMS + 1];
   memcpy(o, x->dim, sizeof x->dim);
   int n = x->ndim;

@@ -232,7 +232,7 @@ static int parse_header(Parser *p) {
     } else if (is_word(k, "dtype")) {
       if (seen_dtype++) return error_at(p, k, "attribute 'dtype' given twice");
       const char *s = val->kind == T_NAME ? tok_str(p, val) : "";
-      if (dtype_parse_local(s, &p->g->dtype))
+      if (dtype_parse(s, &p->g->dtype))
         return error_at(p, val, "unknown dtype %s (int8, int16, int32, fp16, bf16, fp32)",
                         describe(val, b, sizeof b));
     } else {
@@ -248,7 +248,7 @@ static int parse_input(Parser *p) {
   if (check_new_name(p, n) || expect_punct(p, ':', "after the input name")) return -1;
   Tok *dt = next(p);
   GtDtype t;
-  if (dt->kind != T_NAME || dtype_parse_local(tok_str(p, dt), &t))
+  if (dt->kind != T_NAME || dtype_parse(tok_str(p, dt), &t))
     return error_at(p, dt, "expected a dtype (int8, int16, int32, fp16, bf16, fp32), found %s",
                     describe(dt, b, sizeof b));
   if (expect_punct(p, '[', "to open the shape")) return -1;
