@@ -83,7 +83,9 @@ int vop_passes(GtVop v, GtVClass c);
 /* Building programs (schedulers) */
 GtProgram *program_new(void);
 void program_free(GtProgram *p);
-/* Queue for (cluster, core, index); created on first use. core = -1: cluster DMA engine. */
+/* Queue for (cluster, core, index); created on first use. core = -1: cluster DMA engine.
+ * Creating a queue may move p->queues: a GtQueue* from an earlier call is valid only until
+ * the next call that creates a queue (create every queue first, or look it up again). */
 GtQueue *program_queue(GtProgram *p, int cluster, int core, int index);
 GtInst *program_emit(GtQueue *q);  /* appends a zeroed instruction */
 uint32_t program_new_region(GtProgram *p, const char *name);

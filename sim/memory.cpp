@@ -24,6 +24,10 @@ static std::string until_text(double until, double origin) {
   return b;
 }
 
+// Strictly before, ignoring the sub-picosecond difference between a transfer's exact end and
+// the kernel time it wakes at.
+static bool before(double now, double until) { return now < until - 1e-6; }
+
 void MemoryState::reset(const GtProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
@@ -107,13 +111,13 @@ std::string MemoryState::free_region(uint32_t r, int q, double now) {
     return "free of region " + region_name(r) +
            (g.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
   char msg[320];
-  if (g.writer >= 0 && now < g.write_until) {
+  if (g.writer >= 0 && before(now, g.write_until)) {
     snprintf(msg, sizeof msg, "free of region %s while queue %s is still writing it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
              until_text(g.write_until, origin).c_str());
     return msg;
   }
-  if (g.reader >= 0 && g.reader != q && now < g.read_until) {
+  if (g.reader >= 0 && g.reader != q && before(now, g.read_until)) {
     snprintf(msg, sizeof msg, "free of region %s while queue %s still reads it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
              until_text(g.read_until, origin).c_str());
@@ -143,7 +147,7 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t by
   if (!e.empty()) return e;
   Region &g = regions[r];
   char msg[320];
-  if (g.writer >= 0 && g.writer != q && now < g.write_until) {
+  if (g.writer >= 0 && g.writer != q && before(now, g.write_until)) {
     snprintf(msg, sizeof msg, "read of region %s while queue %s is still writing it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
              until_text(g.write_until, origin).c_str());
@@ -173,13 +177,13 @@ std::string MemoryState::write_begin(uint32_t r, uint32_t tile, int64_t off, int
   if (!e.empty()) return e;
   Region &g = regions[r];
   char msg[320];
-  if (g.writer >= 0 && g.writer != q && now < g.write_until) {
+  if (g.writer >= 0 && g.writer != q && before(now, g.write_until)) {
     snprintf(msg, sizeof msg, "write into region %s while queue %s is still writing it (%s): "
              "missing synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
              until_text(g.write_until, origin).c_str());
     return msg;
   }
-  if (g.reader >= 0 && g.reader != q && now < g.read_until) {
+  if (g.reader >= 0 && g.reader != q && before(now, g.read_until)) {
     snprintf(msg, sizeof msg, "write into region %s while queue %s still reads it (%s): missing "
              "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
              until_text(g.read_until, origin).c_str());

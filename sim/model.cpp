@@ -362,7 +362,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
     left -= c;
   }
   if (abort_) return false;
-  double t1 = std::max(t, now());
+  double t1 = now();  // the last chunk's end, as the kernel woke at it
   mem.read_end(rs, qid, t1);
   mem.write_end(rd, in.t[0]);
   double b = (double)bytes;
