@@ -192,3 +192,53 @@ void graph_fill_outputs(GtGraph *g) {
     g->outputs[g->noutputs++] = t;
   }
 }
+
+const char *graph_check(const GtGraph *g) {
+  int *seen_input = arena_alloc(g->arena, (size_t)g->ntensors * sizeof(int) + 1);
+  for (int i = 0; i < g->ninputs; i++) {
+    int t = g->inputs[i];
+    if (t < 0 || t >= g->ntensors) return arena_printf(g->arena, "input %d is no tensor", i);
+    if (seen_input[t]++) return arena_printf(g->arena, "tensor %d listed twice as input", t);
+    if (g->tensors[t].producer != -1)
+      return arena_printf(g->arena, "input '%s' has producer %d", g->tensors[t].name,
+                      g->tensors[t].producer);
+  }
+  /* defined[t]: t is an input or the output of an op already visited */
+  unsigned char *defined = arena_alloc(g->arena, (size_t)g->ntensors + 1);
+  for (int i = 0; i < g->ninputs; i++) defined[g->inputs[i]] = 1;
+  for (int o = 0; o < g->nops; o++) {
+    const GtOp *op = &g->ops[o];
+    if ((int)op->kind < 0 || op->kind >= OP_COUNT)
+      return arena_printf(g->arena, "op %d has kind %d", o, (int)op->kind);
+    if (op->nin < op_table[op->kind].lo || op->nin > op_table[op->kind].hi || op->nout < 1 ||
+        op->nout > (op->kind == OP_SPLIT ? GT_MAX_OPERANDS : 1))
+      return arena_printf(g->arena, "op %d (%s) has %d operands and %d outputs", o,
+                      op_table[op->kind].name, op->nin, op->nout);
+    for (int i = 0; i < op->nin; i++) {
+      int t = op->in[i];
+      if (t < 0 || t >= g->ntensors || !defined[t])
+        return arena_printf(g->arena, "op %d (%s) reads tensor %d before it is defined", o,
+                        op_table[op->kind].name, t);
+    }
+    for (int i = 0; i < op->nout; i++) {
+      int t = op->out[i];
+      if (t < 0 || t >= g->ntensors || defined[t] || g->tensors[t].producer != o)
+        return arena_printf(g->arena, "op %d (%s) output %d: tensor %d has another producer",
+                        o, op_table[op->kind].name, i, t);
+      defined[t] = 1;
+    }
+  }
+  for (int t = 0; t < g->ntensors; t++) {
+    const GtTensor *x = &g->tensors[t];
+    if (!defined[t]) return arena_printf(g->arena, "tensor %d has no producer", t);
+    if (graph_find_tensor(g, x->name) != t)
+      return arena_printf(g->arena, "tensor %d's name is not unique or not indexed", t);
+    if (g->batch > 0 && (x->ndim < 1 || x->ndim > GT_MAX_DIMS))
+      return arena_printf(g->arena, "tensor '%s' has %d dims", x->name, x->ndim);
+    for (int k = 0; g->batch > 0 && k < x->ndim; k++)
+      if (x->dim[k] < 1)
+        return arena_printf(g->arena, "tensor '%s' has dim %d = %lld", x->name, k,
+                        (long long)x->dim[k]);
+  }
+  return NULL;
+}

@@ -124,7 +124,10 @@ typedef struct {
   int cap_name_index;        /* power of two, or 0 */
 } GtGraph;
 
-/* Building (parsers, importers, tests). */
+/* Building (parsers, importers, tests). Both adders return -1 (and add nothing) for a name
+ * that is empty or already used, a bad dim (< 1 and not GT_DIM_N) or rank (1..GT_MAX_DIMS),
+ * a wrong operand count for the kind, an operand id that does not exist yet, or more than
+ * one output for any kind but split. Call graph_fill_outputs() when done, then graph_infer(). */
 GtGraph *graph_new(const char *name);
 void graph_free(GtGraph *g);
 int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl, GtDtype t);
@@ -153,7 +156,8 @@ GtOpCost graph_op_cost(const GtGraph *g, int op);
 int64_t tensor_elems(const GtTensor *t);
 int64_t tensor_bytes(const GtTensor *t);
 
-/* .gtg text (docs/gtg.md) */
+/* .gtg text (docs/gtg.md). The loaded graph is already inferred at the file's batch
+ * (g->batch == g->default_batch); on a bad file, one error goes to d and NULL is returned. */
 GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d);
 GtGraph *gtg_load(const char *path, GtDiag *d);
 void gtg_write(FILE *out, const GtGraph *g);
@@ -177,6 +181,14 @@ int opkind_min_inputs(GtOpKind k);
 int opkind_max_inputs(GtOpKind k);
 /* Formats dims as "[2, 64, 56, 56]" into buf; returns buf. */
 char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
+/* Invariant checker for passes that edit the graph (STYLE.md #3): ops in topological order,
+ * one producer per tensor and producer ids that agree, inputs listed once, valid operand and
+ * output counts, unique names found by graph_find_tensor, and (when g->batch is set) every
+ * dim >= 1. Returns NULL, or a description of the first violation. Typical use:
+ *   const char *bad = graph_check(g); if (bad) die("after %s: %s", pass, bad); */
+const char *graph_check(const GtGraph *g);
+/* --stats --csv: the per-kind table (kind,count,macs,flops,params) and a "total" row. */
+void graph_print_stats_csv(FILE *out, const GtGraph *g);
 
 #ifdef __cplusplus
 }

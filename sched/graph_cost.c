@@ -26,7 +26,7 @@ int64_t tensor_elems(const GtTensor *t) {
 }
 
 int64_t tensor_bytes(const GtTensor *t) {
-  return smul(tensor_elems(t), dtype_bytes_local(t->dtype));
+  return smul(tensor_elems(t), dtype_bytes(t->dtype));
 }
 
 /* Non-MAC FLOPs per output element of the elementwise-like ops (docs/gtg.md, "Accounting"):
@@ -57,7 +57,7 @@ GtOpCost graph_op_cost(const GtGraph *g, int o) {
   const GtAttrs *at = &op->at;
   const GtTensor *x = &g->tensors[op->in[0]];
   const GtTensor *y = &g->tensors[op->out[0]];
-  int pbytes = dtype_bytes_local(g->dtype);
+  int pbytes = dtype_bytes(g->dtype);
   int64_t out_elems = tensor_elems(y);
   int64_t nonmac = 0;
   for (int i = 0; i < op->nin; i++) c.in_bytes = sadd(c.in_bytes, tensor_bytes(&g->tensors[op->in[i]]));
@@ -108,7 +108,7 @@ GtOpCost graph_op_cost(const GtGraph *g, int o) {
     break;
   case OP_INTERACTION: { /* pairs·D MACs per sample, pairs = F(F-1)/2 or F(F+1)/2 */
     int64_t f = x->dim[1];
-    int64_t pairs = at->self_interaction ? f * (f + 1) / 2 : f * (f - 1) / 2;
+    int64_t pairs = smul(f, at->self_interaction ? f + 1 : f - 1) / 2;
     c.macs = smul(smul(x->dim[0], pairs), x->dim[2]);
     break;
   }

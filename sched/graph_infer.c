@@ -157,7 +157,7 @@ static int infer_pool(Ctx *c, const GtAttrs *at) {
   if (need_rank(c, x, 4, 4, "[N, C, H, W]") || check_window(c, at, 1)) return -1;
   int64_t o[4] = {x->dim[0], x->dim[1], 0, 0};
   for (int i = 0; i < 2; i++) {
-    if (at->pad[i] * 2 > at->kernel[i] || at->pad[i + 2] * 2 > at->kernel[i])
+    if ((int64_t)at->pad[i] * 2 > at->kernel[i] || (int64_t)at->pad[i + 2] * 2 > at->kernel[i])
       return op_error(c, "pad %d,%d exceeds half the kernel %d", at->pad[i], at->pad[i + 2],
                       at->kernel[i]);
     int64_t n = window_out(x->dim[2 + i], at->kernel[i], at->stride[i], at->pad[i],
@@ -174,8 +174,8 @@ static int infer_broadcast(Ctx *c) {
   const GtTensor *a = operand(c, 0), *bb = operand(c, 1);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name_local(a->dtype),
-                    dtype_name_local(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
+                    dtype_name(bb->dtype));
   int n = a->ndim > bb->ndim ? a->ndim : bb->ndim;
   int64_t o[GT_MAX_DIMS];
   for (int i = 0; i < n; i++) {
@@ -196,8 +196,8 @@ static int infer_matmul(Ctx *c) {
     return op_error(c, "operands must have at least 2 dims, got %s and %s", sh(b1, a),
                     sh(b2, bb));
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name_local(a->dtype),
-                    dtype_name_local(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
+                    dtype_name(bb->dtype));
   if (a->dim[a->ndim - 1] != bb->dim[bb->ndim - 2])
     return op_error(c, "inner dimensions differ: %s · %s (K %lld vs %lld)", sh(b1, a),
                     sh(b2, bb), (long long)a->dim[a->ndim - 1], (long long)bb->dim[bb->ndim - 2]);
@@ -227,7 +227,7 @@ static int infer_concat(Ctx *c, const GtOp *op) {
     const GtTensor *x = operand(c, i);
     if (x->dtype != a->dtype)
       return op_error(c, "operands have different dtypes %s and %s",
-                      dtype_name_local(a->dtype), dtype_name_local(x->dtype));
+                      dtype_name(a->dtype), dtype_name(x->dtype));
     int same = x->ndim == a->ndim;
     for (int k = 0; same && k < a->ndim; k++)
       if (k != ax && x->dim[k] != a->dim[k]) same = 0;
@@ -329,6 +329,9 @@ static int infer_embedding(Ctx *c, const GtAttrs *at) {
   if (at->vocab < 1 || at->vocab > GT_MAX_DIM || at->dim < 1 || at->dim > GT_MAX_DIM)
     return op_error(c, "vocab and dim must be >= 1");
   if (at->bag < 1) return op_error(c, "bag must be >= 1");
+  if (x->dtype != DT_INT8 && x->dtype != DT_INT16 && x->dtype != DT_INT32)
+    return op_error(c, "ids '%s' must have an integer dtype (int8, int16, int32), not %s",
+                    x->name, dtype_name(x->dtype));
   int64_t o[GT_MAX_DIMS + 1];
   memcpy(o, x->dim, sizeof x->dim);
   int n = x->ndim;
@@ -347,6 +350,8 @@ static int infer_interaction(Ctx *c, const GtAttrs *at) {
   const GtTensor *x = operand(c, 0);
   if (need_rank(c, x, 3, 3, "[N, F, D] (F feature vectors of width D)")) return -1;
   int64_t f = x->dim[1];
+  if (f > ((int64_t)1 << 30)) /* keeps F·(F+1) in int64 */
+    return op_error(c, "%lld feature vectors are too many (at most 2^30)", (long long)f);
   int64_t pairs = at->self_interaction ? f * (f + 1) / 2 : f * (f - 1) / 2;
   int64_t o[2] = {x->dim[0], pairs + (at->pad_interaction ? x->dim[2] : 0)};
   if (o[1] < 1) return op_error(c, "a single feature has no pairs (F=1)");
@@ -436,6 +441,8 @@ static int check_cost(Ctx *c, GtOpCost *tot) {
   return 0;
 }
 
+/* requires: ops in topological order (graph_check); maintains: names, ids and attributes
+ * (only g->batch and the tensors' dim/dtype change, so it can be called again to re-bind). */
 int graph_infer(GtGraph *g, int64_t batch, GtDiag *d) {
   const char *file = g->file ? g->file : "<graph>";
   if (batch < 1 || batch > GT_MAX_DIM) {

@@ -65,7 +65,7 @@ static void print_json(FILE *out, const GtGraph *g, const Stats *s) {
   fputs(",\n  \"file\": ", out);
   json_str(out, g->file);
   fprintf(out, ",\n  \"batch\": %lld,\n  \"dtype\": ", (long long)g->batch);
-  json_str(out, dtype_name_local(g->dtype));
+  json_str(out, dtype_name(g->dtype));
   fputs(",\n  \"ops\": [", out);
   int first = 1;
   for (int k = 0; k < OP_COUNT; k++) {
@@ -96,7 +96,7 @@ static void print_json(FILE *out, const GtGraph *g, const Stats *s) {
 static void print_text(FILE *out, const GtGraph *g, const Stats *s) {
   char h1[32], h2[32];
   fprintf(out, "model %s (%s): batch %lld, dtype %s, %d ops, %d tensors\n\n", g->name, g->file,
-          (long long)g->batch, dtype_name_local(g->dtype), g->nops, g->ntensors);
+          (long long)g->batch, dtype_name(g->dtype), g->nops, g->ntensors);
   fprintf(out, "%-16s %7s %20s %20s %14s\n", "op kind", "count", "MACs", "FLOPs", "params");
   for (int k = 0; k < OP_COUNT; k++) {
     const KindRow *r = &s->kind[k];
@@ -111,7 +111,7 @@ static void print_text(FILE *out, const GtGraph *g, const Stats *s) {
           human(h1, sizeof h1, (double)s->tot.macs), human(h2, sizeof h2, per));
   fprintf(out, "FLOPs             %sFLOP\n", human(h1, sizeof h1, (double)s->tot.flops));
   fprintf(out, "parameters        %s (%sB as %s)\n", human(h1, sizeof h1, (double)s->tot.params),
-          human(h2, sizeof h2, (double)s->tot.param_bytes), dtype_name_local(g->dtype));
+          human(h2, sizeof h2, (double)s->tot.param_bytes), dtype_name(g->dtype));
   fprintf(out, "activation bytes  %sB (every tensor once)\n",
           human(h1, sizeof h1, (double)s->act_bytes));
   if (s->peak_op >= 0) {
@@ -122,6 +122,21 @@ static void print_text(FILE *out, const GtGraph *g, const Stats *s) {
     if (op->line > 0) fprintf(out, ", line %d", op->line);
     fputs(")\n", out);
   }
+}
+
+void graph_print_stats_csv(FILE *out, const GtGraph *g) {
+  gt_assert(g->batch >= 1);
+  Stats s;
+  fill_stats(g, &s);
+  fputs("kind,count,macs,flops,params\n", out);
+  for (int k = 0; k < OP_COUNT; k++) {
+    const KindRow *r = &s.kind[k];
+    if (r->count)
+      fprintf(out, "%s,%d,%lld,%lld,%lld\n", opkind_name((GtOpKind)k), r->count,
+              (long long)r->macs, (long long)r->flops, (long long)r->params);
+  }
+  fprintf(out, "total,%d,%lld,%lld,%lld\n", g->nops, (long long)s.tot.macs,
+          (long long)s.tot.flops, (long long)s.tot.params);
 }
 
 void graph_print_stats(FILE *out, const GtGraph *g, int json) {

@@ -86,11 +86,11 @@ static int lex(Parser *p) {
       if (neg) s++;
       int64_t x = 0;
       while (is_digit((unsigned char)*s)) {
+        x = x * 10 + (*s++ - '0'); /* x <= 2^56 before this step: no overflow */
         if (x > ((int64_t)1 << 56)) {
-          rc = error_at(p, &t, "integer too large");
+          rc = error_at(p, &t, "integer too large (more than 2^56)");
           break;
         }
-        x = x * 10 + (*s++ - '0');
       }
       if (rc) break;
       if (is_alpha((unsigned char)*s)) {
@@ -114,7 +114,7 @@ static int lex(Parser *p) {
     *(Tok *)vec_push(&v) = t;
   }
   p->toks = arena_alloc(p->g->arena, v.len * sizeof(Tok));
-  memcpy(p->toks, v.data, v.len * sizeof(Tok));
+  if (v.len) memcpy(p->toks, v.data, v.len * sizeof(Tok)); /* none when byte 1 is bad */
   p->ntoks = (int)v.len;
   vec_free(&v);
   return rc;
@@ -232,7 +232,7 @@ static int parse_header(Parser *p) {
     } else if (is_word(k, "dtype")) {
       if (seen_dtype++) return error_at(p, k, "attribute 'dtype' given twice");
       const char *s = val->kind == T_NAME ? tok_str(p, val) : "";
-      if (dtype_parse_local(s, &p->g->dtype))
+      if (dtype_parse(s, &p->g->dtype))
         return error_at(p, val, "unknown dtype %s (int8, int16, int32, fp16, bf16, fp32)",
                         describe(val, b, sizeof b));
     } else {
@@ -248,7 +248,7 @@ static int parse_input(Parser *p) {
   if (check_new_name(p, n) || expect_punct(p, ':', "after the input name")) return -1;
   Tok *dt = next(p);
   GtDtype t;
-  if (dt->kind != T_NAME || dtype_parse_local(tok_str(p, dt), &t))
+  if (dt->kind != T_NAME || dtype_parse(tok_str(p, dt), &t))
     return error_at(p, dt, "expected a dtype (int8, int16, int32, fp16, bf16, fp32), found %s",
                     describe(dt, b, sizeof b));
   if (expect_punct(p, '[', "to open the shape")) return -1;
@@ -378,6 +378,9 @@ static int parse_op(Parser *p) {
       return error_at(p, n, "expected an operand name, found %s", describe(n, b, sizeof b));
     if (nin == GT_MAX_OPERANDS) return error_at(p, n, "at most %d operands", GT_MAX_OPERANDS);
     int id = graph_find_tensor(p->g, tok_str(p, n));
+    for (int i = 0; id < 0 && i < nout; i++)
+      if (outs[i]->len == n->len && memcmp(outs[i]->s, n->s, (size_t)n->len) == 0)
+        return error_at(p, n, "'%.*s' is used in its own definition (a cycle)", n->len, n->s);
     if (id < 0) {
       int later = later_definition(p, n);
       if (later)
@@ -445,6 +448,8 @@ GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d) {
   }
   graph_fill_outputs(p.g);
   if (graph_infer(p.g, p.g->default_batch, d)) goto fail;
+  const char *bad = graph_check(p.g);
+  if (bad) die("gtg_parse built an invalid graph: %s", bad);
   return p.g;
 fail:
   graph_free(p.g);

@@ -18,7 +18,7 @@
 static char *sanitize(const GtGraph *g, int id) {
   const char *s = g->tensors[id].name;
   size_t n = strlen(s);
-  char *r = malloc(n + 32);
+  char *r = malloc(n + 40);
   if (!r) die("out of memory");
   size_t k = 0;
   if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) r[k++] = '_';
@@ -66,7 +66,7 @@ static void print_attr(FILE *out, GtGraph const *g, const GtOp *op, GtgAttr a) {
 
 static void write_input(FILE *out, const GtGraph *g, int id, const char *name) {
   const GtTensor *x = &g->tensors[id];
-  fprintf(out, "input %s: %s[", name, dtype_name_local(x->dtype));
+  fprintf(out, "input %s: %s[", name, dtype_name(x->dtype));
   for (int k = 0; k < x->ndim; k++) {
     if (k) fputs(", ", out);
     if (x->decl[k] == GT_DIM_N) fputc('N', out);
@@ -90,7 +90,7 @@ void gtg_write(FILE *out, const GtGraph *g) {
              *c == '_' || *c == '.' || *c == '-';
     fputc(ok ? *c : '_', out);
   }
-  fprintf(out, " batch=%lld dtype=%s\n", (long long)g->default_batch, dtype_name_local(g->dtype));
+  fprintf(out, " batch=%lld dtype=%s\n", (long long)g->default_batch, dtype_name(g->dtype));
   /* Inputs are interleaved with the ops in tensor-id order, so ids survive the round trip. */
   int next_in = 0;
   for (int o = 0; o <= g->nops; o++) {

@@ -1,6 +1,6 @@
-// cli_stats.cpp — the `gtsim --stats MODEL [--batch B] [--json] [-o FILE]` mode: load the
-// model, bind the batch (the file's own unless --batch), print graph_print_stats() to stdout
-// or atomically to -o FILE. Needs no --arch. Exit 1 on any user error (docs/gtg.md).
+// cli_stats.cpp — the `gtsim --stats MODEL [--batch B] [--json|--csv] [-o FILE]` mode: load
+// the model, bind the batch (the file's own unless --batch), print graph_print_stats() to
+// stdout or atomically to -o FILE. Needs no --arch. Exit 1 on any user error (docs/gtg.md).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +22,16 @@ long long cli_parse_batch(const char *s) {
   return v;
 }
 
+static void print(FILE *out, const GtGraph *g, const CliOptions &o) {
+  if (o.csv) graph_print_stats_csv(out, g);
+  else graph_print_stats(out, g, o.json);
+}
+
 int cli_stats(const CliOptions &o) {
+  if (o.csv && o.json) {
+    fprintf(stderr, "gtsim: --json and --csv exclude each other\n(try 'gtsim --help')\n");
+    return GT_EXIT_INPUT;
+  }
   if (o.inputs.size() != 1) {
     fprintf(stderr, "gtsim: --stats needs exactly one model file\n(try 'gtsim --help')\n");
     return GT_EXIT_INPUT;
@@ -42,7 +51,7 @@ int cli_stats(const CliOptions &o) {
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) die("open_memstream failed");
-    graph_print_stats(f, g, o.json);
+    print(f, g, o);
     fclose(f);
     if (write_file_atomic(o.output, buf, len) != 0) {
       fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
@@ -50,7 +59,7 @@ int cli_stats(const CliOptions &o) {
     }
     free(buf);
   } else {
-    graph_print_stats(stdout, g, o.json);
+    print(stdout, g, o);
   }
   graph_free(g);
   return rc;

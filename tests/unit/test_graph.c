@@ -515,6 +515,31 @@ static void test_peak_live(void **st) {
   assert_int_equal(at, 2);
 }
 
+static void test_graph_check(void **st) {
+  (void)st;
+  x0 = input("x", 2, (int64_t[]){N, 4});
+  int a = op1(OP_RELU, x0, "a", NULL);
+  int b = op1(OP_RELU, g->ops[a].out[0], "b", NULL);
+  assert_null(graph_check(g)); /* before inference: dims not checked */
+  assert_int_equal(infer(), 0);
+  assert_null(graph_check(g));
+  /* Swap the two ops: b now reads a's output before it is defined. */
+  GtOp tmp = g->ops[a];
+  g->ops[a] = g->ops[b];
+  g->ops[b] = tmp;
+  const char *m = graph_check(g);
+  assert_non_null(m);
+  assert_non_null(strstr(m, "before it is defined"));
+  g->ops[b] = g->ops[a];
+  g->ops[a] = tmp;
+  assert_null(graph_check(g));
+  g->tensors[g->ops[b].out[0]].producer = a; /* wrong producer id */
+  assert_non_null(strstr(graph_check(g), "another producer"));
+  g->tensors[g->ops[b].out[0]].producer = b;
+  g->tensors[g->ops[b].out[0]].dim[1] = 0;
+  assert_non_null(strstr(graph_check(g), "has dim 1 = 0"));
+}
+
 static void test_opkind_names(void **st) {
   (void)st;
   for (int k = 0; k < OP_COUNT; k++) {
@@ -543,7 +568,7 @@ int main(void) {
       T(test_transpose_reshape), T(test_reshape_bad_count),           T(test_embedding),
       T(test_interaction),       T(test_conv_errors),                 T(test_kernel_too_big),
       T(test_builder_rejects),   T(test_batch_rebind),                T(test_many_names),
-      T(test_peak_live),         T(test_opkind_names),
+      T(test_peak_live),         T(test_opkind_names),                T(test_graph_check),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

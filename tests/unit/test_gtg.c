@@ -133,6 +133,7 @@ static const ErrCase cases[] = {
     {"undefined name", HDR "y = relu(q)\n", 4, 10, "undefined name 'q'"},
     {"use before definition", HDR "y = add(x, z)\nz = relu(y)\n", 4, 12,
      "'z' is used before its definition at line 5"},
+    {"self reference", HDR "y = add(x, y)\n", 4, 12, "'y' is used in its own definition (a cycle)"},
     {"redefined name", HDR "y = relu(x)\ny = relu(x)\n", 5, 1,
      "redefinition of 'y' (first defined at line 4)"},
     {"redefined input", HDR "input x: fp16[3]\n", 4, 7, "redefinition of 'x' (first defined at line 3)"},
@@ -154,8 +155,13 @@ static const ErrCase cases[] = {
     {"unclosed shape", "gtg 1\nmodel m\ninput x: fp16[N, 4\n", 3, 19, "expected ',' or ']'"},
     {"missing equals", HDR "y relu(x)\n", 4, 3, "expected ',' or '=' after an output name"},
     {"huge integer", HDR "y = dense(x) units=99999999999999999999\n", 4, 20, "integer too large"},
+    {"just above 2^56", HDR "y = dense(x) units=72057594037927937\n", 4, 20, "integer too large"},
+    {"2^56 lexes, out of range", HDR "y = dense(x) units=72057594037927936\n", 4, 20,
+     "bad value '72057594037927936' for 'units': expected an integer in 1..1099511627776"},
     {"conv1d 2-D kernel", "gtg 1\nmodel m\ninput s: fp16[N, 4, 10]\ny = conv1d(s) units=4 kernel=3,5\n",
      4, 5, "a 1-D window has no height"},
+    {"float embedding ids", HDR "y = embedding(x) vocab=10 dim=4\n", 4, 5,
+     "ids 'x' must have an integer dtype (int8, int16, int32), not fp16"},
     {"kernel does not fit", HDR "y = conv2d(x) units=4 kernel=9\n", 4, 5, "does not fit input [2, 4, 8, 8]"},
 };
 

@@ -1,6 +1,7 @@
 /* test_gtg_roundtrip.c — parse -> write -> parse gives an identical IR, and writing again
  * gives identical text, for every .gtg file in tests/cases/gtg/ and workloads/ (the zoo),
- * one TAP test per file (run from the repository root, as tests/run.sh does).
+ * one TAP test per file (run from the repository root, as tests/run.sh does); given
+ * arguments, it checks those files instead (`build/tests/test_gtg_roundtrip a.gtg b.gtg`).
  * The comparison is structural, field by field: names, declared and inferred shapes, dtypes,
  * producers, op kinds, operands, outputs and every attribute. */
 #include <glob.h>
@@ -146,16 +147,17 @@ static void test_invalid_names(void **st) {
   graph_free(g);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   glob_t gl;
   memset(&gl, 0, sizeof gl);
   glob("tests/cases/gtg/*.gtg", 0, NULL, &gl);
   glob("workloads/*.gtg", GLOB_APPEND, NULL, &gl);
-  size_t n = gl.gl_pathc;
+  size_t n = argc > 1 ? (size_t)argc - 1 : gl.gl_pathc;
+  char **files = argc > 1 ? argv + 1 : gl.gl_pathv;
   struct CMUnitTest *tests = calloc(n + 1, sizeof *tests);
   tests[0] = (struct CMUnitTest){"invalid names are sanitized", test_invalid_names, NULL, NULL, NULL};
   for (size_t i = 0; i < n; i++)
-    tests[i + 1] = (struct CMUnitTest){gl.gl_pathv[i], test_file, NULL, NULL, gl.gl_pathv[i]};
+    tests[i + 1] = (struct CMUnitTest){files[i], test_file, NULL, NULL, files[i]};
   int r = _cmocka_run_group_tests("gtg round trip", tests, n + 1, NULL, NULL);
   free(tests);
   globfree(&gl);
