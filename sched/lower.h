@@ -7,7 +7,8 @@
  *   2. fill_kernel_units                           which core kind and units run each kernel
  *   3. fill_placement                              where every kernel output lives (DDR, GB)
  *   4. fill_tiling                                 per-cluster/per-core partition, tile sizes
- *   5. emit_program                                per-queue instruction streams
+ *   5. emit_program                                per-queue instruction streams (lower_emit.c,
+ *                                                  lower_tiles.c)
  * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
  * docs/schedulers.md describes every decision and the report's columns.
  *

@@ -1,0 +1,102 @@
+/* lower_emit.h — internals shared by lower_emit.c (memory map, kernels over clusters and cores)
+ * and lower_tiles.c (one kernel's streams on one core). Not for other modules. */
+#ifndef GT_LOWER_EMIT_H
+#define GT_LOWER_EMIT_H
+
+#include "lower.h"
+
+enum { F_AFREE = 0, F_WFREE = 1, F_RFREE = 2 };   /* flags of dma_in */
+enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail unit queue */
+enum { F_OREADY = 0 };                            /* flag of dma_out */
+enum { MAX_PARTS = GT_MAX_OPERANDS, MAX_LBREG = 64 };
+
+/* A piece of a tensor: bytes [lo, hi) of it (per iteration) in region `reg` at offset `base`
+ * of the region for byte lo. Each core's share of a kernel output is one piece, so no two
+ * queues ever write one region in the same kernel. */
+typedef struct {
+  int64_t lo, hi, base;
+  uint32_t reg, tile;
+} Piece;
+typedef struct {
+  int n;
+  Piece *p;
+} PieceList;
+
+struct GtEmitState {
+  int nclusters, ncores;        /* cores per cluster */
+  int qpc;                      /* queue slots per core: 2 + most units of a kind */
+  int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
+  int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
+  unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
+  int nparticipants;
+  int64_t ddr_top;              /* bump pointer */
+  int64_t ddr_base;             /* end of the program-lifetime allocations */
+  uint32_t *w_reg, *w_tile;     /* per op: weight region in DDR */
+  PieceList *ddr;               /* per tensor: its DDR pieces in this iteration */
+  PieceList *gb;                /* per tensor × cluster: its GB pieces */
+  uint32_t *io_reg, *io_tile;   /* per tensor: whole-batch region of a graph input */
+  int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
+  int64_t out_base;             /* start of the graph outputs' area */
+  uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
+  /* LB regions to free at the next kernel start: per (cluster, core) */
+  uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
+  int *lb_nlive;
+};
+
+typedef struct {
+  GtLowered *l;
+  const GtArch *a;
+  GtGraph *g;
+  GtProgram *p;
+  struct GtEmitState *s;
+  int64_t sample0;              /* first sample of this iteration in the whole batch */
+  int iteration;
+} Emit;
+
+typedef struct {
+  Emit *e;
+  int c, core, kind, qin;
+  int64_t top, cap, gb_base;
+  int level;
+} LbAlloc;
+
+typedef struct {
+  int src, dst;             /* tensors */
+  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
+  int gather;               /* embedding: src = indices; rows come from the table */
+} CopyPart;
+
+int core_q(Emit *e, int c, int core, int slot);
+int core_base(const GtArch *a, int kind);
+int root(const GtGraph *g, int t);
+int64_t share(const Emit *e);
+int64_t per_sample(const GtGraph *g, int t);
+GtInst *e_inst(Emit *e, int qi, GtOpcode op);
+void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t off, int64_t bytes,
+             uint32_t init);
+void e_free(Emit *e, int qi, uint32_t r);
+void e_signal(Emit *e, int from, int to, int to_slot, int flag);
+void e_wait(Emit *e, int qi, int flag);
+void e_sem(Emit *e, int qi, GtOpcode op, int id);
+/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
+void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr, uint32_t st,
+           const GtSpan *ss);
+GtSpan local_of(const GtSpan *s);
+/* Tensor spans through their pieces (DDR or GB), counting the kernel's DDR bytes. */
+void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t dreg,
+                  uint32_t dtile, int64_t dst_off);
+void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
+                uint32_t stile);
+void lb_begin(Emit *e, LbAlloc *la, int c, int core, int kind);
+uint32_t lb_region(LbAlloc *la, int64_t bytes);
+int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp);
+/* Rows of a kernel's partition and rows per sample (0: the kernel runs on cluster 0 only). */
+void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps);
+void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i, int64_t *a0,
+               int64_t *a1);
+int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
+void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
+                       int64_t rb, int64_t ca, int64_t cb);
+void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx);
+
+#endif
