@@ -1,0 +1,262 @@
+/* lower_tiling.c — fill_tiling: the partition of every kernel over a cluster's cores (rows
+ * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
+ * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
+ * the core's budget, keeping the choice that moves the fewest bytes plus a per-tile latency
+ * (docs/schedulers.md, "Partition, tiling, double buffering").
+ *
+ * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
+ * tiles) fits core_tile_budget of its core kind; an op whose smallest tile does not is a user
+ * error naming the kernel and both sizes.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+static int64_t cluster_share_samples(const GtLowered *l) {
+  int64_t b = l->graph->batch, d = l->arch->nclusters;
+  return (b + d - 1) / d;
+}
+
+
+typedef struct {
+  int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
+} TileBytes;
+
+static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
+
+/* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
+static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom *gm, int64_t tr,
+                            int64_t tc, int64_t tk) {
+  const GtGraph *g = l->graph;
+  TileBytes tb = {0, 0, 0, 0, 0};
+  GtTile cand[3];
+  int nc = 0;
+  int64_t part = min64(tr, gm->seg_rows);
+  int64_t mid = (gm->seg_rows - part) / 2;
+  cand[nc++] = (GtTile){mid, mid + part, 0, tc, 0, tk};
+  cand[nc++] = (GtTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  if (tr >= gm->seg_rows && gm->rows >= gm->seg_rows) {
+    int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
+    cand[nc++] = (GtTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  }
+  const GtOp *h = &g->ops[k->head];
+  for (int c = 0; c < nc; c++) {
+    GtTile *t = &cand[c];
+    GtSpan s;
+    int64_t a = 0, w = 0, o;
+    GtOperandBytes ob = tile_operand_bytes(g, k->head, t, k->cdt_head);
+    int first = 1;
+    for (int i = 0; i < h->nin; i++) {
+      if (h->kind == OP_MATMUL && i == 1) continue;
+      if (tile_input_span(g, k->head, i, t, &s)) {
+        int64_t x = span_bytes(&s);
+        if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
+        a += align64(x);
+        first = 0;
+      }
+    }
+    if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
+      w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
+    }
+    tile_output_span(g, k->head, t, &s);
+    o = max64(span_bytes(&s), ob.o);
+    o = max64(o, span_bytes(&s) / dtype_bytes(g->tensors[h->out[0]].dtype) * dtype_bytes(k->cdt_tail));
+    int64_t r = 0;
+    for (int j = 1; j < k->nops; j++) {
+      const GtOp *op = &g->ops[k->ops[j]];
+      for (int i = 0; i < op->nin; i++) {
+        const GtTensor *x = &g->tensors[op->in[i]];
+        if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+        if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) r += align64(o);
+      }
+    }
+    tb.a = max64(tb.a, a);
+    tb.w = max64(tb.w, align64(w));
+    tb.o = max64(tb.o, align64(o));
+    tb.r = max64(tb.r, r);
+  }
+  /* resident bytes: broadcast operands and parameters of the head and the tail */
+  int64_t fixed = align64(gm->w_fixed_bytes);
+  for (int j = 1; j < k->nops; j++) {
+    const GtOp *op = &g->ops[k->ops[j]];
+    fixed += align64(op_weight_bytes(g, k->ops[j]));
+    for (int i = 0; i < op->nin; i++) {
+      const GtTensor *x = &g->tensors[op->in[i]];
+      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+      if (tensor_elems(x) != tensor_elems(&g->tensors[h->out[0]])) fixed += align64(tensor_bytes(x));
+    }
+  }
+  tb.fixed = fixed;
+  return tb;
+}
+
+static int64_t tile_need(const TileBytes *tb, int w_resident) {
+  return 2 * tb->a + (w_resident ? 1 : 2) * tb->w + 2 * tb->r + 2 * tb->o + tb->fixed;
+}
+
+/* The rows of the cluster with the most rows, and its per-core share. */
+static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom *gm) {
+  if (!k->split_clusters) return gm->rows;
+  return cluster_share_samples(l) * gm->rows_per_sample;
+}
+
+/* The GB bytes [w0, w1) of each cluster that hold a kernel's staged weights: the whole GB under
+ * tvm (it keeps nothing else there); under astitch what the kernel outputs leave (the lower
+ * gb_tensor_bytes, fill_placement); the top quarter is kept for the tiles of cores without LB
+ * when the config has any. */
+void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
+  const GtArch *a = l->arch;
+  int lbless = 0;
+  for (int i = 0; i < a->ncore_kinds; i++)
+    if (a->core_kinds[i].lb_bytes <= 0) lbless = 1;
+  *w1 = lbless ? a->gb_bytes / 4 * 3 : a->gb_bytes;
+  *w0 = l->opt.sched == SCHED_ASTITCH ? l->gb_tensor_bytes : 0;
+}
+
+static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
+  const GtArch *a = l->arch;
+  const GtGraph *g = l->graph;
+  GtGeom gm;
+  fill_geom(g, k->head, a, &gm);
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  int64_t R = cluster_rows(l, k, &gm), C = gm.cols;
+  int64_t budget = core_tile_budget(a, k->core_kind);
+  /* partition: pc column groups × pr row groups, minimising the busiest core's rows × cols */
+  int bpr = 1, bpc = 1;
+  double best = -1;
+  /* Cores split rows only (batch and spatial rows): with channels-last storage each core's
+   * share of the output is then one contiguous byte range, which lower_emit.c makes its own
+   * region. Columns are cut only into tiles inside a core. */
+  int maxpc = 1;
+  for (int pc = 1; pc <= maxpc; pc++) {
+    int pr = P / pc;
+    if (pr > R) pr = (int)R;
+    if (pr < 1) continue;
+    int64_t cc = ceil_div64(ceil_div64(C, pc), gm.col_align) * gm.col_align;
+    if (pc > 1 && cc * (pc - 1) >= C) continue;
+    double work = (double)ceil_div64(R, pr) * (double)min64(cc, C);
+    if (best < 0 || work < best - 1e-9) {
+      best = work;
+      bpr = pr;
+      bpc = pc;
+    }
+  }
+  k->pr = bpr;
+  k->pc = bpc;
+  /* weights staged once per cluster DDR -> GB when more than one core reads them and they fit
+   * the GB's weight area (gb_weight_area) */
+  int64_t wb = op_weight_bytes(g, k->head);
+  int64_t w0, w1;
+  gb_weight_area(l, &w0, &w1);
+  k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
+                bpr * bpc > 1 && wb <= w1 - w0;
+  int64_t core_rows = ceil_div64(R, bpr);
+  int64_t core_cols = bpc > 1 ? ceil_div64(ceil_div64(C, bpc), gm.col_align) * gm.col_align : C;
+  if (core_cols > C) core_cols = C;
+  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one that
+   * moves the fewest bytes (plus a per-tile overhead of one DMA set-up in bytes) */
+  double bestcost = -1;
+  int64_t btr = 0, btc = 0, btk = 0;
+  int bres = 0, border = 0;
+  /* a tile's fixed cost (DMA set-up, DDR latency, the unit's pipeline), in DDR bytes' worth */
+  int mlat = 0;
+  for (int u = 0; u < a->nunit_kinds; u++)
+    mlat = a->units[u].matrix_latency_cycles > mlat ? a->units[u].matrix_latency_cycles : mlat;
+  double ovh = (double)(a->dma_latency_cycles + a->ddr_latency_cycles + mlat) * a->ddr_bytes_per_cycle;
+  for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
+    for (int64_t tc = core_cols;; tc = ceil_div64(tc, 2)) {
+      if (tc < core_cols && gm.col_align > 1 && tc > gm.col_align)
+        tc = ceil_div64(tc, gm.col_align) * gm.col_align;
+      int64_t nct = ceil_div64(core_cols, tc), nkt = ceil_div64(gm.k, tk);
+      /* weights stay resident when one tile holds all of the core's (conv, dense); a matmul's
+       * b and an embedding's rows change with the rows */
+      GtOpKind hk = g->ops[k->head].kind;
+      int wres = nct == 1 && nkt == 1 &&
+                 (hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE);
+      /* most rows that fit: binary search over [1, core_rows] (tile bytes grow with rows) */
+      int64_t lo = 0, hi = core_rows;
+      while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        int64_t trm = mid > gm.seg_rows ? mid / gm.seg_rows * gm.seg_rows : mid;
+        TileBytes tb = tile_bytes(l, k, &gm, trm, tc, tk);
+        if (tile_need(&tb, wres) <= budget) lo = mid;
+        else hi = mid - 1;
+      }
+      int64_t tr = lo > gm.seg_rows ? lo / gm.seg_rows * gm.seg_rows : lo;
+      if (tr >= 1) {
+        int64_t ntr = ceil_div64(core_rows, tr);
+        TileBytes tb = tile_bytes(l, k, &gm, tr, tc, tk);
+        int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm.cols > 1;
+        int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
+        double steps = (double)(ntr * nct * nkt);
+        /* loads of A and W under each loop order: a buffer reloads when its key changes
+         * (A: rows, k, and columns for a_cols; W: columns, k, and rows for w_rows) */
+        for (int order = 0; order < 2; order++) {
+          double la, lw;
+          if (order == 0) { /* rows outer, columns, k inner */
+            la = nkt > 1 || a_cols ? steps : (double)ntr;
+            lw = nct == 1 && nkt == 1 ? (w_rows ? (double)ntr : 1) : steps;
+          } else { /* columns outer, rows, k inner */
+            la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
+            lw = nkt > 1 || w_rows ? steps : (double)nct;
+          }
+          /* staged weights are re-read from the GB, not DDR: a quarter of the cost */
+          double wcost = k->w_via_gb ? 0.25 : 1.0;
+          double cost = (double)tb.a * la + wcost * (double)tb.w * lw +
+                        (double)tb.o * (double)(ntr * nct) + ovh * steps;
+          if (bestcost < 0 || cost < bestcost) {
+            bestcost = cost;
+            btr = tr;
+            btc = tc;
+            btk = tk;
+            bres = wres;
+            border = order;
+          }
+        }
+      }
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && btr >= 1)) break;
+    }
+    if (tk <= 1 || !gm.split_k) break;
+  }
+  if (btr < 1) {
+    const GtOp *o = &g->ops[k->head];
+    TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : core_cols,
+                              gm.split_k ? 1 : gm.k);
+    diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+               "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
+               "bytes, a '%s' core has %lld for tiles",
+               k->name, opkind_name(o->kind), (long long)tile_need(&tb, 0),
+               a->core_kinds[k->core_kind].name, (long long)budget);
+    return -1;
+  }
+  k->tr = btr;
+  k->tc = btc;
+  k->tk = btk;
+  k->w_resident = bres;
+  k->cols_outer = border;
+  return 0;
+}
+
+static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
+  const GtArch *a = l->arch;
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  k->pr = P;
+  k->pc = 1;
+  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (lower_emit.c) */
+  return 0;
+}
+
+/* requires: placement; fills each kernel's partition and tile sizes. */
+int fill_tiling(GtLowered *l, GtDiag *d) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    GtLowerKind lk = op_lower_kind(l->graph, k->head);
+    int bag1 = lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1;
+    int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, d);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
