@@ -109,8 +109,8 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
 fuzz: $(BUILD)/fuzz/fuzz_gtg
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp workloads/*.gtg $(BUILD)/fuzz/corpus/ 2>/dev/null || true
-	$(BUILD)/fuzz/fuzz_gtg -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
+	UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz/fuzz_gtg -dict=tests/fuzz/gtg.dict -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
 fuzz-onnx: $(BUILD)/fuzz/fuzz_onnx
 	@mkdir -p $(BUILD)/fuzz/onnx-corpus
 	/usr/bin/python3 tests/onnx/make_fixtures.py $(BUILD)/fuzz/onnx-corpus >/dev/null
-	$(BUILD)/fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/onnx- $(BUILD)/fuzz/onnx-corpus
+	UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/onnx- $(BUILD)/fuzz/onnx-corpus
