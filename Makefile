@@ -83,8 +83,11 @@ $(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
 test: $(GTSIM) $(TEST_BIN)
 	@BUILD=$(BUILD) bash tests/run.sh
 
+# The main job: schedule ResNet-50 (batch 64) on the paper's STCP920, simulate, report.
 demo: $(GTSIM)
-	$(GTSIM) --arch configs/stcp920.cfg --describe
+	$(GTSIM) --arch configs/stcp920.cfg --describe | head -3
+	$(GTSIM) --arch configs/stcp920.cfg workloads/resnet50.gtg --compare tvm,astitch
+	$(GTSIM) --arch configs/stcp920.cfg workloads/resnet50.gtg --sched tvm
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
