@@ -20,15 +20,56 @@ static int64_t cluster_share_samples(const GtLowered *l) {
 
 typedef struct {
   int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
+  /* worst-case memory-side cost of loading one A set, W, R set and storing O, in bytes: a DDR
+   * access is charged in whole bursts per strided row (ddr_span_cost), so a tile that cuts
+   * channels-last rows into short pieces is seen to waste bandwidth */
+  int64_t ca, cw, cr, co;
 } TileBytes;
 
 static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* Bytes of DDR bursts one access of pattern s occupies, as the simulator counts them
+ * (docs/timing.md, "DDR address mapping"): rows that follow each other without a gap form one
+ * run; every other row is rounded out to whole bursts. A row of L bytes whose start is aligned
+ * to g bytes (g divides the burst B) touches at most ceil((L + B - g) / B) bursts; that bound is
+ * the charge (exact for burst-aligned rows). */
+static int64_t ddr_span_cost(const GtSpan *s, int burst) {
+  int64_t B = burst, L = s->row_bytes, n = s->rows * s->planes, st = s->stride;
+  if (B <= 1 || L <= 0) return span_bytes(s);
+  if (s->rows <= 1 || st == L) {
+    L *= s->rows;
+    n = s->planes;
+    st = s->pstride;
+    if (s->planes <= 1 || st == L) {
+      L *= s->planes;
+      n = 1;
+      st = 0;
+    }
+  }
+  int64_t g = gcd64(gcd64(st > 0 ? st : B, B), s->off > 0 ? s->off : B);
+  return n * ceil_div64(L + B - g, B) * B;
+}
+
+/* The cost of moving span s of tensor t: burst-rounded when t lives in DDR. */
+static int64_t mem_cost(const GtLowered *l, int t, const GtSpan *s) {
+  if (t >= 0 && l->place[t].level != LVL_DDR) return span_bytes(s);
+  return ddr_span_cost(s, l->arch->ddr_burst_bytes);
+}
 
 /* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
 static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom *gm, int64_t tr,
                             int64_t tc, int64_t tk) {
   const GtGraph *g = l->graph;
-  TileBytes tb = {0, 0, 0, 0, 0};
+  TileBytes tb = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   GtTile cand[3];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
@@ -43,7 +84,7 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
   for (int c = 0; c < nc; c++) {
     GtTile *t = &cand[c];
     GtSpan s;
-    int64_t a = 0, w = 0, o;
+    int64_t a = 0, w = 0, o, ca = 0, cw = 0, co, cr = 0;
     GtOperandBytes ob = tile_operand_bytes(g, k->head, t, k->cdt_head);
     int first = 1;
     for (int i = 0; i < h->nin; i++) {
@@ -52,13 +93,16 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
         int64_t x = span_bytes(&s);
         if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
         a += align64(x);
+        ca += mem_cost(l, h->in[i], &s);
         first = 0;
       }
     }
     if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
       w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
+      cw = k->w_via_gb ? span_bytes(&s) : ddr_span_cost(&s, l->arch->ddr_burst_bytes);
     }
     tile_output_span(g, k->head, t, &s);
+    co = mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s);
     o = max64(span_bytes(&s), ob.o);
     o = max64(o, span_bytes(&s) / dtype_bytes(g->tensors[h->out[0]].dtype) * dtype_bytes(k->cdt_tail));
     int64_t r = 0;
@@ -67,9 +111,16 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
       for (int i = 0; i < op->nin; i++) {
         const GtTensor *x = &g->tensors[op->in[i]];
         if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-        if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) r += align64(o);
+        if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) {
+          r += align64(o);
+          cr += mem_cost(l, op->in[i], &s);
+        }
       }
     }
+    tb.ca = max64(tb.ca, ca);
+    tb.cw = max64(tb.cw, cw);
+    tb.co = max64(tb.co, co);
+    tb.cr = max64(tb.cr, cr);
     tb.a = max64(tb.a, a);
     tb.w = max64(tb.w, align64(w));
     tb.o = max64(tb.o, align64(o));
@@ -203,8 +254,8 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
           }
           /* staged weights are re-read from the GB, not DDR: a quarter of the cost */
           double wcost = k->w_via_gb ? 0.25 : 1.0;
-          double cost = (double)tb.a * la + wcost * (double)tb.w * lw +
-                        (double)tb.o * (double)(ntr * nct) + ovh * steps;
+          double cost = (double)tb.ca * la + wcost * (double)tb.cw * lw +
+                        (double)(tb.co + tb.cr) * (double)(ntr * nct) + ovh * steps;
           if (bestcost < 0 || cost < bestcost) {
             bestcost = cost;
             btr = tr;
