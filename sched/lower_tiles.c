@@ -19,7 +19,8 @@ typedef struct {
 } Slots;
 
 typedef struct {
-  int64_t r0, r1, ct, kt;
+  int64_t r0, r1, ct, kt; /* kt: the k chunk; kp: its position in the tile's k loop */
+  int64_t kp;
 } StepT;
 
 static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
@@ -154,6 +155,14 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
   int64_t nrow_t = 0;
   for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) nrow_t++;
   int64_t nsteps = nrow_t * ncol_t * nkt;
+  /* Each core walks the k chunks starting at its own chip-wide index (mod the chunk count):
+   * the accumulation order does not matter, and with channels-last storage a k chunk is the
+   * same byte column of every pixel, which the DDR's address interleave maps to the same
+   * channel when the pixel stride is a multiple of interleave x channels (e.g. 512 fp16
+   * channels on 4 x 256 B). Cores that stepped through k in lockstep would all hammer one
+   * channel at a time; rotated, they spread over all of them (docs/schedulers.md, "Why the
+   * tvm schedule is far from the roofline"). */
+  int64_t krot = ((int64_t)c * e->a->core_kinds[k->core_kind].count + core) % nkt;
   StepT *st = calloc((size_t)nsteps, sizeof *st);
   if (!st) die("out of memory");
   {
@@ -164,12 +173,13 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
     r0s[ri] = rb;
     for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
       for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
-        for (int64_t kt = 0; kt < nkt; kt++) {
+        for (int64_t kp = 0; kp < nkt; kp++) {
           int64_t rr = k->cols_outer ? o2 : o1, ct = k->cols_outer ? o1 : o2;
           st[i].r0 = r0s[rr];
           st[i].r1 = r0s[rr + 1];
           st[i].ct = ct;
-          st[i].kt = kt;
+          st[i].kt = (kp + krot) % nkt;
+          st[i].kp = kp;
           i++;
         }
     free(r0s);
@@ -181,14 +191,14 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
   for (int64_t i = 1; i < nsteps && w_with_a; i++)
     if (SAME_A(st[i], st[i - 1]) != SAME_W(st[i], st[i - 1])) w_with_a = 0;
   for (int64_t si = 0; si < nsteps; si++) {
-    int64_t r = st[si].r0, r1 = st[si].r1, ct = st[si].ct, kt = st[si].kt;
+    int64_t r = st[si].r0, r1 = st[si].r1, ct = st[si].ct, kt = st[si].kt, kp = st[si].kp;
     {
       int64_t c0 = ca + ct * k->tc, c1 = min64(cb, c0 + k->tc);
       {
         GtTile t = {r, r1, c0, c1, kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
         int newA = si == 0 || !SAME_A(st[si], st[si - 1]);
         int newW = has_w && (si == 0 || !SAME_W(st[si], st[si - 1]));
-        int last_k = kt == nkt - 1;
+        int last_k = kp == nkt - 1;
         int last_step = si == nsteps - 1;
         int nextA = !last_step && !SAME_A(st[si + 1], st[si]);
         int nextW = !last_step && has_w && !SAME_W(st[si + 1], st[si]);
@@ -236,14 +246,14 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
         e_signal(e, qin, qh, sh, F_READY);
         /* head unit */
         e_wait(e, qh, F_READY);
-        if (kt == 0) {
+        if (kp == 0) {
           curO = (int)(nO % 2);
           if (nO >= 2) e_wait(e, qh, F_OFREE);
         }
         GtComputeStep cs[GT_MAX_STEPS];
         int ncs = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
         for (int i = 0; i < ncs; i++) {
-          int acc = cs[i].is_gemm && (kt > 0 || i > 0); /* later k chunks and filter taps */
+          int acc = cs[i].is_gemm && (kp > 0 || i > 0); /* later k chunks and filter taps */
           uint32_t nt = acc ? 0 : program_new_tile(e->p, NULL);
           GtInst *in;
           if (cs[i].is_gemm) {
