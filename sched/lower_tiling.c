@@ -10,6 +10,7 @@
  */
 #include "lower.h"
 
+#include <math.h>
 #include <string.h>
 
 static int64_t cluster_share_samples(const GtLowered *l) {
@@ -20,10 +21,13 @@ static int64_t cluster_share_samples(const GtLowered *l) {
 
 typedef struct {
   int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
-  /* worst-case memory-side cost of loading one A set, W, R set and storing O, in bytes: a DDR
-   * access is charged in whole bursts per strided row (ddr_span_cost), so a tile that cuts
-   * channels-last rows into short pieces is seen to waste bandwidth */
-  int64_t ca, cw, cr, co;
+  /* worst-case memory-side cost of loading one A set, W, R set and storing O: DDR bytes
+   * charged in whole bursts per strided row (ddr_span_cost), so a tile that cuts channels-last
+   * rows into short pieces is seen to waste bandwidth; GB bytes; bytes over the core's link */
+  int64_t da, dw, dr, dout;
+  int64_t ga, gw, gr, gout;
+  int64_t na, nr;             /* transfers per A set, per R set */
+  int64_t xa, xw, xr, xo;     /* bytes of one A set, W, R set, O as moved (not LB-expanded) */
 } TileBytes;
 
 static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
@@ -59,17 +63,18 @@ static int64_t ddr_span_cost(const GtSpan *s, int burst) {
   return n * ceil_div64(L + B - g, B) * B;
 }
 
-/* The cost of moving span s of tensor t: burst-rounded when t lives in DDR. */
-static int64_t mem_cost(const GtLowered *l, int t, const GtSpan *s) {
-  if (t >= 0 && l->place[t].level != LVL_DDR) return span_bytes(s);
-  return ddr_span_cost(s, l->arch->ddr_burst_bytes);
+/* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives). */
+static void mem_cost(const GtLowered *l, int t, const GtSpan *s, int64_t *ddr, int64_t *gb) {
+  if (t >= 0 && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
+  else *ddr += ddr_span_cost(s, l->arch->ddr_burst_bytes);
 }
 
 /* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
 static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom *gm, int64_t tr,
                             int64_t tc, int64_t tk) {
   const GtGraph *g = l->graph;
-  TileBytes tb = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  TileBytes tb;
+  memset(&tb, 0, sizeof tb);
   GtTile cand[3];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
@@ -84,7 +89,8 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
   for (int c = 0; c < nc; c++) {
     GtTile *t = &cand[c];
     GtSpan s;
-    int64_t a = 0, w = 0, o, ca = 0, cw = 0, co, cr = 0;
+    int64_t a = 0, w = 0, o, da = 0, dw = 0, dout = 0, dr = 0, ga = 0, gw = 0, gout = 0, gr = 0;
+    int64_t na = 0, nr = 0, xa = 0, xw = 0, xr = 0, xo;
     GtOperandBytes ob = tile_operand_bytes(g, k->head, t, k->cdt_head);
     int first = 1;
     for (int i = 0; i < h->nin; i++) {
@@ -93,16 +99,21 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
         int64_t x = span_bytes(&s);
         if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
         a += align64(x);
-        ca += mem_cost(l, h->in[i], &s);
+        mem_cost(l, h->in[i], &s, &da, &ga);
+        xa += span_bytes(&s);
+        na++;
         first = 0;
       }
     }
     if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
       w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
-      cw = k->w_via_gb ? span_bytes(&s) : ddr_span_cost(&s, l->arch->ddr_burst_bytes);
+      xw = span_bytes(&s);
+      if (k->w_via_gb) gw = span_bytes(&s);
+      else dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
     }
     tile_output_span(g, k->head, t, &s);
-    co = mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s);
+    mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &dout, &gout);
+    xo = span_bytes(&s);
     o = max64(span_bytes(&s), ob.o);
     o = max64(o, span_bytes(&s) / dtype_bytes(g->tensors[h->out[0]].dtype) * dtype_bytes(k->cdt_tail));
     int64_t r = 0;
@@ -113,14 +124,26 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
         if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
         if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) {
           r += align64(o);
-          cr += mem_cost(l, op->in[i], &s);
+          mem_cost(l, op->in[i], &s, &dr, &gr);
+          xr += span_bytes(&s);
+          nr++;
         }
       }
     }
-    tb.ca = max64(tb.ca, ca);
-    tb.cw = max64(tb.cw, cw);
-    tb.co = max64(tb.co, co);
-    tb.cr = max64(tb.cr, cr);
+    tb.da = max64(tb.da, da);
+    tb.dw = max64(tb.dw, dw);
+    tb.dout = max64(tb.dout, dout);
+    tb.dr = max64(tb.dr, dr);
+    tb.ga = max64(tb.ga, ga);
+    tb.gw = max64(tb.gw, gw);
+    tb.gout = max64(tb.gout, gout);
+    tb.gr = max64(tb.gr, gr);
+    tb.xa = max64(tb.xa, xa);
+    tb.xw = max64(tb.xw, xw);
+    tb.xr = max64(tb.xr, xr);
+    tb.xo = max64(tb.xo, xo);
+    tb.na = max64(tb.na, na);
+    tb.nr = max64(tb.nr, nr);
     tb.a = max64(tb.a, a);
     tb.w = max64(tb.w, align64(w));
     tb.o = max64(tb.o, align64(o));
@@ -139,6 +162,36 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
   }
   tb.fixed = fixed;
   return tb;
+}
+
+/* Cycles of the head unit for one step of kernel k with tile sizes (tr, tc, tk): the
+ * matrix and vector formulas of docs/timing.md (vector ops at one pass per element). */
+static double step_compute_cycles(const GtLowered *l, const GtKernel *k, const GtGeom *gm,
+                                  int64_t tr, int64_t tc, int64_t tk) {
+  const GtArch *a = l->arch;
+  if (k->unit_head < Q_UNIT0) return 0;
+  const GtUnitKind *u = &a->units[a->core_kinds[k->core_kind].unit[k->unit_head - Q_UNIT0]];
+  GtTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
+  GtComputeStep cs[GT_MAX_STEPS];
+  int n = tile_compute(l->graph, k->head, &t, cs, GT_MAX_STEPS);
+  double cyc = 0, rate = u->mac_rate[k->cdt_head];
+  int lanes = u->lanes[k->cdt_head];
+  for (int i = 0; i < n; i++) {
+    if (cs[i].is_gemm && rate > 0 && u->shape == MAT_CUBE && u->cube_m > 0) {
+      double blocks = (double)ceil_div64(cs[i].m, u->cube_m) * (double)ceil_div64(cs[i].n, u->cube_n) *
+                      (double)ceil_div64(cs[i].k, u->cube_k);
+      cyc += ceil(blocks / rate) + u->matrix_latency_cycles;
+    } else if (cs[i].is_gemm && rate > 0 && u->sys_rows > 0) {
+      int64_t R = u->sys_rows, C = u->sys_cols;
+      int ws = u->dataflow == DF_WEIGHT_STATIONARY;
+      double folds = (double)ceil_div64(ws ? cs[i].k : cs[i].m, R) * (double)ceil_div64(cs[i].n, C);
+      cyc += folds * ((double)(2 * R + C - 2) + ceil((double)(ws ? cs[i].m : cs[i].k) / rate)) +
+             u->matrix_latency_cycles;
+    } else if (!cs[i].is_gemm && lanes > 0) {
+      cyc += u->vector_latency_cycles + (double)ceil_div64(cs[i].elems, lanes);
+    }
+  }
+  return cyc;
 }
 
 static int64_t tile_need(const TileBytes *tb, int w_resident) {
@@ -205,16 +258,18 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   int64_t core_rows = ceil_div64(R, bpr);
   int64_t core_cols = bpc > 1 ? ceil_div64(ceil_div64(C, bpc), gm.col_align) * gm.col_align : C;
   if (core_cols > C) core_cols = C;
-  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one that
-   * moves the fewest bytes (plus a per-tile overhead of one DMA set-up in bytes) */
+  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one
+   * with the shortest estimated time (est_cycles) */
   double bestcost = -1;
   int64_t btr = 0, btc = 0, btk = 0;
   int bres = 0, border = 0;
-  /* a tile's fixed cost (DMA set-up, DDR latency, the unit's pipeline), in DDR bytes' worth */
-  int mlat = 0;
-  for (int u = 0; u < a->nunit_kinds; u++)
-    mlat = a->units[u].matrix_latency_cycles > mlat ? a->units[u].matrix_latency_cycles : mlat;
-  double ovh = (double)(a->dma_latency_cycles + a->ddr_latency_cycles + mlat) * a->ddr_bytes_per_cycle;
+  /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
+   * the kernel is split over clusters) and its cluster's GB ports */
+  double ddr_cores = (double)bpr * (k->split_clusters ? a->nclusters : 1);
+  double gb_bw = (double)a->gb_ports * a->gb_port_bytes_per_cycle;
+  double noc = a->noc_link_bytes_per_cycle > 0 ? a->noc_link_bytes_per_cycle : 1;
+  double lat0 = (double)(a->dma_latency_cycles + a->noc_latency_cycles) +
+                a->core_kinds[k->core_kind].lb_latency_cycles;
   for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
     for (int64_t tc = core_cols;; tc = ceil_div64(tc, 2)) {
       if (tc < core_cols && gm.col_align > 1 && tc > gm.col_align)
@@ -241,6 +296,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
         int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm.cols > 1;
         int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
         double steps = (double)(ntr * nct * nkt);
+        double step_cyc = step_compute_cycles(l, k, &gm, tr, tc, tk);
         /* loads of A and W under each loop order: a buffer reloads when its key changes
          * (A: rows, k, and columns for a_cols; W: columns, k, and rows for w_rows) */
         for (int order = 0; order < 2; order++) {
@@ -252,10 +308,30 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
             la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
             lw = nkt > 1 || w_rows ? steps : (double)nct;
           }
-          /* staged weights are re-read from the GB, not DDR: a quarter of the cost */
-          double wcost = k->w_via_gb ? 0.25 : 1.0;
-          double cost = (double)tb.ca * la + wcost * (double)tb.cw * lw +
-                        (double)(tb.co + tb.cr) * (double)(ntr * nct) + ovh * steps;
+          /* estimated cycles of the busiest core: the longest of the DDR's share (burst
+           * bytes of all cores at the chip's bandwidth), the GB ports' share, the dma_in and
+           * dma_out queues (a set-up latency per transfer, serial in the queue, plus the bytes
+           * over the core's link) and the head unit; plus the total bytes at a tiny weight to
+           * prefer less traffic among equal times */
+          double nout = (double)(ntr * nct);
+          double ddr = (double)tb.da * la + (double)tb.dw * lw + (double)(tb.dout + tb.dr) * nout;
+          double gb = (double)tb.ga * la + (double)tb.gw * lw + (double)(tb.gout + tb.gr) * nout;
+          double lat_a = lat0 + (tb.da > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+          double lat_w = lat0 + (tb.dw > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+          double lat_o = lat0 + (tb.dout > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+          double t_in = la * ((double)tb.na * lat_a + (double)tb.xa / noc) +
+                        (tb.xw > 0 ? lw * (lat_w + (double)tb.xw / noc) : 0) +
+                        nout * ((double)tb.nr * lat_o + (double)tb.xr / noc);
+          double t_out = nout * (lat_o + (double)tb.xo / noc);
+          double t_ddr = ddr * ddr_cores / a->ddr_bytes_per_cycle;
+          double t_gb = gb_bw > 0 ? gb * bpr / gb_bw : 0;
+          double t_c = steps * step_cyc;
+          double cost = t_ddr;
+          if (t_gb > cost) cost = t_gb;
+          if (t_in > cost) cost = t_in;
+          if (t_out > cost) cost = t_out;
+          if (t_c > cost) cost = t_c;
+          cost += 1e-6 * (ddr + gb);
           if (bestcost < 0 || cost < bestcost) {
             bestcost = cost;
             btr = tr;
