@@ -328,7 +328,22 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
     }
     int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
     int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
-    if (k0 == 0 && k1 == c.c) {
+    if (o->kind == OP_CONV2D && !pool && c.groups == 1 && c.kh == 1 && c.kw == 1 &&
+        (c.sh > 1 || c.sw > 1) && o->at.pad[0] == 0 && o->at.pad[1] == 0 &&
+        c.h == c.ho * c.sh && c.w == c.wo * c.sw) {
+      /* a strided pointwise conv (ResNet's downsampling shortcut) reads only the pixels it
+       * samples: one row of k-chunk bytes per output pixel (input pixel stride sw), one plane
+       * per output row (input row stride sh; h = ho·sh keeps the stride uniform across
+       * images). Its LB tile then holds exactly the gemm's m·k operand. */
+      int64_t orows = r.nseg == 1 ? r.h1 - r.h0 : r.nseg * c.ho;
+      int64_t orow0 = r.s0 * c.ho + (r.nseg == 1 ? r.h0 : 0);
+      s->off = (orow0 * c.sh * c.w * c.c + k0) * dt;
+      s->row_bytes = (k1 - k0) * dt;
+      s->rows = c.wo;
+      s->stride = c.sw * c.c * dt;
+      s->planes = orows;
+      s->pstride = c.sh * c.w * c.c * dt;
+    } else if (k0 == 0 && k1 == c.c) {
       *s = span1(pix0 * c.c * dt, pix * c.c * dt);
     } else {
       s->off = (pix0 * c.c + k0) * dt;
