@@ -160,9 +160,14 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
    * same byte column of every pixel, which the DDR's address interleave maps to the same
    * channel when the pixel stride is a multiple of interleave x channels (e.g. 512 fp16
    * channels on 4 x 256 B). Cores that stepped through k in lockstep would all hammer one
-   * channel at a time; rotated, they spread over all of them (docs/schedulers.md, "Why the
-   * tvm schedule is far from the roofline"). */
-  int64_t krot = ((int64_t)c * e->a->core_kinds[k->core_kind].count + core) % nkt;
+   * channel at a time; rotated, they spread over all of them (docs/schedulers.md, "Where
+   * the baselines lose time"). */
+  int64_t gcore = (int64_t)c * e->a->core_kinds[k->core_kind].count + core;
+  int64_t krot = gcore % nkt;
+  /* the same for column tiles: a column tile of a channels-last output (or of a residual
+   * operand) is the same byte column of every pixel, so each core also starts its column
+   * loop at its own tile (the output tiles are independent) */
+  int64_t crot = gcore % ncol_t;
   StepT *st = calloc((size_t)nsteps, sizeof *st);
   if (!st) die("out of memory");
   {
@@ -174,7 +179,8 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
     for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
       for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
         for (int64_t kp = 0; kp < nkt; kp++) {
-          int64_t rr = k->cols_outer ? o2 : o1, ct = k->cols_outer ? o1 : o2;
+          int64_t rr = k->cols_outer ? o2 : o1, cp = k->cols_outer ? o1 : o2;
+          int64_t ct = (cp + crot) % ncol_t;
           st[i].r0 = r0s[rr];
           st[i].r1 = r0s[rr + 1];
           st[i].ct = ct;
