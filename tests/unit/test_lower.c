@@ -2,7 +2,9 @@
  * hand-written graphs (expected kernels listed by hand from the rules in docs/schedulers.md),
  * DDR bytes of a TVM kernel against inputs + weights + outputs computed here, iterations,
  * local-buffer capacity, Goya's split of a tail without a vector unit, untileable ops as user
- * errors, the static program check, and determinism.
+ * errors, the static program check, determinism, and the tiling choices of docs/schedulers.md
+ * "Where the baselines lose time" (sampled pixels of a strided 1x1 conv, whole channels of a
+ * 3-channel stem, per-core rotated k and column loops).
  * Run from the repository root (tests/run.sh does). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +315,112 @@ static void test_deterministic(void **state) {
   arch_free(a);
 }
 
+/* A strided 1x1 conv (ResNet's downsampling shortcut) loads only the pixels it samples:
+ * x[1, 16, 8, 8] -> 16 channels at stride 2 uses the 4 x 4 pixels (2h, 2w), 16 channels each:
+ * 4·4·16·2 = 512 B of input (all of it would be 8·8·16·2 = 2048 B, and whole input rows
+ * 0..2 and 4..6 of the two cores' output rows 1536 B), plus 16·16·2 = 512 B of weights once. */
+static void test_strided_pointwise_reads_sampled_pixels(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GtGraph *g = parse("gtg 1\nmodel s batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
+                     "y = conv2d(x) units=16 kernel=1 stride=2 bias=0\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 1, 0);
+  int64_t in = 4 * 4 * 16 * 2, w = 16 * 16 * 2, out = 4 * 4 * 16 * 2;
+  int64_t rd, wr;
+  program_ddr_bytes(l->prog, &rd, &wr);
+  assert_int_equal(rd, in + w);
+  assert_int_equal(wr, out);
+  assert_int_equal(l->kernels[0].ddr_read, in + w);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* ResNet-50's stem (7x7/2 conv over 3 input channels, 224 x 224) on STCP920 keeps all 3
+ * channels in one k chunk: channels-last, a chunk of c channels is a row of 2c bytes per
+ * pixel, and every such row costs a whole 64-byte DDR burst, so cutting 6-byte pixels into
+ * 2- or 4-byte pieces moves the same bursts two or three times. */
+static void test_stem_keeps_channels_whole(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/stcp920.cfg", NULL, 0);
+  GtGraph *g = parse("gtg 1\nmodel s batch=64 dtype=fp16\ninput x: fp16[N, 3, 224, 224]\n"
+                     "y = conv2d(x) units=64 kernel=7 stride=2 pad=3 bias=0\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 64, 0);
+  assert_int_equal(l->kernels[0].tk, 3);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Offset in tensor `name` of the first transfer from (side "src") or to (side "dst") it in
+ * queue `queue` of the program text (its src_off=/dst_off=, 0 when absent). */
+static long long first_mov_off(const char *text, const char *queue, const char *side,
+                               const char *name) {
+  char hdr[64], pat[64], key[16];
+  snprintf(hdr, sizeof hdr, ".queue %s\n", queue);
+  snprintf(key, sizeof key, "%s_off=", side);
+  const char *q = strstr(text, hdr);
+  if (!q) fail_msg("no queue %s", queue);
+  const char *end = strstr(q + 1, ".queue ");
+  snprintf(pat, sizeof pat, " %s=%s ", side, name);
+  const char *m = strstr(q, pat);
+  if (!m || (end && m > end)) fail_msg("queue %s moves no %s", queue, name);
+  const char *bol = m;
+  while (bol > q && bol[-1] != '\n') bol--;
+  const char *eol = strchr(m, '\n');
+  const char *o = strstr(bol, key);
+  if (!o || (eol && o > eol)) return 0;
+  return atoll(o + strlen(key));
+}
+static long long first_load_off(const char *text, const char *queue, const char *name) {
+  return first_mov_off(text, queue, "src", name);
+}
+
+/* Core i of the chip walks the k chunks from chunk i mod (chunks): a dense layer whose
+ * 16384 x 64 fp16 weights (2 MiB) cannot sit in a 64 KiB LB is cut in k; on one cluster of
+ * tiny's 2 cores with batch 2 core 0 takes sample 0 and core 1 sample 1, so core 0's first
+ * input load is at byte 0 and core 1's at sample 1's row (16384 · 2 B) plus one chunk. */
+static void test_k_loop_rotated_per_core(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GtGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 16384]\n"
+                     "y = dense(x) units=64 bias=0\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 2, 0);
+  int64_t tk = l->kernels[0].tk;
+  assert_true(tk < 16384); /* cut in k */
+  char *t = asm_text(l, a);
+  assert_int_equal(first_load_off(t, "c0.k0.dma_in", "t:x"), 0);
+  assert_int_equal(first_load_off(t, "c0.k1.dma_in", "t:x"), 16384 * 2 + tk * 2);
+  free(t);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* The same for column tiles: a dense layer with 16384 output columns (2 MiB of weights) is
+ * cut into column tiles; with one sample per core each core stores into its own piece of y
+ * (a region of 16384 · 2 = 32768 bytes: "t:y[0,32768)" and "t:y[32768,65536)"), core 0's
+ * first store at byte 0 of its piece and core 1's one column tile in. */
+static void test_column_loop_rotated_per_core(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GtGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 64]\n"
+                     "y = dense(x) units=16384 bias=0\n");
+  GtLowered *l = lower(g, a, SCHED_TVM, 2, 0);
+  int64_t tc = l->kernels[0].tc;
+  assert_true(tc < 16384); /* cut in columns */
+  char *t = asm_text(l, a);
+  assert_int_equal(first_mov_off(t, "c0.k0.dma_out", "dst", "\"t:y[0,32768)\""), 0);
+  assert_int_equal(first_mov_off(t, "c0.k1.dma_out", "dst", "\"t:y[32768,65536)\""), tc * 2);
+  free(t);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_group_tvm),        cmocka_unit_test(test_group_astitch),
@@ -320,6 +428,10 @@ int main(void) {
       cmocka_unit_test(test_iterations_when_ddr_is_small),
       cmocka_unit_test(test_fits_and_checks),  cmocka_unit_test(test_goya_tail_split),
       cmocka_unit_test(test_untileable),       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_strided_pointwise_reads_sampled_pixels),
+      cmocka_unit_test(test_stem_keeps_channels_whole),
+      cmocka_unit_test(test_k_loop_rotated_per_core),
+      cmocka_unit_test(test_column_loop_rotated_per_core),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
