@@ -38,4 +38,4 @@ for m in workloads/*.gtg; do
   echo "$row |"
 done
 echo
-echo "Reproduce one row: \`$GTSIM --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-schedule --gt-time >/dev/null\`."
+echo "Reproduce one row: \`build/gtsim --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --dump-schedule --gt-time >/dev/null\`."
