@@ -1,8 +1,10 @@
 /* lower_tiling.c — fill_tiling: the partition of every kernel over a cluster's cores (rows
  * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
  * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
- * the core's budget, keeping the choice that moves the fewest bytes plus a per-tile latency
- * (docs/schedulers.md, "Partition, tiling, double buffering").
+ * the core's budget, keeping the choice with the shortest estimated time of the busiest core —
+ * the longest of its DDR share (whole bursts per strided row), GB-port share, DMA queues (a
+ * set-up per transfer) and head unit (docs/schedulers.md, "Partition, tiling, double
+ * buffering").
  *
  * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
  * tiles) fits core_tile_budget of its core kind; an op whose smallest tile does not is a user
