@@ -2,7 +2,10 @@
 // each requested strategy (sched/lower.h), simulate every program on ONE elaborated Simulator
 // (SystemC elaborates once per process), and print the report (sched/report.h) or, with
 // --compare, one table with a row per strategy. --emit writes the scheduled program.
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdarg>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +23,22 @@ extern "C" {
 #include "prog.h"
 #include "report.h"
 #include "util.h"
+}
+
+// Stage progress for long runs (DESIGN.md §7): one line on stderr, rewritten in place and
+// erased at the end, only when stderr is a terminal; stdout (the report) is never touched.
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...) {
+  static const bool tty = isatty(STDERR_FILENO) == 1;
+  if (!tty) return;
+  fputs("\r\033[K", stderr);
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+  }
+  fflush(stderr);
 }
 
 static double wall_seconds() {
@@ -128,7 +147,9 @@ int cli_run_model(const CliOptions &o) {
     lo.batch_per_cluster = o.batch_per_cluster;
     auto ro = std::make_unique<RunOut>();
     double t0 = wall_seconds();
+    progress("gtsim: %s: scheduling %s ...", sched_name(k), path);
     ro->l = lower_run(g, a, &lo, &d);
+    progress(nullptr);
     double t1 = wall_seconds();
     if (!ro->l) {
       rc = GT_EXIT_INPUT;
@@ -148,7 +169,10 @@ int cli_run_model(const CliOptions &o) {
       so.perfetto_path = o.perfetto;
     }
     SimResult r;
+    progress("gtsim: %s: simulating %.1f M instructions ...", sched_name(k),
+             (double)program_ninsts(ro->l->prog) / 1e6);
     int st = sim.run(ro->l->prog, so, &r);
+    progress(nullptr);
     if (o.timing)
       fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
               sched_name(k), t1 - t0, wall_seconds() - t1, (unsigned long long)r.instructions);
