@@ -12,6 +12,8 @@
  */
 #include "lower.h"
 
+#include "ivl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,38 +272,6 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
 
 /* ---------------- placement ---------------- */
 
-/* Interval allocator over kernel indices (first fit by offset). A block allocated for kernels
- * [k0, k1] is taken at the end of kernel k0-1 and released at the start of kernel k1+1, so two
- * blocks may share bytes only if one's k0 > the other's k1 + 1. n is small (a few hundred). */
-typedef struct {
-  int64_t off, bytes;
-  int k0, k1;
-} Block;
-
-static int64_t ivl_alloc(GtVec *blocks, int64_t cap, int64_t bytes, int k0, int k1) {
-  int64_t off = 0;
-  bytes = (bytes + 63) / 64 * 64;
-  for (;;) {
-    int moved = 0;
-    for (size_t i = 0; i < blocks->len; i++) {
-      Block *b = &VEC_AT(blocks, Block, i);
-      int live = !(k0 > b->k1 + 1 || b->k0 > k1 + 1);
-      if (live && off < b->off + b->bytes && b->off < off + bytes) {
-        off = b->off + b->bytes;
-        moved = 1;
-      }
-    }
-    if (!moved) break;
-  }
-  if (off + bytes > cap) return -1;
-  Block *nb = vec_push(blocks);
-  nb->off = off;
-  nb->bytes = bytes;
-  nb->k0 = k0;
-  nb->k1 = k1;
-  return off;
-}
-
 static int64_t cluster_share_samples(const GtLowered *l) {
   int64_t b = l->graph->batch, d = l->arch->nclusters;
   return (b + d - 1) / d;
@@ -360,8 +330,9 @@ int fill_placement(GtLowered *l) {
   for (int t = 0; t < g->ntensors; t++)
     if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
   /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
-  GtVec blocks;
-  vec_init(&blocks, sizeof(Block));
+  /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
+   * of kernel k1+1 (lower_emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
+  GtIvl blocks;
   /* astitch splits the GB: the largest gemm weights first (up to three quarters of the area),
    * kernel outputs below them */
   int64_t top = a->gb_bytes;
@@ -374,6 +345,7 @@ int fill_placement(GtLowered *l) {
   maxw = min64(maxw, top / 4 * 3);
   int64_t gb_cap = (top - maxw) / 64 * 64;
   l->gb_tensor_bytes = gb_cap;
+  ivl_init(&blocks, 0, gb_cap, 64, IVL_BOTTOM_UP);
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
     for (int t = 0; t < g->ntensors; t++) {
       GtTensorPlace *p = &pl[t];
@@ -397,13 +369,13 @@ int fill_placement(GtLowered *l) {
       }
       if (!ok) continue;
       int64_t share = tensor_bytes(x) / g->batch * cluster_share_samples(l);
-      int64_t off = ivl_alloc(&blocks, gb_cap, share, p->kernel, p->last_kernel);
+      int64_t off = ivl_alloc(&blocks, share, p->kernel - 1, p->last_kernel, t);
       if (off < 0) continue;
       p->level = LVL_GB;
       p->gb_offset = off;
     }
   }
-  vec_free(&blocks);
+  ivl_free(&blocks);
   return 0;
 }
 

@@ -1,0 +1,73 @@
+/* ivl.c — the interval allocator (ivl.h). */
+#include "ivl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void ivl_init(GtIvl *v, int64_t lo, int64_t cap, int64_t align, GtIvlPolicy policy) {
+  memset(v, 0, sizeof *v);
+  v->lo = lo;
+  v->cap = cap;
+  v->align = align > 0 ? align : 1;
+  v->policy = policy;
+}
+
+void ivl_free(GtIvl *v) {
+  free(v->b);
+  v->b = NULL;
+  v->n = v->room = 0;
+}
+
+static int fits(const GtIvlBlock *c, int nc, int64_t off, int64_t bytes) {
+  for (int i = 0; i < nc; i++)
+    if (off < c[i].off + c[i].bytes && c[i].off < off + bytes) return 0;
+  return 1;
+}
+
+/* Candidate offsets: the buffer's ends and the edges of the blocks alive over [t0, t1]; the
+ * policy takes the lowest (bottom-up) or highest (top-down) one where the block fits. */
+int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id) {
+  bytes = ceil_div64(bytes > 0 ? bytes : 1, v->align) * v->align;
+  GtIvlBlock *c = malloc(sizeof(GtIvlBlock) * (size_t)(v->n + 1));
+  if (!c) die("out of memory");
+  int nc = 0;
+  for (int i = 0; i < v->n; i++)
+    if (v->b[i].t0 <= t1 && t0 <= v->b[i].t1) c[nc++] = v->b[i];
+  int up = v->policy == IVL_BOTTOM_UP;
+  int64_t best = -1;
+  for (int i = -1; i < nc; i++) {
+    int64_t off;
+    if (up) off = i < 0 ? v->lo : ceil_div64(c[i].off + c[i].bytes, v->align) * v->align;
+    else off = ((i < 0 ? v->cap : c[i].off) - bytes) / v->align * v->align;
+    if (off < v->lo || off + bytes > v->cap || !fits(c, nc, off, bytes)) continue;
+    if (best < 0 || (up ? off < best : off > best)) best = off;
+  }
+  free(c);
+  if (best < 0) return -1;
+  if (v->n == v->room) {
+    v->room = v->room ? 2 * v->room : 16;
+    v->b = realloc(v->b, sizeof(GtIvlBlock) * (size_t)v->room);
+    if (!v->b) die("out of memory");
+  }
+  v->b[v->n++] = (GtIvlBlock){best, bytes, t0, t1, id};
+  return best;
+}
+
+int ivl_remove(GtIvl *v, int id) {
+  for (int i = 0; i < v->n; i++)
+    if (v->b[i].id == id) {
+      memmove(&v->b[i], &v->b[i + 1], sizeof(GtIvlBlock) * (size_t)(v->n - i - 1));
+      v->n--;
+      return 0;
+    }
+  return -1;
+}
+
+int64_t ivl_lowest(const GtIvl *v, int t) {
+  int64_t low = v->cap;
+  for (int i = 0; i < v->n; i++)
+    if (v->b[i].t0 <= t && t <= v->b[i].t1) low = min64(low, v->b[i].off);
+  return low;
+}
