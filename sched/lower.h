@@ -23,6 +23,7 @@
 
 #include "arch.h"
 #include "graph.h"
+#include "gt.h"
 #include "prog.h"
 #include "util.h"
 
@@ -30,7 +31,7 @@
 extern "C" {
 #endif
 
-typedef enum { SCHED_TVM, SCHED_ASTITCH, SCHED_COUNT } GtSchedKind;
+typedef enum { SCHED_TVM, SCHED_ASTITCH, SCHED_GRAPHTURBO, SCHED_COUNT } GtSchedKind;
 const char *sched_name(GtSchedKind k);
 int sched_parse(const char *s, GtSchedKind *out); /* 0 ok, -1 unknown */
 
@@ -71,6 +72,12 @@ typedef struct {
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
+  /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
+   * cluster's share it runs on, the LB bytes left for its tiles, its output slices */
+  int inst;                  /* -1 under tvm/astitch */
+  int64_t s0, s1;            /* samples [s0, s1) of each cluster's share; s1 = 0: all of it */
+  int64_t budget;            /* > 0: tile budget per core (else core_tile_budget) */
+  int slice0, nslices;       /* its output slices: l->slices[slice0 .. slice0 + nslices) */
   /* accounting (emit_program) */
   int64_t ddr_read, ddr_write; /* bytes, whole kernel over all clusters and iterations */
   int64_t flops;             /* graph_op_cost flops of its ops, per iteration */
@@ -87,11 +94,47 @@ typedef struct {
   int64_t gb_offset;         /* LVL_GB: offset in each cluster's GB */
 } GtTensorPlace;
 
+/* GraphTurbo's ablation ladder (the paper's Fig. 15), each level on top of the one before:
+ * gb = one kernel per group, outputs kept in GB; lb = kept in LB; instances = groups split into
+ * instances and ordered; full = + across-layer instruction scheduling (not built: = instances). */
+typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
+const char *gt_ladder_name(GtLadder v);
+int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
+/* Which tensor leaves a full buffer first: the longest-lived one, counted in kernels (the
+ * paper's §4.3 rule), or the largest (prior work's). */
+typedef enum { GT_SPILL_LONGEST, GT_SPILL_LARGEST } GtSpillRule;
+
 typedef struct {
   GtSchedKind sched;
   int64_t batch;             /* --batch (0: the graph's default) */
   int64_t batch_per_cluster; /* --batch-per-cluster (0: the whole share if it fits) */
+  /* graphturbo */
+  GtOptions gt;              /* the graph-level passes (gt.h) */
+  GtLadder gt_level;         /* --gt-level (default full) */
+  GtSpillRule gt_spill;      /* --gt-spill (default longest) */
+  double gt_stitch;          /* --gt-stitch: fraction of each LB for kept tensors (0.5) */
 } GtLowerOptions;
+void lower_options_default(GtLowerOptions *o);
+
+/* A part of a tensor that one kernel produces and later kernels read (graphturbo): its place
+ * between kernels. Per cluster: every cluster keeps its own samples' slice at the same offsets. */
+typedef struct {
+  int tensor, kernel;        /* the (root) tensor and the kernel that writes the slice */
+  int last;                  /* the last kernel that reads it (= kernel when none does) */
+  int want, level;           /* where it was meant to live, where it lives (LVL_LB/GB/DDR) */
+  int64_t bytes;             /* bytes per cluster (the largest cluster share) */
+  int64_t gb_off;            /* LVL_GB: offset in the GB */
+  int core0, ncores;         /* the kernel's cores: core0 .. core0 + ncores - 1 of a cluster */
+  int64_t *lb_off;           /* LVL_LB: offset in the LB of each of those cores */
+  int64_t *lb_bytes;         /* bytes on each of those cores (cluster 0's share) */
+} GtSlice;
+
+/* An instance as run (graphturbo): a group restricted to samples of each cluster's share. */
+typedef struct {
+  int group, index;          /* the schedule's group (topological position) and instance */
+  int64_t s0, s1;            /* samples [s0, s1); s1 = 0: the whole share */
+  int k0, k1;                /* its kernels [k0, k1) */
+} GtRunInst;
 
 /* The whole result: the plan (for the report) and the program. */
 typedef struct {
@@ -118,6 +161,17 @@ typedef struct {
   int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
   int active_cores[GT_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
   struct GtEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
+  /* graphturbo (lower_gt.c) */
+  int nslices;
+  GtSlice *slices;
+  int ninsts;
+  GtRunInst *insts;
+  int64_t spills, spill_bytes; /* slices not kept where they were meant to, their bytes (whole
+                                  run: all clusters and iterations) */
+  int nnotes;
+  const char **notes;        /* groups run differently from the schedule, and why */
+  const char *gt_order;      /* the instance order used (bfs/dfs, or "group" on a fallback) */
+  int *op_group;             /* op -> the schedule's group (planning only) */
 } GtLowered;
 
 /* Lower `g` for `a`. Re-binds g's batch (graph_infer). User errors (op that cannot be tiled,
@@ -204,11 +258,25 @@ typedef int (*GtFuseRule)(const GtLowered *l, int head, int op);
 void group_kernels(GtLowered *l, GtFuseRule fuse);
 void group_kernels_tvm(GtLowered *l);
 void group_kernels_astitch(GtLowered *l);
+/* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c). */
+int gt_plan(GtLowered *l, GtDiag *d);
+/* The §4.3 spill rule, exposed for tests: the victim among slices cand[0..n), and one pass
+ * over steps [0, nsteps) that moves slices at `level` down to `down` until the bytes alive at
+ * every step fit `cap` on each of nres resources (a cluster's cores for LB; 1 for GB). */
+int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule);
+void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
+                   GtSpillRule rule, int down);
+/* The tile budget of kernel k on one core (its budget, else core_tile_budget). */
+int64_t kernel_tile_budget(const GtLowered *l, const GtKernel *k);
 
 /* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
  * the head's core kind. Returns 0 or -1 with an error in d. */
 int fill_kernel_units(GtLowered *l, GtDiag *d);
 int fill_placement(GtLowered *l);
+/* The kernel runs on every cluster, each on its samples (else on cluster 0 alone). */
+int kernel_split_clusters(const GtLowered *l, const GtKernel *k);
+/* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
+void fill_gb_split(GtLowered *l);
 int fill_tiling(GtLowered *l, GtDiag *d);
 void emit_program(GtLowered *l, int64_t sample0, int iteration);
 

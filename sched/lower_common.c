@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_names[SCHED_COUNT] = {"tvm", "astitch"};
+static const char *const sched_names[SCHED_COUNT] = {"tvm", "astitch", "graphturbo"};
 const char *sched_name(GtSchedKind k) { return (unsigned)k < SCHED_COUNT ? sched_names[k] : "?"; }
 int sched_parse(const char *s, GtSchedKind *out) {
   for (int i = 0; i < SCHED_COUNT; i++)
@@ -104,6 +104,10 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
 }
 
 /* ---------------- units ---------------- */
+
+int64_t kernel_tile_budget(const GtLowered *l, const GtKernel *k) {
+  return k->budget > 0 ? k->budget : core_tile_budget(l->arch, k->core_kind);
+}
 
 int64_t core_tile_budget(const GtArch *a, int core_kind) {
   const GtCoreKind *ck = &a->core_kinds[core_kind];
@@ -272,6 +276,36 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
 
 /* ---------------- placement ---------------- */
 
+int kernel_split_clusters(const GtLowered *l, const GtKernel *k) {
+  const GtGraph *g = l->graph;
+  const GtArch *a = l->arch;
+  if (op_lower_kind(g, k->head) == LK_COPY) {
+    const GtOp *o = &g->ops[k->head];
+    const GtTensor *big = &g->tensors[o->kind == OP_CONCAT ? o->out[0] : o->in[0]];
+    int ax = o->at.axis < 0 ? big->ndim + o->at.axis : o->at.axis;
+    return ax >= 1 && big->dim[0] % g->batch == 0 && a->nclusters > 1;
+  }
+  GtGeom gm;
+  fill_geom(g, k->head, a, &gm);
+  return gm.rows_per_sample > 0 && a->nclusters > 1;
+}
+
+/* astitch and graphturbo split the GB: the largest gemm weights first (up to three quarters of
+ * the area), kernel outputs below them, [0, gb_tensor_bytes) */
+void fill_gb_split(GtLowered *l) {
+  const GtArch *a = l->arch;
+  const GtGraph *g = l->graph;
+  int64_t top = a->gb_bytes;
+  for (int i = 0; i < a->ncore_kinds; i++)
+    if (a->core_kinds[i].lb_bytes <= 0) top = a->gb_bytes / 4 * 3;
+  int64_t maxw = 0;
+  for (int ki = 0; ki < l->nkernels; ki++)
+    if (op_lower_kind(g, l->kernels[ki].head) == LK_GEMM)
+      maxw = max64(maxw, op_weight_bytes(g, l->kernels[ki].head));
+  maxw = min64(maxw, top / 4 * 3);
+  l->gb_tensor_bytes = (top - maxw) / 64 * 64;
+}
+
 static int64_t cluster_share_samples(const GtLowered *l) {
   int64_t b = l->graph->batch, d = l->arch->nclusters;
   return (b + d - 1) / d;
@@ -289,15 +323,7 @@ int fill_placement(GtLowered *l) {
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel *k = &l->kernels[ki];
     for (int i = 0; i < k->nops; i++) kof[k->ops[i]] = ki;
-    GtGeom gm;
-    fill_geom(g, k->head, a, &gm);
-    k->split_clusters = gm.rows_per_sample > 0 && a->nclusters > 1;
-    if (op_lower_kind(g, k->head) == LK_COPY) {
-      const GtOp *o = &g->ops[k->head];
-      const GtTensor *big = &g->tensors[o->kind == OP_CONCAT ? o->out[0] : o->in[0]];
-      int ax = o->at.axis < 0 ? big->ndim + o->at.axis : o->at.axis;
-      k->split_clusters = ax >= 1 && big->dim[0] % g->batch == 0 && a->nclusters > 1;
-    }
+    k->split_clusters = kernel_split_clusters(l, k);
   }
   for (int t = 0; t < g->ntensors; t++) {
     pl[t].level = LVL_DDR;
@@ -333,18 +359,8 @@ int fill_placement(GtLowered *l) {
   /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
    * of kernel k1+1 (lower_emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
   GtIvl blocks;
-  /* astitch splits the GB: the largest gemm weights first (up to three quarters of the area),
-   * kernel outputs below them */
-  int64_t top = a->gb_bytes;
-  for (int i = 0; i < a->ncore_kinds; i++)
-    if (a->core_kinds[i].lb_bytes <= 0) top = a->gb_bytes / 4 * 3;
-  int64_t maxw = 0;
-  for (int ki = 0; ki < l->nkernels; ki++)
-    if (op_lower_kind(g, l->kernels[ki].head) == LK_GEMM)
-      maxw = max64(maxw, op_weight_bytes(g, l->kernels[ki].head));
-  maxw = min64(maxw, top / 4 * 3);
-  int64_t gb_cap = (top - maxw) / 64 * 64;
-  l->gb_tensor_bytes = gb_cap;
+  fill_gb_split(l);
+  int64_t gb_cap = l->gb_tensor_bytes;
   ivl_init(&blocks, 0, gb_cap, 64, IVL_BOTTOM_UP);
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
     for (int t = 0; t < g->ntensors; t++) {
@@ -382,6 +398,7 @@ int fill_placement(GtLowered *l) {
 /* ---------------- driver ---------------- */
 
 static int plan(GtLowered *l, GtDiag *d) {
+  if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, d);
   if (l->opt.sched == SCHED_TVM) group_kernels_tvm(l);
   else group_kernels_astitch(l);
   if (fill_kernel_units(l, d)) return -1;
@@ -444,7 +461,8 @@ GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDia
     if (bit != g->batch) {
       /* the last iteration is smaller: bind the batch again and re-tile */
       if (graph_infer(g, bit, d)) goto fail;
-      if (fill_placement(l) || fill_tiling(l, d)) goto fail;
+      if (o->sched == SCHED_GRAPHTURBO ? plan(l, d) : (fill_placement(l) || fill_tiling(l, d)))
+        goto fail;
     }
     emit_program(l, done, it);
     done += bit;

@@ -83,15 +83,37 @@ void e_sem(Emit *e, int qi, GtOpcode op, int id) {
   in->sub = SCOPE_CLUSTER;
   in->n[0] = id;
 }
-static void e_barrier(Emit *e) {
+/* Every queue joins: one chip barrier (id 0), or one barrier per cluster (id 1) over that
+ * cluster's queues. */
+static void e_barrier(Emit *e, GtScope scope) {
   for (int qi = 0; qi < e->p->nqueues; qi++) {
     GtInst *in = e_inst(e, qi, I_BARRIER);
-    in->sub = SCOPE_CHIP;
-    in->n[0] = 0;
-    in->n[1] = e->s->nparticipants;
+    in->sub = (uint8_t)scope;
+    in->n[0] = scope == SCOPE_CHIP ? 0 : 1;
+    in->n[1] = scope == SCOPE_CHIP ? e->s->nparticipants : e->s->qcl[e->p->queues[qi].cluster];
   }
   e->l->nbarriers++;
 }
+
+/* graphturbo: kernels that run on every cluster over its own samples need no other cluster, so
+ * a cluster barrier ends them; a kernel on cluster 0 alone, or one that reads a tensor whole,
+ * shares data across clusters and is fenced by chip barriers on both sides. An iteration ends
+ * with a chip barrier: its DDR is freed and the next one's allocated by cluster 0's queue. */
+static int needs_chip(Emit *e, int ki) {
+  const GtKernel *k = &e->l->kernels[ki];
+  if (!k->split_clusters && e->a->nclusters > 1) return 1;
+  for (int j = 0; j < k->nops; j++)
+    for (int i = 0; i < e->g->ops[k->ops[j]].nin; i++)
+      if (op_input_whole(e->g, k->ops[j], i) && e->g->tensors[e->g->ops[k->ops[j]].in[i]].producer >= 0)
+        return 1;
+  return 0;
+}
+static GtScope barrier_after(Emit *e, int ki) {
+  if (e->l->opt.sched != SCHED_GRAPHTURBO || ki == e->l->nkernels - 1) return SCOPE_CHIP;
+  if (needs_chip(e, ki) || (ki + 1 < e->l->nkernels && needs_chip(e, ki + 1))) return SCOPE_CHIP;
+  return SCOPE_CLUSTER;
+}
+
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
 void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr,
                   uint32_t st, const GtSpan *ss) {
@@ -164,11 +186,12 @@ static PieceList make_pieces(Emit *e, int t, int only) {
   return pl;
 }
 
-static const PieceList *pieces_of(Emit *e, int t, int c, int *level) {
+static const PieceList *pieces_of(Emit *e, int t, int c) {
   int r = root(e->g, t);
-  *level = e->l->place[r].level;
-  const PieceList *pl = *level == LVL_GB ? &e->s->gb[(size_t)r * (size_t)e->s->nclusters + (size_t)c]
-                                         : &e->s->ddr[r];
+  size_t at = (size_t)r * (size_t)e->s->nclusters + (size_t)c;
+  const PieceList *pl;
+  if (e->l->opt.sched == SCHED_GRAPHTURBO && e->g->tensors[r].producer >= 0) pl = &e->s->sl[at];
+  else pl = e->l->place[r].level == LVL_GB ? &e->s->gb[at] : &e->s->ddr[r];
   gt_assert(pl->n > 0);
   return pl;
 }
@@ -196,8 +219,7 @@ static void count_ddr(GtKernel *k, int level, int64_t bytes, int write) {
  * cut). Returns the bytes loaded. */
 void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t dreg,
                          uint32_t dtile, int64_t dst_off) {
-  int level;
-  const PieceList *pl = pieces_of(e, t, c, &level);
+  const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
   int64_t ext = span_extent(s);
   if (s->off + ext <= first->hi) {
@@ -207,7 +229,7 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
     dst.stride = s->row_bytes;
     dst.pstride = s->row_bytes * s->rows;
     e_mov(e, qi, dreg, dtile, &dst, first->reg, first->tile, &src);
-    count_ddr(k, level, span_bytes(s), 0);
+    count_ddr(k, first->level, span_bytes(s), 0);
     return;
   }
   int64_t local = dst_off;
@@ -223,7 +245,7 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         GtSpan src = {o - pc->lo + pc->base, s->row_bytes, n, s->stride, 1, n * s->stride};
         GtSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
         e_mov(e, qi, dreg, dtile, &dst, pc->reg, pc->tile, &src);
-        count_ddr(k, level, n * s->row_bytes, 0);
+        count_ddr(k, pc->level, n * s->row_bytes, 0);
         local += n * s->row_bytes;
         r += n;
       } else {
@@ -235,7 +257,7 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
           GtSpan src = {o + b - q->lo + q->base, len, 1, len, 1, len};
           GtSpan dst = {local, len, 1, len, 1, len};
           e_mov(e, qi, dreg, dtile, &dst, q->reg, q->tile, &src);
-          count_ddr(k, level, len, 0);
+          count_ddr(k, q->level, len, 0);
           local += len;
           b += len;
         }
@@ -249,8 +271,7 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
  * piece of the storing core. */
 void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
                        uint32_t stile) {
-  int level;
-  const PieceList *pl = pieces_of(e, t, c, &level);
+  const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
   gt_assert(s->off + span_extent(s) <= pc->hi);
   GtSpan dst = *s, src = *s;
@@ -259,7 +280,7 @@ void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uin
   src.stride = s->row_bytes;
   src.pstride = s->row_bytes * s->rows;
   e_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
-  count_ddr(k, level, span_bytes(s), 1);
+  count_ddr(k, pc->level, span_bytes(s), 1);
 }
 
 /* ---- program start: queues, DDR weights, inputs and outputs ---- */
@@ -334,6 +355,10 @@ static void setup(Emit *e) {
   s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->qcl = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  for (int qi = 0; qi < e->p->nqueues; qi++) s->qcl[e->p->queues[qi].cluster]++;
   s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
   s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
   int coord = 0;
@@ -376,7 +401,7 @@ static void setup(Emit *e) {
 
 /* ---- iteration start/end: DDR intermediates ---- */
 
-static int coord_q(Emit *e, int c) {
+int coord_q(Emit *e, int c) {
   for (int core = 0; core < e->s->ncores; core++) {
     int q = core_q(e, c, core, Q_DMA_IN);
     if (q >= 0) return q;
@@ -384,7 +409,7 @@ static int coord_q(Emit *e, int c) {
   die("cluster %d has no active core", c);
 }
 
-static int is_output(const GtGraph *g, int t) {
+int is_output(const GtGraph *g, int t) {
   for (int i = 0; i < g->noutputs; i++)
     if (root(g, g->outputs[i]) == t) return 1;
   return 0;
@@ -401,6 +426,8 @@ static void alloc_pieces(Emit *e, PieceList *pl, int t, GtLevel lvl, int c, int6
     x->reg = program_new_region(e->p, name);
     x->tile = program_new_tile(e->p, name);
     x->base = 0;
+    x->level = lvl;
+    x->slice = -1;
     e_alloc(e, coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
   }
 }
@@ -439,8 +466,11 @@ static void iteration_begin(Emit *e) {
       pl->p[0].base = e->sample0 * per_sample(g, t);
       pl->p[0].reg = s->io_reg[t];
       pl->p[0].tile = s->io_tile[t];
+      pl->p[0].level = LVL_DDR;
+      pl->p[0].slice = -1;
       continue;
     }
+    if (l->opt.sched == SCHED_GRAPHTURBO) continue; /* slices: lower_emit_gt.c */
     if (p->level == LVL_GB && p->kernel == 0) gb_alloc_tensor(e, t);
     if (p->level != LVL_DDR || p->kernel < 0) continue;
     PieceList *pl = &s->ddr[t];
@@ -456,12 +486,17 @@ static void iteration_begin(Emit *e) {
     }
   }
   if (top > l->ddr_peak_bytes) l->ddr_peak_bytes = top;
-  e_barrier(e); /* set-up episode */
+  if (l->opt.sched == SCHED_GRAPHTURBO) gt_emit_iteration_begin(e);
+  e_barrier(e, SCOPE_CHIP); /* set-up episode */
 }
 
 static void iteration_end(Emit *e) {
   GtGraph *g = e->g;
   struct GtEmitState *s = e->s;
+  if (e->l->opt.sched == SCHED_GRAPHTURBO) {
+    gt_emit_iteration_end(e);
+    return;
+  }
   for (int t = 0; t < g->ntensors; t++) {
     const GtTensorPlace *p = &e->l->place[t];
     if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
@@ -493,16 +528,18 @@ uint32_t lb_region(LbAlloc *la, int64_t bytes) {
   return r;
 }
 
-void lb_begin(Emit *e, LbAlloc *la, int c, int core, int kind) {
+void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k) {
+  int kind = k->core_kind;
   la->e = e;
   la->c = c;
   la->core = core;
   la->kind = kind;
   la->qin = core_q(e, c, core, Q_DMA_IN);
   la->top = 0;
-  la->cap = core_tile_budget(e->a, kind);
+  la->cap = kernel_tile_budget(e->l, k);
   la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
-  la->gb_base = e->a->gb_bytes / 4 * 3 + (int64_t)(core - core_base(e->a, kind)) * la->cap;
+  la->gb_base = e->a->gb_bytes / 4 * 3 +
+                (int64_t)(core - core_base(e->a, kind)) * core_tile_budget(e->a, kind);
 }
 
 /* Frees, at the start of a kernel, every region the core allocated for the previous one. */
@@ -567,18 +604,26 @@ void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps) {
     *rows = gm.rows;
     *rps = gm.rows_per_sample;
   }
-  if (!k->split_clusters) *rps = 0;
+  if (!k->split_clusters && k->s1 == 0) *rps = 0;
 }
 
-/* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples, split as
- * evenly as possible, the first cores taking one row more. */
+/* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples (those of
+ * the instance under graphturbo), split as evenly as possible, the first cores taking one row
+ * more. */
 void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i,
                       int64_t *a0, int64_t *a1) {
   int64_t r0 = 0, r1 = c == 0 ? rows : 0;
   if (rps > 0) {
+    /* the cluster's samples; a graphturbo instance's part of them */
     int64_t sh = share(e), b = e->g->batch;
-    r0 = min64(b, c * sh) * rps;
-    r1 = min64(b, (c + 1) * sh) * rps;
+    int64_t lo = min64(b, c * sh), hi = min64(b, (c + 1) * sh);
+    if (k->s1 > 0) {
+      int64_t l0 = min64(hi, lo + k->s0);
+      hi = min64(hi, lo + k->s1);
+      lo = l0;
+    }
+    r0 = lo * rps;
+    r1 = hi * rps;
   }
   int64_t n = r1 - r0, per = n / k->pr, extra = n % k->pr;
   *a0 = r0 + i * per + min64(i, extra);
@@ -605,7 +650,9 @@ static void emit_kernel(Emit *e, int ki) {
   /* start of the kernel: release the previous kernel's LB regions, GB tensors whose last reader
    * is done, and staged weights */
   lb_release_all(e);
-  for (int t = 0; t < g->ntensors; t++) {
+  int gt = l->opt.sched == SCHED_GRAPHTURBO;
+  if (gt) gt_emit_kernel_begin(e, ki);
+  for (int t = 0; t < g->ntensors && !gt; t++) {
     const GtTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1) gb_free_tensor(e, t);
   }
@@ -667,11 +714,12 @@ static void emit_kernel(Emit *e, int ki) {
       }
   }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
-  for (int t = 0; t < g->ntensors; t++) {
+  if (gt) gt_emit_kernel_end(e, ki);
+  for (int t = 0; t < g->ntensors && !gt; t++) {
     const GtTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
   }
-  e_barrier(e);
+  e_barrier(e, barrier_after(e, ki));
 }
 
 /* requires: tiling; appends one iteration's kernels to l->prog. */

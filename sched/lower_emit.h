@@ -16,9 +16,12 @@ enum { MAX_PARTS = GT_MAX_OPERANDS, MAX_LBREG = 64 };
 typedef struct {
   int64_t lo, hi, base;
   uint32_t reg, tile;
+  int level;                    /* GtLevel of the region */
+  int slice;                    /* graphturbo: the slice it belongs to (-1: none) */
+  int core;                     /* graphturbo LB pieces: the core whose LB holds it */
 } Piece;
 typedef struct {
-  int n;
+  int n, room;
   Piece *p;
 } PieceList;
 
@@ -38,6 +41,10 @@ struct GtEmitState {
   int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
   int64_t out_base;             /* start of the graph outputs' area */
   uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
+  PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
+                                   (that cluster's LB/GB ones and every cluster's DDR ones) */
+  int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
+  int *qcl;                     /* [cluster] -> queues of the cluster (cluster barriers) */
   /* LB regions to free at the next kernel start: per (cluster, core) */
   uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
   int *lb_nlive;
@@ -87,7 +94,17 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
                   uint32_t dtile, int64_t dst_off);
 void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
                 uint32_t stile);
-void lb_begin(Emit *e, LbAlloc *la, int c, int core, int kind);
+void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k);
+int coord_q(Emit *e, int c);
+int is_output(const GtGraph *g, int t);
+/* graphturbo's slices over a run (lower_emit_gt.c): DDR areas and the first kernel's GB
+ * slices at an iteration's start; at a kernel's start the frees of slices read for the last
+ * time by the kernel before and the allocation of its LB slices; at its end the allocation of
+ * the next kernel's GB slices; the rest at the iteration's end. */
+void gt_emit_iteration_begin(Emit *e);
+void gt_emit_kernel_begin(Emit *e, int ki);
+void gt_emit_kernel_end(Emit *e, int ki);
+void gt_emit_iteration_end(Emit *e);
 uint32_t lb_region(LbAlloc *la, int64_t bytes);
 int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp);
 /* Rows of a kernel's partition and rows per sample (0: the kernel runs on cluster 0 only). */

@@ -37,7 +37,7 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
   int sh = k->unit_head, st_ = k->unit_tail;
   gt_assert(qin >= 0 && qout >= 0 && qh >= 0 && qt >= 0);
   LbAlloc la;
-  lb_begin(e, &la, c, core, k->core_kind);
+  lb_begin(e, &la, c, core, k);
   /* parts: head activation inputs sliced per tile (A), weights (W), tail operands (R) */
   int apart[MAX_PARTS], na = 0;
   for (int i = 0; i < h->nin; i++) {
@@ -376,7 +376,7 @@ void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
   const GtOp *h = &g->ops[k->head];
   int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
   LbAlloc la;
-  lb_begin(e, &la, c, core, k->core_kind);
+  lb_begin(e, &la, c, core, k);
   CopyPart pp[GT_MAX_OPERANDS];
   int np = copy_parts(e, k, pp);
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */

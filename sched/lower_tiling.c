@@ -202,6 +202,7 @@ static int64_t tile_need(const TileBytes *tb, int w_resident) {
 
 /* The rows of the cluster with the most rows, and its per-core share. */
 static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom *gm) {
+  if (k->s1 > 0 && gm->rows_per_sample > 0) return (k->s1 - k->s0) * gm->rows_per_sample;
   if (!k->split_clusters) return gm->rows;
   return cluster_share_samples(l) * gm->rows_per_sample;
 }
@@ -209,14 +210,14 @@ static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom 
 /* The GB bytes [w0, w1) of each cluster that hold a kernel's staged weights: the whole GB under
  * tvm (it keeps nothing else there); under astitch what the kernel outputs leave (the lower
  * gb_tensor_bytes, fill_placement); the top quarter is kept for the tiles of cores without LB
- * when the config has any. */
+ * when the config has any. graphturbo splits the GB as astitch does. */
 void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
   const GtArch *a = l->arch;
   int lbless = 0;
   for (int i = 0; i < a->ncore_kinds; i++)
     if (a->core_kinds[i].lb_bytes <= 0) lbless = 1;
   *w1 = lbless ? a->gb_bytes / 4 * 3 : a->gb_bytes;
-  *w0 = l->opt.sched == SCHED_ASTITCH ? l->gb_tensor_bytes : 0;
+  *w0 = l->opt.sched != SCHED_TVM ? l->gb_tensor_bytes : 0;
 }
 
 static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
@@ -227,7 +228,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
                                          : a->core_kinds[k->core_kind].count;
   int64_t R = cluster_rows(l, k, &gm), C = gm.cols;
-  int64_t budget = core_tile_budget(a, k->core_kind);
+  int64_t budget = kernel_tile_budget(l, k);
   /* partition: pc column groups × pr row groups, minimising the busiest core's rows × cols */
   int bpr = 1, bpc = 1;
   double best = -1;

@@ -7,6 +7,7 @@
 extern "C" {
 #include "arch.h"
 #include "gt.h"
+#include "lower.h"
 }
 
 struct CliOptions {
@@ -26,6 +27,9 @@ struct CliOptions {
   bool dump_schedule = false;     // --dump-schedule: the final graphturbo schedule
   GtOptions gt = gt_defaults();   // --gt-* (sim/cli_gt.cpp, docs/graphturbo.md)
   bool gt_time = false;           // --gt-time: per-pass wall times on stderr
+  int gt_level = GTL_FULL;        // --gt-level gb|lb|instances|full (kernel generation)
+  int gt_spill = GT_SPILL_LONGEST; // --gt-spill longest|largest
+  double gt_stitch = 0.5;         // --gt-stitch F: fraction of each LB for kept tensors
   static GtOptions gt_defaults() {
     GtOptions g;
     gt_options_default(&g);

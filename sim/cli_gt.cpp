@@ -59,6 +59,22 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     else if (!strcmp(value, "bfs")) g.order = GT_ORDER_BFS;
     else if (!strcmp(value, "dfs")) g.order = GT_ORDER_DFS;
     else return gt_usage((std::string("--gt-order takes auto, bfs or dfs, not '") + value + "'").c_str());
+  } else if (n == "gt-level") {
+    GtLadder v;
+    if (gt_ladder_parse(value, &v) != 0)
+      return gt_usage((std::string("--gt-level takes gb, lb, instances or full, not '") + value + "'").c_str());
+    o.gt_level = v;
+  } else if (n == "gt-spill") {
+    if (!strcmp(value, "longest")) o.gt_spill = GT_SPILL_LONGEST;
+    else if (!strcmp(value, "largest")) o.gt_spill = GT_SPILL_LARGEST;
+    else return gt_usage((std::string("--gt-spill takes longest or largest, not '") + value + "'").c_str());
+  } else if (n == "gt-stitch") {
+    char *end = nullptr;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || *end || !(v >= 0) || v > 0.95)
+      return gt_usage((std::string("--gt-stitch needs a fraction in [0, 0.95], not '") + value + "'").c_str());
+    o.gt_stitch = v;
   } else {
     return gt_usage((std::string("unknown option: --") + name).c_str());
   }

@@ -47,25 +47,38 @@ static double wall_seconds() {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-// Splits "tvm,astitch" into strategies; exits 1 naming an unknown one.
-static std::vector<GtSchedKind> parse_strategies(const char *list, const char *what) {
-  std::vector<GtSchedKind> v;
+// One strategy of --sched/--compare: a name, and for graphturbo an optional ":LEVEL".
+struct Strategy {
+  GtSchedKind kind;
+  int level;  // GtLadder; -1: --gt-level's
+};
+
+// Splits "tvm,astitch,graphturbo:lb" into strategies; exits 1 naming an unknown one.
+static std::vector<Strategy> parse_strategies(const char *list, const char *what) {
+  std::vector<Strategy> v;
   std::string s(list);
   size_t pos = 0;
   while (pos <= s.size()) {
     size_t comma = s.find(',', pos);
-    std::string name = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    GtSchedKind k;
-    if (name == "graphturbo") {
-      fprintf(stderr, "gtsim: %s: strategy 'graphturbo' has no kernel generator yet (its passes "
-                      "are in --dump-schedule); use tvm or astitch\n", what);
+    std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t colon = item.find(':');
+    std::string name = item.substr(0, colon);
+    Strategy st{SCHED_TVM, -1};
+    if (sched_parse(name.c_str(), &st.kind) != 0) {
+      fprintf(stderr, "gtsim: %s: unknown strategy '%s' (known: tvm, astitch, graphturbo)\n", what,
+              name.c_str());
       exit(GT_EXIT_INPUT);
     }
-    if (sched_parse(name.c_str(), &k) != 0) {
-      fprintf(stderr, "gtsim: %s: unknown strategy '%s' (known: tvm, astitch)\n", what, name.c_str());
-      exit(GT_EXIT_INPUT);
+    if (colon != std::string::npos) {
+      GtLadder lv;
+      if (st.kind != SCHED_GRAPHTURBO || gt_ladder_parse(item.c_str() + colon + 1, &lv) != 0) {
+        fprintf(stderr, "gtsim: %s: '%s': only graphturbo takes a level (gb, lb, instances, full)\n",
+                what, item.c_str());
+        exit(GT_EXIT_INPUT);
+      }
+      st.level = lv;
     }
-    v.push_back(k);
+    v.push_back(st);
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -121,7 +134,7 @@ int cli_run_model(const CliOptions &o) {
     fprintf(stderr, "gtsim: --json and --csv exclude each other\n");
     return GT_EXIT_INPUT;
   }
-  std::vector<GtSchedKind> strategies =
+  std::vector<Strategy> strategies =
       o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "tvm", "--sched");
   if (o.compare && o.emit) {
     fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
@@ -140,11 +153,17 @@ int cli_run_model(const CliOptions &o) {
   Simulator sim(a);
   std::vector<std::unique_ptr<RunOut>> runs;
   int rc = GT_EXIT_OK;
-  for (GtSchedKind k : strategies) {
+  for (const Strategy &stg : strategies) {
+    GtSchedKind k = stg.kind;
     GtLowerOptions lo;
+    lower_options_default(&lo);
     lo.sched = k;
     lo.batch = o.batch;
     lo.batch_per_cluster = o.batch_per_cluster;
+    lo.gt = o.gt;
+    lo.gt_level = (GtLadder)(stg.level >= 0 ? stg.level : o.gt_level);
+    lo.gt_spill = (GtSpillRule)o.gt_spill;
+    lo.gt_stitch = o.gt_stitch;
     auto ro = std::make_unique<RunOut>();
     double t0 = wall_seconds();
     progress("gtsim: %s: scheduling %s ...", sched_name(k), path);

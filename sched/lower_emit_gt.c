@@ -1,0 +1,162 @@
+/* lower_emit_gt.c — the life of graphturbo's slices in the Program (lower_gt.c plans them):
+ * every slice becomes one region per core that wrote it (its piece), in the LB of that core,
+ * in the cluster's GB, or in DDR, and readers find the pieces through s->sl (load_span_at).
+ *
+ *   LB pieces:  allocated at the start of their kernel by the owning core's dma_in queue, after
+ *               it freed the pieces whose last reader ended before the barrier just passed;
+ *               the kernel's tile regions come after, below the lowest live piece (its budget)
+ *   GB pieces:  allocated by the cluster's coordinator at the end of the kernel before theirs
+ *               (before the barrier the writers wait at), freed by it at the start of the kernel
+ *               after their last reader
+ *   DDR pieces: allocated at the iteration's start in a per-tensor area, freed at its end
+ *               (graph outputs land in the whole-run output area and stay)
+ * The same order on one queue, or a barrier between two queues, separates every free from the
+ * next allocation of the same bytes; the simulator checks it.
+ */
+#include "lower_emit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static PieceList *list_of(Emit *e, int t, int c) {
+  return &e->s->sl[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
+}
+
+static void list_insert(Emit *e, PieceList *pl, const Piece *x) {
+  if (pl->n == pl->room) {
+    int room = pl->room ? 2 * pl->room : 8;
+    Piece *p = arena_alloc(e->l->arena, sizeof(Piece) * (size_t)room);
+    if (pl->n) memcpy(p, pl->p, sizeof(Piece) * (size_t)pl->n);
+    pl->p = p;
+    pl->room = room;
+  }
+  int i = pl->n;
+  while (i > 0 && pl->p[i - 1].lo > x->lo) {
+    pl->p[i] = pl->p[i - 1];
+    i--;
+  }
+  gt_assert(i == 0 || pl->p[i - 1].hi <= x->lo);
+  gt_assert(i == pl->n || x->hi <= pl->p[i + 1].lo);
+  pl->p[i] = *x;
+  pl->n++;
+}
+
+static void list_remove(PieceList *pl, int slice) {
+  int j = 0;
+  for (int i = 0; i < pl->n; i++)
+    if (pl->p[i].slice != slice) pl->p[j++] = pl->p[i];
+  pl->n = j;
+}
+
+/* The region of core i's piece of slice si in cluster c: allocated, named, put in the lists. */
+static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, int64_t lo_first) {
+  const GtSlice *sl = &e->l->slices[si];
+  int core = sl->core0 + i;
+  char name[200];
+  static const char *const pre[] = {"t:", "gb:", "lb:"};
+  snprintf(name, sizeof name, "%s%s[%lld,%lld)", pre[sl->level], e->g->tensors[sl->tensor].name,
+           (long long)lo, (long long)hi);
+  Piece x = {lo, hi, 0, program_new_region(e->p, name), program_new_tile(e->p, name), sl->level, si,
+             core};
+  if (sl->level == LVL_LB)
+    e_alloc(e, core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i], hi - lo, 0);
+  else if (sl->level == LVL_GB)
+    e_alloc(e, coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + lo - lo_first, hi - lo, 0);
+  else
+    e_alloc(e, coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo, hi - lo, 0);
+  if (sl->level == LVL_DDR)
+    for (int cc = 0; cc < e->s->nclusters; cc++) list_insert(e, list_of(e, sl->tensor, cc), &x);
+  else
+    list_insert(e, list_of(e, sl->tensor, c), &x);
+}
+
+/* All pieces of slice si (every cluster that runs its kernel). */
+static void alloc_slice(Emit *e, int si) {
+  const GtSlice *sl = &e->l->slices[si];
+  const GtKernel *k = &e->l->kernels[sl->kernel];
+  gt_assert(k->pr == sl->ncores);
+  int64_t rows, rps;
+  kernel_rows(e, k, &rows, &rps);
+  int64_t rb = tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int64_t lo_first = -1;
+    for (int i = 0; i < k->pr; i++) {
+      int64_t a0, a1;
+      core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      if (a1 <= a0) continue;
+      if (lo_first < 0) lo_first = a0 * rb;
+      make_piece(e, si, c, i, a0 * rb, a1 * rb, lo_first);
+    }
+  }
+}
+
+static void free_slice(Emit *e, int si) {
+  const GtSlice *sl = &e->l->slices[si];
+  for (int c = 0; c < e->s->nclusters; c++) {
+    PieceList *pl = list_of(e, sl->tensor, c);
+    for (int i = 0; i < pl->n; i++) {
+      const Piece *x = &pl->p[i];
+      if (x->slice != si) continue;
+      if (sl->level == LVL_LB) e_free(e, core_q(e, c, x->core, Q_DMA_IN), x->reg);
+      else if (sl->level == LVL_GB) e_free(e, coord_q(e, c), x->reg);
+      else if (c == 0 && !is_output(e->g, sl->tensor)) e_free(e, coord_q(e, 0), x->reg);
+    }
+  }
+  for (int c = 0; c < e->s->nclusters; c++) list_remove(list_of(e, sl->tensor, c), si);
+}
+
+/* DDR areas of the tensors with a DDR slice (graph outputs: their part of the output area),
+ * the DDR slices, then the first kernel's GB slices. */
+void gt_emit_iteration_begin(Emit *e) {
+  GtLowered *l = e->l;
+  GtGraph *g = e->g;
+  struct GtEmitState *s = e->s;
+  int64_t top = s->ddr_base;
+  for (int t = 0; t < g->ntensors; t++) s->ddr_area[t] = -1;
+  for (int si = 0; si < l->nslices; si++) {
+    int t = l->slices[si].tensor;
+    if (l->slices[si].level != LVL_DDR || s->ddr_area[t] >= 0) continue;
+    if (s->out_off[t]) {
+      int64_t ps = per_sample(g, t);
+      s->ddr_area[t] = s->out_base + s->out_off[t] - 1 +
+                       (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
+    } else {
+      s->ddr_area[t] = top;
+      top += (tensor_bytes(&g->tensors[t]) + 255) / 256 * 256;
+    }
+  }
+  if (top > l->ddr_peak_bytes) l->ddr_peak_bytes = top;
+  for (int si = 0; si < l->nslices; si++) {
+    const GtSlice *sl = &l->slices[si];
+    if (sl->level == LVL_DDR || (sl->level == LVL_GB && sl->kernel == 0)) alloc_slice(e, si);
+    if (sl->level < sl->want) { /* spilled: counted once per cluster that runs it */
+      int cl = l->kernels[sl->kernel].split_clusters ? l->arch->nclusters : 1;
+      l->spills += cl;
+      l->spill_bytes += sl->bytes * cl;
+    }
+  }
+}
+
+void gt_emit_kernel_begin(Emit *e, int ki) {
+  for (int si = 0; si < e->l->nslices; si++) {
+    const GtSlice *sl = &e->l->slices[si];
+    if (sl->last == ki - 1 && sl->level != LVL_DDR) free_slice(e, si);
+  }
+  const GtKernel *k = &e->l->kernels[ki];
+  for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
+    if (e->l->slices[si].level == LVL_LB) alloc_slice(e, si);
+}
+
+void gt_emit_kernel_end(Emit *e, int ki) {
+  if (ki + 1 >= e->l->nkernels) return;
+  const GtKernel *k = &e->l->kernels[ki + 1];
+  for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
+    if (e->l->slices[si].level == LVL_GB) alloc_slice(e, si);
+}
+
+void gt_emit_iteration_end(Emit *e) {
+  for (int si = 0; si < e->l->nslices; si++) {
+    const GtSlice *sl = &e->l->slices[si];
+    if (sl->level == LVL_DDR || sl->last == e->l->nkernels - 1) free_slice(e, si);
+  }
+}

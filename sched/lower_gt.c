@@ -1,0 +1,508 @@
+/* lower_gt.c — GraphTurbo's kernel generation (paper §4.1–4.3) as a plan for the shared
+ * emitter (lower_emit.c, lower_tiles.c). gt_plan() reads top to bottom:
+ *
+ *   schedule_view    the graph-level passes (gt.c) at the per-cluster batch: groups, instances,
+ *                    their order and scopes
+ *   group_kernels    layers inside each group: an anchor (conv, dense, matmul) with its
+ *                    elementwise tail, every other op a layer of its own (the tvm rule, §4.1)
+ *   plan_instances   the instances as run: the ladder level (--gt-level), groups that cannot be
+ *                    split by samples run whole (a note says so), an order every reader follows
+ *   expand_kernels   one kernel per (instance, layer), restricted to the instance's samples
+ *   make_slices      what each kernel writes for later kernels (a slice), who reads it last,
+ *                    where it should live: LB (stitched, §4.2), GB, or DDR
+ *   spill_pass       when the slices alive at a kernel exceed a core's LB (or the GB), the rule
+ *                    of §4.3 moves one down a level: the longest-lived first (--gt-spill)
+ *   place_pass       offsets: LB top-down in the part of each LB kept for slices, GB bottom-up
+ *                    below the staged weights (ivl.h); what does not fit moves down a level
+ *   fill_budgets     each kernel's tile budget: the LB below the lowest live slice (§4.1)
+ *
+ * Invariants after gt_plan: every kernel's readers come after the slices they read; a slice's
+ * level is LB, GB or DDR and never above what it wanted; LB slices of a core never overlap in
+ * bytes while both are alive; every kernel's tiles fit its budget (fill_tiling checks).
+ * docs/graphturbo.md, "Kernel generation", gives the reason for every decision here.
+ */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivl.h"
+#include "lower_emit.h"
+
+static const char *const ladder_names[GTL_COUNT] = {"gb", "lb", "instances", "full"};
+const char *gt_ladder_name(GtLadder v) { return (unsigned)v < GTL_COUNT ? ladder_names[v] : "?"; }
+int gt_ladder_parse(const char *s, GtLadder *out) {
+  for (int i = 0; i < GTL_COUNT; i++)
+    if (strcmp(s, ladder_names[i]) == 0) {
+      *out = (GtLadder)i;
+      return 0;
+    }
+  return -1;
+}
+
+void lower_options_default(GtLowerOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->sched = SCHED_GRAPHTURBO;
+  gt_options_default(&o->gt);
+  o->gt_level = GTL_FULL;
+  o->gt_spill = GT_SPILL_LONGEST;
+  o->gt_stitch = 0.5;
+}
+
+/* ---------------- the graph-level schedule ---------------- */
+
+typedef struct {
+  int group, index, dim;     /* group = topological position */
+  int64_t lo, hi;
+  GtBufScope scope;
+} SchedInst;
+
+typedef struct {
+  int ngroups;
+  int *op_group;             /* op -> group (topological position) */
+  int *factor;               /* group -> instances */
+  int ninst;
+  SchedInst *inst;           /* in the schedule's order */
+  const char *order;
+} SchedView;
+
+static int schedule_view(GtLowered *l, SchedView *v, GtDiag *d) {
+  GtGraph *g = l->graph;
+  int64_t bit = g->batch, share = ceil_div64(bit, l->arch->nclusters);
+  if (graph_infer(g, share, d)) return -1;
+  GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, (GtPass)(GT_NPASSES - 1));
+  v->ngroups = s->nlive;
+  v->op_group = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
+  for (int o = 0; o < g->nops; o++) v->op_group[o] = s->groups[s->group_of_op[o]].topo;
+  v->factor = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
+  v->ninst = s->ninsts;
+  v->inst = arena_alloc(l->arena, sizeof(SchedInst) * (size_t)s->ninsts);
+  for (int i = 0; i < s->ninsts; i++) {
+    const GtInstance *in = &s->insts[s->order[i]];
+    int gi = s->groups[in->group].topo;
+    v->inst[i] = (SchedInst){gi, in->index, in->dim, in->lo, in->hi, in->scope};
+    v->factor[gi]++;
+  }
+  v->order = arena_strdup(l->arena, s->order_name ? s->order_name : "?");
+  gt_free(s);
+  return graph_infer(g, bit, d);
+}
+
+/* ---------------- layers and instances ---------------- */
+
+static int gt_fuse(const GtLowered *l, int head, int op) {
+  const GtGraph *g = l->graph;
+  return op_lower_kind(g, head) == LK_GEMM && op_is_tvm_tail(g->ops[op].kind) &&
+         l->op_group[head] == l->op_group[op];
+}
+
+static void note(GtLowered *l, const char *text) {
+  const char **n = arena_alloc(l->arena, sizeof(char *) * (size_t)(l->nnotes + 1));
+  if (l->nnotes) memcpy(n, l->notes, sizeof(char *) * (size_t)l->nnotes);
+  n[l->nnotes++] = text;
+  l->notes = n;
+}
+
+/* Rows per sample of a kernel's partition from its geometry alone (0: not batch-major). */
+static int64_t kernel_rps(GtLowered *l, const GtKernel *k) {
+  Emit pe = {.l = l, .a = l->arch, .g = l->graph};
+  GtKernel w = *k;
+  w.split_clusters = 1;
+  int64_t rows, rps;
+  kernel_rows(&pe, &w, &rows, &rps);
+  return rps;
+}
+
+/* A group runs as instances over samples when it is split on dim 0 and every layer is
+ * batch-major (a sample's rows are its own). */
+static int group_splittable(GtLowered *l, const SchedView *v, int gi, const char **why) {
+  for (int i = 0; i < v->ninst; i++)
+    if (v->inst[i].group == gi && v->inst[i].dim > 0) {
+      *why = arena_printf(l->arena, "split along dim %d, not the batch", v->inst[i].dim);
+      return 0;
+    }
+  for (int ki = 0; ki < l->nkernels; ki++)
+    if (v->op_group[l->kernels[ki].head] == gi && kernel_rps(l, &l->kernels[ki]) <= 0) {
+      *why = arena_printf(l->arena, "layer '%s' is not batch-major", l->kernels[ki].name);
+      return 0;
+    }
+  return 1;
+}
+
+static GtRunInst *push_inst(GtLowered *l, int *n, int gi, int index, int64_t s0, int64_t s1) {
+  GtRunInst *r = &l->insts[(*n)++];
+  *r = (GtRunInst){gi, index, s0, s1, 0, 0};
+  return r;
+}
+
+/* The instances as run, in the schedule's order (level instances/full) or one per group in
+ * topological order (gb, lb; also the fallback when the order cannot be kept). */
+static void plan_instances(GtLowered *l, const SchedView *v, int by_group) {
+  int n = 0;
+  l->insts = arena_alloc(l->arena, sizeof(GtRunInst) * (size_t)(v->ninst + v->ngroups));
+  if (l->opt.gt_level < GTL_INSTANCES) {
+    for (int gi = 0; gi < v->ngroups; gi++) push_inst(l, &n, gi, 0, 0, 0);
+    l->ninsts = n;
+    return;
+  }
+  int *ok = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
+  int *seen = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
+  for (int gi = 0; gi < v->ngroups; gi++) {
+    const char *why = NULL;
+    ok[gi] = v->factor[gi] <= 1 || group_splittable(l, v, gi, &why);
+    if (!ok[gi] && !by_group)
+      note(l, arena_printf(l->arena, "group g%d runs as one instance (of %d): %s", gi,
+                           v->factor[gi], why));
+  }
+  for (int pass = 0; pass < (by_group ? v->ngroups : 1); pass++)
+    for (int i = 0; i < v->ninst; i++) {
+      const SchedInst *si = &v->inst[i];
+      if (by_group && si->group != pass) continue;
+      int gi = si->group;
+      if (ok[gi] && v->factor[gi] > 1) {
+        push_inst(l, &n, gi, si->index, si->lo, si->hi);
+      } else if (++seen[gi] == v->factor[gi]) {
+        push_inst(l, &n, gi, 0, 0, 0); /* whole: where its last instance would run */
+      }
+    }
+  l->ninsts = n;
+}
+
+/* One kernel per (instance, layer of its group), layers in their order. */
+static void expand_kernels(GtLowered *l, const GtKernel *layers, int nlayers) {
+  GtKernel *ks = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(nlayers * l->ninsts + 1));
+  int n = 0;
+  for (int r = 0; r < l->ninsts; r++) {
+    GtRunInst *ri = &l->insts[r];
+    ri->k0 = n;
+    for (int i = 0; i < nlayers; i++) {
+      if (l->op_group[layers[i].head] != ri->group) continue;
+      GtKernel *k = &ks[n++];
+      *k = layers[i];
+      k->inst = r;
+      k->s0 = ri->s0;
+      k->s1 = ri->s1;
+      k->split_clusters = kernel_split_clusters(l, k);
+    }
+    ri->k1 = n;
+  }
+  l->kernels = ks;
+  l->nkernels = n;
+}
+
+/* ---------------- slices ---------------- */
+
+/* Samples [*a, *b) of each cluster's share a kernel touches (all of them when it is not
+ * batch-major or runs whole). */
+static void kernel_samples(GtLowered *l, const GtKernel *k, int64_t *a, int64_t *b) {
+  *a = 0;
+  *b = INT64_MAX;
+  if (k->s1 > 0 && kernel_rps(l, k) > 0) {
+    *a = k->s0;
+    *b = k->s1;
+  }
+}
+
+static int is_graph_output(const GtGraph *g, int t) {
+  for (int i = 0; i < g->noutputs; i++)
+    if (root(g, g->outputs[i]) == t) return 1;
+  return 0;
+}
+
+/* The cores a kernel will use (fill_tiling's rule: rows over the kind's cores). */
+static int kernel_cores(GtLowered *l, const GtKernel *k) {
+  const GtArch *a = l->arch;
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  GtLowerKind lk = op_lower_kind(l->graph, k->head);
+  if (lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1)) return P;
+  Emit pe = {.l = l, .a = a, .g = l->graph};
+  int64_t rows, rps;
+  kernel_rows(&pe, k, &rows, &rps);
+  int64_t R = rows;
+  if (rps > 0) R = (k->s1 > 0 ? k->s1 - k->s0 : ceil_div64(l->graph->batch, a->nclusters)) * rps;
+  return (int)min64(P, max64(R, 1));
+}
+
+/* The tensors a kernel writes for later kernels: the last op's outputs (all of a split's). */
+static int kernel_outputs(const GtGraph *g, const GtKernel *k, int *out) {
+  const GtOp *last = &g->ops[k->ops[k->nops - 1]];
+  for (int j = 0; j < last->nout; j++) out[j] = last->out[j];
+  return last->nout;
+}
+
+static void slice_cores(GtLowered *l, GtKernel *k, GtSlice *s) {
+  Emit pe = {.l = l, .a = l->arch, .g = l->graph};
+  int64_t rows, rps;
+  kernel_rows(&pe, k, &rows, &rps);
+  int64_t rb = tensor_bytes(&l->graph->tensors[s->tensor]) / rows;
+  s->lb_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
+  s->lb_bytes = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
+  s->core0 = core_base(l->arch, k->core_kind);
+  s->ncores = k->pr;
+  s->bytes = 0;
+  for (int i = 0; i < k->pr; i++) {
+    int64_t a0, a1;
+    core_rows(&pe, k, rows, rps, 0, i, &a0, &a1);
+    s->lb_bytes[i] = (a1 - a0) * rb;
+    s->bytes += s->lb_bytes[i];
+  }
+}
+
+/* Where a slice should live between kernels. */
+static int slice_want(GtLowered *l, const GtSlice *s, int forced_ddr, GtBufScope scope) {
+  const GtArch *a = l->arch;
+  if (forced_ddr || is_graph_output(l->graph, s->tensor)) return LVL_DDR;
+  int has_lb = a->core_kinds[l->kernels[s->kernel].core_kind].lb_bytes > 0;
+  if (l->opt.gt_level == GTL_GB || !has_lb || scope == GT_SCOPE_GB) return LVL_GB;
+  return LVL_LB;
+}
+
+/* Readers: every kernel that reads a tensor a slice holds samples of. Returns -1 when a kernel
+ * reads samples a later kernel writes (the order cannot be kept). */
+static int fill_readers(GtLowered *l, int *forced_ddr) {
+  GtGraph *g = l->graph;
+  for (int kj = 0; kj < l->nkernels; kj++) {
+    const GtKernel *k = &l->kernels[kj];
+    int64_t a0, a1;
+    kernel_samples(l, k, &a0, &a1);
+    for (int j = 0; j < k->nops; j++) {
+      const GtOp *op = &g->ops[k->ops[j]];
+      for (int i = 0; i < op->nin; i++) {
+        int t = root(g, op->in[i]);
+        int p = g->tensors[t].producer, inside = 0;
+        for (int q = 0; q < j; q++) inside |= p == k->ops[q];
+        if (p < 0 || inside) continue;
+        int whole = op_input_whole(g, k->ops[j], i);
+        for (int si = 0; si < l->nslices; si++) {
+          GtSlice *s = &l->slices[si];
+          if (s->tensor != t) continue;
+          int64_t b0, b1;
+          kernel_samples(l, &l->kernels[s->kernel], &b0, &b1);
+          if (!whole && (b1 <= a0 || a1 <= b0)) continue;
+          if (s->kernel >= kj) return -1;
+          if (kj > s->last) s->last = kj;
+          if (l->arch->nclusters > 1 && (whole || !k->split_clusters)) forced_ddr[si] = 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+static int make_slices(GtLowered *l, const SchedView *v) {
+  GtGraph *g = l->graph;
+  int n = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) n += g->ops[l->kernels[ki].ops[l->kernels[ki].nops - 1]].nout;
+  l->slices = arena_alloc(l->arena, sizeof(GtSlice) * (size_t)(n + 1));
+  l->nslices = 0;
+  int *forced = arena_alloc(l->arena, sizeof(int) * (size_t)(n + 1));
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    k->pr = kernel_cores(l, k);
+    k->pc = 1;
+    int outs[GT_MAX_OPERANDS], no = kernel_outputs(g, k, outs);
+    k->slice0 = l->nslices;
+    k->nslices = no;
+    for (int j = 0; j < no; j++) {
+      GtSlice *s = &l->slices[l->nslices];
+      memset(s, 0, sizeof *s);
+      s->tensor = outs[j];
+      s->kernel = s->last = ki;
+      slice_cores(l, k, s);
+      forced[l->nslices] = l->arch->nclusters > 1 && !k->split_clusters;
+      l->nslices++;
+    }
+  }
+  if (fill_readers(l, forced)) return -1;
+  for (int si = 0; si < l->nslices; si++) {
+    GtSlice *s = &l->slices[si];
+    const GtRunInst *ri = &l->insts[l->kernels[s->kernel].inst];
+    GtBufScope scope = GT_SCOPE_LB;
+    for (int i = 0; i < v->ninst; i++)
+      if (v->inst[i].group == ri->group && v->inst[i].index == ri->index) scope = v->inst[i].scope;
+    s->want = s->level = slice_want(l, s, forced[si], scope);
+  }
+  return 0;
+}
+
+/* ---------------- spills and offsets ---------------- */
+
+/* The slice a full buffer gives up first among cand[0..n): the longest-lived, counted in
+ * kernels (ties: the larger, then the earlier), or the largest (ties: the longer-lived, then
+ * the earlier). */
+int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule) {
+  int best = -1;
+  for (int i = 0; i < n; i++) {
+    const GtSlice *s = &sl[cand[i]];
+    if (best < 0) {
+      best = cand[i];
+      continue;
+    }
+    const GtSlice *b = &sl[best];
+    int64_t ls = s->last - s->kernel, lb = b->last - b->kernel;
+    int64_t k1 = rule == GT_SPILL_LONGEST ? ls : s->bytes, k1b = rule == GT_SPILL_LONGEST ? lb : b->bytes;
+    int64_t k2 = rule == GT_SPILL_LONGEST ? s->bytes : ls, k2b = rule == GT_SPILL_LONGEST ? b->bytes : lb;
+    if (k1 > k1b || (k1 == k1b && (k2 > k2b || (k2 == k2b && cand[i] < best)))) best = cand[i];
+  }
+  return best;
+}
+
+static int step_lo(const GtSlice *s, int level) { return level == LVL_GB ? s->kernel - 1 : s->kernel; }
+
+/* Bytes of slice s on resource r (a core of the cluster for LB; 0 for the GB). */
+static int64_t slice_bytes_on(const GtSlice *s, int level, int r) {
+  if (level != LVL_LB) return s->bytes;
+  int i = r - s->core0;
+  return i >= 0 && i < s->ncores ? s->lb_bytes[i] : 0;
+}
+
+void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
+                   GtSpillRule rule, int down) {
+  int *cand = malloc(sizeof(int) * (size_t)(nsl + 1));
+  if (!cand) die("out of memory");
+  for (int t = 0; t < nsteps; t++)
+    for (int r = 0; r < nres; r++)
+      for (;;) {
+        int n = 0;
+        int64_t sum = 0;
+        for (int i = 0; i < nsl; i++) {
+          const GtSlice *s = &sl[i];
+          int64_t b = slice_bytes_on(s, level, r);
+          if (s->level != level || b == 0 || t < step_lo(s, level) || t > s->last) continue;
+          cand[n++] = i;
+          sum += b;
+        }
+        if (sum <= cap) break;
+        sl[gt_spill_victim(sl, cand, n, rule)].level = down;
+      }
+  free(cand);
+}
+
+/* Offsets at one level (LB: one allocator per core; GB: one); a slice that does not fit moves
+ * down. */
+static void place_pass(GtLowered *l, int level, GtIvl *ivls, int nres, int down) {
+  for (int si = 0; si < l->nslices; si++) {
+    GtSlice *s = &l->slices[si];
+    if (s->level != level) continue;
+    int t0 = step_lo(s, level), ok = 1;
+    if (level == LVL_GB) {
+      s->gb_off = ivl_alloc(&ivls[0], s->bytes, t0, s->last, si);
+      ok = s->gb_off >= 0;
+    } else {
+      int i;
+      for (i = 0; i < s->ncores && ok; i++) {
+        gt_assert(s->core0 + i < nres);
+        s->lb_off[i] = ivl_alloc(&ivls[s->core0 + i], s->lb_bytes[i], t0, s->last, si);
+        ok = s->lb_off[i] >= 0;
+      }
+      if (!ok)
+        for (int j = 0; j < i - 1; j++) ivl_remove(&ivls[s->core0 + j], si);
+    }
+    if (!ok) s->level = down;
+  }
+}
+
+static void fill_budgets(GtLowered *l, const GtIvl *lbs) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    int64_t b = core_tile_budget(l->arch, k->core_kind);
+    if (l->arch->core_kinds[k->core_kind].lb_bytes > 0) {
+      int c0 = core_base(l->arch, k->core_kind);
+      for (int i = 0; i < k->pr; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
+    }
+    k->budget = b;
+  }
+}
+
+/* Spill and place every slice with a fraction `stitch` of each LB kept for slices. */
+static void place_slices(GtLowered *l, double stitch) {
+  const GtArch *a = l->arch;
+  int ncores = a->cores_per_cluster;
+  GtIvl *lbs = calloc((size_t)ncores, sizeof(GtIvl));
+  if (!lbs) die("out of memory");
+  int64_t lbmax = 0;
+  for (int c = 0; c < ncores; c++) {
+    const GtCoreKind *ck = prog_core_kind(a, c);
+    int64_t cap = ck ? ck->lb_bytes : 0, keep = (int64_t)((double)cap * stitch) / 64 * 64;
+    ivl_init(&lbs[c], cap - keep, cap, 64, IVL_TOP_DOWN);
+    lbmax = max64(lbmax, keep);
+  }
+  int gb_ok = a->gb_bytes > 0 && l->gb_tensor_bytes > 0;
+  int lb_down = gb_ok ? LVL_GB : LVL_DDR;
+  for (int si = 0; si < l->nslices; si++) {
+    GtSlice *s = &l->slices[si];
+    s->level = s->want;
+    if (s->level == LVL_LB && lbmax == 0) s->level = lb_down;
+    if (s->level == LVL_GB && !gb_ok) s->level = LVL_DDR;
+  }
+  gt_spill_pass(l->slices, l->nslices, l->nkernels, LVL_LB, ncores, lbmax, l->opt.gt_spill, lb_down);
+  place_pass(l, LVL_LB, lbs, ncores, lb_down);
+  if (gb_ok) {
+    GtIvl gb;
+    ivl_init(&gb, 0, l->gb_tensor_bytes, 64, IVL_BOTTOM_UP);
+    gt_spill_pass(l->slices, l->nslices, l->nkernels, LVL_GB, 1, l->gb_tensor_bytes, l->opt.gt_spill,
+                  LVL_DDR);
+    place_pass(l, LVL_GB, &gb, 1, LVL_DDR);
+    ivl_free(&gb);
+  }
+  fill_budgets(l, lbs);
+  for (int c = 0; c < ncores; c++) ivl_free(&lbs[c]);
+  free(lbs);
+}
+
+/* ---------------- driver ---------------- */
+
+/* Table-3 levels: a tensor counts at the lowest level any of its slices lives at. */
+static void slice_levels(GtLowered *l) {
+  for (int si = 0; si < l->nslices; si++) l->place[l->slices[si].tensor].level = LVL_LB;
+  for (int si = 0; si < l->nslices; si++) {
+    const GtSlice *s = &l->slices[si];
+    GtTensorPlace *p = &l->place[s->tensor];
+    if (s->level < p->level) p->level = s->level;
+  }
+}
+
+static int plan_once(GtLowered *l, const SchedView *v, const GtKernel *layers, int nl, int by_group) {
+  plan_instances(l, v, by_group);
+  expand_kernels(l, layers, nl);
+  return make_slices(l, v);
+}
+
+int gt_plan(GtLowered *l, GtDiag *d) {
+  SchedView v;
+  if (schedule_view(l, &v, d)) return -1;
+  l->op_group = v.op_group;
+  l->gt_order = l->opt.gt_level >= GTL_INSTANCES ? v.order : "group";
+  group_kernels(l, gt_fuse);
+  if (fill_kernel_units(l, d)) return -1;
+  const GtKernel *layers = l->kernels;
+  int nl = l->nkernels;
+  fill_gb_split(l);
+  if (plan_once(l, &v, layers, nl, 0)) {
+    note(l, "the schedule's instance order is not kept (a whole group would run after its "
+            "readers): instances run group by group");
+    l->gt_order = "group";
+    if (plan_once(l, &v, layers, nl, 1)) die("graphturbo: group order violates a dependence");
+  }
+  if (fill_placement(l)) return -1;
+  for (int t = 0; t < l->graph->ntensors; t++)
+    if (l->place[t].level != LVL_LB) l->place[t].level = LVL_DDR;
+  /* the LB kept for slices: halved until every kernel's tiles fit what it leaves */
+  GtDiag quiet; /* tiling attempts that may fail print nothing */
+  diag_init(&quiet);
+  double stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
+  for (;;) {
+    place_slices(l, stitch);
+    quiet.nerrors = quiet.max_errors;
+    if (fill_tiling(l, stitch > 0.01 ? &quiet : d) == 0) break;
+    if (stitch <= 0.01) return -1;
+    stitch /= 2;
+    if (stitch <= 0.01) stitch = 0;
+  }
+  if (l->opt.gt_level != GTL_GB && stitch < l->opt.gt_stitch)
+    note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
+                                   "tiles fit", stitch * 100));
+  slice_levels(l);
+  return 0;
+}
