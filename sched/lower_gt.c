@@ -46,7 +46,7 @@ void lower_options_default(GtLowerOptions *o) {
   gt_options_default(&o->gt);
   o->gt_level = GTL_FULL;
   o->gt_spill = GT_SPILL_LONGEST;
-  o->gt_stitch = 0.5;
+  o->gt_stitch = 0.75;
 }
 
 /* ---------------- the graph-level schedule ---------------- */

@@ -79,6 +79,63 @@ const char *report_kernel_bound(const GtLowered *l, int ki) {
   return tc >= tm ? "compute" : "memory";
 }
 
+const char *report_strategy(const GtLowered *l, char *buf, size_t n) {
+  if (l->opt.sched != SCHED_GRAPHTURBO) snprintf(buf, n, "%s", sched_name(l->opt.sched));
+  else snprintf(buf, n, "%s:%s", sched_name(l->opt.sched), gt_ladder_name(l->opt.gt_level));
+  return buf;
+}
+
+/* Cycles, DDR bytes and spilled slices of graphturbo instance ri (its kernels' sums). */
+typedef struct {
+  uint64_t cycles;
+  int64_t ddr_read, ddr_write;
+  int spills;
+  int cores;
+} InstSum;
+
+static InstSum inst_sum(const GtLowered *l, const GtRunStats *r, int ri) {
+  InstSum x;
+  memset(&x, 0, sizeof x);
+  const GtRunInst *in = &l->insts[ri];
+  for (int ki = in->k0; ki < in->k1; ki++) {
+    const GtKernel *k = &l->kernels[ki];
+    x.cycles += report_kernel_cycles(l, r, ki);
+    x.ddr_read += k->ddr_read;
+    x.ddr_write += k->ddr_write;
+    if (k->pr * k->pc > x.cores) x.cores = k->pr * k->pc;
+    for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
+      x.spills += l->slices[si].level < l->slices[si].want;
+  }
+  return x;
+}
+
+static void inst_slice(const GtRunInst *in, const GtLowered *l, char *buf, size_t n) {
+  if (in->s1 > 0) snprintf(buf, n, "[%lld,%lld)", (long long)in->s0, (long long)in->s1);
+  else snprintf(buf, n, "[0,%lld)", (long long)l->per_cluster);
+}
+
+static void write_text_gt(FILE *out, const GtLowered *l) {
+  fprintf(out, "graphturbo      level %s, order %s, %d instances, %lld spilled slices (%lld B)\n",
+          gt_ladder_name(l->opt.gt_level), l->gt_order, l->ninsts, (long long)l->spills,
+          (long long)l->spill_bytes);
+  for (int i = 0; i < l->nnotes; i++) fprintf(out, "note            %s\n", l->notes[i]);
+}
+
+static void write_text_insts(FILE *out, const GtLowered *l, const GtRunStats *r) {
+  fprintf(out, "%-4s %-10s %-12s %7s %6s %12s %14s %14s %6s\n", "#", "instance", "samples", "layers",
+          "cores", "cycles", "ddr_read_B", "ddr_write_B", "spills");
+  for (int ri = 0; ri < l->ninsts; ri++) {
+    const GtRunInst *in = &l->insts[ri];
+    InstSum x = inst_sum(l, r, ri);
+    char name[32], sl[48];
+    snprintf(name, sizeof name, "g%d.%d", in->group, in->index);
+    inst_slice(in, l, sl, sizeof sl);
+    fprintf(out, "%-4d %-10s %-12s %7d %6d %12llu %14lld %14lld %6d\n", ri, name, sl, in->k1 - in->k0,
+            x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write,
+            x.spills);
+  }
+}
+
 static void kernel_ops(const GtLowered *l, const GtKernel *k, char *buf, size_t n) {
   size_t used = 0;
   buf[0] = 0;
@@ -121,8 +178,9 @@ static void csv_str(FILE *out, const char *s) {
 static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
                        const char *model, const char *arch_file) {
   const GtArch *a = l->arch;
+  char label[64];
   fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file,
-          sched_name(l->opt.sched));
+          report_strategy(l, label, sizeof label));
   fprintf(out, "batch           %lld (%lld per cluster per iteration, %d iteration%s)\n",
           (long long)l->batch, (long long)l->per_cluster, l->iterations, l->iterations == 1 ? "" : "s");
   fprintf(out, "kernels         %d per iteration\n", l->nkernels);
@@ -142,7 +200,14 @@ static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const
   fprintf(out, "utilization    ");
   for (int u = 0; u < r->nunits; u++)
     fprintf(out, " %s %.1f%%", r->units[u].name, s->util[u] * 100);
-  fprintf(out, "\n\n");
+  fprintf(out, "\n");
+  if (l->opt.sched == SCHED_GRAPHTURBO) {
+    write_text_gt(out, l);
+    fprintf(out, "\n");
+    write_text_insts(out, l, r);
+    return;
+  }
+  fprintf(out, "\n");
   fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %-7s %s\n", "#", "kernel", "ops", "cycles",
           "ddr_read_B", "ddr_write_B", "bound", "out");
   for (int ki = 0; ki < l->nkernels; ki++) {
@@ -156,6 +221,28 @@ static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const
   }
 }
 
+static void write_json_gt(FILE *out, const GtLowered *l, const GtRunStats *r) {
+  fprintf(out, "  \"graphturbo\": {\"level\": \"%s\", \"order\": \"%s\", \"spills\": %lld, "
+               "\"spill_bytes\": %lld, \"notes\": [",
+          gt_ladder_name(l->opt.gt_level), l->gt_order, (long long)l->spills, (long long)l->spill_bytes);
+  for (int i = 0; i < l->nnotes; i++) {
+    fprintf(out, "%s", i ? ", " : "");
+    json_str(out, l->notes[i]);
+  }
+  fprintf(out, "],\n    \"instances\": [\n");
+  for (int ri = 0; ri < l->ninsts; ri++) {
+    const GtRunInst *in = &l->insts[ri];
+    InstSum x = inst_sum(l, r, ri);
+    fprintf(out, "      {\"group\": %d, \"index\": %d, \"samples\": [%lld, %lld], \"layers\": %d, "
+                 "\"cores\": %d, \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
+                 "\"spills\": %d}%s\n",
+            in->group, in->index, (long long)in->s0, (long long)(in->s1 > 0 ? in->s1 : l->per_cluster),
+            in->k1 - in->k0, x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read,
+            (long long)x.ddr_write, x.spills, ri + 1 < l->ninsts ? "," : "");
+  }
+  fprintf(out, "    ]},\n");
+}
+
 static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
                        const char *model, const char *arch_file) {
   const GtArch *a = l->arch;
@@ -165,7 +252,9 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
   json_str(out, a->name);
   fprintf(out, ",\n  \"arch_file\": ");
   json_str(out, arch_file);
-  fprintf(out, ",\n  \"strategy\": \"%s\",\n", sched_name(l->opt.sched));
+  char label[64];
+  fprintf(out, ",\n  \"strategy\": \"%s\",\n", report_strategy(l, label, sizeof label));
+  if (l->opt.sched == SCHED_GRAPHTURBO) write_json_gt(out, l, r);
   fprintf(out, "  \"batch\": %lld,\n  \"batch_per_cluster\": %lld,\n  \"iterations\": %d,\n",
           (long long)l->batch, (long long)l->per_cluster, l->iterations);
   fprintf(out, "  \"cycles\": %llu,\n  \"time_s\": %.9g,\n  \"throughput_samples_per_s\": %.9g,\n"
@@ -205,7 +294,26 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
   fprintf(out, "  ]\n}\n");
 }
 
+static void write_csv_insts(FILE *out, const GtLowered *l, const GtRunStats *r) {
+  fprintf(out, "instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,"
+               "ddr_write_bytes,spills\n");
+  for (int ri = 0; ri < l->ninsts; ri++) {
+    const GtRunInst *in = &l->insts[ri];
+    InstSum x = inst_sum(l, r, ri);
+    fprintf(out, "g%d.%d,%d,%lld,%lld,%d,%d,%llu,%lld,%lld,%d\n", in->group, in->index, in->group,
+            (long long)in->s0, (long long)(in->s1 > 0 ? in->s1 : l->per_cluster), in->k1 - in->k0,
+            x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write,
+            x.spills);
+  }
+  fprintf(out, "(total),,,,,,%llu,%.0f,%.0f,%lld\n", (unsigned long long)r->cycles, r->ddr_read,
+          r->ddr_write, (long long)l->spills);
+}
+
 static void write_csv(FILE *out, const GtLowered *l, const GtRunStats *r) {
+  if (l->opt.sched == SCHED_GRAPHTURBO) {
+    write_csv_insts(out, l, r);
+    return;
+  }
   fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\n");
   for (int ki = 0; ki < l->nkernels; ki++) {
     const GtKernel *k = &l->kernels[ki];
@@ -236,27 +344,31 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
   GtRunSummary base = report_summary(ls[0], rs[0]);
   if (f == REPORT_JSON) fprintf(out, "{\"model\": \"%s\", \"rows\": [\n", model);
   else if (f == REPORT_CSV) {
-    fprintf(out, "strategy,cycles,throughput_samples_per_s,speedup,ddr_read_bytes,ddr_write_bytes");
+    fprintf(out, "strategy,cycles,throughput_samples_per_s,speedup,ddr_read_bytes,ddr_write_bytes,"
+                 "outputs_ddr,outputs_gb,outputs_lb,spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, ",util_%s", rs[0]->units[u].name);
     fprintf(out, "\n");
   } else {
     fprintf(out, "compare: %s on %s, batch %lld\n", model, ls[0]->arch->name, (long long)ls[0]->batch);
-    fprintf(out, "%-10s %14s %16s %8s %16s %16s", "strategy", "cycles", "samples/s", "speedup",
-            "ddr_read_B", "ddr_write_B");
+    fprintf(out, "%-21s %14s %12s %8s %14s %14s %17s %6s", "strategy", "cycles", "samples/s",
+            "speedup", "ddr_read_B", "ddr_write_B", "out ddr/gb/lb", "spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, " %8s", rs[0]->units[u].name);
     fprintf(out, "\n");
   }
   for (int i = 0; i < n; i++) {
     GtRunSummary s = report_summary(ls[i], rs[i]);
     double sp = base.throughput > 0 ? s.throughput / base.throughput : 0;
-    const char *nm = sched_name(ls[i]->opt.sched);
+    char nm[64];
+    report_strategy(ls[i], nm, sizeof nm);
     if (f == REPORT_JSON) {
       fprintf(out, "  {\"strategy\": \"%s\", \"cycles\": %llu, \"time_s\": %.9g, "
                    "\"throughput_samples_per_s\": %.9g, \"speedup\": %.6f, \"ddr_read_bytes\": %.0f, "
                    "\"ddr_write_bytes\": %.0f, \"roofline_bound_s\": %.9g, \"iterations\": %d, "
+                   "\"outputs\": {\"ddr\": %d, \"gb\": %d, \"lb\": %d}, \"spills\": %lld, "
                    "\"utilization\": {",
               nm, (unsigned long long)rs[i]->cycles, s.time_s, s.throughput, sp, rs[i]->ddr_read,
-              rs[i]->ddr_write, s.bound_s, ls[i]->iterations);
+              rs[i]->ddr_write, s.bound_s, ls[i]->iterations, ls[i]->outputs_ddr, ls[i]->outputs_gb,
+              ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) {
         fprintf(out, "%s", u ? ", " : "");
         json_str(out, rs[i]->units[u].name);
@@ -264,13 +376,17 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
       }
       fprintf(out, "}}%s\n", i + 1 < n ? "," : "");
     } else if (f == REPORT_CSV) {
-      fprintf(out, "%s,%llu,%.6f,%.6f,%.0f,%.0f", nm, (unsigned long long)rs[i]->cycles, s.throughput, sp,
-              rs[i]->ddr_read, rs[i]->ddr_write);
+      fprintf(out, "%s,%llu,%.6f,%.6f,%.0f,%.0f,%d,%d,%d,%lld", nm, (unsigned long long)rs[i]->cycles,
+              s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write, ls[i]->outputs_ddr,
+              ls[i]->outputs_gb, ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, ",%.6f", s.util[u]);
       fprintf(out, "\n");
     } else {
-      fprintf(out, "%-10s %14llu %16.2f %7.3fx %16.0f %16.0f", nm, (unsigned long long)rs[i]->cycles,
-              s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write);
+      char t3[48];
+      snprintf(t3, sizeof t3, "%d/%d/%d", ls[i]->outputs_ddr, ls[i]->outputs_gb, ls[i]->outputs_lb);
+      fprintf(out, "%-21s %14llu %12.2f %7.3fx %14.0f %14.0f %17s %6lld", nm,
+              (unsigned long long)rs[i]->cycles, s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write,
+              t3, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, " %7.1f%%", s.util[u] * 100);
       fprintf(out, "\n");
     }

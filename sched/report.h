@@ -48,6 +48,9 @@ uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki);
 /* "compute" or "memory": whichever ideal time is longer for the kernel on its cores. */
 const char *report_kernel_bound(const GtLowered *l, int ki);
 
+/* "tvm", "astitch", or "graphturbo:LEVEL" into buf. */
+const char *report_strategy(const GtLowered *l, char *buf, size_t n);
+
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GtReportFormat;
 void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunStats *r,
                   const char *model, const char *arch_file);

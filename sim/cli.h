@@ -29,7 +29,7 @@ struct CliOptions {
   bool gt_time = false;           // --gt-time: per-pass wall times on stderr
   int gt_level = GTL_FULL;        // --gt-level gb|lb|instances|full (kernel generation)
   int gt_spill = GT_SPILL_LONGEST; // --gt-spill longest|largest
-  double gt_stitch = 0.5;         // --gt-stitch F: fraction of each LB for kept tensors
+  double gt_stitch = 0.75;        // --gt-stitch F: fraction of each LB for kept tensors
   static GtOptions gt_defaults() {
     GtOptions g;
     gt_options_default(&g);

@@ -4,6 +4,7 @@
 // --compare, one table with a row per strategy. --emit writes the scheduled program.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <ctime>
@@ -91,8 +92,12 @@ static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
   memset(rs, 0, sizeof *rs);
   runstats_init_units(rs, a);
   rs->cycles = r.cycles;
+  // kernel boundaries as cluster 0 sees them: chip barriers and its own cluster barriers
   episodes.clear();
   for (const SimEpisode &e : r.episodes) episodes.push_back(e.cycle);
+  for (const SimEpisode &e : r.cluster_episodes)
+    if (e.cluster == 0) episodes.push_back(e.cycle);
+  std::sort(episodes.begin(), episodes.end());
   rs->nepisodes = (int)episodes.size();
   rs->episode_end = episodes.data();
   rs->ddr_read = r.stats.get("ddr.read_bytes");

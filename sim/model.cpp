@@ -437,8 +437,10 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
       for (int w : b.waiters) queues[(size_t)w].ev->notify();
       b.waiters.clear();
       if (in.sub == SCOPE_CHIP) {
-        episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode});
+        episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
         traffic_.ddr_since_episode = 0;
+      } else {
+        cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
       }
       break;
     }

@@ -168,6 +168,7 @@ class SimModel : public sc_core::sc_module {
   std::map<std::string, SyncObj> barriers_, sems_;
   Traffic traffic_;
   std::vector<SimEpisode> episodes_;
+  std::vector<SimEpisode> cluster_episodes_;
   std::vector<std::unique_ptr<SimRecorder>> recorders_;
   uint64_t stack_bytes_;
   uint64_t run_seq_ = 0;

@@ -148,6 +148,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   sems_.clear();
   traffic_ = Traffic();
   episodes_.clear();
+  cluster_episodes_.clear();
   recorders_.clear();
   for (QState &q : queues) q.reset();
   for (BwResource &c : ddr->channels) c.reset();
@@ -236,6 +237,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;
+  r->cluster_episodes = cluster_episodes_;
   register_stats(r, cycles);
   for (auto &rec : recorders_)
     if (!rec->finish(r->cycles, &err) && error_.empty()) {

@@ -65,11 +65,12 @@ struct SimOptions {
   int64_t chunk_bytes = 0;
 };
 
-// Per chip-scope barrier episode (the kernel boundary marker of the schedulers).
+// Per barrier episode (the kernel boundary marker of the schedulers).
 struct SimEpisode {
   uint64_t cycle;       // completion cycle of the episode, relative to the run's start
-  uint64_t ddr_bytes;   // DDR bytes (read + write) whose transfers completed after the
-                        // previous episode (or the start) and no later than this one
+  uint64_t ddr_bytes;   // chip scope: DDR bytes (read + write) whose transfers completed after
+                        // the previous chip episode (or the start) and no later than this one
+  int cluster;          // -1: a chip-scope barrier; else the cluster of a cluster-scope one
 };
 
 struct SimResult {
@@ -78,6 +79,7 @@ struct SimResult {
   uint64_t cycles = 0;     // cycles of this run (end of the last queue - start)
   uint64_t instructions = 0;  // instructions executed
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order
+  std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
   SimStats stats;          // everything else, registered by name (docs/timing.md, "Stats")
 };
 
