@@ -112,7 +112,7 @@ typedef struct {
   GtOptions gt;              /* the graph-level passes (gt.h) */
   GtLadder gt_level;         /* --gt-level (default full) */
   GtSpillRule gt_spill;      /* --gt-spill (default longest) */
-  double gt_stitch;          /* --gt-stitch: fraction of each LB for kept tensors (0.5) */
+  double gt_stitch;          /* --gt-stitch: fraction of each LB for kept tensors (0.75) */
 } GtLowerOptions;
 void lower_options_default(GtLowerOptions *o);
 

@@ -140,7 +140,7 @@ int cli_run_model(const CliOptions &o) {
     return GT_EXIT_INPUT;
   }
   std::vector<Strategy> strategies =
-      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "tvm", "--sched");
+      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
   if (o.compare && o.emit) {
     fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
     return GT_EXIT_INPUT;

@@ -23,8 +23,9 @@ d = dense(f) units=10 bias=1
 s = softmax(d)
 G
 A="--arch configs/tiny.cfg"
+T="--sched tvm"
 
-"$GTSIM" $A "$tmp/m.gtg" >"$tmp/t.txt" 2>&1; rc=$?
+"$GTSIM" $A "$tmp/m.gtg" $T >"$tmp/t.txt" 2>&1; rc=$?
 check "text report exits 0" "[ $rc -eq 0 ]"
 for key in cycles time throughput latency 'ddr read' 'ddr written' roofline 'outputs live in' utilization; do
   check "text report has '$key'" "grep -q '^$key' '$tmp/t.txt'"
@@ -33,24 +34,43 @@ done
 check "text report lists the 4 tvm kernels" "[ \$(grep -cE '^[0-9]+ ' '$tmp/t.txt') -eq 4 ]"
 check "text report names the fused kernel" "grep -q 'conv2d+relu' '$tmp/t.txt'"
 
-"$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/j.json" 2>&1
+"$GTSIM" $A "$tmp/m.gtg" $T --json >"$tmp/j.json" 2>&1
 check "--json is valid JSON with 4 kernels and the roofline" \
   "$PY -c 'import json,sys; d=json.load(open(\"$tmp/j.json\")); assert len(d[\"kernels\"])==4; r=d[\"roofline\"]; assert r[\"bound_s\"]<=d[\"time_s\"]; assert d[\"outputs\"][\"ddr\"]==4' 2>/dev/null"
 
-"$GTSIM" $A "$tmp/m.gtg" --csv -o "$tmp/c.csv" >"$tmp/c.out" 2>&1
+"$GTSIM" $A "$tmp/m.gtg" $T --csv -o "$tmp/c.csv" >"$tmp/c.out" 2>&1
 check "--csv -o writes the file and nothing on stdout" "[ -s '$tmp/c.csv' ] && [ ! -s '$tmp/c.out' ]"
 check "--csv has a header, 4 kernel rows and a total row" \
   "[ \$(head -1 '$tmp/c.csv') = 'kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output' ] && [ \$(wc -l <'$tmp/c.csv') -eq 6 ] && tail -1 '$tmp/c.csv' | grep -q '^(total),'"
 
-"$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/j2.json" 2>&1
+"$GTSIM" $A "$tmp/m.gtg" $T --json >"$tmp/j2.json" 2>&1
 check "two runs give identical reports" "cmp -s '$tmp/j.json' '$tmp/j2.json'"
+
+# graphturbo is the default strategy of model runs: its report names the level and lists instances
+"$GTSIM" $A "$tmp/m.gtg" >"$tmp/g.txt" 2>&1; rc=$?
+check "default strategy is graphturbo (level full)" \
+  "[ $rc -eq 0 ] && grep -q 'strategy graphturbo:full' '$tmp/g.txt' && grep -qE '^graphturbo +level full, order ' '$tmp/g.txt'"
+check "graphturbo text report has an instance table" "grep -qE '^# +instance +samples +layers' '$tmp/g.txt' && grep -qE '^0 +g0\.0 ' '$tmp/g.txt'"
+"$GTSIM" $A "$tmp/m.gtg" --csv >"$tmp/g.csv" 2>&1
+check "graphturbo --csv: instance rows and a total row" \
+  "[ \$(head -1 '$tmp/g.csv') = 'instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,ddr_write_bytes,spills' ] && tail -1 '$tmp/g.csv' | grep -q '^(total),'"
+"$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/g.json" 2>&1
+check "graphturbo --json: level, order, instances whose layers add up to the kernels" \
+  "$PY -c 'import json; d=json.load(open(\"$tmp/g.json\")); g=d[\"graphturbo\"]; assert g[\"level\"]==\"full\"; assert sum(i[\"layers\"] for i in g[\"instances\"])==len(d[\"kernels\"]); assert d[\"strategy\"]==\"graphturbo:full\"' 2>/dev/null"
+for bad in "--gt-level huge" "--gt-spill smallest" "--gt-stitch 1.5" "--compare tvm:lb" "--compare graphturbo:fast"; do
+  "$GTSIM" $A "$tmp/m.gtg" $bad >"$tmp/bad.txt" 2>&1; rc=$?
+  check "'$bad' is an error (exit 1) naming the option" "[ $rc -eq 1 ] && grep -qE 'gt-level|gt-spill|gt-stitch|level' '$tmp/bad.txt'"
+done
+"$GTSIM" $A "$tmp/m.gtg" --compare tvm,graphturbo:lb,graphturbo >"$tmp/lv.txt" 2>&1; rc=$?
+check "--compare takes graphturbo:LEVEL rows" \
+  "[ $rc -eq 0 ] && grep -qE '^graphturbo:lb ' '$tmp/lv.txt' && grep -qE '^graphturbo:full ' '$tmp/lv.txt'"
 
 "$GTSIM" $A "$tmp/m.gtg" --compare tvm,astitch >"$tmp/cmp.txt" 2>&1; rc=$?
 check "--compare prints one row per strategy, tvm's speedup 1" \
   "[ $rc -eq 0 ] && grep -qE '^tvm .* 1\.000x' '$tmp/cmp.txt' && grep -qE '^astitch ' '$tmp/cmp.txt'"
 
 # 8 samples, 2 clusters, 1 sample per cluster per iteration: 4 iterations
-"$GTSIM" $A "$tmp/m.gtg" --batch 8 --batch-per-cluster 1 >"$tmp/it.txt" 2>&1
+"$GTSIM" $A "$tmp/m.gtg" $T --batch 8 --batch-per-cluster 1 >"$tmp/it.txt" 2>&1
 check "--batch-per-cluster 1 of 8 on 2 clusters reports 4 iterations" "grep -q '^batch  *8 (1 per cluster per iteration, 4 iterations)' '$tmp/it.txt'"
 
 "$GTSIM" $A "$tmp/m.gtg" --sched astitch --emit "$tmp/p.gtp" >/dev/null 2>&1; rc=$?
@@ -72,8 +92,8 @@ else
 fi
 
 # user errors
-"$GTSIM" $A "$tmp/m.gtg" --sched graphturbo >/dev/null 2>"$tmp/e1"; rc=$?
-check "--sched graphturbo: exit 1 with a message" "[ $rc -eq 1 ] && grep -q graphturbo '$tmp/e1'"
+"$GTSIM" $A "$tmp/m.gtg" --sched fastest >/dev/null 2>"$tmp/e1"; rc=$?
+check "--sched with an unknown strategy: exit 1 naming it" "[ $rc -eq 1 ] && grep -q fastest '$tmp/e1'"
 "$GTSIM" $A "$tmp/m.gtg" --compare tvm,foo >/dev/null 2>"$tmp/e2"; rc=$?
 check "--compare with an unknown strategy names it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'foo'\" '$tmp/e2'"
 "$GTSIM" "$tmp/m.gtg" >/dev/null 2>"$tmp/e3"; rc=$?
