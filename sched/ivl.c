@@ -39,7 +39,7 @@ int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id) {
   int64_t best = -1;
   for (int i = -1; i < nc; i++) {
     int64_t off;
-    if (up) off = i < 0 ? v->lo : ceil_div64(c[i].off + c[i].bytes, v->align) * v->align;
+    if (up) off = ceil_div64(i < 0 ? v->lo : c[i].off + c[i].bytes, v->align) * v->align;
     else off = ((i < 0 ? v->cap : c[i].off) - bytes) / v->align * v->align;
     if (off < v->lo || off + bytes > v->cap || !fits(c, nc, off, bytes)) continue;
     if (best < 0 || (up ? off < best : off > best)) best = off;

@@ -330,7 +330,7 @@ static int make_slices(GtLowered *l, const SchedView *v) {
 
 /* The slice a full buffer gives up first among cand[0..n): the longest-lived, counted in
  * kernels (ties: the larger, then the earlier), or the largest (ties: the longer-lived, then
- * the earlier). */
+ * the earlier). Size is the slice's whole size (the tensor part), as prior work's rule reads. */
 int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule) {
   int best = -1;
   for (int i = 0; i < n; i++) {
@@ -359,6 +359,7 @@ static int64_t slice_bytes_on(const GtSlice *s, int level, int r) {
 
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down) {
+  gt_assert(down < level);
   int *cand = malloc(sizeof(int) * (size_t)(nsl + 1));
   if (!cand) die("out of memory");
   for (int t = 0; t < nsteps; t++)
@@ -373,7 +374,7 @@ void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_
           cand[n++] = i;
           sum += b;
         }
-        if (sum <= cap) break;
+        if (sum <= cap || n == 0) break;
         sl[gt_spill_victim(sl, cand, n, rule)].level = down;
       }
   free(cand);
@@ -393,6 +394,7 @@ static void place_pass(GtLowered *l, int level, GtIvl *ivls, int nres, int down)
       int i;
       for (i = 0; i < s->ncores && ok; i++) {
         gt_assert(s->core0 + i < nres);
+        if (s->lb_bytes[i] == 0) continue; /* a core with no rows of it holds nothing */
         s->lb_off[i] = ivl_alloc(&ivls[s->core0 + i], s->lb_bytes[i], t0, s->last, si);
         ok = s->lb_off[i] >= 0;
       }
