@@ -90,10 +90,18 @@ static int schedule_view(GtLowered *l, SchedView *v, GtDiag *d) {
 
 /* ---------------- layers and instances ---------------- */
 
+/* The tvm rule within a group. A tail op that Alg. 2 put in a later group (a group boundary
+ * between a conv and its batchnorm/add/relu) still joins the anchor's layer when all its
+ * operands come from the anchor's group or earlier ones: then every reader of the tail's
+ * output already waits for the anchor's group. */
 static int gt_fuse(const GtLowered *l, int head, int op) {
   const GtGraph *g = l->graph;
-  return op_lower_kind(g, head) == LK_GEMM && op_is_tvm_tail(g->ops[op].kind) &&
-         l->op_group[head] == l->op_group[op];
+  if (op_lower_kind(g, head) != LK_GEMM || !op_is_tvm_tail(g->ops[op].kind)) return 0;
+  for (int i = 0; i < g->ops[op].nin; i++) {
+    int p = g->tensors[root(g, g->ops[op].in[i])].producer;
+    if (p >= 0 && l->op_group[p] > l->op_group[head]) return 0;
+  }
+  return 1;
 }
 
 static void note(GtLowered *l, const char *text) {
