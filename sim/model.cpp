@@ -373,6 +373,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   if (SB.level == LVL_LB) traffic_.lb_read += b;
   if (DB.level == LVL_LB) traffic_.lb_write += b;
   if (noc) traffic_.noc += b;
+  if (noc && SB.level == LVL_LB && DB.level == LVL_LB) traffic_.noc_lb_lb += b;
   if (xcluster) traffic_.cluster_link += b;
   traffic_.ddr_burst += ddr_total;
   traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);

@@ -112,7 +112,7 @@ struct SyncObj {  // a barrier or a semaphore
 
 struct Traffic {
   double ddr_read = 0, ddr_write = 0, gb_read = 0, gb_write = 0, lb_read = 0, lb_write = 0,
-         noc = 0, cluster_link = 0, ddr_since_episode = 0;
+         noc = 0, noc_lb_lb = 0, cluster_link = 0, ddr_since_episode = 0;
   double ddr_burst = 0;  // DDR bytes after burst rounding
 };
 

@@ -111,6 +111,8 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   st.add("lb.read_bytes", "B", "bytes read from local buffers by transfers", traffic_.lb_read);
   st.add("lb.write_bytes", "B", "bytes written to local buffers by transfers", traffic_.lb_write);
   st.add("noc.bytes", "B", "bytes through the in-cluster interconnect", traffic_.noc);
+  st.add("noc.lb_to_lb_bytes", "B", "of those, bytes from one core's LB to another core's LB",
+         traffic_.noc_lb_lb);
   st.add("cluster_link.bytes", "B", "bytes over links between clusters", traffic_.cluster_link);
   st.add("episodes", "count", "chip-scope barrier episodes", (double)episodes_.size());
   for (const QState &q : queues) {
