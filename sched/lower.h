@@ -96,7 +96,8 @@ typedef struct {
 
 /* GraphTurbo's ablation ladder (the paper's Fig. 15), each level on top of the one before:
  * gb = one kernel per group, outputs kept in GB; lb = kept in LB; instances = groups split into
- * instances and ordered; full = + across-layer instruction scheduling (not built: = instances). */
+ * instances and ordered; full = + across-layer scheduling (the next layer's weights staged in GB
+ * while this one computes, lower_emit.c). */
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */

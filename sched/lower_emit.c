@@ -355,6 +355,10 @@ static void setup(Emit *e) {
   s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->gbn_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->gbn_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->gbw_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->gbn_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
@@ -639,6 +643,75 @@ int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
   return min64(min64(r + tr, seg_end), rb);
 }
 
+/* ---- weights staged in GB ---- */
+
+/* Cluster c's DMA queue copies kernel ki's weights DDR -> GB at offset `off` of the weight area
+ * once (the coordinator takes the region; the DMA queue waits for it through semaphore 0), then
+ * posts semaphore 1 + core for every core of the kernel, which waits for it before its first
+ * weight load (lower_tiles.c). */
+static void stage_weights(Emit *e, int ki, int c, int64_t off, uint32_t *reg, uint32_t *tile) {
+  GtKernel *k = &e->l->kernels[ki];
+  struct GtEmitState *s = e->s;
+  int64_t wb = op_weight_bytes(e->g, k->head);
+  int qc = s->cdma[c], co = coord_q(e, c);
+  char name[160];
+  snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
+  *reg = program_new_region(e->p, name);
+  *tile = program_new_tile(e->p, name);
+  e_alloc(e, co, *reg, LVL_GB, c, 0, off, wb, 0);
+  e_sem(e, co, I_SEMPOST, 0);
+  e_sem(e, qc, I_SEMWAIT, 0);
+  GtSpan ws = {0, wb, 1, wb, 1, wb};
+  e_mov(e, qc, *reg, *tile, &ws, s->w_reg[k->head], s->w_tile[k->head], &ws);
+  k->ddr_read += wb;
+  int64_t krows, rps;
+  kernel_rows(e, k, &krows, &rps);
+  for (int i = 0; i < k->pr; i++) {
+    int64_t a0, a1;
+    core_rows(e, k, krows, rps, c, i, &a0, &a1);
+    if (a1 > a0) e_sem(e, qc, I_SEMPOST, 1 + core_base(e->a, k->core_kind) + i);
+  }
+}
+
+/* Kernel ki stages its weights in cluster c (it has rows there and reads them through GB). */
+static int stages(Emit *e, int ki, int c) {
+  const GtKernel *k = &e->l->kernels[ki];
+  if (!k->w_via_gb || op_lower_kind(e->g, k->head) == LK_COPY) return 0;
+  int64_t krows, rps, a0, a1;
+  kernel_rows(e, k, &krows, &rps);
+  core_rows(e, k, krows, rps, c, 0, &a0, &a1);
+  return a1 > a0;
+}
+
+/* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
+ * kernel's, unless they were prefetched; under graphturbo's level full, also stage the next
+ * kernel's at the other end of the weight area when both fit (paper §4.4: the next layer's
+ * DMA runs while this one computes). */
+static void weights_begin(Emit *e, int ki, int c) {
+  struct GtEmitState *s = e->s;
+  GtLowered *l = e->l;
+  if (s->gbw_reg[c]) e_free(e, coord_q(e, c), s->gbw_reg[c]);
+  s->gbw_reg[c] = s->gbn_reg[c];
+  s->gbw_tile[c] = s->gbn_tile[c];
+  s->gbw_top[c] = s->gbn_top[c];
+  s->gbn_reg[c] = 0;
+  int64_t w0, w1;
+  gb_weight_area(l, &w0, &w1);
+  int64_t wb = op_weight_bytes(e->g, l->kernels[ki].head);
+  if (!s->gbw_reg[c] && stages(e, ki, c)) {
+    gt_assert(w0 + wb <= w1);
+    stage_weights(e, ki, c, w0, &s->gbw_reg[c], &s->gbw_tile[c]);
+    s->gbw_top[c] = 0;
+  }
+  int prefetch = l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL;
+  if (!prefetch || ki + 1 >= l->nkernels || !stages(e, ki + 1, c)) return;
+  int64_t nb = op_weight_bytes(e->g, l->kernels[ki + 1].head);
+  if ((s->gbw_reg[c] ? wb : 0) + nb > w1 - w0) return;
+  s->gbn_top[c] = s->gbw_reg[c] ? !s->gbw_top[c] : 0;
+  stage_weights(e, ki + 1, c, s->gbn_top[c] ? (w1 - nb) / 64 * 64 : w0, &s->gbn_reg[c],
+                &s->gbn_tile[c]);
+}
+
 /* ---- one kernel over every cluster and core ---- */
 
 static void emit_kernel(Emit *e, int ki) {
@@ -656,12 +729,7 @@ static void emit_kernel(Emit *e, int ki) {
     const GtTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1) gb_free_tensor(e, t);
   }
-  for (int c = 0; c < s->nclusters; c++)
-    if (s->gbw_reg[c]) {
-      e_free(e, coord_q(e, c), s->gbw_reg[c]);
-      s->gbw_reg[c] = 0;
-    }
-  /* staged weights: cluster DMA 0 copies the weights to GB once, then tells each core */
+  for (int c = 0; c < s->nclusters; c++) weights_begin(e, ki, c);
   GtLowerKind lk = op_lower_kind(g, k->head);
   int copy = lk == LK_COPY || (lk == LK_GATHER && g->ops[k->head].at.bag <= 1);
   GtGeom gm;
@@ -669,50 +737,14 @@ static void emit_kernel(Emit *e, int ki) {
   int base = core_base(a, k->core_kind);
   int64_t krows, rps;
   kernel_rows(e, k, &krows, &rps);
-  for (int c = 0; c < s->nclusters; c++) {
-    if (copy) {
-      for (int i = 0; i < k->pr; i++) {
-        int64_t a0, a1;
-        core_rows(e, k, krows, rps, c, i, &a0, &a1);
-        if (a1 > a0) emit_core_copy(e, k, c, base + i, i);
-      }
-      continue;
-    }
-    int staged = 0;
+  for (int c = 0; c < s->nclusters; c++)
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
       core_rows(e, k, krows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
-      if (k->w_via_gb && !staged) {
-        int64_t wb = op_weight_bytes(g, k->head);
-        int qc = s->cdma[c];
-        int co = coord_q(e, c);
-        char name[160];
-        snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
-        s->gbw_reg[c] = program_new_region(e->p, name);
-        s->gbw_tile[c] = program_new_tile(e->p, name);
-        /* the coordinator takes the region; the cluster DMA queue waits for it through a
-         * semaphore (both run after the same barrier) */
-        int64_t off, w1;
-        gb_weight_area(l, &off, &w1);
-        gt_assert(off + wb <= w1);
-        e_alloc(e, co, s->gbw_reg[c], LVL_GB, c, 0, off, wb, 0);
-        e_sem(e, co, I_SEMPOST, 0);
-        e_sem(e, qc, I_SEMWAIT, 0);
-        GtSpan ws = {0, wb, 1, wb, 1, wb};
-        e_mov(e, qc, s->gbw_reg[c], s->gbw_tile[c], &ws, s->w_reg[k->head], s->w_tile[k->head], &ws);
-        k->ddr_read += wb;
-        staged = 1;
-      }
-      emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
+      if (copy) emit_core_copy(e, k, c, base + i, i);
+      else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
     }
-    if (staged)
-      for (int i = 0; i < k->pr; i++) {
-        int64_t a0, a1;
-        core_rows(e, k, krows, rps, c, i, &a0, &a1);
-        if (a1 > a0) e_sem(e, s->cdma[c], I_SEMPOST, 1 + base + i);
-      }
-  }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
   if (gt) gt_emit_kernel_end(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {

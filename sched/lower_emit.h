@@ -41,6 +41,8 @@ struct GtEmitState {
   int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
   int64_t out_base;             /* start of the graph outputs' area */
   uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
+  uint32_t *gbn_reg, *gbn_tile; /* per cluster: the next kernel's, staged ahead (or 0) */
+  int *gbw_top, *gbn_top;       /* per cluster: that region lies at the top of the area */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gt_ladder.sh — GraphTurbo's ablation ladder against the baselines: every zoo model at its
-# batch (the .gtg's batch=) under tvm, astitch and graphturbo at the levels gb, lb and
-# instances, on the given configs (default: stcp920-hw and stcp920), one process per run.
+# batch (the .gtg's batch=) under tvm, astitch and graphturbo at the levels gb, lb, instances
+# and full, on the given configs (default: stcp920-hw and stcp920), one process per run.
 # Prints a markdown table: cycles, speedup over tvm, DDR bytes relative to tvm, Table-3 counts
 # (op outputs whose values live in DDR/GB/LB between kernels) and graphturbo's spilled slices.
 # docs/graphturbo.md, "Results", is this script's output; regenerate it after a change:
@@ -14,7 +14,7 @@ configs=${*:-stcp920-hw stcp920}
 models=${MODELS:-resnet50 bert-128 bert-256 bert-384 bert-512 dlrm mobilenetv2 vit-b16 densenet121 conformer}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-strategies="tvm astitch graphturbo:gb graphturbo:lb graphturbo:instances"
+strategies="tvm astitch graphturbo:gb graphturbo:lb graphturbo:instances graphturbo:full"
 for cfg in $configs; do
   echo "### $cfg"
   echo
