@@ -191,6 +191,11 @@ static void expand_kernels(GtLowered *l, const GtKernel *layers, int nlayers) {
       k->s0 = ri->s0;
       k->s1 = ri->s1;
       k->split_clusters = kernel_split_clusters(l, k);
+      if (k->s1 > 0 && kernel_rps(l, k) > 0) { /* its samples' share of the layer's work */
+        int64_t share = ceil_div64(l->graph->batch, l->arch->nclusters);
+        k->flops = k->flops / share * (k->s1 - k->s0);
+        k->macs = k->macs / share * (k->s1 - k->s0);
+      }
     }
     ri->k1 = n;
   }
