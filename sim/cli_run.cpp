@@ -72,9 +72,13 @@ static std::vector<Strategy> parse_strategies(const char *list, const char *what
     }
     if (colon != std::string::npos) {
       GtLadder lv;
-      if (st.kind != SCHED_GRAPHTURBO || gt_ladder_parse(item.c_str() + colon + 1, &lv) != 0) {
-        fprintf(stderr, "gtsim: %s: '%s': only graphturbo takes a level (gb, lb, instances, full)\n",
-                what, item.c_str());
+      if (st.kind != SCHED_GRAPHTURBO) {
+        fprintf(stderr, "gtsim: %s: '%s': only graphturbo takes a level\n", what, item.c_str());
+        exit(GT_EXIT_INPUT);
+      }
+      if (gt_ladder_parse(item.c_str() + colon + 1, &lv) != 0) {
+        fprintf(stderr, "gtsim: %s: '%s': unknown level (known: gb, lb, instances, full)\n", what,
+                item.c_str());
         exit(GT_EXIT_INPUT);
       }
       st.level = lv;

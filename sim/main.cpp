@@ -43,7 +43,8 @@ static const char *usage_text =
     "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md);\n"
     "                         with --batch B the file's default batch becomes B\n"
     "Scheduling (docs/graphturbo.md):\n"
-    "  --sched NAME           graphturbo (default), tvm or astitch (docs/schedulers.md)\n"
+    "  --sched NAME           graphturbo (default), tvm or astitch (docs/schedulers.md);\n"
+    "                         graphturbo:LEVEL sets --gt-level\n"
     "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share)\n"
     "  --compare A,B          run each strategy and print one table, a row per strategy;\n"
     "                         graphturbo:LEVEL runs graphturbo at a ladder level\n"
@@ -263,8 +264,9 @@ int gtsim_cli(int argc, char **argv) {
       break;
     case O_CONVERT: o.convert = optarg; break;
     case O_SCHED:
-      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo"))
-        usage_error((std::string("--sched takes tvm, astitch or graphturbo, not '") + optarg + "'").c_str());
+      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo") &&
+          strncmp(optarg, "graphturbo:", 11) != 0)
+        usage_error((std::string("--sched takes tvm, astitch or graphturbo[:LEVEL], not '") + optarg + "'").c_str());
       o.sched = optarg;
       break;
     case O_DUMP_AFTER: o.dump_after = optarg; break;
