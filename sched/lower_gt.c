@@ -16,9 +16,11 @@
  *                    below the staged weights (ivl.h); what does not fit moves down a level
  *   fill_budgets     each kernel's tile budget: the LB below the lowest live slice (§4.1)
  *
- * Invariants after gt_plan: every kernel's readers come after the slices they read; a slice's
- * level is LB, GB or DDR and never above what it wanted; LB slices of a core never overlap in
- * bytes while both are alive; every kernel's tiles fit its budget (fill_tiling checks).
+ * Invariants after gt_plan, checked by plan_check (a violation dies naming it): every kernel's
+ * readers come after the slices they read; a slice's level is LB, GB or DDR and never above
+ * what it wanted; LB slices of a core never overlap in bytes while both are alive, nor reach
+ * into the tile budget of a kernel they are alive during; GB slices likewise below the staged
+ * weights; every kernel's tiles fit its budget (fill_tiling checks).
  * docs/graphturbo.md, "Kernel generation", gives the reason for every decision here.
  */
 #include "lower.h"
@@ -484,6 +486,59 @@ static int plan_once(GtLowered *l, const SchedView *v, const GtKernel *layers, i
   return make_slices(l, v);
 }
 
+/* ---------------- the checker ---------------- */
+
+#define BROKEN(...) die("graphturbo plan: invariant broken: " __VA_ARGS__)
+
+static int alive_lb(const GtSlice *s, int t) { return s->level == LVL_LB && s->kernel <= t && t <= s->last; }
+
+/* LB slice s on core c (of the cluster): its byte range, 0 if it has none there. */
+static int lb_range(const GtSlice *s, int c, int64_t *lo, int64_t *hi) {
+  int i = c - s->core0;
+  if (i < 0 || i >= s->ncores || s->lb_bytes[i] == 0) return 0;
+  *lo = s->lb_off[i];
+  *hi = *lo + s->lb_bytes[i];
+  return 1;
+}
+
+/* What the emitter relies on: slices live no higher than they wanted and only while read;
+ * on every core, LB slices alive together never share bytes and lie above the tile budget of
+ * every kernel they are alive during; GB slices alive together (from the kernel before theirs)
+ * never share bytes and stay below the staged weights. */
+static void plan_check(const GtLowered *l) {
+  int64_t gbcap = l->gb_tensor_bytes;
+  for (int a = 0; a < l->nslices; a++) {
+    const GtSlice *s = &l->slices[a];
+    if (s->level > s->want || s->level < LVL_DDR) BROKEN("slice %d lives at level %d, wanted %d", a, s->level, s->want);
+    if (s->last < s->kernel) BROKEN("slice %d is last read before it is made", a);
+    if (s->level == LVL_GB && (s->gb_off < 0 || s->gb_off + s->bytes > gbcap))
+      BROKEN("GB slice %d at %lld+%lld outside [0, %lld)", a, (long long)s->gb_off, (long long)s->bytes, (long long)gbcap);
+    for (int c = 0; c < l->arch->cores_per_cluster && s->level == LVL_LB; c++) {
+      int64_t lo, hi;
+      if (!lb_range(s, c, &lo, &hi)) continue;
+      for (int t = s->kernel; t <= s->last; t++) {
+        const GtKernel *k = &l->kernels[t];
+        int c0 = core_base(l->arch, k->core_kind);
+        if (c >= c0 && c < c0 + k->pr && lo < k->budget)
+          BROKEN("LB slice %d on core %d at %lld is below kernel %d's tile budget %lld", a, c, (long long)lo, t, (long long)k->budget);
+      }
+      for (int b = a + 1; b < l->nslices; b++) {
+        const GtSlice *o = &l->slices[b];
+        int64_t lo2, hi2;
+        if (o->kernel > s->last || !alive_lb(o, o->kernel) || o->last < s->kernel) continue;
+        if (lb_range(o, c, &lo2, &hi2) && lo < hi2 && lo2 < hi)
+          BROKEN("LB slices %d and %d share bytes of core %d while both are alive", a, b, c);
+      }
+    }
+    for (int b = a + 1; b < l->nslices && s->level == LVL_GB; b++) {
+      const GtSlice *o = &l->slices[b];
+      if (o->level != LVL_GB || o->kernel - 1 > s->last || s->kernel - 1 > o->last) continue;
+      if (s->gb_off < o->gb_off + o->bytes && o->gb_off < s->gb_off + s->bytes)
+        BROKEN("GB slices %d and %d share bytes while both are alive", a, b);
+    }
+  }
+}
+
 int gt_plan(GtLowered *l, GtDiag *d) {
   SchedView v;
   if (schedule_view(l, &v, d)) return -1;
@@ -519,5 +574,6 @@ int gt_plan(GtLowered *l, GtDiag *d) {
     note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
                                    "tiles fit", stitch * 100));
   slice_levels(l);
+  plan_check(l);
   return 0;
 }
