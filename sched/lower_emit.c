@@ -85,12 +85,29 @@ void e_sem(Emit *e, int qi, GtOpcode op, int id) {
 }
 /* Every queue joins: one chip barrier (id 0), or one barrier per cluster (id 1) over that
  * cluster's queues. */
+/* Under graphturbo the clusters' weight-staging DMA queues join no barrier: everything they do
+ * is ordered by semaphores (the coordinator's allocation before their copy, their copy before
+ * the cores' first weight load, those loads before the barrier after which the coordinator
+ * frees the region), so a copy staged ahead for the next layer never holds up this one's end. */
+static int joins_barriers(Emit *e, int qi) {
+  const GtQueue *q = &e->p->queues[qi];
+  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 || e->s->cdma[q->cluster] != qi;
+}
+
 static void e_barrier(Emit *e, GtScope scope) {
+  int chip = 0, *cl = e->s->qcl_barrier;
+  for (int c = 0; c < e->s->nclusters; c++) cl[c] = 0;
+  for (int qi = 0; qi < e->p->nqueues; qi++)
+    if (joins_barriers(e, qi)) {
+      chip++;
+      cl[e->p->queues[qi].cluster]++;
+    }
   for (int qi = 0; qi < e->p->nqueues; qi++) {
+    if (!joins_barriers(e, qi)) continue;
     GtInst *in = e_inst(e, qi, I_BARRIER);
     in->sub = (uint8_t)scope;
     in->n[0] = scope == SCOPE_CHIP ? 0 : 1;
-    in->n[1] = scope == SCOPE_CHIP ? e->s->nparticipants : e->s->qcl[e->p->queues[qi].cluster];
+    in->n[1] = scope == SCOPE_CHIP ? chip : cl[e->p->queues[qi].cluster];
   }
   e->l->nbarriers++;
 }
@@ -361,8 +378,7 @@ static void setup(Emit *e) {
   s->gbn_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->qcl = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  for (int qi = 0; qi < e->p->nqueues; qi++) s->qcl[e->p->queues[qi].cluster]++;
+  s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
   s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
   int coord = 0;

@@ -46,7 +46,7 @@ struct GtEmitState {
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
-  int *qcl;                     /* [cluster] -> queues of the cluster (cluster barriers) */
+  int *qcl_barrier;             /* scratch: [cluster] -> queues that join its barriers */
   /* LB regions to free at the next kernel start: per (cluster, core) */
   uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
   int *lb_nlive;
