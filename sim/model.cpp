@@ -167,10 +167,14 @@ int SimModel::cluster_dma_queue(int cluster, int engine) const {
 
 int SimModel::lb_buffer(int cluster, int core) const { return core_mod(cluster, core)->lb->buf; }
 
-double SimModel::now() const { return (double)sc_time_stamp().value() / ps_per_cycle_; }
+// Model time is counted in cycles from the start of the current run (start_ps_ in SystemC
+// time), so that a run computes the same numbers whatever ran before it in the process.
+double SimModel::now() const {
+  return (double)(sc_time_stamp().value() - start_ps_) / ps_per_cycle_;
+}
 
 void SimModel::wait_until(double t) {
-  uint64_t target = (uint64_t)std::llround(t * ps_per_cycle_);
+  uint64_t target = start_ps_ + (uint64_t)std::llround(t * ps_per_cycle_);
   uint64_t cur = sc_time_stamp().value();
   if (target > cur) wait(sc_time::from_value(target - cur));
 }

@@ -158,7 +158,8 @@ class SimModel : public sc_core::sc_module {
   sc_core::sc_event start_ev_;
   const GtProgram *prog_ = nullptr;
   const char *prog_name_ = "program";
-  double start_ = 0;
+  double start_ = 0;       // the run's start in model time (0: now() counts from start_ps_)
+  uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
   double ps_per_cycle_ = 1000;
   int64_t chunk_ = 2048;
   bool abort_ = false;

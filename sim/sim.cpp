@@ -164,6 +164,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
       for (BwResource &x : core->lb->ports) x.reset();
   }
   mem.reset(p);
+  start_ps_ = sc_time_stamp().value();
   start_ = now();
   mem.origin = start_;
   // Resource clocks start at this run's start.
