@@ -72,6 +72,8 @@ typedef struct {
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
+  double est_ddr_cycles;     /* the tiler's estimate for the chosen tiles: the chip's DDR time */
+  double est_compute_cycles; /* and the head unit's (0 for copy kernels) */
   /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
    * cluster's share it runs on, the LB bytes left for its tiles, its output slices */
   int inst;                  /* -1 under tvm/astitch */

@@ -701,8 +701,9 @@ static int stages(Emit *e, int ki, int c) {
 
 /* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
  * kernel's, unless they were prefetched; under graphturbo's level full, also stage the next
- * kernel's at the other end of the weight area when both fit (paper §4.4: the next layer's
- * DMA runs while this one computes). */
+ * kernel's at the other end of the weight area when both fit and this kernel, by the tiler's
+ * estimate, leaves the DDR idle long enough for the copy (paper §4.4: the next layer's DMA
+ * runs while this one computes). */
 static void weights_begin(Emit *e, int ki, int c) {
   struct GtEmitState *s = e->s;
   GtLowered *l = e->l;
@@ -723,6 +724,10 @@ static void weights_begin(Emit *e, int ki, int c) {
   if (!prefetch || ki + 1 >= l->nkernels || !stages(e, ki + 1, c)) return;
   int64_t nb = op_weight_bytes(e->g, l->kernels[ki + 1].head);
   if ((s->gbw_reg[c] ? wb : 0) + nb > w1 - w0) return;
+  /* only into DDR time this layer leaves idle: every cluster stages the weights at once */
+  const GtKernel *k = &l->kernels[ki];
+  double copy = (double)nb * s->nclusters / e->a->ddr_bytes_per_cycle;
+  if (k->est_compute_cycles < k->est_ddr_cycles + copy) return;
   s->gbn_top[c] = s->gbw_reg[c] ? !s->gbw_top[c] : 0;
   stage_weights(e, ki + 1, c, s->gbn_top[c] ? (w1 - nb) / 64 * 64 : w0, &s->gbn_reg[c],
                 &s->gbn_tile[c]);

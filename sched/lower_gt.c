@@ -564,6 +564,7 @@ int gt_plan(GtLowered *l, GtDiag *d) {
   double stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
   for (;;) {
     place_slices(l, stitch);
+    slice_levels(l); /* the tiler's cost reads where every operand lives */
     quiet.nerrors = quiet.max_errors;
     if (fill_tiling(l, stitch > 0.01 ? &quiet : d) == 0) break;
     if (stitch <= 0.01) return -1;
@@ -573,7 +574,6 @@ int gt_plan(GtLowered *l, GtDiag *d) {
   if (l->opt.gt_level != GTL_GB && stitch < l->opt.gt_stitch)
     note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
                                    "tiles fit", stitch * 100));
-  slice_levels(l);
   plan_check(l);
   return 0;
 }

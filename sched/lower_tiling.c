@@ -337,6 +337,8 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
           cost += 1e-6 * (ddr + gb);
           if (bestcost < 0 || cost < bestcost) {
             bestcost = cost;
+            k->est_ddr_cycles = t_ddr;
+            k->est_compute_cycles = t_c;
             btr = tr;
             btc = tc;
             btk = tk;
