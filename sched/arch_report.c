@@ -31,17 +31,6 @@ static void fmt_bytes(double b, char *buf, size_t n) {
   else snprintf(buf, n, "%.6g B", b);
 }
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 static const char *sec_label(const GtArch *a, ArchSecKind k, int i, char *buf, size_t n) {
   if (k == SEC_CORE) snprintf(buf, n, "core.%s", a->core_kinds[i].name);
   else if (k == SEC_UNIT) snprintf(buf, n, "unit.%s", a->units[i].name);
@@ -317,14 +306,14 @@ static void describe_json(const GtArch *a, FILE *out) {
   SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fputs("{\n  \"name\": ", out);
-  json_str(out, a->name);
+  util_json_str(out, a->name);
   fputs(",\n  \"source\": ", out);
-  json_str(out, a->source_file);
+  util_json_str(out, a->source_file);
   fputs(",\n  \"config\": {", out);
   for (int s = 0; s < nsec; s++) {
     const void *obj = arch_section_obj(a, secs[s].kind, secs[s].index);
     fprintf(out, "%s\n    ", s ? "," : "");
-    json_str(out, sec_label(a, secs[s].kind, secs[s].index, b, sizeof b));
+    util_json_str(out, sec_label(a, secs[s].kind, secs[s].index, b, sizeof b));
     fputs(": {", out);
     int nk = 0;
     for (int i = 0; i < arch_nkeys; i++) {
@@ -341,12 +330,12 @@ static void describe_json(const GtArch *a, FILE *out) {
           char *sep = strstr(item, ", ");
           if (sep) *sep = 0;
           if (!first) fputs(", ", out);
-          json_str(out, item);
+          util_json_str(out, item);
           item = sep ? sep + 2 : NULL;
         }
         fputc(']', out);
       } else {
-        json_str(out, b);
+        util_json_str(out, b);
       }
     }
     fputs("}", out);
@@ -358,7 +347,7 @@ static void describe_json(const GtArch *a, FILE *out) {
   int first = 0;
   for (int k = 0; k < a->ncore_kinds; k++) {
     fprintf(out, "%s{\"kind\": ", k ? ", " : "");
-    json_str(out, a->core_kinds[k].name);
+    util_json_str(out, a->core_kinds[k].name);
     fprintf(out, ", \"first\": %d, \"count\": %d}", first, a->core_kinds[k].count);
     first += a->core_kinds[k].count;
   }
@@ -379,7 +368,7 @@ static void describe_json(const GtArch *a, FILE *out) {
       const Rate *r = &rates[i];
       if (r->kind != (RateKind)kind) continue;
       fprintf(out, "%s\n      {\"level\": \"%s\", \"name\": ", n++ ? "," : "", r->level);
-      json_str(out, r->name);
+      util_json_str(out, r->name);
       if (r->dtype >= 0) fprintf(out, ", \"dtype\": \"%s\"", dtype_name((GtDtype)r->dtype));
       fprintf(out, ", \"%s_per_cycle\": %.15g, \"%s_per_s\": %.15g", unit[kind], r->per_cycle,
               unit[kind], r->per_cycle * a->clock_mhz * 1e6);
@@ -393,7 +382,7 @@ static void describe_json(const GtArch *a, FILE *out) {
   fputs("    \"onchip_bytes\": {\"lb_per_core\": {", out);
   for (int k = 0; k < a->ncore_kinds; k++) {
     fprintf(out, "%s", k ? ", " : "");
-    json_str(out, a->core_kinds[k].name);
+    util_json_str(out, a->core_kinds[k].name);
     fprintf(out, ": %lld", (long long)a->core_kinds[k].lb_bytes);
   }
   fprintf(out,

@@ -39,17 +39,6 @@ static void fill_stats(const GtGraph *g, Stats *s) {
   s->peak = graph_peak_live_bytes(g, &s->peak_op);
 }
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 /* 12345678 -> "12.35 M" (decimal units, as model sizes are usually quoted). */
 static const char *human(char *buf, size_t n, double v) {
   static const char *unit[] = {"", " k", " M", " G", " T", " P"};
@@ -61,11 +50,11 @@ static const char *human(char *buf, size_t n, double v) {
 
 static void print_json(FILE *out, const GtGraph *g, const Stats *s) {
   fputs("{\n  \"model\": ", out);
-  json_str(out, g->name);
+  util_json_str(out, g->name);
   fputs(",\n  \"file\": ", out);
-  json_str(out, g->file);
+  util_json_str(out, g->file);
   fprintf(out, ",\n  \"batch\": %lld,\n  \"dtype\": ", (long long)g->batch);
-  json_str(out, dtype_name(g->dtype));
+  util_json_str(out, dtype_name(g->dtype));
   fputs(",\n  \"ops\": [", out);
   int first = 1;
   for (int k = 0; k < OP_COUNT; k++) {
@@ -86,7 +75,7 @@ static void print_json(FILE *out, const GtGraph *g, const Stats *s) {
   fprintf(out, "  \"peak_live\": {\"bytes\": %lld, \"op_index\": %d, \"op\": ", (long long)s->peak,
           s->peak_op);
   if (s->peak_op >= 0) {
-    json_str(out, g->ops[s->peak_op].name);
+    util_json_str(out, g->ops[s->peak_op].name);
     fprintf(out, ", \"line\": %d}\n}\n", g->ops[s->peak_op].line);
   } else {
     fputs("null, \"line\": 0}\n}\n", out);

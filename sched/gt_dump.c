@@ -141,16 +141,6 @@ void gt_dump(FILE *out, const GtSchedule *s, GtPass p) {
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *out, const char *str) {
-  fputc('"', out);
-  for (const char *c = str ? str : ""; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
-    else if ((unsigned char)*c < 0x20) fprintf(out, "\\u%04x", *c);
-    else fputc(*c, out);
-  }
-  fputc('"', out);
-}
-
 static void json_ints(FILE *out, const int64_t *v, int n) {
   fputc('[', out);
   for (int k = 0; k < n; k++) fprintf(out, "%s%" PRId64, k ? "," : "", v[k]);
@@ -171,7 +161,7 @@ static void json_order(FILE *out, const int *o, int n) {
 void gt_dump_json(FILE *out, const GtSchedule *s) {
   const GtGraph *g = s->g;
   fputs("{\"format\":\"gtsim-graphturbo-schedule\",\"version\":1,\"model\":", out);
-  json_str(out, g->name);
+  util_json_str(out, g->name);
   fprintf(out, ",\"batch_per_cluster\":%" PRId64 ",\"lb_capacity_bytes\":%" PRId64
                ",\"cores\":%d,\"iterations\":%d,\n\"groups\":[",
           g->batch, s->lb_capacity, s->cores, s->iterations);
@@ -180,15 +170,15 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
     fprintf(out, "%s\n {\"id\":%d,\"ops\":[", i ? "," : "", i);
     for (int k = 0; k < gr->nops; k++) {
       if (k) fputc(',', out);
-      json_str(out, op_name(g, gr->ops[k]));
+      util_json_str(out, op_name(g, gr->ops[k]));
     }
     fputs("],\"outputs\":[", out);
     for (int k = 0; k < gr->nouts; k++) {
       if (k) fputc(',', out);
-      json_str(out, g->tensors[gr->outs[k]].name);
+      util_json_str(out, g->tensors[gr->outs[k]].name);
     }
     fputs("],\"split_output\":", out);
-    json_str(out, g->tensors[gr->out].name);
+    util_json_str(out, g->tensors[gr->out].name);
     fprintf(out, ",\"peak_bytes\":%" PRId64 ",\"best\":", gr->peak);
     json_split(out, &gr->best);
     fputs(",\"splitinfo\":[", out);
@@ -221,7 +211,7 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
   for (int e = 0; e < s->nedges; e++) {
     const GtEdge *ed = &s->edges[e];
     fprintf(out, "%s[%d,%d,", e ? "," : "", ed->from, ed->to);
-    json_str(out, g->tensors[ed->tensor].name);
+    util_json_str(out, g->tensors[ed->tensor].name);
     fprintf(out, ",%d,%" PRId64 ",%" PRId64 "]", ed->dim, ed->lo, ed->hi);
   }
   fprintf(out, "],\"gray_edges\":%" PRId64 ",\n\"order\":{\"chosen\":\"%s\",\"peak_bfs_bytes\":%" PRId64
@@ -237,7 +227,7 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
             gt_xop_name(op->kind), op->consumer);
     for (int k = 0; k < op->nusers; k++) fprintf(out, "%s%d", k ? "," : "", op->users[k]);
     fputs("],\"tensor\":", out);
-    json_str(out, g->tensors[op->tensor].name);
+    util_json_str(out, g->tensors[op->tensor].name);
     fputs(",\"inputs\":[", out);
     for (int k = 0; k < op->nin; k++)
       fprintf(out, "%s{\"%s\":%d}", k ? "," : "", op->in[k].is_xop ? "extra_op" : "instance", op->in[k].id);

@@ -151,16 +151,6 @@ static const char *lvl_name(int lvl) {
   return lvl == LVL_DDR ? "ddr" : lvl == LVL_GB ? "gb" : lvl == LVL_LB ? "lb" : "-";
 }
 
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; s && *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", *s);
-    else fputc(*s, out);
-  }
-  fputc('"', out);
-}
-
 static void csv_str(FILE *out, const char *s) {
   int q = strpbrk(s, ",\"\n") != NULL;
   if (!q) {
@@ -227,7 +217,7 @@ static void write_json_gt(FILE *out, const GtLowered *l, const GtRunStats *r) {
           gt_ladder_name(l->opt.gt_level), l->gt_order, (long long)l->spills, (long long)l->spill_bytes);
   for (int i = 0; i < l->nnotes; i++) {
     fprintf(out, "%s", i ? ", " : "");
-    json_str(out, l->notes[i]);
+    util_json_str(out, l->notes[i]);
   }
   fprintf(out, "],\n    \"instances\": [\n");
   for (int ri = 0; ri < l->ninsts; ri++) {
@@ -247,11 +237,11 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
                        const char *model, const char *arch_file) {
   const GtArch *a = l->arch;
   fprintf(out, "{\n  \"model\": ");
-  json_str(out, model);
+  util_json_str(out, model);
   fprintf(out, ",\n  \"arch\": ");
-  json_str(out, a->name);
+  util_json_str(out, a->name);
   fprintf(out, ",\n  \"arch_file\": ");
-  json_str(out, arch_file);
+  util_json_str(out, arch_file);
   char label[64];
   fprintf(out, ",\n  \"strategy\": \"%s\",\n", report_strategy(l, label, sizeof label));
   if (l->opt.sched == SCHED_GRAPHTURBO) write_json_gt(out, l, r);
@@ -272,7 +262,7 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
   fprintf(out, "  \"utilization\": {");
   for (int u = 0; u < r->nunits; u++) {
     fprintf(out, "%s", u ? ", " : "");
-    json_str(out, r->units[u].name);
+    util_json_str(out, r->units[u].name);
     fprintf(out, ": %.6f", s->util[u]);
   }
   fprintf(out, "},\n  \"kernels\": [\n");
@@ -282,9 +272,9 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
     kernel_ops(l, k, ops, sizeof ops);
     int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
     fprintf(out, "    {\"name\": ");
-    json_str(out, k->name);
+    util_json_str(out, k->name);
     fprintf(out, ", \"ops\": ");
-    json_str(out, ops);
+    util_json_str(out, ops);
     fprintf(out, ", \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
                  "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d}%s\n",
             (unsigned long long)report_kernel_cycles(l, r, ki), (long long)k->ddr_read,
@@ -371,7 +361,7 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
               ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) {
         fprintf(out, "%s", u ? ", " : "");
-        json_str(out, rs[i]->units[u].name);
+        util_json_str(out, rs[i]->units[u].name);
         fprintf(out, ": %.6f", s.util[u]);
       }
       fprintf(out, "}}%s\n", i + 1 < n ? "," : "");

@@ -1,4 +1,4 @@
-/* util.c — arena, vectors, die(), diagnostics and atomic file output.
+/* util.c — arena, vectors, die(), diagnostics, atomic file output and JSON strings.
  * The arena is a list of 64 KiB blocks (larger requests get their own block); it never
  * moves an allocation, so pointers into it stay valid until arena_free(). */
 #include "util.h"
@@ -205,4 +205,15 @@ int write_file_atomic(const char *path, const void *data, size_t len) {
   }
   free(tmp);
   return 0;
+}
+
+void util_json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
 }

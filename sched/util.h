@@ -1,13 +1,37 @@
 /* util.h — the few things every module of gtsim shares.
  *
  * Module map of sched/ (the C11 library; no SystemC here):
- *   util.[ch]    arena allocator, growable arrays, die(), user diagnostics with location
- *   arch.[ch]    architecture config: schema table, INI parsing (libinih), derived figures
- *   graph.[ch]   graph IR: tensors and ops as arrays with integer ids, shape inference
- *   gtg_*.c      the .gtg text format: parser and writer
- *   onnx_*.c     ONNX import through protobuf-c
- *   isa.def      the instruction table (X-macro); prog.[ch] programs, .gtp and .gtasm
- *   sched_*.c    schedulers (tvm, astitch, graphturbo passes) emitting programs
+ *   util.[ch]         arena, growable arrays, die(), diagnostics, atomic file output, JSON strings
+ *   arch.[ch]         architecture config: INI parsing (libinih), validation, derived figures
+ *   arch_schema.h     the config schema table shared by arch.c and arch_report.c
+ *   arch_report.c     --describe (text, JSON) and docs/config.md, from the schema table
+ *   graph.[ch]        graph IR: tensors and ops as arrays with integer ids (graph_priv.h inside)
+ *   graph_infer.c     batch binding and shape inference
+ *   graph_cost.c      MACs, FLOPs, parameters, activation bytes; the largest live activation
+ *   graph_stats.c     --stats as text, JSON or CSV
+ *   gtg_*.c           the .gtg text format: attribute table, parser and writer
+ *   onnx_*.c          ONNX import through protobuf-c (onnx_imp.h inside)
+ *   model.c           model_load(): .gtg or .onnx by the file's extension
+ *   isa.def           the instruction table (X-macro)
+ *   isa.c             static facts from isa.def, dtype names, building Programs in memory
+ *   prog.h            Programs: per-queue instruction streams, the contract with sim/
+ *   gtasm.c           .gtasm text: assembler, disassembler, instruction text
+ *   gtp.c             .gtp binary program files
+ *   prog_check.c      static checks of a Program against an arch
+ *   lower.h           lowering a graph to a Program: tvm, astitch, graphturbo
+ *   lower_common.c    the tvm/astitch driver: kernel grouping, units, placement
+ *   lower_tvm.c       tvm grouping: a kernel per layer
+ *   lower_astitch.c   astitch grouping: memory-intensive ops stitched onto their neighbours
+ *   lower_tiling.c    a kernel's partition over a cluster's cores, tile sizes
+ *   lower_ops.c       how each op kind becomes tiles
+ *   lower_emit.[ch]   the shared emitter: memory map, kernels over clusters and cores
+ *   lower_tiles.c     the shared emitter: one kernel's instruction streams on one core
+ *   lower_gt.c        graphturbo lowering: instances as kernels, kept tensors, spills (gt_plan)
+ *   lower_emit_gt.c   graphturbo's slices as regions in the Program
+ *   ivl.[ch]          interval allocator: blocks with known lifetimes in one buffer (LB, GB)
+ *   gt.[ch]           GraphTurbo graph passes: data structures, pipeline, invariant checker
+ *   gt_*.c            one file per GraphTurbo pass, and the schedule dump (map in gt.h)
+ *   report.[ch]       the run report (text, JSON, CSV) and the --compare table
  *
  * Errors: a user error prints `file:line:col: error: msg` (plus the line and a caret when the
  * text is at hand) and exits 1; an internal bug calls die() which exits 3 (DESIGN.md §7).
@@ -75,6 +99,9 @@ char *read_file(const char *path, size_t *len);
 /* Write `len` bytes to `path` through `path.tmp.PID` + rename, so a failure loses nothing.
  * Returns 0 on success, -1 with errno set. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* `s` as a JSON string literal: quoted, `"` and `\` escaped with a backslash, bytes below 0x20
+ * as \u00XX, everything else (UTF-8 included) as is. NULL prints as "". */
+void util_json_str(FILE *out, const char *s);
 
 /* Integer helpers. */
 static inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }

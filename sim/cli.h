@@ -1,6 +1,8 @@
 // cli.h — options shared by the modes of the gtsim command line (sim/main.cpp).
 #ifndef GT_CLI_H
 #define GT_CLI_H
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,4 +59,8 @@ int cli_convert(const CliOptions &o);
 int cli_gt_dump(const CliOptions &o);
 // Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.
 int cli_gt_option(CliOptions &o, const char *name, const char *value);
+// Renders with `print` into memory, then writes it atomically to `path` (-o FILE), or to stdout
+// when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
+// REASON" on stderr.
+int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
 #endif

@@ -3,9 +3,7 @@
 // default batch, and write it as .gtg text (docs/gtg.md)
 // atomically to OUT (write_file_atomic: a failed run leaves no partial file), or to stdout for
 // `-o -`. Needs no --arch. Exit 1 on any user error (docs/onnx.md).
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "cli.h"
@@ -44,20 +42,8 @@ int cli_convert(const CliOptions &o) {
     graph_free(g);
     return GT_EXIT_INPUT;
   }
-  char *buf = nullptr;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) die("open_memstream failed");
-  gtg_write(f, g);
-  fclose(f);
-  int rc = GT_EXIT_OK;
-  if (strcmp(o.output, "-") == 0) {
-    fwrite(buf, 1, len, stdout);
-  } else if (write_file_atomic(o.output, buf, len) != 0) {
-    fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-    rc = GT_EXIT_INPUT;
-  }
-  free(buf);
+  const char *out = strcmp(o.output, "-") == 0 ? nullptr : o.output; /* -o -: stdout */
+  int rc = cli_write_output(out, [&](FILE *f) { gtg_write(f, g); });
   graph_free(g);
   return rc;
 }

@@ -124,21 +124,10 @@ int cli_gt_dump(const CliOptions &o) {
     for (int p = 0; p <= last; p++) fprintf(stderr, " %s %.3f", gt_pass_name((GtPass)p), s->pass_ms[p]);
     fputc('\n', stderr);
   }
-  int rc = GT_EXIT_OK;
-  FILE *f = stdout;
-  char *buf = nullptr;
-  size_t len = 0;
-  if (o.output && !(f = open_memstream(&buf, &len))) die("open_memstream failed");
-  if (o.dump_schedule && o.json) gt_dump_json(f, s);
-  else gt_dump(f, s, last);
-  if (o.output) {
-    fclose(f);
-    if (write_file_atomic(o.output, buf, len) != 0) {
-      fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-      rc = GT_EXIT_INPUT;
-    }
-    free(buf);
-  }
+  int rc = cli_write_output(o.output, [&](FILE *f) {
+    if (o.dump_schedule && o.json) gt_dump_json(f, s);
+    else gt_dump(f, s, last);
+  });
   gt_free(s);
   graph_free(g);
   arch_free(a);

@@ -214,33 +214,21 @@ int cli_run_model(const CliOptions &o) {
     fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
   if (rc == GT_EXIT_OK) {
-    char *buf = nullptr;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (!mem) die("open_memstream failed");
     GtReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
     std::string model = g->name ? g->name : path;
-    if (o.compare) {
-      std::vector<const GtLowered *> ls;
-      std::vector<const GtRunStats *> rss;
-      for (auto &r : runs) {
-        ls.push_back(r->l);
-        rss.push_back(&r->rs);
+    rc = cli_write_output(o.output, [&](FILE *mem) {
+      if (o.compare) {
+        std::vector<const GtLowered *> ls;
+        std::vector<const GtRunStats *> rss;
+        for (auto &r : runs) {
+          ls.push_back(r->l);
+          rss.push_back(&r->rs);
+        }
+        report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
+      } else {
+        report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
       }
-      report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
-    } else {
-      report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
-    }
-    fclose(mem);
-    if (o.output) {
-      if (write_file_atomic(o.output, buf, len) != 0) {
-        fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-        rc = GT_EXIT_INPUT;
-      }
-    } else {
-      fwrite(buf, 1, len, stdout);
-    }
-    free(buf);
+    });
   }
   runs.clear();
   graph_free(g);

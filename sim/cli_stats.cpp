@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "cli.h"
 
@@ -45,22 +44,7 @@ int cli_stats(const CliOptions &o) {
     graph_free(g);
     return GT_EXIT_INPUT;
   }
-  int rc = GT_EXIT_OK;
-  if (o.output) {
-    char *buf = nullptr;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) die("open_memstream failed");
-    print(f, g, o);
-    fclose(f);
-    if (write_file_atomic(o.output, buf, len) != 0) {
-      fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-      rc = GT_EXIT_INPUT;
-    }
-    free(buf);
-  } else {
-    print(stdout, g, o);
-  }
+  int rc = cli_write_output(o.output, [&](FILE *f) { print(f, g, o); });
   graph_free(g);
   return rc;
 }

@@ -170,23 +170,11 @@ static int cmd_run_program(const CliOptions &o) {
     if (rc != 0) {
       fputs(r.message.c_str(), stderr);
     } else {
-      char *buf = nullptr;
-      size_t len = 0;
-      FILE *ms = open_memstream(&buf, &len);
-      if (!ms) die("open_memstream failed");
-      if (o.json) r.stats.print_json(ms);
-      else if (o.csv) r.stats.print_csv(ms);
-      else r.stats.print_text(ms);
-      fclose(ms);
-      if (o.output) {
-        if (write_file_atomic(o.output, buf, len) != 0) {
-          fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-          rc = GT_EXIT_INPUT;
-        }
-      } else {
-        fwrite(buf, 1, len, stdout);
-      }
-      free(buf);
+      rc = cli_write_output(o.output, [&](FILE *ms) {
+        if (o.json) r.stats.print_json(ms);
+        else if (o.csv) r.stats.print_csv(ms);
+        else r.stats.print_text(ms);
+      });
     }
   }
   program_free(p);

@@ -6,6 +6,10 @@
 
 #include "sim.h"
 
+extern "C" {
+#include "util.h"
+}
+
 void SimStats::add(const std::string &name, const char *unit, const char *desc, double value) {
   stats_.push_back({name, unit, desc, value});
 }
@@ -36,26 +40,16 @@ void SimStats::print_text(FILE *out) const {
   }
 }
 
-static void json_string(FILE *out, const std::string &s) {
-  fputc('"', out);
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 void SimStats::print_json(FILE *out) const {
   fputs("{\"stats\": [", out);
   for (size_t i = 0; i < stats_.size(); i++) {
     const SimStat &s = stats_[i];
     fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-    json_string(out, s.name);
+    util_json_str(out, s.name.c_str());
     fputs(", \"unit\": ", out);
-    json_string(out, s.unit);
+    util_json_str(out, s.unit.c_str());
     fputs(", \"desc\": ", out);
-    json_string(out, s.desc);
+    util_json_str(out, s.desc.c_str());
     if (std::isfinite(s.value)) fprintf(out, ", \"value\": %.17g}", s.value);
     else fputs(", \"value\": null}", out);
   }
