@@ -19,10 +19,38 @@ void runstats_init_units(GtRunStats *r, const GtArch *a) {
         if (a->core_kinds[k].unit[i] == u) n += a->core_kinds[k].count;
     if (!n) continue;
     GtUnitUse *x = &r->units[r->nunits++];
+    memset(x, 0, sizeof *x);
     x->name = a->units[u].name;
-    x->busy_cycles = 0;
+    x->caps = a->units[u].caps;
     x->instances = n * a->nclusters;
   }
+}
+
+/* The matrix units (or, on a chip without any, every unit) averaged per instance. */
+GtTimeSplit report_time_split(const GtRunStats *r, const GtArch *a) {
+  GtTimeSplit t;
+  memset(&t, 0, sizeof t);
+  int any_matrix = 0;
+  for (int u = 0; u < r->nunits; u++) any_matrix |= (r->units[u].caps & CAP_MATRIX) != 0;
+  double n = 0;
+  for (int u = 0; u < r->nunits; u++) {
+    const GtUnitUse *x = &r->units[u];
+    if (any_matrix && !(x->caps & CAP_MATRIX)) continue;
+    t.busy += x->busy_cycles;
+    t.data += x->stall_data_cycles;
+    t.sync += x->stall_flag_cycles;
+    t.resource += x->stall_resource_cycles;
+    n += (double)x->instances;
+  }
+  if (n > 0) {
+    t.busy /= n;
+    t.data /= n;
+    t.sync /= n;
+    t.resource /= n;
+  }
+  t.idle = (double)r->cycles - t.busy - t.data - t.sync - t.resource;
+  t.ddr = (r->ddr_read + r->ddr_write) / a->ddr_bytes_per_cycle;
+  return t;
 }
 
 GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r) {
@@ -329,15 +357,60 @@ void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunSt
   else write_text(out, l, r, &s, model, arch_file);
 }
 
+/* The gap of run x to run f (the fastest) in cycles, split as docs/schedulers.md ("The gap to
+ * the fastest") says: the parts add up to x's cycles minus f's. */
+typedef struct {
+  double total, compute, ddr, data, sync, resource, idle;
+} GtGap;
+
+static GtGap gap_to(const GtRunStats *x, const GtRunStats *f, const GtArch *a) {
+  GtTimeSplit sx = report_time_split(x, a), sf = report_time_split(f, a);
+  GtGap g;
+  g.total = (double)x->cycles - (double)f->cycles;
+  g.compute = sx.busy - sf.busy;
+  g.ddr = sx.ddr - sf.ddr;
+  g.data = (sx.data - sf.data) - g.ddr;
+  g.sync = sx.sync - sf.sync;
+  g.resource = sx.resource - sf.resource;
+  g.idle = sx.idle - sf.idle;
+  return g;
+}
+
+static int fastest(const GtRunStats *const *rs, int n) {
+  int b = 0;
+  for (int i = 1; i < n; i++)
+    if (rs[i]->cycles < rs[b]->cycles) b = i;
+  return b;
+}
+
+static void write_gap_text(FILE *out, const GtLowered *const *ls, const GtRunStats *const *rs, int n) {
+  int b = fastest(rs, n);
+  char nm[64];
+  fprintf(out, "\ngap to the fastest (%s), cycles: matrix units' busy time, the extra DDR traffic "
+               "at full bandwidth,\nother data waits, sync and resource stalls, idle (per matrix "
+               "unit; the parts add up to the gap)\n",
+          report_strategy(ls[b], nm, sizeof nm));
+  fprintf(out, "%-21s %12s %12s %12s %12s %12s %12s %12s\n", "strategy", "gap", "compute",
+          "ddr_traffic", "other_data", "sync", "resource", "idle");
+  for (int i = 0; i < n; i++) {
+    GtGap g = gap_to(rs[i], rs[b], ls[i]->arch);
+    fprintf(out, "%-21s %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f\n",
+            report_strategy(ls[i], nm, sizeof nm), g.total, g.compute, g.ddr, g.data, g.sync,
+            g.resource, g.idle);
+  }
+}
+
 void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
                     const GtRunStats *const *rs, int n, const char *model) {
   GtRunSummary base = report_summary(ls[0], rs[0]);
+  int best = fastest(rs, n);
   if (f == REPORT_JSON) fprintf(out, "{\"model\": \"%s\", \"rows\": [\n", model);
   else if (f == REPORT_CSV) {
     fprintf(out, "strategy,cycles,throughput_samples_per_s,speedup,ddr_read_bytes,ddr_write_bytes,"
                  "outputs_ddr,outputs_gb,outputs_lb,spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, ",util_%s", rs[0]->units[u].name);
-    fprintf(out, "\n");
+    fprintf(out, ",gap_cycles,gap_compute,gap_ddr_traffic,gap_other_data,gap_sync,gap_resource,"
+                 "gap_idle\n");
   } else {
     fprintf(out, "compare: %s on %s, batch %lld\n", model, ls[0]->arch->name, (long long)ls[0]->batch);
     fprintf(out, "%-21s %14s %12s %8s %14s %14s %17s %6s", "strategy", "cycles", "samples/s",
@@ -364,13 +437,22 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
         util_json_str(out, rs[i]->units[u].name);
         fprintf(out, ": %.6f", s.util[u]);
       }
-      fprintf(out, "}}%s\n", i + 1 < n ? "," : "");
+      GtGap g = gap_to(rs[i], rs[best], ls[i]->arch);
+      GtTimeSplit t = report_time_split(rs[i], ls[i]->arch);
+      fprintf(out, "}, \"matrix_time\": {\"busy\": %.3f, \"data\": %.3f, \"sync\": %.3f, "
+                   "\"resource\": %.3f, \"idle\": %.3f, \"ddr\": %.3f}, \"gap\": {\"to\": %d, "
+                   "\"cycles\": %.0f, \"compute\": %.3f, \"ddr_traffic\": %.3f, \"other_data\": %.3f, "
+                   "\"sync\": %.3f, \"resource\": %.3f, \"idle\": %.3f}}%s\n",
+              t.busy, t.data, t.sync, t.resource, t.idle, t.ddr, best, g.total, g.compute, g.ddr,
+              g.data, g.sync, g.resource, g.idle, i + 1 < n ? "," : "");
     } else if (f == REPORT_CSV) {
       fprintf(out, "%s,%llu,%.6f,%.6f,%.0f,%.0f,%d,%d,%d,%lld", nm, (unsigned long long)rs[i]->cycles,
               s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write, ls[i]->outputs_ddr,
               ls[i]->outputs_gb, ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, ",%.6f", s.util[u]);
-      fprintf(out, "\n");
+      GtGap g = gap_to(rs[i], rs[best], ls[i]->arch);
+      fprintf(out, ",%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", g.total, g.compute, g.ddr, g.data,
+              g.sync, g.resource, g.idle);
     } else {
       char t3[48];
       snprintf(t3, sizeof t3, "%d/%d/%d", ls[i]->outputs_ddr, ls[i]->outputs_gb, ls[i]->outputs_lb);
@@ -382,4 +464,5 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
     }
   }
   if (f == REPORT_JSON) fprintf(out, "]}\n");
+  else if (f == REPORT_TEXT) write_gap_text(out, ls, rs, n);
 }

@@ -20,9 +20,20 @@ enum { GT_REPORT_MAX_UNITS = 16 };
 
 typedef struct {
   const char *name;        /* unit kind name from the config (e.g. "mme") */
+  unsigned caps;           /* CAP_MATRIX, CAP_VECTOR, ... of the unit kind */
   double busy_cycles;      /* summed over every instance on the chip */
+  double stall_data_cycles, stall_flag_cycles, stall_resource_cycles; /* likewise (the
+                              simulator's per-queue stalls by cause, docs/timing.md) */
   int64_t instances;       /* instances on the chip (all clusters, all cores of kinds that have it) */
 } GtUnitUse;
+
+/* The time of the matrix units of a run, per unit on average (cycles): the run's cycles split
+ * into busy, stalled by cause, and idle (no queue, or done before the run's end). The parts add
+ * up to the run's cycles. */
+typedef struct {
+  double busy, data, sync, resource, idle;
+  double ddr;              /* the run's DDR bytes at the chip's DDR bandwidth (cycles) */
+} GtTimeSplit;
 
 typedef struct {
   uint64_t cycles;
@@ -32,6 +43,8 @@ typedef struct {
   GtUnitUse units[GT_REPORT_MAX_UNITS];
   double ddr_read, ddr_write;   /* bytes the simulator moved */
 } GtRunStats;
+
+GtTimeSplit report_time_split(const GtRunStats *r, const GtArch *a);
 
 /* Derived figures of one run. */
 typedef struct {

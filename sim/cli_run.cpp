@@ -106,17 +106,28 @@ static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
   rs->episode_end = episodes.data();
   rs->ddr_read = r.stats.get("ddr.read_bytes");
   rs->ddr_write = r.stats.get("ddr.write_bytes");
-  const std::string suffix = ".busy_cycles";
+  // per unit kind, summed over its queues: "q.cC.kK.UNIT.<what>_cycles"
+  static const char *const what[] = {".busy_cycles", ".stall_data_cycles", ".stall_flag_cycles",
+                                     ".stall_resource_cycles"};
   for (const SimStat &s : r.stats.all()) {
-    if (s.name.compare(0, 2, "q.") != 0 || s.name.size() <= suffix.size() ||
-        s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    std::string q = s.name.substr(2, s.name.size() - 2 - suffix.size()); // cC.kK.UNIT
-    size_t dot = q.rfind('.');
-    if (dot == std::string::npos || q.find(".k") == std::string::npos) continue;
-    std::string unit = q.substr(dot + 1);
-    for (int u = 0; u < rs->nunits; u++)
-      if (unit == rs->units[u].name) rs->units[u].busy_cycles += s.value;
+    if (s.name.compare(0, 2, "q.") != 0) continue;
+    for (int w = 0; w < 4; w++) {
+      std::string suffix = what[w];
+      if (s.name.size() <= suffix.size() ||
+          s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      std::string q = s.name.substr(2, s.name.size() - 2 - suffix.size()); // cC.kK.UNIT
+      size_t dot = q.rfind('.');
+      if (dot == std::string::npos || q.find(".k") == std::string::npos) continue;
+      std::string unit = q.substr(dot + 1);
+      for (int u = 0; u < rs->nunits; u++) {
+        if (unit != rs->units[u].name) continue;
+        GtUnitUse *x = &rs->units[u];
+        double *field[] = {&x->busy_cycles, &x->stall_data_cycles, &x->stall_flag_cycles,
+                           &x->stall_resource_cycles};
+        *field[w] += s.value;
+      }
+    }
   }
 }
 

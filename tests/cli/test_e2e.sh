@@ -3,7 +3,8 @@
 # each ladder level, one process and one Simulator per model × config) on every shipped config
 # but the IPU (stcp920, stcp920-hw, ascend910, ascend310, goya, tpuv1, tiny), and resnet50 on
 # ipu-gc2: exit 0 (every simulator check passed: the simulator is the oracle that each
-# program is correct), and for every run the simulated time is at least the roofline bound. Batches are small (one sample per cluster) to keep the matrix to a
+# program is correct), for every run the simulated time is at least the roofline bound, and the
+# attribution of the gap to the fastest row adds up to the difference in cycles. Batches are small (one sample per cluster) to keep the matrix to a
 # few minutes on two cores; the paper's batches are in scripts/bench_sched.sh.
 # Also: astitch moves strictly fewer DDR bytes than tvm on BERT-128 (stcp920, batch 4).
 set -u
@@ -23,6 +24,16 @@ d = json.load(open(sys.argv[1]))
 bad = [r for r in d["rows"] if r["time_s"] < r["roofline_bound_s"] or r["cycles"] <= 0]
 for r in bad:
     print("%s: time %.9g s below the bound %.9g s" % (r["strategy"], r["time_s"], r["roofline_bound_s"]))
+# the gap attribution: its parts add up to the difference in cycles to the fastest row, and the
+# matrix units' time split never leaves negative idle time
+fast = min(r["cycles"] for r in d["rows"])
+for r in d["rows"]:
+    g, t = r["gap"], r["matrix_time"]
+    parts = g["compute"] + g["ddr_traffic"] + g["other_data"] + g["sync"] + g["resource"] + g["idle"]
+    if g["cycles"] != r["cycles"] - fast or abs(parts - g["cycles"]) > 0.01 * max(1, r["cycles"]) / 1e4:
+        bad.append(r); print("%s: gap %s, parts sum to %.3f" % (r["strategy"], g["cycles"], parts))
+    if t["idle"] < -1 or min(t["busy"], t["data"], t["sync"], t["resource"]) < 0:
+        bad.append(r); print("%s: matrix time split %s" % (r["strategy"], t))
 sys.exit(1 if bad else 0)
 PYEOF
 }
