@@ -83,11 +83,14 @@ $(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
 test: $(GTSIM) $(TEST_BIN)
 	@BUILD=$(BUILD) bash tests/run.sh
 
-# The main job: schedule ResNet-50 (batch 64) on the paper's STCP920, simulate, report.
+# The main job: schedule ResNet-50 (batch 64) on STCP920 with its real 1.5 MiB LBs under
+# tvm, astitch and GraphTurbo's ablation ladder, simulate each, compare (with the gap to the
+# fastest explained), then GraphTurbo's full report with one row per sub-graph instance.
 demo: $(GTSIM)
-	$(GTSIM) --arch configs/stcp920.cfg --describe | head -3
-	$(GTSIM) --arch configs/stcp920.cfg workloads/resnet50.gtg --compare tvm,astitch
-	$(GTSIM) --arch configs/stcp920.cfg workloads/resnet50.gtg --sched tvm
+	$(GTSIM) --arch configs/stcp920-hw.cfg --describe | head -3
+	$(GTSIM) --arch configs/stcp920-hw.cfg workloads/resnet50.gtg \
+	  --compare tvm,astitch,graphturbo:gb,graphturbo:lb,graphturbo:instances,graphturbo:full
+	$(GTSIM) --arch configs/stcp920-hw.cfg workloads/resnet50.gtg
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 test
