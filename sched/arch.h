@@ -1,6 +1,6 @@
 /* arch.h — the architecture description: typed, validated once, read-only afterwards.
  *
- * The model (DESIGN.md §1): `nclusters` identical clusters; a cluster has a global buffer
+ * The model: `nclusters` identical clusters; a cluster has a global buffer
  * (GB, may be 0 bytes), an in-cluster interconnect (NoC), DMA engines between DDR and GB,
  * and cores of one or more core kinds (Goya: 8 TPC cores with LB + 1 GEMM core without LB).
  * A core kind has a local buffer (LB, may be 0 bytes) with ports, and a list of compute

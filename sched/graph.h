@@ -1,4 +1,4 @@
-/* graph.h — the graph IR: tensors and ops in arrays, referred to by integer ids (STYLE.md #4).
+/* graph.h — the graph IR: tensors and ops in arrays, referred to by integer ids.
  *
  * A graph is built from its declared form (what a .gtg file or an ONNX model says: input
  * shapes with a symbolic batch N, ops with attributes) and then bound to a batch size by
@@ -181,7 +181,7 @@ int opkind_min_inputs(GtOpKind k);
 int opkind_max_inputs(GtOpKind k);
 /* Formats dims as "[2, 64, 56, 56]" into buf; returns buf. */
 char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
-/* Invariant checker for passes that edit the graph (STYLE.md #3): ops in topological order,
+/* Invariant checker for passes that edit the graph: ops in topological order,
  * one producer per tensor and producer ids that agree, inputs listed once, valid operand and
  * output counts, unique names found by graph_find_tensor, and (when g->batch is set) every
  * dim >= 1. Returns NULL, or a description of the first violation. Typical use:

@@ -1,7 +1,7 @@
 /* gt.c — the GraphTurbo graph-level pipeline (paper §3), its shared helpers and the
  * invariant checker that runs between passes.
  *
- * gt_schedule() reads top to bottom, one pass per line (STYLE.md #1); after each pass
+ * gt_schedule() reads top to bottom, one pass per line; after each pass
  * gt_check() verifies what every later pass relies on and die()s naming the pass that broke
  * it. Groups are convex sets of ops (never a path that leaves a group and comes back), so the
  * group graph stays a DAG; fill_live_groups() lists it in a deterministic topological order

@@ -1,5 +1,5 @@
 /* lower.h — lowering a DNN graph to an instruction Program under the two baseline strategies
- * of the GraphTurbo paper (DESIGN.md §6): `tvm` (a kernel per layer, everything through DDR)
+ * of the GraphTurbo paper: `tvm` (a kernel per layer, everything through DDR)
  * and `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip).
  *
  * Pipeline (lower_run in lower_common.c), one call per line:
@@ -13,7 +13,7 @@
  * docs/schedulers.md describes every decision and the report's columns.
  *
  * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
- * order (head first). Everything here lives in one GtArena per lowering (STYLE.md #6).
+ * order (head first). Everything here lives in one GtArena per lowering.
  */
 #ifndef GT_LOWER_H
 #define GT_LOWER_H

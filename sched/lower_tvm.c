@@ -1,4 +1,4 @@
-/* lower_tvm.c — the TVM-style grouping (GraphTurbo paper §5 baseline, DESIGN.md §6): one kernel
+/* lower_tvm.c — the TVM-style grouping (GraphTurbo paper §5 baseline): one kernel
  * per layer. An anchor (conv, dense, matmul) takes its elementwise tail — batchnorm, bias,
  * activation, residual add/sub/mul/div — into its kernel; every other op is a kernel of its own.
  * Every kernel output goes to DDR (fill_placement). The chain rule shared with astitch is in

@@ -34,7 +34,7 @@
  *   report.[ch]       the run report (text, JSON, CSV) and the --compare table
  *
  * Errors: a user error prints `file:line:col: error: msg` (plus the line and a caret when the
- * text is at hand) and exits 1; an internal bug calls die() which exits 3 (DESIGN.md §7).
+ * text is at hand) and exits 1; an internal bug calls die() which exits 3.
  */
 #ifndef GT_UTIL_H
 #define GT_UTIL_H
@@ -61,7 +61,7 @@ void gt_die(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define gt_assert(c) ((c) ? (void)0 : gt_die(__FILE__, __LINE__, "assertion failed: %s", #c))
 
-/* ---- Arena: one per compilation; nothing inside is freed on its own (STYLE.md #6). ---- */
+/* ---- Arena: one per compilation; nothing inside is freed on its own. ---- */
 typedef struct GtArena GtArena;
 GtArena *arena_new(void);
 void arena_free(GtArena *a);

@@ -26,7 +26,7 @@ extern "C" {
 #include "util.h"
 }
 
-// Stage progress for long runs (DESIGN.md §7): one line on stderr, rewritten in place and
+// Stage progress for long runs: one line on stderr, rewritten in place and
 // erased at the end, only when stderr is a terminal; stdout (the report) is never touched.
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void progress(const char *fmt, ...) {

@@ -1,7 +1,7 @@
 // main.cpp — the gtsim command line: parses options, then runs one mode.
 // Modes: --describe (config), --config-doc, --isa-doc, --disasm, --emit of a program file,
 // and (added by later modules) --stats, --convert, program runs and scheduled model runs.
-// Exit codes: DESIGN.md §7.
+// Exit codes: README.md, "Exit status".
 #include <getopt.h>
 #include <systemc>
 

@@ -38,7 +38,7 @@ struct SimStat {
 };
 
 // The stats registry: models keep plain counters; after a run they are registered here with
-// name, unit and description; printers are separate (STYLE.md #14). Order = registration
+// name, unit and description; printers are separate. Order = registration
 // order, which is deterministic.
 class SimStats {
  public:

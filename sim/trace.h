@@ -1,5 +1,5 @@
 // trace.h — recorders: observers the model calls at every occupancy change and every timed
-// instruction. They live outside the models (STYLE.md #14) and stream to their files while
+// instruction. They live outside the models and stream to their files while
 // the simulation runs, so memory stays bounded. Formats: traces/README.md.
 #ifndef GT_TRACE_H
 #define GT_TRACE_H

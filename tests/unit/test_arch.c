@@ -1,5 +1,5 @@
 /* test_arch.c — architecture configs: peak figures of every shipped config against values
- * computed here by hand from the published figures (shared/reference/hardware.md, sources
+ * computed here by hand from the published figures (the configs' sources
  * named next to each), derived fields, core numbering, --set overrides, defaults,
  * arch_load_string, error collection and the describe round trip.
  * Run from the repository root (tests/run.sh does). */

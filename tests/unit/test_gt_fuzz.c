@@ -1,4 +1,4 @@
-/* test_gt_fuzz.c — random graphs through every GraphTurbo pass (STYLE.md #15: give bugs a
+/* test_gt_fuzz.c — random graphs through every GraphTurbo pass (give bugs a
  * chance). A fixed-seed generator builds DAGs of convolutions (strided, depthwise), pools,
  * elementwise ops, residual adds, channel concats and splits (several outputs), global
  * pooling and dense heads through the real graph builder and graph_infer; each is scheduled
