@@ -1,6 +1,8 @@
-/* lower.h — lowering a DNN graph to an instruction Program under the two baseline strategies
- * of the GraphTurbo paper: `tvm` (a kernel per layer, everything through DDR)
- * and `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip).
+/* lower.h — lowering a DNN graph to an instruction Program under three strategies: the
+ * GraphTurbo paper's two baselines, `tvm` (a kernel per layer, everything through DDR) and
+ * `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip), and
+ * `graphturbo` (the schedule's sub-graph instances as layer kernels whose outputs stay in
+ * LB/GB, lower_gt.c; docs/graphturbo.md).
  *
  * Pipeline (lower_run in lower_common.c), one call per line:
  *   1. group_kernels_tvm / group_kernels_astitch   ops -> kernels (head op + fused/stitched tail)
@@ -9,6 +11,7 @@
  *   4. fill_tiling                                 per-cluster/per-core partition, tile sizes
  *   5. emit_program                                per-queue instruction streams (lower_emit.c,
  *                                                  lower_tiles.c)
+ * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.
  * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
  * docs/schedulers.md describes every decision and the report's columns.
  *

@@ -60,7 +60,7 @@ PY
   then ok "$c: text and JSON agree"; else nok "$c: text and JSON agree"; fi
 done
 
-# Figures from the published numbers (hardware.md), read from the JSON:
+# Figures from the published numbers (the configs' sources), read from the JSON:
 #   stcp920: 4 clusters x 8 cores x 2048 fp16 MAC x 2 FLOP x 1e9 Hz = 131.072e12 FLOP/s,
 #            DDR 136 GB/s at 1 GHz = 136 B/cycle, balance 131.072e12 / 136e9 FLOP/byte.
 #   tpuv1:   256 x 256 int8 MAC x 2 x 700e6 Hz = 91.75e12 OP/s.

@@ -1,4 +1,4 @@
-// test_sim_goya.cpp — a heterogeneous cluster like Habana Goya (hardware.md): 8 TPC cores with a
+// test_sim_goya.cpp — a heterogeneous cluster like Habana Goya: 8 TPC cores with a
 // local buffer and a vector unit, plus one GEMM core WITHOUT local buffer whose matrix unit
 // reads and writes the cluster's global buffer. Figures are tiny.cfg's ([A], round numbers)
 // except the core mix; expected cycles are computed here.

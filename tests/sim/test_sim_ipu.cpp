@@ -1,4 +1,4 @@
-// test_sim_ipu.cpp — an IPU-GC2-like chip (hardware.md: 2 IPUs x 1216 tiles, no shared SRAM):
+// test_sim_ipu.cpp — an IPU-GC2-like chip (2 IPUs x 1216 tiles, no shared SRAM):
 // 2 clusters x 1216 cores = 2432 cores, no GB, each core one unit that does both matrix and
 // vector work (queues dma_in, dma_out, ipu: 7296 queues). Figures are tiny.cfg's otherwise.
 #include "simtest.h"
