@@ -29,6 +29,28 @@
 
 #include "arch_schema.h"
 
+/* ---- dtypes (GT_DTYPES in arch.h) ---- */
+
+static const struct {
+  const char *name;
+  int bytes;
+} dtypes[DT_COUNT] = {
+#define X(e, n, b) {n, b},
+    GT_DTYPES(X)
+#undef X
+};
+
+const char *dtype_name(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].name : "?"; }
+int dtype_bytes(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].bytes : 0; }
+int dtype_parse(const char *s, GtDtype *out) {
+  for (int i = 0; i < DT_COUNT; i++)
+    if (strcmp(s, dtypes[i].name) == 0) {
+      *out = (GtDtype)i;
+      return 0;
+    }
+  return -1;
+}
+
 /* ---------------------------------------------------------------- the schema table */
 
 #define A_(f) offsetof(GtArch, f)

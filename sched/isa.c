@@ -1,5 +1,5 @@
-/* isa.c — static facts from isa.def, dtype names, and building Programs in memory.
- * Everything here is derived from the two X-macro tables (isa.def, GT_DTYPES); nothing is
+/* isa.c — static facts from isa.def and building Programs in memory.
+ * Everything here is derived from the X-macro table isa.def; nothing is
  * listed twice. The operand specs ("dst=r0 bytes=n0 ...") are parsed once, on first use,
  * into a constant table of GtOperand (name, GtInst field, value kind); the assembler, the
  * disassembler and the docs all read that table. Invariant: every operand of every opcode
@@ -8,26 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static const struct {
-  const char *name;
-  int bytes;
-} dtypes[DT_COUNT] = {
-#define X(e, n, b) {n, b},
-    GT_DTYPES(X)
-#undef X
-};
-
-const char *dtype_name(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].name : "?"; }
-int dtype_bytes(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].bytes : 0; }
-int dtype_parse(const char *s, GtDtype *out) {
-  for (int i = 0; i < DT_COUNT; i++)
-    if (strcmp(s, dtypes[i].name) == 0) {
-      *out = (GtDtype)i;
-      return 0;
-    }
-  return -1;
-}
 
 static const struct {
   const char *mnemonic;

@@ -2,7 +2,7 @@
  *
  * Module map of sched/ (the C11 library; no SystemC here):
  *   util.[ch]         arena, growable arrays, die(), diagnostics, atomic file output, JSON strings
- *   arch.[ch]         architecture config: INI parsing (libinih), validation, derived figures
+ *   arch.[ch]         architecture config: dtypes, INI parsing (libinih), validation, derived figures
  *   arch_schema.h     the config schema table shared by arch.c and arch_report.c
  *   arch_report.c     --describe (text, JSON) and docs/config.md, from the schema table
  *   graph.[ch]        graph IR: tensors and ops as arrays with integer ids (graph_priv.h inside)
@@ -13,7 +13,7 @@
  *   onnx_*.c          ONNX import through protobuf-c (onnx_imp.h inside)
  *   model.c           model_load(): .gtg or .onnx by the file's extension
  *   isa.def           the instruction table (X-macro)
- *   isa.c             static facts from isa.def, dtype names, building Programs in memory
+ *   isa.c             static facts from isa.def, building Programs in memory
  *   prog.h            Programs: per-queue instruction streams, the contract with sim/
  *   gtasm.c           .gtasm text: assembler, disassembler, instruction text
  *   gtp.c             .gtp binary program files
