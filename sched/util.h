@@ -2,7 +2,7 @@
  *
  * Module map of sched/ (the C11 library; no SystemC here):
  *   util.[ch]         arena, growable arrays, die(), diagnostics, atomic file output, JSON strings
- *   arch.[ch]         architecture config: dtypes, INI parsing (libinih), validation, derived figures
+ *   arch.[ch]         architecture config: dtypes, INI parsing (libinih), checks, derived figures
  *   arch_schema.h     the config schema table shared by arch.c and arch_report.c
  *   arch_report.c     --describe (text, JSON) and docs/config.md, from the schema table
  *   graph.[ch]        graph IR: tensors and ops as arrays with integer ids (graph_priv.h inside)
