@@ -157,12 +157,23 @@ static void plan_instances(GtLowered *l, const SchedView *v, int by_group) {
   }
   int *ok = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
   int *seen = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
+  /* one note per reason, naming every group it applies to (n is small: groups) */
+  const char **why_of = arena_alloc(l->arena, sizeof(char *) * (size_t)v->ngroups);
+  int *note_of = arena_alloc(l->arena, sizeof(int) * (size_t)v->ngroups);
+  int nwhy = 0;
   for (int gi = 0; gi < v->ngroups; gi++) {
     const char *why = NULL;
     ok[gi] = v->factor[gi] <= 1 || group_splittable(l, v, gi, &why);
-    if (!ok[gi] && !by_group)
-      note(l, arena_printf(l->arena, "group g%d runs as one instance (of %d): %s", gi,
-                           v->factor[gi], why));
+    if (ok[gi] || by_group) continue;
+    int w = 0;
+    while (w < nwhy && strcmp(why_of[w], why) != 0) w++;
+    if (w < nwhy) {
+      l->notes[note_of[w]] = arena_printf(l->arena, "%s, g%d", l->notes[note_of[w]], gi);
+      continue;
+    }
+    why_of[nwhy] = why;
+    note_of[nwhy++] = l->nnotes;
+    note(l, arena_printf(l->arena, "%s; each runs as one instance: g%d", why, gi));
   }
   for (int pass = 0; pass < (by_group ? v->ngroups : 1); pass++)
     for (int i = 0; i < v->ninst; i++) {
