@@ -90,6 +90,15 @@ static const char *usage_text =
   exit(GT_EXIT_INPUT);
 }
 
+// --sched NAME: tvm, astitch, graphturbo or graphturbo:LEVEL (the level is checked where the
+// strategies are parsed, sim/cli_run.cpp).
+static const char *sched_option(const char *v) {
+  if (strcmp(v, "tvm") && strcmp(v, "astitch") && strcmp(v, "graphturbo") &&
+      strncmp(v, "graphturbo:", 11) != 0)
+    usage_error((std::string("--sched takes tvm, astitch or graphturbo[:LEVEL], not '") + v + "'").c_str());
+  return v;
+}
+
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
   return n > k && strcmp(s + n - k, suffix) == 0;
@@ -251,12 +260,7 @@ int gtsim_cli(int argc, char **argv) {
         usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
       break;
     case O_CONVERT: o.convert = optarg; break;
-    case O_SCHED:
-      if (strcmp(optarg, "tvm") && strcmp(optarg, "astitch") && strcmp(optarg, "graphturbo") &&
-          strncmp(optarg, "graphturbo:", 11) != 0)
-        usage_error((std::string("--sched takes tvm, astitch or graphturbo[:LEVEL], not '") + optarg + "'").c_str());
-      o.sched = optarg;
-      break;
+    case O_SCHED: o.sched = sched_option(optarg); break;
     case O_DUMP_AFTER: o.dump_after = optarg; break;
     case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
     case O_GT_OPT:
