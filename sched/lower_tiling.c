@@ -11,6 +11,7 @@
  * error naming the kernel and both sizes.
  */
 #include "lower.h"
+#include "unit_timing.h"
 
 #include <math.h>
 #include <string.h>
@@ -166,34 +167,34 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
   return tb;
 }
 
-/* Cycles of the head unit for one step of kernel k with tile sizes (tr, tc, tk): the
- * matrix and vector formulas of docs/timing.md (vector ops at one pass per element). */
-static double step_compute_cycles(const GtLowered *l, const GtKernel *k, const GtGeom *gm,
-                                  int64_t tr, int64_t tc, int64_t tk) {
+/* Cycles of one step of kernel k with tile sizes (tr, tc, tk) on the head unit (*head) and of
+ * the fused tail on the tail unit after the step's last k chunk (*tail): the simulator's own
+ * formulas (unit_timing.h) over the instructions lower_tiles.c emits for that tile. */
+static void step_compute_cycles(const GtLowered *l, const GtKernel *k, const GtGeom *gm,
+                                int64_t tr, int64_t tc, int64_t tk, double *head, double *tail) {
   const GtArch *a = l->arch;
-  if (k->unit_head < Q_UNIT0) return 0;
-  const GtUnitKind *u = &a->units[a->core_kinds[k->core_kind].unit[k->unit_head - Q_UNIT0]];
+  const GtGraph *g = l->graph;
+  *head = *tail = 0;
+  if (k->unit_head < Q_UNIT0) return;
+  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+  const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
   GtTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
   GtComputeStep cs[GT_MAX_STEPS];
-  int n = tile_compute(l->graph, k->head, &t, cs, GT_MAX_STEPS);
-  double cyc = 0, rate = u->mac_rate[k->cdt_head];
-  int lanes = u->lanes[k->cdt_head];
+  int n = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
   for (int i = 0; i < n; i++) {
-    if (cs[i].is_gemm && rate > 0 && u->shape == MAT_CUBE && u->cube_m > 0) {
-      double blocks = (double)ceil_div64(cs[i].m, u->cube_m) * (double)ceil_div64(cs[i].n, u->cube_n) *
-                      (double)ceil_div64(cs[i].k, u->cube_k);
-      cyc += ceil(blocks / rate) + u->matrix_latency_cycles;
-    } else if (cs[i].is_gemm && rate > 0 && u->sys_rows > 0) {
-      int64_t R = u->sys_rows, C = u->sys_cols;
-      int ws = u->dataflow == DF_WEIGHT_STATIONARY;
-      double folds = (double)ceil_div64(ws ? cs[i].k : cs[i].m, R) * (double)ceil_div64(cs[i].n, C);
-      cyc += folds * ((double)(2 * R + C - 2) + ceil((double)(ws ? cs[i].m : cs[i].k) / rate)) +
-             u->matrix_latency_cycles;
-    } else if (!cs[i].is_gemm && lanes > 0) {
-      cyc += u->vector_latency_cycles + (double)ceil_div64(cs[i].elems, lanes);
-    }
+    int64_t c = cs[i].is_gemm ? timing_matrix(u, cs[i].m, cs[i].n, cs[i].k, k->cdt_head)
+                              : timing_vector(u, cs[i].vop, cs[i].elems, k->cdt_head);
+    *head += (double)max64(c, 0);
   }
-  return cyc;
+  if (k->nops < 2) return;
+  const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+  GtSpan os;
+  tile_output_span(g, k->head, &t, &os);
+  int64_t oelems = span_bytes(&os) / dtype_bytes(g->tensors[g->ops[k->head].out[0]].dtype);
+  for (int j = 1; j < k->nops; j++) {
+    GtComputeStep ts = tail_step(g, k->ops[j], oelems);
+    *tail += (double)max64(timing_vector(ut, ts.vop, ts.elems, k->cdt_tail), 0);
+  }
 }
 
 static int64_t tile_need(const TileBytes *tb, int w_resident) {
@@ -220,140 +221,176 @@ void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
   *w0 = l->opt.sched != SCHED_TVM ? l->gb_tensor_bytes : 0;
 }
 
+/* The partition of kernel k over its cluster's cores: rows only (batch and spatial rows), so
+ * that with channels-last storage each core's share of the output is one contiguous byte range,
+ * which lower_emit.c makes its own region; columns are cut only into tiles inside a core. */
+static void partition_rows(const GtLowered *l, GtKernel *k, const GtGeom *gm) {
+  const GtArch *a = l->arch;
+  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                         : a->core_kinds[k->core_kind].count;
+  int64_t R = cluster_rows(l, k, gm);
+  k->pr = P > R ? (int)R : P;
+  if (k->pr < 1) k->pr = 1;
+  k->pc = 1;
+}
+
+/* What the tile search holds fixed for one kernel. */
+typedef struct {
+  const GtLowered *l;
+  const GtKernel *k;
+  const GtGeom *gm;
+  int64_t core_rows, core_cols;
+  double ddr_cores, gb_bw, noc, lat0;
+  int overlap; /* price the pipeline's fill and drain (graphturbo full: tiles sized for overlap) */
+} TileSearch;
+
+/* A candidate tiling and its estimate. */
+typedef struct {
+  int64_t tr, tc, tk;
+  int wres, order;
+  double cost, ddr, compute;
+} TileChoice;
+
+/* Estimated cycles of the busiest core for tiles (tr, tc, tk) in loop order `order` (0: rows
+ * outer, columns, k inner; 1: columns outer): the longest of the DDR's share (burst bytes of all
+ * cores at the chip's bandwidth), the GB ports' share, the dma_in and dma_out queues (a set-up
+ * latency per transfer, serial in the queue, plus the bytes over the core's link) and the units;
+ * plus the total bytes at a tiny weight to prefer less traffic among equal times. With
+ * ts->overlap the units run concurrently (the tail of one tile under the head of the next) and
+ * the pipeline's fill (the first step's loads) and drain (the last tile's tail and store) are
+ * added, which is what makes smaller tiles pay. */
+static TileChoice tile_cost(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk, int order,
+                            int wres) {
+  const GtLowered *l = ts->l;
+  const GtArch *a = l->arch;
+  const GtKernel *k = ts->k;
+  const GtGraph *g = l->graph;
+  int64_t ntr = ceil_div64(ts->core_rows, tr), nct = ceil_div64(ts->core_cols, tc);
+  int64_t nkt = ceil_div64(ts->gm->k, tk);
+  TileBytes tb = tile_bytes(l, k, ts->gm, tr, tc, tk);
+  GtOpKind hk = g->ops[k->head].kind;
+  int a_cols = op_lower_kind(g, k->head) == LK_VEC && ts->gm->cols > 1;
+  int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
+  double steps = (double)(ntr * nct * nkt), nout = (double)(ntr * nct);
+  double head, tail;
+  step_compute_cycles(l, k, ts->gm, tr, tc, tk, &head, &tail);
+  /* loads of A and W: a buffer reloads when its key changes (A: rows, k, and columns for
+   * a_cols; W: columns, k, and rows for w_rows) */
+  double la, lw;
+  if (order == 0) {
+    la = nkt > 1 || a_cols ? steps : (double)ntr;
+    lw = nct == 1 && nkt == 1 ? (w_rows ? (double)ntr : 1) : steps;
+  } else {
+    la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
+    lw = nkt > 1 || w_rows ? steps : (double)nct;
+  }
+  double ddr = (double)tb.da * la + (double)tb.dw * lw + (double)(tb.dout + tb.dr) * nout;
+  double gb = (double)tb.ga * la + (double)tb.gw * lw + (double)(tb.gout + tb.gr) * nout;
+  double lat_a = ts->lat0 + (tb.da > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+  double lat_w = ts->lat0 + (tb.dw > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+  double lat_o = ts->lat0 + (tb.dout > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
+  double in_a = (double)tb.na * lat_a + (double)tb.xa / ts->noc;
+  double in_w = tb.xw > 0 ? lat_w + (double)tb.xw / ts->noc : 0;
+  double in_r = (double)tb.nr * lat_o + (double)tb.xr / ts->noc;
+  double out1 = lat_o + (double)tb.xo / ts->noc;
+  double t_in = la * in_a + lw * in_w + nout * in_r, t_out = nout * out1;
+  double t_ddr = ddr * ts->ddr_cores / a->ddr_bytes_per_cycle;
+  double t_gb = ts->gb_bw > 0 ? gb * k->pr / ts->gb_bw : 0;
+  double t_c = steps * head;
+  if (ts->overlap) {
+    double t_tail = nout * tail;
+    t_c = k->unit_tail == k->unit_head ? t_c + t_tail : fmax(t_c, t_tail);
+  }
+  double cost = fmax(fmax(fmax(t_ddr, t_gb), fmax(t_in, t_out)), t_c);
+  if (ts->overlap) cost += in_a + in_w + in_r + tail + out1;
+  TileChoice ch = {tr, tc, tk, wres, order, cost + 1e-6 * (ddr + gb), t_ddr, t_c};
+  return ch;
+}
+
+/* The most rows of tiles (tc, tk) whose double-buffered tile fits the budget, whole segments
+ * when more than one (0 when not even one row fits). */
+static int64_t most_rows(const TileSearch *ts, int64_t tc, int64_t tk, int wres, int64_t budget) {
+  int64_t lo = 0, hi = ts->core_rows, seg = ts->gm->seg_rows;
+  while (lo < hi) { /* tile bytes grow with rows */
+    int64_t mid = (lo + hi + 1) / 2;
+    int64_t trm = mid > seg ? mid / seg * seg : mid;
+    TileBytes tb = tile_bytes(ts->l, ts->k, ts->gm, trm, tc, tk);
+    if (tile_need(&tb, wres) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo > seg ? lo / seg * seg : lo;
+}
+
+/* Row heights tried with overlap: the most that fit and 1/2 of it (more tiles: a shorter fill
+ * and drain around the pipelined middle; more halvings buy less than their extra per-step
+ * transfers cost on the zoo). */
+enum { TILE_ROW_HALVINGS = 1 };
+/* ... and only when the estimate falls below this fraction of the larger tiles' (a gain the
+ * estimate's error cannot fake; smaller gains measured as losses as often as gains). */
+#define TILE_OVERLAP_GAIN 0.9
+
 static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
   const GtArch *a = l->arch;
   const GtGraph *g = l->graph;
   GtGeom gm;
   fill_geom(g, k->head, a, &gm);
-  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
-                                         : a->core_kinds[k->core_kind].count;
-  int64_t R = cluster_rows(l, k, &gm), C = gm.cols;
-  int64_t budget = kernel_tile_budget(l, k);
-  /* partition: pc column groups × pr row groups, minimising the busiest core's rows × cols */
-  int bpr = 1, bpc = 1;
-  double best = -1;
-  /* Cores split rows only (batch and spatial rows): with channels-last storage each core's
-   * share of the output is then one contiguous byte range, which lower_emit.c makes its own
-   * region. Columns are cut only into tiles inside a core. */
-  int maxpc = 1;
-  for (int pc = 1; pc <= maxpc; pc++) {
-    int pr = P / pc;
-    if (pr > R) pr = (int)R;
-    if (pr < 1) continue;
-    int64_t cc = ceil_div64(ceil_div64(C, pc), gm.col_align) * gm.col_align;
-    if (pc > 1 && cc * (pc - 1) >= C) continue;
-    double work = (double)ceil_div64(R, pr) * (double)min64(cc, C);
-    if (best < 0 || work < best - 1e-9) {
-      best = work;
-      bpr = pr;
-      bpc = pc;
-    }
-  }
-  k->pr = bpr;
-  k->pc = bpc;
+  partition_rows(l, k, &gm);
   /* weights staged once per cluster DDR -> GB when more than one core reads them and they fit
    * the GB's weight area (gb_weight_area) */
   int64_t wb = op_weight_bytes(g, k->head);
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
   k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
-                bpr * bpc > 1 && wb <= w1 - w0;
-  int64_t core_rows = ceil_div64(R, bpr);
-  int64_t core_cols = bpc > 1 ? ceil_div64(ceil_div64(C, bpc), gm.col_align) * gm.col_align : C;
-  if (core_cols > C) core_cols = C;
-  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one
-   * with the shortest estimated time (est_cycles) */
-  double bestcost = -1;
-  int64_t btr = 0, btc = 0, btk = 0;
-  int bres = 0, border = 0;
+                k->pr * k->pc > 1 && wb <= w1 - w0;
+  int64_t budget = kernel_tile_budget(l, k);
+  TileSearch ts = {l, k, &gm, ceil_div64(cluster_rows(l, k, &gm), k->pr), gm.cols, 0, 0, 0, 0, 0};
   /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
    * the kernel is split over clusters) and its cluster's GB ports */
-  double ddr_cores = (double)bpr * (k->split_clusters ? a->nclusters : 1);
-  double gb_bw = (double)a->gb_ports * a->gb_port_bytes_per_cycle;
-  double noc = a->noc_link_bytes_per_cycle > 0 ? a->noc_link_bytes_per_cycle : 1;
-  double lat0 = (double)(a->dma_latency_cycles + a->noc_latency_cycles) +
-                a->core_kinds[k->core_kind].lb_latency_cycles;
+  ts.ddr_cores = (double)k->pr * (k->split_clusters ? a->nclusters : 1);
+  ts.gb_bw = (double)a->gb_ports * a->gb_port_bytes_per_cycle;
+  ts.noc = a->noc_link_bytes_per_cycle > 0 ? a->noc_link_bytes_per_cycle : 1;
+  ts.lat0 = (double)(a->dma_latency_cycles + a->noc_latency_cycles) +
+            a->core_kinds[k->core_kind].lb_latency_cycles;
+  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one
+   * with the shortest estimated time */
+  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0};
   for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
-    for (int64_t tc = core_cols;; tc = ceil_div64(tc, 2)) {
-      if (tc < core_cols && gm.col_align > 1 && tc > gm.col_align)
+    for (int64_t tc = ts.core_cols;; tc = ceil_div64(tc, 2)) {
+      if (tc < ts.core_cols && gm.col_align > 1 && tc > gm.col_align)
         tc = ceil_div64(tc, gm.col_align) * gm.col_align;
-      int64_t nct = ceil_div64(core_cols, tc), nkt = ceil_div64(gm.k, tk);
       /* weights stay resident when one tile holds all of the core's (conv, dense); a matmul's
        * b and an embedding's rows change with the rows */
       GtOpKind hk = g->ops[k->head].kind;
-      int wres = nct == 1 && nkt == 1 &&
+      int wres = ceil_div64(ts.core_cols, tc) == 1 && ceil_div64(gm.k, tk) == 1 &&
                  (hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE);
-      /* most rows that fit: binary search over [1, core_rows] (tile bytes grow with rows) */
-      int64_t lo = 0, hi = core_rows;
-      while (lo < hi) {
-        int64_t mid = (lo + hi + 1) / 2;
-        int64_t trm = mid > gm.seg_rows ? mid / gm.seg_rows * gm.seg_rows : mid;
-        TileBytes tb = tile_bytes(l, k, &gm, trm, tc, tk);
-        if (tile_need(&tb, wres) <= budget) lo = mid;
-        else hi = mid - 1;
+      int64_t tr = most_rows(&ts, tc, tk, wres, budget);
+      for (int order = 0; tr >= 1 && order < 2; order++) {
+        TileChoice ch = tile_cost(&ts, tr, tc, tk, order, wres);
+        if (best.cost < 0 || ch.cost < best.cost) best = ch;
       }
-      int64_t tr = lo > gm.seg_rows ? lo / gm.seg_rows * gm.seg_rows : lo;
-      if (tr >= 1) {
-        int64_t ntr = ceil_div64(core_rows, tr);
-        TileBytes tb = tile_bytes(l, k, &gm, tr, tc, tk);
-        int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm.cols > 1;
-        int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
-        double steps = (double)(ntr * nct * nkt);
-        double step_cyc = step_compute_cycles(l, k, &gm, tr, tc, tk);
-        /* loads of A and W under each loop order: a buffer reloads when its key changes
-         * (A: rows, k, and columns for a_cols; W: columns, k, and rows for w_rows) */
-        for (int order = 0; order < 2; order++) {
-          double la, lw;
-          if (order == 0) { /* rows outer, columns, k inner */
-            la = nkt > 1 || a_cols ? steps : (double)ntr;
-            lw = nct == 1 && nkt == 1 ? (w_rows ? (double)ntr : 1) : steps;
-          } else { /* columns outer, rows, k inner */
-            la = ntr == 1 && nkt == 1 ? (a_cols ? (double)nct : 1) : steps;
-            lw = nkt > 1 || w_rows ? steps : (double)nct;
-          }
-          /* estimated cycles of the busiest core: the longest of the DDR's share (burst
-           * bytes of all cores at the chip's bandwidth), the GB ports' share, the dma_in and
-           * dma_out queues (a set-up latency per transfer, serial in the queue, plus the bytes
-           * over the core's link) and the head unit; plus the total bytes at a tiny weight to
-           * prefer less traffic among equal times */
-          double nout = (double)(ntr * nct);
-          double ddr = (double)tb.da * la + (double)tb.dw * lw + (double)(tb.dout + tb.dr) * nout;
-          double gb = (double)tb.ga * la + (double)tb.gw * lw + (double)(tb.gout + tb.gr) * nout;
-          double lat_a = lat0 + (tb.da > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
-          double lat_w = lat0 + (tb.dw > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
-          double lat_o = lat0 + (tb.dout > 0 ? a->ddr_latency_cycles : a->gb_latency_cycles);
-          double t_in = la * ((double)tb.na * lat_a + (double)tb.xa / noc) +
-                        (tb.xw > 0 ? lw * (lat_w + (double)tb.xw / noc) : 0) +
-                        nout * ((double)tb.nr * lat_o + (double)tb.xr / noc);
-          double t_out = nout * (lat_o + (double)tb.xo / noc);
-          double t_ddr = ddr * ddr_cores / a->ddr_bytes_per_cycle;
-          double t_gb = gb_bw > 0 ? gb * bpr / gb_bw : 0;
-          double t_c = steps * step_cyc;
-          double cost = t_ddr;
-          if (t_gb > cost) cost = t_gb;
-          if (t_in > cost) cost = t_in;
-          if (t_out > cost) cost = t_out;
-          if (t_c > cost) cost = t_c;
-          cost += 1e-6 * (ddr + gb);
-          if (bestcost < 0 || cost < bestcost) {
-            bestcost = cost;
-            k->est_ddr_cycles = t_ddr;
-            k->est_compute_cycles = t_c;
-            btr = tr;
-            btc = tc;
-            btk = tk;
-            bres = wres;
-            border = order;
-          }
-        }
-      }
-      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && btr >= 1)) break;
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && best.tr >= 1)) break;
     }
     if (tk <= 1 || !gm.split_k) break;
   }
-  if (btr < 1) {
+  /* graphturbo full, kernels whose tail runs on another unit than the head: the same columns,
+   * depth and order with fewer rows when the pipeline's fill and drain then cost less than the
+   * extra steps (the head of one tile under the tail of the one before) */
+  if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL &&
+      k->nops > 1 && k->unit_tail != k->unit_head) {
+    ts.overlap = 1;
+    TileChoice keep = tile_cost(&ts, best.tr, best.tc, best.tk, best.order, best.wres);
+    for (int h = 1; h <= TILE_ROW_HALVINGS; h++) {
+      int64_t tr = best.tr >> h;
+      if (tr > gm.seg_rows) tr = tr / gm.seg_rows * gm.seg_rows;
+      if (tr < 1) break;
+      TileChoice ch = tile_cost(&ts, tr, best.tc, best.tk, best.order, best.wres);
+      if (ch.cost < keep.cost * TILE_OVERLAP_GAIN) keep = ch;
+    }
+    best = keep;
+  }
+  if (best.tr < 1) {
     const GtOp *o = &g->ops[k->head];
-    TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : core_cols,
+    TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
                               gm.split_k ? 1 : gm.k);
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
@@ -362,11 +399,13 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
                a->core_kinds[k->core_kind].name, (long long)budget);
     return -1;
   }
-  k->tr = btr;
-  k->tc = btc;
-  k->tk = btk;
-  k->w_resident = bres;
-  k->cols_outer = border;
+  k->tr = best.tr;
+  k->tc = best.tc;
+  k->tk = best.tk;
+  k->w_resident = best.wres;
+  k->cols_outer = best.order;
+  k->est_ddr_cycles = best.ddr;
+  k->est_compute_cycles = best.compute;
   return 0;
 }
 

@@ -22,6 +22,7 @@
  *   lower_common.c    the tvm/astitch driver: kernel grouping, units, placement
  *   lower_tvm.c       tvm grouping: a kernel per layer
  *   lower_astitch.c   astitch grouping: memory-intensive ops stitched onto their neighbours
+ *   unit_timing.[ch]  the compute formulas (gemm, vector, scalar cycles): simulator and tiler
  *   lower_tiling.c    a kernel's partition over a cluster's cores, tile sizes
  *   lower_ops.c       how each op kind becomes tiles
  *   lower_emit.[ch]   the shared emitter: memory map, kernels over clusters and cores

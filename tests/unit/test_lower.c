@@ -37,7 +37,11 @@ static GtGraph *parse(const char *text) {
 static GtLowered *lower(GtGraph *g, const GtArch *a, GtSchedKind s, int64_t batch, int64_t bpc) {
   GtDiag d;
   diag_init(&d);
-  GtLowerOptions o = {s, batch, bpc};
+  GtLowerOptions o;
+  lower_options_default(&o);
+  o.sched = s;
+  o.batch = batch;
+  o.batch_per_cluster = bpc;
   GtLowered *l = lower_run(g, a, &o, &d);
   if (!l) fail_msg("lowering failed");
   return l;
@@ -276,7 +280,10 @@ static void test_untileable(void **state) {
   GtDiag d;
   diag_init(&d);
   d.out = mem;
-  GtLowerOptions o = {SCHED_TVM, 1, 0};
+  GtLowerOptions o;
+  lower_options_default(&o);
+  o.sched = SCHED_TVM;
+  o.batch = 1;
   GtLowered *l = lower_run(g, a, &o, &d);
   fclose(mem);
   assert_null(l);
