@@ -896,14 +896,9 @@ GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDi
 
 /* -------------------------------------------------------------- load and save ---- */
 
-static int has_ext(const char *path, const char *ext) {
-  size_t n = strlen(path), e = strlen(ext);
-  return n > e && strcmp(path + n - e, ext) == 0;
-}
-
 GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
-  if (has_ext(path, ".gtp")) return gtp_read(path, d);
-  if (!has_ext(path, ".gtasm")) {
+  if (util_has_ext(path, ".gtp")) return gtp_read(path, d);
+  if (!util_has_ext(path, ".gtasm")) {
     diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
     return NULL;
   }
@@ -927,8 +922,8 @@ GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
 }
 
 int program_save(const char *path, const GtArch *a, const GtProgram *p) {
-  if (has_ext(path, ".gtp")) return gtp_write(path, p);
-  if (!has_ext(path, ".gtasm")) {
+  if (util_has_ext(path, ".gtp")) return gtp_write(path, p);
+  if (!util_has_ext(path, ".gtasm")) {
     errno = EINVAL;
     return -1;
   }

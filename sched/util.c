@@ -3,6 +3,9 @@
  * moves an allocation, so pointers into it stay valid until arena_free(). */
 #include "util.h"
 
+#include <strings.h>
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -183,7 +186,25 @@ char *read_file(const char *path, size_t *len) {
   return buf;
 }
 
+int util_has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+int util_write_in_place(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len) {
+  if (util_write_in_place(path)) { /* a device or FIFO: written, never replaced */
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int bad = fwrite(data, 1, len, f) != len;
+    if (fclose(f) != 0) bad = 1;
+    if (bad && !errno) errno = EIO;
+    return bad ? -1 : 0;
+  }
   size_t plen = strlen(path) + 32;
   char *tmp = malloc(plen);
   if (!tmp) die("out of memory");

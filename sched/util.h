@@ -97,9 +97,14 @@ void diag_show_line(FILE *out, const char *src, int line, int col);
 
 /* Read a whole file into a NUL-terminated heap buffer; NULL and errno on failure. */
 char *read_file(const char *path, size_t *len);
-/* Write `len` bytes to `path` through `path.tmp.PID` + rename, so a failure loses nothing.
- * Returns 0 on success, -1 with errno set. */
+/* Write `len` bytes to `path` through `path.tmp.PID` + rename, so a failure loses nothing;
+ * a path that exists and is not a regular file (/dev/null, a FIFO) is written directly, never
+ * replaced. Returns 0 on success, -1 with errno set. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* 1 when `path` ends in `ext` (".gtg"; case-insensitive) and has a name before it. */
+int util_has_ext(const char *path, const char *ext);
+/* 1 when `path` exists and is not a regular file: outputs go to it directly (no temporary). */
+int util_write_in_place(const char *path);
 /* `s` as a JSON string literal: quoted, `"` and `\` escaped with a backslash, bytes below 0x20
  * as \u00XX, everything else (UTF-8 included) as is. NULL prints as "". */
 void util_json_str(FILE *out, const char *s);

@@ -13,18 +13,13 @@ extern "C" {
 #include "util.h"
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 int cli_convert(const CliOptions &o) {
   if (!o.output || !*o.output) {
     fprintf(stderr, "gtsim: --convert needs -o OUT.gtg (or -o - for stdout)\n"
                     "(try 'gtsim --help')\n");
     return GT_EXIT_INPUT;
   }
-  if (strcmp(o.output, "-") != 0 && !ends_with(o.output, ".gtg")) {
+  if (strcmp(o.output, "-") != 0 && !util_has_ext(o.output, ".gtg")) {
     fprintf(stderr, "gtsim: --convert writes .gtg text; name the output OUT.gtg, not '%s'\n",
             o.output);
     return GT_EXIT_INPUT;

@@ -160,6 +160,10 @@ int cli_run_model(const CliOptions &o) {
     fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
     return GT_EXIT_INPUT;
   }
+  if (o.emit && !util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm")) {
+    fprintf(stderr, "gtsim: --emit: output must end in .gtp or .gtasm: %s\n", o.emit);
+    return GT_EXIT_INPUT;
+  }
   GtArch *a = cli_load_arch(o);
   GtDiag d;
   diag_init(&d);

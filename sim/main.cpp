@@ -99,13 +99,8 @@ static const char *sched_option(const char *v) {
   return v;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n > k && strcmp(s + n - k, suffix) == 0;
-}
-
 static bool is_program_file(const char *path) {
-  return ends_with(path, ".gtasm") || ends_with(path, ".gtp");
+  return util_has_ext(path, ".gtasm") || util_has_ext(path, ".gtp");
 }
 
 // Loads a .gtasm/.gtp program (assembled against a, which may be null); exits 1 on error.
@@ -141,7 +136,7 @@ static int cmd_disasm(const CliOptions &o) {
 // PROG.gtasm|PROG.gtp --emit OUT.gtp|OUT.gtasm: assemble or convert; with --arch the program
 // must pass program_check first, so a written .gtp is one the simulator accepts statically.
 static int cmd_emit_program(const CliOptions &o) {
-  if (!ends_with(o.emit, ".gtp") && !ends_with(o.emit, ".gtasm"))
+  if (!util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm"))
     usage_error((std::string("--emit: output must end in .gtp or .gtasm: ") + o.emit).c_str());
   GtArch *a = o.arch ? cli_load_arch(o) : nullptr;
   GtProgram *p = load_program_or_exit(o.inputs[0], a);
@@ -301,7 +296,7 @@ int gtsim_cli(int argc, char **argv) {
     arch_free(a);
     return 0;
   }
-  if (o.inputs.size() == 1 && (ends_with(o.inputs[0], ".gtg") || ends_with(o.inputs[0], ".onnx")))
+  if (o.inputs.size() == 1 && (util_has_ext(o.inputs[0], ".gtg") || util_has_ext(o.inputs[0], ".onnx")))
     return cli_run_model(o);
   if (argc == 1) {
     fputs(usage_text, stderr);

@@ -1,9 +1,11 @@
 // trace.cpp — the two recorders. Both write to `PATH.tmp.PID` while the simulation runs (one
 // line per event, nothing kept in memory) and rename to PATH when the run ends, so a failed or
-// interrupted run never leaves a truncated file under the final name.
+// interrupted run never leaves a truncated file under the final name (a device or FIFO PATH is
+// written directly).
 //   .gtt.gz  — line-oriented text through zlib's gzwrite (traces/README.md)
 //   .json    — Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)
 #include "trace.h"
+#include "util.h"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -15,7 +17,22 @@
 
 namespace {
 
-std::string tmp_name(const char *path) { return std::string(path) + ".tmp." + std::to_string(getpid()); }
+// The file written during the run: PATH.tmp.PID, or PATH itself when it is a device or a FIFO
+// (util_write_in_place), which is written directly and never replaced or removed.
+std::string tmp_name(const char *path) {
+  if (util_write_in_place(path)) return path;
+  return std::string(path) + ".tmp." + std::to_string(getpid());
+}
+
+// Moves the finished temporary over PATH (nothing to do when written in place); false on failure.
+bool publish(const std::string &tmp, const std::string &path) {
+  return tmp == path || rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+// Removes an unfinished temporary (never a device written in place).
+void discard(const std::string &tmp, const std::string &path) {
+  if (tmp != path) unlink(tmp.c_str());
+}
 
 class GttRecorder : public SimRecorder {
  public:
@@ -23,7 +40,7 @@ class GttRecorder : public SimRecorder {
   ~GttRecorder() override {
     if (f_) {
       gzclose(f_);
-      unlink(tmp_.c_str());
+      discard(tmp_, path_);
     }
   }
   void buffer(int id, const std::string &name, int64_t cap) override {
@@ -40,9 +57,9 @@ class GttRecorder : public SimRecorder {
     gzprintf(f_, "end %llu\n", (unsigned long long)cycles);
     int rc = gzclose(f_);
     f_ = nullptr;
-    if (rc != Z_OK || rename(tmp_.c_str(), path_.c_str()) != 0) {
+    if (rc != Z_OK || !publish(tmp_, path_)) {
       *err = path_ + ": error: cannot write the trace: " + strerror(errno);
-      unlink(tmp_.c_str());
+      discard(tmp_, path_);
       return false;
     }
     return true;
@@ -63,7 +80,7 @@ class PerfettoRecorder : public SimRecorder {
   ~PerfettoRecorder() override {
     if (f_) {
       fclose(f_);
-      unlink(tmp_.c_str());
+      discard(tmp_, path_);
     }
   }
   void buffer(int id, const std::string &name, int64_t) override {
@@ -90,9 +107,9 @@ class PerfettoRecorder : public SimRecorder {
     bool ok = !ferror(f_);
     ok = fclose(f_) == 0 && ok;
     f_ = nullptr;
-    if (!ok || rename(tmp_.c_str(), path_.c_str()) != 0) {
+    if (!ok || !publish(tmp_, path_)) {
       *err = path_ + ": error: cannot write the Perfetto trace: " + strerror(errno);
-      unlink(tmp_.c_str());
+      discard(tmp_, path_);
       return false;
     }
     return true;
