@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- gemm / vector kernels ---- */
+/* ---- gemm / vector kernels ----
+ * emit_core_gemmvec sorts the kernel's operands (classify_operands), sizes the buffers for the
+ * worst tile of the core (size_buffers), places the regions (alloc_regions), loads the resident
+ * operands (load_residents), lists the steps (build_steps), emits every step (emit_step: dma_in
+ * loads, head unit, tail unit, dma_out store) and ends with the drains (emit_drains). */
 
 typedef struct {
   uint32_t reg[2][MAX_PARTS], tile[2][MAX_PARTS];
@@ -23,352 +27,527 @@ typedef struct {
   int64_t kp;
 } StepT;
 
+/* A kernel's operands by how they reach the units: the head's activation inputs sliced per
+ * tile (A: the head input index of each part), the weights loaded per tile (W, has_w), the
+ * tail operands of the head output's size loaded per output tile (R: tail op position j in
+ * k->ops, operand tensor) and the operands loaded whole once per core (F: op, operand tensor
+ * or -1 for the op's weights). */
+typedef struct {
+  int apart[MAX_PARTS], na;
+  int rop[MAX_PARTS], rin[MAX_PARTS], nr;
+  int fop[MAX_PARTS * 2], fin[MAX_PARTS * 2], nf;
+  int has_w;
+  int is_conv;                    /* the head is a conv (a vector one: depthwise) */
+} GemmParts;
+
+/* What the pieces of one core's gemm/vector kernel share while its streams are emitted. */
+typedef struct {
+  Emit *e;
+  GtKernel *k;
+  const GtGeom *gm;
+  GtGraph *g;
+  const GtOp *h;                  /* the head op */
+  int c, core;                    /* cluster, core */
+  int64_t ra, rb, ca, cb;         /* the core's rows [ra, rb) and columns [ca, cb) */
+  int qin, qout, qh, qt;          /* queues: dma_in, dma_out, head unit, tail unit */
+  int sh, st;                     /* the head's and the tail's unit slot */
+  GtDtype dt;                     /* the head output's dtype */
+  GtDtype cdt, tdt;               /* what the head and the tail unit compute in */
+  LbAlloc la;
+  GemmParts p;
+  int64_t abytes[MAX_PARTS], wbytes, obytes; /* region sizes: the worst tile of the core */
+  Slots A, W, R, O;               /* double-buffered regions, the tiles they hold */
+  uint32_t F[MAX_PARTS * 2], Ft[MAX_PARTS * 2]; /* resident regions and tiles */
+  StepT *steps;
+  int64_t nkt, nrow_t, ncol_t, nsteps; /* k chunks, row and column tiles, steps */
+  int a_cols;                     /* A's key includes the column tile */
+  int w_rows;                     /* W's key includes the row tile */
+  int w_with_a;                   /* W is loaded and released exactly when A is: one flag */
+  int64_t nA, nW, nR, nO;         /* loads of A, W, R and stores of O so far */
+  int curA, curW, curR, curO;     /* the slot each buffer uses now */
+  uint32_t otile;                 /* the tile O's current slot holds */
+} GemmCore;
+
+/* What one step needs to know, its neighbours included. */
+typedef struct {
+  GtTile t;
+  int64_t kp;                     /* position of the k chunk in the tile's k loop */
+  int newA, newW;                 /* the step loads A / W */
+  int nextA, nextW;               /* the next step loads A / W: this step releases them */
+  int last_k;                     /* the output tile's last k chunk: tail and store follow */
+  int last_step;                  /* the core's last step */
+} GemmStep;
+
+/* Tensor t's span s (through its pieces) to offset 0 of region dreg as tile dtile, on qin. */
 static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
                       uint32_t dtile) {
   load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
 }
 
-void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
-                              int64_t rb, int64_t ca, int64_t cb) {
-  GtGraph *g = e->g;
+/* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
+static void add_resident(GemmParts *p, int op, int t) {
+  p->fop[p->nf] = op;
+  p->fin[p->nf++] = t;
+}
+
+/* Sorts the operands of kernel k into p (see GemmParts). Emits nothing. */
+static void classify_operands(const GtGraph *g, const GtKernel *k, GemmParts *p) {
   const GtOp *h = &g->ops[k->head];
-  int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
-  int qh = core_q(e, c, core, k->unit_head), qt = core_q(e, c, core, k->unit_tail);
-  int sh = k->unit_head, st_ = k->unit_tail;
-  gt_assert(qin >= 0 && qout >= 0 && qh >= 0 && qt >= 0);
-  LbAlloc la;
-  lb_begin(e, &la, c, core, k);
-  /* parts: head activation inputs sliced per tile (A), weights (W), tail operands (R) */
-  int apart[MAX_PARTS], na = 0;
+  memset(p, 0, sizeof *p);
   for (int i = 0; i < h->nin; i++) {
     if (h->kind == OP_MATMUL && i == 1) continue;
     if (op_input_whole(g, k->head, i)) continue;
-    apart[na++] = i;
+    p->apart[p->na++] = i;
   }
-  int rop[MAX_PARTS], rin[MAX_PARTS], nr = 0;    /* tail op index, its operand tensor */
-  int fop[MAX_PARTS * 2], fin[MAX_PARTS * 2], nf = 0; /* resident: (op, tensor or -1 weights) */
   const GtTensor *hy = &g->tensors[h->out[0]];
   for (int i = 0; i < h->nin; i++)
-    if (op_input_whole(g, k->head, i)) {
-      fop[nf] = k->head;
-      fin[nf++] = h->in[i];
-    }
-  int has_w = op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
-  int is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
-  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0 && !is_conv) {
-    fop[nf] = k->head; /* bn/ln parameters, depthwise weights: resident */
-    fin[nf++] = -1;
-    has_w = 0;
+    if (op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
+  p->has_w = op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
+  p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
+  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
+    add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
+    p->has_w = 0;
   }
   for (int j = 1; j < k->nops; j++) {
     const GtOp *op = &g->ops[k->ops[j]];
-    if (op_weight_bytes(g, k->ops[j]) > 0) {
-      fop[nf] = k->ops[j];
-      fin[nf++] = -1;
-    }
+    if (op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
     for (int i = 0; i < op->nin; i++) {
       if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
       if (tensor_elems(&g->tensors[op->in[i]]) == tensor_elems(hy)) {
-        gt_assert(nr < MAX_PARTS);
-        rop[nr] = j;
-        rin[nr++] = op->in[i];
+        gt_assert(p->nr < MAX_PARTS);
+        p->rop[p->nr] = j;
+        p->rin[p->nr++] = op->in[i];
       } else {
-        fop[nf] = k->ops[j];
-        fin[nf++] = op->in[i];
+        add_resident(p, k->ops[j], op->in[i]);
       }
     }
   }
-  GtDtype dt = g->tensors[h->out[0]].dtype;   /* sizes */
-  GtDtype cdt = k->cdt_head, tdt = k->cdt_tail; /* what the units compute in */
-  /* buffer sizes: the worst tile of this core */
-  int64_t nkt = ceil_div64(gm->k, k->tk);
-  int64_t abytes[MAX_PARTS] = {0}, wbytes = 0, obytes = 0;
-  for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) {
-    int64_t r1 = next_row(r, rb, k->tr, gm->seg_rows);
-    for (int64_t c0 = ca; c0 < cb; c0 += k->tc)
-      for (int64_t kt = 0; kt < nkt; kt++) {
-        GtTile t = {r, r1, c0, min64(cb, c0 + k->tc), kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
-        GtSpan s;
-        for (int i = 0; i < na; i++)
-          if (tile_input_span(g, k->head, apart[i], &t, &s)) abytes[i] = max64(abytes[i], span_bytes(&s));
-        if (has_w && tile_weight_span(g, k->head, &t, &s)) wbytes = max64(wbytes, span_bytes(&s));
-        tile_output_span(g, k->head, &t, &s);
-        obytes = max64(obytes, span_bytes(&s));
-        /* the unit's view: window-expanded a, b and the result (tile_operand_bytes) */
-        GtOperandBytes ob = tile_operand_bytes(g, k->head, &t, k->cdt_head);
-        if (h->kind == OP_EMBEDDING) wbytes = max64(wbytes, ob.a);
-        else if (na) abytes[0] = max64(abytes[0], ob.a);
-        wbytes = max64(wbytes, ob.b);
-        obytes = max64(obytes, ob.o);
-        obytes = max64(obytes, span_bytes(&s) / dtype_bytes(dt) * dtype_bytes(k->cdt_tail));
+}
+
+/* The tile of the core at rows [r0, r1), the column tile starting at c0 and k chunk kt. */
+static GtTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, int64_t kt) {
+  const GtKernel *k = x->k;
+  GtTile t = {r0, r1, c0, min64(x->cb, c0 + k->tc), kt * k->tk, min64(x->gm->k, (kt + 1) * k->tk)};
+  return t;
+}
+
+/* Grows the region sizes to hold tile t: its spans of A, W and the output, at least what the
+ * unit reads and writes for it (window-expanded a, b and the result: tile_operand_bytes), and
+ * the output at the tail's compute dtype. */
+static void size_tile(GemmCore *x, const GtTile *t) {
+  const GtKernel *k = x->k;
+  const GemmParts *p = &x->p;
+  GtSpan s, os;
+  for (int i = 0; i < p->na; i++)
+    if (tile_input_span(x->g, k->head, p->apart[i], t, &s))
+      x->abytes[i] = max64(x->abytes[i], span_bytes(&s));
+  if (p->has_w && tile_weight_span(x->g, k->head, t, &s))
+    x->wbytes = max64(x->wbytes, span_bytes(&s));
+  tile_output_span(x->g, k->head, t, &os);
+  x->obytes = max64(x->obytes, span_bytes(&os));
+  GtOperandBytes ob = tile_operand_bytes(x->g, k->head, t, k->cdt_head);
+  if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
+  else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
+  x->wbytes = max64(x->wbytes, ob.b);
+  x->obytes = max64(x->obytes, ob.o);
+  x->obytes = max64(x->obytes, span_bytes(&os) / dtype_bytes(x->dt) * dtype_bytes(k->cdt_tail));
+}
+
+/* Buffer sizes: the worst tile of this core. Emits nothing. */
+static void size_buffers(GemmCore *x) {
+  const GtKernel *k = x->k;
+  int64_t seg = x->gm->seg_rows;
+  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) {
+    int64_t r1 = next_row(r, x->rb, k->tr, seg);
+    for (int64_t c0 = x->ca; c0 < x->cb; c0 += k->tc)
+      for (int64_t kt = 0; kt < x->nkt; kt++) {
+        GtTile t = gemm_tile(x, r, r1, c0, kt);
+        size_tile(x, &t);
       }
   }
-  /* regions */
-  Slots A, W, R, O;
-  uint32_t F[MAX_PARTS * 2], Ft[MAX_PARTS * 2];
-  memset(&A, 0, sizeof A);
-  memset(&W, 0, sizeof W);
-  memset(&R, 0, sizeof R);
-  memset(&O, 0, sizeof O);
+}
+
+/* The double-buffered regions in the core's LB, slot 0 then slot 1: the A parts, W (one
+ * region for both slots when the weights are resident), the R operands and O. */
+static void alloc_regions(GemmCore *x) {
+  const GtKernel *k = x->k;
   for (int b = 0; b < 2; b++) {
-    for (int i = 0; i < na; i++) A.reg[b][i] = lb_region(&la, abytes[i]);
-    if (has_w && (b == 0 || !k->w_resident)) W.reg[b][0] = lb_region(&la, wbytes);
-    for (int i = 0; i < nr; i++) R.reg[b][i] = lb_region(&la, obytes);
-    O.reg[b][0] = lb_region(&la, obytes);
+    for (int i = 0; i < x->p.na; i++) x->A.reg[b][i] = lb_region(&x->la, x->abytes[i]);
+    if (x->p.has_w && (b == 0 || !k->w_resident)) x->W.reg[b][0] = lb_region(&x->la, x->wbytes);
+    for (int i = 0; i < x->p.nr; i++) x->R.reg[b][i] = lb_region(&x->la, x->obytes);
+    x->O.reg[b][0] = lb_region(&x->la, x->obytes);
   }
-  if (k->w_resident) W.reg[1][0] = W.reg[0][0];
-  /* resident loads */
-  for (int i = 0; i < nf; i++) {
-    GtSpan s;
-    uint32_t sr, st;
-    if (fin[i] < 0) {
-      int64_t wb = op_weight_bytes(g, fop[i]);
-      s = (GtSpan){0, wb, 1, wb, 1, wb};
-      sr = e->s->w_reg[fop[i]];
-      st = e->s->w_tile[fop[i]];
-      k->ddr_read += wb;
-    } else {
-      int64_t tb = tensor_bytes(&g->tensors[fin[i]]);
-      s = (GtSpan){0, tb, 1, tb, 1, tb};
-      F[i] = lb_region(&la, tb);
-      Ft[i] = program_new_tile(e->p, NULL);
-      load_span(e, k, qin, c, fin[i], s, F[i], Ft[i]);
+  if (k->w_resident) x->W.reg[1][0] = x->W.reg[0][0];
+}
+
+/* The resident loads on dma_in, a region each: an op's weights from its DDR region, a
+ * tensor through its pieces; then, with the weights staged in GB, the wait for them. */
+static void load_residents(GemmCore *x) {
+  Emit *e = x->e;
+  GtKernel *k = x->k;
+  for (int i = 0; i < x->p.nf; i++) {
+    int op = x->p.fop[i], t = x->p.fin[i];
+    if (t >= 0) {
+      int64_t tb = tensor_bytes(&x->g->tensors[t]);
+      GtSpan s = {0, tb, 1, tb, 1, tb};
+      x->F[i] = lb_region(&x->la, tb);
+      x->Ft[i] = program_new_tile(e->p, NULL);
+      load_span(e, k, x->qin, x->c, t, s, x->F[i], x->Ft[i]);
       continue;
     }
-    F[i] = lb_region(&la, span_bytes(&s));
-    Ft[i] = program_new_tile(e->p, NULL);
+    int64_t wb = op_weight_bytes(x->g, op);
+    GtSpan s = {0, wb, 1, wb, 1, wb};
+    k->ddr_read += wb;
+    x->F[i] = lb_region(&x->la, span_bytes(&s));
+    x->Ft[i] = program_new_tile(e->p, NULL);
     GtSpan dst = local_of(&s);
-    e_mov(e, qin, F[i], Ft[i], &dst, sr, st, &s);
+    e_mov(e, x->qin, x->F[i], x->Ft[i], &dst, e->s->w_reg[op], e->s->w_tile[op], &s);
   }
-  if (k->w_via_gb) e_sem(e, qin, I_SEMWAIT, 1 + core);
-  /* steps in the kernel's loop order (rows outer, or columns outer when the weights are the
-   * larger stream); a buffer is loaded when its key changes from the previous step and
-   * released after the last step with that key:
-   *   A (input):  rows, k chunk (and columns for vector ops with channel columns)
-   *   W (weights): columns, k chunk (and rows for a matmul's b or an embedding's rows) */
-  int64_t nA = 0, nW = 0, nR = 0, nO = 0;
-  int curA = 0, curW = 0, curO = 0, curR = 0;
-  uint32_t otile = 0;
-  int64_t ncol_t = ceil_div64(cb - ca, k->tc);
-  int a_cols = op_lower_kind(g, k->head) == LK_VEC && gm->cols > 1;
-  int w_rows = h->kind == OP_MATMUL || h->kind == OP_EMBEDDING;
+  if (k->w_via_gb) e_sem(e, x->qin, I_SEMWAIT, 1 + x->core);
+}
+
+/* The steps in the kernel's loop order (rows outer, or columns outer when the weights are the
+ * larger stream; k chunks inner) into x->steps, with their counts. Emits nothing.
+ * Each core walks the k chunks starting at its own chip-wide index (mod the chunk count):
+ * the accumulation order does not matter, and with channels-last storage a k chunk is the
+ * same byte column of every pixel, which the DDR's address interleave maps to the same
+ * channel when the pixel stride is a multiple of interleave x channels (e.g. 512 fp16
+ * channels on 4 x 256 B). Cores that stepped through k in lockstep would all hammer one
+ * channel at a time; rotated, they spread over all of them (docs/schedulers.md, "Where
+ * the baselines lose time"). The same for column tiles: a column tile of a channels-last
+ * output (or of a residual operand) is the same byte column of every pixel, so each core also
+ * starts its column loop at its own tile (the output tiles are independent). */
+static void build_steps(GemmCore *x) {
+  const GtKernel *k = x->k;
+  int64_t seg = x->gm->seg_rows, nkt = x->nkt;
+  int64_t ncol_t = x->ncol_t = ceil_div64(x->cb - x->ca, k->tc);
   int64_t nrow_t = 0;
-  for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) nrow_t++;
-  int64_t nsteps = nrow_t * ncol_t * nkt;
-  /* Each core walks the k chunks starting at its own chip-wide index (mod the chunk count):
-   * the accumulation order does not matter, and with channels-last storage a k chunk is the
-   * same byte column of every pixel, which the DDR's address interleave maps to the same
-   * channel when the pixel stride is a multiple of interleave x channels (e.g. 512 fp16
-   * channels on 4 x 256 B). Cores that stepped through k in lockstep would all hammer one
-   * channel at a time; rotated, they spread over all of them (docs/schedulers.md, "Where
-   * the baselines lose time"). */
-  int64_t gcore = (int64_t)c * e->a->core_kinds[k->core_kind].count + core;
-  int64_t krot = gcore % nkt;
-  /* the same for column tiles: a column tile of a channels-last output (or of a residual
-   * operand) is the same byte column of every pixel, so each core also starts its column
-   * loop at its own tile (the output tiles are independent) */
-  int64_t crot = gcore % ncol_t;
-  StepT *st = calloc((size_t)nsteps, sizeof *st);
+  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) nrow_t++;
+  x->nrow_t = nrow_t;
+  x->nsteps = nrow_t * ncol_t * nkt;
+  int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
+  int64_t krot = gcore % nkt, crot = gcore % ncol_t;
+  StepT *st = x->steps = calloc((size_t)x->nsteps, sizeof *st);
   if (!st) die("out of memory");
-  {
-    int64_t i = 0, ri = 0;
-    int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
-    if (!r0s) die("out of memory");
-    for (int64_t r = ra; r < rb; r = next_row(r, rb, k->tr, gm->seg_rows)) r0s[ri++] = r;
-    r0s[ri] = rb;
-    for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
-      for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
-        for (int64_t kp = 0; kp < nkt; kp++) {
-          int64_t rr = k->cols_outer ? o2 : o1, cp = k->cols_outer ? o1 : o2;
-          int64_t ct = (cp + crot) % ncol_t;
-          st[i].r0 = r0s[rr];
-          st[i].r1 = r0s[rr + 1];
-          st[i].ct = ct;
-          st[i].kt = (kp + krot) % nkt;
-          st[i].kp = kp;
-          i++;
-        }
-    free(r0s);
-  }
-#define SAME_A(x, y) ((x).r0 == (y).r0 && (x).kt == (y).kt && (!a_cols || (x).ct == (y).ct))
-#define SAME_W(x, y) ((x).ct == (y).ct && (x).kt == (y).kt && (!w_rows || (x).r0 == (y).r0))
-  /* W is loaded and released exactly when A is: one flag serves both */
-  int w_with_a = has_w && na;
-  for (int64_t i = 1; i < nsteps && w_with_a; i++)
-    if (SAME_A(st[i], st[i - 1]) != SAME_W(st[i], st[i - 1])) w_with_a = 0;
-  for (int64_t si = 0; si < nsteps; si++) {
-    int64_t r = st[si].r0, r1 = st[si].r1, ct = st[si].ct, kt = st[si].kt, kp = st[si].kp;
-    {
-      int64_t c0 = ca + ct * k->tc, c1 = min64(cb, c0 + k->tc);
-      {
-        GtTile t = {r, r1, c0, c1, kt * k->tk, min64(gm->k, (kt + 1) * k->tk)};
-        int newA = si == 0 || !SAME_A(st[si], st[si - 1]);
-        int newW = has_w && (si == 0 || !SAME_W(st[si], st[si - 1]));
-        int last_k = kp == nkt - 1;
-        int last_step = si == nsteps - 1;
-        int nextA = !last_step && !SAME_A(st[si + 1], st[si]);
-        int nextW = !last_step && has_w && !SAME_W(st[si + 1], st[si]);
-        /* dma_in */
-        GtSpan s;
-        if (newA && na) {
-          curA = (int)(nA % 2);
-          if (nA >= 2) e_wait(e, qin, F_AFREE);
-          for (int i = 0; i < na; i++)
-            if (tile_input_span(g, k->head, apart[i], &t, &s)) {
-              A.tile[curA][i] = program_new_tile(e->p, NULL);
-              load_span(e, k, qin, c, h->in[apart[i]], s, A.reg[curA][i], A.tile[curA][i]);
-            }
-          nA++;
-        }
-        if (newW) {
-          curW = (int)(nW % 2);
-          if (nW >= 2 && !w_with_a) e_wait(e, qin, F_WFREE);
-          if (tile_weight_span(g, k->head, &t, &s)) {
-            W.tile[curW][0] = program_new_tile(e->p, NULL);
-            GtSpan dst = local_of(&s);
-            if (h->kind == OP_MATMUL) {
-              load_span(e, k, qin, c, h->in[1], s, W.reg[curW][0], W.tile[curW][0]);
-            } else if (k->w_via_gb) {
-              e_mov(e, qin, W.reg[curW][0], W.tile[curW][0], &dst, e->s->gbw_reg[c], e->s->gbw_tile[c], &s);
-            } else {
-              e_mov(e, qin, W.reg[curW][0], W.tile[curW][0], &dst, e->s->w_reg[k->head],
-                    e->s->w_tile[k->head], &s);
-              k->ddr_read += span_bytes(&s);
-            }
-          }
-          nW++;
-        }
-        if (last_k && nr) {
-          curR = (int)(nR % 2);
-          if (nR >= 2) e_wait(e, qin, F_RFREE);
-          GtSpan os;
-          tile_output_span(g, k->head, &t, &os);
-          for (int i = 0; i < nr; i++) {
-            R.tile[curR][i] = program_new_tile(e->p, NULL);
-            load_span(e, k, qin, c, rin[i], os, R.reg[curR][i], R.tile[curR][i]);
-          }
-          nR++;
-        }
-        e_signal(e, qin, qh, sh, F_READY);
-        /* head unit */
-        e_wait(e, qh, F_READY);
-        if (kp == 0) {
-          curO = (int)(nO % 2);
-          if (nO >= 2) e_wait(e, qh, F_OFREE);
-        }
-        GtComputeStep cs[GT_MAX_STEPS];
-        int ncs = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
-        for (int i = 0; i < ncs; i++) {
-          int acc = cs[i].is_gemm && (kp > 0 || i > 0); /* later k chunks and filter taps */
-          uint32_t nt = acc ? 0 : program_new_tile(e->p, NULL);
-          GtInst *in;
-          if (cs[i].is_gemm) {
-            in = e_inst(e, qh, I_GEMM);
-            in->r[1] = A.reg[curA][0];
-            in->t[1] = A.tile[curA][0];
-            in->r[2] = W.reg[curW][0];
-            in->t[2] = W.tile[curW][0];
-            in->n[0] = cs[i].m;
-            in->n[1] = cs[i].n;
-            in->n[2] = cs[i].k;
-            in->flags = (uint8_t)acc;
-          } else {
-            in = e_inst(e, qh, I_VEC);
-            in->sub = (uint8_t)cs[i].vop;
-            int from_w = h->kind == OP_EMBEDDING;
-            in->r[1] = from_w ? W.reg[curW][0] : A.reg[curA][0];
-            in->t[1] = from_w ? W.tile[curW][0] : A.tile[curA][0];
-            if (cs[i].uses_b && is_conv && has_w) {
-              in->r[2] = W.reg[curW][0]; /* depthwise: the filter taps */
-              in->t[2] = W.tile[curW][0];
-            } else if (cs[i].uses_b) {
-              if (na > 1) {
-                in->r[2] = A.reg[curA][1];
-                in->t[2] = A.tile[curA][1];
-              } else if (nf > 0 && fop[0] == k->head && fin[0] >= 0) {
-                in->r[2] = F[0];
-                in->t[2] = Ft[0];
-              } else {
-                in->r[2] = in->r[1];
-                in->t[2] = in->t[1];
-              }
-            }
-            in->n[0] = cs[i].elems;
-            in->n[1] = cs[i].param;
-          }
-          in->dtype = (uint8_t)cdt;
-          in->r[0] = O.reg[curO][0];
-          if (acc) {
-            in->t[0] = otile; /* accumulates into the tile the region holds */
-          } else {
-            in->t[0] = nt;
-            otile = nt;
-          }
-        }
-        if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
-        if (na && (nextA || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_AFREE);
-        if (has_w && !w_with_a && (nextW || last_step)) e_signal(e, qh, qin, Q_DMA_IN, F_WFREE);
-        if (last_k) {
-          if (qt != qh) {
-            e_signal(e, qh, qt, st_, F_MID);
-            e_wait(e, qt, F_MID);
-          }
-          int64_t oelems = 0;
-          GtSpan os;
-          tile_output_span(g, k->head, &t, &os);
-          oelems = span_bytes(&os) / dtype_bytes(dt);
-          int ri = 0;
-          for (int j = 1; j < k->nops; j++) {
-            GtComputeStep ts = tail_step(g, k->ops[j], oelems);
-            GtInst *in = e_inst(e, qt, I_VEC);
-            in->sub = (uint8_t)ts.vop;
-            in->dtype = (uint8_t)tdt;
-            in->r[1] = O.reg[curO][0];
-            in->t[1] = otile;
-            if (ts.uses_b) {
-              int found = 0;
-              for (int i = ri; i < nr && !found; i++)
-                if (rop[i] == j) {
-                  in->r[2] = R.reg[curR][i];
-                  in->t[2] = R.tile[curR][i];
-                  ri = i + 1;
-                  found = 1;
-                }
-              for (int i = 0; i < nf && !found; i++)
-                if (fop[i] == k->ops[j] && fin[i] >= 0) {
-                  in->r[2] = F[i];
-                  in->t[2] = Ft[i];
-                  found = 1;
-                }
-              gt_assert(found);
-            }
-            in->n[0] = ts.elems;
-            in->n[1] = ts.param;
-            in->r[0] = O.reg[curO][0];
-            otile = program_new_tile(e->p, NULL);
-            in->t[0] = otile;
-          }
-          if (nr) e_signal(e, qt, qin, Q_DMA_IN, F_RFREE);
-          e_signal(e, qt, qout, Q_DMA_OUT, F_OREADY);
-          /* dma_out */
-          e_wait(e, qout, F_OREADY);
-          int out_t = g->ops[k->ops[k->nops - 1]].out[0];
-          store_span(e, k, qout, c, out_t, &os, O.reg[curO][0], otile);
-          e_signal(e, qout, qh, sh, F_OFREE);
-          nO++;
-        }
+  int64_t i = 0, ri = 0;
+  int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
+  if (!r0s) die("out of memory");
+  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
+  r0s[ri] = x->rb;
+  for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
+    for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
+      for (int64_t kp = 0; kp < nkt; kp++) {
+        int64_t rr = k->cols_outer ? o2 : o1, cp = k->cols_outer ? o1 : o2;
+        st[i].r0 = r0s[rr];
+        st[i].r1 = r0s[rr + 1];
+        st[i].ct = (cp + crot) % ncol_t;
+        st[i].kt = (kp + krot) % nkt;
+        st[i].kp = kp;
+        i++;
       }
+  free(r0s);
+}
+
+/* A buffer is loaded when its key changes from the previous step and released after the last
+ * step with that key. A's key: rows, k chunk (and columns for vector ops with channel
+ * columns). */
+static int same_a(const GemmCore *x, const StepT *a, const StepT *b) {
+  return a->r0 == b->r0 && a->kt == b->kt && (!x->a_cols || a->ct == b->ct);
+}
+
+/* W's key: columns, k chunk (and rows for a matmul's b or an embedding's rows). */
+static int same_w(const GemmCore *x, const StepT *a, const StepT *b) {
+  return a->ct == b->ct && a->kt == b->kt && (!x->w_rows || a->r0 == b->r0);
+}
+
+/* W is loaded and released exactly when A is over all the steps: one flag serves both. */
+static int w_follows_a(const GemmCore *x) {
+  int w_with_a = x->p.has_w && x->p.na;
+  for (int64_t i = 1; i < x->nsteps && w_with_a; i++)
+    if (same_a(x, &x->steps[i], &x->steps[i - 1]) != same_w(x, &x->steps[i], &x->steps[i - 1]))
+      w_with_a = 0;
+  return w_with_a;
+}
+
+/* Step si with its tile and what changes around it. */
+static GemmStep step_at(const GemmCore *x, int64_t si) {
+  const StepT *st = x->steps;
+  GemmStep s;
+  s.t = gemm_tile(x, st[si].r0, st[si].r1, x->ca + st[si].ct * x->k->tc, st[si].kt);
+  s.kp = st[si].kp;
+  s.newA = si == 0 || !same_a(x, &st[si], &st[si - 1]);
+  s.newW = x->p.has_w && (si == 0 || !same_w(x, &st[si], &st[si - 1]));
+  s.last_k = s.kp == x->nkt - 1;
+  s.last_step = si == x->nsteps - 1;
+  s.nextA = !s.last_step && !same_a(x, &st[si + 1], &st[si]);
+  s.nextW = !s.last_step && x->p.has_w && !same_w(x, &st[si + 1], &st[si]);
+  return s;
+}
+
+/* dma_in: tile t's A parts into A's next slot (waiting for its release from the third load
+ * on). */
+static void load_a(GemmCore *x, const GtTile *t) {
+  Emit *e = x->e;
+  GtKernel *k = x->k;
+  int cur = x->curA = (int)(x->nA % 2);
+  if (x->nA >= 2) e_wait(e, x->qin, F_AFREE);
+  for (int i = 0; i < x->p.na; i++) {
+    GtSpan s;
+    if (tile_input_span(x->g, k->head, x->p.apart[i], t, &s)) {
+      x->A.tile[cur][i] = program_new_tile(e->p, NULL);
+      load_span(e, k, x->qin, x->c, x->h->in[x->p.apart[i]], s, x->A.reg[cur][i],
+                x->A.tile[cur][i]);
     }
   }
-  free(st);
-  gt_assert(!k->w_resident || nW <= 1);
-#undef SAME_A
-#undef SAME_W
-  /* drains */
-  for (int64_t i = 0; i < min64(nA, 2) && na; i++) e_wait(e, qin, F_AFREE);
-  for (int64_t i = 0; i < min64(nW, 2) && has_w && !w_with_a; i++) e_wait(e, qin, F_WFREE);
-  for (int64_t i = 0; i < min64(nR, 2); i++) e_wait(e, qin, F_RFREE);
-  for (int64_t i = 0; i < min64(nO, 2); i++) e_wait(e, qh, F_OFREE);
+  x->nA++;
+}
+
+/* dma_in: tile t's weights into W's next slot (waiting for its release from the third load
+ * on unless A's flag covers it): a matmul's b through its pieces, else from the weights
+ * staged in GB or the op's DDR weight region. */
+static void load_w(GemmCore *x, const GtTile *t) {
+  Emit *e = x->e;
+  GtKernel *k = x->k;
+  int cur = x->curW = (int)(x->nW % 2);
+  if (x->nW >= 2 && !x->w_with_a) e_wait(e, x->qin, F_WFREE);
+  GtSpan s;
+  if (tile_weight_span(x->g, k->head, t, &s)) {
+    uint32_t reg = x->W.reg[cur][0], tile = x->W.tile[cur][0] = program_new_tile(e->p, NULL);
+    GtSpan dst = local_of(&s);
+    if (x->h->kind == OP_MATMUL) {
+      load_span(e, k, x->qin, x->c, x->h->in[1], s, reg, tile);
+    } else if (k->w_via_gb) {
+      e_mov(e, x->qin, reg, tile, &dst, e->s->gbw_reg[x->c], e->s->gbw_tile[x->c], &s);
+    } else {
+      e_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
+      k->ddr_read += span_bytes(&s);
+    }
+  }
+  x->nW++;
+}
+
+/* dma_in: the R operands over tile t's output span into R's next slot (waiting for its
+ * release from the third load on). */
+static void load_r(GemmCore *x, const GtTile *t) {
+  Emit *e = x->e;
+  int cur = x->curR = (int)(x->nR % 2);
+  if (x->nR >= 2) e_wait(e, x->qin, F_RFREE);
+  GtSpan os;
+  tile_output_span(x->g, x->k->head, t, &os);
+  for (int i = 0; i < x->p.nr; i++) {
+    x->R.tile[cur][i] = program_new_tile(e->p, NULL);
+    load_span(e, x->k, x->qin, x->c, x->p.rin[i], os, x->R.reg[cur][i], x->R.tile[cur][i]);
+  }
+  x->nR++;
+}
+
+/* dma_in for one step: A and W when their keys change, R at an output tile's last k chunk;
+ * then the step is ready for the head unit. */
+static void step_loads(GemmCore *x, const GemmStep *s) {
+  if (s->newA && x->p.na) load_a(x, &s->t);
+  if (s->newW) load_w(x, &s->t);
+  if (s->last_k && x->p.nr) load_r(x, &s->t);
+  e_signal(x->e, x->qin, x->qh, x->sh, F_READY);
+}
+
+/* The head unit's gemm instruction O (+)= A x W of compute step cs (acc: accumulate). */
+static GtInst *head_gemm(GemmCore *x, const GtComputeStep *cs, int acc) {
+  GtInst *in = e_inst(x->e, x->qh, I_GEMM);
+  in->r[1] = x->A.reg[x->curA][0];
+  in->t[1] = x->A.tile[x->curA][0];
+  in->r[2] = x->W.reg[x->curW][0];
+  in->t[2] = x->W.tile[x->curW][0];
+  in->n[0] = cs->m;
+  in->n[1] = cs->n;
+  in->n[2] = cs->k;
+  in->flags = (uint8_t)acc;
+  return in;
+}
+
+/* The head unit's vector instruction of compute step cs, on A (an embedding: on the rows in
+ * W). Its second operand, when it reads one: a depthwise conv's filter taps in W, else A's
+ * second part, else the head's first resident tensor, else its first operand again. */
+static GtInst *head_vec(GemmCore *x, const GtComputeStep *cs) {
+  const GemmParts *p = &x->p;
+  int a = x->curA, w = x->curW;
+  GtInst *in = e_inst(x->e, x->qh, I_VEC);
+  in->sub = (uint8_t)cs->vop;
+  int from_w = x->h->kind == OP_EMBEDDING;
+  in->r[1] = from_w ? x->W.reg[w][0] : x->A.reg[a][0];
+  in->t[1] = from_w ? x->W.tile[w][0] : x->A.tile[a][0];
+  if (cs->uses_b && p->is_conv && p->has_w) {
+    in->r[2] = x->W.reg[w][0]; /* depthwise: the filter taps */
+    in->t[2] = x->W.tile[w][0];
+  } else if (cs->uses_b) {
+    if (p->na > 1) {
+      in->r[2] = x->A.reg[a][1];
+      in->t[2] = x->A.tile[a][1];
+    } else if (p->nf > 0 && p->fop[0] == x->k->head && p->fin[0] >= 0) {
+      in->r[2] = x->F[0];
+      in->t[2] = x->Ft[0];
+    } else {
+      in->r[2] = in->r[1];
+      in->t[2] = in->t[1];
+    }
+  }
+  in->n[0] = cs->elems;
+  in->n[1] = cs->param;
+  return in;
+}
+
+/* The head unit for one step: waits for the loads, takes O's next slot at an output tile's
+ * first k chunk (waiting for its store from the third tile on), emits an instruction per
+ * compute step into O (later k chunks and filter taps accumulate into the tile O holds), then
+ * releases A and W after the last step with their keys. */
+static void step_head(GemmCore *x, const GemmStep *s) {
+  Emit *e = x->e;
+  GtKernel *k = x->k;
+  e_wait(e, x->qh, F_READY);
+  if (s->kp == 0) {
+    x->curO = (int)(x->nO % 2);
+    if (x->nO >= 2) e_wait(e, x->qh, F_OFREE);
+  }
+  GtComputeStep cs[GT_MAX_STEPS];
+  int ncs = tile_compute(x->g, k->head, &s->t, cs, GT_MAX_STEPS);
+  for (int i = 0; i < ncs; i++) {
+    int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
+    uint32_t nt = acc ? 0 : program_new_tile(e->p, NULL);
+    GtInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i]);
+    in->dtype = (uint8_t)x->cdt;
+    in->r[0] = x->O.reg[x->curO][0];
+    if (acc) {
+      in->t[0] = x->otile; /* accumulates into the tile the region holds */
+    } else {
+      in->t[0] = nt;
+      x->otile = nt;
+    }
+  }
+  if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
+  if (x->p.na && (s->nextA || s->last_step)) e_signal(e, x->qh, x->qin, Q_DMA_IN, F_AFREE);
+  if (x->p.has_w && !x->w_with_a && (s->nextW || s->last_step))
+    e_signal(e, x->qh, x->qin, Q_DMA_IN, F_WFREE);
+}
+
+/* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
+ * first R entry not used yet), else its resident tensor. Returns 0 if it has neither. */
+static int tail_operand_b(const GemmCore *x, int j, int *ri, GtInst *in) {
+  const GemmParts *p = &x->p;
+  for (int i = *ri; i < p->nr; i++)
+    if (p->rop[i] == j) {
+      in->r[2] = x->R.reg[x->curR][i];
+      in->t[2] = x->R.tile[x->curR][i];
+      *ri = i + 1;
+      return 1;
+    }
+  for (int i = 0; i < p->nf; i++)
+    if (p->fop[i] == x->k->ops[j] && p->fin[i] >= 0) {
+      in->r[2] = x->F[i];
+      in->t[2] = x->Ft[i];
+      return 1;
+    }
+  return 0;
+}
+
+/* The tail unit at an output tile's last k chunk (os: the tile's output span): takes the tile
+ * from the head (a flag when they are different units), runs every fused op in place on O (a
+ * new tile each), releases R and hands O to dma_out. */
+static void step_tail(GemmCore *x, const GtSpan *os) {
+  Emit *e = x->e;
+  const GtKernel *k = x->k;
+  if (x->qt != x->qh) {
+    e_signal(e, x->qh, x->qt, x->st, F_MID);
+    e_wait(e, x->qt, F_MID);
+  }
+  int64_t oelems = span_bytes(os) / dtype_bytes(x->dt);
+  int ri = 0;
+  for (int j = 1; j < k->nops; j++) {
+    GtComputeStep ts = tail_step(x->g, k->ops[j], oelems);
+    GtInst *in = e_inst(e, x->qt, I_VEC);
+    in->sub = (uint8_t)ts.vop;
+    in->dtype = (uint8_t)x->tdt;
+    in->r[1] = x->O.reg[x->curO][0];
+    in->t[1] = x->otile;
+    if (ts.uses_b) {
+      int found = tail_operand_b(x, j, &ri, in);
+      gt_assert(found);
+    }
+    in->n[0] = ts.elems;
+    in->n[1] = ts.param;
+    in->r[0] = x->O.reg[x->curO][0];
+    x->otile = program_new_tile(e->p, NULL);
+    in->t[0] = x->otile;
+  }
+  if (x->p.nr) e_signal(e, x->qt, x->qin, Q_DMA_IN, F_RFREE);
+  e_signal(e, x->qt, x->qout, Q_DMA_OUT, F_OREADY);
+}
+
+/* dma_out: stores O's tile (os: its output span) to the kernel's output and releases the slot
+ * to the head unit. */
+static void step_store(GemmCore *x, const GtSpan *os) {
+  Emit *e = x->e;
+  GtKernel *k = x->k;
+  e_wait(e, x->qout, F_OREADY);
+  int out_t = x->g->ops[k->ops[k->nops - 1]].out[0];
+  store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
+  e_signal(e, x->qout, x->qh, x->sh, F_OFREE);
+  x->nO++;
+}
+
+/* Step si on the four queues: the loads, the head's compute and, at an output tile's last k
+ * chunk, the tail's and the store. */
+static void emit_step(GemmCore *x, int64_t si) {
+  GemmStep s = step_at(x, si);
+  step_loads(x, &s);
+  step_head(x, &s);
+  if (s.last_k) {
+    GtSpan os;
+    tile_output_span(x->g, x->k->head, &s.t, &os);
+    step_tail(x, &os);
+    step_store(x, &os);
+  }
+}
+
+/* The drains: a wait for each of the last (up to) two releases of every buffer, so every flag
+ * is zero again at the kernel's end. */
+static void emit_drains(GemmCore *x) {
+  Emit *e = x->e;
+  for (int64_t i = 0; i < min64(x->nA, 2) && x->p.na; i++) e_wait(e, x->qin, F_AFREE);
+  for (int64_t i = 0; i < min64(x->nW, 2) && x->p.has_w && !x->w_with_a; i++)
+    e_wait(e, x->qin, F_WFREE);
+  for (int64_t i = 0; i < min64(x->nR, 2); i++) e_wait(e, x->qin, F_RFREE);
+  for (int64_t i = 0; i < min64(x->nO, 2); i++) e_wait(e, x->qh, F_OFREE);
+}
+
+/* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and
+ * columns [ca, cb) (the steps: see the section comment above). */
+void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
+                       int64_t rb, int64_t ca, int64_t cb) {
+  GemmCore x = {.e = e, .k = k, .gm = gm, .g = e->g, .h = &e->g->ops[k->head], .c = c,
+                .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb};
+  x.qin = core_q(e, c, core, Q_DMA_IN);
+  x.qout = core_q(e, c, core, Q_DMA_OUT);
+  x.qh = core_q(e, c, core, k->unit_head);
+  x.qt = core_q(e, c, core, k->unit_tail);
+  x.sh = k->unit_head;
+  x.st = k->unit_tail;
+  gt_assert(x.qin >= 0 && x.qout >= 0 && x.qh >= 0 && x.qt >= 0);
+  lb_begin(e, &x.la, c, core, k);
+  classify_operands(x.g, k, &x.p);
+  x.dt = x.g->tensors[x.h->out[0]].dtype;
+  x.cdt = k->cdt_head;
+  x.tdt = k->cdt_tail;
+  x.nkt = ceil_div64(gm->k, k->tk);
+  size_buffers(&x);
+  alloc_regions(&x);
+  load_residents(&x);
+  build_steps(&x);
+  x.a_cols = op_lower_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
+  x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
+  x.w_with_a = w_follows_a(&x);
+  for (int64_t si = 0; si < x.nsteps; si++) emit_step(&x, si);
+  free(x.steps);
+  gt_assert(!k->w_resident || x.nW <= 1);
+  emit_drains(&x);
 }
 
 void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
