@@ -75,6 +75,9 @@ typedef struct {
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
+  int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
+                                take, -1: not planned (the weight area's ends, lower_emit.c) */
+  int w_ahead;               /* ... staged during the kernel before (1) or at its own start */
   double est_ddr_cycles;     /* the tiler's estimate for the chosen tiles: the chip's DDR time */
   double est_compute_cycles; /* and the head unit's (0 for copy kernels) */
   /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
@@ -133,6 +136,12 @@ typedef struct {
   int core0, ncores;         /* the kernel's cores: core0 .. core0 + ncores - 1 of a cluster */
   int64_t *lb_off;           /* LVL_LB: offset in the LB of each of those cores */
   int64_t *lb_bytes;         /* bytes on each of those cores (cluster 0's share) */
+  int first;                 /* the first kernel that reads it (-1: none) */
+  /* level full, a DDR slice written through the GB (plan_drains): the writer stores into a GB
+   * block at drain_off and a cluster DMA queue copies it to DDR while kernels drain_end and
+   * before run; drain_end = -1: written to DDR directly */
+  int drain_end;
+  int64_t drain_off;
 } GtSlice;
 
 /* An instance as run (graphturbo): a group restricted to samples of each cluster's share. */
@@ -281,6 +290,10 @@ int fill_kernel_units(GtLowered *l, GtDiag *d);
 int fill_placement(GtLowered *l);
 /* The kernel runs on every cluster, each on its samples (else on cluster 0 alone). */
 int kernel_split_clusters(const GtLowered *l, const GtKernel *k);
+/* Graphturbo full: kernel ki+1's weights may be staged during kernel ki (it stages weights and,
+ * by the tiler's estimate, kernel ki leaves the DDR idle for a good share of every cluster's
+ * copy). */
+int gt_prefetch_ok(const GtLowered *l, int ki);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void fill_gb_split(GtLowered *l);
 int fill_tiling(GtLowered *l, GtDiag *d);

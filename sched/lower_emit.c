@@ -88,10 +88,12 @@ void e_sem(Emit *e, int qi, GtOpcode op, int id) {
 /* Under graphturbo the clusters' weight-staging DMA queues join no barrier: everything they do
  * is ordered by semaphores (the coordinator's allocation before their copy, their copy before
  * the cores' first weight load, those loads before the barrier after which the coordinator
- * frees the region), so a copy staged ahead for the next layer never holds up this one's end. */
+ * frees the region), so a copy staged ahead for the next layer never holds up this one's end.
+ * The same holds for the drain queues (lower_emit_gt.c). */
 static int joins_barriers(Emit *e, int qi) {
   const GtQueue *q = &e->p->queues[qi];
-  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 || e->s->cdma[q->cluster] != qi;
+  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 ||
+         (e->s->cdma[q->cluster] != qi && e->s->ddma[q->cluster] != qi);
 }
 
 static void e_barrier(Emit *e, GtScope scope) {
@@ -285,17 +287,21 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
 }
 
 /* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
- * piece of the storing core. */
+ * piece of the storing core (in its GB block when the piece drains, lower_emit_gt.c). */
 void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
                        uint32_t stile) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
   gt_assert(s->off + span_extent(s) <= pc->hi);
   GtSpan dst = *s, src = *s;
-  dst.off = s->off - pc->lo + pc->base;
+  dst.off = s->off - pc->lo + (pc->dreg ? 0 : pc->base);
   src.off = 0;
   src.stride = s->row_bytes;
   src.pstride = s->row_bytes * s->rows;
+  if (pc->dreg) { /* a drain: into its GB block; the cluster's drain queue copies it on */
+    e_mov(e, qi, pc->dreg, pc->dtile, &dst, sreg, stile, &src);
+    return;
+  }
   e_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
   count_ddr(k, pc->level, span_bytes(s), 1);
 }
@@ -318,6 +324,9 @@ static void setup(Emit *e) {
   s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
   for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
   s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  int need_ddma = 0;
+  for (int si = 0; si < l->nslices; si++) need_ddma |= l->slices[si].drain_end >= 0;
   /* active cores per kind: the most any kernel uses */
   int need_cdma = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
@@ -354,6 +363,11 @@ static void setup(Emit *e) {
       program_queue(e->p, c, -1, 0);
       s->cdma[c] = e->p->nqueues - 1;
     }
+    s->ddma[c] = -1;
+    if (need_ddma) { /* plan_drains asked for a second engine and no core without DMA */
+      program_queue(e->p, c, -1, 1);
+      s->ddma[c] = e->p->nqueues - 1;
+    }
   }
   s->nparticipants = e->p->nqueues;
   s->qsem = arena_alloc(l->arena, (size_t)e->p->nqueues);
@@ -374,8 +388,6 @@ static void setup(Emit *e) {
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbn_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbn_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbw_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->gbn_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
@@ -481,6 +493,7 @@ static void iteration_begin(Emit *e) {
       PieceList *pl = &s->ddr[t];
       pl->n = 1;
       pl->p = arena_alloc(l->arena, sizeof(Piece));
+      memset(pl->p, 0, sizeof(Piece));
       pl->p[0].lo = 0;
       pl->p[0].hi = tensor_bytes(&g->tensors[t]);
       pl->p[0].base = e->sample0 * per_sample(g, t);
@@ -700,37 +713,39 @@ static int stages(Emit *e, int ki, int c) {
 }
 
 /* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
- * kernel's, unless they were prefetched; under graphturbo's level full, also stage the next
- * kernel's at the other end of the weight area when both fit and this kernel, by the tiler's
- * estimate, leaves the DDR idle long enough for the copy (paper §4.4: the next layer's DMA
- * runs while this one computes). */
+ * kernel's, unless they were staged ahead. Under graphturbo's level full the plan gave every
+ * kernel's staged weights an offset among the GB's slices and said which are staged during the
+ * kernel before (lower_gt.c, plan_gb_full; paper §4.4: the next layer's DMA runs while this one
+ * computes); otherwise they take the bottom of the weight area (gb_weight_area). */
 static void weights_begin(Emit *e, int ki, int c) {
   struct GtEmitState *s = e->s;
   GtLowered *l = e->l;
   if (s->gbw_reg[c]) e_free(e, coord_q(e, c), s->gbw_reg[c]);
   s->gbw_reg[c] = s->gbn_reg[c];
   s->gbw_tile[c] = s->gbn_tile[c];
-  s->gbw_top[c] = s->gbn_top[c];
   s->gbn_reg[c] = 0;
+  const GtKernel *k = &l->kernels[ki], *n = ki + 1 < l->nkernels ? &l->kernels[ki + 1] : NULL;
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
-  int64_t wb = op_weight_bytes(e->g, l->kernels[ki].head);
   if (!s->gbw_reg[c] && stages(e, ki, c)) {
-    gt_assert(w0 + wb <= w1);
-    stage_weights(e, ki, c, w0, &s->gbw_reg[c], &s->gbw_tile[c]);
-    s->gbw_top[c] = 0;
+    gt_assert(k->w_gb_off >= 0 || w0 + op_weight_bytes(e->g, k->head) <= w1);
+    stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw_reg[c], &s->gbw_tile[c]);
   }
-  int prefetch = l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL;
-  if (!prefetch || ki + 1 >= l->nkernels || !stages(e, ki + 1, c)) return;
-  int64_t nb = op_weight_bytes(e->g, l->kernels[ki + 1].head);
-  if ((s->gbw_reg[c] ? wb : 0) + nb > w1 - w0) return;
+  if (n && n->w_ahead && stages(e, ki + 1, c))
+    stage_weights(e, ki + 1, c, n->w_gb_off, &s->gbn_reg[c], &s->gbn_tile[c]);
+}
+
+/* The share of the next kernel's weight copy this kernel's idle DDR time must cover. */
+#define GT_PREFETCH_COVER 0.5
+int gt_prefetch_ok(const GtLowered *l, int ki) {
+  if (l->opt.sched != SCHED_GRAPHTURBO || l->opt.gt_level != GTL_FULL || ki + 1 >= l->nkernels)
+    return 0;
+  const GtKernel *k = &l->kernels[ki], *n = &l->kernels[ki + 1];
+  if (!n->w_via_gb || op_lower_kind(l->graph, n->head) == LK_COPY) return 0;
   /* only into DDR time this layer leaves idle: every cluster stages the weights at once */
-  const GtKernel *k = &l->kernels[ki];
-  double copy = (double)nb * s->nclusters / e->a->ddr_bytes_per_cycle;
-  if (k->est_compute_cycles < k->est_ddr_cycles + copy) return;
-  s->gbn_top[c] = s->gbw_reg[c] ? !s->gbw_top[c] : 0;
-  stage_weights(e, ki + 1, c, s->gbn_top[c] ? (w1 - nb) / 64 * 64 : w0, &s->gbn_reg[c],
-                &s->gbn_tile[c]);
+  double copy = (double)op_weight_bytes(l->graph, n->head) * l->arch->nclusters /
+                l->arch->ddr_bytes_per_cycle;
+  return k->est_compute_cycles >= k->est_ddr_cycles + copy * GT_PREFETCH_COVER;
 }
 
 /* ---- one kernel over every cluster and core ---- */

@@ -308,6 +308,7 @@ static int fill_readers(GtLowered *l, int *forced_ddr) {
           if (!whole && (b1 <= a0 || a1 <= b0)) continue;
           if (s->kernel >= kj) return -1;
           if (kj > s->last) s->last = kj;
+          if (s->first < 0 || kj < s->first) s->first = kj;
           if (l->arch->nclusters > 1 && (whole || !k->split_clusters)) forced_ddr[si] = 1;
         }
       }
@@ -335,6 +336,7 @@ static int make_slices(GtLowered *l, const SchedView *v) {
       memset(s, 0, sizeof *s);
       s->tensor = outs[j];
       s->kernel = s->last = ki;
+      s->first = s->drain_end = -1;
       slice_cores(l, k, s);
       forced[l->nslices] = l->arch->nclusters > 1 && !k->split_clusters;
       l->nslices++;
@@ -479,6 +481,88 @@ static void place_slices(GtLowered *l, double stitch) {
   free(lbs);
 }
 
+/* ---------------- the GB under level full: weights ahead, writes behind ---------------- */
+
+/* The DDR time kernel ki leaves idle by the tiler's estimate: its compute beyond its own DDR
+ * share and the staging of its weights (every cluster's copy). */
+static double kernel_ddr_idle(const GtLowered *l, int ki) {
+  const GtKernel *k = &l->kernels[ki];
+  double stage = k->w_via_gb ? (double)op_weight_bytes(l->graph, k->head) * l->arch->nclusters /
+                                   l->arch->ddr_bytes_per_cycle
+                             : 0;
+  double idle = k->est_compute_cycles - k->est_ddr_cycles - stage;
+  return idle > 0 ? idle : 0;
+}
+
+/* Every kernel that stages weights gets a block of the GB, top-down: over the kernel before and
+ * its own when gt_prefetch_ok lets them be staged during the kernel before (w_ahead) and a block
+ * is free then, else over its own kernel (the weight area is free of slices, so that one always
+ * fits). */
+static void plan_weights(GtLowered *l, GtIvl *gb) {
+  gb->policy = IVL_TOP_DOWN;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    if (!k->w_via_gb || op_lower_kind(l->graph, k->head) == LK_COPY) continue;
+    int64_t wb = op_weight_bytes(l->graph, k->head), off = -1;
+    if (ki > 0 && gt_prefetch_ok(l, ki - 1)) off = ivl_alloc(gb, wb, ki - 1, ki, -1 - ki);
+    k->w_ahead = off >= 0;
+    if (off < 0) off = ivl_alloc(gb, wb, ki, ki, -1 - ki);
+    gt_assert(off >= 0);
+    k->w_gb_off = off;
+  }
+}
+
+/* The share of a drain's copy the idle DDR time before its readers must hold. */
+#define GT_DRAIN_HIDDEN 0.9
+
+/* With a second cluster DMA engine, a DDR slice whose first reader is not the next kernel is
+ * stored into a GB block instead, and that engine copies the block to DDR after its kernel,
+ * while the kernels after it run (the next instance's work overlaps this one's DMA). The block
+ * lives from the writer to drain_end, the first kernel by which the DDR time the kernels after
+ * the writer leave idle (tiler's estimates) holds the copy (all clusters' bytes at the DDR's
+ * bandwidth), else the one before the first reader. When those kernels leave less than
+ * GT_DRAIN_HIDDEN of the copy's time idle (a tenth of slack for the estimates), or no block is
+ * free over the span, the slice is written to DDR directly: draining it would mostly slow them
+ * (on ViT-B/16 a drain hidden 72% cost 1.7%). */
+static void plan_drains(GtLowered *l, GtIvl *gb) {
+  const GtArch *a = l->arch;
+  if (a->dma_engines < 2) return;
+  for (int i = 0; i < a->ncore_kinds; i++)
+    if (a->core_kinds[i].dma_engines == 0) return; /* the cluster engines serve those cores */
+  gb->policy = IVL_BOTTOM_UP;
+  for (int si = 0; si < l->nslices; si++) {
+    GtSlice *s = &l->slices[si];
+    int k = s->kernel, limit = s->first > k ? s->first - 1 : l->nkernels - 2;
+    if (s->level != LVL_DDR || !l->kernels[k].split_clusters || k + 1 > limit) continue;
+    double copy = (double)s->bytes * a->nclusters / a->ddr_bytes_per_cycle, idle = 0;
+    int end = k + 1;
+    for (; end <= limit && idle < copy; end++) idle += kernel_ddr_idle(l, end);
+    end--;
+    if (idle < copy * GT_DRAIN_HIDDEN) continue; /* little DDR room before the readers */
+    int64_t off = ivl_alloc(gb, s->bytes, k > 0 ? k - 1 : 0, end, si);
+    if (off < 0) continue;
+    s->drain_off = off;
+    s->drain_end = end;
+  }
+}
+
+/* Level full: the whole GB (below the top quarter kept for cores without LB) in one allocator —
+ * the slices where place_slices put them, then the staged weights, then the drains. */
+static void plan_gb_full(GtLowered *l) {
+  int64_t w0, w1;
+  gb_weight_area(l, &w0, &w1);
+  if (l->opt.gt_level != GTL_FULL || w1 <= 0) return;
+  GtIvl gb;
+  ivl_init(&gb, 0, w1, 64, IVL_BOTTOM_UP);
+  for (int si = 0; si < l->nslices; si++) {
+    const GtSlice *s = &l->slices[si];
+    if (s->level == LVL_GB) ivl_place(&gb, s->gb_off, s->bytes, step_lo(s, LVL_GB), s->last, si);
+  }
+  plan_weights(l, &gb);
+  plan_drains(l, &gb);
+  ivl_free(&gb);
+}
+
 /* ---------------- driver ---------------- */
 
 /* Table-3 levels: a tensor counts at the lowest level any of its slices lives at. */
@@ -582,6 +666,7 @@ int gt_plan(GtLowered *l, GtDiag *d) {
     stitch /= 2;
     if (stitch <= 0.01) stitch = 0;
   }
+  plan_gb_full(l);
   if (l->opt.gt_level != GTL_GB && stitch < l->opt.gt_stitch)
     note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
                                    "tiles fit", stitch * 100));

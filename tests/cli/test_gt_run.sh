@@ -111,20 +111,17 @@ else nok "cycles depend on earlier runs" "alone $one, after tvm: $rows"; fi
 # Level full stages a layer's weights during the layer before (paper §4.4). Chain on one cluster
 # of tiny.cfg (2 cores): a = 3x3 conv 16->16 on 32x32 (small weights, 2.36 M MACs: ~18 k cycles
 # on 2 cores at 64 MAC/cycle, compute-bound), b = 1x1 conv 16->2048 stride 4 (64 KiB of
-# weights, staged DDR -> GB by the cluster DMA because both cores read them), c = 1x1 conv
-# 2048->32 (128 KiB of weights: the largest, so the GB's weight area is 128 KiB and a's and b's
-# fit in it together). At level instances b's cores wait after the barrier for the copy:
-# dma 20 + DDR 100 + GB 10 cycles of latency, then 65536 B at 32 B/cycle (the DDR's two
-# channels = one GB port) = 2178 cycles. At level full the copy ran during a, so b itself is
-# exactly 2178 cycles shorter (a may get slower: the copy shares a's DDR), and the whole run
-# shorter.
+# weights, staged DDR -> GB by the cluster DMA because both cores read them). At level instances
+# b's cores wait after the barrier for the copy: dma 20 + DDR 100 + GB 10 cycles of latency,
+# then 65536 B at 32 B/cycle (the DDR's two channels = one GB port) = 2178 cycles. At level full
+# the copy ran during a, so b itself is exactly 2178 cycles shorter (a may get slower: the copy
+# shares a's DDR), and the whole run shorter.
 cat >"$tmp/pf.gtg" <<'G'
 gtg 1
 model prefetch batch=1 dtype=fp16
 input x: fp16[N, 16, 32, 32]
 a = conv2d(x) units=16 kernel=3 pad=1 bias=0
 b = conv2d(a) units=2048 kernel=1 stride=4 bias=0
-c = conv2d(b) units=32 kernel=1 bias=0
 G
 for lv in instances full; do
   "$GTSIM" $A1 "$tmp/pf.gtg" --sched graphturbo:$lv --json -o "$tmp/pf_$lv.json" 2>"$tmp/err"
