@@ -77,7 +77,7 @@ typedef struct {
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
   int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
                                 take, -1: not planned (the weight area's ends, lower_emit.c) */
-  int w_ahead;               /* ... staged during the kernel before (1) or at its own start */
+  int w_from;                /* ... staged at the start of that kernel (its own, or an earlier one) */
   double est_ddr_cycles;     /* the tiler's estimate for the chosen tiles: the chip's DDR time */
   double est_compute_cycles; /* and the head unit's (0 for copy kernels) */
   /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
@@ -107,6 +107,8 @@ typedef struct {
  * instances and ordered; full = + across-layer scheduling (the next layer's weights staged in GB
  * while this one computes, lower_emit.c). */
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
+/* Level full stages a layer's weights at most this many kernels ahead. */
+enum { GT_AHEAD_MAX = 2 };
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
 /* Which tensor leaves a full buffer first: the longest-lived one, counted in kernels (the
@@ -290,10 +292,6 @@ int fill_kernel_units(GtLowered *l, GtDiag *d);
 int fill_placement(GtLowered *l);
 /* The kernel runs on every cluster, each on its samples (else on cluster 0 alone). */
 int kernel_split_clusters(const GtLowered *l, const GtKernel *k);
-/* Graphturbo full: kernel ki+1's weights may be staged during kernel ki (it stages weights and,
- * by the tiler's estimate, kernel ki leaves the DDR idle for a good share of every cluster's
- * copy). */
-int gt_prefetch_ok(const GtLowered *l, int ki);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void fill_gb_split(GtLowered *l);
 int fill_tiling(GtLowered *l, GtDiag *d);

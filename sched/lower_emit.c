@@ -386,8 +386,8 @@ static void setup(Emit *e) {
   s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbn_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbn_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->ahead_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
+  s->ahead_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
@@ -714,38 +714,30 @@ static int stages(Emit *e, int ki, int c) {
 
 /* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
  * kernel's, unless they were staged ahead. Under graphturbo's level full the plan gave every
- * kernel's staged weights an offset among the GB's slices and said which are staged during the
- * kernel before (lower_gt.c, plan_gb_full; paper §4.4: the next layer's DMA runs while this one
- * computes); otherwise they take the bottom of the weight area (gb_weight_area). */
+ * kernel's staged weights an offset among the GB's slices and the kernel at whose start they
+ * are staged, up to GT_AHEAD_MAX kernels ahead (lower_gt.c, plan_gb_full; paper §4.4: the next
+ * layers' DMA runs while this one computes); otherwise they take the bottom of the weight area
+ * (gb_weight_area) at their own kernel's start. */
 static void weights_begin(Emit *e, int ki, int c) {
   struct GtEmitState *s = e->s;
   GtLowered *l = e->l;
+  size_t at = (size_t)ki * (size_t)s->nclusters + (size_t)c;
   if (s->gbw_reg[c]) e_free(e, coord_q(e, c), s->gbw_reg[c]);
-  s->gbw_reg[c] = s->gbn_reg[c];
-  s->gbw_tile[c] = s->gbn_tile[c];
-  s->gbn_reg[c] = 0;
-  const GtKernel *k = &l->kernels[ki], *n = ki + 1 < l->nkernels ? &l->kernels[ki + 1] : NULL;
+  s->gbw_reg[c] = s->ahead_reg[at];
+  s->gbw_tile[c] = s->ahead_tile[at];
+  s->ahead_reg[at] = 0;
+  const GtKernel *k = &l->kernels[ki];
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
   if (!s->gbw_reg[c] && stages(e, ki, c)) {
     gt_assert(k->w_gb_off >= 0 || w0 + op_weight_bytes(e->g, k->head) <= w1);
     stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw_reg[c], &s->gbw_tile[c]);
   }
-  if (n && n->w_ahead && stages(e, ki + 1, c))
-    stage_weights(e, ki + 1, c, n->w_gb_off, &s->gbn_reg[c], &s->gbn_tile[c]);
-}
-
-/* The share of the next kernel's weight copy this kernel's idle DDR time must cover. */
-#define GT_PREFETCH_COVER 0.5
-int gt_prefetch_ok(const GtLowered *l, int ki) {
-  if (l->opt.sched != SCHED_GRAPHTURBO || l->opt.gt_level != GTL_FULL || ki + 1 >= l->nkernels)
-    return 0;
-  const GtKernel *k = &l->kernels[ki], *n = &l->kernels[ki + 1];
-  if (!n->w_via_gb || op_lower_kind(l->graph, n->head) == LK_COPY) return 0;
-  /* only into DDR time this layer leaves idle: every cluster stages the weights at once */
-  double copy = (double)op_weight_bytes(l->graph, n->head) * l->arch->nclusters /
-                l->arch->ddr_bytes_per_cycle;
-  return k->est_compute_cycles >= k->est_ddr_cycles + copy * GT_PREFETCH_COVER;
+  for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++) {
+    size_t aj = (size_t)j * (size_t)s->nclusters + (size_t)c;
+    if (l->kernels[j].w_from == ki && stages(e, j, c))
+      stage_weights(e, j, c, l->kernels[j].w_gb_off, &s->ahead_reg[aj], &s->ahead_tile[aj]);
+  }
 }
 
 /* ---- one kernel over every cluster and core ---- */

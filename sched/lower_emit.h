@@ -44,7 +44,7 @@ struct GtEmitState {
   int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
   int64_t out_base;             /* start of the graph outputs' area */
   uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
-  uint32_t *gbn_reg, *gbn_tile; /* per cluster: the next kernel's, staged ahead (or 0) */
+  uint32_t *ahead_reg, *ahead_tile; /* [kernel][cluster]: weights staged ahead (or 0) */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */

@@ -483,32 +483,58 @@ static void place_slices(GtLowered *l, double stitch) {
 
 /* ---------------- the GB under level full: weights ahead, writes behind ---------------- */
 
+/* Cycles of every cluster's copy of `bytes` at the DDR's bandwidth. */
+static double ddr_copy(const GtLowered *l, int64_t bytes) {
+  return (double)bytes * l->arch->nclusters / l->arch->ddr_bytes_per_cycle;
+}
+
 /* The DDR time kernel ki leaves idle by the tiler's estimate: its compute beyond its own DDR
- * share and the staging of its weights (every cluster's copy). */
-static double kernel_ddr_idle(const GtLowered *l, int ki) {
+ * share, and with `staged` beyond the staging of its weights too (every cluster's copy). */
+static double kernel_ddr_idle(const GtLowered *l, int ki, int staged) {
   const GtKernel *k = &l->kernels[ki];
-  double stage = k->w_via_gb ? (double)op_weight_bytes(l->graph, k->head) * l->arch->nclusters /
-                                   l->arch->ddr_bytes_per_cycle
-                             : 0;
-  double idle = k->est_compute_cycles - k->est_ddr_cycles - stage;
+  double idle = k->est_compute_cycles - k->est_ddr_cycles;
+  if (staged && k->w_via_gb) idle -= ddr_copy(l, op_weight_bytes(l->graph, k->head));
   return idle > 0 ? idle : 0;
 }
 
-/* Every kernel that stages weights gets a block of the GB, top-down: over the kernel before and
- * its own when gt_prefetch_ok lets them be staged during the kernel before (w_ahead) and a block
- * is free then, else over its own kernel (the weight area is free of slices, so that one always
- * fits). */
-static void plan_weights(GtLowered *l, GtIvl *gb) {
+/* Takes up to `need` cycles of idle DDR time from kernels [k0, k1] (earliest first). */
+static void take_idle(double *idle, int k0, int k1, double need) {
+  for (int j = k0; j <= k1 && need > 0; j++) {
+    double t = idle[j] < need ? idle[j] : need;
+    idle[j] -= t;
+    need -= t;
+  }
+}
+
+/* The share of a staging the idle DDR time of the kernels before must hold to be staged ahead. */
+#define GT_AHEAD_HIDDEN 0.5
+
+/* Every kernel that stages weights gets a block of the GB, top-down. It is staged ahead, at the
+ * start of the nearest of the GT_AHEAD_MAX kernels before it whose idle DDR time (idle[], what
+ * earlier stagings left) holds GT_AHEAD_HIDDEN of the copy, when a block is free from there to
+ * its own kernel (never across a copy kernel, whose DDR use the tiler does not estimate); else at its own start, over its own kernel (the weight area is free of slices,
+ * so that block always fits). A copy staged at a kernel's own start uses up its idle time. */
+static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
   gb->policy = IVL_TOP_DOWN;
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel *k = &l->kernels[ki];
     if (!k->w_via_gb || op_lower_kind(l->graph, k->head) == LK_COPY) continue;
     int64_t wb = op_weight_bytes(l->graph, k->head), off = -1;
-    if (ki > 0 && gt_prefetch_ok(l, ki - 1)) off = ivl_alloc(gb, wb, ki - 1, ki, -1 - ki);
-    k->w_ahead = off >= 0;
+    double copy = ddr_copy(l, wb), sum = 0;
+    int from = ki;
+    for (int j = ki - 1; j >= 0 && j >= ki - GT_AHEAD_MAX; j--) {
+      if (l->kernels[j].est_compute_cycles <= 0) break; /* a copy: no estimate to stage across */
+      sum += idle[j];
+      if (sum < copy * GT_AHEAD_HIDDEN) continue;
+      off = ivl_alloc(gb, wb, j, ki, -1 - ki);
+      if (off >= 0) from = j;
+      break;
+    }
     if (off < 0) off = ivl_alloc(gb, wb, ki, ki, -1 - ki);
     gt_assert(off >= 0);
+    take_idle(idle, from, ki, copy);
     k->w_gb_off = off;
+    k->w_from = from;
   }
 }
 
@@ -524,7 +550,7 @@ static void plan_weights(GtLowered *l, GtIvl *gb) {
  * GT_DRAIN_HIDDEN of the copy's time idle (a tenth of slack for the estimates), or no block is
  * free over the span, the slice is written to DDR directly: draining it would mostly slow them
  * (on ViT-B/16 a drain hidden 72% cost 1.7%). */
-static void plan_drains(GtLowered *l, GtIvl *gb) {
+static void plan_drains(GtLowered *l, GtIvl *gb, double *idle) {
   const GtArch *a = l->arch;
   if (a->dma_engines < 2) return;
   for (int i = 0; i < a->ncore_kinds; i++)
@@ -534,20 +560,22 @@ static void plan_drains(GtLowered *l, GtIvl *gb) {
     GtSlice *s = &l->slices[si];
     int k = s->kernel, limit = s->first > k ? s->first - 1 : l->nkernels - 2;
     if (s->level != LVL_DDR || !l->kernels[k].split_clusters || k + 1 > limit) continue;
-    double copy = (double)s->bytes * a->nclusters / a->ddr_bytes_per_cycle, idle = 0;
+    double copy = ddr_copy(l, s->bytes), sum = 0;
     int end = k + 1;
-    for (; end <= limit && idle < copy; end++) idle += kernel_ddr_idle(l, end);
+    for (; end <= limit && sum < copy; end++) sum += idle[end];
     end--;
-    if (idle < copy * GT_DRAIN_HIDDEN) continue; /* little DDR room before the readers */
+    if (sum < copy * GT_DRAIN_HIDDEN) continue; /* little DDR room before the readers */
     int64_t off = ivl_alloc(gb, s->bytes, k > 0 ? k - 1 : 0, end, si);
     if (off < 0) continue;
+
     s->drain_off = off;
     s->drain_end = end;
   }
 }
 
 /* Level full: the whole GB (below the top quarter kept for cores without LB) in one allocator —
- * the slices where place_slices put them, then the staged weights, then the drains. */
+ * the slices where place_slices put them, then the staged weights, then the drains — and the
+ * DDR's idle time by the tiler's estimates, which the weights staged ahead take first. */
 static void plan_gb_full(GtLowered *l) {
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
@@ -558,8 +586,13 @@ static void plan_gb_full(GtLowered *l) {
     const GtSlice *s = &l->slices[si];
     if (s->level == LVL_GB) ivl_place(&gb, s->gb_off, s->bytes, step_lo(s, LVL_GB), s->last, si);
   }
-  plan_weights(l, &gb);
-  plan_drains(l, &gb);
+  double *idle = malloc(sizeof(double) * (size_t)l->nkernels);
+  if (!idle) die("out of memory");
+  for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 0);
+  plan_weights(l, &gb, idle);
+  for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 1);
+  plan_drains(l, &gb, idle);
+  free(idle);
   ivl_free(&gb);
 }
 
