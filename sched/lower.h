@@ -144,6 +144,11 @@ typedef struct {
    * before run; drain_end = -1: written to DDR directly */
   int drain_end;
   int64_t drain_off;
+  /* level full, a DDR slice loaded ahead (plan_loads): a cluster DMA queue copies it to a GB
+   * block at ahead_off from the start of kernel ahead_from; its readers up to ahead_until read
+   * that copy; ahead_from = -1: none */
+  int ahead_from, ahead_until;
+  int64_t ahead_off;
 } GtSlice;
 
 /* An instance as run (graphturbo): a group restricted to samples of each cluster's share. */

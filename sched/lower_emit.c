@@ -233,6 +233,15 @@ static void count_ddr(GtKernel *k, int level, int64_t bytes, int write) {
   else k->ddr_read += bytes;
 }
 
+/* Where readers find piece p: its region, or its GB copy when it was loaded ahead
+ * (lower_emit_gt.c); *base: the region offset of the piece's byte lo; the level counted. */
+static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *level) {
+  *tile = p->areg ? p->atile : p->tile;
+  *base = p->areg ? 0 : p->base;
+  *level = p->areg ? LVL_GB : p->level;
+  return p->areg ? p->areg : p->reg;
+}
+
 /* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
  * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
  * cut). Returns the bytes loaded. */
@@ -240,15 +249,18 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
                          uint32_t dtile, int64_t dst_off) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
-  int64_t ext = span_extent(s);
+  int64_t ext = span_extent(s), base;
+  uint32_t reg, tile;
+  int lvl;
   if (s->off + ext <= first->hi) {
+    reg = piece_src(first, &tile, &base, &lvl);
     GtSpan src = *s, dst = *s;
-    src.off = s->off - first->lo + first->base;
+    src.off = s->off - first->lo + base;
     dst.off = dst_off;
     dst.stride = s->row_bytes;
     dst.pstride = s->row_bytes * s->rows;
-    e_mov(e, qi, dreg, dtile, &dst, first->reg, first->tile, &src);
-    count_ddr(k, first->level, span_bytes(s), 0);
+    e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+    count_ddr(k, lvl, span_bytes(s), 0);
     return;
   }
   int64_t local = dst_off;
@@ -261,10 +273,11 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         /* whole rows r.. inside this piece */
         int64_t n = 1;
         while (r + n < s->rows && o + n * s->stride + s->row_bytes <= pc->hi) n++;
-        GtSpan src = {o - pc->lo + pc->base, s->row_bytes, n, s->stride, 1, n * s->stride};
+        reg = piece_src(pc, &tile, &base, &lvl);
+        GtSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
         GtSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
-        e_mov(e, qi, dreg, dtile, &dst, pc->reg, pc->tile, &src);
-        count_ddr(k, pc->level, n * s->row_bytes, 0);
+        e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+        count_ddr(k, lvl, n * s->row_bytes, 0);
         local += n * s->row_bytes;
         r += n;
       } else {
@@ -273,10 +286,11 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         while (b < s->row_bytes) {
           const Piece *q = piece_at(pl, o + b);
           int64_t len = min64(s->row_bytes - b, q->hi - (o + b));
-          GtSpan src = {o + b - q->lo + q->base, len, 1, len, 1, len};
+          reg = piece_src(q, &tile, &base, &lvl);
+          GtSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
           GtSpan dst = {local, len, 1, len, 1, len};
-          e_mov(e, qi, dreg, dtile, &dst, q->reg, q->tile, &src);
-          count_ddr(k, q->level, len, 0);
+          e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+          count_ddr(k, lvl, len, 0);
           local += len;
           b += len;
         }
@@ -326,7 +340,8 @@ static void setup(Emit *e) {
   s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
   int need_ddma = 0;
-  for (int si = 0; si < l->nslices; si++) need_ddma |= l->slices[si].drain_end >= 0;
+  for (int si = 0; si < l->nslices; si++)
+    need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
   /* active cores per kind: the most any kernel uses */
   int need_cdma = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {

@@ -21,6 +21,8 @@ typedef struct {
   int core;                     /* graphturbo LB pieces: the core whose LB holds it */
   uint32_t dreg, dtile;         /* graphturbo DDR pieces written through the GB (a drain): the
                                    GB region its writer stores into and that tile; 0: none */
+  uint32_t areg, atile;         /* graphturbo DDR pieces loaded ahead: the GB copy its readers
+                                   read and that tile; 0: none */
 } Piece;
 typedef struct {
   int n, room;
