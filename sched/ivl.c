@@ -26,6 +26,15 @@ static int fits(const GtIvlBlock *c, int nc, int64_t off, int64_t bytes) {
   return 1;
 }
 
+static void push(GtIvl *v, GtIvlBlock b) {
+  if (v->n == v->room) {
+    v->room = v->room ? 2 * v->room : 16;
+    v->b = realloc(v->b, sizeof(GtIvlBlock) * (size_t)v->room);
+    if (!v->b) die("out of memory");
+  }
+  v->b[v->n++] = b;
+}
+
 /* Candidate offsets: the buffer's ends and the edges of the blocks alive over [t0, t1]; the
  * policy takes the lowest (bottom-up) or highest (top-down) one where the block fits. */
 int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id) {
@@ -46,13 +55,17 @@ int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id) {
   }
   free(c);
   if (best < 0) return -1;
-  if (v->n == v->room) {
-    v->room = v->room ? 2 * v->room : 16;
-    v->b = realloc(v->b, sizeof(GtIvlBlock) * (size_t)v->room);
-    if (!v->b) die("out of memory");
-  }
-  v->b[v->n++] = (GtIvlBlock){best, bytes, t0, t1, id};
+  push(v, (GtIvlBlock){best, bytes, t0, t1, id});
   return best;
+}
+
+void ivl_place(GtIvl *v, int64_t off, int64_t bytes, int t0, int t1, int id) {
+  bytes = ceil_div64(bytes > 0 ? bytes : 1, v->align) * v->align;
+  gt_assert(off >= v->lo && off + bytes <= v->cap && off % v->align == 0);
+  for (int i = 0; i < v->n; i++)
+    gt_assert(!(v->b[i].t0 <= t1 && t0 <= v->b[i].t1 && off < v->b[i].off + v->b[i].bytes &&
+                v->b[i].off < off + bytes));
+  push(v, (GtIvlBlock){off, bytes, t0, t1, id});
 }
 
 int ivl_remove(GtIvl *v, int id) {

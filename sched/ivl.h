@@ -30,7 +30,7 @@ typedef struct {
 typedef struct {
   int64_t lo, cap;          /* blocks lie in [lo, cap) */
   int64_t align;
-  GtIvlPolicy policy;
+  GtIvlPolicy policy;       /* may change between calls (one buffer, blocks of two kinds) */
   int n, room;
   GtIvlBlock *b;            /* every block ever placed, in placement order (heap) */
 } GtIvl;
@@ -40,6 +40,9 @@ void ivl_free(GtIvl *v);
 /* Offset of a new block of `bytes` alive over steps [t0, t1], named id; -1 when no gap holds
  * it (nothing is placed then). */
 int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id);
+/* Puts a block at a known offset (one ivl_alloc gave before, replayed into a new allocator);
+ * it must fit (an internal error otherwise). */
+void ivl_place(GtIvl *v, int64_t off, int64_t bytes, int t0, int t1, int id);
 /* Removes the block named id (as if it had never been placed); 0, or -1 when there is none. */
 int ivl_remove(GtIvl *v, int id);
 /* The lowest offset of any block alive at step t (cap when none): [lo, that) is free at t. */

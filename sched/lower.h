@@ -75,6 +75,9 @@ typedef struct {
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
+  int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
+                                take, -1: not planned (the weight area's ends, lower_emit.c) */
+  int w_from;                /* ... staged at the start of that kernel (its own, or an earlier one) */
   double est_ddr_cycles;     /* the tiler's estimate for the chosen tiles: the chip's DDR time */
   double est_compute_cycles; /* and the head unit's (0 for copy kernels) */
   /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
@@ -104,6 +107,8 @@ typedef struct {
  * instances and ordered; full = + across-layer scheduling (the next layer's weights staged in GB
  * while this one computes, lower_emit.c). */
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
+/* Level full stages a layer's weights at most this many kernels ahead. */
+enum { GT_AHEAD_MAX = 2 };
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
 /* Which tensor leaves a full buffer first: the longest-lived one, counted in kernels (the
@@ -133,6 +138,17 @@ typedef struct {
   int core0, ncores;         /* the kernel's cores: core0 .. core0 + ncores - 1 of a cluster */
   int64_t *lb_off;           /* LVL_LB: offset in the LB of each of those cores */
   int64_t *lb_bytes;         /* bytes on each of those cores (cluster 0's share) */
+  int first;                 /* the first kernel that reads it (-1: none) */
+  /* level full, a DDR slice written through the GB (plan_drains): the writer stores into a GB
+   * block at drain_off and a cluster DMA queue copies it to DDR while kernels drain_end and
+   * before run; drain_end = -1: written to DDR directly */
+  int drain_end;
+  int64_t drain_off;
+  /* level full, a DDR slice loaded ahead (plan_loads): a cluster DMA queue copies it to a GB
+   * block at ahead_off from the start of kernel ahead_from; its readers up to ahead_until read
+   * that copy; ahead_from = -1: none */
+  int ahead_from, ahead_until;
+  int64_t ahead_off;
 } GtSlice;
 
 /* An instance as run (graphturbo): a group restricted to samples of each cluster's share. */

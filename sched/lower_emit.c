@@ -88,10 +88,12 @@ void e_sem(Emit *e, int qi, GtOpcode op, int id) {
 /* Under graphturbo the clusters' weight-staging DMA queues join no barrier: everything they do
  * is ordered by semaphores (the coordinator's allocation before their copy, their copy before
  * the cores' first weight load, those loads before the barrier after which the coordinator
- * frees the region), so a copy staged ahead for the next layer never holds up this one's end. */
+ * frees the region), so a copy staged ahead for the next layer never holds up this one's end.
+ * The same holds for the drain queues (lower_emit_gt.c). */
 static int joins_barriers(Emit *e, int qi) {
   const GtQueue *q = &e->p->queues[qi];
-  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 || e->s->cdma[q->cluster] != qi;
+  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 ||
+         (e->s->cdma[q->cluster] != qi && e->s->ddma[q->cluster] != qi);
 }
 
 static void e_barrier(Emit *e, GtScope scope) {
@@ -231,6 +233,15 @@ static void count_ddr(GtKernel *k, int level, int64_t bytes, int write) {
   else k->ddr_read += bytes;
 }
 
+/* Where readers find piece p: its region, or its GB copy when it was loaded ahead
+ * (lower_emit_gt.c); *base: the region offset of the piece's byte lo; the level counted. */
+static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *level) {
+  *tile = p->areg ? p->atile : p->tile;
+  *base = p->areg ? 0 : p->base;
+  *level = p->areg ? LVL_GB : p->level;
+  return p->areg ? p->areg : p->reg;
+}
+
 /* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
  * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
  * cut). Returns the bytes loaded. */
@@ -238,15 +249,18 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
                          uint32_t dtile, int64_t dst_off) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
-  int64_t ext = span_extent(s);
+  int64_t ext = span_extent(s), base;
+  uint32_t reg, tile;
+  int lvl;
   if (s->off + ext <= first->hi) {
+    reg = piece_src(first, &tile, &base, &lvl);
     GtSpan src = *s, dst = *s;
-    src.off = s->off - first->lo + first->base;
+    src.off = s->off - first->lo + base;
     dst.off = dst_off;
     dst.stride = s->row_bytes;
     dst.pstride = s->row_bytes * s->rows;
-    e_mov(e, qi, dreg, dtile, &dst, first->reg, first->tile, &src);
-    count_ddr(k, first->level, span_bytes(s), 0);
+    e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+    count_ddr(k, lvl, span_bytes(s), 0);
     return;
   }
   int64_t local = dst_off;
@@ -259,10 +273,11 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         /* whole rows r.. inside this piece */
         int64_t n = 1;
         while (r + n < s->rows && o + n * s->stride + s->row_bytes <= pc->hi) n++;
-        GtSpan src = {o - pc->lo + pc->base, s->row_bytes, n, s->stride, 1, n * s->stride};
+        reg = piece_src(pc, &tile, &base, &lvl);
+        GtSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
         GtSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
-        e_mov(e, qi, dreg, dtile, &dst, pc->reg, pc->tile, &src);
-        count_ddr(k, pc->level, n * s->row_bytes, 0);
+        e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+        count_ddr(k, lvl, n * s->row_bytes, 0);
         local += n * s->row_bytes;
         r += n;
       } else {
@@ -271,10 +286,11 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         while (b < s->row_bytes) {
           const Piece *q = piece_at(pl, o + b);
           int64_t len = min64(s->row_bytes - b, q->hi - (o + b));
-          GtSpan src = {o + b - q->lo + q->base, len, 1, len, 1, len};
+          reg = piece_src(q, &tile, &base, &lvl);
+          GtSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
           GtSpan dst = {local, len, 1, len, 1, len};
-          e_mov(e, qi, dreg, dtile, &dst, q->reg, q->tile, &src);
-          count_ddr(k, q->level, len, 0);
+          e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+          count_ddr(k, lvl, len, 0);
           local += len;
           b += len;
         }
@@ -285,17 +301,21 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
 }
 
 /* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
- * piece of the storing core. */
+ * piece of the storing core (in its GB block when the piece drains, lower_emit_gt.c). */
 void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
                        uint32_t stile) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
   gt_assert(s->off + span_extent(s) <= pc->hi);
   GtSpan dst = *s, src = *s;
-  dst.off = s->off - pc->lo + pc->base;
+  dst.off = s->off - pc->lo + (pc->dreg ? 0 : pc->base);
   src.off = 0;
   src.stride = s->row_bytes;
   src.pstride = s->row_bytes * s->rows;
+  if (pc->dreg) { /* a drain: into its GB block; the cluster's drain queue copies it on */
+    e_mov(e, qi, pc->dreg, pc->dtile, &dst, sreg, stile, &src);
+    return;
+  }
   e_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
   count_ddr(k, pc->level, span_bytes(s), 1);
 }
@@ -318,6 +338,10 @@ static void setup(Emit *e) {
   s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
   for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
   s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  int need_ddma = 0;
+  for (int si = 0; si < l->nslices; si++)
+    need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
   /* active cores per kind: the most any kernel uses */
   int need_cdma = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
@@ -354,6 +378,11 @@ static void setup(Emit *e) {
       program_queue(e->p, c, -1, 0);
       s->cdma[c] = e->p->nqueues - 1;
     }
+    s->ddma[c] = -1;
+    if (need_ddma) { /* plan_drains asked for a second engine and no core without DMA */
+      program_queue(e->p, c, -1, 1);
+      s->ddma[c] = e->p->nqueues - 1;
+    }
   }
   s->nparticipants = e->p->nqueues;
   s->qsem = arena_alloc(l->arena, (size_t)e->p->nqueues);
@@ -372,10 +401,8 @@ static void setup(Emit *e) {
   s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
   s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbn_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbn_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbw_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->gbn_top = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->ahead_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
+  s->ahead_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
@@ -481,6 +508,7 @@ static void iteration_begin(Emit *e) {
       PieceList *pl = &s->ddr[t];
       pl->n = 1;
       pl->p = arena_alloc(l->arena, sizeof(Piece));
+      memset(pl->p, 0, sizeof(Piece));
       pl->p[0].lo = 0;
       pl->p[0].hi = tensor_bytes(&g->tensors[t]);
       pl->p[0].base = e->sample0 * per_sample(g, t);
@@ -700,37 +728,31 @@ static int stages(Emit *e, int ki, int c) {
 }
 
 /* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
- * kernel's, unless they were prefetched; under graphturbo's level full, also stage the next
- * kernel's at the other end of the weight area when both fit and this kernel, by the tiler's
- * estimate, leaves the DDR idle long enough for the copy (paper §4.4: the next layer's DMA
- * runs while this one computes). */
+ * kernel's, unless they were staged ahead. Under graphturbo's level full the plan gave every
+ * kernel's staged weights an offset among the GB's slices and the kernel at whose start they
+ * are staged, up to GT_AHEAD_MAX kernels ahead (lower_gt.c, plan_gb_full; paper §4.4: the next
+ * layers' DMA runs while this one computes); otherwise they take the bottom of the weight area
+ * (gb_weight_area) at their own kernel's start. */
 static void weights_begin(Emit *e, int ki, int c) {
   struct GtEmitState *s = e->s;
   GtLowered *l = e->l;
+  size_t at = (size_t)ki * (size_t)s->nclusters + (size_t)c;
   if (s->gbw_reg[c]) e_free(e, coord_q(e, c), s->gbw_reg[c]);
-  s->gbw_reg[c] = s->gbn_reg[c];
-  s->gbw_tile[c] = s->gbn_tile[c];
-  s->gbw_top[c] = s->gbn_top[c];
-  s->gbn_reg[c] = 0;
+  s->gbw_reg[c] = s->ahead_reg[at];
+  s->gbw_tile[c] = s->ahead_tile[at];
+  s->ahead_reg[at] = 0;
+  const GtKernel *k = &l->kernels[ki];
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
-  int64_t wb = op_weight_bytes(e->g, l->kernels[ki].head);
   if (!s->gbw_reg[c] && stages(e, ki, c)) {
-    gt_assert(w0 + wb <= w1);
-    stage_weights(e, ki, c, w0, &s->gbw_reg[c], &s->gbw_tile[c]);
-    s->gbw_top[c] = 0;
+    gt_assert(k->w_gb_off >= 0 || w0 + op_weight_bytes(e->g, k->head) <= w1);
+    stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw_reg[c], &s->gbw_tile[c]);
   }
-  int prefetch = l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL;
-  if (!prefetch || ki + 1 >= l->nkernels || !stages(e, ki + 1, c)) return;
-  int64_t nb = op_weight_bytes(e->g, l->kernels[ki + 1].head);
-  if ((s->gbw_reg[c] ? wb : 0) + nb > w1 - w0) return;
-  /* only into DDR time this layer leaves idle: every cluster stages the weights at once */
-  const GtKernel *k = &l->kernels[ki];
-  double copy = (double)nb * s->nclusters / e->a->ddr_bytes_per_cycle;
-  if (k->est_compute_cycles < k->est_ddr_cycles + copy) return;
-  s->gbn_top[c] = s->gbw_reg[c] ? !s->gbw_top[c] : 0;
-  stage_weights(e, ki + 1, c, s->gbn_top[c] ? (w1 - nb) / 64 * 64 : w0, &s->gbn_reg[c],
-                &s->gbn_tile[c]);
+  for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++) {
+    size_t aj = (size_t)j * (size_t)s->nclusters + (size_t)c;
+    if (l->kernels[j].w_from == ki && stages(e, j, c))
+      stage_weights(e, j, c, l->kernels[j].w_gb_off, &s->ahead_reg[aj], &s->ahead_tile[aj]);
+  }
 }
 
 /* ---- one kernel over every cluster and core ---- */

@@ -19,6 +19,10 @@ typedef struct {
   int level;                    /* GtLevel of the region */
   int slice;                    /* graphturbo: the slice it belongs to (-1: none) */
   int core;                     /* graphturbo LB pieces: the core whose LB holds it */
+  uint32_t dreg, dtile;         /* graphturbo DDR pieces written through the GB (a drain): the
+                                   GB region its writer stores into and that tile; 0: none */
+  uint32_t areg, atile;         /* graphturbo DDR pieces loaded ahead: the GB copy its readers
+                                   read and that tile; 0: none */
 } Piece;
 typedef struct {
   int n, room;
@@ -30,6 +34,7 @@ struct GtEmitState {
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
   int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
   int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
+  int *ddma;                    /* [cluster] -> cluster DMA queue 1 (graphturbo drains), -1 */
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
   int nparticipants;
   int64_t ddr_top;              /* bump pointer */
@@ -41,8 +46,7 @@ struct GtEmitState {
   int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
   int64_t out_base;             /* start of the graph outputs' area */
   uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
-  uint32_t *gbn_reg, *gbn_tile; /* per cluster: the next kernel's, staged ahead (or 0) */
-  int *gbw_top, *gbn_top;       /* per cluster: that region lies at the top of the area */
+  uint32_t *ahead_reg, *ahead_tile; /* [kernel][cluster]: weights staged ahead (or 0) */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */

@@ -57,7 +57,7 @@ static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, in
   snprintf(name, sizeof name, "%s%s[%lld,%lld)", pre[sl->level], e->g->tensors[sl->tensor].name,
            (long long)lo, (long long)hi);
   Piece x = {lo, hi, 0, program_new_region(e->p, name), program_new_tile(e->p, name), sl->level, si,
-             core};
+             core, 0, 0, 0, 0};
   if (sl->level == LVL_LB)
     e_alloc(e, core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i], hi - lo, 0);
   else if (sl->level == LVL_GB)
@@ -105,6 +105,141 @@ static void free_slice(Emit *e, int si) {
   for (int c = 0; c < e->s->nclusters; c++) list_remove(list_of(e, sl->tensor, c), si);
 }
 
+/* ---- drains (level full): DDR slices written through a GB block (lower_gt.c, plan_drains) ----
+ *   kernel writer-1 end: the coordinator allocates one GB region per piece, at the piece's place
+ *                        in the slice's block; the writer's cores store into it (store_span)
+ *   kernel writer+1 start (after the barrier that ends the writer): the coordinator posts GO;
+ *                        the cluster's drain queue waits for it, copies every piece to its DDR
+ *                        region (the tile the readers will ask for) and posts DONE
+ *   kernel drain_end end: the coordinator waits for DONE and frees the regions, before the
+ *                        barrier that every reader comes after. */
+#define SEM_DRAIN_BASE ((int64_t)1 << 32) /* + 2 × slice (GO), + 1 (DONE): ids of their own */
+
+static void sem64(Emit *e, int qi, GtOpcode op, int64_t id) {
+  GtInst *in = e_inst(e, qi, op);
+  in->sub = SCOPE_CLUSTER;
+  in->n[0] = id;
+}
+
+/* The pieces cluster c's cores write of slice si, in that cluster's list. */
+static int drain_pieces(Emit *e, int si, int c, Piece **out) {
+  const GtSlice *sl = &e->l->slices[si];
+  const GtKernel *k = &e->l->kernels[sl->kernel];
+  PieceList *pl = list_of(e, sl->tensor, c);
+  int64_t rows, rps;
+  kernel_rows(e, k, &rows, &rps);
+  int64_t rb = tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  int n = 0;
+  for (int i = 0; i < k->pr; i++) {
+    int64_t a0, a1;
+    core_rows(e, k, rows, rps, c, i, &a0, &a1);
+    for (int j = 0; a1 > a0 && j < pl->n; j++)
+      if (pl->p[j].slice == si && pl->p[j].lo == a0 * rb) out[n++] = &pl->p[j];
+  }
+  return n;
+}
+
+static void drain_alloc(Emit *e, int si) {
+  const GtSlice *sl = &e->l->slices[si];
+  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int n = drain_pieces(e, si, c, ps);
+    for (int i = 0; i < n; i++) {
+      char name[200];
+      snprintf(name, sizeof name, "gbd:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
+               (long long)ps[i]->lo, (long long)ps[i]->hi);
+      ps[i]->dreg = program_new_region(e->p, name);
+      ps[i]->dtile = program_new_tile(e->p, name);
+      e_alloc(e, coord_q(e, c), ps[i]->dreg, LVL_GB, c, 0, sl->drain_off + ps[i]->lo - ps[0]->lo,
+              ps[i]->hi - ps[i]->lo, 0);
+    }
+  }
+}
+
+static void drain_copy(Emit *e, int si) {
+  const GtSlice *sl = &e->l->slices[si];
+  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int qd = e->s->ddma[c], n = drain_pieces(e, si, c, ps);
+    sem64(e, coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
+    sem64(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
+    for (int i = 0; i < n; i++) {
+      int64_t b = ps[i]->hi - ps[i]->lo;
+      GtSpan sp = {0, b, 1, b, 1, b}, dp = sp;
+      dp.off = ps[i]->base;
+      e_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
+      e->l->kernels[sl->kernel].ddr_write += b;
+    }
+    sem64(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
+  }
+}
+
+static void drain_free(Emit *e, int si) {
+  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int n = drain_pieces(e, si, c, ps);
+    sem64(e, coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
+    for (int i = 0; i < n; i++) {
+      e_free(e, coord_q(e, c), ps[i]->dreg);
+      ps[i]->dreg = ps[i]->dtile = 0;
+    }
+  }
+}
+
+/* ---- loads ahead (level full): DDR slices copied into GB before their readers (plan_loads) ----
+ *   kernel ahead_from start: the coordinator allocates one GB region per piece of the cluster's
+ *                        samples and posts GO; the drain queue (after any drain of the slice, in
+ *                        queue order) waits for it, copies every piece DDR -> GB, posts DONE
+ *   kernel first-1 end:  the coordinator waits for DONE before the barrier; from there on the
+ *                        pieces' readers read the GB copies (piece_src, lower_emit.c)
+ *   kernel ahead_until+1 start: the coordinator frees the copies; later readers read DDR. */
+#define SEM_AHEAD_BASE ((int64_t)1 << 33) /* + 2 × slice (GO), + 1 (DONE) */
+
+static void ahead_copy(Emit *e, int si) {
+  const GtSlice *sl = &e->l->slices[si];
+  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int qd = e->s->ddma[c], co = coord_q(e, c), n = drain_pieces(e, si, c, ps);
+    uint32_t *regs = arena_alloc(e->l->arena, sizeof(uint32_t) * 2 * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+      char name[200];
+      snprintf(name, sizeof name, "gba:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
+               (long long)ps[i]->lo, (long long)ps[i]->hi);
+      regs[2 * i] = program_new_region(e->p, name);
+      regs[2 * i + 1] = program_new_tile(e->p, name);
+      e_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->lo - ps[0]->lo,
+              ps[i]->hi - ps[i]->lo, 0);
+    }
+    sem64(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
+    sem64(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
+    for (int i = 0; i < n; i++) {
+      int64_t b = ps[i]->hi - ps[i]->lo;
+      GtSpan dp = {0, b, 1, b, 1, b}, sp = dp;
+      sp.off = ps[i]->base;
+      e_mov(e, qd, regs[2 * i], regs[2 * i + 1], &dp, ps[i]->reg, ps[i]->tile, &sp);
+      e->l->kernels[sl->first].ddr_read += b;
+      ps[i]->areg = regs[2 * i]; /* not read before ahead_ready: its readers come later */
+      ps[i]->atile = regs[2 * i + 1];
+    }
+    sem64(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
+  }
+}
+
+static void ahead_ready(Emit *e, int si) {
+  for (int c = 0; c < e->s->nclusters; c++) sem64(e, coord_q(e, c), I_SEMWAIT, SEM_AHEAD_BASE + 2 * si + 1);
+}
+
+static void ahead_free(Emit *e, int si) {
+  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  for (int c = 0; c < e->s->nclusters; c++) {
+    int n = drain_pieces(e, si, c, ps);
+    for (int i = 0; i < n; i++) {
+      e_free(e, coord_q(e, c), ps[i]->areg);
+      ps[i]->areg = ps[i]->atile = 0;
+    }
+  }
+}
+
 /* DDR areas of the tensors with a DDR slice (graph outputs: their part of the output area),
  * the DDR slices, then the first kernel's GB slices. */
 void gt_emit_iteration_begin(Emit *e) {
@@ -141,6 +276,13 @@ void gt_emit_kernel_begin(Emit *e, int ki) {
   for (int si = 0; si < e->l->nslices; si++) {
     const GtSlice *sl = &e->l->slices[si];
     if (sl->last == ki - 1 && sl->level != LVL_DDR) free_slice(e, si);
+    if (sl->drain_end >= 0 && sl->kernel == ki - 1) drain_copy(e, si);
+    if (sl->drain_end >= 0 && sl->kernel == 0 && ki == 0) drain_alloc(e, si);
+  }
+  for (int si = 0; si < e->l->nslices; si++) {
+    const GtSlice *sl = &e->l->slices[si];
+    if (sl->ahead_from >= 0 && sl->ahead_until == ki - 1) ahead_free(e, si);
+    if (sl->ahead_from == ki) ahead_copy(e, si);
   }
   const GtKernel *k = &e->l->kernels[ki];
   for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
@@ -149,6 +291,12 @@ void gt_emit_kernel_begin(Emit *e, int ki) {
 
 void gt_emit_kernel_end(Emit *e, int ki) {
   if (ki + 1 >= e->l->nkernels) return;
+  for (int si = 0; si < e->l->nslices; si++) {
+    const GtSlice *sl = &e->l->slices[si];
+    if (sl->drain_end == ki) drain_free(e, si);
+    if (sl->ahead_from >= 0 && sl->first == ki + 1) ahead_ready(e, si);
+    if (sl->drain_end >= 0 && sl->kernel == ki + 1) drain_alloc(e, si);
+  }
   const GtKernel *k = &e->l->kernels[ki + 1];
   for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
     if (e->l->slices[si].level == LVL_GB) alloc_slice(e, si);

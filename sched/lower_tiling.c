@@ -423,6 +423,8 @@ static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
 int fill_tiling(GtLowered *l, GtDiag *d) {
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel *k = &l->kernels[ki];
+    k->w_gb_off = -1; /* graphturbo full plans them after tiling (lower_gt.c) */
+    k->w_from = ki;
     GtLowerKind lk = op_lower_kind(l->graph, k->head);
     int bag1 = lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1;
     int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, d);
