@@ -324,7 +324,6 @@ GtSchedule *gt_schedule(const GtGraph *g, const GtArch *a, const GtOptions *o, G
   if (s->cores <= 0)
     for (int i = 0; i < a->ncore_kinds; i++) s->cores += a->core_kinds[i].count;
   if (s->cores <= 0) s->cores = 1;
-  gt_assert(g->nops > 0);
   setup(s);
 
   if (run(s, GT_PASS_SPLITINFO, compute_splitinfo, last)) return s;

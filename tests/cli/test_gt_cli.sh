@@ -97,4 +97,17 @@ err "json with --dump-after" "--json goes with --dump-schedule" "${R[@]}" --dump
 err "batch not a multiple of clusters" "workloads/resnet50.gtg: error: batch 30 is not a multiple of the 4 clusters" "${R[@]}" --dump-schedule --batch 30
 err "needs --arch" "need --arch FILE" workloads/resnet50.gtg --dump-schedule
 err "missing model" "nope.gtg" --arch configs/stcp920.cfg nope.gtg --dump-schedule
+
+# A model with no ops (its input is its output): nothing to schedule, so every strategy runs 0
+# kernels in 0 cycles and the schedule dump is empty (it was an internal error, exit 3).
+printf 'gtg 1\nmodel empty batch=2 dtype=fp16\ninput x: fp16[N, 4]\n' >"$tmp/empty.gtg"
+for s in tvm astitch graphturbo:gb graphturbo:full; do
+  out=$("$GTSIM" --arch configs/tiny.cfg "$tmp/empty.gtg" --sched "$s" 2>&1); rc=$?
+  if [ $rc -eq 0 ] && grep -q "^cycles  *0$" <<<"$out" && grep -q "^kernels  *0 " <<<"$out"; then
+    ok "no ops, $s: 0 kernels, 0 cycles"
+  else nok "no ops, $s" "exit $rc: $(head -c 300 <<<"$out")"; fi
+done
+out=$("$GTSIM" --arch configs/tiny.cfg "$tmp/empty.gtg" --dump-schedule 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -q "^groups 0" <<<"$out" && ok "no ops: empty schedule dump" \
+  || nok "no ops dump" "exit $rc: $(head -c 300 <<<"$out")"
 echo "1..$n"
