@@ -691,15 +691,19 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
     return 1;
   case OP_INTERACTION: {
     /* feature i against features i+1.. (or i.. with self-interaction): one dot-product
-     * instruction per feature, so no instruction reads more than the F·D input rows */
+     * instruction per feature, so no instruction reads more than the F·D input rows; with more
+     * features than steps, one per group of consecutive features (g of them: up to g·F·D) */
     int64_t f, dd;
     interaction_pairs(g, o, &f, &dd);
-    int n = 0;
+    int room = max - (o->at.pad_interaction ? 1 : 0), n = 0;
+    gt_assert(room >= 1);
+    int64_t per = ceil_div64(f, room), acc = 0;
     for (int64_t i = 0; i < f; i++) {
-      int64_t partners = f - 1 - i + (o->at.self_interaction ? 1 : 0);
-      if (partners <= 0) continue;
-      gt_assert(n < max);
-      st[n++] = vstep(V_DOT, rows * partners * dd, dd, 1);
+      acc += max64(0, f - 1 - i + (o->at.self_interaction ? 1 : 0));
+      if (acc == 0 || ((i + 1) % per && i + 1 < f)) continue;
+      gt_assert(n < room);
+      st[n++] = vstep(V_DOT, rows * acc * dd, dd, 1);
+      acc = 0;
     }
     if (o->at.pad_interaction) {
       gt_assert(n < max);

@@ -110,4 +110,14 @@ done
 out=$("$GTSIM" --arch configs/tiny.cfg "$tmp/empty.gtg" --dump-schedule 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q "^groups 0" <<<"$out" && ok "no ops: empty schedule dump" \
   || nok "no ops dump" "exit $rc: $(head -c 300 <<<"$out")"
+# An interaction over 200 features (19900 pairs): more dot products than a tile's step list
+# holds, so features are grouped per instruction (it was an internal error, exit 3). DDR: the
+# input once (4 x 200 x 32 x 2 B = 51200) and the output once (4 x (19900 + 32) x 2 B = 159456).
+printf 'gtg 1\nmodel inter batch=4 dtype=fp16\ninput a: fp16[N, 200, 32]\ny = interaction(a) self_interaction=0 pad_interaction=1\n' >"$tmp/inter.gtg"
+for s in tvm graphturbo; do
+  out=$("$GTSIM" --arch configs/stcp920-hw.cfg "$tmp/inter.gtg" --sched "$s" 2>&1); rc=$?
+  if [ $rc -eq 0 ] && grep -q "^ddr read  *51200 B" <<<"$out" && grep -q "^ddr written  *159456 B" <<<"$out"; then
+    ok "interaction of 200 features, $s: runs, input and output once through DDR"
+  else nok "interaction of 200 features, $s" "exit $rc: $(head -c 300 <<<"$out")"; fi
+done
 echo "1..$n"
