@@ -180,6 +180,38 @@ static void check_alloc(Ctx *c, const GtInst *in) {
   }
 }
 
+/* A mov's pattern: bytes split evenly into rows x planes, and no two rows (or planes) of the
+ * destination on the same bytes — one transfer writing a byte twice is no transfer a DMA
+ * engine does. Source rows may overlap: a sliding window reads rows again. */
+static void check_mov(Ctx *c, const GtInst *in) {
+  int64_t rows = in->n[3] ? in->n[3] : 1, planes = in->n[6] ? in->n[6] : 1;
+  /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
+  if (rows > in->n[0] || planes > in->n[0] / rows || in->n[0] % (rows * planes) != 0) {
+    inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
+               (long long)in->n[0], (long long)rows, (long long)planes);
+    return;
+  }
+  int64_t row = in->n[0] / (rows * planes), stride = in->n[5] ? in->n[5] : row;
+  if (rows > 1 && stride < row)
+    inst_error(c, "dst_stride=%lld is shorter than a row (%lld bytes): the rows overlap",
+               (long long)stride, (long long)row);
+  else if (planes > 1 && in->n[8] && in->n[8] < (rows - 1) * stride + row)
+    inst_error(c, "dst_pstride=%lld is shorter than a plane (%lld bytes): the planes overlap",
+               (long long)in->n[8], (long long)((rows - 1) * stride + row));
+}
+
+/* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
+static void check_vec_param(Ctx *c, const GtInst *in) {
+  switch ((GtVop)in->sub) {
+  case V_LNORM: case V_SOFTMAX: case V_RSUM: case V_RMAX: case V_DOT: case V_POOLMAX: case V_POOLAVG:
+    if (in->n[1] < 1 || (in->n[0] > 0 && in->n[1] > in->n[0]))
+      inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
+                 vop_name((GtVop)in->sub), (long long)in->n[1], (long long)in->n[0]);
+    break;
+  default: break;
+  }
+}
+
 static void check_inst(Ctx *c, const GtInst *in) {
   const GtProgram *p = c->p;
   const GtArch *a = c->a;
@@ -245,13 +277,8 @@ static void check_inst(Ctx *c, const GtInst *in) {
                "sempost/semwait/barrier");
   if (op == I_ALLOC && a && in->sub < GT_LEVEL_COUNT && in->n[0] >= 0 && in->n[1] >= 0)
     check_alloc(c, in);
-  if (op == I_MOV && in->n[0] > 0 && in->n[3] >= 0 && in->n[6] >= 0) {
-    int64_t rows = in->n[3] ? in->n[3] : 1, planes = in->n[6] ? in->n[6] : 1;
-    /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
-    if (rows > in->n[0] || planes > in->n[0] / rows || in->n[0] % (rows * planes) != 0)
-      inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
-                 (long long)in->n[0], (long long)rows, (long long)planes);
-  }
+  if (op == I_MOV && in->n[0] > 0 && in->n[3] >= 0 && in->n[6] >= 0) check_mov(c, in);
+  if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
 }
 
 int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file) {

@@ -320,6 +320,47 @@ static void test_numbers(void **state) {
   program_free(p);
 }
 
+/* One transfer never writes a byte twice: destination rows and planes may not overlap (4096 B
+ * as 4 rows of 1024 B need a stride of 1024 or more; 4 x 8 planes of 128 B rows with stride
+ * 128 need a plane stride of 3 x 128 + 128 = 512); source rows may (a sliding window). */
+static void test_overlapping_rows(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_MOV);
+  in->n[3] = 4;     /* rows */
+  in->n[5] = 1000;  /* dst_stride */
+  expect_error(p, &tiny, "dst_stride=1000 is shorter than a row (1024 bytes): the rows overlap");
+  in->n[5] = 1024;
+  expect_ok(p, &tiny);
+  in->n[4] = 512;   /* src_stride: overlapping source rows are fine */
+  expect_ok(p, &tiny);
+  in->n[4] = 0;
+  in->n[6] = 8, in->n[5] = 128, in->n[8] = 511; /* planes, dst_stride, dst_pstride */
+  expect_error(p, &tiny, "dst_pstride=511 is shorter than a plane (512 bytes): the planes overlap");
+  in->n[8] = 512;
+  expect_ok(p, &tiny);
+  program_free(p);
+}
+
+/* Grouped and windowed vector ops need 1 <= param <= elems. */
+static void test_vec_param(void **state) {
+  (void)state;
+  GtProgram *p;
+  GtInst *in = one(&p, I_VEC);
+  in->sub = V_SOFTMAX;
+  expect_error(p, &tiny, "vec softmax needs 1 <= param <= elems (param=0, elems=1024)");
+  in->n[1] = 2048;
+  expect_error(p, &tiny, "vec softmax needs 1 <= param <= elems (param=2048, elems=1024)");
+  in->n[1] = 64;
+  expect_ok(p, &tiny);
+  in->sub = V_POOLMAX;
+  in->n[1] = 0;
+  expect_error(p, &tiny, "vec poolmax needs 1 <= param <= elems");
+  in->sub = V_RELU; /* elementwise: param unused */
+  expect_ok(p, &tiny);
+  program_free(p);
+}
+
 static void test_unused_fields(void **state) {
   (void)state;
   GtProgram *p;
@@ -420,7 +461,8 @@ int main(void) {
       cmocka_unit_test(test_ids),               cmocka_unit_test(test_alloc_places),
       cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
-      cmocka_unit_test(test_tiny_matches_config),
+      cmocka_unit_test(test_tiny_matches_config), cmocka_unit_test(test_overlapping_rows),
+      cmocka_unit_test(test_vec_param),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
