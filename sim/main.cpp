@@ -316,7 +316,22 @@ GtArch *cli_load_arch(const CliOptions &o) {
   return a;
 }
 
-int sc_main(int argc, char **argv) { return gtsim_cli(argc, argv); }
+// Out of memory anywhere (a C++ allocation, or SystemC failing to set up a thread's stack) is
+// exit 3 with a message, as on the C side (die), never SystemC's generic exit 1; any other
+// exception escaping the simulator is an internal error too.
+int sc_main(int argc, char **argv) {
+  try {
+    return gtsim_cli(argc, argv);
+  } catch (const std::bad_alloc &) {
+    fprintf(stderr, "gtsim: internal error: out of memory\n");
+  } catch (const sc_core::sc_report &r) {
+    bool oom = strstr(r.what(), "allocate") || strstr(r.what(), "memory");
+    fprintf(stderr, "gtsim: internal error: %s%s\n", oom ? "out of memory: " : "", r.what());
+  } catch (const std::exception &e) {
+    fprintf(stderr, "gtsim: internal error: %s\n", e.what());
+  }
+  return GT_EXIT_INTERNAL;
+}
 
 int main(int argc, char **argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);

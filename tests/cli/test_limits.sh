@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# test_limits.sh — running out of memory is an internal error (exit 3) that says so, whether the
+# C scheduler's allocator fails (die) or the simulator's (a C++ allocation, or SystemC setting
+# up a thread's stack) — never SystemC's generic exit 1 — and it leaves no output file behind.
+# The limit: 60 MB of address space, under what a ResNet-50 run needs on stcp920-hw. Skipped
+# under the sanitizers (ASan reserves far more address space than any limit a test can set).
+set -u
+GTSIM=${GTSIM:-build/gtsim}
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+case $GTSIM in *build-asan*) echo "ok 1 - skipped under the sanitizers"; exit 0 ;; esac
+(ulimit -v 60000; "$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --sched tvm \
+  --json -o "$tmp/r.json" >/dev/null 2>"$tmp/err")
+rc=$?
+if [ $rc = 3 ] && grep -q "out of memory" "$tmp/err" && [ ! -e "$tmp/r.json" ] &&
+   [ -z "$(ls "$tmp" | grep -v '^err$')" ]; then
+  ok "out of memory: exit 3 with a message, no output left"
+else
+  nok "out of memory" "exit $rc, files: $(ls "$tmp" | tr '\n' ' '), stderr: $(head -c 300 "$tmp/err")"
+fi
