@@ -40,6 +40,13 @@ GtEngine isa_engine(GtOpcode op) { return op < I_COUNT ? isa[op].engine : E_ANY;
 const char *isa_operands(GtOpcode op) { return op < I_COUNT ? isa[op].operands : ""; }
 const char *vop_name(GtVop v) { return v < V_COUNT ? vops[v].name : "?"; }
 int vop_inputs(GtVop v) { return v < V_COUNT ? vops[v].inputs : 0; }
+int vop_needs_param(GtVop v) {
+  switch (v) {
+  case V_LNORM: case V_SOFTMAX: case V_RSUM: case V_RMAX: case V_DOT: case V_POOLMAX: case V_POOLAVG:
+    return 1;
+  default: return 0;
+  }
+}
 int vop_passes(GtVop v, GtVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
 }

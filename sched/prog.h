@@ -78,6 +78,8 @@ GtEngine isa_engine(GtOpcode op);
 const char *isa_operands(GtOpcode op);
 const char *vop_name(GtVop v);
 int vop_inputs(GtVop v);
+/* 1 when the op works over groups or windows of `param` elements (param must be >= 1). */
+int vop_needs_param(GtVop v);
 int vop_passes(GtVop v, GtVClass c);
 
 /* Building programs (schedulers) */

@@ -202,14 +202,9 @@ static void check_mov(Ctx *c, const GtInst *in) {
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
 static void check_vec_param(Ctx *c, const GtInst *in) {
-  switch ((GtVop)in->sub) {
-  case V_LNORM: case V_SOFTMAX: case V_RSUM: case V_RMAX: case V_DOT: case V_POOLMAX: case V_POOLAVG:
-    if (in->n[1] < 1 || (in->n[0] > 0 && in->n[1] > in->n[0]))
-      inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
-                 vop_name((GtVop)in->sub), (long long)in->n[1], (long long)in->n[0]);
-    break;
-  default: break;
-  }
+  if (vop_needs_param((GtVop)in->sub) && (in->n[1] < 1 || (in->n[0] > 0 && in->n[1] > in->n[0])))
+    inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
+               vop_name((GtVop)in->sub), (long long)in->n[1], (long long)in->n[0]);
 }
 
 static void check_inst(Ctx *c, const GtInst *in) {

@@ -181,6 +181,8 @@ static int64_t one_compute(GtOpcode op, GtVop vop, int64_t elems, GtDtype t, Sim
   pr.alloc(q, b, LVL_LB, 0, 0, 8192, 8192, tb);
   pr.alloc(q, o, LVL_LB, 0, 0, 16384, 8192);
   if (op == I_GEMM) pr.gemm(q, o, to, a, ta, b, tb, elems, elems, elems, t);
+  else if (vop_needs_param(vop))  // one group over all elements (the cost does not depend on it)
+    pr.vec(q, vop, o, to, a, ta, elems, t, vop_inputs(vop) == 2 ? b : 0, vop_inputs(vop) == 2 ? tb : 0)->n[1] = elems;
   else pr.vec(q, vop, o, to, a, ta, elems, t, vop_inputs(vop) == 2 ? b : 0, vop_inputs(vop) == 2 ? tb : 0);
   SimResult r = run(pr);
   if (out) *out = r;
