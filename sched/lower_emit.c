@@ -78,7 +78,7 @@ void e_wait(Emit *e, int qi, int flag) {
   GtInst *in = e_inst(e, qi, I_WAIT);
   in->n[0] = flag;
 }
-void e_sem(Emit *e, int qi, GtOpcode op, int id) {
+void e_sem(Emit *e, int qi, GtOpcode op, int64_t id) {
   GtInst *in = e_inst(e, qi, op);
   in->sub = SCOPE_CLUSTER;
   in->n[0] = id;
@@ -691,7 +691,7 @@ int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
 
 /* Cluster c's DMA queue copies kernel ki's weights DDR -> GB at offset `off` of the weight area
  * once (the coordinator takes the region; the DMA queue waits for it through semaphore 0), then
- * posts semaphore 1 + core for every core of the kernel, which waits for it before its first
+ * posts the kernel's semaphore of every core of it (stage_sem), which waits for it before its first
  * weight load (lower_tiles.c). */
 static void stage_weights(Emit *e, int ki, int c, int64_t off, uint32_t *reg, uint32_t *tile) {
   GtKernel *k = &e->l->kernels[ki];
@@ -713,8 +713,15 @@ static void stage_weights(Emit *e, int ki, int c, int64_t off, uint32_t *reg, ui
   for (int i = 0; i < k->pr; i++) {
     int64_t a0, a1;
     core_rows(e, k, krows, rps, c, i, &a0, &a1);
-    if (a1 > a0) e_sem(e, qc, I_SEMPOST, 1 + core_base(e->a, k->core_kind) + i);
+    if (a1 > a0) e_sem(e, qc, I_SEMPOST, stage_sem(e, k, core_base(e->a, k->core_kind) + i));
   }
+}
+
+/* The semaphore by which the cluster DMA tells core `core` that kernel k's weights are staged:
+ * one per kernel and core, so stagings issued out of kernel order (level full stages some
+ * kernels ahead of others) can never satisfy another kernel's wait. */
+int64_t stage_sem(const Emit *e, const GtKernel *k, int core) {
+  return SEM_STAGE_BASE + (int64_t)(k - e->l->kernels) * 65536 + core;
 }
 
 /* Kernel ki stages its weights in cluster c (it has rows there and reads them through GB). */

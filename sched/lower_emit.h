@@ -80,6 +80,11 @@ typedef struct {
 } CopyPart;
 
 int core_q(Emit *e, int c, int core, int slot);
+/* Semaphore ids: SEM_STAGE_BASE + kernel × 65536 + core (staged weights, stage_sem); the
+ * graphturbo drains and loads ahead use 2^32 and 2^33 up (lower_emit_gt.c); flags emulated
+ * for cores without DMA 2^20 up (lower_emit.c). */
+#define SEM_STAGE_BASE ((int64_t)1 << 36)
+int64_t stage_sem(const Emit *e, const GtKernel *k, int core);
 int core_base(const GtArch *a, int kind);
 int root(const GtGraph *g, int t);
 int64_t share(const Emit *e);
@@ -90,7 +95,7 @@ void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t
 void e_free(Emit *e, int qi, uint32_t r);
 void e_signal(Emit *e, int from, int to, int to_slot, int flag);
 void e_wait(Emit *e, int qi, int flag);
-void e_sem(Emit *e, int qi, GtOpcode op, int id);
+void e_sem(Emit *e, int qi, GtOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
 void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr, uint32_t st,
            const GtSpan *ss);

@@ -115,12 +115,6 @@ static void free_slice(Emit *e, int si) {
  *                        barrier that every reader comes after. */
 #define SEM_DRAIN_BASE ((int64_t)1 << 32) /* + 2 × slice (GO), + 1 (DONE): ids of their own */
 
-static void sem64(Emit *e, int qi, GtOpcode op, int64_t id) {
-  GtInst *in = e_inst(e, qi, op);
-  in->sub = SCOPE_CLUSTER;
-  in->n[0] = id;
-}
-
 /* The pieces cluster c's cores write of slice si, in that cluster's list. */
 static int drain_pieces(Emit *e, int si, int c, Piece **out) {
   const GtSlice *sl = &e->l->slices[si];
@@ -161,8 +155,8 @@ static void drain_copy(Emit *e, int si) {
   Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int qd = e->s->ddma[c], n = drain_pieces(e, si, c, ps);
-    sem64(e, coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
-    sem64(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
+    e_sem(e, coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
+    e_sem(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
       int64_t b = ps[i]->hi - ps[i]->lo;
       GtSpan sp = {0, b, 1, b, 1, b}, dp = sp;
@@ -170,7 +164,7 @@ static void drain_copy(Emit *e, int si) {
       e_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
       e->l->kernels[sl->kernel].ddr_write += b;
     }
-    sem64(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
+    e_sem(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
   }
 }
 
@@ -178,7 +172,7 @@ static void drain_free(Emit *e, int si) {
   Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
-    sem64(e, coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
+    e_sem(e, coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
     for (int i = 0; i < n; i++) {
       e_free(e, coord_q(e, c), ps[i]->dreg);
       ps[i]->dreg = ps[i]->dtile = 0;
@@ -210,8 +204,8 @@ static void ahead_copy(Emit *e, int si) {
       e_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->lo - ps[0]->lo,
               ps[i]->hi - ps[i]->lo, 0);
     }
-    sem64(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
-    sem64(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
+    e_sem(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
+    e_sem(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
       int64_t b = ps[i]->hi - ps[i]->lo;
       GtSpan dp = {0, b, 1, b, 1, b}, sp = dp;
@@ -221,12 +215,12 @@ static void ahead_copy(Emit *e, int si) {
       ps[i]->areg = regs[2 * i]; /* not read before ahead_ready: its readers come later */
       ps[i]->atile = regs[2 * i + 1];
     }
-    sem64(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
+    e_sem(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
   }
 }
 
 static void ahead_ready(Emit *e, int si) {
-  for (int c = 0; c < e->s->nclusters; c++) sem64(e, coord_q(e, c), I_SEMWAIT, SEM_AHEAD_BASE + 2 * si + 1);
+  for (int c = 0; c < e->s->nclusters; c++) e_sem(e, coord_q(e, c), I_SEMWAIT, SEM_AHEAD_BASE + 2 * si + 1);
 }
 
 static void ahead_free(Emit *e, int si) {

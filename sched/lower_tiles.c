@@ -203,7 +203,7 @@ static void load_residents(GemmCore *x) {
     GtSpan dst = local_of(&s);
     e_mov(e, x->qin, x->F[i], x->Ft[i], &dst, e->s->w_reg[op], e->s->w_tile[op], &s);
   }
-  if (k->w_via_gb) e_sem(e, x->qin, I_SEMWAIT, 1 + x->core);
+  if (k->w_via_gb) e_sem(e, x->qin, I_SEMWAIT, stage_sem(e, k, x->core));
 }
 
 /* The steps in the kernel's loop order (rows outer, or columns outer when the weights are the
