@@ -299,6 +299,37 @@ static void doc_operands(FILE *out, GtOpcode op) {
   }
 }
 
+/* The static checks' section of docs/isa.md (program_check, prog_check.c). */
+static void write_checks_doc(FILE *out) {
+  fputs("\n## Static checks (`program_check`)\n\n"
+        "Before a program runs, and when `--emit` writes one with `--arch` given, it is checked\n"
+        "against the arch; each error names the queue, the instruction index and its text, and\n"
+        "gtsim exits 1 (bad input):\n\n"
+        "- every queue exists: cluster < clusters, core < cores per cluster, queue index < 2 +\n"
+        "  units of the core's kind (dma_in/dma_out only where the core kind has DMA engines),\n"
+        "  or cluster DMA engine < dma_engines; no queue twice;\n"
+        "- every opcode's engine matches its queue (dma on dma_in/dma_out/cluster DMA; matrix,\n"
+        "  vector, scalar on a unit with that capability);\n"
+        "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
+        "  non-zero rate; vector: non-zero lanes);\n"
+        "- a `signal` targets an existing queue of the same core; no flags on cluster DMA queues;\n"
+        "- region and tile ids are below the program's counts; data instructions name a region\n"
+        "  for every operand they use (the `b` of a one-input vector op may be 0) and a tile for\n"
+        "  every region;\n"
+        "- `alloc` names an existing cluster/core, and a GB or LB that exists (size > 0);\n"
+        "- integer operands are >= 0; `bytes`, `m`, `n`, `k`, `elems` and `count` are > 0; a\n"
+        "  `mov`'s bytes are a multiple of rows × planes, and its destination rows (planes) do\n"
+        "  not overlap: `dst_stride` >= the row, `dst_pstride` >= the plane (source rows may: a\n"
+        "  sliding window reads rows again);\n"
+        "- `lnorm`, `softmax`, `rsum`, `rmax`, `dot`, `poolmax` and `poolavg` have\n"
+        "  1 <= param <= elems;\n"
+        "- fields the opcode does not name are 0.\n\n"
+        "What depends on execution (stale or never-written tiles, overlapping live allocations,\n"
+        "capacity, frees of unallocated regions, deadlocks) is checked by the simulator while\n"
+        "running, with exit status 2 ([timing.md](timing.md)).\n",
+        out);
+}
+
 void isa_write_doc(FILE *out) {
   fputs("# The gtsim instruction set, `.gtasm` and `.gtp`\n\n"
         "<!-- Generated from sched/isa.def by `gtsim --isa-doc`; do not edit. Refresh with\n"
@@ -398,31 +429,5 @@ void isa_write_doc(FILE *out) {
   fputs("## `.gtp`: binary program file\n\n", out);
   gtp_write_layout_doc(out);
 
-  fputs("\n## Static checks (`program_check`)\n\n"
-        "Before a program runs, and when `--emit` writes one with `--arch` given, it is checked\n"
-        "against the arch; each error names the queue, the instruction index and its text, and\n"
-        "gtsim exits 1 (bad input):\n\n"
-        "- every queue exists: cluster < clusters, core < cores per cluster, queue index < 2 +\n"
-        "  units of the core's kind (dma_in/dma_out only where the core kind has DMA engines),\n"
-        "  or cluster DMA engine < dma_engines; no queue twice;\n"
-        "- every opcode's engine matches its queue (dma on dma_in/dma_out/cluster DMA; matrix,\n"
-        "  vector, scalar on a unit with that capability);\n"
-        "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
-        "  non-zero rate; vector: non-zero lanes);\n"
-        "- a `signal` targets an existing queue of the same core; no flags on cluster DMA queues;\n"
-        "- region and tile ids are below the program's counts; data instructions name a region\n"
-        "  for every operand they use (the `b` of a one-input vector op may be 0) and a tile for\n"
-        "  every region;\n"
-        "- `alloc` names an existing cluster/core, and a GB or LB that exists (size > 0);\n"
-        "- integer operands are >= 0; `bytes`, `m`, `n`, `k`, `elems` and `count` are > 0; a\n"
-        "  `mov`'s bytes are a multiple of rows × planes, and its destination rows (planes) do\n"
-        "  not overlap: `dst_stride` >= the row, `dst_pstride` >= the plane (source rows may: a\n"
-        "  sliding window reads rows again);\n"
-        "- `lnorm`, `softmax`, `rsum`, `rmax`, `dot`, `poolmax` and `poolavg` have\n"
-        "  1 <= param <= elems;\n"
-        "- fields the opcode does not name are 0.\n\n"
-        "What depends on execution (stale or never-written tiles, overlapping live allocations,\n"
-        "capacity, frees of unallocated regions, deadlocks) is checked by the simulator while\n"
-        "running, with exit status 2 ([timing.md](timing.md)).\n",
-        out);
+  write_checks_doc(out);
 }

@@ -322,36 +322,13 @@ void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uin
 
 /* ---- program start: queues, DDR weights, inputs and outputs ---- */
 
-static void setup(Emit *e) {
+/* The program's queues, in a fixed order: cluster, core, slot; then the cluster DMA queues
+ * (staging: need_cdma; drains and loads ahead: need_ddma). A core without DMA engines (Goya's
+ * GEMM core) is served by two cluster DMA queues (1+2j, 2+2j), through semaphores (qsem). */
+static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
   const GtArch *a = e->a;
   GtLowered *l = e->l;
-  GtGraph *g = e->g;
-  struct GtEmitState *s = arena_alloc(l->arena, sizeof *s);
-  l->es = s;
-  e->s = s;
-  s->nclusters = a->nclusters;
-  s->ncores = a->cores_per_cluster;
-  int maxu = 0;
-  for (int k = 0; k < a->ncore_kinds; k++) maxu = a->core_kinds[k].nunits > maxu ? a->core_kinds[k].nunits : maxu;
-  s->qpc = 2 + maxu;
-  size_t nslots = (size_t)s->nclusters * (size_t)s->ncores * (size_t)s->qpc;
-  s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
-  for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
-  s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  int need_ddma = 0;
-  for (int si = 0; si < l->nslices; si++)
-    need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
-  /* active cores per kind: the most any kernel uses */
-  int need_cdma = 0;
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
-    int used = k->pr * k->pc;
-    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
-    if (k->w_via_gb) need_cdma = 1;
-  }
-  /* queues in a fixed order: cluster, core, slot; then cluster DMA queues. A core without DMA
-   * engines (Goya's GEMM core) is served by two cluster DMA queues (1+2j, 2+2j). */
+  struct GtEmitState *s = e->s;
   int nodma = 0;
   for (int kind = 0; kind < a->ncore_kinds; kind++)
     if (a->core_kinds[kind].dma_engines == 0) nodma += l->active_cores[kind];
@@ -392,22 +369,15 @@ static void setup(Emit *e) {
         for (int i = 0; i < l->active_cores[kind]; i++)
           for (int slot = 0; slot < 2 + a->core_kinds[kind].nunits; slot++)
             s->qsem[core_q(e, c, core_base(a, kind) + i, slot)] = 1;
-  s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
-  s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
-  s->ddr = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors);
-  s->gb = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
-  s->io_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->io_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->ahead_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
-  s->ahead_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
-  s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
-  s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
-  s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
+}
+
+/* The program-lifetime DDR areas: every op's weights, the graph inputs' whole-batch regions
+ * (holding their data from the start; iterations read their samples' part), then an area for
+ * each graph output's whole batch, written in pieces. */
+static void setup_ddr(Emit *e) {
+  GtLowered *l = e->l;
+  GtGraph *g = e->g;
+  struct GtEmitState *s = e->s;
   int coord = 0;
   int64_t top = 0;
   for (int op = 0; op < g->nops; op++) {
@@ -420,8 +390,6 @@ static void setup(Emit *e) {
     e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, top, wb, s->w_tile[op]);
     top += (wb + 255) / 256 * 256;
   }
-  /* graph inputs: whole-batch regions holding their data from the start (iterations read
-   * their samples' part); graph outputs: an area for the whole batch, written in pieces */
   for (int t = 0; t < g->ntensors; t++) {
     if (g->tensors[t].producer >= 0 || l->place[t].last_kernel < 0) continue;
     int64_t ps = per_sample(g, t);
@@ -444,6 +412,55 @@ static void setup(Emit *e) {
   }
   s->ddr_base = top;
   l->ddr_peak_bytes = top;
+}
+
+
+static void setup(Emit *e) {
+  const GtArch *a = e->a;
+  GtLowered *l = e->l;
+  GtGraph *g = e->g;
+  struct GtEmitState *s = arena_alloc(l->arena, sizeof *s);
+  l->es = s;
+  e->s = s;
+  s->nclusters = a->nclusters;
+  s->ncores = a->cores_per_cluster;
+  int maxu = 0;
+  for (int k = 0; k < a->ncore_kinds; k++) maxu = a->core_kinds[k].nunits > maxu ? a->core_kinds[k].nunits : maxu;
+  s->qpc = 2 + maxu;
+  size_t nslots = (size_t)s->nclusters * (size_t)s->ncores * (size_t)s->qpc;
+  s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
+  for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
+  s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  int need_ddma = 0;
+  for (int si = 0; si < l->nslices; si++)
+    need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
+  /* active cores per kind: the most any kernel uses */
+  int need_cdma = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    int used = k->pr * k->pc;
+    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
+    if (k->w_via_gb) need_cdma = 1;
+  }
+  setup_queues(e, need_cdma, need_ddma);
+  s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->ddr = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors);
+  s->gb = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->io_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->io_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
+  s->ahead_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
+  s->ahead_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
+  s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
+  s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
+  s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
+  setup_ddr(e);
 }
 
 /* ---- iteration start/end: DDR intermediates ---- */
