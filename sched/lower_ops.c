@@ -141,16 +141,140 @@ static int64_t interaction_pairs(const GtGraph *g, const GtOp *o, int64_t *f, in
   return p > 0 ? p : 1;
 }
 
-void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
+/* Convolutions: rows are (sample, output row); columns output channels; k input channels. */
+static void geom_conv(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
   const GtOp *o = &g->ops[op];
   const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  ConvDims c = conv_dims(g, o);
+  int64_t xdt = dtb(T(g, o->in[0]));
+  m->seg_rows = c.ho;
+  m->rows = c.n * c.ho;
+  m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
+  m->cols = c.co;
+  m->split_cols = 1;
+  m->out_row_bytes = c.wo * ydt;
+  m->w_col_bytes = c.kh * c.kw * ydt;
+  if (conv_depthwise(&c)) {
+    /* depthwise: columns are channels (a channel reads only its own input channel) */
+    m->col_align = 1;
+    m->in_row_bytes = c.sh * c.w * xdt * c.c / c.co;
+    m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * c.c / c.co;
+  } else {
+    int64_t cin_g = c.c / c.groups;
+    m->k = cin_g;
+    m->k_elems = c.kh * c.kw;
+    m->split_cols = c.groups == 1;
+    m->split_k = c.groups == 1;
+    m->in_row_bytes = c.sh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
+    m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
+  }
+}
+
+/* Dense: rows are every leading position, columns the units, k the input features. */
+static void geom_dense(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  const GtTensor *x = T(g, o->in[0]);
+  int64_t kk = last_dim(x);
+  m->rows = tensor_elems(x) / kk;
+  m->seg_rows = m->rows;
+  m->rows_per_sample = m->rows % batch == 0 ? m->rows / batch : 0;
+  m->cols = last_dim(y);
+  m->k = kk;
+  m->split_cols = m->split_k = 1;
+  m->in_row_bytes = dtb(x);
+  m->out_row_bytes = ydt;
+  m->w_col_bytes = ydt;
+}
+
+/* Matmul: rows are (batch, m), columns n, k the shared dimension. */
+static void geom_matmul(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  const GtTensor *x = T(g, o->in[0]);
+  int64_t mm = x->dim[x->ndim - 2], kk = last_dim(x), nn = last_dim(y);
+  int64_t bo = matmul_batches(y, mm, nn);
+  m->rows = bo * mm;
+  m->seg_rows = mm;
+  m->rows_per_sample = bo % batch == 0 ? m->rows / batch : 0;
+  m->cols = nn;
+  m->k = kk;
+  m->split_cols = m->split_k = 1;
+  m->in_row_bytes = dtb(x);
+  m->out_row_bytes = ydt;
+  m->w_col_bytes = dtb(T(g, o->in[1]));
+}
+
+/* Windowed pooling: rows are (sample, output row), channel tiles inside a core. */
+static void geom_pool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  ConvDims c = conv_dims(g, o);
+  m->col_align = 1;
+  m->seg_rows = c.ho;
+  m->rows = c.n * c.ho;
+  m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
+  m->cols = c.c; /* channel tiles inside a core */
+  m->split_cols = 1;
+  m->in_row_bytes = c.sh * c.w * ydt;
+  m->halo_bytes = (c.kh - 1) * c.w * ydt;
+  m->out_row_bytes = c.wo * ydt;
+}
+
+/* Global average pooling: a row per sample, its channels as columns. */
+static void geom_gavgpool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  const GtTensor *x = T(g, o->in[0]);
+  m->rows = x->dim[0];
+  m->seg_rows = 1;
+  m->col_align = 1;
+  m->rows_per_sample = x->dim[0] % batch == 0 ? m->rows / batch : 0;
+  m->cols = x->dim[1];
+  m->split_cols = 1;
+  m->in_row_bytes = x->dim[2] * x->dim[3] * ydt;
+  m->out_row_bytes = ydt;
+}
+
+/* Row-wise ops (embedding, interaction, the rest): a row is the output's last axis. */
+static void geom_rowwise(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
+  const GtTensor *y = T(g, o->out[0]);
+  int64_t ydt = dtb(y);
+  /* row-wise: a row is the output's last axis */
+  int64_t last = last_dim(y);
+  m->rows = tensor_elems(y) / (last ? last : 1);
+  m->seg_rows = m->rows;
+  m->rows_per_sample = (y->ndim && y->dim[0] % batch == 0) ? m->rows / batch : 0;
+  m->out_row_bytes = last * ydt;
+  if (o->kind == OP_EMBEDDING) {
+    int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
+    m->in_row_bytes = bag * dtb(T(g, o->in[0])) + bag * last * ydt;
+  } else {
+    for (int i = 0; i < o->nin; i++) {
+      const GtTensor *x = T(g, o->in[i]);
+      if (tensor_elems(x) % m->rows == 0 && tensor_elems(x) >= m->rows)
+        m->in_row_bytes += tensor_bytes(x) / m->rows;
+      else
+        m->w_fixed_bytes += tensor_bytes(x);
+    }
+    m->w_fixed_bytes += op_weight_bytes(g, op);
+  }
+}
+
+void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
+  const GtOp *o = &g->ops[op];
   memset(m, 0, sizeof *m);
   m->cols = 1;
   m->k = 1;
   m->k_elems = 1;
   m->col_align = 1;
   int64_t batch = g->batch > 0 ? g->batch : 1;
-  int64_t ydt = dtb(y);
   /* the matrix unit's n0 (cube n or systolic columns) of the first matrix unit, for alignment */
   for (int u = 0; u < a->nunit_kinds; u++)
     if (a->units[u].caps & CAP_MATRIX) {
@@ -159,108 +283,12 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
     }
   if (m->col_align < 1) m->col_align = 1;
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: {
-    ConvDims c = conv_dims(g, o);
-    int64_t xdt = dtb(T(g, o->in[0]));
-    m->seg_rows = c.ho;
-    m->rows = c.n * c.ho;
-    m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
-    m->cols = c.co;
-    m->split_cols = 1;
-    m->out_row_bytes = c.wo * ydt;
-    m->w_col_bytes = c.kh * c.kw * ydt;
-    if (conv_depthwise(&c)) {
-      /* depthwise: columns are channels (a channel reads only its own input channel) */
-      m->col_align = 1;
-      m->in_row_bytes = c.sh * c.w * xdt * c.c / c.co;
-      m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * c.c / c.co;
-    } else {
-      int64_t cin_g = c.c / c.groups;
-      m->k = cin_g;
-      m->k_elems = c.kh * c.kw;
-      m->split_cols = c.groups == 1;
-      m->split_k = c.groups == 1;
-      m->in_row_bytes = c.sh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
-      m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
-    }
-    break;
-  }
-  case OP_DENSE: {
-    const GtTensor *x = T(g, o->in[0]);
-    int64_t kk = last_dim(x);
-    m->rows = tensor_elems(x) / kk;
-    m->seg_rows = m->rows;
-    m->rows_per_sample = m->rows % batch == 0 ? m->rows / batch : 0;
-    m->cols = last_dim(y);
-    m->k = kk;
-    m->split_cols = m->split_k = 1;
-    m->in_row_bytes = dtb(x);
-    m->out_row_bytes = ydt;
-    m->w_col_bytes = ydt;
-    break;
-  }
-  case OP_MATMUL: {
-    const GtTensor *x = T(g, o->in[0]);
-    int64_t mm = x->dim[x->ndim - 2], kk = last_dim(x), nn = last_dim(y);
-    int64_t bo = matmul_batches(y, mm, nn);
-    m->rows = bo * mm;
-    m->seg_rows = mm;
-    m->rows_per_sample = bo % batch == 0 ? m->rows / batch : 0;
-    m->cols = nn;
-    m->k = kk;
-    m->split_cols = m->split_k = 1;
-    m->in_row_bytes = dtb(x);
-    m->out_row_bytes = ydt;
-    m->w_col_bytes = dtb(T(g, o->in[1]));
-    break;
-  }
-  case OP_MAXPOOL: case OP_AVGPOOL: {
-    ConvDims c = conv_dims(g, o);
-    m->col_align = 1;
-    m->seg_rows = c.ho;
-    m->rows = c.n * c.ho;
-    m->rows_per_sample = c.n % batch == 0 ? m->rows / batch : 0;
-    m->cols = c.c; /* channel tiles inside a core */
-    m->split_cols = 1;
-    m->in_row_bytes = c.sh * c.w * ydt;
-    m->halo_bytes = (c.kh - 1) * c.w * ydt;
-    m->out_row_bytes = c.wo * ydt;
-    break;
-  }
-  case OP_GAVGPOOL: {
-    const GtTensor *x = T(g, o->in[0]);
-    m->rows = x->dim[0];
-    m->seg_rows = 1;
-    m->col_align = 1;
-    m->rows_per_sample = x->dim[0] % batch == 0 ? m->rows / batch : 0;
-    m->cols = x->dim[1];
-    m->split_cols = 1;
-    m->in_row_bytes = x->dim[2] * x->dim[3] * ydt;
-    m->out_row_bytes = ydt;
-    break;
-  }
-  case OP_INTERACTION: case OP_EMBEDDING: default: {
-    /* row-wise: a row is the output's last axis */
-    int64_t last = last_dim(y);
-    m->rows = tensor_elems(y) / (last ? last : 1);
-    m->seg_rows = m->rows;
-    m->rows_per_sample = (y->ndim && y->dim[0] % batch == 0) ? m->rows / batch : 0;
-    m->out_row_bytes = last * ydt;
-    if (o->kind == OP_EMBEDDING) {
-      int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
-      m->in_row_bytes = bag * dtb(T(g, o->in[0])) + bag * last * ydt;
-    } else {
-      for (int i = 0; i < o->nin; i++) {
-        const GtTensor *x = T(g, o->in[i]);
-        if (tensor_elems(x) % m->rows == 0 && tensor_elems(x) >= m->rows)
-          m->in_row_bytes += tensor_bytes(x) / m->rows;
-        else
-          m->w_fixed_bytes += tensor_bytes(x);
-      }
-      m->w_fixed_bytes += op_weight_bytes(g, op);
-    }
-    break;
-  }
+  case OP_CONV2D: case OP_CONV1D: geom_conv(g, op, batch, m); break;
+  case OP_DENSE: geom_dense(g, op, batch, m); break;
+  case OP_MATMUL: geom_matmul(g, op, batch, m); break;
+  case OP_MAXPOOL: case OP_AVGPOOL: geom_pool(g, op, batch, m); break;
+  case OP_GAVGPOOL: geom_gavgpool(g, op, batch, m); break;
+  default: geom_rowwise(g, op, batch, m); break;
   }
   if (m->seg_rows < 1) m->seg_rows = 1;
 }
@@ -301,60 +329,92 @@ static GtSpan span1(int64_t off, int64_t bytes) {
   return s;
 }
 
+/* tile_input_span of a conv or pooling op (input i = 0, NHWC). */
+static void conv_input_span(const GtGraph *g, const GtOp *o, const GtTile *t, int64_t dt, GtSpan *s) {
+  /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
+   * strided pattern (one row per pixel) */
+  ConvDims c = conv_dims(g, o);
+  int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
+  SegRange r = seg_range(c.ho, t);
+  int64_t ih0 = 0, ih1 = c.h;
+  if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+  int64_t k0 = 0, k1 = c.c;
+  if (pool) {
+    k0 = t->c0;
+    k1 = t->c1;
+  } else if (conv_depthwise(&c)) {
+    int64_t mult = c.co / c.c > 0 ? c.co / c.c : 1;
+    k0 = t->c0 / mult;
+    k1 = (t->c1 - 1) / mult + 1;
+  } else if (c.groups == 1) {
+    k0 = t->k0;
+    k1 = t->k1;
+  }
+  int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
+  int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
+  if (o->kind == OP_CONV2D && !pool && c.groups == 1 && c.kh == 1 && c.kw == 1 &&
+      (c.sh > 1 || c.sw > 1) && o->at.pad[0] == 0 && o->at.pad[1] == 0 &&
+      c.h == c.ho * c.sh && c.w == c.wo * c.sw) {
+    /* a strided pointwise conv (ResNet's downsampling shortcut) reads only the pixels it
+     * samples: one row of k-chunk bytes per output pixel (input pixel stride sw), one plane
+     * per output row (input row stride sh; h = ho·sh keeps the stride uniform across
+     * images). Its LB tile then holds exactly the gemm's m·k operand. */
+    int64_t orows = r.nseg == 1 ? r.h1 - r.h0 : r.nseg * c.ho;
+    int64_t orow0 = r.s0 * c.ho + (r.nseg == 1 ? r.h0 : 0);
+    s->off = (orow0 * c.sh * c.w * c.c + k0) * dt;
+    s->row_bytes = (k1 - k0) * dt;
+    s->rows = c.wo;
+    s->stride = c.sw * c.c * dt;
+    s->planes = orows;
+    s->pstride = c.sh * c.w * c.c * dt;
+  } else if (k0 == 0 && k1 == c.c) {
+    *s = span1(pix0 * c.c * dt, pix * c.c * dt);
+  } else {
+    s->off = (pix0 * c.c + k0) * dt;
+    s->row_bytes = (k1 - k0) * dt;
+    s->rows = pix;
+    s->stride = c.c * dt;
+    s->planes = 1;
+    s->pstride = 0;
+  }
+}
+
+/* tile_input_span of a matmul: a (i = 0: rows x k chunk) or b (i = 1: k chunk x columns). */
+static void matmul_input_span(const GtGraph *g, const GtOp *o, int i, const GtTile *t, int64_t dt,
+                              GtSpan *s) {
+  const GtTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
+  int64_t mm = T(g, o->in[0])->dim[T(g, o->in[0])->ndim - 2], kk = last_dim(T(g, o->in[0]));
+  int64_t nn = last_dim(y), bo = matmul_batches(y, mm, nn);
+  SegRange r = seg_range(mm, t);
+  if (i == 0) {
+    int64_t ba = matmul_batches(x, mm, kk);
+    int same = ba == bo;
+    s->off = (((same ? r.s0 : r.s0 % ba) * mm + r.h0) * kk + t->k0) * dt;
+    s->row_bytes = (t->k1 - t->k0) * dt;
+    s->rows = r.h1 - r.h0;
+    s->stride = kk * dt;
+    s->planes = same ? r.nseg : 1;
+    s->pstride = mm * kk * dt;
+  } else {
+    int64_t bb = matmul_batches(x, kk, nn);
+    int same = bb == bo;
+    s->off = (((same ? r.s0 : r.s0 % bb) * kk + t->k0) * nn + t->c0) * dt;
+    s->row_bytes = (t->c1 - t->c0) * dt;
+    s->rows = t->k1 - t->k0;
+    s->stride = nn * dt;
+    s->planes = same ? r.nseg : 1;
+    s->pstride = kk * nn * dt;
+  }
+}
+
 int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s) {
   const GtOp *o = &g->ops[op];
   const GtTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
   int64_t dt = dtb(x);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
-    /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
-     * strided pattern (one row per pixel) */
-    ConvDims c = conv_dims(g, o);
-    int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
-    SegRange r = seg_range(c.ho, t);
-    int64_t ih0 = 0, ih1 = c.h;
-    if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
-    int64_t k0 = 0, k1 = c.c;
-    if (pool) {
-      k0 = t->c0;
-      k1 = t->c1;
-    } else if (conv_depthwise(&c)) {
-      int64_t mult = c.co / c.c > 0 ? c.co / c.c : 1;
-      k0 = t->c0 / mult;
-      k1 = (t->c1 - 1) / mult + 1;
-    } else if (c.groups == 1) {
-      k0 = t->k0;
-      k1 = t->k1;
-    }
-    int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
-    int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
-    if (o->kind == OP_CONV2D && !pool && c.groups == 1 && c.kh == 1 && c.kw == 1 &&
-        (c.sh > 1 || c.sw > 1) && o->at.pad[0] == 0 && o->at.pad[1] == 0 &&
-        c.h == c.ho * c.sh && c.w == c.wo * c.sw) {
-      /* a strided pointwise conv (ResNet's downsampling shortcut) reads only the pixels it
-       * samples: one row of k-chunk bytes per output pixel (input pixel stride sw), one plane
-       * per output row (input row stride sh; h = ho·sh keeps the stride uniform across
-       * images). Its LB tile then holds exactly the gemm's m·k operand. */
-      int64_t orows = r.nseg == 1 ? r.h1 - r.h0 : r.nseg * c.ho;
-      int64_t orow0 = r.s0 * c.ho + (r.nseg == 1 ? r.h0 : 0);
-      s->off = (orow0 * c.sh * c.w * c.c + k0) * dt;
-      s->row_bytes = (k1 - k0) * dt;
-      s->rows = c.wo;
-      s->stride = c.sw * c.c * dt;
-      s->planes = orows;
-      s->pstride = c.sh * c.w * c.c * dt;
-    } else if (k0 == 0 && k1 == c.c) {
-      *s = span1(pix0 * c.c * dt, pix * c.c * dt);
-    } else {
-      s->off = (pix0 * c.c + k0) * dt;
-      s->row_bytes = (k1 - k0) * dt;
-      s->rows = pix;
-      s->stride = c.c * dt;
-      s->planes = 1;
-      s->pstride = 0;
-    }
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL:
+    conv_input_span(g, o, t, dt, s);
     return 1;
-  }
   case OP_DENSE: {
     int64_t kk = last_dim(x);
     s->off = (t->r0 * kk + t->k0) * dt;
@@ -365,31 +425,9 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
     s->pstride = 0;
     return 1;
   }
-  case OP_MATMUL: {
-    int64_t mm = T(g, o->in[0])->dim[T(g, o->in[0])->ndim - 2], kk = last_dim(T(g, o->in[0]));
-    int64_t nn = last_dim(y), bo = matmul_batches(y, mm, nn);
-    SegRange r = seg_range(mm, t);
-    if (i == 0) {
-      int64_t ba = matmul_batches(x, mm, kk);
-      int same = ba == bo;
-      s->off = (((same ? r.s0 : r.s0 % ba) * mm + r.h0) * kk + t->k0) * dt;
-      s->row_bytes = (t->k1 - t->k0) * dt;
-      s->rows = r.h1 - r.h0;
-      s->stride = kk * dt;
-      s->planes = same ? r.nseg : 1;
-      s->pstride = mm * kk * dt;
-    } else {
-      int64_t bb = matmul_batches(x, kk, nn);
-      int same = bb == bo;
-      s->off = (((same ? r.s0 : r.s0 % bb) * kk + t->k0) * nn + t->c0) * dt;
-      s->row_bytes = (t->c1 - t->c0) * dt;
-      s->rows = t->k1 - t->k0;
-      s->stride = nn * dt;
-      s->planes = same ? r.nseg : 1;
-      s->pstride = kk * nn * dt;
-    }
+  case OP_MATMUL:
+    matmul_input_span(g, o, i, t, dt, s);
     return 1;
-  }
   case OP_GAVGPOOL: {
     int64_t hw = x->dim[2] * x->dim[3], cc = x->dim[1];
     if (t->c0 == 0 && t->c1 == cc) {
