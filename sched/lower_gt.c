@@ -481,7 +481,7 @@ static void place_slices(GtLowered *l, double stitch) {
   free(lbs);
 }
 
-/* ---------------- the GB under level full: weights ahead, writes behind ---------------- */
+/* ------------- the GB under level full: weights ahead, writes behind, loads ahead ------------- */
 
 /* Cycles of every cluster's copy of `bytes` at the DDR's bandwidth. */
 static double ddr_copy(const GtLowered *l, int64_t bytes) {
@@ -512,8 +512,10 @@ static void take_idle(double *idle, int k0, int k1, double need) {
 /* Every kernel that stages weights gets a block of the GB, top-down. It is staged ahead, at the
  * start of the nearest of the GT_AHEAD_MAX kernels before it whose idle DDR time (idle[], what
  * earlier stagings left) holds GT_AHEAD_HIDDEN of the copy, when a block is free from there to
- * its own kernel (never across a copy kernel, whose DDR use the tiler does not estimate); else at its own start, over its own kernel (the weight area is free of slices,
- * so that block always fits). A copy staged at a kernel's own start uses up its idle time. */
+ * its own kernel (never across a copy kernel, whose DDR use the tiler does not estimate); else
+ * at its own start, over its own kernel (the weight area is free of slices, so that block
+ * always fits). A copy staged at a kernel's own start uses up its idle time. Stagings may be
+ * issued out of kernel order: each kernel's cores wait on their own semaphore (stage_sem). */
 static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
   gb->policy = IVL_TOP_DOWN;
   for (int ki = 0; ki < l->nkernels; ki++) {
