@@ -524,8 +524,7 @@ static void iteration_begin(Emit *e) {
       /* one piece: this iteration's samples of the whole-batch input */
       PieceList *pl = &s->ddr[t];
       pl->n = 1;
-      pl->p = arena_alloc(l->arena, sizeof(Piece));
-      memset(pl->p, 0, sizeof(Piece));
+      pl->p = arena_alloc(l->arena, sizeof(Piece)); /* zeroed */
       pl->p[0].lo = 0;
       pl->p[0].hi = tensor_bytes(&g->tensors[t]);
       pl->p[0].base = e->sample0 * per_sample(g, t);
