@@ -78,6 +78,8 @@ typedef struct {
   int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
                                 take, -1: not planned (the weight area's ends, lower_emit.c) */
   int w_from;                /* ... staged at the start of that kernel (its own, or an earlier one) */
+  int w_chunks;              /* graphturbo full: staged in this many chunks of whole column tiles,
+                                each posted to the cores as it lands (0: in one piece) */
   double est_ddr_cycles;     /* the tiler's estimate for the chosen tiles: the chip's DDR time */
   double est_compute_cycles; /* and the head unit's (0 for copy kernels) */
   /* graphturbo (lower_gt.c): the instance this layer kernel belongs to, the samples of each
@@ -109,6 +111,8 @@ typedef struct {
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
 /* Level full stages a layer's weights at most this many kernels ahead. */
 enum { GT_AHEAD_MAX = 2 };
+/* ... and in at most this many chunks (GtKernel.w_chunks). */
+enum { GT_STAGE_CHUNKS = 16 };
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
 /* Which tensor leaves a full buffer first: the longest-lived one, counted in kernels (the
@@ -300,6 +304,9 @@ int kernel_split_clusters(const GtLowered *l, const GtKernel *k);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void fill_gb_split(GtLowered *l);
 int fill_tiling(GtLowered *l, GtDiag *d);
+/* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
+ * that is estimated faster (GtKernel.w_chunks, loop order columns outer). */
+void fill_tiling_streams(GtLowered *l);
 void emit_program(GtLowered *l, int64_t sample0, int iteration);
 
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */

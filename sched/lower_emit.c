@@ -451,10 +451,8 @@ static void setup(Emit *e) {
   s->io_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
   s->io_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
   s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->gbw_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->gbw_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)s->nclusters);
-  s->ahead_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
-  s->ahead_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)l->nkernels * (size_t)s->nclusters);
+  s->gbw = arena_alloc(l->arena, sizeof(StagedW) * (size_t)s->nclusters);
+  s->ahead = arena_alloc(l->arena, sizeof(StagedW) * (size_t)l->nkernels * (size_t)s->nclusters);
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
@@ -706,38 +704,77 @@ int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
 /* ---- weights staged in GB ---- */
 
 /* Cluster c's DMA queue copies kernel ki's weights DDR -> GB at offset `off` of the weight area
- * once (the coordinator takes the region; the DMA queue waits for it through semaphore 0), then
- * posts the kernel's semaphore of every core of it (stage_sem), which waits for it before its first
- * weight load (lower_tiles.c). */
-static void stage_weights(Emit *e, int ki, int c, int64_t off, uint32_t *reg, uint32_t *tile) {
+ * once (the coordinator takes the regions; the DMA queue waits for them through semaphore 0),
+ * chunk by chunk (one chunk unless the tiler chunked them, GtKernel.w_chunks), and after each
+ * chunk posts that chunk's semaphore of every core of the kernel (stage_sem), which waits for
+ * it before its first weight load from the chunk (lower_tiles.c). A region per chunk: a core
+ * reads a chunk while the next one is still being written. */
+static void stage_weights(Emit *e, int ki, int c, int64_t off, StagedW *sw) {
   GtKernel *k = &e->l->kernels[ki];
   struct GtEmitState *s = e->s;
-  int64_t wb = op_weight_bytes(e->g, k->head);
   int qc = s->cdma[c], co = coord_q(e, c);
-  char name[160];
-  snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
-  *reg = program_new_region(e->p, name);
-  *tile = program_new_tile(e->p, name);
-  e_alloc(e, co, *reg, LVL_GB, c, 0, off, wb, 0);
+  sw->n = k->w_chunks > 0 ? k->w_chunks : 1;
+  for (int ch = 0; ch < sw->n; ch++) {
+    char name[160];
+    if (k->w_chunks > 0) snprintf(name, sizeof name, "gbw%d:%s#%d", c, k->name, ch);
+    else snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
+    int64_t c0, cb;
+    stage_chunk(e->g, k, ch, &c0, &cb);
+    sw->reg[ch] = program_new_region(e->p, name);
+    sw->tile[ch] = program_new_tile(e->p, name);
+    e_alloc(e, co, sw->reg[ch], LVL_GB, c, 0, off + c0, cb, 0);
+  }
   e_sem(e, co, I_SEMPOST, 0);
   e_sem(e, qc, I_SEMWAIT, 0);
-  GtSpan ws = {0, wb, 1, wb, 1, wb};
-  e_mov(e, qc, *reg, *tile, &ws, s->w_reg[k->head], s->w_tile[k->head], &ws);
-  k->ddr_read += wb;
   int64_t krows, rps;
   kernel_rows(e, k, &krows, &rps);
-  for (int i = 0; i < k->pr; i++) {
-    int64_t a0, a1;
-    core_rows(e, k, krows, rps, c, i, &a0, &a1);
-    if (a1 > a0) e_sem(e, qc, I_SEMPOST, stage_sem(e, k, core_base(e->a, k->core_kind) + i));
+  for (int ch = 0; ch < sw->n; ch++) {
+    int64_t c0, cb;
+    stage_chunk(e->g, k, ch, &c0, &cb);
+    GtSpan dst = {0, cb, 1, cb, 1, cb}, src = {c0, cb, 1, cb, 1, cb};
+    e_mov(e, qc, sw->reg[ch], sw->tile[ch], &dst, s->w_reg[k->head], s->w_tile[k->head], &src);
+    k->ddr_read += cb;
+    for (int i = 0; i < k->pr; i++) {
+      int64_t a0, a1;
+      core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      if (a1 > a0) e_sem(e, qc, I_SEMPOST, stage_sem(e, k, core_base(e->a, k->core_kind) + i, ch));
+    }
   }
 }
 
-/* The semaphore by which the cluster DMA tells core `core` that kernel k's weights are staged:
- * one per kernel and core, so stagings issued out of kernel order (level full stages some
- * kernels ahead of others) can never satisfy another kernel's wait. */
-int64_t stage_sem(const Emit *e, const GtKernel *k, int core) {
-  return SEM_STAGE_BASE + (int64_t)(k - e->l->kernels) * 65536 + core;
+void stage_chunk(const GtGraph *g, const GtKernel *k, int ch, int64_t *off, int64_t *bytes) {
+  int64_t wb = op_weight_bytes(g, k->head);
+  if (k->w_chunks <= 0) {
+    *off = 0;
+    *bytes = wb;
+    return;
+  }
+  GtSpan s;
+  GtTile t0 = {0, 1, (int64_t)ch * k->tc, (int64_t)(ch + 1) * k->tc, 0, 1};
+  GtTile t1 = {0, 1, (int64_t)(ch + 1) * k->tc, (int64_t)(ch + 2) * k->tc, 0, 1};
+  gt_assert(tile_weight_span(g, k->head, &t0, &s));
+  *off = s.off;
+  int64_t end = wb;
+  if (ch + 1 < k->w_chunks && tile_weight_span(g, k->head, &t1, &s)) end = s.off;
+  *bytes = end - *off;
+}
+
+int stage_chunk_of(const GtKernel *k, int64_t c0) {
+  return k->w_chunks > 0 ? (int)(c0 / k->tc) : 0;
+}
+
+/* The semaphore by which the cluster DMA tells core `core` that chunk `chunk` of kernel k's
+ * weights is staged: one per kernel, chunk and core, so stagings issued out of kernel order
+ * (level full stages some kernels ahead of others) can never satisfy another kernel's wait. */
+int64_t stage_sem(const Emit *e, const GtKernel *k, int core, int chunk) {
+  return SEM_STAGE_BASE + ((int64_t)(k - e->l->kernels) * GT_STAGE_CHUNKS + chunk) * 65536 + core;
+}
+
+/* Frees cluster c's staged weights of the current kernel. */
+static void weights_free(Emit *e, int c) {
+  StagedW *sw = &e->s->gbw[c];
+  for (int ch = 0; ch < sw->n; ch++) e_free(e, coord_q(e, c), sw->reg[ch]);
+  sw->n = 0;
 }
 
 /* Kernel ki stages its weights in cluster c (it has rows there and reads them through GB). */
@@ -760,21 +797,20 @@ static void weights_begin(Emit *e, int ki, int c) {
   struct GtEmitState *s = e->s;
   GtLowered *l = e->l;
   size_t at = (size_t)ki * (size_t)s->nclusters + (size_t)c;
-  if (s->gbw_reg[c]) e_free(e, coord_q(e, c), s->gbw_reg[c]);
-  s->gbw_reg[c] = s->ahead_reg[at];
-  s->gbw_tile[c] = s->ahead_tile[at];
-  s->ahead_reg[at] = 0;
+  weights_free(e, c);
+  s->gbw[c] = s->ahead[at];
+  s->ahead[at].n = 0;
   const GtKernel *k = &l->kernels[ki];
   int64_t w0, w1;
   gb_weight_area(l, &w0, &w1);
-  if (!s->gbw_reg[c] && stages(e, ki, c)) {
+  if (!s->gbw[c].n && stages(e, ki, c)) {
     gt_assert(k->w_gb_off >= 0 || w0 + op_weight_bytes(e->g, k->head) <= w1);
-    stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw_reg[c], &s->gbw_tile[c]);
+    stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw[c]);
   }
   for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++) {
     size_t aj = (size_t)j * (size_t)s->nclusters + (size_t)c;
     if (l->kernels[j].w_from == ki && stages(e, j, c))
-      stage_weights(e, j, c, l->kernels[j].w_gb_off, &s->ahead_reg[aj], &s->ahead_tile[aj]);
+      stage_weights(e, j, c, l->kernels[j].w_gb_off, &s->ahead[aj]);
   }
 }
 
@@ -834,10 +870,6 @@ void emit_program(GtLowered *l, int64_t sample0, int iteration) {
   iteration_begin(&e);
   for (int ki = 0; ki < l->nkernels; ki++) emit_kernel(&e, ki);
   lb_release_all(&e);
-  for (int c = 0; c < e.s->nclusters; c++)
-    if (e.s->gbw_reg[c]) {
-      e_free(&e, coord_q(&e, c), e.s->gbw_reg[c]);
-      e.s->gbw_reg[c] = 0;
-    }
+  for (int c = 0; c < e.s->nclusters; c++) weights_free(&e, c);
   iteration_end(&e);
 }

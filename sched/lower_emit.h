@@ -29,6 +29,13 @@ typedef struct {
   Piece *p;
 } PieceList;
 
+/* A kernel's weights staged in a cluster's GB: one region per chunk (GtKernel.w_chunks, or one
+ * for all of them), the tile each holds; n = 0: none. */
+typedef struct {
+  uint32_t reg[GT_STAGE_CHUNKS], tile[GT_STAGE_CHUNKS];
+  int n;
+} StagedW;
+
 struct GtEmitState {
   int nclusters, ncores;        /* cores per cluster */
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
@@ -45,8 +52,8 @@ struct GtEmitState {
   uint32_t *io_reg, *io_tile;   /* per tensor: whole-batch region of a graph input */
   int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
   int64_t out_base;             /* start of the graph outputs' area */
-  uint32_t *gbw_reg, *gbw_tile; /* per cluster: staged weights of the current kernel */
-  uint32_t *ahead_reg, *ahead_tile; /* [kernel][cluster]: weights staged ahead (or 0) */
+  StagedW *gbw;                 /* per cluster: staged weights of the current kernel */
+  StagedW *ahead;               /* [kernel][cluster]: weights staged ahead */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
@@ -80,11 +87,16 @@ typedef struct {
 } CopyPart;
 
 int core_q(Emit *e, int c, int core, int slot);
-/* Semaphore ids: SEM_STAGE_BASE + kernel × 65536 + core (staged weights, stage_sem); the
+/* Semaphore ids: SEM_STAGE_BASE + (kernel × GT_STAGE_CHUNKS + chunk) × 65536 + core (staged
+ * weights, stage_sem); the
  * graphturbo drains and loads ahead use 2^32 and 2^33 up (lower_emit_gt.c); flags emulated
  * for cores without DMA 2^20 up (lower_emit.c). */
 #define SEM_STAGE_BASE ((int64_t)1 << 36)
-int64_t stage_sem(const Emit *e, const GtKernel *k, int core);
+int64_t stage_sem(const Emit *e, const GtKernel *k, int core, int chunk);
+/* Chunk ch of kernel k's staged weights: its first column tile's first weight byte (*off) and
+ * its bytes; stage_chunk_of: the chunk holding the column tile that starts at column c0. */
+void stage_chunk(const GtGraph *g, const GtKernel *k, int ch, int64_t *off, int64_t *bytes);
+int stage_chunk_of(const GtKernel *k, int64_t c0);
 int core_base(const GtArch *a, int kind);
 int root(const GtGraph *g, int t);
 int64_t share(const Emit *e);

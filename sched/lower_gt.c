@@ -630,6 +630,7 @@ static void plan_gb_full(GtLowered *l) {
   if (!idle) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 0);
   plan_weights(l, &gb, idle);
+  fill_tiling_streams(l);
   for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 1);
   if (second_dma_engine(l->arch)) {
     plan_drains(l, &gb, idle);

@@ -66,6 +66,7 @@ typedef struct {
   int64_t nA, nW, nR, nO;         /* loads of A, W, R and stores of O so far */
   int curA, curW, curR, curO;     /* the slot each buffer uses now */
   uint32_t otile;                 /* the tile O's current slot holds */
+  unsigned waited;                /* staged weight chunks this core has waited for (bit set) */
 } GemmCore;
 
 /* What one step needs to know, its neighbours included. */
@@ -180,6 +181,13 @@ static void alloc_regions(GemmCore *x) {
   if (k->w_resident) x->W.reg[1][0] = x->W.reg[0][0];
 }
 
+/* dma_in: the wait for chunk ch of the weights staged in GB, once. */
+static void stage_wait(GemmCore *x, int ch) {
+  if (x->waited & (1u << ch)) return;
+  x->waited |= 1u << ch;
+  e_sem(x->e, x->qin, I_SEMWAIT, stage_sem(x->e, x->k, x->core, ch));
+}
+
 /* The resident loads on dma_in, a region each: an op's weights from its DDR region, a
  * tensor through its pieces; then, with the weights staged in GB, the wait for them. */
 static void load_residents(GemmCore *x) {
@@ -203,7 +211,7 @@ static void load_residents(GemmCore *x) {
     GtSpan dst = local_of(&s);
     e_mov(e, x->qin, x->F[i], x->Ft[i], &dst, e->s->w_reg[op], e->s->w_tile[op], &s);
   }
-  if (k->w_via_gb) e_sem(e, x->qin, I_SEMWAIT, stage_sem(e, k, x->core));
+  if (k->w_via_gb && k->w_chunks == 0) stage_wait(x, 0);
 }
 
 /* The steps in the kernel's loop order (rows outer, or columns outer when the weights are the
@@ -226,7 +234,8 @@ static void build_steps(GemmCore *x) {
   x->nrow_t = nrow_t;
   x->nsteps = nrow_t * ncol_t * nkt;
   int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
-  int64_t krot = gcore % nkt, crot = gcore % ncol_t;
+  /* weights staged in chunks: every core takes the column tiles in the order they land */
+  int64_t krot = gcore % nkt, crot = k->w_chunks > 0 ? 0 : gcore % ncol_t;
   StepT *st = x->steps = calloc((size_t)x->nsteps, sizeof *st);
   if (!st) die("out of memory");
   int64_t i = 0, ri = 0;
@@ -317,7 +326,13 @@ static void load_w(GemmCore *x, const GtTile *t) {
     if (x->h->kind == OP_MATMUL) {
       load_span(e, k, x->qin, x->c, x->h->in[1], s, reg, tile);
     } else if (k->w_via_gb) {
-      e_mov(e, x->qin, reg, tile, &dst, e->s->gbw_reg[x->c], e->s->gbw_tile[x->c], &s);
+      int ch = stage_chunk_of(k, t->c0);
+      int64_t c0, cb;
+      stage_chunk(x->g, k, ch, &c0, &cb);
+      stage_wait(x, ch);
+      s.off -= c0;
+      const StagedW *sw = &e->s->gbw[x->c];
+      e_mov(e, x->qin, reg, tile, &dst, sw->reg[ch], sw->tile[ch], &s);
     } else {
       e_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
       k->ddr_read += span_bytes(&s);
@@ -516,6 +531,7 @@ static void emit_drains(GemmCore *x) {
     e_wait(e, x->qin, F_WFREE);
   for (int64_t i = 0; i < min64(x->nR, 2); i++) e_wait(e, x->qin, F_RFREE);
   for (int64_t i = 0; i < min64(x->nO, 2); i++) e_wait(e, x->qh, F_OFREE);
+  for (int ch = 0; ch < x->k->w_chunks && x->k->w_via_gb; ch++) stage_wait(x, ch);
 }
 
 /* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and

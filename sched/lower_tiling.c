@@ -14,6 +14,7 @@
 #include "unit_timing.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t cluster_share_samples(const GtLowered *l) {
@@ -321,15 +322,95 @@ static int64_t most_rows(const TileSearch *ts, int64_t tc, int64_t tk, int wres,
   return lo > seg ? lo / seg * seg : lo;
 }
 
-/* Row heights tried with overlap: the most that fit and 1/2 of it (more tiles: a shorter fill
- * and drain around the pipelined middle; more halvings buy less than their extra per-step
- * transfers cost on the zoo). */
-enum { TILE_ROW_HALVINGS = 1 };
 /* ... and only when the estimate falls below this fraction of the larger tiles' (a gain the
  * estimate's error cannot fake; smaller gains measured as losses as often as gains). */
 #define TILE_OVERLAP_GAIN 0.9
 
-static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
+static int hk_conv_dense(GtOpKind hk) {
+  return hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE;
+}
+
+/* Graphturbo full, weights staged in GB at the kernel's start: staged whole, the cores wait
+ * for all of it, so the kernel takes the staging plus its tiles. Staged in chunks of whole
+ * column tiles (contiguous bytes of the [cout, k] weights) with the columns outer, the cores
+ * start on the first chunk while the rest arrive: about the longer of the two (the staging
+ * shares the DDR with the kernel's own traffic and with the `ahead` cycles of later kernels'
+ * stagings the plan put under it) plus the first chunk's copy. Tries column widths down to
+ * GT_STAGE_CHUNKS tiles at the depths that fit and keeps the chunked choice when its estimate is
+ * below TILE_OVERLAP_GAIN of the whole staging's; sets *chunks (0: staged whole). */
+static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t budget, double ahead,
+                                int *chunks) {
+  const GtLowered *l = ts->l;
+  const GtGeom *gm = ts->gm;
+  double stage = (double)op_weight_bytes(l->graph, ts->k->head) * l->arch->nclusters /
+                 l->arch->ddr_bytes_per_cycle;
+  double keep = fmax(best.cost, best.ddr + ahead) + stage;
+  TileChoice pick = best;
+  *chunks = 0;
+  for (int64_t tc = ceil_div64(ts->core_cols, 2); tc >= 1; tc = ceil_div64(tc, 2)) {
+    if (gm->col_align > 1 && tc > gm->col_align) tc = ceil_div64(tc, gm->col_align) * gm->col_align;
+    int64_t nct = ceil_div64(ts->core_cols, tc);
+    if (nct > GT_STAGE_CHUNKS || !gm->split_cols || ts->k->row_reduce) break;
+    for (int64_t tk = gm->k;; tk = ceil_div64(tk, 2)) {
+      int64_t tr = most_rows(ts, tc, tk, 0, budget);
+      if (tr >= 1) {
+        TileChoice ch = tile_cost(ts, tr, tc, tk, 1, 0);
+        double est = fmax(ch.cost, stage + ch.ddr + ahead) + stage / (double)nct;
+        if (est < keep * TILE_OVERLAP_GAIN) {
+          keep = est;
+          pick = ch;
+          *chunks = (int)nct;
+        }
+      }
+      if (tk <= 1 || !gm->split_k) break;
+    }
+    if (tc <= 1 || tc <= gm->col_align) break;
+  }
+  return pick;
+}
+
+/* Weights stay resident when one tile holds all of the core's (conv, dense); a matmul's b and
+ * an embedding's rows change with the rows. */
+static int tile_wres(const TileSearch *ts, int64_t tc, int64_t tk) {
+  GtOpKind hk = ts->l->graph->ops[ts->k->head].kind;
+  return ceil_div64(ts->core_cols, tc) == 1 && ceil_div64(ts->gm->k, tk) == 1 && hk_conv_dense(hk);
+}
+
+/* Graphturbo full (tiles sized for overlap): the tiles again with the pipeline's fill (the
+ * first step's loads) and drain (the last tile's tail and store) priced and the head and tail
+ * units overlapped (tile_cost with overlap): the same tiles, half their rows, and every column
+ * width and depth in either loop order at the most rows that fit. A kernel of one tile per
+ * core runs its loads, compute and store one after another; several tiles pipeline them. A
+ * candidate replaces the first choice only below TILE_OVERLAP_GAIN of its estimate. */
+static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budget) {
+  ts->overlap = 1;
+  TileChoice keep = tile_cost(ts, best.tr, best.tc, best.tk, best.order, best.wres);
+  double bar = keep.cost * TILE_OVERLAP_GAIN;
+  int64_t tr = best.tr / 2;
+  if (tr > ts->gm->seg_rows) tr = tr / ts->gm->seg_rows * ts->gm->seg_rows;
+  if (tr >= 1) {
+    TileChoice ch = tile_cost(ts, tr, best.tc, best.tk, best.order, best.wres);
+    if (ch.cost < bar && ch.cost < keep.cost) keep = ch;
+  }
+  const GtGeom *gm = ts->gm;
+  for (int64_t tk = gm->k;; tk = ceil_div64(tk, 2)) {
+    for (int64_t tc = ts->core_cols;; tc = ceil_div64(tc, 2)) {
+      if (tc < ts->core_cols && gm->col_align > 1 && tc > gm->col_align)
+        tc = ceil_div64(tc, gm->col_align) * gm->col_align;
+      int wres = tile_wres(ts, tc, tk);
+      int64_t rows = most_rows(ts, tc, tk, wres, budget);
+      for (int order = 0; rows >= 1 && order < 2; order++) {
+        TileChoice ch = tile_cost(ts, rows, tc, tk, order, wres);
+        if (ch.cost < bar && ch.cost < keep.cost) keep = ch;
+      }
+      if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break;
+    }
+    if (tk <= 1 || !gm->split_k) break;
+  }
+  return keep;
+}
+
+static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, const double *ahead, GtDiag *d) {
   const GtArch *a = l->arch;
   const GtGraph *g = l->graph;
   GtGeom gm;
@@ -358,11 +439,7 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
     for (int64_t tc = ts.core_cols;; tc = ceil_div64(tc, 2)) {
       if (tc < ts.core_cols && gm.col_align > 1 && tc > gm.col_align)
         tc = ceil_div64(tc, gm.col_align) * gm.col_align;
-      /* weights stay resident when one tile holds all of the core's (conv, dense); a matmul's
-       * b and an embedding's rows change with the rows */
-      GtOpKind hk = g->ops[k->head].kind;
-      int wres = ceil_div64(ts.core_cols, tc) == 1 && ceil_div64(gm.k, tk) == 1 &&
-                 (hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE);
+      int wres = tile_wres(&ts, tc, tk);
       int64_t tr = most_rows(&ts, tc, tk, wres, budget);
       for (int order = 0; tr >= 1 && order < 2; order++) {
         TileChoice ch = tile_cost(&ts, tr, tc, tk, order, wres);
@@ -372,22 +449,10 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, GtDiag *d) {
     }
     if (tk <= 1 || !gm.split_k) break;
   }
-  /* graphturbo full, kernels whose tail runs on another unit than the head: the same columns,
-   * depth and order with fewer rows when the pipeline's fill and drain then cost less than the
-   * extra steps (the head of one tile under the tail of the one before) */
-  if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL &&
-      k->nops > 1 && k->unit_tail != k->unit_head) {
-    ts.overlap = 1;
-    TileChoice keep = tile_cost(&ts, best.tr, best.tc, best.tk, best.order, best.wres);
-    for (int h = 1; h <= TILE_ROW_HALVINGS; h++) {
-      int64_t tr = best.tr >> h;
-      if (tr > gm.seg_rows) tr = tr / gm.seg_rows * gm.seg_rows;
-      if (tr < 1) break;
-      TileChoice ch = tile_cost(&ts, tr, best.tc, best.tk, best.order, best.wres);
-      if (ch.cost < keep.cost * TILE_OVERLAP_GAIN) keep = ch;
-    }
-    best = keep;
-  }
+  if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL)
+    best = tile_overlapped(&ts, best, budget);
+  k->w_chunks = 0;
+  if (best.tr >= 1 && ahead) best = tile_streamed(&ts, best, budget, *ahead, &k->w_chunks);
   if (best.tr < 1) {
     const GtOp *o = &g->ops[k->head];
     TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
@@ -427,9 +492,30 @@ int fill_tiling(GtLowered *l, GtDiag *d) {
     k->w_from = ki;
     GtLowerKind lk = op_lower_kind(l->graph, k->head);
     int bag1 = lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1;
-    int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, d);
+    int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, NULL, d);
     if (rc) return rc;
   }
   return 0;
 }
 
+/* Graphturbo full, after the GB plan: the kernels whose weights are staged at their own start
+ * (not during an earlier kernel) are tiled again with chunked staging allowed (tile_streamed),
+ * their DDR shared with the stagings of later kernels the plan put under them; the ones staged
+ * ahead keep their tiles, as nothing waits for their staging. */
+void fill_tiling_streams(GtLowered *l) {
+  const GtArch *a = l->arch;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GtKernel *k = &l->kernels[ki];
+    GtOpKind hk = l->graph->ops[k->head].kind;
+    if (!k->w_via_gb || k->w_from != ki || !hk_conv_dense(hk)) continue;
+    double ahead = 0;
+    for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++)
+      if (l->kernels[j].w_via_gb && l->kernels[j].w_from == ki)
+        ahead += (double)op_weight_bytes(l->graph, l->kernels[j].head) * a->nclusters /
+                 a->ddr_bytes_per_cycle;
+    GtDiag quiet; /* it was tiled before: this cannot fail */
+    diag_init(&quiet);
+    quiet.nerrors = quiet.max_errors;
+    gt_assert(fill_tiling_gemmvec(l, k, &ahead, &quiet) == 0);
+  }
+}
