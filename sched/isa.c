@@ -1,9 +1,10 @@
 /* isa.c — static facts from isa.def and building Programs in memory.
- * Everything here is derived from the X-macro table isa.def; nothing is
- * listed twice. The operand specs ("dst=r0 bytes=n0 ...") are parsed once, on first use,
- * into a constant table of GtOperand (name, GtInst field, value kind); the assembler, the
- * disassembler and the docs all read that table. Invariant: every operand of every opcode
- * names a distinct GtInst field (checked when the table is built; a bad isa.def dies). */
+ * Everything here is derived from the X-macro table isa.def; nothing is listed twice. The
+ * operand lines (REG, TILE, NUM, ...) become one constant table of GtOperand (name, GtInst
+ * field, value kind), indexed per opcode on first use; the assembler, the disassembler, the
+ * static checks and the docs all read that table. Invariants, checked when the index is built
+ * (a bad isa.def dies): an opcode's operands are contiguous, every field index is in range,
+ * and no two operands of an opcode share a name or a field. */
 #include "prog.h"
 
 #include <stdlib.h>
@@ -12,14 +13,10 @@
 static const struct {
   const char *mnemonic;
   GtEngine engine;
-  const char *operands;
   const char *description;
 } isa[I_COUNT] = {
-#define ISA(e, m, eng, ops, d) {m, eng, ops, d},
-#define VOP(...)
+#define ISA(e, m, eng, d) {#m, eng, d},
 #include "isa.def"
-#undef ISA
-#undef VOP
 };
 
 static const struct {
@@ -28,16 +25,12 @@ static const struct {
   int passes[VC_COUNT];
   const char *description;
 } vops[V_COUNT] = {
-#define ISA(...)
 #define VOP(e, n, in, s, m, d, t, r, desc) {n, in, {s, m, d, t, r}, desc},
 #include "isa.def"
-#undef ISA
-#undef VOP
 };
 
 const char *isa_mnemonic(GtOpcode op) { return op < I_COUNT ? isa[op].mnemonic : "?"; }
 GtEngine isa_engine(GtOpcode op) { return op < I_COUNT ? isa[op].engine : E_ANY; }
-const char *isa_operands(GtOpcode op) { return op < I_COUNT ? isa[op].operands : ""; }
 const char *vop_name(GtVop v) { return v < V_COUNT ? vops[v].name : "?"; }
 int vop_inputs(GtVop v) { return v < V_COUNT ? vops[v].inputs : 0; }
 int vop_needs_param(GtVop v) {
@@ -67,71 +60,49 @@ const char *scope_name(GtScope s) {
   return (unsigned)s < GT_SCOPE_COUNT ? names[s] : "?";
 }
 
-/* ---- operand table, parsed from the specs ---- */
-enum { MAX_OPERANDS = 16, MAX_OPNAME = 16 };
+/* ---- operand table ---- */
+static const struct {
+  int op; /* GtOpcode */
+  GtOperand o;
+} operands[] = {
+#define REG(m, name, i) {ISA_OP_##m, {#name, OPF_REGION, i, OPK_REGION}},
+#define TILE(m, name, i) {ISA_OP_##m, {#name, OPF_TILE, i, OPK_TILE}},
+#define NUM(m, name, i) {ISA_OP_##m, {#name, OPF_NUM, i, OPK_INT}},
+#define SUB(m, name, kind) {ISA_OP_##m, {#name, OPF_SUB, 0, kind}},
+#define DTYPE(m, name) {ISA_OP_##m, {#name, OPF_DTYPE, 0, OPK_DTYPE}},
+#define FLAGS(m, name) {ISA_OP_##m, {#name, OPF_FLAGS, 0, OPK_INT}},
+#include "isa.def"
+};
+enum { NOPERANDS = sizeof operands / sizeof *operands };
+
+/* Where each opcode's operands start in `operands`, and how many there are. */
 static struct {
   int built;
+  int first[I_COUNT];
   int count[I_COUNT];
-  GtOperand ops[I_COUNT][MAX_OPERANDS];
-  char names[I_COUNT][MAX_OPERANDS][MAX_OPNAME];
 } optab;
 
-static GtOperandKind sub_kind(const char *name) {
-  if (strcmp(name, "level") == 0) return OPK_LEVEL;
-  if (strcmp(name, "op") == 0) return OPK_VOP;
-  if (strcmp(name, "queue") == 0) return OPK_QUEUE;
-  if (strcmp(name, "scope") == 0) return OPK_SCOPE;
-  die("isa.def: operand '%s' maps to sub but names no known sub kind", name);
-}
-
-static void parse_operand(int op, const char *spec, size_t len) {
-  const char *eq = memchr(spec, '=', len);
-  if (!eq || eq == spec || (size_t)(eq - spec) >= MAX_OPNAME)
-    die("isa.def: bad operand '%.*s' of %s", (int)len, spec, isa[op].mnemonic);
-  int i = optab.count[op]++;
-  if (i >= MAX_OPERANDS) die("isa.def: too many operands for %s", isa[op].mnemonic);
-  char *name = optab.names[op][i];
-  memcpy(name, spec, (size_t)(eq - spec));
-  name[eq - spec] = 0;
-  const char *f = eq + 1;
-  size_t flen = len - (size_t)(f - spec);
-  GtOperand *o = &optab.ops[op][i];
-  o->name = name;
-  if (flen == 2 && (f[0] == 'r' || f[0] == 't' || f[0] == 'n') && f[1] >= '0' && f[1] <= '9') {
-    o->index = f[1] - '0';
-    if (f[0] == 'r') o->field = OPF_REGION, o->kind = OPK_REGION;
-    if (f[0] == 't') o->field = OPF_TILE, o->kind = OPK_TILE;
-    if (f[0] == 'n') o->field = OPF_NUM, o->kind = OPK_INT;
-    if (f[0] != 'n' && o->index > 2) die("isa.def: %s: no field %.2s", isa[op].mnemonic, f);
-  } else if (flen == 3 && memcmp(f, "sub", 3) == 0) {
-    o->field = OPF_SUB;
-    o->kind = sub_kind(name);
-  } else if (flen == 5 && memcmp(f, "dtype", 5) == 0) {
-    o->field = OPF_DTYPE;
-    o->kind = OPK_DTYPE;
-  } else if (flen == 5 && memcmp(f, "flags", 5) == 0) {
-    o->field = OPF_FLAGS;
-    o->kind = OPK_INT;
-  } else {
-    die("isa.def: %s: unknown field '%.*s'", isa[op].mnemonic, (int)flen, f);
-  }
-  for (int j = 0; j < i; j++) {
-    const GtOperand *p = &optab.ops[op][j];
+static void check_operand(int k) {
+  int op = operands[k].op, first = optab.first[op];
+  const GtOperand *o = &operands[k].o;
+  const char *m = isa[op].mnemonic;
+  if (optab.count[op] && first + optab.count[op] != k)
+    die("isa.def: %s: operand '%s' is not with the opcode's others", m, o->name);
+  int limit = o->field == OPF_NUM ? GT_INST_NUM : o->field <= OPF_TILE ? 3 : 1;
+  if (o->index < 0 || o->index >= limit)
+    die("isa.def: %s: '%s' has no field %d", m, o->name, o->index);
+  for (int j = first; j < first + optab.count[op]; j++) {
+    const GtOperand *p = &operands[j].o;
     if (strcmp(p->name, o->name) == 0 || (p->field == o->field && p->index == o->index))
-      die("isa.def: %s: operand '%s' repeats a name or field", isa[op].mnemonic, o->name);
+      die("isa.def: %s: operand '%s' repeats a name or field", m, o->name);
   }
 }
 
 static void build_optab(void) {
-  for (int op = 0; op < I_COUNT; op++) {
-    const char *s = isa[op].operands;
-    while (*s) {
-      while (*s == ' ') s++;
-      const char *e = s;
-      while (*e && *e != ' ') e++;
-      if (e > s) parse_operand(op, s, (size_t)(e - s));
-      s = e;
-    }
+  for (int k = 0; k < NOPERANDS; k++) {
+    int op = operands[k].op;
+    check_operand(k);
+    if (optab.count[op]++ == 0) optab.first[op] = k;
   }
   optab.built = 1;
 }
@@ -144,32 +115,40 @@ int isa_operand_count(GtOpcode op) {
 const GtOperand *isa_operand(GtOpcode op, int i) {
   if (!optab.built) build_optab();
   gt_assert(op < I_COUNT && i >= 0 && i < optab.count[op]);
-  return &optab.ops[op][i];
+  return &operands[optab.first[op] + i].o;
 }
 
 int64_t inst_get(const GtInst *in, const GtOperand *o) {
-  switch (o->field) {
-  case OPF_REGION: return in->r[o->index];
-  case OPF_TILE: return in->t[o->index];
-  case OPF_NUM: return in->n[o->index];
-  case OPF_SUB: return in->sub;
-  case OPF_DTYPE: return in->dtype;
-  case OPF_FLAGS: return in->flags;
-  }
-  die("bad operand field %d", (int)o->field);
+  return inst_field(in, o->field, o->index);
 }
 
 /* The caller has range-checked v for the field's width (the assembler does). */
 void inst_set(GtInst *in, const GtOperand *o, int64_t v) {
-  switch (o->field) {
-  case OPF_REGION: in->r[o->index] = (uint32_t)v; return;
-  case OPF_TILE: in->t[o->index] = (uint32_t)v; return;
-  case OPF_NUM: in->n[o->index] = v; return;
+  inst_set_field(in, o->field, o->index, v);
+}
+
+int64_t inst_field(const GtInst *in, GtOperandField f, int index) {
+  switch (f) {
+  case OPF_REGION: return in->r[index];
+  case OPF_TILE: return in->t[index];
+  case OPF_NUM: return in->n[index];
+  case OPF_SUB: return in->sub;
+  case OPF_DTYPE: return in->dtype;
+  case OPF_FLAGS: return in->flags;
+  }
+  die("bad operand field %d", (int)f);
+}
+
+void inst_set_field(GtInst *in, GtOperandField f, int index, int64_t v) {
+  switch (f) {
+  case OPF_REGION: in->r[index] = (uint32_t)v; return;
+  case OPF_TILE: in->t[index] = (uint32_t)v; return;
+  case OPF_NUM: in->n[index] = v; return;
   case OPF_SUB: in->sub = (uint8_t)v; return;
   case OPF_DTYPE: in->dtype = (uint8_t)v; return;
   case OPF_FLAGS: in->flags = (uint8_t)v; return;
   }
-  die("bad operand field %d", (int)o->field);
+  die("bad operand field %d", (int)f);
 }
 
 GtProgram *program_new(void) {

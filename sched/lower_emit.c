@@ -44,10 +44,10 @@ void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t
   in->sub = (uint8_t)lvl;
   in->r[0] = r;
   in->t[0] = init;
-  in->n[0] = cl;
-  in->n[1] = core;
-  in->n[2] = off;
-  in->n[3] = bytes;
+  inst_alloc_set_cluster(in, cl);
+  inst_alloc_set_core(in, core);
+  inst_alloc_set_offset(in, off);
+  inst_alloc_set_bytes(in, bytes);
 }
 void e_free(Emit *e, int qi, uint32_t r) {
   GtInst *in = e_inst(e, qi, I_FREE);
@@ -61,27 +61,28 @@ void e_signal(Emit *e, int from, int to, int to_slot, int flag) {
   if (e->s->qsem[from] || e->s->qsem[to]) {
     GtInst *in = e_inst(e, from, I_SEMPOST);
     in->sub = SCOPE_CLUSTER;
-    in->n[0] = sem_id(to, flag);
+    inst_sempost_set_id(in, sem_id(to, flag));
     return;
   }
   GtInst *in = e_inst(e, from, I_SIGNAL);
   in->sub = (uint8_t)to_slot;
-  in->n[0] = flag;
+  inst_signal_set_flag(in, flag);
 }
 void e_wait(Emit *e, int qi, int flag) {
   if (e->s->qsem[qi]) {
     GtInst *in = e_inst(e, qi, I_SEMWAIT);
     in->sub = SCOPE_CLUSTER;
-    in->n[0] = sem_id(qi, flag);
+    inst_semwait_set_id(in, sem_id(qi, flag));
     return;
   }
   GtInst *in = e_inst(e, qi, I_WAIT);
-  in->n[0] = flag;
+  inst_wait_set_flag(in, flag);
 }
 void e_sem(Emit *e, int qi, GtOpcode op, int64_t id) {
   GtInst *in = e_inst(e, qi, op);
   in->sub = SCOPE_CLUSTER;
-  in->n[0] = id;
+  if (op == I_SEMPOST) inst_sempost_set_id(in, id);
+  else inst_semwait_set_id(in, id);
 }
 /* Every queue joins: one chip barrier (id 0), or one barrier per cluster (id 1) over that
  * cluster's queues. */
@@ -108,8 +109,8 @@ static void e_barrier(Emit *e, GtScope scope) {
     if (!joins_barriers(e, qi)) continue;
     GtInst *in = e_inst(e, qi, I_BARRIER);
     in->sub = (uint8_t)scope;
-    in->n[0] = scope == SCOPE_CHIP ? 0 : 1;
-    in->n[1] = scope == SCOPE_CHIP ? chip : cl[e->p->queues[qi].cluster];
+    inst_barrier_set_id(in, scope == SCOPE_CHIP ? 0 : 1);
+    inst_barrier_set_count(in, scope == SCOPE_CHIP ? chip : cl[e->p->queues[qi].cluster]);
   }
   e->l->nbarriers++;
 }
@@ -141,15 +142,15 @@ void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t
   in->t[0] = dt;
   in->r[1] = sr;
   in->t[1] = st;
-  in->n[0] = span_bytes(ss);
-  in->n[1] = ds->off;
-  in->n[2] = ss->off;
-  in->n[3] = ss->rows;
-  in->n[4] = ss->stride;
-  in->n[5] = ds->stride;
-  in->n[6] = ss->planes;
-  in->n[7] = ss->pstride;
-  in->n[8] = ds->pstride;
+  inst_mov_set_bytes(in, span_bytes(ss));
+  inst_mov_set_dst_off(in, ds->off);
+  inst_mov_set_src_off(in, ss->off);
+  inst_mov_set_rows(in, ss->rows);
+  inst_mov_set_src_stride(in, ss->stride);
+  inst_mov_set_dst_stride(in, ds->stride);
+  inst_mov_set_planes(in, ss->planes);
+  inst_mov_set_src_pstride(in, ss->pstride);
+  inst_mov_set_dst_pstride(in, ds->pstride);
   gt_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
 }
 /* A contiguous local pattern with the same shape as `s`, at offset 0. */

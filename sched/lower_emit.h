@@ -107,6 +107,7 @@ void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t
 void e_free(Emit *e, int qi, uint32_t r);
 void e_signal(Emit *e, int from, int to, int to_slot, int flag);
 void e_wait(Emit *e, int qi, int flag);
+/* op: I_SEMPOST or I_SEMWAIT, of a cluster semaphore. */
 void e_sem(Emit *e, int qi, GtOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
 void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr, uint32_t st,

@@ -372,9 +372,9 @@ static GtInst *head_gemm(GemmCore *x, const GtComputeStep *cs, int acc) {
   in->t[1] = x->A.tile[x->curA][0];
   in->r[2] = x->W.reg[x->curW][0];
   in->t[2] = x->W.tile[x->curW][0];
-  in->n[0] = cs->m;
-  in->n[1] = cs->n;
-  in->n[2] = cs->k;
+  inst_gemm_set_m(in, cs->m);
+  inst_gemm_set_n(in, cs->n);
+  inst_gemm_set_k(in, cs->k);
   in->flags = (uint8_t)acc;
   return in;
 }
@@ -405,8 +405,8 @@ static GtInst *head_vec(GemmCore *x, const GtComputeStep *cs) {
       in->t[2] = in->t[1];
     }
   }
-  in->n[0] = cs->elems;
-  in->n[1] = cs->param;
+  inst_vec_set_elems(in, cs->elems);
+  inst_vec_set_param(in, cs->param);
   return in;
 }
 
@@ -486,8 +486,8 @@ static void step_tail(GemmCore *x, const GtSpan *os) {
       int found = tail_operand_b(x, j, &ri, in);
       gt_assert(found);
     }
-    in->n[0] = ts.elems;
-    in->n[1] = ts.param;
+    inst_vec_set_elems(in, ts.elems);
+    inst_vec_set_param(in, ts.param);
     in->r[0] = x->O.reg[x->curO][0];
     x->otile = program_new_tile(e->p, NULL);
     in->t[0] = x->otile;

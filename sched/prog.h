@@ -24,20 +24,21 @@ extern "C" {
 typedef enum { E_ANY, E_DMA, E_MATRIX, E_VECTOR, E_SCALAR } GtEngine;
 
 typedef enum {
-#define ISA(e, m, eng, ops, d) e,
-#define VOP(...)
+#define ISA(e, m, eng, d) e,
 #include "isa.def"
-#undef ISA
-#undef VOP
   I_COUNT
 } GtOpcode;
 
+/* The opcodes again, named by mnemonic (ISA_OP_mov == I_MOV): isa.def's operand lines name
+ * their opcode by mnemonic. */
+enum {
+#define ISA(e, m, eng, d) ISA_OP_##m = e,
+#include "isa.def"
+};
+
 typedef enum {
-#define ISA(...)
 #define VOP(e, n, in, s, m, d, t, r, desc) e,
 #include "isa.def"
-#undef ISA
-#undef VOP
   V_COUNT
 } GtVop;
 
@@ -75,7 +76,6 @@ typedef struct {
 /* Static facts from isa.def. */
 const char *isa_mnemonic(GtOpcode op);
 GtEngine isa_engine(GtOpcode op);
-const char *isa_operands(GtOpcode op);
 const char *vop_name(GtVop v);
 int vop_inputs(GtVop v);
 /* 1 when the op works over groups or windows of `param` elements (param must be >= 1). */
@@ -115,8 +115,8 @@ const char *level_name(GtLevel l);         /* "ddr", "gb", "lb" */
 const char *scope_name(GtScope s);         /* "cluster", "chip" */
 enum { GT_LEVEL_COUNT = 3, GT_SCOPE_COUNT = 2 };
 
-/* The operands of an opcode, parsed once from isa.def's operand spec: assembly name, the
- * GtInst field it lives in, and what its values mean. */
+/* The operands of an opcode, in assembly order, from isa.def's operand lines: assembly name,
+ * the GtInst field it lives in, and what its values mean. */
 typedef enum {
   OPF_REGION,  /* r[index] */
   OPF_TILE,    /* t[index] */
@@ -137,6 +137,10 @@ int isa_operand_count(GtOpcode op);
 const GtOperand *isa_operand(GtOpcode op, int i);
 int64_t inst_get(const GtInst *in, const GtOperand *o);
 void inst_set(GtInst *in, const GtOperand *o, int64_t v);
+/* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
+ * (encoders, the unused-field check). Code about one opcode uses isa_ops.h's accessors. */
+int64_t inst_field(const GtInst *in, GtOperandField f, int index);
+void inst_set_field(GtInst *in, GtOperandField f, int index, int64_t v);
 
 /* A queue's index in p->queues for (cluster, core, index), or -1; never creates one. */
 int program_find_queue(const GtProgram *p, int cluster, int core, int index);
@@ -175,4 +179,6 @@ void program_set_name(GtProgram *p, int is_tile, uint32_t id, const char *name);
 #ifdef __cplusplus
 }
 #endif
+
+#include "isa_ops.h"
 #endif

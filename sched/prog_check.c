@@ -146,7 +146,8 @@ static void check_unused_fields(Ctx *c, const GtInst *in) {
     if (!(used_t & 1 << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
   }
   for (int k = 0; k < GT_INST_NUM; k++)
-    if (!(used_n & 1 << k) && in->n[k]) inst_error(c, "field n%d is not used by %s and must be 0", k, isa_mnemonic(op));
+    if (!(used_n & 1 << k) && inst_field(in, OPF_NUM, k))
+      inst_error(c, "field n%d is not used by %s and must be 0", k, isa_mnemonic(op));
   if (!used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
   if (!used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
   if (!used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
@@ -160,7 +161,7 @@ static const GtUnitKind *queue_unit(const GtArch *a, const GtQueue *q) {
 
 static void check_alloc(Ctx *c, const GtInst *in) {
   const GtArch *a = c->a;
-  int64_t cluster = in->n[0], core = in->n[1];
+  int64_t cluster = inst_alloc_cluster(in), core = inst_alloc_core(in);
   if (in->sub == LVL_DDR) return;
   if (cluster >= a->nclusters) {
     inst_error(c, "cluster %lld does not exist (arch '%s' has %d)", (long long)cluster,
@@ -184,27 +185,31 @@ static void check_alloc(Ctx *c, const GtInst *in) {
  * destination on the same bytes — one transfer writing a byte twice is no transfer a DMA
  * engine does. Source rows may overlap: a sliding window reads rows again. */
 static void check_mov(Ctx *c, const GtInst *in) {
-  int64_t rows = in->n[3] ? in->n[3] : 1, planes = in->n[6] ? in->n[6] : 1;
+  int64_t bytes = inst_mov_bytes(in), pstride = inst_mov_dst_pstride(in);
+  int64_t rows = inst_mov_rows(in) ? inst_mov_rows(in) : 1;
+  int64_t planes = inst_mov_planes(in) ? inst_mov_planes(in) : 1;
   /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
-  if (rows > in->n[0] || planes > in->n[0] / rows || in->n[0] % (rows * planes) != 0) {
+  if (rows > bytes || planes > bytes / rows || bytes % (rows * planes) != 0) {
     inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
-               (long long)in->n[0], (long long)rows, (long long)planes);
+               (long long)bytes, (long long)rows, (long long)planes);
     return;
   }
-  int64_t row = in->n[0] / (rows * planes), stride = in->n[5] ? in->n[5] : row;
+  int64_t row = bytes / (rows * planes);
+  int64_t stride = inst_mov_dst_stride(in) ? inst_mov_dst_stride(in) : row;
   if (rows > 1 && stride < row)
     inst_error(c, "dst_stride=%lld is shorter than a row (%lld bytes): the rows overlap",
                (long long)stride, (long long)row);
-  else if (planes > 1 && in->n[8] && in->n[8] < (rows - 1) * stride + row)
+  else if (planes > 1 && pstride && pstride < (rows - 1) * stride + row)
     inst_error(c, "dst_pstride=%lld is shorter than a plane (%lld bytes): the planes overlap",
-               (long long)in->n[8], (long long)((rows - 1) * stride + row));
+               (long long)pstride, (long long)((rows - 1) * stride + row));
 }
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
 static void check_vec_param(Ctx *c, const GtInst *in) {
-  if (vop_needs_param((GtVop)in->sub) && (in->n[1] < 1 || (in->n[0] > 0 && in->n[1] > in->n[0])))
+  int64_t param = inst_vec_param(in), elems = inst_vec_elems(in);
+  if (vop_needs_param((GtVop)in->sub) && (param < 1 || (elems > 0 && param > elems)))
     inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
-               vop_name((GtVop)in->sub), (long long)in->n[1], (long long)in->n[0]);
+               vop_name((GtVop)in->sub), (long long)param, (long long)elems);
 }
 
 static void check_inst(Ctx *c, const GtInst *in) {
@@ -270,9 +275,11 @@ static void check_inst(Ctx *c, const GtInst *in) {
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                "sempost/semwait/barrier");
-  if (op == I_ALLOC && a && in->sub < GT_LEVEL_COUNT && in->n[0] >= 0 && in->n[1] >= 0)
+  if (op == I_ALLOC && a && in->sub < GT_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
+      inst_alloc_core(in) >= 0)
     check_alloc(c, in);
-  if (op == I_MOV && in->n[0] > 0 && in->n[3] >= 0 && in->n[6] >= 0) check_mov(c, in);
+  if (op == I_MOV && inst_mov_bytes(in) > 0 && inst_mov_rows(in) >= 0 && inst_mov_planes(in) >= 0)
+    check_mov(c, in);
   if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
 }
 

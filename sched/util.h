@@ -13,6 +13,7 @@
  *   onnx_*.c          ONNX import through protobuf-c (onnx_imp.h inside)
  *   model.c           model_load(): .gtg or .onnx by the file's extension
  *   isa.def           the instruction table (X-macro)
+ *   isa_ops.h         named accessors of the integer operands, generated from isa.def
  *   isa.c             static facts from isa.def, building Programs in memory
  *   prog.h            Programs: per-queue instruction streams, the contract with sim/
  *   gtasm.c           .gtasm text: assembler, disassembler, instruction text

@@ -110,9 +110,11 @@ ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n
 
 int64_t UnitModule::cycles(const GtInst &in) const {
   switch (in.op) {
-  case I_GEMM: return timing_matrix(kind, in.n[0], in.n[1], in.n[2], (GtDtype)in.dtype);
-  case I_VEC: return timing_vector(kind, (GtVop)in.sub, in.n[0], (GtDtype)in.dtype);
-  case I_SCALAR: return timing_scalar(kind, in.n[0]);
+  case I_GEMM:
+    return timing_matrix(kind, inst_gemm_m(&in), inst_gemm_n(&in), inst_gemm_k(&in),
+                         (GtDtype)in.dtype);
+  case I_VEC: return timing_vector(kind, (GtVop)in.sub, inst_vec_elems(&in), (GtDtype)in.dtype);
+  case I_SCALAR: return timing_scalar(kind, inst_scalar_ops(&in));
   default: return -1;
   }
 }
@@ -229,7 +231,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
   double t0 = now();
   std::string e;
   if (in.op == I_GEMM) {
-    int64_t m = in.n[0], n = in.n[1], k = in.n[2];
+    int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
     double until = t0 + (double)d;
     if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, m * k * es, qid, t0, until);
@@ -239,10 +241,10 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
     q.ideal += (double)m * (double)n * (double)k / unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
     GtVop op = (GtVop)in.sub;
-    int64_t elems = in.n[0];
+    int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
     // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
     bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
-    int64_t group = std::max<int64_t>(1, in.n[1] > 0 ? in.n[1] : elems);  // param 0: one group
+    int64_t group = std::max<int64_t>(1, param > 0 ? param : elems);  // param 0: one group
     int64_t out = shrinks ? (elems + group - 1) / group : elems;
     double until = t0 + (double)d;
     e = operand_place(q, in.r[1]);
@@ -272,7 +274,9 @@ BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
 
 bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
-  int64_t bytes = in.n[0], rows = in.n[3] ? in.n[3] : 1, planes = in.n[6] ? in.n[6] : 1;
+  int64_t bytes = inst_mov_bytes(&in);
+  int64_t rows = inst_mov_rows(&in) ? inst_mov_rows(&in) : 1;
+  int64_t planes = inst_mov_planes(&in) ? inst_mov_planes(&in) : 1;
   char msg[200];
   if (bytes < 0 || rows < 0 || planes < 0) return fail(qid, idx, "negative byte, row or plane count");
   if (bytes % (rows * planes)) {
@@ -281,10 +285,12 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
     return fail(qid, idx, msg);
   }
   int64_t row = bytes / (rows * planes);
-  AccessPattern sp{in.n[2], row, rows, in.n[4] ? in.n[4] : row, planes, 0};
-  sp.plane_stride = in.n[7] ? in.n[7] : rows * sp.row_stride;
-  AccessPattern dp{in.n[1], row, rows, in.n[5] ? in.n[5] : row, planes, 0};
-  dp.plane_stride = in.n[8] ? in.n[8] : rows * dp.row_stride;
+  int64_t src_stride = inst_mov_src_stride(&in), dst_stride = inst_mov_dst_stride(&in);
+  int64_t src_pstride = inst_mov_src_pstride(&in), dst_pstride = inst_mov_dst_pstride(&in);
+  AccessPattern sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
+  sp.plane_stride = src_pstride ? src_pstride : rows * sp.row_stride;
+  AccessPattern dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
+  dp.plane_stride = dst_pstride ? dst_pstride : rows * dp.row_stride;
   double t0 = now();
   std::string e = mem.read(rs, in.t[1], sp.base, bytes ? sp.extent() - sp.base : 0, qid, t0, kForever);
   if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? dp.extent() - dp.base : 0, qid, t0, kForever, false);
@@ -395,15 +401,16 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
   case I_SIGNAL: {
     int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
     QState &tq = queues[(size_t)t];
-    QState::Flag &f = tq.flags[in.n[0]];
+    QState::Flag &f = tq.flags[inst_signal_flag(&in)];
     f.count++;
     f.from_dma = q.unit_kind < 0;
     tq.ev->notify();
     return true;
   }
   case I_WAIT: {
+    int64_t flag = inst_wait_flag(&in);
     for (;;) {
-      auto it = q.flags.find(in.n[0]);
+      auto it = q.flags.find(flag);
       if (it != q.flags.end() && it->second.count > 0) {
         it->second.count--;
         // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
@@ -415,7 +422,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
         break;
       }
       q.wait = WK_FLAG;
-      q.wait_id = in.n[0];
+      q.wait_id = flag;
       wait(*q.ev);
       q.wait = WK_NONE;
       if (abort_) return false;
@@ -423,18 +430,19 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
     break;
   }
   case I_BARRIER: {
-    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, in.n[0]);
-    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, in.n[0]);
+    int64_t id = inst_barrier_id(&in), count = inst_barrier_count(&in);
+    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
+    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, id);
     SyncObj &b = barriers_[key];
-    if (in.n[1] <= 0) return fail(qid, idx, "barrier count must be positive");
-    if (b.arrived > 0 && b.count != in.n[1]) {
+    if (count <= 0) return fail(qid, idx, "barrier count must be positive");
+    if (b.arrived > 0 && b.count != count) {
       char msg[200];
       snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
-               "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key, in.n[1],
+               "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key, count,
                b.arrived, b.count);
       return fail(qid, idx, msg);
     }
-    b.count = in.n[1];
+    b.count = count;
     b.arrived++;
     if (b.arrived == b.count) {
       b.generation++;
@@ -462,8 +470,9 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
   }
   case I_SEMPOST:
   case I_SEMWAIT: {
-    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, in.n[0]);
-    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, in.n[0]);
+    int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
+    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
+    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, id);
     SyncObj &s = sems_[key];
     if (in.op == I_SEMPOST) {
       s.count++;
@@ -497,8 +506,9 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
 bool SimModel::exec(QState &q, int qid, const GtInst &in, size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
-    int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer((int)in.n[0]) : lb_buffer((int)in.n[0], (int)in.n[1]);
-    std::string e = mem.alloc(in.r[0], b, in.n[2], in.n[3], in.t[0]);
+    int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
+    int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
+    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0]);
     if (!e.empty()) return fail(qid, idx, e);
     if (!recorders_.empty()) trace_occ(b);
     return true;

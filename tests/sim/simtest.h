@@ -115,10 +115,10 @@ struct Prog {
     GtInst *in = emit(q, I_ALLOC);
     in->r[0] = r;
     in->sub = (uint8_t)lvl;
-    in->n[0] = cluster;
-    in->n[1] = core;
-    in->n[2] = off;
-    in->n[3] = bytes;
+    inst_alloc_set_cluster(in, cluster);
+    inst_alloc_set_core(in, core);
+    inst_alloc_set_offset(in, off);
+    inst_alloc_set_bytes(in, bytes);
     in->t[0] = init;
   }
   void free_(QRef q, uint32_t r) { emit(q, I_FREE)->r[0] = r; }
@@ -128,14 +128,14 @@ struct Prog {
     in->t[0] = dtile;
     in->r[1] = src;
     in->t[1] = stile;
-    in->n[0] = bytes;
+    inst_mov_set_bytes(in, bytes);
     return in;
   }
   GtInst *gemm(QRef q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
                int64_t m, int64_t n, int64_t k, GtDtype t) {
     GtInst *in = emit(q, I_GEMM);
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
-    in->n[0] = m; in->n[1] = n; in->n[2] = k;
+    inst_gemm_set_m(in, m); inst_gemm_set_n(in, n); inst_gemm_set_k(in, k);
     in->dtype = (uint8_t)t;
     return in;
   }
@@ -144,27 +144,28 @@ struct Prog {
     GtInst *in = emit(q, I_VEC);
     in->sub = (uint8_t)op;
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
-    in->n[0] = elems;
+    inst_vec_set_elems(in, elems);
     in->dtype = (uint8_t)t;
     return in;
   }
-  void scalar(QRef q, int64_t ops) { emit(q, I_SCALAR)->n[0] = ops; }
+  void scalar(QRef q, int64_t ops) { inst_scalar_set_ops(emit(q, I_SCALAR), ops); }
   void signal(QRef q, int target, int64_t flag) {
     GtInst *in = emit(q, I_SIGNAL);
     in->sub = (uint8_t)target;
-    in->n[0] = flag;
+    inst_signal_set_flag(in, flag);
   }
-  void wait(QRef q, int64_t flag) { emit(q, I_WAIT)->n[0] = flag; }
+  void wait(QRef q, int64_t flag) { inst_wait_set_flag(emit(q, I_WAIT), flag); }
   void barrier(QRef q, GtScope s, int64_t id, int64_t count) {
     GtInst *in = emit(q, I_BARRIER);
     in->sub = (uint8_t)s;
-    in->n[0] = id;
-    in->n[1] = count;
+    inst_barrier_set_id(in, id);
+    inst_barrier_set_count(in, count);
   }
   void sem(QRef q, bool post, GtScope s, int64_t id) {
     GtInst *in = emit(q, post ? I_SEMPOST : I_SEMWAIT);
     in->sub = (uint8_t)s;
-    in->n[0] = id;
+    if (post) inst_sempost_set_id(in, id);
+    else inst_semwait_set_id(in, id);
   }
 };
 

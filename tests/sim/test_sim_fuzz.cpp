@@ -86,7 +86,8 @@ static void build(Prog &pr, uint64_t seed, int drop, Facts *f, int drop_wait = -
           GtVop op = (GtVop)(rng.below(V_COUNT));
           GtInst *v = pr.vec(U, op, o, ty, buf[i % 2], tx, S / 2, DT_FP16, vop_inputs(op) == 2 ? w : 0,
                              vop_inputs(op) == 2 ? tw : 0);
-          if (vop_needs_param(op)) v->n[1] = S / 2;  // one group: the checks need 1 <= param <= elems
+          // one group: the checks need 1 <= param <= elems
+          if (vop_needs_param(op)) inst_vec_set_param(v, S / 2);
           compute += timing_vector(&g_arch.units[1], op, S / 2, DT_FP16);
         }
         if (i + 2 < iters) signal(U, TQ_IN, 1);  // every signal has its wait

@@ -74,8 +74,8 @@ static int64_t two_loads(int64_t second_offset, int64_t chunk = 0) {
   GtInst *a = x.pr.mov(qa, da, x.t, sa, x.t, 4096);
   GtInst *b = x.pr.mov(qb, db, x.t, sb, x.t, 4096);
   for (GtInst *in : {a, b}) {
-    in->n[3] = 16;   // rows
-    in->n[4] = 512;  // src_stride
+    inst_mov_set_rows(in, 16);
+    inst_mov_set_src_stride(in, 512);
   }
   SimOptions o;
   o.chunk_bytes = chunk;
@@ -181,9 +181,12 @@ static int64_t one_compute(GtOpcode op, GtVop vop, int64_t elems, GtDtype t, Sim
   pr.alloc(q, b, LVL_LB, 0, 0, 8192, 8192, tb);
   pr.alloc(q, o, LVL_LB, 0, 0, 16384, 8192);
   if (op == I_GEMM) pr.gemm(q, o, to, a, ta, b, tb, elems, elems, elems, t);
-  else if (vop_needs_param(vop))  // one group over all elements (the cost does not depend on it)
-    pr.vec(q, vop, o, to, a, ta, elems, t, vop_inputs(vop) == 2 ? b : 0, vop_inputs(vop) == 2 ? tb : 0)->n[1] = elems;
-  else pr.vec(q, vop, o, to, a, ta, elems, t, vop_inputs(vop) == 2 ? b : 0, vop_inputs(vop) == 2 ? tb : 0);
+  else {
+    uint32_t b2 = vop_inputs(vop) == 2 ? b : 0, tb2 = vop_inputs(vop) == 2 ? tb : 0;
+    GtInst *in = pr.vec(q, vop, o, to, a, ta, elems, t, b2, tb2);
+    // one group over all elements (the cost does not depend on it)
+    if (vop_needs_param(vop)) inst_vec_set_param(in, elems);
+  }
   SimResult r = run(pr);
   if (out) *out = r;
   return r.status ? -r.status : (int64_t)r.cycles;
@@ -266,7 +269,7 @@ static SimResult double_buffer(GtVop op, int64_t elems, int iters) {
   for (int i = 0; i < iters; i++) {
     if (i >= 2) pr.wait(in, 1);
     GtInst *m = pr.mov(in, buf[i % 2], tiles[(size_t)i], src, tiles[0], 1024);
-    m->n[2] = 1024 * i;  // src_off
+    inst_mov_set_src_off(m, 1024 * i);
     pr.signal(in, TQ_VEC, 0);
     pr.wait(v, 0);
     pr.vec(v, op, out, ty, buf[i % 2], tiles[(size_t)i], elems, DT_FP16);
@@ -500,7 +503,7 @@ static void check_sync_bounds_races(void **) {
     uint32_t s = x.pr.region("s"), d = x.pr.region("d");
     x.pr.alloc(q, s, LVL_DDR, 0, 0, 0, 4096, x.t);
     x.pr.alloc(q, d, LVL_LB, 0, 0, 0, 8192);
-    x.pr.mov(q, d, x.t, s, x.t, 4096)->n[2] = 1;
+    inst_mov_set_src_off(x.pr.mov(q, d, x.t, s, x.t, 4096), 1);
     SimResult r = run(x.pr);
     assert_int_equal(r.status, 2);
     assert_true(has(r, "read of bytes [1, 4097) of region r1 's' is outside its 4096 bytes"));
@@ -558,10 +561,10 @@ static void check_sync_bounds_races(void **) {
     x.pr.alloc(q, s, LVL_DDR, 0, 0, 0, 8192, x.t);
     x.pr.alloc(q, d, LVL_LB, 0, 0, 0, 1024);
     GtInst *in = x.pr.mov(q, d, x.t, s, x.t, 1024);
-    in->n[3] = 4;      // rows
-    in->n[4] = 512;    // src_stride
-    in->n[6] = 2;      // planes
-    in->n[7] = 4096;   // src_pstride
+    inst_mov_set_rows(in, 4);
+    inst_mov_set_src_stride(in, 512);
+    inst_mov_set_planes(in, 2);
+    inst_mov_set_src_pstride(in, 4096);
     SimResult r = run(x.pr);
     assert_int_equal(r.status, 0);
     assert_int_equal(r.cycles, 127 + 1024 / 16);

@@ -82,7 +82,8 @@ static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
         assert_int_equal(x->r[k], y->r[k]);
         assert_int_equal(x->t[k], y->t[k]);
       }
-      for (int k = 0; k < GT_INST_NUM; k++) assert_int_equal(x->n[k], y->n[k]);
+      for (int k = 0; k < GT_INST_NUM; k++)
+        assert_int_equal(inst_field(x, OPF_NUM, k), inst_field(y, OPF_NUM, k));
     }
   }
   for (uint32_t i = 0; i < a->ntiles; i++) {
@@ -122,8 +123,8 @@ static inline GtProgram *every_opcode_program(void) {
     in->t[1] = t2;
     in->r[2] = vop_inputs((GtVop)v) == 2 ? r3 : 0;
     in->t[2] = vop_inputs((GtVop)v) == 2 ? t3 : 0;
-    in->n[0] = 1000 + v;
-    in->n[1] = v;
+    inst_vec_set_elems(in, 1000 + v);
+    inst_vec_set_param(in, v);
     in->dtype = (uint8_t)(v % DT_COUNT);
   }
   q = program_queue(p, 0, -1, 1); /* c0.dma1 */
@@ -133,15 +134,23 @@ static inline GtProgram *every_opcode_program(void) {
   in->t[0] = t1;
   in->r[1] = r3;
   in->t[1] = t3;
-  for (int k = 0; k < 9; k++) in->n[k] = INT64_MAX - k;
+  inst_mov_set_bytes(in, INT64_MAX);
+  inst_mov_set_dst_off(in, INT64_MAX - 1);
+  inst_mov_set_src_off(in, INT64_MAX - 2);
+  inst_mov_set_rows(in, INT64_MAX - 3);
+  inst_mov_set_src_stride(in, INT64_MAX - 4);
+  inst_mov_set_dst_stride(in, INT64_MAX - 5);
+  inst_mov_set_planes(in, INT64_MAX - 6);
+  inst_mov_set_src_pstride(in, INT64_MAX - 7);
+  inst_mov_set_dst_pstride(in, INT64_MAX - 8);
   in = program_emit(q);
   in->op = I_SEMPOST;
   in->sub = SCOPE_CHIP;
-  in->n[0] = 3;
+  inst_sempost_set_id(in, 3);
   in = program_emit(q);
   in->op = I_SEMWAIT;
   in->sub = SCOPE_CLUSTER;
-  in->n[0] = -7; /* not valid for program_check, but the text must carry it */
+  inst_semwait_set_id(in, -7); /* not valid for program_check, but the text must carry it */
   q = program_queue(p, 0, 0, Q_UNIT0); /* c0.k0.mme */
   in = program_emit(q);
   in->op = I_GEMM;
@@ -151,34 +160,34 @@ static inline GtProgram *every_opcode_program(void) {
   in->t[1] = t1;
   in->r[2] = r2;
   in->t[2] = t2;
-  in->n[0] = 64;
-  in->n[1] = 48;
-  in->n[2] = 16;
+  inst_gemm_set_m(in, 64);
+  inst_gemm_set_n(in, 48);
+  inst_gemm_set_k(in, 16);
   in->dtype = DT_INT8;
   in->flags = 1;
   in = program_emit(q);
   in->op = I_BARRIER;
   in->sub = SCOPE_CHIP;
-  in->n[0] = 2;
-  in->n[1] = 4;
+  inst_barrier_set_id(in, 2);
+  inst_barrier_set_count(in, 4);
   in = program_emit(q);
   in->op = I_SIGNAL;
   in->sub = Q_DMA_OUT;
-  in->n[0] = 5;
+  inst_signal_set_flag(in, 5);
   in = program_emit(q);
   in->op = I_WAIT;
-  in->n[0] = INT64_MIN;
+  inst_wait_set_flag(in, INT64_MIN);
   q = program_queue(p, 1, 0, Q_UNIT0 + 2); /* c1.k0.scl */
   in = program_emit(q);
   in->op = I_SCALAR;
-  in->n[0] = 12;
+  inst_scalar_set_ops(in, 12);
   in = program_emit(q);
   in->op = I_ALLOC;
   in->r[0] = r3;
   in->sub = LVL_GB;
-  in->n[0] = 1;
-  in->n[2] = 4096;
-  in->n[3] = 512;
+  inst_alloc_set_cluster(in, 1);
+  inst_alloc_set_offset(in, 4096);
+  inst_alloc_set_bytes(in, 512);
   in->t[0] = t2;
   in = program_emit(q);
   in->op = I_FREE;

@@ -74,8 +74,8 @@ static void test_basic_fields(void **state) {
   assert_int_equal(a->op, I_ALLOC);
   assert_int_equal(a->r[0], 2);
   assert_int_equal(a->sub, LVL_DDR);
-  assert_int_equal(a->n[2], 2048);
-  assert_int_equal(a->n[3], 2048);
+  assert_int_equal(inst_alloc_offset(a), 2048);
+  assert_int_equal(inst_alloc_bytes(a), 2048);
   assert_int_equal(a->t[0], 2);
   /* alloc region=x_lb level=lb cluster=0 core=0 offset=0 bytes=2048 */
   a = inst(p, 0, 3);
@@ -88,10 +88,10 @@ static void test_basic_fields(void **state) {
   assert_int_equal(m->t[0], 2);
   assert_int_equal(m->r[1], 2);
   assert_int_equal(m->t[1], 2);
-  assert_int_equal(m->n[0], 2048);
-  assert_int_equal(m->n[3], 32);
-  assert_int_equal(m->n[4], 64);
-  assert_int_equal(m->n[5], 64);
+  assert_int_equal(inst_mov_bytes(m), 2048);
+  assert_int_equal(inst_mov_rows(m), 32);
+  assert_int_equal(inst_mov_src_stride(m), 64);
+  assert_int_equal(inst_mov_dst_stride(m), 64);
   /* signal queue=mme flag=0 -> sub = queue index 2 */
   assert_int_equal(inst(p, 0, 8)->op, I_SIGNAL);
   assert_int_equal(inst(p, 0, 8)->sub, Q_UNIT0);
@@ -101,9 +101,9 @@ static void test_basic_fields(void **state) {
   assert_int_equal(g->r[0], 6);
   assert_int_equal(g->r[1], 4);
   assert_int_equal(g->r[2], 5);
-  assert_int_equal(g->n[0], 32);
-  assert_int_equal(g->n[1], 32);
-  assert_int_equal(g->n[2], 32);
+  assert_int_equal(inst_gemm_m(g), 32);
+  assert_int_equal(inst_gemm_n(g), 32);
+  assert_int_equal(inst_gemm_k(g), 32);
   assert_int_equal(g->dtype, DT_FP16);
   assert_int_equal(inst(p, 1, 2)->sub, Q_DMA_OUT);
   /* statically valid on tiny */
@@ -190,7 +190,7 @@ static void test_long_names(void **state) {
   in->op = I_MOV;
   in->r[0] = program_new_region(p, name);
   in->t[0] = program_new_tile(p, name + 10); /* bare */
-  in->n[0] = 1;
+  inst_mov_set_bytes(in, 1);
   roundtrip(p, &tiny);
   char small[32];
   inst_format(&tiny, p, in, small, sizeof small); /* messages are cut to fit */
@@ -242,8 +242,8 @@ static void test_inst_format(void **state) {
   in.t[0] = program_new_tile(p, "t y");
   in.r[1] = 2; /* unnamed: printed by number */
   program_reserve_ids(p, 3, 2);
-  in.n[0] = 4096;
-  in.n[1] = 128;
+  inst_vec_set_elems(&in, 4096);
+  inst_vec_set_param(&in, 128);
   in.dtype = DT_FP32;
   char buf[256];
   inst_format(&tiny, p, &in, buf, sizeof buf);
@@ -381,8 +381,8 @@ static void test_syntax_details(void **state) {
   assert_int_equal(p->nqueues, 1);
   assert_int_equal(p->queues[0].insts.len, 2);
   assert_int_equal(p->ntiles, 6);
-  assert_int_equal(inst(p, 0, 0)->n[0], 16);
-  assert_int_equal(inst(p, 0, 0)->n[1], -3);
+  assert_int_equal(inst_mov_bytes(inst(p, 0, 0)), 16);
+  assert_int_equal(inst_mov_dst_off(inst(p, 0, 0)), -3);
   assert_int_equal(inst(p, 0, 0)->t[1], 5);
   assert_int_equal(inst(p, 0, 1)->t[1], 5);
   program_free(p);

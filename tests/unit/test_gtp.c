@@ -121,7 +121,7 @@ static void test_large(void **state) {
   for (int i = 0; i < 100000; i++) {
     GtInst *in = program_emit(program_queue(p, i % 2, i % 3, 2 + i % 3));
     in->op = (uint8_t)(i % I_COUNT);
-    in->n[i % GT_INST_NUM] = (int64_t)i * 7919;
+    inst_set_field(in, OPF_NUM, i % GT_INST_NUM, (int64_t)i * 7919);
     in->r[i % 3] = (uint32_t)i;
   }
   program_reserve_ids(p, 100000, 3);
@@ -146,7 +146,7 @@ static void test_layout(void **state) {
   in->flags = 0xa3;
   for (int i = 0; i < 3; i++) in->r[i] = 0x11111111u * (uint32_t)(i + 1);
   for (int i = 0; i < 3; i++) in->t[i] = 0x01020304u + (uint32_t)i;
-  for (int i = 0; i < GT_INST_NUM; i++) in->n[i] = -1 - i;
+  for (int i = 0; i < GT_INST_NUM; i++) inst_set_field(in, OPF_NUM, i, -1 - i);
   assert_int_equal(gtp_write(path, p), 0);
   size_t len;
   unsigned char *f = file_bytes(&len);

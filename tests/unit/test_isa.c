@@ -1,5 +1,5 @@
 /* test_isa.c — the tables generated from isa.def and the generated docs/isa.md.
- * Oracles: the operand spec strings themselves (counted and read independently here), the
+ * Oracles: the operand specs written out below (as the assembly manual spells them), the
  * field list in isa.def's header comment, and the checked-in docs/isa.md (regression: it must
  * equal `gtsim --isa-doc`; refresh with `build/gtsim --isa-doc > docs/isa.md`).
  * Run from the repo root. */
@@ -15,40 +15,89 @@
 
 #include "isa_testlib.h"
 
-/* Each operand spec has as many operands as '=' signs, and the table keeps their order. */
+/* An opcode's operands as "name=field ...", fields as in isa.def's header (r0, n3, sub). */
+static void spec_of(GtOpcode op, char *buf, size_t n) {
+  static const char *const field[] = {"r", "t", "n", "sub", "dtype", "flags"};
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < isa_operand_count(op); i++) {
+    const GtOperand *o = isa_operand(op, i);
+    len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", i ? " " : "", o->name, field[o->field]);
+    if (o->field <= OPF_NUM) len += (size_t)snprintf(buf + len, n - len, "%d", o->index);
+    assert_true(len < n);
+  }
+}
+
+/* The operand table, in assembly order, field by field. */
 static void test_operand_table(void **state) {
   (void)state;
+  static const char *const want[I_COUNT] = {
+      [I_ALLOC] = "region=r0 level=sub cluster=n0 core=n1 offset=n2 bytes=n3 init=t0",
+      [I_FREE] = "region=r0",
+      [I_MOV] = "dst=r0 dst_tile=t0 src=r1 src_tile=t1 bytes=n0 dst_off=n1 src_off=n2 rows=n3 "
+                "src_stride=n4 dst_stride=n5 planes=n6 src_pstride=n7 dst_pstride=n8",
+      [I_GEMM] = "dst=r0 dst_tile=t0 a=r1 a_tile=t1 b=r2 b_tile=t2 m=n0 n=n1 k=n2 dtype=dtype "
+                 "acc=flags",
+      [I_VEC] = "op=sub dst=r0 dst_tile=t0 a=r1 a_tile=t1 b=r2 b_tile=t2 elems=n0 param=n1 "
+                "dtype=dtype",
+      [I_SCALAR] = "ops=n0",
+      [I_SIGNAL] = "queue=sub flag=n0",
+      [I_WAIT] = "flag=n0",
+      [I_BARRIER] = "scope=sub id=n0 count=n1",
+      [I_SEMPOST] = "scope=sub id=n0",
+      [I_SEMWAIT] = "scope=sub id=n0",
+  };
+  char spec[512];
   for (int op = 0; op < I_COUNT; op++) {
-    const char *spec = isa_operands((GtOpcode)op);
-    int eqs = 0;
-    for (const char *c = spec; *c; c++) eqs += *c == '=';
-    assert_int_equal(isa_operand_count((GtOpcode)op), eqs);
-    const char *c = spec;
-    for (int i = 0; i < eqs; i++) {
-      while (*c == ' ') c++;
-      const GtOperand *o = isa_operand((GtOpcode)op, i);
-      size_t n = strlen(o->name);
-      assert_memory_equal(c, o->name, n);
-      assert_int_equal(c[n], '=');
-      c = strchr(c, ' ');
-      if (!c) c = spec + strlen(spec);
-    }
+    spec_of((GtOpcode)op, spec, sizeof spec);
+    assert_non_null(want[op]);
+    assert_string_equal(spec, want[op]);
   }
-  /* a few spelled out from isa.def */
-  const GtOperand *o = isa_operand(I_MOV, 3);
-  assert_string_equal(o->name, "src_tile");
-  assert_int_equal(o->field, OPF_TILE);
-  assert_int_equal(o->index, 1);
-  o = isa_operand(I_VEC, 0);
+  const GtOperand *o = isa_operand(I_VEC, 0);
   assert_string_equal(o->name, "op");
   assert_int_equal(o->kind, OPK_VOP);
-  o = isa_operand(I_GEMM, 10);
-  assert_string_equal(o->name, "acc");
-  assert_int_equal(o->field, OPF_FLAGS);
-  o = isa_operand(I_ALLOC, 1);
-  assert_int_equal(o->kind, OPK_LEVEL);
+  assert_int_equal(isa_operand(I_GEMM, 10)->kind, OPK_INT);
+  assert_int_equal(isa_operand(I_GEMM, 9)->kind, OPK_DTYPE);
+  assert_int_equal(isa_operand(I_MOV, 3)->kind, OPK_TILE);
+  assert_int_equal(isa_operand(I_MOV, 2)->kind, OPK_REGION);
+  assert_int_equal(isa_operand(I_ALLOC, 1)->kind, OPK_LEVEL);
   assert_int_equal(isa_operand(I_SIGNAL, 0)->kind, OPK_QUEUE);
   assert_int_equal(isa_operand(I_BARRIER, 0)->kind, OPK_SCOPE);
+}
+
+/* The accessors isa_ops.h generates for NUM(m, name, i) read and write the field that the
+ * operand table gives operand `name` of opcode m, and nothing else. */
+static void check_accessor(const char *mnemonic, const char *name, int64_t (*get)(const GtInst *),
+                           void (*set)(GtInst *, int64_t)) {
+  int op = 0;
+  while (op < I_COUNT && strcmp(isa_mnemonic((GtOpcode)op), mnemonic) != 0) op++;
+  assert_true(op < I_COUNT);
+  const GtOperand *o = NULL;
+  for (int i = 0; i < isa_operand_count((GtOpcode)op); i++)
+    if (strcmp(isa_operand((GtOpcode)op, i)->name, name) == 0) o = isa_operand((GtOpcode)op, i);
+  assert_non_null(o);
+  assert_int_equal(o->field, OPF_NUM);
+  GtInst in, zero;
+  memset(&in, 0, sizeof in);
+  in.op = (uint8_t)op;
+  zero = in;
+  set(&in, -1234567890123);
+  assert_int_equal(inst_get(&in, o), -1234567890123);
+  inst_set(&in, o, 77);
+  assert_int_equal(get(&in), 77);
+  set(&in, 0);
+  assert_memory_equal(&in, &zero, sizeof in);
+}
+
+static void test_named_accessors(void **state) {
+  (void)state;
+  int n = 0, want = 0;
+#define NUM(m, name, i) check_accessor(#m, #name, inst_##m##_##name, inst_##m##_set_##name), n++;
+#include "isa.def"
+  for (int op = 0; op < I_COUNT; op++)
+    for (int i = 0; i < isa_operand_count((GtOpcode)op); i++)
+      want += isa_operand((GtOpcode)op, i)->field == OPF_NUM;
+  assert_int_equal(n, want);
 }
 
 /* inst_set then inst_get gives the value back, and touches only that operand's field. */
@@ -185,10 +234,10 @@ static void test_doc_fresh(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_operand_table), cmocka_unit_test(test_inst_get_set),
-      cmocka_unit_test(test_names_unique),  cmocka_unit_test(test_program_helpers),
-      cmocka_unit_test(test_doc_content),   cmocka_unit_test(test_doc_example),
-      cmocka_unit_test(test_doc_fresh),
+      cmocka_unit_test(test_operand_table), cmocka_unit_test(test_named_accessors),
+      cmocka_unit_test(test_inst_get_set),  cmocka_unit_test(test_names_unique),
+      cmocka_unit_test(test_program_helpers), cmocka_unit_test(test_doc_content),
+      cmocka_unit_test(test_doc_example),   cmocka_unit_test(test_doc_fresh),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,29 +71,34 @@ static GtInst *one(GtProgram **pp, GtOpcode op) {
   case I_ALLOC:
     in->r[0] = 1;
     in->sub = LVL_LB;
-    in->n[0] = 1;
-    in->n[1] = 1;
-    in->n[3] = 4096;
+    inst_alloc_set_cluster(in, 1);
+    inst_alloc_set_core(in, 1);
+    inst_alloc_set_bytes(in, 4096);
     break;
   case I_FREE: in->r[0] = 1; break;
   case I_MOV:
     in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2;
-    in->n[0] = 4096;
+    inst_mov_set_bytes(in, 4096);
     break;
   case I_GEMM:
     in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2, in->r[2] = 3, in->t[2] = 3;
-    in->n[0] = in->n[1] = in->n[2] = 16;
+    inst_gemm_set_m(in, 16);
+    inst_gemm_set_n(in, 16);
+    inst_gemm_set_k(in, 16);
     in->dtype = DT_FP16;
     break;
   case I_VEC:
     in->sub = V_RELU;
     in->r[0] = 1, in->t[0] = 1, in->r[1] = 2, in->t[1] = 2;
-    in->n[0] = 1024;
+    inst_vec_set_elems(in, 1024);
     in->dtype = DT_FP16;
     break;
-  case I_SCALAR: in->n[0] = 10; break;
+  case I_SCALAR: inst_scalar_set_ops(in, 10); break;
   case I_SIGNAL: in->sub = Q_DMA_OUT; break;
-  case I_BARRIER: in->sub = SCOPE_CHIP, in->n[1] = 4; break;
+  case I_BARRIER:
+    in->sub = SCOPE_CHIP;
+    inst_barrier_set_count(in, 4);
+    break;
   default: break;
   }
   *pp = p;
@@ -114,7 +119,7 @@ static void test_message_format(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_GEMM);
-  in->n[1] = 0;
+  inst_gemm_set_n(in, 0);
   expect_error(p, &tiny,
                "f.gtp: error: queue c1.k1.mme, instruction 0 (gemm dst=1 dst_tile=1 a=2 a_tile=2 "
                "b=3 b_tile=3 m=16 k=16 dtype=fp16): n must be positive\n");
@@ -281,17 +286,17 @@ static void test_alloc_places(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_ALLOC);
-  in->n[0] = 2;
+  inst_alloc_set_cluster(in, 2);
   expect_error(p, &tiny, "cluster 2 does not exist (arch 'tiny' has 2)");
-  in->n[0] = 1;
-  in->n[1] = 2;
+  inst_alloc_set_cluster(in, 1);
+  inst_alloc_set_core(in, 2);
   expect_error(p, &tiny, "core 2 does not exist (arch 'tiny' has 2 per cluster)");
   expect_error(p, &hetero, "core 2 (kind 'gemm') has no local buffer");
   in->sub = LVL_GB;
   expect_ok(p, &tiny); /* core is ignored for the GB: it is the cluster's */
   expect_error(p, &nogb, "arch 'tiny' has no global buffer");
   in->sub = LVL_DDR;
-  in->n[0] = 7;
+  inst_alloc_set_cluster(in, 7);
   expect_ok(p, &tiny); /* DDR is the chip's: cluster and core are ignored */
   program_free(p);
 }
@@ -300,22 +305,22 @@ static void test_numbers(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_MOV);
-  in->n[1] = -4;
+  inst_mov_set_dst_off(in, -4);
   expect_error(p, &tiny, "dst_off=-4 is negative");
-  in->n[1] = 0;
-  in->n[0] = 0;
+  inst_mov_set_dst_off(in, 0);
+  inst_mov_set_bytes(in, 0);
   expect_error(p, &tiny, "bytes must be positive");
-  in->n[0] = 4096;
-  in->n[3] = 3; /* rows */
+  inst_mov_set_bytes(in, 4096);
+  inst_mov_set_rows(in, 3);
   expect_error(p, &tiny, "bytes=4096 is not a multiple of rows=3 x planes=1");
-  in->n[3] = 4;
-  in->n[6] = 8; /* 4 rows x 8 planes = 32, divides 4096 */
+  inst_mov_set_rows(in, 4);
+  inst_mov_set_planes(in, 8); /* 4 rows x 8 planes = 32, divides 4096 */
   expect_ok(p, &tiny);
-  in->n[6] = INT64_MAX;
+  inst_mov_set_planes(in, INT64_MAX);
   expect_error(p, &tiny, "is not a multiple of rows=4 x planes=9223372036854775807");
   program_free(p);
   in = one(&p, I_BARRIER);
-  in->n[1] = 0;
+  inst_barrier_set_count(in, 0);
   expect_error(p, &tiny, "count must be positive");
   program_free(p);
 }
@@ -327,17 +332,19 @@ static void test_overlapping_rows(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_MOV);
-  in->n[3] = 4;     /* rows */
-  in->n[5] = 1000;  /* dst_stride */
+  inst_mov_set_rows(in, 4);
+  inst_mov_set_dst_stride(in, 1000);
   expect_error(p, &tiny, "dst_stride=1000 is shorter than a row (1024 bytes): the rows overlap");
-  in->n[5] = 1024;
+  inst_mov_set_dst_stride(in, 1024);
   expect_ok(p, &tiny);
-  in->n[4] = 512;   /* src_stride: overlapping source rows are fine */
+  inst_mov_set_src_stride(in, 512); /* overlapping source rows are fine */
   expect_ok(p, &tiny);
-  in->n[4] = 0;
-  in->n[6] = 8, in->n[5] = 128, in->n[8] = 511; /* planes, dst_stride, dst_pstride */
+  inst_mov_set_src_stride(in, 0);
+  inst_mov_set_planes(in, 8);
+  inst_mov_set_dst_stride(in, 128);
+  inst_mov_set_dst_pstride(in, 511);
   expect_error(p, &tiny, "dst_pstride=511 is shorter than a plane (512 bytes): the planes overlap");
-  in->n[8] = 512;
+  inst_mov_set_dst_pstride(in, 512);
   expect_ok(p, &tiny);
   program_free(p);
 }
@@ -349,12 +356,12 @@ static void test_vec_param(void **state) {
   GtInst *in = one(&p, I_VEC);
   in->sub = V_SOFTMAX;
   expect_error(p, &tiny, "vec softmax needs 1 <= param <= elems (param=0, elems=1024)");
-  in->n[1] = 2048;
+  inst_vec_set_param(in, 2048);
   expect_error(p, &tiny, "vec softmax needs 1 <= param <= elems (param=2048, elems=1024)");
-  in->n[1] = 64;
+  inst_vec_set_param(in, 64);
   expect_ok(p, &tiny);
   in->sub = V_POOLMAX;
-  in->n[1] = 0;
+  inst_vec_set_param(in, 0);
   expect_error(p, &tiny, "vec poolmax needs 1 <= param <= elems");
   in->sub = V_RELU; /* elementwise: param unused */
   expect_ok(p, &tiny);
@@ -365,9 +372,9 @@ static void test_unused_fields(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_FREE);
-  in->n[5] = 3;
+  inst_set_field(in, OPF_NUM, 5, 3);
   expect_error(p, &tiny, "field n5 is not used by free and must be 0");
-  in->n[5] = 0;
+  inst_set_field(in, OPF_NUM, 5, 0);
   in->t[2] = 1;
   expect_error(p, &tiny, "field t2 is not used by free and must be 0");
   in->t[2] = 0;
@@ -387,11 +394,11 @@ static void test_all_reported(void **state) {
   (void)state;
   GtProgram *p;
   GtInst *in = one(&p, I_GEMM);
-  in->n[0] = 0;
+  inst_gemm_set_m(in, 0);
   in->dtype = DT_FP32;
   GtInst *in2 = program_emit(&p->queues[0]);
   *in2 = *in;
-  in2->n[0] = 16;
+  inst_gemm_set_m(in2, 16);
   int rc;
   char *msg = check(p, &tiny, &rc);
   assert_int_equal(rc, -1);

@@ -141,8 +141,8 @@ static void program_ddr_bytes(const GtProgram *p, int64_t *rd, int64_t *wr) {
     for (size_t i = 0; i < p->queues[q].insts.len; i++) {
       const GtInst *in = &VEC_AT(&p->queues[q].insts, GtInst, i);
       if (in->op != I_MOV) continue;
-      if (lvl[in->r[1]] == LVL_DDR + 1) *rd += in->n[0];
-      if (lvl[in->r[0]] == LVL_DDR + 1) *wr += in->n[0];
+      if (lvl[in->r[1]] == LVL_DDR + 1) *rd += inst_mov_bytes(in);
+      if (lvl[in->r[0]] == LVL_DDR + 1) *wr += inst_mov_bytes(in);
     }
   free(lvl);
 }
@@ -225,7 +225,8 @@ static void check_program(const GtLowered *l, const GtArch *a) {
     for (size_t i = 0; i < l->prog->queues[q].insts.len; i++) {
       const GtInst *in = &VEC_AT(&l->prog->queues[q].insts, GtInst, i);
       if (in->op != I_ALLOC || in->sub != LVL_LB) continue;
-      assert_true(in->n[2] + in->n[3] <= arch_core(a, (int)in->n[1])->lb_bytes);
+      assert_true(inst_alloc_offset(in) + inst_alloc_bytes(in) <=
+                  arch_core(a, (int)inst_alloc_core(in))->lb_bytes);
     }
   GtDiag d;
   diag_init(&d);
