@@ -137,6 +137,18 @@ static GtScope barrier_after(Emit *e, int ki) {
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
 void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr,
                   uint32_t st, const GtSpan *ss) {
+  if (ss->rows > 1 && ss->stride == 0) {
+    /* the same source row every time (a one-row embedding table): a mov's stride 0 means a
+     * row's length, so one mov per row */
+    gt_assert(ss->planes <= 1 && ds->planes <= 1);
+    for (int64_t r = 0; r < ss->rows; r++) {
+      GtSpan s1 = {ss->off, ss->row_bytes, 1, ss->row_bytes, 1, ss->row_bytes};
+      GtSpan d1 = {ds->off + r * (ds->stride ? ds->stride : ds->row_bytes), ds->row_bytes, 1,
+                   ds->row_bytes, 1, ds->row_bytes};
+      e_mov(e, qi, dr, dt, &d1, sr, st, &s1);
+    }
+    return;
+  }
   GtInst *in = e_inst(e, qi, I_MOV);
   in->r[0] = dr;
   in->t[0] = dt;

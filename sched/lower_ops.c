@@ -513,9 +513,10 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
       s->stride = step * rowb;
     } else {
       /* more rows than the table has (a token-type table): rows are read again; the pattern's
-       * stride shrinks below a row so that it stays inside the table */
+       * stride shrinks below a row so that it stays inside the table (0: a one-row table, the
+       * same row each time; e_mov makes that a mov per row) */
       s->off = 0;
-      s->stride = max64(1, (vocab * rowb - rowb) / (n - 1));
+      s->stride = vocab > 1 ? max64(1, (vocab * rowb - rowb) / (n - 1)) : 0;
     }
     return 1;
   }

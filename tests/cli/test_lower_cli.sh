@@ -108,4 +108,21 @@ y = layernorm(x)
 G
 "$GTSIM" $A "$tmp/big.gtg" >/dev/null 2>"$tmp/e5"; rc=$?
 check "an op no tile of which fits LB: exit 1, file:line: error" "[ $rc -eq 1 ] && grep -q 'big.gtg:4:[0-9]*: error: .*cannot be tiled' '$tmp/e5'"
+# A one-row embedding table (a learned class token, as in ViT) read for many samples: rows of
+# the tile all read the table's only row (the simulator stopped these with exit 2 when the
+# read pattern's stride went past the table).
+cat >"$tmp/cls.gtg" <<'G'
+gtg 1
+model cls batch=16 dtype=fp16
+input idx: int32[N, 1]
+input x: fp16[N, 4, 64]
+c = embedding(idx) vocab=1 dim=64
+t = concat(c, x) axis=1
+y = relu(t)
+G
+for s in tvm astitch graphturbo; do
+  "$GTSIM" $A "$tmp/cls.gtg" --sched $s --emit "$tmp/cls.gtasm" >/dev/null 2>"$tmp/e6"; rc=$?
+  check "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
+    "[ $rc -eq 0 ] && [ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
+done
 echo "1..$n"
