@@ -13,6 +13,8 @@
  *                                                  lower_tiles.c)
  * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.
  * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
+ * After every step the checker (lower_check.c) verifies the step's invariants; a violation is
+ * a scheduler bug (exit 3). `--dump-after STEP` prints the plan after a step (lower_dump.c).
  * docs/schedulers.md describes every decision and the report's columns.
  *
  * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
@@ -205,6 +207,35 @@ typedef struct {
 GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d);
 void lowered_free(GtLowered *l); /* frees the program and the arena, not the graph */
 
+/* The planning steps, in the order they run; each is followed by its checker. tvm and astitch
+ * run kernels, units, placement, tiling; graphturbo all six (docs/schedulers.md, "Lowering
+ * steps"). The names are what --dump-after takes besides the graph passes' (gt.h). */
+typedef enum {
+  LOWER_KERNELS,   /* ops grouped into kernels (graphturbo: into layers) */
+  LOWER_UNITS,     /* core kind, units and compute dtypes of every kernel */
+  LOWER_SLICES,    /* graphturbo: instances as run, a kernel per (instance, layer), slices */
+  LOWER_PLACEMENT, /* where every tensor (graphturbo: every slice) lives */
+  LOWER_TILING,    /* per-core partition and tile sizes */
+  LOWER_STAGING,   /* graphturbo: weights staged ahead, drains, loads ahead (level full) */
+  LOWER_NSTEPS
+} LowerStep;
+const char *lower_step_name(LowerStep s);
+int lower_step_parse(const char *s, LowerStep *out); /* 0 ok, -1 unknown */
+int lower_step_runs(GtSchedKind k, LowerStep s);     /* 1 when strategy k has step s */
+/* lower_run's iteration sizing, then the plan of the first iteration up to and including step
+ * `stop` (one the strategy runs), no program: the state --dump-after prints. Errors as
+ * lower_run's. */
+GtLowered *lower_plan(GtGraph *g, const GtArch *a, const GtLowerOptions *o, LowerStep stop,
+                      GtDiag *d);
+/* The invariants of step `after` (lower_check.c lists them): 0, or -1 with one error in d
+ * naming the step and the kernel, tensor or slice. Reads the plan only; linear in ops,
+ * tensors and kernels, except graphturbo's staging check (every pair of live buffers). */
+int lower_check(const GtLowered *l, LowerStep after, GtDiag *d);
+/* lower_check on stderr; a violation is a scheduler bug: die() (exit 3) naming the step. */
+void lower_check_step(const GtLowered *l, LowerStep after);
+/* The plan after step `after` as text, one line per kernel (docs/schedulers.md). */
+void lower_dump(FILE *out, const GtLowered *l, LowerStep after);
+
 /* ---- internals shared by lower_*.c (not for other modules) ---- */
 
 /* Row/column geometry of an op's output (lower_ops.c). Rows are split over cores and tiled;
@@ -284,8 +315,9 @@ typedef int (*GtFuseRule)(const GtLowered *l, int head, int op);
 void group_kernels(GtLowered *l, GtFuseRule fuse);
 void group_kernels_tvm(GtLowered *l);
 void group_kernels_astitch(GtLowered *l);
-/* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c). */
-int gt_plan(GtLowered *l, GtDiag *d);
+/* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c),
+ * up to and including step `stop`. */
+int gt_plan(GtLowered *l, LowerStep stop, GtDiag *d);
 /* The §4.3 spill rule, exposed for tests: the victim among slices cand[0..n), and one pass
  * over steps [0, nsteps) that moves slices at `level` down to `down` until the bytes alive at
  * every step fit `cap` on each of nres resources (a cluster's cores for LB; 1 for GB). */
@@ -294,6 +326,11 @@ void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_
                    GtSpillRule rule, int down);
 /* The tile budget of kernel k on one core (its budget, else core_tile_budget). */
 int64_t kernel_tile_budget(const GtLowered *l, const GtKernel *k);
+/* Bytes of kernel k's worst-case double-buffered tile at its chosen tiles (fill_tiling's own
+ * measure; 0 for copy kernels, which size their chunks at emission). */
+int64_t lower_tile_need(const GtLowered *l, const GtKernel *k);
+/* The unit capability (CAP_MATRIX, CAP_VECTOR, or 0) a kernel headed by op needs. */
+unsigned lower_head_need(const GtGraph *g, int op);
 
 /* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
  * the head's core kind. Returns 0 or -1 with an error in d. */

@@ -1,9 +1,11 @@
 /* lower_common.c — the lowering pipeline shared by the tvm and astitch strategies: kernel
  * grouping (with a strategy's fuse rule), unit selection and placement of kernel outputs;
- * lower_run() is the driver (one pass per line). Tiling is lower_tiling.c, emission
- * lower_emit.c and lower_tiles.c.
+ * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
+ * per iteration, the report's totals), lower_plan() the same planning stopped after a step
+ * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c.
  *
- * Invariants after each pass:
+ * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
+ * full) after every step (plan(); a violation dies naming the step):
  *   group_kernels:     every non-reshape op is in exactly one kernel; kernels are in an order
  *                      where every operand is produced by an earlier kernel (or a graph input).
  *   fill_kernel_units: every kernel's ops have a unit on its core kind that supports the dtype.
@@ -158,7 +160,7 @@ static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double
   return best;
 }
 
-static unsigned head_need(const GtGraph *g, int op) {
+unsigned lower_head_need(const GtGraph *g, int op) {
   switch (op_lower_kind(g, op)) {
   case LK_GEMM: return CAP_MATRIX;
   case LK_VEC: return CAP_VECTOR;
@@ -180,7 +182,7 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
   int n = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel k = l->kernels[ki];
-    unsigned need = head_need(g, k.head);
+    unsigned need = lower_head_need(g, k.head);
     GtDtype dt = op_dtype(g, k.head);
     int best = -1;
     double bestr = -1;
@@ -260,7 +262,7 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
     k->cdt_head = k->cdt_tail = hdt;
     if (k->unit_head >= 0) {
       const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
-      k->cdt_head = (GtDtype)unit_dtype(u, head_need(g, k->head), hdt);
+      k->cdt_head = (GtDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
       const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
       k->cdt_tail = k->nops > 1 ? (GtDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
     }
@@ -397,90 +399,133 @@ int fill_placement(GtLowered *l) {
 
 /* ---------------- driver ---------------- */
 
-static int plan(GtLowered *l, GtDiag *d) {
-  if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, d);
-  if (l->opt.sched == SCHED_TVM) group_kernels_tvm(l);
-  else group_kernels_astitch(l);
-  if (fill_kernel_units(l, d)) return -1;
+static const char *const step_names[LOWER_NSTEPS] = {"kernels",   "units",  "slices",
+                                                     "placement", "tiling", "staging"};
+const char *lower_step_name(LowerStep s) {
+  return (unsigned)s < LOWER_NSTEPS ? step_names[s] : "?";
+}
+int lower_step_parse(const char *s, LowerStep *out) {
+  for (int i = 0; i < LOWER_NSTEPS; i++)
+    if (strcmp(s, step_names[i]) == 0) {
+      *out = (LowerStep)i;
+      return 0;
+    }
+  return -1;
+}
+int lower_step_runs(GtSchedKind k, LowerStep s) {
+  if ((unsigned)s >= LOWER_NSTEPS) return 0;
+  return k == SCHED_GRAPHTURBO || (s != LOWER_SLICES && s != LOWER_STAGING);
+}
+
+/* fill_placement and fill_tiling, each checked (tvm, astitch; also their re-run for a smaller
+ * last iteration). */
+static int place_and_tile(GtLowered *l, LowerStep stop, GtDiag *d) {
   if (fill_placement(l)) return -1;
+  lower_check_step(l, LOWER_PLACEMENT);
+  if (stop == LOWER_PLACEMENT) return 0;
   if (fill_tiling(l, d)) return -1;
+  lower_check_step(l, LOWER_TILING);
   return 0;
 }
 
-GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d) {
-  GtLowered *l = calloc(1, sizeof *l);
-  if (!l) die("out of memory");
+/* Steps 1-4 (lower.h) up to and including `stop`, each followed by its checker. */
+static int plan(GtLowered *l, LowerStep stop, GtDiag *d) {
+  if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, stop, d);
+  if (l->opt.sched == SCHED_TVM) group_kernels_tvm(l);
+  else group_kernels_astitch(l);
+  lower_check_step(l, LOWER_KERNELS);
+  if (stop == LOWER_KERNELS) return 0;
+  if (fill_kernel_units(l, d)) return -1;
+  lower_check_step(l, LOWER_UNITS);
+  if (stop == LOWER_UNITS) return 0;
+  return place_and_tile(l, stop, d);
+}
+
+/* Drops the plan (everything in the arena) before planning again. */
+static void plan_reset(GtLowered *l) {
+  arena_free(l->arena);
   l->arena = arena_new();
-  l->arch = a;
-  l->graph = g;
-  l->opt = *o;
-  int64_t B = o->batch > 0 ? o->batch : (g->default_batch > 0 ? g->default_batch : 1);
-  int64_t D = a->nclusters;
-  int64_t share = ceil_div64(B, D);
+  l->place = NULL;
+  l->nnotes = 0; /* the notes, slices and instances lived in the arena */
+  l->notes = NULL;
+  l->nslices = l->ninsts = 0;
+  l->slices = NULL;
+  l->insts = NULL;
+}
+
+/* Bytes one iteration keeps in DDR: its DDR tensors and every op's weights. */
+static int64_t iteration_ddr_bytes(const GtLowered *l) {
+  const GtGraph *g = l->graph;
+  int64_t foot = 0;
+  for (int t = 0; t < g->ntensors; t++)
+    if (l->place[t].level == LVL_DDR) foot += tensor_bytes(&g->tensors[t]);
+  for (int op = 0; op < g->nops; op++) foot += op_weight_bytes(g, op);
+  return foot;
+}
+
+/* Iterations: each processes P samples per cluster (P·D in all, the last one the rest). When
+ * --batch-per-cluster is not given, P is the whole share unless one iteration's DDR footprint
+ * exceeds the DDR capacity; then P halves until it fits. Leaves the first iteration's plan. */
+static int size_iterations(GtLowered *l, GtDiag *d) {
+  const GtLowerOptions *o = &l->opt;
+  int64_t B = l->batch, D = l->arch->nclusters, share = ceil_div64(B, D);
   int64_t P = o->batch_per_cluster > 0 ? min64(o->batch_per_cluster, share) : share;
-  l->batch = B;
-  l->prog = program_new();
-  /* Iterations: each processes P samples per cluster (P·D in all, the last one the rest). When
-   * --batch-per-cluster is not given, P is the whole share unless one iteration's DDR footprint
-   * exceeds the DDR capacity; then P halves until it fits. */
   for (;;) {
-    int64_t bit = min64(B, P * D);
-    if (graph_infer(g, bit, d)) goto fail;
-    if (plan(l, d)) goto fail;
-    int64_t foot = 0;
-    for (int t = 0; t < g->ntensors; t++)
-      if (l->place[t].level == LVL_DDR) foot += tensor_bytes(&g->tensors[t]);
-    for (int op = 0; op < g->nops; op++) foot += op_weight_bytes(g, op);
-    if (o->batch_per_cluster > 0 || foot <= a->ddr_capacity_bytes || P == 1) break;
+    if (graph_infer(l->graph, min64(B, P * D), d)) return -1;
+    if (plan(l, LOWER_STAGING, d)) return -1;
+    if (o->batch_per_cluster > 0 || iteration_ddr_bytes(l) <= l->arch->ddr_capacity_bytes ||
+        P == 1)
+      break;
     P = ceil_div64(P, 2);
-    arena_free(l->arena);
-    l->arena = arena_new();
-    l->place = NULL;
-  }
-  {
-    /* weights, whole-batch inputs and outputs live in DDR for the whole run */
-    int64_t fixed = 0;
-    for (int op = 0; op < g->nops; op++) fixed += op_weight_bytes(g, op);
-    for (int i = 0; i < g->ninputs; i++)
-      fixed += tensor_bytes(&g->tensors[g->inputs[i]]) / g->batch * B;
-    for (int i = 0; i < g->noutputs; i++)
-      fixed += tensor_bytes(&g->tensors[g->outputs[i]]) / g->batch * B;
-    if (fixed > a->ddr_capacity_bytes) {
-      diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
-                 "model '%s' needs %lld bytes of DDR for its weights, inputs and outputs at "
-                 "batch %lld; config '%s' has %lld (ddr.capacity_mib)",
-                 g->name, (long long)fixed, (long long)B, a->name, (long long)a->ddr_capacity_bytes);
-      goto fail;
-    }
+    plan_reset(l);
   }
   l->per_cluster = P;
   l->iterations = (int)ceil_div64(B, P * D);
-  int64_t done = 0;
+  return 0;
+}
+
+/* Weights, whole-batch inputs and outputs live in DDR for the whole run: a user error when
+ * they do not fit. */
+static int check_ddr_fixed(const GtLowered *l, GtDiag *d) {
+  const GtGraph *g = l->graph;
+  const GtArch *a = l->arch;
+  int64_t B = l->batch, fixed = 0;
+  for (int op = 0; op < g->nops; op++) fixed += op_weight_bytes(g, op);
+  for (int i = 0; i < g->ninputs; i++)
+    fixed += tensor_bytes(&g->tensors[g->inputs[i]]) / g->batch * B;
+  for (int i = 0; i < g->noutputs; i++)
+    fixed += tensor_bytes(&g->tensors[g->outputs[i]]) / g->batch * B;
+  if (fixed <= a->ddr_capacity_bytes) return 0;
+  diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
+             "model '%s' needs %lld bytes of DDR for its weights, inputs and outputs at "
+             "batch %lld; config '%s' has %lld (ddr.capacity_mib)",
+             g->name, (long long)fixed, (long long)B, a->name, (long long)a->ddr_capacity_bytes);
+  return -1;
+}
+
+/* Step 5 once per iteration; a smaller last iteration binds the batch again and re-plans. */
+static int emit_iterations(GtLowered *l, GtDiag *d) {
+  GtGraph *g = l->graph;
+  int64_t done = 0, B = l->batch, PD = l->per_cluster * l->arch->nclusters;
   for (int it = 0; it < l->iterations; it++) {
-    int64_t bit = min64(B - done, P * D);
+    int64_t bit = min64(B - done, PD);
     if (bit != g->batch) {
-      /* the last iteration is smaller: bind the batch again and re-tile */
-      if (graph_infer(g, bit, d)) goto fail;
-      if (o->sched == SCHED_GRAPHTURBO ? plan(l, d) : (fill_placement(l) || fill_tiling(l, d)))
-        goto fail;
+      if (graph_infer(g, bit, d)) return -1;
+      if (l->opt.sched == SCHED_GRAPHTURBO ? plan(l, LOWER_STAGING, d)
+                                           : place_and_tile(l, LOWER_TILING, d))
+        return -1;
     }
     emit_program(l, done, it);
     done += bit;
   }
-  /* totals for the report */
-  if (g->batch != B && graph_infer(g, B, d)) goto fail;
-  l->total_flops = 0;
-  l->compulsory_ddr_bytes = 0;
-  for (int op = 0; op < g->nops; op++) {
-    GtOpCost c = graph_op_cost(g, op);
-    l->total_flops += c.flops;
-    l->compulsory_ddr_bytes += op_compulsory_weight_bytes(g, op);
-  }
-  for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->inputs[i]]);
-  for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->outputs[i]]);
-  /* peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
-   * program uses on it (a MAC or a vector lane-op is 2 FLOP) */
-  l->peak_flops = 0;
+  return 0;
+}
+
+/* Peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
+ * program uses on it (a MAC or a vector lane-op is 2 FLOP). */
+static double peak_flops(const GtLowered *l) {
+  const GtArch *a = l->arch;
+  double peak = 0;
   for (int ck = 0; ck < a->ncore_kinds; ck++)
     for (int i = 0; i < a->core_kinds[ck].nunits; i++) {
       const GtUnitKind *u = &a->units[a->core_kinds[ck].unit[i]];
@@ -494,8 +539,26 @@ GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDia
           if (v > best) best = v;
         }
       }
-      l->peak_flops += best * a->core_kinds[ck].count * a->nclusters * a->clock_mhz * 1e6;
+      peak += best * a->core_kinds[ck].count * a->nclusters * a->clock_mhz * 1e6;
     }
+  return peak;
+}
+
+/* The report's totals at the whole batch: FLOPs, compulsory and moved DDR bytes, peak FLOP/s,
+ * op outputs by level (Table 3). */
+static int report_totals(GtLowered *l, GtDiag *d) {
+  GtGraph *g = l->graph;
+  if (g->batch != l->batch && graph_infer(g, l->batch, d)) return -1;
+  l->total_flops = 0;
+  l->compulsory_ddr_bytes = 0;
+  for (int op = 0; op < g->nops; op++) {
+    GtOpCost c = graph_op_cost(g, op);
+    l->total_flops += c.flops;
+    l->compulsory_ddr_bytes += op_compulsory_weight_bytes(g, op);
+  }
+  for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->inputs[i]]);
+  for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->outputs[i]]);
+  l->peak_flops = peak_flops(l);
   l->outputs_ddr = l->outputs_gb = l->outputs_lb = 0;
   for (int t = 0; t < g->ntensors; t++) {
     if (g->tensors[t].producer < 0) continue;
@@ -511,6 +574,38 @@ GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDia
     l->ddr_read += l->kernels[ki].ddr_read;
     l->ddr_write += l->kernels[ki].ddr_write;
   }
+  return 0;
+}
+
+static GtLowered *lowered_new(GtGraph *g, const GtArch *a, const GtLowerOptions *o) {
+  GtLowered *l = calloc(1, sizeof *l);
+  if (!l) die("out of memory");
+  l->arena = arena_new();
+  l->arch = a;
+  l->graph = g;
+  l->opt = *o;
+  l->batch = o->batch > 0 ? o->batch : (g->default_batch > 0 ? g->default_batch : 1);
+  l->prog = program_new();
+  return l;
+}
+
+GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d) {
+  GtLowered *l = lowered_new(g, a, o);
+  if (size_iterations(l, d) || check_ddr_fixed(l, d) || emit_iterations(l, d) ||
+      report_totals(l, d)) {
+    lowered_free(l);
+    return NULL;
+  }
+  return l;
+}
+
+GtLowered *lower_plan(GtGraph *g, const GtArch *a, const GtLowerOptions *o, LowerStep stop,
+                      GtDiag *d) {
+  gt_assert(lower_step_runs(o->sched, stop));
+  GtLowered *l = lowered_new(g, a, o);
+  if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
+  plan_reset(l);
+  if (plan(l, stop, d)) goto fail;
   return l;
 fail:
   lowered_free(l);

@@ -16,11 +16,14 @@
  *                    below the staged weights (ivl.h); what does not fit moves down a level
  *   fill_budgets     each kernel's tile budget: the LB below the lowest live slice (§4.1)
  *
- * Invariants after gt_plan, checked by plan_check (a violation dies naming it): every kernel's
- * readers come after the slices they read; a slice's level is LB, GB or DDR and never above
- * what it wanted; LB slices of a core never overlap in bytes while both are alive, nor reach
- * into the tile budget of a kernel they are alive during; GB slices likewise below the staged
- * weights; every kernel's tiles fit its budget (fill_tiling checks).
+ * As lowering steps (lower.h, LowerStep; --dump-after takes the names): kernels = the layers
+ * of group_kernels, units, slices = plan_instances + expand_kernels + make_slices, placement
+ * and tiling = the loop of spill_pass, place_pass, fill_budgets and fill_tiling, staging =
+ * level full's GB plan (plan_gb_full). lower_check.c checks each step's invariants (a violation
+ * dies naming the step): every kernel's readers come after the slices they read; a slice's
+ * level is LB, GB or DDR and never above what it wanted; LB slices of a core never overlap in
+ * bytes while both are alive, nor reach into the tile budget of a kernel they are alive
+ * during; GB slices likewise below the staged weights; every kernel's tiles fit its budget.
  * docs/graphturbo.md, "Kernel generation", gives the reason for every decision here.
  */
 #include "lower.h"
@@ -658,138 +661,68 @@ static int plan_once(GtLowered *l, const SchedView *v, const GtKernel *layers, i
   return make_slices(l, v);
 }
 
-/* ---------------- the checker ---------------- */
-
-#define BROKEN(...) die("graphturbo plan: invariant broken: " __VA_ARGS__)
-
-static int alive_lb(const GtSlice *s, int t) { return s->level == LVL_LB && s->kernel <= t && t <= s->last; }
-
-/* LB slice s on core c (of the cluster): its byte range, 0 if it has none there. */
-static int lb_range(const GtSlice *s, int c, int64_t *lo, int64_t *hi) {
-  int i = c - s->core0;
-  if (i < 0 || i >= s->ncores || s->lb_bytes[i] == 0) return 0;
-  *lo = s->lb_off[i];
-  *hi = *lo + s->lb_bytes[i];
-  return 1;
+/* The schedule's instances as run and a kernel per (instance, layer), with their slices; the
+ * schedule's instance order, or group by group when a whole group would run after its readers. */
+static void plan_kernels(GtLowered *l, const SchedView *v) {
+  const GtKernel *layers = l->kernels;
+  int nl = l->nkernels;
+  fill_gb_split(l);
+  if (plan_once(l, v, layers, nl, 0)) {
+    note(l, "the schedule's instance order is not kept (a whole group would run after its "
+            "readers): instances run group by group");
+    l->gt_order = "group";
+    if (plan_once(l, v, layers, nl, 1)) die("graphturbo: group order violates a dependence");
+  }
 }
 
-/* The GB blocks of the plan over kernel steps: slices (from the kernel before theirs), and at
- * level full the staged weights, drains and loads ahead. Returns how many; *out must hold
- * 2 × (slices + kernels). */
-typedef struct {
-  int64_t off, bytes;
-  int t0, t1;
-  const char *what;
-  int id;
-} GbBlock;
-
-static int gb_blocks(const GtLowered *l, GbBlock *out) {
-  int n = 0;
-  for (int i = 0; i < l->nslices; i++) {
-    const GtSlice *s = &l->slices[i];
-    if (s->level == LVL_GB) out[n++] = (GbBlock){s->gb_off, s->bytes, s->kernel - 1, s->last, "slice", i};
-    if (s->level == LVL_DDR && s->drain_end >= 0)
-      out[n++] = (GbBlock){s->drain_off, s->bytes, s->kernel - 1, s->drain_end, "drain", i};
-    if (s->level == LVL_DDR && s->ahead_from >= 0)
-      out[n++] = (GbBlock){s->ahead_off, s->bytes, s->ahead_from - 1, s->ahead_until, "load", i};
+/* Placement and tiling as one loop: the LB kept for slices (*stitch of each LB) halves until
+ * every kernel's tiles fit what it leaves. Each placement is checked, then the tiling. */
+static int place_and_tile(GtLowered *l, double *stitch, GtDiag *d) {
+  if (fill_placement(l)) return -1;
+  for (int t = 0; t < l->graph->ntensors; t++)
+    if (l->place[t].level != LVL_LB) l->place[t].level = LVL_DDR;
+  GtDiag quiet; /* tiling attempts that may fail print nothing */
+  diag_init(&quiet);
+  *stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
+  for (;;) {
+    place_slices(l, *stitch);
+    slice_levels(l); /* the tiler's cost reads where every operand lives */
+    lower_check_step(l, LOWER_PLACEMENT);
+    quiet.nerrors = quiet.max_errors;
+    if (fill_tiling(l, *stitch > 0.01 ? &quiet : d) == 0) break;
+    if (*stitch <= 0.01) return -1;
+    *stitch /= 2;
+    if (*stitch <= 0.01) *stitch = 0;
   }
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
-    if (k->w_gb_off >= 0)
-      out[n++] = (GbBlock){k->w_gb_off, op_weight_bytes(l->graph, k->head), k->w_from, ki, "weights", ki};
-  }
-  return n;
+  lower_check_step(l, LOWER_TILING);
+  return 0;
 }
 
-/* GB blocks lie in the GB (below the staged weights' area unless level full planned the whole
- * GB) and never share bytes while both are alive. */
-static void gb_check(const GtLowered *l) {
-  int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
-  int full = l->opt.gt_level == GTL_FULL;
-  GbBlock *b = malloc(sizeof(GbBlock) * (size_t)(2 * (l->nslices + l->nkernels) + 1));
-  if (!b) die("out of memory");
-  int n = gb_blocks(l, b);
-  for (int i = 0; i < n; i++) {
-    int64_t cap = full || strcmp(b[i].what, "slice") ? w1 : l->gb_tensor_bytes;
-    if (b[i].off < 0 || b[i].off + b[i].bytes > cap)
-      BROKEN("GB %s %d at %lld+%lld outside [0, %lld)", b[i].what, b[i].id, (long long)b[i].off,
-             (long long)b[i].bytes, (long long)cap);
-    for (int j = i + 1; j < n; j++)
-      if (b[i].t0 <= b[j].t1 && b[j].t0 <= b[i].t1 && b[i].off < b[j].off + b[j].bytes &&
-          b[j].off < b[i].off + b[i].bytes)
-        BROKEN("GB %s %d and %s %d share bytes while both are alive", b[i].what, b[i].id,
-               b[j].what, b[j].id);
-  }
-  free(b);
-}
-
-/* What the emitter relies on: slices live no higher than they wanted and only while read;
- * on every core, LB slices alive together never share bytes and lie above the tile budget of
- * every kernel they are alive during; GB blocks alive together never share bytes (gb_check). */
-static void plan_check(const GtLowered *l) {
-  for (int a = 0; a < l->nslices; a++) {
-    const GtSlice *s = &l->slices[a];
-    if (s->level > s->want || s->level < LVL_DDR) BROKEN("slice %d lives at level %d, wanted %d", a, s->level, s->want);
-    if (s->last < s->kernel) BROKEN("slice %d is last read before it is made", a);
-    for (int c = 0; c < l->arch->cores_per_cluster && s->level == LVL_LB; c++) {
-      int64_t lo, hi;
-      if (!lb_range(s, c, &lo, &hi)) continue;
-      for (int t = s->kernel; t <= s->last; t++) {
-        const GtKernel *k = &l->kernels[t];
-        int c0 = core_base(l->arch, k->core_kind);
-        if (c >= c0 && c < c0 + k->pr && lo < k->budget)
-          BROKEN("LB slice %d on core %d at %lld is below kernel %d's tile budget %lld", a, c, (long long)lo, t, (long long)k->budget);
-      }
-      for (int b = a + 1; b < l->nslices; b++) {
-        const GtSlice *o = &l->slices[b];
-        int64_t lo2, hi2;
-        if (o->kernel > s->last || !alive_lb(o, o->kernel) || o->last < s->kernel) continue;
-        if (lb_range(o, c, &lo2, &hi2) && lo < hi2 && lo2 < hi)
-          BROKEN("LB slices %d and %d share bytes of core %d while both are alive", a, b, c);
-      }
-    }
-  }
-  gb_check(l);
-}
-
-int gt_plan(GtLowered *l, GtDiag *d) {
+/* The steps of lower.h's LowerStep in order, each checked; stops after `stop` (placement and
+ * tiling are one loop, so a stop at placement has the tiles too). */
+int gt_plan(GtLowered *l, LowerStep stop, GtDiag *d) {
   SchedView v;
   if (schedule_view(l, &v, d)) return -1;
   l->op_group = v.op_group;
   l->gt_order = l->opt.gt_level >= GTL_INSTANCES ? v.order : "group";
   group_kernels(l, gt_fuse);
+  lower_check_step(l, LOWER_KERNELS);
+  if (stop == LOWER_KERNELS) return 0;
   if (fill_kernel_units(l, d)) return -1;
-  const GtKernel *layers = l->kernels;
-  int nl = l->nkernels;
-  fill_gb_split(l);
-  if (plan_once(l, &v, layers, nl, 0)) {
-    note(l, "the schedule's instance order is not kept (a whole group would run after its "
-            "readers): instances run group by group");
-    l->gt_order = "group";
-    if (plan_once(l, &v, layers, nl, 1)) die("graphturbo: group order violates a dependence");
+  lower_check_step(l, LOWER_UNITS);
+  if (stop == LOWER_UNITS) return 0;
+  plan_kernels(l, &v);
+  lower_check_step(l, LOWER_SLICES);
+  if (stop == LOWER_SLICES) return 0;
+  double stitch;
+  if (place_and_tile(l, &stitch, d)) return -1;
+  if (stop == LOWER_STAGING) {
+    plan_gb_full(l);
+    slice_levels(l);
+    lower_check_step(l, LOWER_STAGING);
   }
-  if (fill_placement(l)) return -1;
-  for (int t = 0; t < l->graph->ntensors; t++)
-    if (l->place[t].level != LVL_LB) l->place[t].level = LVL_DDR;
-  /* the LB kept for slices: halved until every kernel's tiles fit what it leaves */
-  GtDiag quiet; /* tiling attempts that may fail print nothing */
-  diag_init(&quiet);
-  double stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
-  for (;;) {
-    place_slices(l, stitch);
-    slice_levels(l); /* the tiler's cost reads where every operand lives */
-    quiet.nerrors = quiet.max_errors;
-    if (fill_tiling(l, stitch > 0.01 ? &quiet : d) == 0) break;
-    if (stitch <= 0.01) return -1;
-    stitch /= 2;
-    if (stitch <= 0.01) stitch = 0;
-  }
-  plan_gb_full(l);
-  slice_levels(l);
   if (l->opt.gt_level != GTL_GB && stitch < l->opt.gt_stitch)
     note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
                                    "tiles fit", stitch * 100));
-  plan_check(l);
   return 0;
 }

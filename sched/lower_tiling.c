@@ -7,8 +7,8 @@
  * buffering").
  *
  * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
- * tiles) fits core_tile_budget of its core kind; an op whose smallest tile does not is a user
- * error naming the kernel and both sizes.
+ * tiles; lower_tile_need, which lower_check.c compares) fits its kernel_tile_budget; an op whose
+ * smallest tile does not is a user error naming the kernel and both sizes.
  */
 #include "lower.h"
 #include "unit_timing.h"
@@ -484,15 +484,19 @@ static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
   return 0;
 }
 
+/* Copies and single-row gathers: DMA only, no tiles of their own. */
+static int is_copy_kernel(const GtLowered *l, const GtKernel *k) {
+  GtLowerKind lk = op_lower_kind(l->graph, k->head);
+  return lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1);
+}
+
 /* requires: placement; fills each kernel's partition and tile sizes. */
 int fill_tiling(GtLowered *l, GtDiag *d) {
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel *k = &l->kernels[ki];
     k->w_gb_off = -1; /* graphturbo full plans them after tiling (lower_gt.c) */
     k->w_from = ki;
-    GtLowerKind lk = op_lower_kind(l->graph, k->head);
-    int bag1 = lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1;
-    int rc = (lk == LK_COPY || bag1) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, NULL, d);
+    int rc = is_copy_kernel(l, k) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, NULL, d);
     if (rc) return rc;
   }
   return 0;
@@ -518,4 +522,12 @@ void fill_tiling_streams(GtLowered *l) {
     quiet.nerrors = quiet.max_errors;
     gt_assert(fill_tiling_gemmvec(l, k, &ahead, &quiet) == 0);
   }
+}
+
+int64_t lower_tile_need(const GtLowered *l, const GtKernel *k) {
+  if (is_copy_kernel(l, k)) return 0;
+  GtGeom gm;
+  fill_geom(l->graph, k->head, l->arch, &gm);
+  TileBytes tb = tile_bytes(l, k, &gm, k->tr, k->tc, k->tk);
+  return tile_need(&tb, k->w_resident);
 }

@@ -20,7 +20,7 @@
  *   gtp.c             .gtp binary program files
  *   prog_check.c      static checks of a Program against an arch
  *   lower.h           lowering a graph to a Program: tvm, astitch, graphturbo
- *   lower_common.c    the tvm/astitch driver: kernel grouping, units, placement
+ *   lower_common.c    the driver (lower_run, lower_plan): kernel grouping, units, placement
  *   lower_tvm.c       tvm grouping: a kernel per layer
  *   lower_astitch.c   astitch grouping: memory-intensive ops stitched onto their neighbours
  *   unit_timing.[ch]  the compute formulas (gemm, vector, scalar cycles): simulator and tiler
@@ -30,6 +30,8 @@
  *   lower_tiles.c     the shared emitter: one kernel's instruction streams on one core
  *   lower_gt.c        graphturbo lowering: instances as kernels, kept tensors, spills (gt_plan)
  *   lower_emit_gt.c   graphturbo's slices as regions in the Program
+ *   lower_check.c     the lowering's invariants, checked after every planning step
+ *   lower_dump.c      the plan after a step as text (--dump-after STEP)
  *   ivl.[ch]          interval allocator: blocks with known lifetimes in one buffer (LB, GB)
  *   gt.[ch]           GraphTurbo graph passes: data structures, pipeline, invariant checker
  *   gt_*.c            one file per GraphTurbo pass, and the schedule dump (map in gt.h)

@@ -25,7 +25,8 @@ struct CliOptions {
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
   bool isa_doc = false;           // --isa-doc: print docs/isa.md
   const char *sched = nullptr;    // --sched tvm|astitch|graphturbo (default graphturbo)
-  const char *dump_after = nullptr; // --dump-after PASS: graphturbo state after PASS
+  const char *dump_after = nullptr; // --dump-after PASS|STEP: graphturbo state after PASS, or
+                                    // the lowering's plan after STEP
   bool dump_schedule = false;     // --dump-schedule: the final graphturbo schedule
   GtOptions gt = gt_defaults();   // --gt-* (sim/cli_gt.cpp, docs/graphturbo.md)
   bool gt_time = false;           // --gt-time: per-pass wall times on stderr
@@ -57,6 +58,9 @@ long long cli_parse_batch(const char *s);
 int cli_convert(const CliOptions &o);
 // --dump-after / --dump-schedule mode (sim/cli_gt.cpp); returns the exit status.
 int cli_gt_dump(const CliOptions &o);
+// --dump-after STEP for a lowering step (sim/cli_run.cpp): the plan after STEP under --sched
+// (docs/schedulers.md, "Lowering steps"); returns the exit status.
+int cli_lower_dump(const CliOptions &o, LowerStep step);
 // Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.
 int cli_gt_option(CliOptions &o, const char *name, const char *value);
 // Renders with `print` into memory, then writes it atomically to `path` (-o FILE), or to stdout

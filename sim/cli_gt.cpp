@@ -1,6 +1,7 @@
 // cli_gt.cpp — `gtsim --arch CFG MODEL --sched graphturbo --dump-after PASS | --dump-schedule
 // [--json] [-o FILE] [--batch B] [--gt-* ...]`: runs the GraphTurbo graph passes (sched/gt.h)
-// on MODEL and prints the state after PASS, or the whole schedule (text or JSON). The batch
+// on MODEL and prints the state after PASS, or the whole schedule (text or JSON); a lowering
+// step instead of PASS goes to cli_lower_dump (sim/cli_run.cpp, any --sched). The batch
 // (the file's own unless --batch) is the whole chip's; the scheduler sees the batch of one
 // cluster, B / clusters (docs/graphturbo.md), and B must be a multiple of the clusters.
 #include <cerrno>
@@ -82,16 +83,22 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
 }
 
 int cli_gt_dump(const CliOptions &o) {
+  GtPass last = GT_PASS_CONCAT;
+  LowerStep step;
+  if (o.dump_after && gt_pass_parse(o.dump_after, &last) != 0) {
+    if (lower_step_parse(o.dump_after, &step) == 0 && !o.dump_schedule) return cli_lower_dump(o, step);
+    std::string names, steps;
+    for (int p = 0; p < GT_NPASSES; p++) names += std::string(p ? ", " : "") + gt_pass_name((GtPass)p);
+    for (int p = 0; p < LOWER_NSTEPS; p++) steps += std::string(p ? ", " : "") + lower_step_name((LowerStep)p);
+    if (o.dump_schedule)
+      return gt_usage((std::string("--dump-schedule goes with a graphturbo pass, not '") + o.dump_after + "'").c_str());
+    return gt_usage((std::string("unknown pass '") + o.dump_after + "' (passes: " + names +
+                     "; lowering steps: " + steps + ")").c_str());
+  }
   if (o.sched && strcmp(o.sched, "graphturbo") != 0)
-    return gt_usage("--dump-after and --dump-schedule show the graphturbo schedule (--sched graphturbo)");
+    return gt_usage("--dump-after PASS and --dump-schedule show the graphturbo schedule (--sched graphturbo)");
   if (o.inputs.size() != 1) return gt_usage("--dump-after/--dump-schedule need exactly one model file");
   if (!o.arch) return gt_usage("--dump-after/--dump-schedule need --arch FILE");
-  GtPass last = GT_PASS_CONCAT;
-  if (o.dump_after && gt_pass_parse(o.dump_after, &last) != 0) {
-    std::string names;
-    for (int p = 0; p < GT_NPASSES; p++) names += std::string(p ? ", " : "") + gt_pass_name((GtPass)p);
-    return gt_usage((std::string("unknown pass '") + o.dump_after + "' (passes: " + names + ")").c_str());
-  }
   if (o.dump_after && o.json) return gt_usage("--json goes with --dump-schedule, not --dump-after");
   GtArch *a = cli_load_arch(o);
   GtDiag d;

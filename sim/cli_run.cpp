@@ -131,6 +131,60 @@ static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
   }
 }
 
+// The lowering options of strategy `stg` under the command line's options.
+static GtLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
+  GtLowerOptions lo;
+  lower_options_default(&lo);
+  lo.sched = stg.kind;
+  lo.batch = o.batch;
+  lo.batch_per_cluster = o.batch_per_cluster;
+  lo.gt = o.gt;
+  lo.gt_level = (GtLadder)(stg.level >= 0 ? stg.level : o.gt_level);
+  lo.gt_spill = (GtSpillRule)o.gt_spill;
+  lo.gt_stitch = o.gt_stitch;
+  return lo;
+}
+
+int cli_lower_dump(const CliOptions &o, LowerStep step) {
+  if (o.compare) {
+    fprintf(stderr, "gtsim: --dump-after %s shows one strategy: use --sched, not --compare\n",
+            lower_step_name(step));
+    return GT_EXIT_INPUT;
+  }
+  if (o.json || o.csv) {
+    fprintf(stderr, "gtsim: --dump-after %s prints text only (no --json or --csv)\n", lower_step_name(step));
+    return GT_EXIT_INPUT;
+  }
+  if (!o.arch || o.inputs.size() != 1) {
+    fprintf(stderr, "gtsim: --dump-after %s needs --arch FILE and exactly one model file\n",
+            lower_step_name(step));
+    return GT_EXIT_INPUT;
+  }
+  Strategy stg = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched")[0];
+  if (!lower_step_runs(stg.kind, step)) {
+    std::string steps;
+    for (int s = 0; s < LOWER_NSTEPS; s++)
+      if (lower_step_runs(stg.kind, (LowerStep)s))
+        steps += std::string(steps.empty() ? "" : ", ") + lower_step_name((LowerStep)s);
+    fprintf(stderr, "gtsim: --dump-after: '%s' is a graphturbo lowering step; %s has %s\n",
+            lower_step_name(step), sched_name(stg.kind), steps.c_str());
+    return GT_EXIT_INPUT;
+  }
+  GtArch *a = cli_load_arch(o);
+  GtDiag d;
+  diag_init(&d);
+  d.max_errors = 20;
+  GtGraph *g = model_load(o.inputs[0], &d);
+  GtLowerOptions lo = lower_options(o, stg);
+  GtLowered *l = g ? lower_plan(g, a, &lo, step, &d) : nullptr;
+  int rc = GT_EXIT_INPUT;
+  if (l) rc = cli_write_output(o.output, [&](FILE *f) { lower_dump(f, l, step); });
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+  return rc;
+}
+
 struct RunOut {
   GtLowered *l = nullptr;
   GtRunStats rs;
@@ -140,6 +194,25 @@ struct RunOut {
   RunOut &operator=(const RunOut &) = delete;
   ~RunOut() { lowered_free(l); }
 };
+
+// The report of one run, or with --compare the table of all (to stdout or -o FILE).
+static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<RunOut>> &runs,
+                        const std::string &model) {
+  GtReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
+  return cli_write_output(o.output, [&](FILE *mem) {
+    if (o.compare) {
+      std::vector<const GtLowered *> ls;
+      std::vector<const GtRunStats *> rss;
+      for (auto &r : runs) {
+        ls.push_back(r->l);
+        rss.push_back(&r->rs);
+      }
+      report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
+    } else {
+      report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
+    }
+  });
+}
 
 int cli_run_model(const CliOptions &o) {
   if (!o.arch) {
@@ -179,15 +252,7 @@ int cli_run_model(const CliOptions &o) {
   int rc = GT_EXIT_OK;
   for (const Strategy &stg : strategies) {
     GtSchedKind k = stg.kind;
-    GtLowerOptions lo;
-    lower_options_default(&lo);
-    lo.sched = k;
-    lo.batch = o.batch;
-    lo.batch_per_cluster = o.batch_per_cluster;
-    lo.gt = o.gt;
-    lo.gt_level = (GtLadder)(stg.level >= 0 ? stg.level : o.gt_level);
-    lo.gt_spill = (GtSpillRule)o.gt_spill;
-    lo.gt_stitch = o.gt_stitch;
+    GtLowerOptions lo = lower_options(o, stg);
     auto ro = std::make_unique<RunOut>();
     double t0 = wall_seconds();
     progress("gtsim: %s: scheduling %s ...", sched_name(k), path);
@@ -228,23 +293,7 @@ int cli_run_model(const CliOptions &o) {
     }
     fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
-  if (rc == GT_EXIT_OK) {
-    GtReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
-    std::string model = g->name ? g->name : path;
-    rc = cli_write_output(o.output, [&](FILE *mem) {
-      if (o.compare) {
-        std::vector<const GtLowered *> ls;
-        std::vector<const GtRunStats *> rss;
-        for (auto &r : runs) {
-          ls.push_back(r->l);
-          rss.push_back(&r->rs);
-        }
-        report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
-      } else {
-        report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
-      }
-    });
-  }
+  if (rc == GT_EXIT_OK) rc = write_report(o, runs, g->name ? g->name : path);
   runs.clear();
   graph_free(g);
   arch_free(a);

@@ -1,0 +1,318 @@
+/* test_lower_check.c — the lowering's checker (sched/lower_check.c) and lower_plan's stops:
+ * real plans of a small CNN pass every step's check under every strategy and on configs with
+ * one or two core kinds; a plan corrupted the way a scheduler bug would (an op dropped from a
+ * kernel, kernels swapped so a producer runs after its consumer, a head on a unit without its
+ * capability, a tensor in the wrong buffer, a tile over its budget, a slice outside its LB or
+ * inside a kernel's tile budget, an instance that lost a kernel) fails the check of the step
+ * whose invariant it breaks — and passes the earlier steps' — with a message naming the step
+ * and the kernel, op or tensor; lower_check_step turns a violation into exit 3.
+ * Run from the repository root (tests/run.sh does). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lower.h"
+
+static GtArch *load_arch(const char *path) {
+  GtDiag d;
+  diag_init(&d);
+  GtArch *a = arch_load(path, NULL, 0, &d);
+  if (!a) fail_msg("%s does not load", path);
+  return a;
+}
+
+/* tests/cases/gtg/tiny_cnn.gtg: conv-bn-relu, maxpool, split, add, reshape, dense. Every
+ * strategy makes 5 kernels of it: [c1 b1 r1] [p1] [s1] [y] [logits]. */
+static const char *cnn =
+    "gtg 1\n"
+    "model tiny_cnn batch=4 dtype=fp16\n"
+    "input x: fp16[N, 3, 32, 32]\n"
+    "c1 = conv2d(x) units=16 kernel=3 pad=1 bias=0\n"
+    "b1 = batchnorm(c1)\n"
+    "r1 = relu(b1)\n"
+    "p1 = maxpool(r1) kernel=2 stride=2\n"
+    "s1, s2 = split(p1) axis=1 sizes=8,8\n"
+    "y = add(s1, s2)\n"
+    "f = reshape(y) shape=N,-1\n"
+    "logits = dense(f) units=10\n";
+
+static GtGraph *parse(const char *text) {
+  GtDiag d;
+  diag_init(&d);
+  GtGraph *g = gtg_parse("test.gtg", text, &d);
+  if (!g) fail_msg("test graph does not parse");
+  return g;
+}
+
+static GtLowered *plan(GtGraph *g, const GtArch *a, GtSchedKind s, LowerStep stop) {
+  GtDiag d;
+  diag_init(&d);
+  GtLowerOptions o;
+  lower_options_default(&o);
+  o.sched = s;
+  GtLowered *l = lower_plan(g, a, &o, stop, &d);
+  if (!l) fail_msg("planning failed");
+  return l;
+}
+
+static int tensor_id(const GtGraph *g, const char *name) {
+  for (int t = 0; t < g->ntensors; t++)
+    if (strcmp(g->tensors[t].name, name) == 0) return t;
+  fail_msg("no tensor %s", name);
+  return -1;
+}
+
+/* lower_check's return value and its message (empty when none). */
+static char *check(const GtLowered *l, LowerStep s, int *rc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  GtDiag d;
+  diag_init(&d);
+  d.out = mem;
+  *rc = lower_check(l, s, &d);
+  fclose(mem);
+  return buf;
+}
+
+static void expect_ok(const GtLowered *l, LowerStep s) {
+  int rc;
+  char *m = check(l, s, &rc);
+  if (rc != 0 || m[0]) fail_msg("step %s: unexpected violation: %s", lower_step_name(s), m);
+  free(m);
+}
+
+/* The check of step s fails naming the step and `what`. */
+static void expect_broken(const GtLowered *l, LowerStep s, const char *what) {
+  int rc;
+  char *m = check(l, s, &rc);
+  char step[64];
+  snprintf(step, sizeof step, "after lowering step '%s'", lower_step_name(s));
+  if (rc != -1 || !strstr(m, step) || !strstr(m, what))
+    fail_msg("step %s: rc %d, message '%s', wanted '%s'", lower_step_name(s), rc, m, what);
+  free(m);
+}
+
+static void expect_ok_until(const GtLowered *l, LowerStep last) {
+  for (int s = 0; s < (int)last; s++)
+    if (lower_step_runs(l->opt.sched, (LowerStep)s)) expect_ok(l, (LowerStep)s);
+}
+
+/* Real plans pass every step's check, on one core kind (tiny, stcp920) and two (goya: a
+ * conv's tail split off onto the TPCs). */
+static void test_real_plans_pass(void **state) {
+  (void)state;
+  const char *cfgs[] = {"configs/tiny.cfg", "configs/stcp920.cfg", "configs/goya.cfg"};
+  for (int c = 0; c < 3; c++) {
+    GtArch *a = load_arch(cfgs[c]);
+    GtGraph *g = parse(cnn);
+    for (int s = 0; s < SCHED_COUNT; s++) {
+      GtLowered *l = plan(g, a, (GtSchedKind)s, s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING);
+      expect_ok_until(l, LOWER_NSTEPS);
+      lowered_free(l);
+    }
+    graph_free(g);
+    arch_free(a);
+  }
+}
+
+/* lower_plan stops after the step asked for: nothing of a later step is there. */
+static void test_plan_stops(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_KERNELS);
+  assert_int_equal(l->nkernels, 5);
+  assert_null(l->place);
+  lowered_free(l);
+  l = plan(g, a, SCHED_ASTITCH, LOWER_PLACEMENT);
+  assert_non_null(l->place);
+  assert_int_equal(l->kernels[0].tr, 0); /* not tiled */
+  lowered_free(l);
+  l = plan(g, a, SCHED_GRAPHTURBO, LOWER_UNITS);
+  assert_int_equal(l->nkernels, 5); /* the layers */
+  assert_int_equal(l->ninsts, 0);
+  assert_int_equal(l->nslices, 0);
+  lowered_free(l);
+  l = plan(g, a, SCHED_GRAPHTURBO, LOWER_SLICES);
+  assert_true(l->ninsts >= 1);
+  assert_true(l->nslices >= 5);
+  assert_null(l->place);
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Kernels: an op dropped from a kernel; a producer moved after its consumer. */
+static void test_kernels_broken(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  for (int s = 0; s < SCHED_COUNT; s++) {
+    GtLowered *l = plan(g, a, (GtSchedKind)s, LOWER_UNITS);
+    assert_int_equal(l->kernels[0].nops, 3);
+    l->kernels[0].nops = 2; /* r1 = relu(b1) in no kernel */
+    expect_broken(l, LOWER_KERNELS, "op 'r1' is in no kernel");
+    expect_broken(l, LOWER_UNITS, "op 'r1' is in no kernel");
+    l->kernels[0].nops = 3;
+    GtKernel k0 = l->kernels[0];
+    l->kernels[0] = l->kernels[1];
+    l->kernels[1] = k0; /* the maxpool before the conv that makes its input */
+    expect_broken(l, LOWER_KERNELS,
+                  "kernel 0 'p1': op 'p1' reads 'r1', which op 'r1' makes in no earlier kernel");
+    lowered_free(l);
+  }
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Units: the dense's head on the vector unit (no matrix capability); a fused tail with no
+ * vector unit at all. The kernels' invariants still hold. */
+static void test_units_broken(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_UNITS);
+  GtKernel *dense = &l->kernels[4], *conv = &l->kernels[0];
+  int head = dense->unit_head;
+  dense->unit_head = conv->unit_tail; /* vec */
+  expect_ok(l, LOWER_KERNELS);
+  expect_broken(l, LOWER_UNITS, "kernel 4 'logits': head op 'logits' has no matrix unit computing fp16");
+  dense->unit_head = head;
+  conv->unit_tail = -1;
+  expect_broken(l, LOWER_UNITS, "kernel 0 'c1': tail op 'b1' has no vector unit");
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Placement: tvm keeping a tensor in GB; a fused intermediate written out of LB; astitch's GB
+ * tensor past the end of the GB's tensor area. */
+static void test_placement_broken(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_PLACEMENT);
+  int r1 = tensor_id(g, "r1"), c1 = tensor_id(g, "c1");
+  l->place[r1].level = LVL_GB;
+  expect_ok(l, LOWER_UNITS);
+  expect_broken(l, LOWER_PLACEMENT, "tvm keeps tensor 'r1' in GB");
+  l->place[r1].level = LVL_DDR;
+  expect_ok(l, LOWER_PLACEMENT);
+  l->place[c1].level = LVL_DDR;
+  expect_broken(l, LOWER_PLACEMENT, "kernel 0 'c1': fused intermediate 'c1' lives at level 0");
+  lowered_free(l);
+  l = plan(g, a, SCHED_ASTITCH, LOWER_PLACEMENT);
+  assert_int_equal(l->place[r1].level, LVL_GB);
+  l->place[r1].gb_offset = l->gb_tensor_bytes - 64;
+  expect_broken(l, LOWER_PLACEMENT, "GB tensor 'r1' at");
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* Tiling: the conv's tile grown to whole rows: over its budget. Nothing before tiling sees it. */
+static void test_tiling_broken(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  for (int s = 0; s < SCHED_COUNT; s++) {
+    GtLowered *l = plan(g, a, (GtSchedKind)s, LOWER_TILING);
+    assert_true(lower_tile_need(l, &l->kernels[0]) <= kernel_tile_budget(l, &l->kernels[0]));
+    l->kernels[0].tr = (int64_t)1 << 20;
+    expect_ok_until(l, LOWER_TILING);
+    expect_broken(l, LOWER_TILING, "kernel 0 'c1': its worst-case tile needs");
+    l->kernels[0].tr = 1;
+    l->kernels[0].tk = 0;
+    expect_broken(l, LOWER_TILING, "kernel 0 'c1' has tiles 1 x");
+    lowered_free(l);
+  }
+  graph_free(g);
+  arch_free(a);
+}
+
+/* graphturbo: an instance that lost its last kernel (slices); an LB slice past the end of its
+ * core's LB (placement); a kernel's tile budget grown over an LB slice alive during it
+ * (staging: the tiles would overwrite the slice; tiling alone cannot see it). */
+static void test_graphturbo_broken(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  GtLowered *l = plan(g, a, SCHED_GRAPHTURBO, LOWER_STAGING);
+  GtRunInst *last = &l->insts[l->ninsts - 1];
+  last->k1--;
+  expect_broken(l, LOWER_SLICES, "the instances run 4 kernels of 5");
+  last->k1++;
+  expect_ok(l, LOWER_SLICES);
+  GtSlice *r1 = &l->slices[l->kernels[0].slice0];
+  assert_int_equal(r1->tensor, tensor_id(g, "r1"));
+  assert_int_equal(r1->level, LVL_LB);
+  int64_t off = r1->lb_off[0];
+  r1->lb_off[0] = a->core_kinds[0].lb_bytes;
+  expect_ok(l, LOWER_SLICES);
+  expect_broken(l, LOWER_PLACEMENT, "LB slice 0 of 'r1' on core 0 at 65536");
+  r1->lb_off[0] = off;
+  l->kernels[1].budget = a->core_kinds[0].lb_bytes; /* r1 is read by kernel 1 */
+  expect_ok_until(l, LOWER_STAGING);
+  expect_broken(l, LOWER_STAGING, "is below kernel 1's tile budget 65536");
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+/* lower_check_step: a violation is an internal error, exit 3, naming the step. */
+static void test_violation_exits_3(void **state) {
+  (void)state;
+  GtArch *a = load_arch("configs/tiny.cfg");
+  GtGraph *g = parse(cnn);
+  GtLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
+  l->kernels[1].nops = 0;
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(fd[1], 2);
+    close(fd[0]);
+    lower_check_step(l, LOWER_KERNELS);
+    _exit(0);
+  }
+  close(fd[1]);
+  char buf[2048];
+  size_t n = 0;
+  ssize_t r;
+  while (n + 1 < sizeof buf && (r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0) n += (size_t)r;
+  buf[n] = 0;
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), GT_EXIT_INTERNAL);
+  if (!strstr(buf, "invariant broken after lowering step 'kernels' (astitch): kernel 1 'p1' has no ops") ||
+      !strstr(buf, "internal error"))
+    fail_msg("stderr: %s", buf);
+  l->kernels[1].nops = 1;
+  lower_check_step(l, LOWER_KERNELS); /* returns */
+  lowered_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_plans_pass),   cmocka_unit_test(test_plan_stops),
+      cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_units_broken),
+      cmocka_unit_test(test_placement_broken),  cmocka_unit_test(test_tiling_broken),
+      cmocka_unit_test(test_graphturbo_broken), cmocka_unit_test(test_violation_exits_3),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
