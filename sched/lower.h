@@ -111,8 +111,8 @@ typedef struct {
  * instances and ordered; full = + across-layer scheduling (the next layer's weights staged in GB
  * while this one computes, lower_emit.c). */
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
-/* Level full stages a layer's weights at most this many kernels ahead. */
-enum { GT_AHEAD_MAX = 2 };
+/* Level full stages a layer's weights at most --gt-prefetch kernels ahead (default, limit). */
+enum { GT_PREFETCH_DEFAULT = 2, GT_AHEAD_MAX = 8 };
 /* ... and in at most this many chunks (GtKernel.w_chunks). */
 enum { GT_STAGE_CHUNKS = 16 };
 const char *gt_ladder_name(GtLadder v);
@@ -130,6 +130,10 @@ typedef struct {
   GtLadder gt_level;         /* --gt-level (default full) */
   GtSpillRule gt_spill;      /* --gt-spill (default longest) */
   double gt_stitch;          /* --gt-stitch: fraction of each LB for kept tensors (0.75) */
+  int gt_prefetch;           /* --gt-prefetch: level full stages a layer's weights up to this
+                                many kernels ahead (GT_PREFETCH_DEFAULT, at most GT_AHEAD_MAX) */
+  double gt_prefetch_gb;     /* --gt-prefetch-gb: fraction of the GB weights staged ahead may
+                                hold at once (1) */
 } GtLowerOptions;
 void lower_options_default(GtLowerOptions *o);
 

@@ -803,7 +803,7 @@ static int stages(Emit *e, int ki, int c) {
 /* At the start of kernel ki in cluster c: free the previous kernel's staged weights; stage this
  * kernel's, unless they were staged ahead. Under graphturbo's level full the plan gave every
  * kernel's staged weights an offset among the GB's slices and the kernel at whose start they
- * are staged, up to GT_AHEAD_MAX kernels ahead (lower_gt.c, plan_gb_full; paper §4.4: the next
+ * are staged, up to --gt-prefetch kernels ahead (lower_gt.c, plan_gb_full; paper §4.4: the next
  * layers' DMA runs while this one computes); otherwise they take the bottom of the weight area
  * (gb_weight_area) at their own kernel's start. */
 static void weights_begin(Emit *e, int ki, int c) {

@@ -52,6 +52,8 @@ void lower_options_default(GtLowerOptions *o) {
   o->gt_level = GTL_FULL;
   o->gt_spill = GT_SPILL_LONGEST;
   o->gt_stitch = 0.75;
+  o->gt_prefetch = GT_PREFETCH_DEFAULT;
+  o->gt_prefetch_gb = 1;
 }
 
 /* ---------------- the graph-level schedule ---------------- */
@@ -512,35 +514,51 @@ static void take_idle(double *idle, int k0, int k1, double need) {
 /* The share of a staging the idle DDR time of the kernels before must hold to be staged ahead. */
 #define GT_AHEAD_HIDDEN 0.5
 
+/* Weights staged ahead may be held over kernels [j, ki) (the ones before their own): they fit
+ * the --gt-prefetch-gb share of the GB next to those already held there (held[]). */
+static int ahead_fits(const GtLowered *l, const int64_t *held, int j, int ki, int64_t wb) {
+  int64_t w0, w1;
+  gb_weight_area(l, &w0, &w1);
+  double cap = l->opt.gt_prefetch_gb * (double)w1;
+  for (int t = j; t < ki; t++)
+    if ((double)(held[t] + wb) > cap) return 0;
+  return 1;
+}
+
 /* Every kernel that stages weights gets a block of the GB, top-down. It is staged ahead, at the
- * start of the nearest of the GT_AHEAD_MAX kernels before it whose idle DDR time (idle[], what
+ * start of the nearest of the --gt-prefetch kernels before it whose idle DDR time (idle[], what
  * earlier stagings left) holds GT_AHEAD_HIDDEN of the copy, when a block is free from there to
- * its own kernel (never across a copy kernel, whose DDR use the tiler does not estimate); else
- * at its own start, over its own kernel (the weight area is free of slices, so that block
- * always fits). A copy staged at a kernel's own start uses up its idle time. Stagings may be
- * issued out of kernel order: each kernel's cores wait on their own semaphore (stage_sem). */
+ * its own kernel and the weights held ahead stay within --gt-prefetch-gb of the GB (never
+ * across a copy kernel, whose DDR use the tiler does not estimate); else at its own start, over
+ * its own kernel (the weight area is free of slices, so that block always fits). A copy staged
+ * at a kernel's own start uses up its idle time. Stagings may be issued out of kernel order:
+ * each kernel's cores wait on their own semaphores (stage_sem). */
 static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
   gb->policy = IVL_TOP_DOWN;
+  int64_t *held = calloc((size_t)l->nkernels + 1, sizeof *held);
+  if (!held) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) {
     GtKernel *k = &l->kernels[ki];
     if (!k->w_via_gb || op_lower_kind(l->graph, k->head) == LK_COPY) continue;
     int64_t wb = op_weight_bytes(l->graph, k->head), off = -1;
     double copy = ddr_copy(l, wb), sum = 0;
     int from = ki;
-    for (int j = ki - 1; j >= 0 && j >= ki - GT_AHEAD_MAX; j--) {
+    for (int j = ki - 1; j >= 0 && j >= ki - l->opt.gt_prefetch; j--) {
       if (l->kernels[j].est_compute_cycles <= 0) break; /* a copy: no estimate to stage across */
       sum += idle[j];
       if (sum < copy * GT_AHEAD_HIDDEN) continue;
-      off = ivl_alloc(gb, wb, j, ki, -1 - ki);
+      if (ahead_fits(l, held, j, ki, wb)) off = ivl_alloc(gb, wb, j, ki, -1 - ki);
       if (off >= 0) from = j;
       break;
     }
     if (off < 0) off = ivl_alloc(gb, wb, ki, ki, -1 - ki);
     gt_assert(off >= 0);
+    for (int t = from; t < ki; t++) held[t] += wb;
     take_idle(idle, from, ki, copy);
     k->w_gb_off = off;
     k->w_from = from;
   }
+  free(held);
 }
 
 /* The clusters have a DMA engine free for drains and loads ahead: two or more, and no core

@@ -33,6 +33,8 @@ struct CliOptions {
   int gt_level = GTL_FULL;        // --gt-level gb|lb|instances|full (kernel generation)
   int gt_spill = GT_SPILL_LONGEST; // --gt-spill longest|largest
   double gt_stitch = 0.75;        // --gt-stitch F: fraction of each LB for kept tensors
+  int gt_prefetch = GT_PREFETCH_DEFAULT; // --gt-prefetch N: weights staged up to N kernels ahead
+  double gt_prefetch_gb = 1;      // --gt-prefetch-gb F: GB fraction weights staged ahead may hold
   static GtOptions gt_defaults() {
     GtOptions g;
     gt_options_default(&g);

@@ -76,6 +76,21 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (errno || *end || !(v >= 0) || v > 0.95)
       return gt_usage((std::string("--gt-stitch needs a fraction in [0, 0.95], not '") + value + "'").c_str());
     o.gt_stitch = v;
+  } else if (n == "gt-prefetch") {
+    char *end = nullptr;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno || *end || end == value || v < 0 || v > GT_AHEAD_MAX)
+      return gt_usage((std::string("--gt-prefetch needs a layer count in [0, ") +
+                       std::to_string(GT_AHEAD_MAX) + "], not '" + value + "'").c_str());
+    o.gt_prefetch = (int)v;
+  } else if (n == "gt-prefetch-gb") {
+    char *end = nullptr;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || *end || end == value || !(v >= 0) || v > 1)
+      return gt_usage((std::string("--gt-prefetch-gb needs a fraction in [0, 1], not '") + value + "'").c_str());
+    o.gt_prefetch_gb = v;
   } else {
     return gt_usage((std::string("unknown option: --") + name).c_str());
   }

@@ -142,6 +142,8 @@ static GtLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
   lo.gt_level = (GtLadder)(stg.level >= 0 ? stg.level : o.gt_level);
   lo.gt_spill = (GtSpillRule)o.gt_spill;
   lo.gt_stitch = o.gt_stitch;
+  lo.gt_prefetch = o.gt_prefetch;
+  lo.gt_prefetch_gb = o.gt_prefetch_gb;
   return lo;
 }
 

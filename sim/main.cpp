@@ -68,6 +68,10 @@ static const char *usage_text =
     "  --gt-spill R           the tensor a full buffer gives up first: longest (liveness in\n"
     "                         kernels, default) or largest\n"
     "  --gt-stitch F          fraction of each LB for tensors kept between kernels (0.75)\n"
+    "  --gt-prefetch N        level full: stage a layer's weights in GB up to N layers\n"
+    "                         ahead (0-8, default 2; 0: at the layer's own start)\n"
+    "  --gt-prefetch-gb F     level full: fraction of the GB that weights staged ahead may\n"
+    "                         hold at once (0-1, default 1)\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm): with a model, the\n"
@@ -228,6 +232,8 @@ int gtsim_cli(int argc, char **argv) {
       {"gt-level", required_argument, 0, O_GT_OPT},
       {"gt-spill", required_argument, 0, O_GT_OPT},
       {"gt-stitch", required_argument, 0, O_GT_OPT},
+      {"gt-prefetch", required_argument, 0, O_GT_OPT},
+      {"gt-prefetch-gb", required_argument, 0, O_GT_OPT},
       {"trace", required_argument, 0, O_TRACE},
       {"perfetto", required_argument, 0, O_PERFETTO},
       {"compare", required_argument, 0, O_COMPARE},

@@ -164,6 +164,22 @@ sys.exit(0 if kb(i) - kb(f) == staging and f["cycles"] < i["cycles"] else 1)
 PYEOF
 ); then ok "level full hides the next layer's weight staging ($msg)"; else nok "weight prefetch" "$msg $(head -c 300 "$tmp/err")"; fi
 
+# The prefetch options (the plan's dump: weights=GB+OFF:kW, staged at the start of kernel W):
+# b's 64 KiB are a quarter of tiny's 256 KiB GB, so --gt-prefetch-gb 0.25 still holds them
+# ahead and 0.24 does not; --gt-prefetch 0 stages every layer at its own start.
+for case in ":k0:" "--gt-prefetch 1:k0:" "--gt-prefetch-gb 0.25:k0:" "--gt-prefetch 0:k1:" \
+            "--gt-prefetch-gb 0.24:k1:"; do
+  opt=${case%%:*}; want=${case#*:}; want=${want%:}
+  got=$("$GTSIM" $A1 "$tmp/pf.gtg" $opt --dump-after staging 2>"$tmp/err" | sed -n 's/^k1 .*weights=GB+[0-9]*:\(k[0-9]*\).*/\1/p')
+  if [ "$got" = "$want" ]; then ok "b's weights staged at the start of $want with '${opt:-defaults}'"
+  else nok "b's weights staged at the start of $want with '${opt:-defaults}'" "got '$got' $(head -c 200 "$tmp/err")"; fi
+done
+for bad in "--gt-prefetch 9" "--gt-prefetch -1" "--gt-prefetch x" "--gt-prefetch-gb 1.5" "--gt-prefetch-gb x"; do
+  "$GTSIM" $A1 "$tmp/pf.gtg" $bad >/dev/null 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 1 ] && grep -q -- "${bad%% *} needs" "$tmp/err"; then ok "$bad: exit 1 naming the option"
+  else nok "$bad: exit 1 naming the option" "exit $rc $(head -c 200 "$tmp/err")"; fi
+done
+
 # 3. Options that move tensors elsewhere still give correct programs.
 for opt in "--gt-spill largest" "--gt-stitch 0" "--gt-stitch 0.25" "--gt-order bfs"; do
   if "$GTSIM" --arch configs/stcp920.cfg workloads/mobilenetv2.gtg --batch 4 $opt -o /dev/null 2>"$tmp/err"
