@@ -4,14 +4,9 @@
 # what `gtsim --config-doc` generates (refresh: build/gtsim --config-doc > docs/config.md).
 # Run from the repo root with $GTSIM set (tests/run.sh does both).
 set -u
-G=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
-if "$G" --config-doc >"$tmp/doc.md" && cmp -s "$tmp/doc.md" docs/config.md; then
+if "$GTSIM" --config-doc >"$tmp/doc.md" && cmp -s "$tmp/doc.md" docs/config.md; then
   ok "docs/config.md is up to date"
 else
   nok "docs/config.md is up to date" "refresh with: build/gtsim --config-doc > docs/config.md" \
@@ -21,12 +16,12 @@ fi
 shipped=(stcp920 stcp920-hw ascend910 ascend310 goya ipu-gc2 tpuv1 tiny)
 for c in "${shipped[@]}"; do
   f=configs/$c.cfg
-  if "$G" --arch "$f" --describe >"$tmp/t" 2>"$tmp/e" && [ ! -s "$tmp/e" ] &&
+  if "$GTSIM" --arch "$f" --describe >"$tmp/t" 2>"$tmp/e" && [ ! -s "$tmp/e" ] &&
      grep -q "^name = $c\$" "$tmp/t" && grep -q "Peak matrix compute" "$tmp/t" &&
      grep -q "Machine balance" "$tmp/t"; then
     ok "$c: --describe"
   else nok "$c: --describe" "$(head -3 "$tmp/e")"; fi
-  if "$G" --arch "$f" --describe --json >"$tmp/j" 2>"$tmp/e" && $PY -m json.tool "$tmp/j" >/dev/null; then
+  if "$GTSIM" --arch "$f" --describe --json >"$tmp/j" 2>"$tmp/e" && $PY -m json.tool "$tmp/j" >/dev/null; then
     ok "$c: --describe --json is valid JSON"
   else nok "$c: --describe --json is valid JSON" "$(head -3 "$tmp/e")"; fi
   # Same content: every "key = value" of the text's resolved config is in the JSON config,
@@ -64,8 +59,8 @@ done
 #   stcp920: 4 clusters x 8 cores x 2048 fp16 MAC x 2 FLOP x 1e9 Hz = 131.072e12 FLOP/s,
 #            DDR 136 GB/s at 1 GHz = 136 B/cycle, balance 131.072e12 / 136e9 FLOP/byte.
 #   tpuv1:   256 x 256 int8 MAC x 2 x 700e6 Hz = 91.75e12 OP/s.
-"$G" --arch configs/stcp920.cfg --describe --json >"$tmp/s.json"
-"$G" --arch configs/tpuv1.cfg --describe --json >"$tmp/t.json"
+"$GTSIM" --arch configs/stcp920.cfg --describe --json >"$tmp/s.json"
+"$GTSIM" --arch configs/tpuv1.cfg --describe --json >"$tmp/t.json"
 if $PY - "$tmp/s.json" "$tmp/t.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["derived"]
@@ -83,24 +78,25 @@ then ok "published peak figures in the JSON"; else nok "published peak figures i
 
 # --set changes the figures: stcp920 at 500 MHz has half the FLOP/s (65.54 T) and
 # 136e9 / 500e6 = 272 DDR bytes per cycle.
-"$G" --arch configs/stcp920.cfg --set chip.clock_mhz=500 --describe >"$tmp/h" 2>&1
+"$GTSIM" --arch configs/stcp920.cfg --set chip.clock_mhz=500 --describe >"$tmp/h" 2>&1
 if grep -q "^clock_mhz = 500$" "$tmp/h" && grep -q "chip (4 clusters).* 65.54 T" "$tmp/h" &&
    grep -q "= 272 B/cycle" "$tmp/h"; then
   ok "--set chip.clock_mhz=500 is applied"
 else nok "--set chip.clock_mhz=500 is applied" "$(grep -E 'clock|chip \(|B/cycle' "$tmp/h" | head -5)"; fi
 
 # Determinism: the same input gives the same bytes.
-"$G" --arch configs/goya.cfg --describe --json >"$tmp/g1"
-"$G" --arch configs/goya.cfg --describe --json >"$tmp/g2"
+"$GTSIM" --arch configs/goya.cfg --describe --json >"$tmp/g1"
+"$GTSIM" --arch configs/goya.cfg --describe --json >"$tmp/g2"
 if cmp -s "$tmp/g1" "$tmp/g2"; then ok "describe is deterministic"; else nok "describe is deterministic"; fi
 
 # Text values are escaped in JSON.
-if "$G" --arch configs/tiny.cfg --set 'chip.name=a "quoted" \ name' --describe --json >"$tmp/q" &&
+if "$GTSIM" --arch configs/tiny.cfg --set 'chip.name=a "quoted" \ name' --describe --json >"$tmp/q" &&
    $PY -c 'import json,sys; assert json.load(open(sys.argv[1]))["name"] == "a \"quoted\" \\ name"' "$tmp/q"; then
   ok "JSON escapes the chip name"
 else nok "JSON escapes the chip name" "$(grep '"name"' "$tmp/q" | head -1)"; fi
 
 # --describe without --arch is a usage error.
-"$G" --describe >/dev/null 2>&1
+"$GTSIM" --describe >/dev/null 2>&1
 rc=$?
 if [ "$rc" -eq 1 ]; then ok "--describe without --arch exits 1"; else nok "--describe without --arch exits 1" "exit $rc"; fi
+done_testing

@@ -7,11 +7,7 @@
 # The --set table below asserts "--set ARG: error: ..." with the key in the message.
 # Run from the repo root with $GTSIM set (tests/run.sh does both).
 set -u
-G=${GTSIM:-build/gtsim}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 # Under `make asan` a sanitizer report also exits 1: look for it in stderr as well.
 sanitizer() { grep -q -a -E 'Sanitizer|runtime error|internal error' "$1"; }
 
@@ -21,7 +17,7 @@ else nok "at least 25 malformed-config cases (${#cases[@]})"; fi
 
 for f in "${cases[@]}"; do
   name=$(basename "$f" .cfg)
-  "$G" --arch "$f" --describe >"$tmp/out" 2>"$tmp/err"
+  "$GTSIM" --arch "$f" --describe >"$tmp/out" 2>"$tmp/err"
   rc=$?
   why=()
   [ "$rc" -eq 1 ] || why+=("exit status $rc, expected 1")
@@ -62,7 +58,7 @@ sets=(
 for s in "${sets[@]}"; do
   arg=${s%%|*}
   msg=${s#*|}
-  "$G" --arch configs/tiny.cfg --set "$arg" --describe >"$tmp/out" 2>"$tmp/err"
+  "$GTSIM" --arch configs/tiny.cfg --set "$arg" --describe >"$tmp/out" 2>"$tmp/err"
   rc=$?
   if [ "$rc" -eq 1 ] && ! sanitizer "$tmp/err" &&
      grep -a -F -- "--set $arg: error: " "$tmp/err" | grep -q -F -- "$msg"; then
@@ -73,7 +69,7 @@ for s in "${sets[@]}"; do
 done
 
 # Several errors are collected before giving up: three bad --set values, three messages.
-"$G" --arch configs/tiny.cfg --set chip.clusters=0 --set ddr.channels=0 --set unit.mme.cube_k=0 \
+"$GTSIM" --arch configs/tiny.cfg --set chip.clusters=0 --set ddr.channels=0 --set unit.mme.cube_k=0 \
   --describe >/dev/null 2>"$tmp/err"
 rc=$?
 c=$(grep -c -- ': error: ' "$tmp/err")
@@ -81,7 +77,7 @@ if [ "$rc" -eq 1 ] && [ "$c" -eq 3 ]; then ok "three errors reported together"
 else nok "three errors reported together" "exit $rc, $c messages"; fi
 
 # A missing file is a user error too.
-"$G" --arch "$tmp/nonexistent.cfg" --describe >/dev/null 2>"$tmp/err"
+"$GTSIM" --arch "$tmp/nonexistent.cfg" --describe >/dev/null 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q -F "$tmp/nonexistent.cfg: error: cannot read" "$tmp/err"; then
   ok "missing config file"
@@ -116,9 +112,10 @@ for i in range(40):
 PY
 bad=()
 for m in "$tmp"/m*.cfg; do
-  "$G" --arch "$m" --describe >/dev/null 2>"$tmp/err"
+  "$GTSIM" --arch "$m" --describe >/dev/null 2>"$tmp/err"
   rc=$?
   { { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && ! sanitizer "$tmp/err"; } || bad+=("$(basename "$m"): exit $rc $(head -c 300 "$tmp/err")")
 done
 if [ ${#bad[@]} -eq 0 ]; then ok "40 mutated configs: exit 0 or 1, never a crash"
 else nok "40 mutated configs: exit 0 or 1, never a crash" "${bad[@]}"; fi
+done_testing

@@ -8,13 +8,7 @@
 # few minutes on two cores; the paper's batches are in scripts/bench_sched.sh.
 # Also: astitch moves strictly fewer DDR bytes than tvm on BERT-128 (stcp920, batch 4).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # check_json FILE: every row's time >= its roofline bound; prints a reason on failure
 check_json() {
@@ -93,4 +87,4 @@ for s in astitch graphturbo; do
   else nok "mobilenetv2 on stcp920 under $s: two runs differ"; fi
   rm -f "$tmp/det1.json" "$tmp/det2.json"
 done
-echo "1..$n"
+done_testing

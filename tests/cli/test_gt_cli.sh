@@ -5,13 +5,7 @@
 # example on stcp920-hw; --dump-after for every pass; option and batch errors.
 # Run from the repo root with $GTSIM set.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # 1. Every model x every config: all passes, checker on, deterministic output.
 for cfg in configs/*.cfg; do
@@ -120,4 +114,4 @@ for s in tvm graphturbo; do
     ok "interaction of 200 features, $s: runs, input and output once through DDR"
   else nok "interaction of 200 features, $s" "exit $rc: $(head -c 300 <<<"$out")"; fi
 done
-echo "1..$n"
+done_testing

@@ -12,14 +12,7 @@
 #      full hides exactly one weight staging behind the layer before;
 #   4. --gt-spill largest and --gt-stitch change where tensors live, not whether the run passes.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-stat() { sed -n "s/^$1  *\([0-9.e+]*\) .*/\1/p" "$2"; }
+. "$(dirname "$0")/lib.sh"
 
 # 1. x[1,8,16,16] -> a = 1x1 conv (8 ch) -> b = 3x3 conv pad 1 (8 ch), fp16, one cluster of two
 # cores. Both layers split their 16 x 16 = 256 output pixels over the 2 cores, 128 each = image
@@ -185,4 +178,4 @@ for opt in "--gt-spill largest" "--gt-stitch 0" "--gt-stitch 0.25" "--gt-order b
   if "$GTSIM" --arch configs/stcp920.cfg workloads/mobilenetv2.gtg --batch 4 $opt -o /dev/null 2>"$tmp/err"
   then ok "mobilenetv2 on stcp920 with $opt runs"; else nok "mobilenetv2 with $opt" "$(head -c 300 "$tmp/err")"; fi
 done
-echo "1..$n"
+done_testing

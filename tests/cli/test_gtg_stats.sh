@@ -3,13 +3,7 @@
 # hand-computed MACs, parameters and peak live bytes of tests/cases/gtg/tiny_cnn.gtg, --batch,
 # -o, and the exit status/messages of bad input. Run from the repo root with $GTSIM set.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 # Runs gtsim, passing its stderr through and keeping a copy: under `make asan` a sanitizer
 # report (ASan exits 1, like bad input) must fail the test, checked once at the end.
 gtsim() {
@@ -104,4 +98,4 @@ if grep -Eq 'Sanitizer|runtime error' "$tmp/stderr_all"; then
 else
   ok "no sanitizer reports"
 fi
-echo "1..$n"
+done_testing

@@ -5,13 +5,8 @@
 # The limit: 60 MB of address space, under what a ResNet-50 run needs on stcp920-hw. Skipped
 # under the sanitizers (ASan reserves far more address space than any limit a test can set).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-case $GTSIM in *build-asan*) echo "ok 1 - skipped under the sanitizers"; exit 0 ;; esac
+. "$(dirname "$0")/lib.sh"
+case $GTSIM in *build-asan*) ok "skipped under the sanitizers"; done_testing; exit ;; esac
 (ulimit -v 60000; "$GTSIM" --arch configs/stcp920-hw.cfg workloads/resnet50.gtg --sched tvm \
   --json -o "$tmp/r.json" >/dev/null 2>"$tmp/err")
 rc=$?
@@ -21,3 +16,4 @@ if [ $rc = 3 ] && grep -q "out of memory" "$tmp/err" && [ ! -e "$tmp/r.json" ] &
 else
   nok "out of memory" "exit $rc, files: $(ls "$tmp" | tr '\n' ' '), stderr: $(head -c 300 "$tmp/err")"
 fi
+done_testing

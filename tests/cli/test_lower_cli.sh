@@ -3,14 +3,7 @@
 # --compare, --batch-per-cluster iterations, --emit of the scheduled program, determinism, and
 # user errors (exit 1 with a message naming what is wrong). Small graphs written here, tiny.cfg.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1" "$2"; fi; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 cat >"$tmp/m.gtg" <<'G'
 gtg 1
 model small batch=4 dtype=fp16
@@ -26,66 +19,66 @@ A="--arch configs/tiny.cfg"
 T="--sched tvm"
 
 "$GTSIM" $A "$tmp/m.gtg" $T >"$tmp/t.txt" 2>&1; rc=$?
-check "text report exits 0" "[ $rc -eq 0 ]"
+check_eval "text report exits 0" "[ $rc -eq 0 ]"
 for key in cycles time throughput latency 'ddr read' 'ddr written' roofline 'outputs live in' utilization; do
-  check "text report has '$key'" "grep -q '^$key' '$tmp/t.txt'"
+  check_eval "text report has '$key'" "grep -q '^$key' '$tmp/t.txt'"
 done
 # kernels: conv+relu, global_avgpool, dense, softmax (tvm: softmax is its own kernel)
-check "text report lists the 4 tvm kernels" "[ \$(grep -cE '^[0-9]+ ' '$tmp/t.txt') -eq 4 ]"
-check "text report names the fused kernel" "grep -q 'conv2d+relu' '$tmp/t.txt'"
+check_eval "text report lists the 4 tvm kernels" "[ \$(grep -cE '^[0-9]+ ' '$tmp/t.txt') -eq 4 ]"
+check_eval "text report names the fused kernel" "grep -q 'conv2d+relu' '$tmp/t.txt'"
 
 "$GTSIM" $A "$tmp/m.gtg" $T --json >"$tmp/j.json" 2>&1
-check "--json is valid JSON with 4 kernels and the roofline" \
+check_eval "--json is valid JSON with 4 kernels and the roofline" \
   "$PY -c 'import json,sys; d=json.load(open(\"$tmp/j.json\")); assert len(d[\"kernels\"])==4; r=d[\"roofline\"]; assert r[\"bound_s\"]<=d[\"time_s\"]; assert d[\"outputs\"][\"ddr\"]==4' 2>/dev/null"
 
 "$GTSIM" $A "$tmp/m.gtg" $T --csv -o "$tmp/c.csv" >"$tmp/c.out" 2>&1
-check "--csv -o writes the file and nothing on stdout" "[ -s '$tmp/c.csv' ] && [ ! -s '$tmp/c.out' ]"
-check "--csv has a header, 4 kernel rows and a total row" \
+check_eval "--csv -o writes the file and nothing on stdout" "[ -s '$tmp/c.csv' ] && [ ! -s '$tmp/c.out' ]"
+check_eval "--csv has a header, 4 kernel rows and a total row" \
   "[ \$(head -1 '$tmp/c.csv') = 'kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output' ] && [ \$(wc -l <'$tmp/c.csv') -eq 6 ] && tail -1 '$tmp/c.csv' | grep -q '^(total),'"
 
 "$GTSIM" $A "$tmp/m.gtg" $T --json >"$tmp/j2.json" 2>&1
-check "two runs give identical reports" "cmp -s '$tmp/j.json' '$tmp/j2.json'"
+check_eval "two runs give identical reports" "cmp -s '$tmp/j.json' '$tmp/j2.json'"
 
 # graphturbo is the default strategy of model runs: its report names the level and lists instances
 "$GTSIM" $A "$tmp/m.gtg" >"$tmp/g.txt" 2>&1; rc=$?
-check "default strategy is graphturbo (level full)" \
+check_eval "default strategy is graphturbo (level full)" \
   "[ $rc -eq 0 ] && grep -q 'strategy graphturbo:full' '$tmp/g.txt' && grep -qE '^graphturbo +level full, order ' '$tmp/g.txt'"
-check "graphturbo text report has an instance table" "grep -qE '^# +instance +samples +layers' '$tmp/g.txt' && grep -qE '^0 +g0\.0 ' '$tmp/g.txt'"
+check_eval "graphturbo text report has an instance table" "grep -qE '^# +instance +samples +layers' '$tmp/g.txt' && grep -qE '^0 +g0\.0 ' '$tmp/g.txt'"
 "$GTSIM" $A "$tmp/m.gtg" --csv >"$tmp/g.csv" 2>&1
-check "graphturbo --csv: instance rows and a total row" \
+check_eval "graphturbo --csv: instance rows and a total row" \
   "[ \$(head -1 '$tmp/g.csv') = 'instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,ddr_write_bytes,spills' ] && tail -1 '$tmp/g.csv' | grep -q '^(total),'"
 "$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/g.json" 2>&1
-check "graphturbo --json: level, order, instances whose layers add up to the kernels" \
+check_eval "graphturbo --json: level, order, instances whose layers add up to the kernels" \
   "$PY -c 'import json; d=json.load(open(\"$tmp/g.json\")); g=d[\"graphturbo\"]; assert g[\"level\"]==\"full\"; assert sum(i[\"layers\"] for i in g[\"instances\"])==len(d[\"kernels\"]); assert d[\"strategy\"]==\"graphturbo:full\"' 2>/dev/null"
 for bad in "--gt-level huge" "--gt-spill smallest" "--gt-stitch 1.5" "--compare tvm:lb" "--compare graphturbo:fast"; do
   "$GTSIM" $A "$tmp/m.gtg" $bad >"$tmp/bad.txt" 2>&1; rc=$?
-  check "'$bad' is an error (exit 1) naming the option" "[ $rc -eq 1 ] && grep -qE 'gt-level|gt-spill|gt-stitch|level' '$tmp/bad.txt'"
+  check_eval "'$bad' is an error (exit 1) naming the option" "[ $rc -eq 1 ] && grep -qE 'gt-level|gt-spill|gt-stitch|level' '$tmp/bad.txt'"
 done
 "$GTSIM" $A "$tmp/m.gtg" --compare tvm,graphturbo:lb,graphturbo >"$tmp/lv.txt" 2>&1; rc=$?
-check "--compare takes graphturbo:LEVEL rows" \
+check_eval "--compare takes graphturbo:LEVEL rows" \
   "[ $rc -eq 0 ] && grep -qE '^graphturbo:lb ' '$tmp/lv.txt' && grep -qE '^graphturbo:full ' '$tmp/lv.txt'"
 
 "$GTSIM" $A "$tmp/m.gtg" --compare tvm,astitch >"$tmp/cmp.txt" 2>&1; rc=$?
-check "--compare prints one row per strategy, tvm's speedup 1" \
+check_eval "--compare prints one row per strategy, tvm's speedup 1" \
   "[ $rc -eq 0 ] && grep -qE '^tvm .* 1\.000x' '$tmp/cmp.txt' && grep -qE '^astitch ' '$tmp/cmp.txt'"
 
 # 8 samples, 2 clusters, 1 sample per cluster per iteration: 4 iterations
 "$GTSIM" $A "$tmp/m.gtg" $T --batch 8 --batch-per-cluster 1 >"$tmp/it.txt" 2>&1
-check "--batch-per-cluster 1 of 8 on 2 clusters reports 4 iterations" "grep -q '^batch  *8 (1 per cluster per iteration, 4 iterations)' '$tmp/it.txt'"
+check_eval "--batch-per-cluster 1 of 8 on 2 clusters reports 4 iterations" "grep -q '^batch  *8 (1 per cluster per iteration, 4 iterations)' '$tmp/it.txt'"
 
 "$GTSIM" $A "$tmp/m.gtg" --sched astitch --emit "$tmp/p.gtp" >/dev/null 2>&1; rc=$?
-check "--emit writes the scheduled program" "[ $rc -eq 0 ] && [ -s '$tmp/p.gtp' ]"
+check_eval "--emit writes the scheduled program" "[ $rc -eq 0 ] && [ -s '$tmp/p.gtp' ]"
 "$GTSIM" $A --disasm "$tmp/p.gtp" >"$tmp/p.gtasm" 2>&1
-check "the emitted program disassembles, with chip barriers" "grep -q 'barrier scope=chip' '$tmp/p.gtasm'"
+check_eval "the emitted program disassembles, with chip barriers" "grep -q 'barrier scope=chip' '$tmp/p.gtasm'"
 
 "$GTSIM" $A "$tmp/m.gtg" --trace "$tmp/t.gtt.gz" --perfetto "$tmp/t.json" >/dev/null 2>&1; rc=$?
-check "a model run writes --trace and a --perfetto JSON" \
+check_eval "a model run writes --trace and a --perfetto JSON" \
   "[ $rc -eq 0 ] && [ -s '$tmp/t.gtt.gz' ] && $PY -c 'import json; json.load(open(\"$tmp/t.json\"))'"
 
 # an ONNX model runs like a .gtg one (fixtures from tests/onnx/make_fixtures.py)
 if "$PY" tests/onnx/make_fixtures.py "$tmp/onnx" >/dev/null 2>"$tmp/fx.err"; then
   "$GTSIM" $A "$tmp/onnx/resnet_block.onnx" --batch 2 --json >"$tmp/o.json" 2>"$tmp/o.err"; rc=$?
-  check "an ONNX model (resnet_block.onnx) schedules, simulates and reports" \
+  check_eval "an ONNX model (resnet_block.onnx) schedules, simulates and reports" \
     "[ $rc -eq 0 ] && $PY -c 'import json; d=json.load(open(\"$tmp/o.json\")); assert d[\"cycles\"]>0 and d[\"kernels\"]'"
 else
   nok "ONNX fixtures" "$(head -c 300 "$tmp/fx.err")"
@@ -93,13 +86,13 @@ fi
 
 # user errors
 "$GTSIM" $A "$tmp/m.gtg" --sched fastest >/dev/null 2>"$tmp/e1"; rc=$?
-check "--sched with an unknown strategy: exit 1 naming it" "[ $rc -eq 1 ] && grep -q fastest '$tmp/e1'"
+check_eval "--sched with an unknown strategy: exit 1 naming it" "[ $rc -eq 1 ] && grep -q fastest '$tmp/e1'"
 "$GTSIM" $A "$tmp/m.gtg" --compare tvm,foo >/dev/null 2>"$tmp/e2"; rc=$?
-check "--compare with an unknown strategy names it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'foo'\" '$tmp/e2'"
+check_eval "--compare with an unknown strategy names it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'foo'\" '$tmp/e2'"
 "$GTSIM" "$tmp/m.gtg" >/dev/null 2>"$tmp/e3"; rc=$?
-check "a model run without --arch: exit 1" "[ $rc -eq 1 ] && grep -q -- '--arch' '$tmp/e3'"
+check_eval "a model run without --arch: exit 1" "[ $rc -eq 1 ] && grep -q -- '--arch' '$tmp/e3'"
 "$GTSIM" $A "$tmp/m.gtg" --batch-per-cluster 0 >/dev/null 2>"$tmp/e4"; rc=$?
-check "--batch-per-cluster 0: exit 1" "[ $rc -eq 1 ]"
+check_eval "--batch-per-cluster 0: exit 1" "[ $rc -eq 1 ]"
 cat >"$tmp/big.gtg" <<'G'
 gtg 1
 model big batch=1 dtype=fp16
@@ -107,7 +100,7 @@ input x: fp16[N, 1048576]
 y = layernorm(x)
 G
 "$GTSIM" $A "$tmp/big.gtg" >/dev/null 2>"$tmp/e5"; rc=$?
-check "an op no tile of which fits LB: exit 1, file:line: error" "[ $rc -eq 1 ] && grep -q 'big.gtg:4:[0-9]*: error: .*cannot be tiled' '$tmp/e5'"
+check_eval "an op no tile of which fits LB: exit 1, file:line: error" "[ $rc -eq 1 ] && grep -q 'big.gtg:4:[0-9]*: error: .*cannot be tiled' '$tmp/e5'"
 # A one-row embedding table (a learned class token, as in ViT) read for many samples: rows of
 # the tile all read the table's only row (the simulator stopped these with exit 2 when the
 # read pattern's stride went past the table).
@@ -122,7 +115,7 @@ y = relu(t)
 G
 for s in tvm astitch graphturbo; do
   "$GTSIM" $A "$tmp/cls.gtg" --sched $s --emit "$tmp/cls.gtasm" >/dev/null 2>"$tmp/e6"; rc=$?
-  check "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
+  check_eval "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
     "[ $rc -eq 0 ] && [ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
 done
-echo "1..$n"
+done_testing

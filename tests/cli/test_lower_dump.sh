@@ -7,13 +7,8 @@
 # graphturbo-only step under tvm (exit 1); the graph passes' dumps are unchanged.
 # Run from the repo root with $GTSIM set.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
+. "$(dirname "$0")/lib.sh"
 has() { grep -qE -- "$2" <<<"$1"; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 M=tests/cases/gtg/tiny_cnn.gtg
 A=(--arch configs/tiny.cfg)
@@ -130,4 +125,4 @@ err "a graph pass under tvm" "show the graphturbo schedule" "${A[@]}" "$M" --sch
 # The graph passes' names still mean the graph passes.
 out=$("$GTSIM" "${A[@]}" "$M" --dump-after group 2>&1); rc=$?
 check "--dump-after group is still the graph pass" test $rc -eq 0 -a "$(head -1 <<<"$out" | cut -d: -f1)" = "# graphturbo after group"
-echo "1..$n"
+done_testing

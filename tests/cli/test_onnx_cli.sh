@@ -6,32 +6,25 @@
 # Run from the repo root by tests/run.sh (GTSIM set).
 set -u
 GTSIM=${GTSIM:-$PWD/build/gtsim}
+. "$(dirname "$0")/lib.sh"
 dir=$(dirname "$GTSIM")/onnx-fixtures/cli
 out=$dir/out
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { # name, condition result (0 = pass), details...
-  local name=$1 rc=$2
-  shift 2
-  if [ "$rc" -eq 0 ]; then ok "$name"; else nok "$name" "$@"; fi
-}
 
 rm -rf "$dir"
 mkdir -p "$out"
 /usr/bin/python3 tests/onnx/make_fixtures.py "$dir" 2>"$out/gen.err"
-check "fixtures generated (python3-onnx is a dependency: no skip)" $? "$(cat "$out/gen.err")"
+check_rc "fixtures generated (python3-onnx is a dependency: no skip)" $? "$(cat "$out/gen.err")"
 
 # 1. --convert writes a .gtg that starts with the format header and names the graph input
 "$GTSIM" --convert "$dir/resnet_block.onnx" -o "$out/resnet.gtg" 2>"$out/err"
 rc=$?
 head -1 "$out/resnet.gtg" 2>/dev/null | grep -qx 'gtg 1'
-check "convert resnet_block.onnx exits 0 with a gtg 1 header" $((rc + $?)) "rc=$rc" \
+check_rc "convert resnet_block.onnx exits 0 with a gtg 1 header" $((rc + $?)) "rc=$rc" \
   "$(cat "$out/err")"
 grep -q '^input input: fp32\[N, 3, 32, 32\]$' "$out/resnet.gtg"
-check "converted input keeps the symbolic batch N" $? "$(grep '^input' "$out/resnet.gtg")"
+check_rc "converted input keeps the symbolic batch N" $? "$(grep '^input' "$out/resnet.gtg")"
 ls "$out" | grep -q '\.tmp\.'
-check "no temporary file left after a successful convert" $((!$?))
+check_rc "no temporary file left after a successful convert" $((!$?))
 
 # 2. --stats on the ONNX file and on its conversion agree (totals line of the text report)
 for m in resnet_block encoder densenet_block mobilenet_block misc17; do
@@ -42,7 +35,7 @@ for m in resnet_block encoder densenet_block mobilenet_block misc17; do
   a=$(grep '^total' "$out/$m.onnx.stats")
   b=$(grep '^total' "$out/$m.gtg.stats")
   [ "$rc" -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ]
-  check "$m: --stats of .onnx and of its .gtg conversion agree" $? "onnx: $a" "gtg:  $b" \
+  check_rc "$m: --stats of .onnx and of its .gtg conversion agree" $? "onnx: $a" "gtg:  $b" \
     "$(cat "$out/err")"
 done
 
@@ -50,56 +43,57 @@ done
 "$GTSIM" --convert "$dir/encoder.onnx" -o "$out/encoder_b32.gtg" --batch 32 2>"$out/err"
 grep -q '^model encoder batch=32 ' "$out/encoder_b32.gtg" &&
   grep -q '^model encoder batch=1 ' "$out/encoder.gtg"
-check "convert --batch 32 writes batch=32 in the header" $? "$(head -2 "$out/encoder_b32.gtg")"
+check_rc "convert --batch 32 writes batch=32 in the header" $? "$(head -2 "$out/encoder_b32.gtg")"
 
 # 3. -o - writes to stdout; the same text as the file
 "$GTSIM" --convert "$dir/misc17.onnx" -o - >"$out/stdout.gtg" 2>"$out/err"
 cmp -s "$out/stdout.gtg" "$out/misc17.gtg"
-check "convert -o - prints the same .gtg to stdout" $? "$(cat "$out/err")"
+check_rc "convert -o - prints the same .gtg to stdout" $? "$(cat "$out/err")"
 
 # 4. errors: exit 1, message with file, node name and op type, no output file
 "$GTSIM" --convert "$dir/unsupported.onnx" -o "$out/unsupported.gtg" 2>"$out/err"
 rc=$?
 want="unsupported.onnx:2:1: error: node '/head/Hardmax' (Hardmax): unsupported op 'Hardmax'"
 [ "$rc" -eq 1 ] && grep -qF "$want" "$out/err"
-check "unsupported op: exit 1 naming node and op type" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "unsupported op: exit 1 naming node and op type" $? "rc=$rc" "$(cat "$out/err")"
 [ ! -e "$out/unsupported.gtg" ] && ! ls "$out" | grep -q 'unsupported.gtg.tmp'
-check "unsupported op: no output file written" $?
+check_rc "unsupported op: no output file written" $?
 
 for f in truncated random empty bad_shapes; do
   "$GTSIM" --convert "$dir/$f.onnx" -o "$out/$f.gtg" 2>"$out/err"
   rc=$?
   [ "$rc" -eq 1 ] && grep -q "^$dir/$f.onnx:.*error: " "$out/err" && [ ! -e "$out/$f.gtg" ]
-  check "$f.onnx: exit 1 with a located error, no output" $? "rc=$rc" "$(cat "$out/err")"
+  check_rc "$f.onnx: exit 1 with a located error, no output" $? "rc=$rc" "$(cat "$out/err")"
 done
 
 "$GTSIM" --stats "$dir/truncated.onnx" >/dev/null 2>"$out/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "not a valid ONNX model" "$out/err"
-check "--stats on a truncated ONNX file: exit 1" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "--stats on a truncated ONNX file: exit 1" $? "rc=$rc" "$(cat "$out/err")"
 
 "$GTSIM" --convert "$dir/resnet_block.onnx" 2>"$out/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q -- "--convert needs -o" "$out/err"
-check "--convert without -o: exit 1 with usage" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "--convert without -o: exit 1 with usage" $? "rc=$rc" "$(cat "$out/err")"
 
 "$GTSIM" --convert "$dir/resnet_block.onnx" -o "$out/x.onnx" 2>"$out/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "OUT.gtg" "$out/err" && [ ! -e "$out/x.onnx" ]
-check "--convert -o with a non-.gtg name: exit 1" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "--convert -o with a non-.gtg name: exit 1" $? "rc=$rc" "$(cat "$out/err")"
 
 "$GTSIM" --convert "$dir/resnet_block.onnx" -o "$out/no/such/dir/x.gtg" 2>"$out/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "cannot write" "$out/err"
-check "--convert into a missing directory: exit 1" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "--convert into a missing directory: exit 1" $? "rc=$rc" "$(cat "$out/err")"
 
 cp "$dir/resnet_block.onnx" "$out/model.bin"
 "$GTSIM" --convert "$out/model.bin" -o "$out/bin.gtg" 2>"$out/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "expected a .gtg or .onnx file" "$out/err"
-check "unknown model extension: exit 1" $? "rc=$rc" "$(cat "$out/err")"
+check_rc "unknown model extension: exit 1" $? "rc=$rc" "$(cat "$out/err")"
 
 # 5. a .gtg input converts to itself (model_load dispatches on the extension)
 "$GTSIM" --convert "$out/encoder.gtg" -o "$out/encoder2.gtg" 2>"$out/err"
 cmp -s "$out/encoder.gtg" "$out/encoder2.gtg"
-check ".gtg -> --convert -> identical .gtg" $? "$(cat "$out/err")"
+check_rc ".gtg -> --convert -> identical .gtg" $? "$(cat "$out/err")"
+done_testing

@@ -4,12 +4,7 @@
 # files are still written through a temporary and a rename), and a device that refuses the
 # bytes (/dev/full) is a clear error with exit 1.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 A="--arch configs/tiny.cfg"
 M="workloads/resnet50.gtg --batch 2 --sched tvm"
 
@@ -33,7 +28,7 @@ if "$GTSIM" $A $M --json -o "$tmp/fifo" 2>"$tmp/err"; then
   if [ -p "$tmp/fifo" ] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/got" 2>/dev/null; then
     ok "report into a FIFO: complete JSON read from it, still a FIFO"
   else
-    nok "report into a FIFO" "fifo type: $(stat -c %F "$tmp/fifo"), got $(wc -c <"$tmp/got") bytes"
+    nok "report into a FIFO" "fifo type: $(command stat -c %F "$tmp/fifo"), got $(wc -c <"$tmp/got") bytes"
   fi
 else
   kill $reader 2>/dev/null
@@ -54,3 +49,4 @@ fi
 rc=$?
 [ $rc = 1 ] && grep -q "must end in .gtp or .gtasm" "$tmp/err" && ok "--emit /dev/null: exit 1 up front" \
   || nok "--emit without extension" "exit $rc: $(head -c 300 "$tmp/err")"
+done_testing

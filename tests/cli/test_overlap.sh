@@ -10,14 +10,7 @@
 #      head of the next), and full is no slower than instances.
 # Run from the repo root with $GTSIM set (tests/run.sh).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-stat() { sed -n "s/^$1  *\([0-9.e+]*\) .*/\1/p" "$2"; }
+. "$(dirname "$0")/lib.sh"
 
 # ---- 1. Simulator level: exact cycles --------------------------------------------------------
 # The program (one core, c0.k0; every tile already in LB through alloc init=, so no transfer):
@@ -190,5 +183,4 @@ check_model thin mme vec "$tmp/thin.gtg" --arch configs/tiny.cfg
 gtg "$tmp/hw256.gtg" 64 256 14 256
 check_model hw256 mme vme "$tmp/hw256.gtg" --arch configs/stcp920-hw.cfg
 # tests/run.sh counts the "not ok" lines; the exit status also tells a run by hand
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -4,14 +4,7 @@
 # speedup it prints against cycles read back from the run JSONs; resume (nothing reruns, a
 # deleted run reruns alone); a failing run recorded, shown as "failed" and exit 1; bad names.
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1" "$2"; fi; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 case "$GTSIM" in /*) ;; *) GTSIM="$PWD/$GTSIM" ;; esac
 P="scripts/paper --quick --configs tiny --models resnet50,dlrm --gtsim $GTSIM"
 out=$tmp/p
@@ -19,22 +12,22 @@ R=$out/runs/tiny
 strategies="tvm astitch graphturbo-gb graphturbo-lb graphturbo-instances graphturbo-full"
 
 $P --out "$out" >"$tmp/o1" 2>&1; rc=$?
-check "scripts/paper --quick on tiny, resnet50 + dlrm: exit 0" "[ $rc -eq 0 ]"
+check_eval "scripts/paper --quick on tiny, resnet50 + dlrm: exit 0" "[ $rc -eq 0 ]"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/o1" | tail -20
-check "it reports 12 runs, none failed" "grep -q '^scripts/paper: 12 runs, 0 reused, 0 failed' '$tmp/o1'"
+check_eval "it reports 12 runs, none failed" "grep -q '^scripts/paper: 12 runs, 0 reused, 0 failed' '$tmp/o1'"
 missing=
 for m in resnet50 dlrm; do for s in $strategies; do
   [ -s "$R/$m/$s.json" ] || missing="$missing $m/$s"
 done; done
-check "a JSON per model x strategy in runs/tiny/MODEL/STRATEGY.json" "[ -z '$missing' ]"
-check "--quick: batch = clusters of tiny (2), 1 sample per cluster" \
+check_eval "a JSON per model x strategy in runs/tiny/MODEL/STRATEGY.json" "[ -z '$missing' ]"
+check_eval "--quick: batch = clusters of tiny (2), 1 sample per cluster" \
   "$PY -c 'import json; d=json.load(open(\"$R/resnet50/graphturbo-full.json\")); assert (d[\"batch\"], d[\"batch_per_cluster\"], d[\"strategy\"]) == (2, 1, \"graphturbo:full\")'"
-check "table2.md, table3.md and summary.json (valid JSON) are written" \
+check_eval "table2.md, table3.md and summary.json (valid JSON) are written" \
   "[ -s '$out/table2.md' ] && [ -s '$out/table3.md' ] && $PY -c 'import json; json.load(open(\"$out/summary.json\"))'"
 for f in fig14 fig15 fig17; do
-  check "$f.png is a PNG" "[ \"\$(head -c 8 '$out/$f.png' | od -An -tx1 | tr -d ' \n')\" = 89504e470d0a1a0a ]"
+  check_eval "$f.png is a PNG" "[ \"\$(head -c 8 '$out/$f.png' | od -An -tx1 | tr -d ' \n')\" = 89504e470d0a1a0a ]"
 done
-check "no temporary files are left in the output directory" \
+check_eval "no temporary files are left in the output directory" \
   "[ -z \"\$(find '$out' -name '*.tmp')\" ]"
 
 # table2.md: a row per model with a number under every strategy; its speedup = the JSON cycles'
@@ -65,14 +58,14 @@ for m in want_models:
         assert r["full vs tvm"] == "%.2fx" % (cyc["tvm"] / cyc["graphturbo:full"]), (m, r, cyc)
         assert r["full vs astitch"] == "%.2fx" % (cyc["astitch"] / cyc["graphturbo:full"]), (m, r, cyc)
 PYEOF
-check "table2.md has a row per model with a throughput under every strategy" \
+check_eval "table2.md has a row per model with a throughput under every strategy" \
   "$PY '$tmp/t2.py' '$out' resnet50,dlrm rows"
-check "table2.md's speedups equal cycles_tvm (astitch) / cycles_graphturbo:full of the run JSONs" \
+check_eval "table2.md's speedups equal cycles_tvm (astitch) / cycles_graphturbo:full of the run JSONs" \
   "$PY '$tmp/t2.py' '$out' resnet50,dlrm speedup"
-check "table2.md has the geometric mean row" "grep -qE '^\| geomean \|.* [0-9]+\.[0-9]{2}x \|' '$out/table2.md'"
-check "table3.md has a DDR / GB / LB cell for every strategy of each model" \
+check_eval "table2.md has the geometric mean row" "grep -qE '^\| geomean \|.* [0-9]+\.[0-9]{2}x \|' '$out/table2.md'"
+check_eval "table3.md has a DDR / GB / LB cell for every strategy of each model" \
   "[ \$(grep -cE '^\| (resnet50|dlrm) (\| [0-9]+ / [0-9]+ / [0-9]+( \([0-9]+ spills\))? ){6}\|$' '$out/table3.md') -eq 2 ]"
-check "summary.json holds the runs and ResNet-50's per-stage fractions" \
+check_eval "summary.json holds the runs and ResNet-50's per-stage fractions" \
   "$PY -c 'import json; s=json.load(open(\"$out/summary.json\")); assert s[\"runs\"][\"tiny\"][\"dlrm\"][\"tvm\"][\"status\"]==\"ok\"; f=s[\"fig17_resnet50_stage_flop_fraction\"][\"tiny\"]; assert set(f)=={\"tvm\",\"graphturbo:full\"}; assert all(0<v<=1 for v in f[\"tvm\"].values()) and len(f[\"tvm\"])==5'"
 
 # resume: a second invocation runs nothing and rewrites byte-identical tables
@@ -81,17 +74,17 @@ mt >"$tmp/mt1"
 cp "$out/table2.md" "$out/table3.md" "$out/summary.json" "$tmp/"
 $P --out "$out" >"$tmp/o2" 2>&1; rc=$?
 mt >"$tmp/mt2"
-check "second invocation: exit 0, '0 runs', 12 reused" "[ $rc -eq 0 ] && grep -q '^scripts/paper: 0 runs, 12 reused' '$tmp/o2'"
-check "second invocation leaves every run JSON untouched (mtimes)" "cmp -s '$tmp/mt1' '$tmp/mt2'"
-check "regenerated table2.md, table3.md, summary.json are byte-identical" \
+check_eval "second invocation: exit 0, '0 runs', 12 reused" "[ $rc -eq 0 ] && grep -q '^scripts/paper: 0 runs, 12 reused' '$tmp/o2'"
+check_eval "second invocation leaves every run JSON untouched (mtimes)" "cmp -s '$tmp/mt1' '$tmp/mt2'"
+check_eval "regenerated table2.md, table3.md, summary.json are byte-identical" \
   "cmp -s '$tmp/table2.md' '$out/table2.md' && cmp -s '$tmp/table3.md' '$out/table3.md' && cmp -s '$tmp/summary.json' '$out/summary.json'"
 
 rm "$R/dlrm/astitch.json"
 $P --out "$out" >"$tmp/o3" 2>&1; rc=$?
 mt >"$tmp/mt3"
-check "a deleted run JSON: exactly that run again ('1 run', 11 reused)" \
+check_eval "a deleted run JSON: exactly that run again ('1 run', 11 reused)" \
   "[ $rc -eq 0 ] && grep -q '^scripts/paper: 1 run, 11 reused' '$tmp/o3' && [ \$(grep -c '^\[[0-9]*/[0-9]*\] ' '$tmp/o3') -eq 1 ] && grep -q '^\[1/1\] tiny/dlrm/astitch: ok' '$tmp/o3'"
-check "... the JSON is back and no other run JSON changed" \
+check_eval "... the JSON is back and no other run JSON changed" \
   "[ -s '$R/dlrm/astitch.json' ] && [ \"\$(grep -v /dlrm/astitch.json '$tmp/mt1')\" = \"\$(grep -v /dlrm/astitch.json '$tmp/mt3')\" ]"
 
 # a failing run: recorded with its stderr, "failed" in the tables, exit 1; retried next time
@@ -103,25 +96,25 @@ F
 chmod +x "$tmp/fake"
 F="scripts/paper --quick --configs tiny --models dlrm --strategies tvm,astitch,graphturbo --out $tmp/f"
 $F --gtsim "$tmp/fake" >"$tmp/o4" 2>&1; rc=$?
-check "a failing run: exit 1, its stderr in runs/.../astitch.err" \
+check_eval "a failing run: exit 1, its stderr in runs/.../astitch.err" \
   "[ $rc -eq 1 ] && grep -q 'injected by test_paper' '$tmp/f/runs/tiny/dlrm/astitch.err' && [ ! -e '$tmp/f/runs/tiny/dlrm/astitch.json' ]"
-check "... shown as 'failed' in table2.md and table3.md, and listed with its message" \
+check_eval "... shown as 'failed' in table2.md and table3.md, and listed with its message" \
   "grep -qE '^\| dlrm \|.*\| failed \|' '$tmp/f/table2.md' && grep -qE '^\| dlrm \|.*\| failed \|' '$tmp/f/table3.md' && grep -q 'dlrm astitch: exit 2 .*injected by test_paper' '$tmp/f/table2.md'"
-check "... and the other runs' numbers are still there" \
+check_eval "... and the other runs' numbers are still there" \
   "grep -qE '^\| dlrm \| 2 \| 1 \| 1 \| [0-9.]+ \| failed \| [0-9.]+ \| [0-9.]+x \|' '$tmp/f/table2.md'"
 $F --gtsim "$GTSIM" >"$tmp/o5" 2>&1; rc=$?
-check "... the next invocation retries only the failed run; exit 0, .err removed" \
+check_eval "... the next invocation retries only the failed run; exit 0, .err removed" \
   "[ $rc -eq 0 ] && grep -q '^scripts/paper: 1 run, 2 reused, 0 failed' '$tmp/o5' && [ ! -e '$tmp/f/runs/tiny/dlrm/astitch.err' ] && ! grep -qE '\| failed \||^Failed runs' '$tmp/f/table2.md'"
 
 # user errors
 scripts/paper --quick --configs tiny --models resnet50,nosuchnet --out "$tmp/e" >"$tmp/e1" 2>&1; rc=$?
-check "a bad --models name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown model 'nosuchnet'\" '$tmp/e1'"
+check_eval "a bad --models name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown model 'nosuchnet'\" '$tmp/e1'"
 scripts/paper --quick --configs nosuchcfg --models dlrm --out "$tmp/e" >"$tmp/e2" 2>&1; rc=$?
-check "a bad --configs name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown config 'nosuchcfg'\" '$tmp/e2'"
+check_eval "a bad --configs name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown config 'nosuchcfg'\" '$tmp/e2'"
 scripts/paper --quick --configs tiny --strategies tvm,fastest --out "$tmp/e" >"$tmp/e3" 2>&1; rc=$?
-check "a bad --strategies name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'fastest'\" '$tmp/e3'"
-check "nothing ran for the bad names" "[ ! -e '$tmp/e/runs' ]"
+check_eval "a bad --strategies name: exit 1 naming it" "[ $rc -eq 1 ] && grep -q \"unknown strategy 'fastest'\" '$tmp/e3'"
+check_eval "nothing ran for the bad names" "[ ! -e '$tmp/e/runs' ]"
 scripts/paper --help >"$tmp/h" 2>&1; rc=$?
-check "--help: exit 0, warns about stcp920's minutes and GB per run" \
+check_eval "--help: exit 0, warns about stcp920's minutes and GB per run" \
   "[ $rc -eq 0 ] && grep -q 'stcp920' '$tmp/h' && grep -q 'minutes' '$tmp/h' && grep -q -- '--jobs' '$tmp/h'"
-echo "1..$n"
+done_testing

@@ -4,39 +4,32 @@
 # (--dump-csv, exactly), --per-core, --buffers, --cluster, downsampling of a long series, and
 # errors (missing file, not gzip, truncated, no such cluster: exit 1 naming the file, no output).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
 PLOT=scripts/plot_occupancy
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "# $2"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1" "$2"; fi; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/out"
 # PNG signature, then width and height from the IHDR chunk
 pngsize() { "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); assert d[:8]==b"\x89PNG\r\n\x1a\n" and d[12:16]==b"IHDR"; print("%dx%d" % struct.unpack(">II", d[16:24]))' "$1" 2>/dev/null; }
 A="--arch configs/tiny.cfg"
 
 "$GTSIM" $A tests/cases/gtg/tiny_cnn.gtg --sched tvm --trace "$tmp/tvm.gtt.gz" >/dev/null 2>&1; rc=$?
-check "gtsim writes a tvm trace" "[ $rc -eq 0 ] && [ -s '$tmp/tvm.gtt.gz' ]"
+check_eval "gtsim writes a tvm trace" "[ $rc -eq 0 ] && [ -s '$tmp/tvm.gtt.gz' ]"
 "$GTSIM" $A tests/cases/gtg/tiny_cnn.gtg --sched graphturbo --trace "$tmp/gt.gtt.gz" >/dev/null 2>&1; rc=$?
-check "gtsim writes a graphturbo trace" "[ $rc -eq 0 ] && [ -s '$tmp/gt.gtt.gz' ]"
+check_eval "gtsim writes a graphturbo trace" "[ $rc -eq 0 ] && [ -s '$tmp/gt.gtt.gz' ]"
 
 # two panels: 12 x (1.0 + 0.25 + 3.5 * 2) inches at 100 dpi
 $PLOT -o "$tmp/out/cmp.png" "$tmp/tvm.gtt.gz" "$tmp/gt.gtt.gz" --label tvm graphturbo \
   --dump-csv "$tmp/cmp.csv" >"$tmp/p.out" 2>&1; rc=$?
-check "two traces with labels: exit 0, nothing printed" "[ $rc -eq 0 ] && [ ! -s '$tmp/p.out' ]"
-check "the PNG exists and starts with the PNG signature" "[ -n \"\$(pngsize '$tmp/out/cmp.png')\" ]"
-check "two panels: 1200x825 pixels" "[ \"\$(pngsize '$tmp/out/cmp.png')\" = 1200x825 ]"
-check "no temporary file left next to the output" "[ \"\$(ls -A '$tmp/out')\" = cmp.png ]"
-check "--dump-csv: both labels, each with c0.gb, c0.k*.lb and ddr" \
+check_eval "two traces with labels: exit 0, nothing printed" "[ $rc -eq 0 ] && [ ! -s '$tmp/p.out' ]"
+check_eval "the PNG exists and starts with the PNG signature" "[ -n \"\$(pngsize '$tmp/out/cmp.png')\" ]"
+check_eval "two panels: 1200x825 pixels" "[ \"\$(pngsize '$tmp/out/cmp.png')\" = 1200x825 ]"
+check_eval "no temporary file left next to the output" "[ \"\$(ls -A '$tmp/out')\" = cmp.png ]"
+check_eval "--dump-csv: both labels, each with c0.gb, c0.k*.lb and ddr" \
   "[ \"\$(tail -n +2 '$tmp/cmp.csv' | cut -d, -f1,3 | sort -u | tr '\n' ' ')\" = 'graphturbo,c0.gb graphturbo,c0.k*.lb graphturbo,ddr tvm,c0.gb tvm,c0.k*.lb tvm,ddr ' ]"
-check "LB sum stays within the 2 x 64 KiB of cluster 0" \
+check_eval "LB sum stays within the 2 x 64 KiB of cluster 0" \
   "awk -F, '\$3==\"c0.k*.lb\" && \$4>m {m=\$4} END {exit !(m>0 && m<=131072)}' '$tmp/cmp.csv'"
 
 $PLOT --help >"$tmp/h.out" 2>&1; rc=$?
-check "--help: exit 0, prints the usage" "[ $rc -eq 0 ] && grep -q '^usage: plot_occupancy -o OUT.png' '$tmp/h.out' && grep -q -- '--dump-csv' '$tmp/h.out'"
+check_eval "--help: exit 0, prints the usage" "[ $rc -eq 0 ] && grep -q '^usage: plot_occupancy -o OUT.png' '$tmp/h.out' && grep -q -- '--dump-csv' '$tmp/h.out'"
 
 # a hand-written trace: 500 MHz, so 500000 cycles = 1 ms. Two records of one buffer at one
 # cycle: the last one holds; the LB series is the sum of the two cores; unknown kinds skipped.
@@ -77,19 +70,19 @@ hand,1.250001,ddr,8192
 hand,3,ddr,8192
 C
 $PLOT -o "$tmp/out/hand.png" "$tmp/hand.gtt.gz" --label hand --dump-csv "$tmp/hand.csv" >"$tmp/h2.out" 2>&1; rc=$?
-check "hand-written trace: exit 0, one panel of 1200x475 pixels" \
+check_eval "hand-written trace: exit 0, one panel of 1200x475 pixels" \
   "[ $rc -eq 0 ] && [ \"\$(pngsize '$tmp/out/hand.png')\" = 1200x475 ]"
-check "hand-written trace: --dump-csv rows exactly as expected" "cmp -s '$tmp/hand.expected' '$tmp/hand.csv'"
+check_eval "hand-written trace: --dump-csv rows exactly as expected" "cmp -s '$tmp/hand.expected' '$tmp/hand.csv'"
 [ -f "$tmp/hand.csv" ] && ! cmp -s "$tmp/hand.expected" "$tmp/hand.csv" && diff "$tmp/hand.expected" "$tmp/hand.csv" | sed 's/^/# /'
 
 $PLOT --dump-csv - "$tmp/hand.gtt.gz" --label hand --per-core >"$tmp/pc.csv" 2>&1
-check "--per-core adds each core's LB" \
+check_eval "--per-core adds each core's LB" \
   "grep -qx 'hand,1,c0.k0.lb,8192' '$tmp/pc.csv' && grep -qx 'hand,2.5,c0.k0.lb,0' '$tmp/pc.csv' && grep -qx 'hand,1,c0.k1.lb,16384' '$tmp/pc.csv' && [ \$(grep -c ',c0.k1.lb,' '$tmp/pc.csv') -eq 3 ]"
 $PLOT --dump-csv - "$tmp/hand.gtt.gz" --buffers 'gb$' >"$tmp/b.csv" 2>&1
-check "--buffers 'gb\$' keeps only c0.gb, default label the file name" \
+check_eval "--buffers 'gb\$' keeps only c0.gb, default label the file name" \
   "[ \"\$(tail -n +2 '$tmp/b.csv' | cut -d, -f1,3 | sort -u)\" = 'hand.gtt.gz,c0.gb' ]"
 $PLOT --dump-csv - "$tmp/hand.gtt.gz" --cluster 1 >"$tmp/c1.csv" 2>&1
-check "--cluster 1: c1.gb (no LB in that cluster) and ddr" \
+check_eval "--cluster 1: c1.gb (no LB in that cluster) and ddr" \
   "grep -qx 'hand.gtt.gz,1,c1.gb,65536' '$tmp/c1.csv' && [ \"\$(tail -n +2 '$tmp/c1.csv' | cut -d, -f3 | sort -u | tr '\n' ' ')\" = 'c1.gb ddr ' ]"
 
 # a long series is downsampled to at most ~20k points, keeping its peak
@@ -102,7 +95,7 @@ with gzip.open(sys.argv[1], "wt") as f:
     f.write("end 600010\n")
 EOF
 $PLOT --dump-csv "$tmp/long.csv" "$tmp/long.gtt.gz" >/dev/null 2>&1; rc=$?
-check "60000 changes: exit 0, at most 20002 points, the peak and the end kept" \
+check_eval "60000 changes: exit 0, at most 20002 points, the peak and the end kept" \
   "[ $rc -eq 0 ] && awk -F, 'NR>1 {r++; if (\$4>m) m=\$4; t=\$2} END {exit !(r<=20002 && r>1000 && m==7340032 && t=="0.60001")}' '$tmp/long.csv'"
 
 # errors: exit 1, 'plot_occupancy: FILE: error: ...', no output file
@@ -110,7 +103,7 @@ err() {  # name, expected file in the message, arguments...
   local name=$1 file=$2; shift 2
   rm -f "$tmp/out/e.png"
   $PLOT -o "$tmp/out/e.png" "$@" >"$tmp/e.out" 2>&1; local rc=$?
-  check "$name: exit 1 naming the file, no output" \
+  check_eval "$name: exit 1 naming the file, no output" \
     "[ $rc -eq 1 ] && grep -q 'plot_occupancy: $file: error: ' '$tmp/e.out' && [ ! -e '$tmp/out/e.png' ] && [ \"\$(ls -A '$tmp/out' | grep -c '^\\.')\" -eq 0 ]"
 }
 err "a missing file" "$tmp/none.gtt.gz" "$tmp/none.gtt.gz"
@@ -122,6 +115,6 @@ echo 'hello' | gzip >"$tmp/hello.gtt.gz"
 err "a gzip file that is not a trace" "$tmp/hello.gtt.gz" "$tmp/hello.gtt.gz"
 err "a trace without cluster 5" "$tmp/tvm.gtt.gz" "$tmp/tvm.gtt.gz" --cluster 5
 err "a good and a bad trace" "$tmp/plain.gtt.gz" "$tmp/tvm.gtt.gz" "$tmp/plain.gtt.gz"
-check "the missing-cluster message lists the clusters there are" \
+check_eval "the missing-cluster message lists the clusters there are" \
   "$PLOT -o '$tmp/out/e.png' '$tmp/gt.gtt.gz' --cluster 5 2>&1 | grep -q 'clusters: 0, 1'"
-echo "1..$n"
+done_testing

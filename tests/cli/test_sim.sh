@@ -6,70 +6,64 @@
 # `# expect-error:` lines (exit 2); Python's json module for --json and --perfetto; zlib (gzip)
 # for --trace. Run from the repo root with $GTSIM set (tests/run.sh).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-T=$(mktemp -d /tmp/gtsim-test-sim.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$(dirname "$0")/lib.sh"
 ARCH=(--arch configs/tiny.cfg)
 CASES=tests/cases/sim
-PY=/usr/bin/python3
 
 # 1. every case: its cycles, or exit 2 with each expected message line (on tiny.cfg unless the
 #    file names another config on a `# arch:` line)
 for f in $CASES/*.gtasm; do
   name=$(basename "$f")
   arch=$(sed -n 's/^# arch: //p' "$f")
-  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "$f" >"$T/out" 2>"$T/err"; rc=$?
+  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
   if grep -q '^# expect: cycles=' "$f"; then
     want=$(sed -n 's/^# expect: cycles=\([0-9]*\).*/\1/p' "$f")
-    got=$(awk '$1 == "cycles" {print $2}' "$T/out")
+    got=$(awk '$1 == "cycles" {print $2}' "$tmp/out")
     if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then ok "$name: $want cycles"
-    else nok "$name: $want cycles" "exit $rc, got '$got'" "$(head -3 "$T/err")"; fi
+    else nok "$name: $want cycles" "exit $rc, got '$got'" "$(head -3 "$tmp/err")"; fi
   elif grep -q '^# expect-error: ' "$f"; then
     bad=""
     while IFS= read -r line; do
-      grep -qF -- "$line" "$T/err" || bad="missing: $line"
+      grep -qF -- "$line" "$tmp/err" || bad="missing: $line"
     done < <(sed -n 's/^# expect-error: //p' "$f")
-    if [ "$rc" -eq 2 ] && [ -z "$bad" ] && grep -qF "$f: error: " "$T/err"; then ok "$name: exit 2 with the expected message"
-    else nok "$name: exit 2 with the expected message" "exit $rc" "$bad" "$(head -3 "$T/err")"; fi
+    if [ "$rc" -eq 2 ] && [ -z "$bad" ] && grep -qF "$f: error: " "$tmp/err"; then ok "$name: exit 2 with the expected message"
+    else nok "$name: exit 2 with the expected message" "exit $rc" "$bad" "$(head -3 "$tmp/err")"; fi
   fi  # other files (check_no_unit) are used by the tests below
 done
 
 # 2. a binary program naming a unit queue tiny.cfg does not have: the simulator's static check
-"$GTSIM" $CASES/check_no_unit.gtasm --emit "$T/nounit.gtp" 2>"$T/err"  # no --arch: not checked
-"$GTSIM" "${ARCH[@]}" "$T/nounit.gtp" >/dev/null 2>"$T/err"; rc=$?
-if [ "$rc" -eq 2 ] && grep -qF "queue c0.k0.q7: queue index 7 does not exist" "$T/err"; then ok "unknown unit queue in a .gtp: exit 2"
-else nok "unknown unit queue in a .gtp: exit 2" "exit $rc" "$(cat "$T/err")"; fi
+"$GTSIM" $CASES/check_no_unit.gtasm --emit "$tmp/nounit.gtp" 2>"$tmp/err"  # no --arch: not checked
+"$GTSIM" "${ARCH[@]}" "$tmp/nounit.gtp" >/dev/null 2>"$tmp/err"; rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "queue c0.k0.q7: queue index 7 does not exist" "$tmp/err"; then ok "unknown unit queue in a .gtp: exit 2"
+else nok "unknown unit queue in a .gtp: exit 2" "exit $rc" "$(cat "$tmp/err")"; fi
 
 # 3. --json parses and carries the same cycles; two runs print identical bytes
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --json >"$T/a.json"
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --json >"$T/b.json"
-if $PY -c "import json,sys; d={s['name']: s for s in json.load(open(sys.argv[1]))['stats']}; sys.exit(0 if d['cycles']['value'] == 1202 and d['cycles']['unit'] == 'cycles' else 1)" "$T/a.json"
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --json >"$tmp/a.json"
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --json >"$tmp/b.json"
+if $PY -c "import json,sys; d={s['name']: s for s in json.load(open(sys.argv[1]))['stats']}; sys.exit(0 if d['cycles']['value'] == 1202 and d['cycles']['unit'] == 'cycles' else 1)" "$tmp/a.json"
 then ok "--json parses, cycles = 1202"; else nok "--json parses, cycles = 1202"; fi
-if cmp -s "$T/a.json" "$T/b.json"; then ok "two runs print identical stats"; else nok "two runs print identical stats"; fi
+if cmp -s "$tmp/a.json" "$tmp/b.json"; then ok "two runs print identical stats"; else nok "two runs print identical stats"; fi
 
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --csv >"$T/a.csv"
-if $PY -c "import csv,sys; r={row['name']: row for row in csv.DictReader(open(sys.argv[1]))}; sys.exit(0 if float(r['cycles']['value']) == 1202 and r['q.c0.k0.mme.busy_cycles']['unit'] == 'cycles' else 1)" "$T/a.csv"
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --csv >"$tmp/a.csv"
+if $PY -c "import csv,sys; r={row['name']: row for row in csv.DictReader(open(sys.argv[1]))}; sys.exit(0 if float(r['cycles']['value']) == 1202 and r['q.c0.k0.mme.busy_cycles']['unit'] == 'cycles' else 1)" "$tmp/a.csv"
 then ok "--csv parses, cycles = 1202"; else nok "--csv parses, cycles = 1202"; fi
 
 # regression: every stat of pipeline.gtasm (hand-derived figures are checked above; this catches
 # unintended changes in the others). Refresh after an intended change with:
 #   build/gtsim --arch configs/tiny.cfg tests/cases/sim/pipeline.gtasm > tests/cases/sim/pipeline.stats.golden
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm >"$T/p.stats"
-if cmp -s "$T/p.stats" $CASES/pipeline.stats.golden; then ok "pipeline.gtasm stats equal the golden file"
-else nok "pipeline.gtasm stats equal the golden file" "$(diff "$T/p.stats" $CASES/pipeline.stats.golden | head -5)"; fi
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm >"$tmp/p.stats"
+if cmp -s "$tmp/p.stats" $CASES/pipeline.stats.golden; then ok "pipeline.gtasm stats equal the golden file"
+else nok "pipeline.gtasm stats equal the golden file" "$(diff "$tmp/p.stats" $CASES/pipeline.stats.golden | head -5)"; fi
 
 # 4. traces: .gtt.gz decompresses to the documented records; Perfetto JSON loads
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$T/p.gtt.gz" --perfetto "$T/p.json" >/dev/null; rc=$?
-if [ "$rc" -eq 0 ] && zcat "$T/p.gtt.gz" | head -1 | grep -q '^gtt 1 clock_mhz 1000$' &&
-   [ "$(zcat "$T/p.gtt.gz" | grep -c '^a ')" -eq 5 ] && zcat "$T/p.gtt.gz" | tail -1 | grep -qx 'end 1202'
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$tmp/p.gtt.gz" --perfetto "$tmp/p.json" >/dev/null; rc=$?
+if [ "$rc" -eq 0 ] && zcat "$tmp/p.gtt.gz" | head -1 | grep -q '^gtt 1 clock_mhz 1000$' &&
+   [ "$(zcat "$tmp/p.gtt.gz" | grep -c '^a ')" -eq 5 ] && zcat "$tmp/p.gtt.gz" | tail -1 | grep -qx 'end 1202'
 then ok "--trace: header, 5 activity records (3 movs, gemm, vec), end 1202"
 else nok "--trace: header, 5 activity records, end 1202" "exit $rc"; fi
-if [ "$(zcat "$T/p.gtt.gz" | grep -c '^o ')" -eq 7 ]; then ok "--trace: one occupancy record per alloc (7)"
+if [ "$(zcat "$tmp/p.gtt.gz" | grep -c '^o ')" -eq 7 ]; then ok "--trace: one occupancy record per alloc (7)"
 else nok "--trace: one occupancy record per alloc (7)"; fi
-if $PY - "$T/p.json" <<'PYEOF'
+if $PY - "$tmp/p.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
@@ -86,20 +80,21 @@ then ok "--perfetto: a track per queue, counters, gemm at [359, 879) cycles"
 else nok "--perfetto: a track per queue, counters, gemm at [359, 879) cycles"; fi
 
 # an empty program: 0 cycles (printed as 0, not -0)
-printf 'gtasm 1\n' >"$T/empty.gtasm"
-if "$GTSIM" "${ARCH[@]}" "$T/empty.gtasm" | grep -qE '^cycles +0 cycles'; then ok "empty program: 0 cycles"
+printf 'gtasm 1\n' >"$tmp/empty.gtasm"
+if "$GTSIM" "${ARCH[@]}" "$tmp/empty.gtasm" | grep -qE '^cycles +0 cycles'; then ok "empty program: 0 cycles"
 else nok "empty program: 0 cycles"; fi
 
 # 5. user errors: exit 1 with the reason
-"$GTSIM" $CASES/one_dma.gtasm >/dev/null 2>"$T/err"; rc=$?
-if [ "$rc" -eq 1 ] && grep -q "needs --arch" "$T/err"; then ok "no --arch: exit 1"; else nok "no --arch: exit 1" "exit $rc"; fi
-"$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm --trace "$T/nodir/x.gtt.gz" >/dev/null 2>"$T/err"; rc=$?
-if [ "$rc" -eq 1 ] && grep -qF "$T/nodir/x.gtt.gz: error: cannot create the trace" "$T/err"; then ok "unwritable --trace: exit 1"
-else nok "unwritable --trace: exit 1" "exit $rc" "$(cat "$T/err")"; fi
-GTSIM_CHUNK_BYTES=lots "$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm >/dev/null 2>"$T/err"; rc=$?
-if [ "$rc" -eq 1 ] && grep -qF "GTSIM_CHUNK_BYTES must be a positive integer, not 'lots'" "$T/err"; then ok "bad GTSIM_CHUNK_BYTES: exit 1"
+"$GTSIM" $CASES/one_dma.gtasm >/dev/null 2>"$tmp/err"; rc=$?
+if [ "$rc" -eq 1 ] && grep -q "needs --arch" "$tmp/err"; then ok "no --arch: exit 1"; else nok "no --arch: exit 1" "exit $rc"; fi
+"$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm --trace "$tmp/nodir/x.gtt.gz" >/dev/null 2>"$tmp/err"; rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "$tmp/nodir/x.gtt.gz: error: cannot create the trace" "$tmp/err"; then ok "unwritable --trace: exit 1"
+else nok "unwritable --trace: exit 1" "exit $rc" "$(cat "$tmp/err")"; fi
+GTSIM_CHUNK_BYTES=lots "$GTSIM" "${ARCH[@]}" $CASES/one_dma.gtasm >/dev/null 2>"$tmp/err"; rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "GTSIM_CHUNK_BYTES must be a positive integer, not 'lots'" "$tmp/err"; then ok "bad GTSIM_CHUNK_BYTES: exit 1"
 else nok "bad GTSIM_CHUNK_BYTES: exit 1" "exit $rc"; fi
 out=$(GTSIM_CHUNK_BYTES=512 "$GTSIM" "${ARCH[@]}" $CASES/contend.gtasm | awk '$1 == "cycles" || $1 == "chunk_bytes" {printf "%s=%s ", $1, $2}')
 if [ "$out" = "cycles=639 chunk_bytes=512 " ]; then ok "GTSIM_CHUNK_BYTES=512: same cycles for contend.gtasm, chunk recorded"
 else nok "GTSIM_CHUNK_BYTES=512: same cycles, chunk recorded" "$out"; fi
-if [ ! -e "$T/nodir" ] && ! ls "$T" | grep -q '\.tmp\.'; then ok "no partial output files left"; else nok "no partial output files left"; fi
+if [ ! -e "$tmp/nodir" ] && ! ls "$tmp" | grep -q '\.tmp\.'; then ok "no partial output files left"; else nok "no partial output files left"; fi
+done_testing

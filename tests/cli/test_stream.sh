@@ -13,14 +13,7 @@
 #      the last chunk has landed) and the reports (full faster than instances).
 # Run from the repo root with $GTSIM set (tests/run.sh).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-stat() { sed -n "s/^$1  *\([0-9.e+]*\) .*/\1/p" "$2"; }
+. "$(dirname "$0")/lib.sh"
 
 # ---- 1. Simulator level: exact cycles --------------------------------------------------------
 # prog C M K N [SKIP]: weights W (K x N fp16, column chunk i = bytes [i*B, (i+1)*B) with
@@ -164,5 +157,4 @@ PYEOF
   ); then ok "the matrix unit starts before the last chunk lands ($msg)"
   else nok "the matrix unit starts before the last chunk lands" "$msg"; fi
 fi
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

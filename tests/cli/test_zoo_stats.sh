@@ -5,16 +5,11 @@
 # The published figures themselves are checked in tests/unit/test_zoo.c.
 # Run from the repository root with $GTSIM set (tests/run.sh does).
 set -u
-GTSIM=${GTSIM:-build/gtsim}
-PY=/usr/bin/python3
-n=0
-tap() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 for m in resnet50 bert-128 bert-256 bert-384 bert-512 dlrm mobilenetv2 vit-b16 densenet121 conformer; do
   "$GTSIM" --stats "workloads/$m.gtg" >"$tmp/$m.txt" 2>&1; rc=$?
-  [ $rc -eq 0 ] && grep -q "^total " "$tmp/$m.txt"; tap $? "$m: --stats text exits 0 with a total row"
+  [ $rc -eq 0 ] && grep -q "^total " "$tmp/$m.txt"; check_rc "$m: --stats text exits 0 with a total row" $?
   "$GTSIM" --stats "workloads/$m.gtg" --json >"$tmp/$m.json" 2>"$tmp/$m.err"; rc=$?
   if [ $rc -ne 0 ]; then sed 's/^/# /' "$tmp/$m.err" | head -5; fi
   # Header batch, total MACs (= batch x per-sample MACs) and parameters against the generator.
@@ -38,7 +33,7 @@ for what, got, want in (("batch", d["batch"], g.batch),
         ok = False
 sys.exit(0 if ok else 1)
 PYEOF
-  tap $? "$m: --stats --json totals equal the generator's accounting"
+  check_rc "$m: --stats --json totals equal the generator's accounting" $?
 done
 # --batch rebinds N: MACs scale, parameters do not.
 "$GTSIM" --stats workloads/bert-384.gtg --batch 3 --json >"$tmp/b3.json" 2>&1
@@ -48,5 +43,5 @@ a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 ok = b["batch"] == 3 and b["totals"]["macs"] == 3 * a["totals"]["macs_per_sample"] \
      and b["totals"]["params"] == a["totals"]["params"]
 sys.exit(0 if ok else 1)' "$tmp/bert-384.json" "$tmp/b3.json"
-tap $? "bert-384 --batch 3: MACs x3, same parameters"
-echo "1..$n"
+check_rc "bert-384 --batch 3: MACs x3, same parameters" $?
+done_testing
