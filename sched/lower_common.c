@@ -175,6 +175,84 @@ static GtDtype op_dtype(const GtGraph *g, int op) {
 
 /* requires: kernels; maintains: kernel order. A tail whose unit is missing on the head's core
  * kind is split off into a kernel of its own. */
+/* The core kind with the most of what kernel head `op` needs (need: CAP_MATRIX/CAP_VECTOR, 0
+ * for copies, which prefer cores with LB) at dtype dt, weighted by the kind's core count; -1
+ * if no kind has it. */
+static int best_core_kind(const GtArch *a, unsigned need, GtDtype dt) {
+  int best = -1;
+  double bestr = -1;
+  for (int c = 0; c < a->ncore_kinds; c++) {
+    double r = 1;
+    if (need && find_unit(a, c, need, dt, &r) < 0) continue;
+    if (!need && a->core_kinds[c].lb_bytes <= 0) r = 0.5;
+    r *= a->core_kinds[c].count;
+    if (r > bestr) {
+      bestr = r;
+      best = c;
+    }
+  }
+  return best;
+}
+
+static int no_unit(const GtGraph *g, const GtArch *a, const GtKernel *k, unsigned need, GtDtype dt,
+                   GtDiag *d) {
+  const GtOp *o = &g->ops[k->head];
+  diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+             "op '%s' (%s, %s) needs a %s unit supporting %s; config '%s' has none", k->name,
+             opkind_name(o->kind), dtype_name(dt), need == CAP_MATRIX ? "matrix" : "vector",
+             dtype_name(dt), a->name);
+  return -1;
+}
+
+/* Kernel k's ops from split_at on, as a vector kernel of their own on the core kind best for
+ * them. */
+static int split_tail(const GtLowered *l, GtKernel *k, int split_at, GtKernel *t, GtDiag *d) {
+  const GtGraph *g = l->graph;
+  memset(t, 0, sizeof *t);
+  t->nops = k->nops - split_at;
+  t->ops = k->ops + split_at;
+  t->head = t->ops[0];
+  t->name = g->ops[t->head].name ? g->ops[t->head].name : g->tensors[g->ops[t->head].out[0]].name;
+  for (int i = 0; i < t->nops; i++)
+    if (g->ops[t->ops[i]].kind == OP_LAYERNORM || g->ops[t->ops[i]].kind == OP_SOFTMAX)
+      t->row_reduce = 1;
+  k->nops = split_at;
+  k->row_reduce = 0;
+  GtDtype tdt = op_dtype(g, t->head);
+  int tb = best_core_kind(l->arch, CAP_VECTOR, tdt);
+  if (tb < 0) {
+    const GtOp *o = &g->ops[t->head];
+    diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
+               "op '%s' (%s) needs a vector unit supporting %s; config '%s' has none", t->name,
+               opkind_name(o->kind), dtype_name(tdt), l->arch->name);
+    return -1;
+  }
+  t->core_kind = tb;
+  t->unit_head = t->unit_tail = Q_UNIT0 + find_unit(l->arch, tb, CAP_VECTOR, tdt, NULL);
+  return 0;
+}
+
+/* Kernel k's compute dtypes on its units and its FLOP/MAC counts. */
+static void kernel_dtypes_costs(const GtLowered *l, GtKernel *k) {
+  const GtArch *a = l->arch;
+  const GtGraph *g = l->graph;
+  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+  GtDtype hdt = op_dtype(g, k->head);
+  k->cdt_head = k->cdt_tail = hdt;
+  if (k->unit_head >= 0) {
+    const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+    k->cdt_head = (GtDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
+    const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+    k->cdt_tail = k->nops > 1 ? (GtDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
+  }
+  k->flops = k->macs = 0;
+  for (int i = 0; i < k->nops; i++) {
+    GtOpCost c = graph_op_cost(g, k->ops[i]);
+    k->flops += c.flops;
+    k->macs += c.macs;
+  }
+}
+
 int fill_kernel_units(GtLowered *l, GtDiag *d) {
   const GtArch *a = l->arch;
   GtGraph *g = l->graph;
@@ -184,26 +262,8 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
     GtKernel k = l->kernels[ki];
     unsigned need = lower_head_need(g, k.head);
     GtDtype dt = op_dtype(g, k.head);
-    int best = -1;
-    double bestr = -1;
-    for (int c = 0; c < a->ncore_kinds; c++) {
-      double r = 1;
-      if (need && find_unit(a, c, need, dt, &r) < 0) continue;
-      if (!need && a->core_kinds[c].lb_bytes <= 0) r = 0.5; /* copies prefer cores with LB */
-      r *= a->core_kinds[c].count;
-      if (r > bestr) {
-        bestr = r;
-        best = c;
-      }
-    }
-    if (best < 0) {
-      const GtOp *o = &g->ops[k.head];
-      diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
-                 "op '%s' (%s, %s) needs a %s unit supporting %s; config '%s' has none",
-                 k.name, opkind_name(o->kind), dtype_name(dt),
-                 need == CAP_MATRIX ? "matrix" : "vector", dtype_name(dt), a->name);
-      return -1;
-    }
+    int best = best_core_kind(a, need, dt);
+    if (best < 0) return no_unit(g, a, &k, need, dt, d);
     k.core_kind = best;
     k.unit_head = need ? Q_UNIT0 + find_unit(a, best, need, dt, NULL) : -1;
     k.unit_tail = k.unit_head;
@@ -213,66 +273,15 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
       if (tu < 0) split_at = 1;
       else k.unit_tail = Q_UNIT0 + tu;
     }
-    if (split_at < k.nops) {
-      GtKernel t;
-      memset(&t, 0, sizeof t);
-      t.nops = k.nops - split_at;
-      t.ops = k.ops + split_at;
-      t.head = t.ops[0];
-      t.name = g->ops[t.head].name ? g->ops[t.head].name : g->tensors[g->ops[t.head].out[0]].name;
-      for (int i = 0; i < t.nops; i++)
-        if (g->ops[t.ops[i]].kind == OP_LAYERNORM || g->ops[t.ops[i]].kind == OP_SOFTMAX)
-          t.row_reduce = 1;
-      k.nops = split_at;
-      k.row_reduce = 0;
-      out[n++] = k;
-      /* the split-off tail is a vector kernel: pick its own core kind */
-      GtDtype tdt = op_dtype(g, t.head);
-      int tb = -1;
-      double tr = -1;
-      for (int c = 0; c < a->ncore_kinds; c++) {
-        double r;
-        if (find_unit(a, c, CAP_VECTOR, tdt, &r) < 0) continue;
-        r *= a->core_kinds[c].count;
-        if (r > tr) {
-          tr = r;
-          tb = c;
-        }
-      }
-      if (tb < 0) {
-        const GtOp *o = &g->ops[t.head];
-        diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
-                   "op '%s' (%s) needs a vector unit supporting %s; config '%s' has none",
-                   t.name, opkind_name(o->kind), dtype_name(tdt), a->name);
-        return -1;
-      }
-      t.core_kind = tb;
-      t.unit_head = t.unit_tail = Q_UNIT0 + find_unit(a, tb, CAP_VECTOR, tdt, NULL);
-      out[n++] = t;
-    } else {
-      out[n++] = k;
-    }
+    int split = split_at < k.nops; /* the tail has no vector unit beside the head's */
+    GtKernel t;
+    if (split && split_tail(l, &k, split_at, &t, d)) return -1;
+    out[n++] = k;
+    if (split) out[n++] = t;
   }
   l->kernels = out;
   l->nkernels = n;
-  for (int ki = 0; ki < n; ki++) {
-    GtKernel *k = &l->kernels[ki];
-    const GtCoreKind *ck = &a->core_kinds[k->core_kind];
-    GtDtype hdt = op_dtype(g, k->head);
-    k->cdt_head = k->cdt_tail = hdt;
-    if (k->unit_head >= 0) {
-      const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
-      k->cdt_head = (GtDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
-      const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
-      k->cdt_tail = k->nops > 1 ? (GtDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
-    }
-    k->flops = k->macs = 0;
-    for (int i = 0; i < k->nops; i++) {
-      GtOpCost c = graph_op_cost(g, k->ops[i]);
-      k->flops += c.flops;
-      k->macs += c.macs;
-    }
-  }
+  for (int ki = 0; ki < n; ki++) kernel_dtypes_costs(l, &l->kernels[ki]);
   return 0;
 }
 

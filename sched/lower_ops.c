@@ -658,51 +658,70 @@ GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtD
   return b;
 }
 
-int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, int max) {
-  gt_assert(max >= 2);
-  const GtOp *o = &g->ops[op];
+/* A gemm step m x n x k. */
+static GtComputeStep gemm_step(int64_t m, int64_t n, int64_t k) {
+  GtComputeStep s;
+  memset(&s, 0, sizeof s);
+  s.is_gemm = 1;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  return s;
+}
+
+/* A conv's steps: depthwise on the vector unit (one multiply-accumulate per tap); else direct
+ * convolution, one gemm per filter tap (kh·kw of them) over the tile's output pixels and its
+ * input-channel chunk, accumulating — the input tile stays in its raw (channels-last) form,
+ * which holds at least pixels × channels elements for every tap. */
+static int conv_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtComputeStep *st, int max) {
+  ConvDims c = conv_dims(g, o);
+  int64_t rows = t->r1 - t->r0;
+  if (conv_depthwise(&c)) {
+    st[0] = vstep(V_MUL, rows * c.wo * (t->c1 - t->c0) * c.kh * c.kw, c.kh * c.kw, 1);
+    return 1;
+  }
+  int64_t taps = c.kh * c.kw;
+  int64_t kg = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
+  if ((c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
+    /* non-overlapping windows (a ViT patch embedding): the im2col form of the tile is its raw
+     * input, so one gemm over all taps reads no more than the tile holds; also the fallback
+     * for filters with more taps than instructions per step */
+    st[0] = gemm_step(rows * c.wo, t->c1 - t->c0, kg * taps);
+    return 1;
+  }
+  for (int64_t i = 0; i < taps; i++) st[i] = gemm_step(rows * c.wo, t->c1 - t->c0, kg);
+  return (int)taps;
+}
+
+/* Feature i against features i+1.. (or i.. with self-interaction): one dot-product instruction
+ * per feature, so no instruction reads more than the F·D input rows; with more features than
+ * steps, one per group of consecutive features (g of them: up to g·F·D). */
+static int interaction_compute(const GtGraph *g, const GtOp *o, int64_t rows, GtComputeStep *st,
+                               int max) {
+  int64_t f, dd;
+  interaction_pairs(g, o, &f, &dd);
+  int room = max - (o->at.pad_interaction ? 1 : 0), n = 0;
+  gt_assert(room >= 1);
+  int64_t per = ceil_div64(f, room), acc = 0;
+  for (int64_t i = 0; i < f; i++) {
+    acc += max64(0, f - 1 - i + (o->at.self_interaction ? 1 : 0));
+    if (acc == 0 || ((i + 1) % per && i + 1 < f)) continue;
+    gt_assert(n < room);
+    st[n++] = vstep(V_DOT, rows * acc * dd, dd, 1);
+    acc = 0;
+  }
+  if (o->at.pad_interaction) {
+    gt_assert(n < max);
+    st[n++] = vstep(V_COPY, rows * dd, 0, 0);
+  }
+  return n;
+}
+
+/* The vector step of a pooling, row-wise or elementwise op over tile t (0 steps: none). */
+static int vector_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtComputeStep *st) {
   const GtTensor *y = T(g, o->out[0]);
   int64_t rows = t->r1 - t->r0;
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: {
-    ConvDims c = conv_dims(g, o);
-    if (conv_depthwise(&c)) {
-      /* depthwise: one multiply-accumulate per tap on the vector unit */
-      st[0] = vstep(V_MUL, rows * c.wo * (t->c1 - t->c0) * c.kh * c.kw, c.kh * c.kw, 1);
-      return 1;
-    }
-    /* direct convolution: one gemm per filter tap (kh·kw of them), each over the tile's output
-     * pixels and its input-channel chunk, accumulating; the input tile stays in its raw
-     * (channels-last) form, which holds at least pixels × channels elements for every tap */
-    int64_t taps = c.kh * c.kw;
-    int64_t kg = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
-    if ((c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
-      /* non-overlapping windows (a ViT patch embedding): the im2col form of the tile is its raw
-       * input, so one gemm over all taps reads no more than the tile holds; also the fallback
-       * for filters with more taps than instructions per step */
-      memset(&st[0], 0, sizeof st[0]);
-      st[0].is_gemm = 1;
-      st[0].m = rows * c.wo;
-      st[0].n = t->c1 - t->c0;
-      st[0].k = kg * taps;
-      return 1;
-    }
-    for (int64_t i = 0; i < taps; i++) {
-      memset(&st[i], 0, sizeof st[i]);
-      st[i].is_gemm = 1;
-      st[i].m = rows * c.wo;
-      st[i].n = t->c1 - t->c0;
-      st[i].k = kg;
-    }
-    return (int)taps;
-  }
-  case OP_DENSE: case OP_MATMUL:
-    memset(&st[0], 0, sizeof st[0]);
-    st[0].is_gemm = 1;
-    st[0].m = rows;
-    st[0].n = t->c1 - t->c0;
-    st[0].k = t->k1 - t->k0;
-    return 1;
   case OP_MAXPOOL: case OP_AVGPOOL: {
     ConvDims c = conv_dims(g, o);
     int64_t win = c.kh * c.kw;
@@ -728,28 +747,6 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
   case OP_GLU:
     st[0] = vstep(V_GLU, rows * last_dim(y), 0, 1);
     return 1;
-  case OP_INTERACTION: {
-    /* feature i against features i+1.. (or i.. with self-interaction): one dot-product
-     * instruction per feature, so no instruction reads more than the F·D input rows; with more
-     * features than steps, one per group of consecutive features (g of them: up to g·F·D) */
-    int64_t f, dd;
-    interaction_pairs(g, o, &f, &dd);
-    int room = max - (o->at.pad_interaction ? 1 : 0), n = 0;
-    gt_assert(room >= 1);
-    int64_t per = ceil_div64(f, room), acc = 0;
-    for (int64_t i = 0; i < f; i++) {
-      acc += max64(0, f - 1 - i + (o->at.self_interaction ? 1 : 0));
-      if (acc == 0 || ((i + 1) % per && i + 1 < f)) continue;
-      gt_assert(n < room);
-      st[n++] = vstep(V_DOT, rows * acc * dd, dd, 1);
-      acc = 0;
-    }
-    if (o->at.pad_interaction) {
-      gt_assert(n < max);
-      st[n++] = vstep(V_COPY, rows * dd, 0, 0);
-    }
-    return n;
-  }
   case OP_EMBEDDING: {
     int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
     if (bag == 1) return 0;
@@ -763,5 +760,21 @@ int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, i
     st[0] = vstep(v, rows * last_dim(y), 0, n == 2);
     return 1;
   }
+  }
+}
+
+int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, int max) {
+  gt_assert(max >= 2);
+  const GtOp *o = &g->ops[op];
+  switch (o->kind) {
+  case OP_CONV2D: case OP_CONV1D:
+    return conv_compute(g, o, t, st, max);
+  case OP_DENSE: case OP_MATMUL:
+    st[0] = gemm_step(t->r1 - t->r0, t->c1 - t->c0, t->k1 - t->k0);
+    return 1;
+  case OP_INTERACTION:
+    return interaction_compute(g, o, t->r1 - t->r0, st, max);
+  default:
+    return vector_compute(g, o, t, st);
   }
 }
