@@ -1,6 +1,8 @@
-/* ivl.c — the interval allocator (ivl.h). */
+/* ivl.c — the allocator (ivl.h): first fit against the blocks alive at some step of the new
+ * block's range; a taken block (program order) is one alive at every step. */
 #include "ivl.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@ void ivl_init(GtIvl *v, int64_t lo, int64_t cap, int64_t align, GtIvlPolicy poli
   v->cap = cap;
   v->align = align > 0 ? align : 1;
   v->policy = policy;
+  v->peak = lo;
 }
 
 void ivl_free(GtIvl *v) {
@@ -33,6 +36,7 @@ static void push(GtIvl *v, GtIvlBlock b) {
     if (!v->b) die("out of memory");
   }
   v->b[v->n++] = b;
+  v->peak = max64(v->peak, b.off + b.bytes);
 }
 
 /* Candidate offsets: the buffer's ends and the edges of the blocks alive over [t0, t1]; the
@@ -57,6 +61,10 @@ int64_t ivl_alloc(GtIvl *v, int64_t bytes, int t0, int t1, int id) {
   if (best < 0) return -1;
   push(v, (GtIvlBlock){best, bytes, t0, t1, id});
   return best;
+}
+
+int64_t ivl_take(GtIvl *v, int64_t bytes, int id) {
+  return ivl_alloc(v, bytes, INT_MIN, INT_MAX, id);
 }
 
 void ivl_place(GtIvl *v, int64_t off, int64_t bytes, int t0, int t1, int id) {
@@ -84,3 +92,5 @@ int64_t ivl_lowest(const GtIvl *v, int t) {
     if (v->b[i].t0 <= t && t <= v->b[i].t1) low = min64(low, v->b[i].off);
   return low;
 }
+
+int64_t ivl_peak(const GtIvl *v) { return v->peak; }

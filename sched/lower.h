@@ -18,7 +18,8 @@
  * docs/schedulers.md describes every decision and the report's columns.
  *
  * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
- * order (head first). Everything here lives in one GtArena per lowering.
+ * order (head first). Everything here lives in one GtArena per lowering, except the emitter's
+ * allocators (emit_free, called by lowered_free).
  */
 #ifndef GT_LOWER_H
 #define GT_LOWER_H
@@ -349,6 +350,8 @@ int fill_tiling(GtLowered *l, GtDiag *d);
  * that is estimated faster (GtKernel.w_chunks, loop order columns outer). */
 void fill_tiling_streams(GtLowered *l);
 void emit_program(GtLowered *l, int64_t sample0, int iteration);
+/* Frees what emit_program holds outside the arena (lowered_free calls it). */
+void emit_free(GtLowered *l);
 
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1);

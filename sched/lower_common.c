@@ -2,7 +2,8 @@
  * grouping (with a strategy's fuse rule), unit selection and placement of kernel outputs;
  * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
  * per iteration, the report's totals), lower_plan() the same planning stopped after a step
- * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c.
+ * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c;
+ * lowered_free also frees the emitter's allocators (emit_free).
  *
  * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
  * full) after every step (plan(); a violation dies naming the step):
@@ -623,6 +624,7 @@ fail:
 
 void lowered_free(GtLowered *l) {
   if (!l) return;
+  emit_free(l);
   program_free(l->prog);
   arena_free(l->arena);
   free(l);

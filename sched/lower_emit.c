@@ -15,6 +15,10 @@
  * set-up barrier. GB tensors (astitch) are allocated by each cluster's coordinator queue at the
  * end of the kernel before their producer and freed at the start of the kernel after their last
  * reader (the interval rule of fill_placement). LB regions live for one kernel.
+ * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
+ * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
+ * taken with no free in between follow each other); the DDR allocator's peak is
+ * ddr_peak_bytes. GB tensors keep the offsets fill_placement gave them.
  */
 #include "lower_emit.h"
 
@@ -392,7 +396,7 @@ static void setup_ddr(Emit *e) {
   GtGraph *g = e->g;
   struct GtEmitState *s = e->s;
   int coord = 0;
-  int64_t top = 0;
+  ivl_init(&s->ddr_ivl, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
   for (int op = 0; op < g->nops; op++) {
     int64_t wb = op_weight_bytes(g, op);
     if (!wb) continue;
@@ -400,8 +404,7 @@ static void setup_ddr(Emit *e) {
     snprintf(name, sizeof name, "w:%s", g->ops[op].name ? g->ops[op].name : g->tensors[g->ops[op].out[0]].name);
     s->w_reg[op] = program_new_region(e->p, name);
     s->w_tile[op] = program_new_tile(e->p, name);
-    e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, top, wb, s->w_tile[op]);
-    top += (wb + 255) / 256 * 256;
+    e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, wb, -1), wb, s->w_tile[op]);
   }
   for (int t = 0; t < g->ntensors; t++) {
     if (g->tensors[t].producer >= 0 || l->place[t].last_kernel < 0) continue;
@@ -411,20 +414,16 @@ static void setup_ddr(Emit *e) {
     snprintf(name, sizeof name, "t:%s", g->tensors[t].name);
     s->io_reg[t] = program_new_region(e->p, name);
     s->io_tile[t] = program_new_tile(e->p, name);
-    e_alloc(e, coord, s->io_reg[t], LVL_DDR, 0, 0, top, bytes, s->io_tile[t]);
-    top += (bytes + 255) / 256 * 256;
+    e_alloc(e, coord, s->io_reg[t], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, bytes, -1), bytes, s->io_tile[t]);
   }
-  s->out_base = top;
   for (int i = 0; i < g->noutputs; i++) {
     int t = root(g, g->outputs[i]);
     if (g->tensors[t].producer < 0 || s->out_off[t]) continue;
     int64_t ps = per_sample(g, t);
     int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[t]) * ceil_div64(l->batch, g->batch);
-    s->out_off[t] = top - s->out_base + 1; /* +1: 0 means "not an output" */
-    top += (bytes + 255) / 256 * 256;
+    s->out_off[t] = ivl_take(&s->ddr_ivl, bytes, -1) + 1; /* +1: 0 means "not an output" */
   }
-  s->ddr_base = top;
-  l->ddr_peak_bytes = top;
+  l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
 }
 
 
@@ -469,8 +468,8 @@ static void setup(Emit *e) {
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->lb_live = arena_alloc(l->arena, sizeof(uint32_t) * nslots / (size_t)s->qpc * MAX_LBREG);
-  s->lb_nlive = arena_alloc(l->arena, sizeof(int) * nslots / (size_t)s->qpc);
+  s->lb_ivl = arena_alloc(l->arena, sizeof(GtIvl) * nslots / (size_t)s->qpc);
+  for (size_t i = 0; i < nslots / (size_t)s->qpc; i++) ivl_init(&s->lb_ivl[i], 0, 0, 64, IVL_BOTTOM_UP);
   setup_ddr(e);
 }
 
@@ -526,7 +525,6 @@ static void iteration_begin(Emit *e) {
   GtGraph *g = e->g;
   GtLowered *l = e->l;
   struct GtEmitState *s = e->s;
-  int64_t top = s->ddr_base;
   for (int t = 0; t < g->ntensors; t++) {
     const GtTensorPlace *p = &l->place[t];
     if (p->alias_of >= 0) continue;
@@ -552,16 +550,15 @@ static void iteration_begin(Emit *e) {
     *pl = make_pieces(e, t, -1);
     if (s->out_off[t]) {
       int64_t ps = per_sample(g, t);
-      int64_t at = s->out_base + s->out_off[t] - 1 +
+      int64_t at = s->out_off[t] - 1 +
                    (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
       alloc_pieces(e, pl, t, LVL_DDR, 0, at, 0);
     } else {
-      alloc_pieces(e, pl, t, LVL_DDR, 0, top, 0);
-      top += (tensor_bytes(&g->tensors[t]) + 255) / 256 * 256;
+      alloc_pieces(e, pl, t, LVL_DDR, 0, ivl_take(&s->ddr_ivl, tensor_bytes(&g->tensors[t]), t), 0);
     }
   }
-  if (top > l->ddr_peak_bytes) l->ddr_peak_bytes = top;
   if (l->opt.sched == SCHED_GRAPHTURBO) gt_emit_iteration_begin(e);
+  l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
   e_barrier(e, SCOPE_CHIP); /* set-up episode */
 }
 
@@ -580,6 +577,7 @@ static void iteration_end(Emit *e) {
       PieceList *pl = &s->ddr[t];
       for (int i = 0; i < pl->n; i++) e_free(e, coord_q(e, 0), pl->p[i].reg);
       pl->n = 0;
+      ivl_remove(&s->ddr_ivl, t); /* -1 when it had no area (no kernel writes it) */
     }
   }
 }
@@ -590,16 +588,13 @@ uint32_t lb_region(LbAlloc *la, int64_t bytes) {
   Emit *e = la->e;
   bytes = (bytes + 63) / 64 * 64;
   if (bytes == 0) bytes = 64;
-  gt_assert(la->top + bytes <= la->cap);
   uint32_t r = program_new_region(e->p, NULL);
+  int64_t off = ivl_take(la->ivl, bytes, (int)r);
+  gt_assert(off >= 0);
   if (la->level == LVL_LB)
-    e_alloc(e, la->qin, r, LVL_LB, la->c, la->core, la->top, bytes, 0);
+    e_alloc(e, la->qin, r, LVL_LB, la->c, la->core, off, bytes, 0);
   else
-    e_alloc(e, la->qin, r, LVL_GB, la->c, 0, la->gb_base + la->top, bytes, 0);
-  la->top += bytes;
-  size_t ci = (size_t)la->c * (size_t)e->s->ncores + (size_t)la->core;
-  gt_assert(e->s->lb_nlive[ci] < MAX_LBREG);
-  e->s->lb_live[ci * MAX_LBREG + (size_t)e->s->lb_nlive[ci]++] = r;
+    e_alloc(e, la->qin, r, LVL_GB, la->c, 0, la->gb_base + off, bytes, 0);
   return r;
 }
 
@@ -610,8 +605,11 @@ void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k) {
   la->core = core;
   la->kind = kind;
   la->qin = core_q(e, c, core, Q_DMA_IN);
-  la->top = 0;
   la->cap = kernel_tile_budget(e->l, k);
+  la->ivl = &e->s->lb_ivl[(size_t)c * (size_t)e->s->ncores + (size_t)core];
+  gt_assert(la->ivl->n == 0); /* lb_release_all freed the previous kernel's */
+  ivl_free(la->ivl);
+  ivl_init(la->ivl, 0, la->cap, 64, IVL_BOTTOM_UP);
   la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
   la->gb_base = e->a->gb_bytes / 4 * 3 +
                 (int64_t)(core - core_base(e->a, kind)) * core_tile_budget(e->a, kind);
@@ -623,8 +621,12 @@ static void lb_release_all(Emit *e) {
     for (int core = 0; core < e->s->ncores; core++) {
       size_t ci = (size_t)c * (size_t)e->s->ncores + (size_t)core;
       int q = core_q(e, c, core, Q_DMA_IN);
-      for (int i = 0; i < e->s->lb_nlive[ci]; i++) e_free(e, q, e->s->lb_live[ci * MAX_LBREG + (size_t)i]);
-      e->s->lb_nlive[ci] = 0;
+      GtIvl *v = &e->s->lb_ivl[ci];
+      while (v->n > 0) { /* in allocation order */
+        int r = v->b[0].id;
+        e_free(e, q, (uint32_t)r);
+        ivl_remove(v, r);
+      }
     }
 }
 
@@ -867,6 +869,14 @@ static void emit_kernel(Emit *e, int ki) {
     if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
   }
   e_barrier(e, barrier_after(e, ki));
+}
+
+/* The allocators' storage (the rest of the state lives in the lowering's arena). */
+void emit_free(GtLowered *l) {
+  struct GtEmitState *s = l->es;
+  if (!s) return;
+  ivl_free(&s->ddr_ivl);
+  for (int i = 0; s->lb_ivl && i < s->nclusters * s->ncores; i++) ivl_free(&s->lb_ivl[i]);
 }
 
 /* requires: tiling; appends one iteration's kernels to l->prog. */

@@ -1,14 +1,16 @@
 /* lower_emit.h — internals shared by lower_emit.c (memory map, kernels over clusters and cores)
- * and lower_tiles.c (one kernel's streams on one core). Not for other modules. */
+ * and lower_tiles.c (one kernel's streams on one core). Not for other modules. The memory map's
+ * DDR and each core's tile regions are ivl.h allocators used in program order (ivl_take). */
 #ifndef GT_LOWER_EMIT_H
 #define GT_LOWER_EMIT_H
 
+#include "ivl.h"
 #include "lower.h"
 
 enum { F_AFREE = 0, F_WFREE = 1, F_RFREE = 2 };   /* flags of dma_in */
 enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail unit queue */
 enum { F_OREADY = 0 };                            /* flag of dma_out */
-enum { MAX_PARTS = GT_MAX_OPERANDS, MAX_LBREG = 64 };
+enum { MAX_PARTS = GT_MAX_OPERANDS };
 
 /* A piece of a tensor: bytes [lo, hi) of it (per iteration) in region `reg` at offset `base`
  * of the region for byte lo. Each core's share of a kernel output is one piece, so no two
@@ -44,23 +46,22 @@ struct GtEmitState {
   int *ddma;                    /* [cluster] -> cluster DMA queue 1 (graphturbo drains), -1 */
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
   int nparticipants;
-  int64_t ddr_top;              /* bump pointer */
-  int64_t ddr_base;             /* end of the program-lifetime allocations */
+  GtIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
+                                   (id -1), an iteration's tensor areas (id: the tensor) */
   uint32_t *w_reg, *w_tile;     /* per op: weight region in DDR */
   PieceList *ddr;               /* per tensor: its DDR pieces in this iteration */
   PieceList *gb;                /* per tensor × cluster: its GB pieces */
   uint32_t *io_reg, *io_tile;   /* per tensor: whole-batch region of a graph input */
-  int64_t *out_off;             /* per tensor: offset of a graph output's area in DDR */
-  int64_t out_base;             /* start of the graph outputs' area */
+  int64_t *out_off;             /* per tensor: offset + 1 of a graph output's whole-batch area
+                                   in DDR, 0: not an output */
   StagedW *gbw;                 /* per cluster: staged weights of the current kernel */
   StagedW *ahead;               /* [kernel][cluster]: weights staged ahead */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
   int *qcl_barrier;             /* scratch: [cluster] -> queues that join its barriers */
-  /* LB regions to free at the next kernel start: per (cluster, core) */
-  uint32_t *lb_live;            /* [cluster][core][MAX_LBREG] */
-  int *lb_nlive;
+  GtIvl *lb_ivl;                /* [cluster][core]: the tile regions of the core's kernel (id:
+                                   the region), freed at the next kernel's start */
 };
 
 typedef struct {
@@ -76,7 +77,8 @@ typedef struct {
 typedef struct {
   Emit *e;
   int c, core, kind, qin;
-  int64_t top, cap, gb_base;
+  GtIvl *ivl;                   /* the core's lb_ivl */
+  int64_t cap, gb_base;         /* the kernel's tile budget; where a core without LB starts */
   int level;
 } LbAlloc;
 
@@ -118,6 +120,8 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
                   uint32_t dtile, int64_t dst_off);
 void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
                 uint32_t stile);
+/* A kernel's tile regions on one core (lb_begin), each a first-fit block of the core's
+ * allocator within the kernel's tile budget (lb_region). */
 void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k);
 int coord_q(Emit *e, int c);
 int is_output(const GtGraph *g, int t);

@@ -8,8 +8,9 @@
  *   GB pieces:  allocated by the cluster's coordinator at the end of the kernel before theirs
  *               (before the barrier the writers wait at), freed by it at the start of the kernel
  *               after their last reader
- *   DDR pieces: allocated at the iteration's start in a per-tensor area, freed at its end
- *               (graph outputs land in the whole-run output area and stay)
+ *   DDR pieces: allocated at the iteration's start in a per-tensor area (taken from the DDR
+ *               allocator, lower_emit.c), freed with it at its end (graph outputs land in
+ *               their whole-run output area and stay)
  * The same order on one queue, or a barrier between two queues, separates every free from the
  * next allocation of the same bytes; the simulator checks it.
  */
@@ -240,21 +241,18 @@ void gt_emit_iteration_begin(Emit *e) {
   GtLowered *l = e->l;
   GtGraph *g = e->g;
   struct GtEmitState *s = e->s;
-  int64_t top = s->ddr_base;
   for (int t = 0; t < g->ntensors; t++) s->ddr_area[t] = -1;
   for (int si = 0; si < l->nslices; si++) {
     int t = l->slices[si].tensor;
     if (l->slices[si].level != LVL_DDR || s->ddr_area[t] >= 0) continue;
     if (s->out_off[t]) {
       int64_t ps = per_sample(g, t);
-      s->ddr_area[t] = s->out_base + s->out_off[t] - 1 +
+      s->ddr_area[t] = s->out_off[t] - 1 +
                        (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
     } else {
-      s->ddr_area[t] = top;
-      top += (tensor_bytes(&g->tensors[t]) + 255) / 256 * 256;
+      s->ddr_area[t] = ivl_take(&s->ddr_ivl, tensor_bytes(&g->tensors[t]), t);
     }
   }
-  if (top > l->ddr_peak_bytes) l->ddr_peak_bytes = top;
   for (int si = 0; si < l->nslices; si++) {
     const GtSlice *sl = &l->slices[si];
     if (sl->level == LVL_DDR || (sl->level == LVL_GB && sl->kernel == 0)) alloc_slice(e, si);
@@ -301,4 +299,6 @@ void gt_emit_iteration_end(Emit *e) {
     const GtSlice *sl = &e->l->slices[si];
     if (sl->level == LVL_DDR || sl->last == e->l->nkernels - 1) free_slice(e, si);
   }
+  for (int t = 0; t < e->g->ntensors; t++)
+    if (e->s->ddr_area[t] >= 0 && !e->s->out_off[t]) ivl_remove(&e->s->ddr_ivl, t);
 }

@@ -32,7 +32,8 @@
  *   lower_emit_gt.c   graphturbo's slices as regions in the Program
  *   lower_check.c     the lowering's invariants, checked after every planning step
  *   lower_dump.c      the plan after a step as text (--dump-after STEP)
- *   ivl.[ch]          interval allocator: blocks with known lifetimes in one buffer (LB, GB)
+ *   ivl.[ch]          the allocator of DDR, GB and LB: first fit over blocks with lifetimes
+ *                     or in program order, high-water mark
  *   gt.[ch]           GraphTurbo graph passes: data structures, pipeline, invariant checker
  *   gt_*.c            one file per GraphTurbo pass, and the schedule dump (map in gt.h)
  *   report.[ch]       the run report (text, JSON, CSV) and the --compare table

@@ -3,15 +3,22 @@
  * Hand-derived cases: bottom-up first fit into a gap between live blocks, blocks disjoint in
  * time reusing the same bytes, top-down placement from the top and into the highest gap,
  * rounding of sizes to `align`, -1 when nothing fits (and nothing placed), ivl_remove then a
- * new allocation reusing the space, ivl_lowest at several steps, and lo > 0. The oracle of
- * every expected offset is the arithmetic in the comment next to it ("[a,b)" is a block's
- * byte range, "alive" the blocks whose step ranges meet the new block's).
- * Then a randomized property test (fixed seed, both policies, a few thousand allocations and
- * some removals): blocks overlapping in time have disjoint bytes, every block lies in
- * [lo, cap) at a multiple of align with its size rounded up to align, and a brute force over
- * every aligned offset confirms the answer is the lowest (bottom-up) or highest (top-down)
- * feasible one, and that -1 comes only when no aligned offset is feasible.
+ * new allocation reusing the space, ivl_lowest at several steps, and lo > 0. Program order
+ * (ivl_take, ivl_remove): takes without a free in between land where a bump pointer would put
+ * them, freed bytes are reused lowest gap first (the emitter's DDR iterations and LB tiles),
+ * and a taken block is alive at every step next to blocks with lifetimes. ivl_peak: the
+ * high-water mark, which removals do not lower and refusals do not raise. The oracle of every
+ * expected offset is the arithmetic in the comment next to it ("[a,b)" is a block's byte range,
+ * "alive" the blocks whose step ranges meet the new block's).
+ * Then randomized property tests (fixed seed, both policies, a few thousand allocations and
+ * some removals; and program order, takes and removes): blocks overlapping in time have
+ * disjoint bytes, every block lies in [lo, cap) at a multiple of align with its size rounded up
+ * to align, a brute force over every aligned offset confirms the answer is the lowest
+ * (bottom-up) or highest (top-down) feasible one and that -1 comes only when no aligned offset
+ * is feasible, and ivl_peak is the highest end ever placed; takes with no removal follow a
+ * bump pointer exactly.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,7 +271,152 @@ static void lo_respected(void **state) {
   ivl_free(&v);
 }
 
-/* ---------------- randomized property test ---------------- */
+static void take_without_free_is_a_bump(void **state) {
+  (void)state;
+  GtIvl v;
+  /* the emitter's DDR: unbounded, 256-byte alignment; a bump pointer would advance by each size
+   * rounded up to 256 */
+  ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_peak(&v), 0);               /* nothing yet: lo */
+  /* 1000 -> 1024 bytes at 0; bump 0 + 1024 = 1024 */
+  assert_int_equal(ivl_take(&v, 1000, -1), 0);
+  assert_int_equal(ivl_peak(&v), 1024);
+  /* 256 stays 256 at 1024; bump 1024 + 256 = 1280 */
+  assert_int_equal(ivl_take(&v, 256, -1), 1024);
+  assert_int_equal(ivl_peak(&v), 1280);
+  /* 1 -> 256 at 1280; bump 1536 */
+  assert_int_equal(ivl_take(&v, 1, -1), 1280);
+  /* 513 -> 768 at 1536; bump 2304 */
+  assert_int_equal(ivl_take(&v, 513, 7), 1536);
+  assert_int_equal(ivl_peak(&v), 2304);
+  /* 0 bytes count as 1 -> 256 at 2304 (a bump adding 0 would not move) */
+  assert_int_equal(ivl_take(&v, 0, 8), 2304);
+  assert_int_equal(ivl_peak(&v), 2560);
+  assert_int_equal(v.n, 5);
+  ivl_free(&v);
+
+  /* a core's tile regions: 64-byte alignment in a budget of 512; 100 -> 128 at 0, 64 at 128,
+   * 200 -> 256 at 192 (ends at 448); 65 -> 128 would end at 576 > 512 -> -1, where the bump
+   * pointer asserted */
+  ivl_init(&v, 0, 512, 64, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_take(&v, 100, 1), 0);
+  assert_int_equal(ivl_take(&v, 64, 2), 128);
+  assert_int_equal(ivl_take(&v, 200, 3), 192);
+  assert_int_equal(ivl_take(&v, 65, 4), -1);
+  assert_int_equal(v.n, 3);
+  /* 64 bytes still fit: [448,512) */
+  assert_int_equal(ivl_take(&v, 64, 5), 448);
+  assert_int_equal(ivl_peak(&v), 512);
+  ivl_free(&v);
+}
+
+static void take_remove_in_program_order(void **state) {
+  (void)state;
+  GtIvl v;
+  /* DDR over two iterations: W = [0,512) for the whole run (id -1); iteration 0 takes
+   * A (300 -> 512) at 512 and B (100 -> 256) at 1024 */
+  ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_take(&v, 512, -1), 0);
+  assert_int_equal(ivl_take(&v, 300, 1), 512);
+  assert_int_equal(ivl_take(&v, 100, 2), 1024);
+  assert_int_equal(ivl_peak(&v), 1280);
+  /* its end frees A and B; iteration 1 takes the same sizes: only W is alive, so A goes to the
+   * end of W (512) and B past A (1024), as in iteration 0; the peak stays 1280 */
+  assert_int_equal(ivl_remove(&v, 1), 0);
+  assert_int_equal(ivl_remove(&v, 2), 0);
+  assert_int_equal(v.n, 1);
+  assert_int_equal(ivl_peak(&v), 1280);
+  assert_int_equal(ivl_take(&v, 300, 1), 512);
+  assert_int_equal(ivl_take(&v, 100, 2), 1024);
+  assert_int_equal(ivl_peak(&v), 1280);
+  /* a larger iteration: C (1000 -> 1024) past B, at 1280; the peak rises to 2304 */
+  assert_int_equal(ivl_take(&v, 1000, 3), 1280);
+  assert_int_equal(ivl_peak(&v), 2304);
+  ivl_free(&v);
+
+  /* a freed block in the middle: A = [0,128), B = [128,256), C = [256,384) (align 64);
+   * free B; D (64) takes the lowest gap, 128; E (128) does not fit in [192,256) (64 bytes)
+   * and goes past C to 384; F (64) fills [192,256) */
+  ivl_init(&v, 0, 1024, 64, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_take(&v, 128, 1), 0);
+  assert_int_equal(ivl_take(&v, 128, 2), 128);
+  assert_int_equal(ivl_take(&v, 128, 3), 256);
+  assert_int_equal(ivl_remove(&v, 2), 0);
+  assert_int_equal(ivl_take(&v, 64, 4), 128);
+  assert_int_equal(ivl_take(&v, 128, 5), 384);
+  assert_int_equal(ivl_take(&v, 64, 6), 192);
+  /* the blocks are kept in placement order: A, C, D, E, F */
+  assert_int_equal(v.n, 5);
+  assert_int_equal(v.b[0].id, 1);
+  assert_int_equal(v.b[1].id, 3);
+  assert_int_equal(v.b[4].id, 6);
+  assert_int_equal(ivl_peak(&v), 512);
+  ivl_free(&v);
+
+  /* taken blocks next to blocks with lifetimes: X = [0,64) over steps 5..6; T taken is alive
+   * at every step, so it meets X -> 64; Y over step 9 meets T but not X -> 0; Z over step 6
+   * meets X and T -> past T, 128. ivl_lowest at step 100: only T is alive there -> 64 */
+  ivl_init(&v, 0, 1024, 64, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_alloc(&v, 64, 5, 6, 1), 0);
+  assert_int_equal(ivl_take(&v, 64, 2), 64);
+  assert_int_equal(ivl_alloc(&v, 64, 9, 9, 3), 0);
+  assert_int_equal(ivl_alloc(&v, 64, 6, 6, 4), 128);
+  assert_int_equal(ivl_lowest(&v, 100), 64);
+  /* freeing T frees its bytes at every step: W over step 6 (alive X [0,64), Z [128,192))
+   * -> 64 */
+  assert_int_equal(ivl_remove(&v, 2), 0);
+  assert_int_equal(ivl_alloc(&v, 64, 6, 6, 5), 64);
+  ivl_free(&v);
+
+  /* top-down takes: from the top of [0,1000) (align 16): 100 -> 112 at (1000-112) = 888
+   * rounded down to 880; then 880 - 112 = 768 */
+  ivl_init(&v, 0, 1000, 16, IVL_TOP_DOWN);
+  assert_int_equal(ivl_take(&v, 100, 1), 880);
+  assert_int_equal(ivl_take(&v, 100, 2), 768);
+  assert_int_equal(ivl_peak(&v), 992);
+  ivl_free(&v);
+}
+
+static void peak_is_high_water_mark(void **state) {
+  (void)state;
+  GtIvl v;
+  ivl_init(&v, 128, 1024, 64, IVL_BOTTOM_UP);
+  /* no block: lo */
+  assert_int_equal(ivl_peak(&v), 128);
+  /* A (100 -> 128) over 0..1 at lo: [128,256) */
+  assert_int_equal(ivl_alloc(&v, 100, 0, 1, 1), 128);
+  assert_int_equal(ivl_peak(&v), 256);
+  /* B (128) over 2..3 is disjoint from A in time: the same bytes, the peak stays 256 */
+  assert_int_equal(ivl_alloc(&v, 128, 2, 3, 2), 128);
+  assert_int_equal(ivl_peak(&v), 256);
+  /* C (200 -> 256) over 1..2 meets A and B, both [128,256): [256,512), peak 512 */
+  assert_int_equal(ivl_alloc(&v, 200, 1, 2, 3), 256);
+  assert_int_equal(ivl_peak(&v), 512);
+  /* removing C does not lower it */
+  assert_int_equal(ivl_remove(&v, 3), 0);
+  assert_int_equal(ivl_peak(&v), 512);
+  /* a refused block does not raise it: 1024 - 128 = 896 < 1000 */
+  assert_int_equal(ivl_alloc(&v, 1000, 7, 7, 4), -1);
+  assert_int_equal(ivl_peak(&v), 512);
+  /* ivl_place raises it: [640,704) */
+  ivl_place(&v, 640, 64, 0, 0, 5);
+  assert_int_equal(ivl_peak(&v), 704);
+  /* a new start forgets it */
+  ivl_free(&v);
+  ivl_init(&v, 128, 1024, 64, IVL_BOTTOM_UP);
+  assert_int_equal(ivl_peak(&v), 128);
+  ivl_free(&v);
+
+  /* top-down: the mark is the highest end, set by the first block: (1000 - 112) rounded down
+   * to 16 is 880, [880,992) */
+  ivl_init(&v, 0, 1000, 16, IVL_TOP_DOWN);
+  assert_int_equal(ivl_alloc(&v, 100, 0, 0, 1), 880);
+  assert_int_equal(ivl_alloc(&v, 100, 0, 0, 2), 768);
+  assert_int_equal(ivl_peak(&v), 992);
+  ivl_free(&v);
+}
+
+/* ---------------- randomized property tests ---------------- */
 
 static uint64_t rng_state;
 static uint32_t rnd(void) { /* xorshift64*, fixed seed per run */
@@ -301,6 +453,7 @@ static void run_random(GtIvlPolicy pol, int64_t lo, int64_t cap, int64_t align, 
   Ref *ref = calloc((size_t)nalloc, sizeof(Ref));
   assert_non_null(ref);
   int n = 0, placed = 0, refused = 0;
+  int64_t mark = lo; /* the highest end placed */
   const int T = 48; /* steps */
   for (int k = 0; k < nalloc; k++) {
     /* now and then remove a random live block */
@@ -338,6 +491,8 @@ static void run_random(GtIvlPolicy pol, int64_t lo, int64_t cap, int64_t align, 
     assert_int_equal(v.b[v.n - 1].bytes, r);
     ref[n++] = (Ref){off, r, t0, t1, k};
     placed++;
+    if (off + r > mark) mark = off + r;
+    assert_int_equal(ivl_peak(&v), mark);
   }
   /* final pairwise check over what the allocator holds (not over the mirror) */
   assert_int_equal(v.n, n);
@@ -385,6 +540,61 @@ static void random_property(void **state) {
   }
 }
 
+/* Program order at random, bottom-up: first 200 takes without a removal, each where a bump
+ * pointer puts it; then takes and removals (half the steps each) checked against a brute force
+ * over every aligned offset (a taken block is alive at every step), and ivl_peak against the
+ * highest end placed. */
+static void random_program_order(void **state) {
+  (void)state;
+  rng_state = 0x2545f4914f6cdd1dULL;
+  GtIvl v;
+  ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
+  int64_t bump = 0;
+  for (int k = 0; k < 200; k++) {
+    int64_t want = rnd_in(1, 100000);
+    assert_int_equal(ivl_take(&v, want, k), bump);
+    bump += (want + 255) / 256 * 256;
+    assert_int_equal(ivl_peak(&v), bump);
+  }
+  ivl_free(&v);
+
+  const int64_t lo = 64, cap = 4096, align = 64;
+  const int nop = 2000;
+  ivl_init(&v, lo, cap, align, IVL_BOTTOM_UP);
+  Ref *ref = calloc((size_t)nop, sizeof(Ref));
+  assert_non_null(ref);
+  int n = 0, placed = 0, refused = 0;
+  int64_t mark = lo;
+  for (int k = 0; k < nop; k++) {
+    if (n > 0 && rnd() % 2 == 0) {
+      int j = (int)(rnd() % (uint32_t)n);
+      assert_int_equal(ivl_remove(&v, ref[j].id), 0);
+      ref[j] = ref[--n];
+      continue;
+    }
+    int64_t want = rnd_in(1, (cap - lo) / 4);
+    int64_t r = (want + align - 1) / align * align;
+    int64_t off = ivl_take(&v, want, k), expect = -1;
+    for (int64_t x = lo; x + r <= cap && expect < 0; x += align)
+      if (feasible(ref, n, x, r, 0, 0)) expect = x;
+    if (off != expect)
+      fail_msg("take %d: %lld bytes -> %lld, brute force %lld", k, (long long)want, (long long)off,
+               (long long)expect);
+    if (off < 0) {
+      refused++;
+      continue;
+    }
+    ref[n++] = (Ref){off, r, INT_MIN, INT_MAX, k};
+    placed++;
+    if (off + r > mark) mark = off + r;
+    assert_int_equal(ivl_peak(&v), mark);
+    assert_int_equal(v.n, n);
+  }
+  assert_true(placed > nop / 5 && refused > 0);
+  free(ref);
+  ivl_free(&v);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bottom_up_first_fit_in_gap),
@@ -395,7 +605,11 @@ int main(void) {
       cmocka_unit_test(remove_then_realloc),
       cmocka_unit_test(lowest_at_steps),
       cmocka_unit_test(lo_respected),
+      cmocka_unit_test(take_without_free_is_a_bump),
+      cmocka_unit_test(take_remove_in_program_order),
+      cmocka_unit_test(peak_is_high_water_mark),
       cmocka_unit_test(random_property),
+      cmocka_unit_test(random_program_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
