@@ -2,9 +2,9 @@
  * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
  * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
  * the core's budget, keeping the choice with the shortest estimated time of the busiest core —
- * the longest of its DDR share (whole bursts per strided row), GB-port share, DMA queues (a
- * set-up per transfer) and head unit (docs/schedulers.md, "Partition, tiling, double
- * buffering").
+ * the longest of its DDR share (whole bursts, as the simulator counts them), GB-port share, DMA
+ * queues (a set-up per transfer) and head unit (docs/schedulers.md, "Partition, tiling, double
+ * buffering"; the formulas are the simulator's, sched/unit_timing.h).
  *
  * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
  * tiles; lower_tile_need, which lower_check.c compares) fits its kernel_tile_budget; an op whose
@@ -26,8 +26,9 @@ static int64_t cluster_share_samples(const GtLowered *l) {
 typedef struct {
   int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
   /* worst-case memory-side cost of loading one A set, W, R set and storing O: DDR bytes
-   * charged in whole bursts per strided row (ddr_span_cost), so a tile that cuts channels-last
-   * rows into short pieces is seen to waste bandwidth; GB bytes; bytes over the core's link */
+   * charged in whole bursts as the simulator charges them (ddr_span_cost), so a tile that cuts
+   * channels-last rows into short pieces is seen to waste bandwidth; GB bytes; bytes over the
+   * core's link */
   int64_t da, dw, dr, dout;
   int64_t ga, gw, gr, gout;
   int64_t na, nr;             /* transfers per A set, per R set */
@@ -36,35 +37,12 @@ typedef struct {
 
 static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
-/* Bytes of DDR bursts one access of pattern s occupies, as the simulator counts them
- * (docs/timing.md, "DDR address mapping"): rows that follow each other without a gap form one
- * run; every other row is rounded out to whole bursts. A row of L bytes whose start is aligned
- * to g bytes (g divides the burst B) touches at most ceil((L + B - g) / B) bursts; that bound is
- * the charge (exact for burst-aligned rows). */
+/* DDR bytes one access of span s costs: the simulator's burst rounding (unit_timing.h,
+ * timing_ddr_bytes_bound) at the worst start the span's offsets allow, since a tile is priced
+ * before addresses exist (DDR tensors start on 256-byte boundaries: lower_emit.c). */
 static int64_t ddr_span_cost(const GtSpan *s, int burst) {
-  int64_t B = burst, L = s->row_bytes, n = s->rows * s->planes, st = s->stride;
-  if (B <= 1 || L <= 0) return span_bytes(s);
-  if (s->rows <= 1 || st == L) {
-    L *= s->rows;
-    n = s->planes;
-    st = s->pstride;
-    if (s->planes <= 1 || st == L) {
-      L *= s->planes;
-      n = 1;
-      st = 0;
-    }
-  }
-  int64_t g = gcd64(gcd64(st > 0 ? st : B, B), s->off > 0 ? s->off : B);
-  return n * ceil_div64(L + B - g, B) * B;
+  GtAccess a = {s->off, s->row_bytes, s->rows, s->stride, s->planes, s->pstride};
+  return timing_ddr_bytes_bound(&a, burst);
 }
 
 /* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives). */

@@ -1,4 +1,5 @@
-/* unit_timing.c — the compute formulas (unit_timing.h, derived in docs/timing.md). */
+/* unit_timing.c — the compute formulas and the DDR's burst rounding (unit_timing.h, derived in
+ * docs/timing.md). */
 #include "unit_timing.h"
 
 #include <math.h>
@@ -42,4 +43,61 @@ int64_t timing_vector(const GtUnitKind *u, GtVop op, int64_t elems, GtDtype t) {
 int64_t timing_scalar(const GtUnitKind *u, int64_t ops) {
   if (!(u->caps & CAP_SCALAR) || u->scalar_ops_per_cycle <= 0) return -1;
   return cdiv(ops, u->scalar_ops_per_cycle);
+}
+
+int64_t timing_access_extent(const GtAccess *a) {
+  return a->base + (a->planes - 1) * a->plane_stride + (a->rows - 1) * a->row_stride + a->row_bytes;
+}
+
+GtAccess timing_ddr_runs(const GtAccess *a) {
+  if (a->rows <= 1 && a->planes <= 1) return *a;
+  int64_t L = a->row_bytes;
+  if (a->row_stride == L && (a->planes <= 1 || a->plane_stride == a->rows * L)) {
+    int64_t all = L * a->rows * a->planes;
+    return (GtAccess){a->base, all, 1, all, 1, all};
+  }
+  return *a;
+}
+
+void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_t *hi) {
+  *lo = addr;
+  *hi = addr + len;
+  if (burst > 1) {
+    *lo = addr / burst * burst;
+    *hi = cdiv(addr + len, burst) * burst;
+  }
+}
+
+int64_t timing_ddr_bytes(const GtAccess *a, int burst) {
+  GtAccess r = timing_ddr_runs(a);
+  if (r.row_bytes <= 0) return 0;
+  int64_t sum = 0, lo, hi;
+  for (int64_t p = 0; p < r.planes; p++)
+    for (int64_t i = 0; i < r.rows; i++) {
+      int64_t at = r.base + p * r.plane_stride + i * r.row_stride;
+      timing_burst_span(at, r.row_bytes, burst, &lo, &hi);
+      sum += hi - lo;
+    }
+  return sum;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+int64_t timing_ddr_bytes_bound(const GtAccess *a, int burst) {
+  GtAccess r = timing_ddr_runs(a);
+  if (r.row_bytes <= 0) return 0;
+  int64_t B = burst > 1 ? burst : 1, g = gcd64(B, r.base), lo, hi;
+  if (r.rows > 1) g = gcd64(g, r.row_stride);
+  if (r.planes > 1) g = gcd64(g, r.plane_stride);
+  timing_burst_span(B - g, r.row_bytes, burst, &lo, &hi);
+  return r.rows * r.planes * (hi - lo);
 }

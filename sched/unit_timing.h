@@ -1,6 +1,7 @@
-/* unit_timing.h — the compute formulas of the model (docs/timing.md) as pure functions of GtArch
- * figures, shared by the simulator (which charges every instruction with them) and the tiler
- * (which estimates a tile's cycles with the same functions, so the two cannot drift apart).
+/* unit_timing.h — the compute formulas of the model and the DDR's burst rounding (docs/timing.md)
+ * as pure functions of GtArch figures, shared by the simulator (which charges every instruction
+ * and transfer with them) and the tiler (which estimates a tile's cycles and DDR bytes with the
+ * same functions, so the two cannot drift apart; docs/timing.md, "One timing model").
  * No function here reads a clock or global state. All results are cycles of the chip clock. */
 #ifndef GT_UNIT_TIMING_H
 #define GT_UNIT_TIMING_H
@@ -28,6 +29,36 @@ int64_t timing_vector(const GtUnitKind *u, GtVop op, int64_t elems, GtDtype t);
 
 /* Scalar unit: ceil(ops / scalar_ops_per_cycle); -1 without scalar capability. */
 int64_t timing_scalar(const GtUnitKind *u, int64_t ops);
+
+/* ---- DDR bursts (docs/timing.md, "DDR address mapping") ---- */
+
+/* One side of a transfer: rows·planes rows of row_bytes bytes; row r of plane p starts at
+ * base + p·plane_stride + r·row_stride (strides as given: 0 is the same row again). */
+typedef struct {
+  int64_t base, row_bytes, rows, row_stride, planes, plane_stride;
+} GtAccess;
+
+/* One past the highest byte the pattern touches (base included). */
+int64_t timing_access_extent(const GtAccess *a);
+
+/* The rows the DDR serves pattern a as: one row of all its bytes when its rows follow each
+ * other without a gap (within and across planes), else a itself — every row a run of its own.
+ * Each row of the result is rounded out to whole bursts (timing_burst_span). */
+GtAccess timing_ddr_runs(const GtAccess *a);
+
+/* The whole bursts [*lo, *hi) that bytes [addr, addr + len) touch: a partial burst costs a
+ * whole one; burst <= 1 leaves the range as it is. */
+void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_t *hi);
+
+/* DDR bytes of pattern a at its addresses: every run of timing_ddr_runs rounded out to whole
+ * bursts — what the simulator charges (its channels' bytes add up to this). */
+int64_t timing_ddr_bytes(const GtAccess *a, int burst);
+
+/* DDR bytes of pattern a when only the alignment of its addresses is known (the tiler prices
+ * tiles before addresses exist, from offsets in a burst-aligned tensor): every run starts at a
+ * multiple of g = gcd(burst, base, the strides between runs), so each costs at most what a run
+ * starting at burst − g does. Equal to timing_ddr_bytes when every run starts on a burst. */
+int64_t timing_ddr_bytes_bound(const GtAccess *a, int burst);
 
 #ifdef __cplusplus
 }

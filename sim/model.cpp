@@ -287,13 +287,13 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   int64_t row = bytes / (rows * planes);
   int64_t src_stride = inst_mov_src_stride(&in), dst_stride = inst_mov_dst_stride(&in);
   int64_t src_pstride = inst_mov_src_pstride(&in), dst_pstride = inst_mov_dst_pstride(&in);
-  AccessPattern sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
+  GtAccess sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
   sp.plane_stride = src_pstride ? src_pstride : rows * sp.row_stride;
-  AccessPattern dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
+  GtAccess dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
   dp.plane_stride = dst_pstride ? dst_pstride : rows * dp.row_stride;
   double t0 = now();
-  std::string e = mem.read(rs, in.t[1], sp.base, bytes ? sp.extent() - sp.base : 0, qid, t0, kForever);
-  if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? dp.extent() - dp.base : 0, qid, t0, kForever, false);
+  std::string e = mem.read(rs, in.t[1], sp.base, bytes ? timing_access_extent(&sp) - sp.base : 0, qid, t0, kForever);
+  if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? timing_access_extent(&dp) - dp.base : 0, qid, t0, kForever, false);
   if (!e.empty()) return fail(qid, idx, e);
   const Region &S = mem.regions[rs], &D = mem.regions[rd];
   const Buffer &SB = mem.bufs[(size_t)S.buf], &DB = mem.bufs[(size_t)D.buf];
@@ -306,12 +306,12 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   int nlinks = 0;
   bool noc = false;
   const Buffer *side[2] = {&SB, &DB};
-  const AccessPattern *pat[2] = {&sp, &dp};
+  const GtAccess *pat[2] = {&sp, &dp};
   const Region *reg[2] = {&S, &D};
   for (int s = 0; s < 2; s++) {
     const Buffer &B = *side[s];
     if (B.level == LVL_DDR) {
-      AccessPattern a = *pat[s];
+      GtAccess a = *pat[s];
       a.base += reg[s]->offset;
       ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
                         q.chan);

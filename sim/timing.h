@@ -13,8 +13,9 @@ extern "C" {
 }
 #include "unit_timing.h"
 
-// The compute formulas (timing_matrix, timing_vector, timing_scalar) are sched/unit_timing.h:
-// the tiler estimates tiles with the same functions.
+// The compute formulas (timing_matrix, timing_vector, timing_scalar) and the DDR's burst
+// rounding (timing_ddr_runs, timing_burst_span) are sched/unit_timing.h: the tiler estimates
+// tiles with the same functions.
 
 // ---- Transfers ----
 // A bandwidth resource (a DDR channel, a GB or LB port, a NoC link direction, a cluster link
@@ -42,19 +43,15 @@ struct BwUse {
 double bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
 
 // DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
-// % channels, after rounding the access out to whole bursts (a partial burst costs a full one).
-// Adds into per_channel[channels].
+// % channels, after rounding the access out to whole bursts (timing_burst_span: a partial
+// burst costs a full one). Adds into per_channel[channels].
 void ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
                        std::vector<double> &per_channel);
 
-// The access pattern of a mov side: `rows` rows of `row_bytes` bytes, `planes` planes;
-// row r of plane p starts at base + p·plane_stride + r·row_stride.
-struct AccessPattern {
-  int64_t base, row_bytes, rows, row_stride, planes, plane_stride;
-  int64_t extent() const;  // one past the highest byte touched, relative to 0 (base included)
-};
-// DDR bytes per channel of a whole access pattern (burst-rounded per row).
-void ddr_pattern_bytes(const AccessPattern &ap, int interleave, int channels, int burst,
+// DDR bytes per channel of a mov side's access pattern (GtAccess, unit_timing.h): each run of
+// timing_ddr_runs (the whole pattern when its rows are contiguous, else every row) rounded out
+// to whole bursts; the channels add up to timing_ddr_bytes.
+void ddr_pattern_bytes(const GtAccess &ap, int interleave, int channels, int burst,
                        std::vector<double> &per_channel);
 
 // Ideal (uncontended) time of a transfer: latency + ceil(bytes / narrowest bandwidth).

@@ -84,10 +84,43 @@ static void ddr_mapping(void **) {
   assert_true(ch[0] == 64 && ch[1] == 64);
   ch.assign(2, 0);
   // 16 rows of 256 B with a 512 B stride: every row starts at a multiple of 512 -> channel 0
-  AccessPattern ap{0, 256, 16, 512, 1, 0};
+  GtAccess ap{0, 256, 16, 512, 1, 0};
   ddr_pattern_bytes(ap, 256, 2, 64, ch);
   assert_true(ch[0] == 4096 && ch[1] == 0);
-  assert_int_equal(ap.extent(), 15 * 512 + 256);
+  assert_int_equal(timing_access_extent(&ap), 15 * 512 + 256);
+}
+
+// The burst rounding the simulator and the tiler share (unit_timing.h), burst 64.
+static void ddr_bursts(void **) {
+  int64_t lo, hi;
+  timing_burst_span(100, 100, 64, &lo, &hi);  // [100, 200) -> [64, 256)
+  assert_true(lo == 64 && hi == 256);
+  timing_burst_span(100, 100, 1, &lo, &hi);   // no bursts: the bytes themselves
+  assert_true(lo == 100 && hi == 200);
+  // contiguous rows and planes are one run: 4 x 96 B from 0 -> [0, 384), 384 B
+  GtAccess all{0, 96, 2, 96, 2, 192};
+  GtAccess r = timing_ddr_runs(&all);
+  assert_true(r.rows == 1 && r.planes == 1 && r.row_bytes == 384);
+  assert_int_equal(timing_ddr_bytes(&all, 64), 384);
+  // rows contiguous inside a plane but planes 1024 apart: every row is a run of its own
+  // [0,96)->128, [96,192)->[64,192) 128, [1024,1120)->128, [1120,1216)->[1088,1216) 128
+  GtAccess planes{0, 96, 2, 96, 2, 1024};
+  r = timing_ddr_runs(&planes);
+  assert_true(r.rows == 2 && r.planes == 2 && r.row_bytes == 96);
+  assert_int_equal(timing_ddr_bytes(&planes, 64), 4 * 128);
+  std::vector<double> ch(2, 0.0);
+  ddr_pattern_bytes(planes, 256, 2, 64, ch);  // the channels add up to the same bytes
+  assert_true(ch[0] + ch[1] == 4 * 128);
+  // the bound: runs 96 apart from 0 start at multiples of g = gcd(64, 0, 96) = 32, so each
+  // 64 B run is charged as if it started at 64 - 32 = 32: [32, 96) -> [0, 128), 3 x 128;
+  // at their addresses [0,64) 64, [96,160)->[64,192) 128, [192,256) 64 = 256
+  GtAccess odd{0, 64, 3, 96, 1, 0};
+  assert_int_equal(timing_ddr_bytes_bound(&odd, 64), 3 * 128);
+  assert_int_equal(timing_ddr_bytes(&odd, 64), 256);
+  // burst-aligned runs: the bound is exact, 4 rows of 100 B at a 128 B stride -> 4 x 128
+  GtAccess al{0, 100, 4, 128, 1, 0};
+  assert_int_equal(timing_ddr_bytes_bound(&al, 64), 512);
+  assert_int_equal(timing_ddr_bytes(&al, 64), 512);
 }
 
 static void reservation_interleaves(void **) {
@@ -170,6 +203,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(vector_per_class),
       cmocka_unit_test(scalar_ops),
       cmocka_unit_test(ddr_mapping),
+      cmocka_unit_test(ddr_bursts),
       cmocka_unit_test(reservation_interleaves),
       cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };
