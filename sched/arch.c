@@ -13,9 +13,9 @@
  *  3. Resolve. Every schema row of every section is converted, range-checked, defaulted or
  *     reported missing (rows are ordered so that class/shape/buffer sizes come before the
  *     keys whose applicability depends on them); then cross-key checks; then derived fields.
- * Errors are collected in the GtDiag (up to max_errors printed) and the load fails at the end
+ * Errors are collected in the GsDiag (up to max_errors printed) and the load fails at the end
  * of the phase that found them.
- * Invariant: a GtArch returned to the caller passed every check and is never changed again.
+ * Invariant: a GsArch returned to the caller passed every check and is never changed again.
  */
 #include "arch.h"
 
@@ -29,23 +29,23 @@
 
 #include "arch_schema.h"
 
-/* ---- dtypes (GT_DTYPES in arch.h) ---- */
+/* ---- dtypes (GS_DTYPES in arch.h) ---- */
 
 static const struct {
   const char *name;
   int bytes;
 } dtypes[DT_COUNT] = {
 #define X(e, n, b) {n, b},
-    GT_DTYPES(X)
+    GS_DTYPES(X)
 #undef X
 };
 
-const char *dtype_name(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].name : "?"; }
-int dtype_bytes(GtDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].bytes : 0; }
-int dtype_parse(const char *s, GtDtype *out) {
+const char *arch_dtype_name(GsDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].name : "?"; }
+int arch_dtype_bytes(GsDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].bytes : 0; }
+int arch_dtype_parse(const char *s, GsDtype *out) {
   for (int i = 0; i < DT_COUNT; i++)
     if (strcmp(s, dtypes[i].name) == 0) {
-      *out = (GtDtype)i;
+      *out = (GsDtype)i;
       return 0;
     }
   return -1;
@@ -53,9 +53,9 @@ int dtype_parse(const char *s, GtDtype *out) {
 
 /* ---------------------------------------------------------------- the schema table */
 
-#define A_(f) offsetof(GtArch, f)
-#define C_(f) offsetof(GtCoreKind, f)
-#define U_(f) offsetof(GtUnitKind, f)
+#define A_(f) offsetof(GsArch, f)
+#define C_(f) offsetof(GsCoreKind, f)
+#define U_(f) offsetof(GsUnitKind, f)
 #define BIG 1e9 /* generous upper bound for latencies and bandwidths in bytes/cycle */
 
 const char *const arch_sec_names[SEC_KINDS] = {"chip", "ddr", "cluster", "core", "unit"};
@@ -182,7 +182,7 @@ const ArchKey arch_keys[] = {
    .max = 1024, .def = "0", .when = KW_MATRIX,                                             \
    .desc = "MAC/cycle for " n " = base MACs × this (0 = " n " unsupported)",                \
    .off = U_(mac_rate) + (size_t)(e) * sizeof(double)},
-    GT_DTYPES(X)
+    GS_DTYPES(X)
 #undef X
     {.sec = SEC_UNIT, .key = "matrix_latency_cycles", .type = KT_INT, .unit = "cycles",
      .min = 0, .max = BIG, .def = NULL, .when = KW_MATRIX,
@@ -193,14 +193,14 @@ const ArchKey arch_keys[] = {
    .max = 1 << 20, .def = "0", .when = KW_VECTOR,                                          \
    .desc = n " elements processed per cycle (0 = " n " unsupported)",                       \
    .off = U_(lanes) + (size_t)(e) * sizeof(int)},
-    GT_DTYPES(X)
+    GS_DTYPES(X)
 #undef X
 #define X(e, k, d)                                                                          \
   {.sec = SEC_UNIT, .key = "cost_" k, .type = KT_INT, .unit = "cycles", .min = 1,            \
    .max = 1 << 20, .def = NULL, .when = KW_VECTOR,                                         \
    .desc = "cycles per lane-group of one " k " pass: " d,                                   \
    .off = U_(op_cost) + (size_t)(e) * sizeof(int)},
-    GT_VCLASSES(X)
+    GS_VCLASSES(X)
 #undef X
     {.sec = SEC_UNIT, .key = "vector_latency_cycles", .type = KT_INT, .unit = "cycles",
      .min = 0, .max = BIG, .def = NULL, .when = KW_VECTOR,
@@ -213,7 +213,7 @@ const ArchKey arch_keys[] = {
 };
 const int arch_nkeys = (int)(sizeof arch_keys / sizeof arch_keys[0]);
 
-_Static_assert(sizeof(GtMatShape) == sizeof(int) && sizeof(GtDataflow) == sizeof(int),
+_Static_assert(sizeof(GsMatShape) == sizeof(int) && sizeof(GsDataflow) == sizeof(int),
                "KT_ENUM stores an int into enum fields");
 
 static const char *const cap_names[] = {"matrix", "vector", "scalar"};
@@ -223,15 +223,15 @@ const char *arch_cap_name(unsigned cap) {
   return "?";
 }
 
-const void *arch_section_obj(const GtArch *a, ArchSecKind sec, int index) {
+const void *arch_section_obj(const GsArch *a, ArchSecKind sec, int index) {
   if (sec == SEC_CORE) return &a->core_kinds[index];
   if (sec == SEC_UNIT) return &a->units[index];
   return a;
 }
 
-int arch_key_applies(const ArchKey *k, const GtArch *a, const void *obj) {
-  const GtCoreKind *c = obj;
-  const GtUnitKind *u = obj;
+int arch_key_applies(const ArchKey *k, const GsArch *a, const void *obj) {
+  const GsCoreKind *c = obj;
+  const GsUnitKind *u = obj;
   switch (k->when) {
   case KW_ALWAYS: return 1;
   case KW_GB: return a->gb_bytes > 0;
@@ -261,7 +261,7 @@ static void choice_word(const char *choices, int i, char *buf, size_t n) {
   snprintf(buf, n, "%.*s", (int)len, p);
 }
 
-void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char *buf, size_t n) {
+void arch_format_value(const ArchKey *k, const GsArch *a, const void *obj, char *buf, size_t n) {
   const char *base = obj;
   const void *f = base + k->off;
   switch (k->type) {
@@ -286,7 +286,7 @@ void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char 
     break;
   }
   case KT_UNITS: {
-    const GtCoreKind *c = obj;
+    const GsCoreKind *c = obj;
     buf[0] = 0;
     for (int i = 0; i < c->nunits; i++) {
       size_t l = strlen(buf);
@@ -299,7 +299,7 @@ void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char 
 
 /* ---------------------------------------------------------------- parser state */
 
-enum { MAX_SECTIONS = 3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS };
+enum { MAX_SECTIONS = 3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS };
 
 typedef struct {
   const char *val; /* raw text; NULL = not set */
@@ -315,8 +315,8 @@ typedef struct {
 } Section;
 
 typedef struct {
-  GtArena *ar;
-  GtDiag *d;
+  GsArena *ar;
+  GsDiag *d;
   const char *file;
   const char *text;
   size_t len, pos;
@@ -430,7 +430,7 @@ static void open_section(Parser *p, const char *name) {
     p->syntax_errors++;
     return;
   }
-  int limit = kind == SEC_CORE ? GT_MAX_CORE_KINDS : kind == SEC_UNIT ? GT_MAX_UNIT_KINDS : 1;
+  int limit = kind == SEC_CORE ? GS_MAX_CORE_KINDS : kind == SEC_UNIT ? GS_MAX_UNIT_KINDS : 1;
   if (count_kind(p, kind) >= limit) {
     err(p, p->file, p->line, "too many [%s.*] sections in [%s] (at most %d)",
         arch_sec_names[kind], name, limit);
@@ -761,8 +761,8 @@ static int convert(Parser *p, const ArchKey *k, const char *sec, const char *val
   return -1;
 }
 
-/* The unit kind named `name` (its index in GtArch.units), or -1. */
-static int unit_by_name(const GtArch *a, const char *name, size_t n) {
+/* The unit kind named `name` (its index in GsArch.units), or -1. */
+static int unit_by_name(const GsArch *a, const char *name, size_t n) {
   for (int i = 0; i < a->nunit_kinds; i++)
     if (strlen(a->units[i].name) == n && strncmp(a->units[i].name, name, n) == 0) return i;
   return -1;
@@ -783,7 +783,7 @@ static const char *when_text(ArchWhen w) {
 }
 
 /* Resolve the keys of one section into obj. */
-static void resolve_section(Parser *p, GtArch *a, Section *s, void *obj) {
+static void resolve_section(Parser *p, GsArch *a, Section *s, void *obj) {
   for (int i = 0; i < arch_nkeys; i++) {
     const ArchKey *k = &arch_keys[i];
     if (k->sec != s->kind) continue;
@@ -820,7 +820,7 @@ static void resolve_section(Parser *p, GtArch *a, Section *s, void *obj) {
 
 static const Setting *setting_of(const Section *s, const char *key) {
   int ki = key_index(s->kind, key);
-  gt_assert(ki >= 0);
+  gs_assert(ki >= 0);
   return &s->set[ki];
 }
 
@@ -832,7 +832,7 @@ static void loc_of(Parser *p, const Section *s, const char *key, const char **fi
 }
 
 /* Resolve core.units lists (names -> unit indices). */
-static void resolve_units_list(Parser *p, GtArch *a, Section *s, GtCoreKind *c) {
+static void resolve_units_list(Parser *p, GsArch *a, Section *s, GsCoreKind *c) {
   const Setting *st = setting_of(s, "units");
   if (!st->val || !*st->val) return; /* reported already */
   const char *q = st->val;
@@ -859,9 +859,9 @@ static void resolve_units_list(Parser *p, GtArch *a, Section *s, GtCoreKind *c) 
             s->full, a->units[u].name);
         return;
       }
-    if (c->nunits == GT_MAX_UNITS_PER_CORE) {
+    if (c->nunits == GS_MAX_UNITS_PER_CORE) {
       err(p, st->file, st->line, "%s.units: more than %d units", s->full,
-          GT_MAX_UNITS_PER_CORE);
+          GS_MAX_UNITS_PER_CORE);
       return;
     }
     c->unit[c->nunits++] = u;
@@ -870,7 +870,7 @@ static void resolve_units_list(Parser *p, GtArch *a, Section *s, GtCoreKind *c) 
   }
 }
 
-static void fill_derived(GtArch *a) {
+static void fill_derived(GsArch *a) {
   a->cores_per_cluster = 0;
   for (int i = 0; i < a->ncore_kinds; i++) a->cores_per_cluster += a->core_kinds[i].count;
   a->ddr_bytes_per_cycle = a->ddr_bandwidth_gb_per_s * 1e3 / a->clock_mhz;
@@ -879,7 +879,7 @@ static void fill_derived(GtArch *a) {
   a->ddr_latency_cycles = (int)ceil(lat - 1e-9);
 }
 
-static void check_cross(Parser *p, GtArch *a) {
+static void check_cross(Parser *p, GsArch *a) {
   const char *f;
   int line;
   Section *ddr = NULL, *cl = NULL;
@@ -902,7 +902,7 @@ static void check_cross(Parser *p, GtArch *a) {
     Section *s = &p->secs[i];
     if (s->kind != SEC_UNIT) continue;
     int ui = unit_by_name(a, s->full + 5, strlen(s->full + 5));
-    GtUnitKind *u = &a->units[ui];
+    GsUnitKind *u = &a->units[ui];
     if (u->caps & CAP_MATRIX) {
       double any = 0;
       for (int t = 0; t < DT_COUNT; t++) any += u->mac_rate[t];
@@ -920,9 +920,9 @@ static void check_cross(Parser *p, GtArch *a) {
   }
 }
 
-static GtArch *load(const char *file, const char *text, size_t len, const char *const *sets,
-                    int nsets, GtDiag *d) {
-  GtArena *ar = arena_new();
+static GsArch *load(const char *file, const char *text, size_t len, const char *const *sets,
+                    int nsets, GsDiag *d) {
+  GsArena *ar = arena_new();
   Parser *p = arena_alloc(ar, sizeof *p);
   p->ar = ar;
   p->d = d;
@@ -944,7 +944,7 @@ static GtArch *load(const char *file, const char *text, size_t len, const char *
   if (d->nerrors > before) goto fail;
 
   /* 3. resolve */
-  GtArch *a = arena_alloc(ar, sizeof *a);
+  GsArch *a = arena_alloc(ar, sizeof *a);
   a->arena = ar;
   a->source_file = p->file;
   for (int k = SEC_CHIP; k <= SEC_CLUSTER; k++)
@@ -956,11 +956,11 @@ static GtArch *load(const char *file, const char *text, size_t len, const char *
   for (int i = 0; i < p->nsecs; i++) {
     Section *s = &p->secs[i];
     if (s->kind == SEC_UNIT) {
-      GtUnitKind *u = &a->units[a->nunit_kinds++];
+      GsUnitKind *u = &a->units[a->nunit_kinds++];
       u->name = s->full + 5;
       resolve_section(p, a, s, u);
     } else if (s->kind == SEC_CORE) {
-      GtCoreKind *c = &a->core_kinds[a->ncore_kinds++];
+      GsCoreKind *c = &a->core_kinds[a->ncore_kinds++];
       c->name = s->full + 5;
       resolve_section(p, a, s, c);
     } else {
@@ -979,31 +979,31 @@ fail:
   return NULL;
 }
 
-GtArch *arch_load_string(const char *name, const char *text, const char *const *sets, int nsets,
-                         GtDiag *d) {
+GsArch *arch_load_string(const char *name, const char *text, const char *const *sets, int nsets,
+                         GsDiag *d) {
   return load(name, text, strlen(text), sets, nsets, d);
 }
 
-GtArch *arch_load(const char *path, const char *const *sets, int nsets, GtDiag *d) {
+GsArch *arch_load(const char *path, const char *const *sets, int nsets, GsDiag *d) {
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = util_read_file(path, &len);
   if (!text) {
     diag_error(d, path, 0, 0, NULL, "cannot read architecture config: %s", strerror(errno));
     return NULL;
   }
-  GtArch *a = load(path, text, len, sets, nsets, d);
+  GsArch *a = load(path, text, len, sets, nsets, d);
   free(text);
   return a;
 }
 
-void arch_free(GtArch *a) {
+void arch_free(GsArch *a) {
   if (a) arena_free(a->arena);
 }
 
 /* ---------------------------------------------------------------- queries */
 
-int arch_core_kind_of(const GtArch *a, int core) {
-  gt_assert(core >= 0 && core < a->cores_per_cluster);
+int arch_core_kind_of(const GsArch *a, int core) {
+  gs_assert(core >= 0 && core < a->cores_per_cluster);
   for (int k = 0; k < a->ncore_kinds; k++) {
     if (core < a->core_kinds[k].count) return k;
     core -= a->core_kinds[k].count;
@@ -1011,32 +1011,38 @@ int arch_core_kind_of(const GtArch *a, int core) {
   die("core numbering broken");
 }
 
-const GtCoreKind *arch_core(const GtArch *a, int core) {
+const GsCoreKind *arch_core(const GsArch *a, int core) {
   return &a->core_kinds[arch_core_kind_of(a, core)];
 }
 
-double unit_base_macs(const GtUnitKind *u) {
+int arch_core_base(const GsArch *a, int kind) {
+  int b = 0;
+  for (int i = 0; i < kind; i++) b += a->core_kinds[i].count;
+  return b;
+}
+
+double arch_unit_base_macs(const GsUnitKind *u) {
   if (!(u->caps & CAP_MATRIX)) return 0;
   if (u->shape == MAT_CUBE) return (double)u->cube_m * u->cube_n * u->cube_k;
   return (double)u->sys_rows * u->sys_cols;
 }
 
-double unit_macs_per_cycle(const GtUnitKind *u, GtDtype t) {
-  gt_assert((unsigned)t < DT_COUNT);
-  return unit_base_macs(u) * u->mac_rate[t];
+double arch_unit_macs_per_cycle(const GsUnitKind *u, GsDtype t) {
+  gs_assert((unsigned)t < DT_COUNT);
+  return arch_unit_base_macs(u) * u->mac_rate[t];
 }
 
-double arch_peak_macs_per_cycle(const GtArch *a, GtDtype t) {
+double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t) {
   double per_cluster = 0;
   for (int k = 0; k < a->ncore_kinds; k++) {
-    const GtCoreKind *c = &a->core_kinds[k];
+    const GsCoreKind *c = &a->core_kinds[k];
     double core = 0;
-    for (int i = 0; i < c->nunits; i++) core += unit_macs_per_cycle(&a->units[c->unit[i]], t);
+    for (int i = 0; i < c->nunits; i++) core += arch_unit_macs_per_cycle(&a->units[c->unit[i]], t);
     per_cluster += core * c->count;
   }
   return per_cluster * a->nclusters;
 }
 
-double arch_peak_flops(const GtArch *a, GtDtype t) {
+double arch_peak_flops(const GsArch *a, GsDtype t) {
   return 2.0 * arch_peak_macs_per_cycle(a, t) * a->clock_mhz * 1e6;
 }

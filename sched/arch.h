@@ -13,8 +13,8 @@
  * The schema (every key, type, unit, range, default, description) is the table in arch.c;
  * docs/config.md is generated from it (`gtsim --config-doc`).
  */
-#ifndef GT_ARCH_H
-#define GT_ARCH_H
+#ifndef GS_ARCH_H
+#define GS_ARCH_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /* Data types. X(enum, name, bytes) */
-#define GT_DTYPES(X) \
+#define GS_DTYPES(X) \
   X(DT_INT8, "int8", 1)    \
   X(DT_INT16, "int16", 2)  \
   X(DT_INT32, "int32", 4)  \
@@ -35,18 +35,18 @@ extern "C" {
   X(DT_FP32, "fp32", 4)
 typedef enum {
 #define X(e, n, b) e,
-  GT_DTYPES(X)
+  GS_DTYPES(X)
 #undef X
   DT_COUNT
-} GtDtype;
-const char *dtype_name(GtDtype t);
-int dtype_bytes(GtDtype t);
-int dtype_parse(const char *s, GtDtype *out); /* 0 on success, -1 if unknown */
+} GsDtype;
+const char *arch_dtype_name(GsDtype t);
+int arch_dtype_bytes(GsDtype t);
+int arch_dtype_parse(const char *s, GsDtype *out); /* 0 on success, -1 if unknown */
 
 /* Vector op cost classes: each vector instruction is charged as a number of passes of
  * these classes (sim/timing), each pass costing op_cost[class] cycles per lane-group.
  * X(enum, config-key suffix, description) */
-#define GT_VCLASSES(X)                                                              \
+#define GS_VCLASSES(X)                                                              \
   X(VC_SIMPLE, "simple", "add, sub, max, min, relu, copy, cast, compare")         \
   X(VC_MUL, "mul", "mul, fused multiply-add")                                     \
   X(VC_DIV, "div", "division, reciprocal, square root")                           \
@@ -54,23 +54,23 @@ int dtype_parse(const char *s, GtDtype *out); /* 0 on success, -1 if unknown */
   X(VC_REDUCE, "reduce", "one step of a reduction tree (sum, max) per lane-group")
 typedef enum {
 #define X(e, k, d) e,
-  GT_VCLASSES(X)
+  GS_VCLASSES(X)
 #undef X
   VC_COUNT
-} GtVClass;
+} GsVClass;
 
 enum { CAP_MATRIX = 1, CAP_VECTOR = 2, CAP_SCALAR = 4 };
-typedef enum { MAT_CUBE, MAT_SYSTOLIC } GtMatShape;
-typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY } GtDataflow;
+typedef enum { MAT_CUBE, MAT_SYSTOLIC } GsMatShape;
+typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY } GsDataflow;
 
 typedef struct {
   const char *name;          /* from the section name [unit.NAME] */
   unsigned caps;             /* CAP_* bits */
   /* matrix: MACs per cycle for dtype t = base_macs × mac_rate[t] (0: unsupported) */
-  GtMatShape shape;
+  GsMatShape shape;
   int cube_m, cube_n, cube_k;      /* cube: one m0×n0×k0 block per cycle at rate 1 */
   int sys_rows, sys_cols;          /* systolic: R×C PEs */
-  GtDataflow dataflow;             /* systolic only */
+  GsDataflow dataflow;             /* systolic only */
   double mac_rate[DT_COUNT];       /* dtype multiplier on base MACs/cycle; 0 = unsupported */
   int matrix_latency_cycles;       /* pipeline latency added once per instruction */
   /* vector / scalar */
@@ -78,9 +78,9 @@ typedef struct {
   int op_cost[VC_COUNT];           /* cycles per pass per lane-group, per cost class */
   int vector_latency_cycles;
   int scalar_ops_per_cycle;
-} GtUnitKind;
+} GsUnitKind;
 
-enum { GT_MAX_UNITS_PER_CORE = 8, GT_MAX_CORE_KINDS = 8, GT_MAX_UNIT_KINDS = 16 };
+enum { GS_MAX_UNITS_PER_CORE = 8, GS_MAX_CORE_KINDS = 8, GS_MAX_UNIT_KINDS = 16 };
 
 typedef struct {
   const char *name;           /* from [core.NAME] */
@@ -90,9 +90,9 @@ typedef struct {
   double lb_port_bytes_per_cycle;
   int lb_latency_cycles;
   int nunits;
-  int unit[GT_MAX_UNITS_PER_CORE]; /* indices into GtArch.units; queue order of the core */
+  int unit[GS_MAX_UNITS_PER_CORE]; /* indices into GsArch.units; queue order of the core */
   int dma_engines;            /* per-core DMA engines (one DMA-in + one DMA-out queue each pair) */
-} GtCoreKind;
+} GsCoreKind;
 
 typedef struct {
   /* [chip] */
@@ -120,35 +120,36 @@ typedef struct {
   int dma_latency_cycles;              /* fixed set-up cost per DMA instruction */
   /* kinds */
   int ncore_kinds;
-  GtCoreKind core_kinds[GT_MAX_CORE_KINDS];
+  GsCoreKind core_kinds[GS_MAX_CORE_KINDS];
   int nunit_kinds;
-  GtUnitKind units[GT_MAX_UNIT_KINDS];
+  GsUnitKind units[GS_MAX_UNIT_KINDS];
   /* derived, filled by arch_load */
   int cores_per_cluster;
   double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
   int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
-  GtArena *arena;                      /* owns every string above */
-} GtArch;
+  GsArena *arena;                      /* owns every string above */
+} GsArch;
 
 /* Load a config file and apply `--set section.key=value` overrides (validated like the file).
  * On any error: messages `file:line: error: ...` to d, returns NULL. */
-GtArch *arch_load(const char *path, const char *const *sets, int nsets, GtDiag *d);
-GtArch *arch_load_string(const char *name, const char *text, const char *const *sets, int nsets,
-                         GtDiag *d);
-void arch_free(GtArch *a);
+GsArch *arch_load(const char *path, const char *const *sets, int nsets, GsDiag *d);
+GsArch *arch_load_string(const char *name, const char *text, const char *const *sets, int nsets,
+                         GsDiag *d);
+void arch_free(GsArch *a);
 
 /* Core numbering inside a cluster. */
-int arch_core_kind_of(const GtArch *a, int core); /* core index in cluster -> core kind */
-const GtCoreKind *arch_core(const GtArch *a, int core);
+int arch_core_kind_of(const GsArch *a, int core); /* core index in cluster -> core kind */
+const GsCoreKind *arch_core(const GsArch *a, int core);
+int arch_core_base(const GsArch *a, int kind);     /* core kind -> its first core index */
 
 /* Derived figures (all per cycle unless named otherwise). */
-double unit_base_macs(const GtUnitKind *u);                 /* m0·n0·k0 or R·C */
-double unit_macs_per_cycle(const GtUnitKind *u, GtDtype t); /* base × rate */
-double arch_peak_macs_per_cycle(const GtArch *a, GtDtype t); /* whole chip, matrix units */
-double arch_peak_flops(const GtArch *a, GtDtype t);          /* FLOP/s, whole chip */
+double arch_unit_base_macs(const GsUnitKind *u);                 /* m0·n0·k0 or R·C */
+double arch_unit_macs_per_cycle(const GsUnitKind *u, GsDtype t); /* base × rate */
+double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t); /* whole chip, matrix units */
+double arch_peak_flops(const GsArch *a, GsDtype t);          /* FLOP/s, whole chip */
 
 /* --describe: text or JSON. */
-void arch_describe(const GtArch *a, FILE *out, int json);
+void arch_describe(const GsArch *a, FILE *out, int json);
 /* docs/config.md from the schema table. */
 void arch_write_config_doc(FILE *out);
 

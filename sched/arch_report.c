@@ -31,7 +31,7 @@ static void fmt_bytes(double b, char *buf, size_t n) {
   else snprintf(buf, n, "%.6g B", b);
 }
 
-static const char *sec_label(const GtArch *a, ArchSecKind k, int i, char *buf, size_t n) {
+static const char *sec_label(const GsArch *a, ArchSecKind k, int i, char *buf, size_t n) {
   if (k == SEC_CORE) snprintf(buf, n, "core.%s", a->core_kinds[i].name);
   else if (k == SEC_UNIT) snprintf(buf, n, "unit.%s", a->units[i].name);
   else snprintf(buf, n, "%s", arch_sec_names[k]);
@@ -43,7 +43,7 @@ typedef struct {
   ArchSecKind kind;
   int index;
 } SecRef;
-static int section_list(const GtArch *a, SecRef *out) {
+static int section_list(const GsArch *a, SecRef *out) {
   int n = 0;
   for (int k = SEC_CHIP; k <= SEC_CLUSTER; k++) out[n++] = (SecRef){(ArchSecKind)k, 0};
   for (int i = 0; i < a->ncore_kinds; i++) out[n++] = (SecRef){SEC_CORE, i};
@@ -62,19 +62,19 @@ typedef struct {
   double per_cycle;  /* MAC, element-ops or scalar ops per cycle */
 } Rate;
 
-static double unit_rate(const GtUnitKind *u, RateKind k, int t) {
-  if (k == R_MATRIX) return unit_macs_per_cycle(u, (GtDtype)t);
+static double unit_rate(const GsUnitKind *u, RateKind k, int t) {
+  if (k == R_MATRIX) return arch_unit_macs_per_cycle(u, (GsDtype)t);
   if (k == R_VECTOR) return (u->caps & CAP_VECTOR) ? u->lanes[t] : 0;
   return (u->caps & CAP_SCALAR) ? u->scalar_ops_per_cycle : 0;
 }
 
-static double core_rate(const GtArch *a, const GtCoreKind *c, RateKind k, int t) {
+static double core_rate(const GsArch *a, const GsCoreKind *c, RateKind k, int t) {
   double r = 0;
   for (int i = 0; i < c->nunits; i++) r += unit_rate(&a->units[c->unit[i]], k, t);
   return r;
 }
 
-static int unit_used(const GtArch *a, int u) {
+static int unit_used(const GsArch *a, int u) {
   for (int k = 0; k < a->ncore_kinds; k++)
     for (int i = 0; i < a->core_kinds[k].nunits; i++)
       if (a->core_kinds[k].unit[i] == u) return 1;
@@ -83,7 +83,7 @@ static int unit_used(const GtArch *a, int u) {
 
 /* Every non-zero rate, grouped by kind and dtype, levels from unit up to chip. Returns the
  * count; `out` holds room for all. */
-static int collect_rates(const GtArch *a, Rate *out) {
+static int collect_rates(const GsArch *a, Rate *out) {
   int n = 0;
   for (int kind = R_MATRIX; kind <= R_SCALAR; kind++) {
     int nt = kind == R_SCALAR ? 1 : DT_COUNT;
@@ -108,14 +108,14 @@ static int collect_rates(const GtArch *a, Rate *out) {
   }
   return n;
 }
-enum { MAX_RATES = 3 * DT_COUNT * (GT_MAX_UNIT_KINDS + GT_MAX_CORE_KINDS + 2) };
+enum { MAX_RATES = 3 * DT_COUNT * (GS_MAX_UNIT_KINDS + GS_MAX_CORE_KINDS + 2) };
 
 /* ---------------------------------------------------------------- memory figures */
 
 typedef struct {
   double lb_cluster, gb_cluster, cluster_total, chip_lb, chip_gb, chip_total;
 } OnChip;
-static OnChip onchip(const GtArch *a) {
+static OnChip onchip(const GsArch *a) {
   OnChip o = {0};
   for (int k = 0; k < a->ncore_kinds; k++)
     o.lb_cluster += (double)a->core_kinds[k].lb_bytes * a->core_kinds[k].count;
@@ -127,11 +127,11 @@ static OnChip onchip(const GtArch *a) {
   return o;
 }
 
-static double ddr_bytes_per_s(const GtArch *a) { return a->ddr_bandwidth_gb_per_s * 1e9; }
+static double ddr_bytes_per_s(const GsArch *a) { return a->ddr_bandwidth_gb_per_s * 1e9; }
 
 /* ---------------------------------------------------------------- text */
 
-static void unit_summary(const GtUnitKind *u, char *buf, size_t n) {
+static void unit_summary(const GsUnitKind *u, char *buf, size_t n) {
   char cls[64];
   const ArchKey *ck = NULL;
   for (int i = 0; i < arch_nkeys; i++)
@@ -147,7 +147,7 @@ static void unit_summary(const GtUnitKind *u, char *buf, size_t n) {
 
 /* One table: rows unit kinds, core kinds, cluster, chip; columns the dtypes with a non-zero
  * chip rate, first per cycle, then per second. */
-static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const char *title,
+static void print_rate_table(const GsArch *a, FILE *out, RateKind kind, const char *title,
                              const char *per_cycle, const char *per_s) {
   int cols[DT_COUNT], nc = 0, nt = kind == R_SCALAR ? 1 : DT_COUNT;
   for (int t = 0; t < nt; t++) {
@@ -163,7 +163,7 @@ static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const ch
           "level");
   for (int pass = 0; pass < 2; pass++)
     for (int c = 0; c < nc; c++)
-      fprintf(out, "%10s%s", kind == R_SCALAR ? "-" : dtype_name((GtDtype)cols[c]),
+      fprintf(out, "%10s%s", kind == R_SCALAR ? "-" : arch_dtype_name((GsDtype)cols[c]),
               pass == 0 && c == nc - 1 ? "  " : "");
   fputc('\n', out);
   int nrows = a->nunit_kinds + a->ncore_kinds + 2;
@@ -174,7 +174,7 @@ static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const ch
       snprintf(b, sizeof b, "unit %s", a->units[r].name);
       for (int c = 0; c < nc; c++) v[c] = unit_rate(&a->units[r], kind, cols[c]);
     } else if (r < a->nunit_kinds + a->ncore_kinds) {
-      const GtCoreKind *ck = &a->core_kinds[r - a->nunit_kinds];
+      const GsCoreKind *ck = &a->core_kinds[r - a->nunit_kinds];
       snprintf(b, sizeof b, "core %s", ck->name);
       for (int c = 0; c < nc; c++) v[c] = core_rate(a, ck, kind, cols[c]);
     } else {
@@ -202,9 +202,9 @@ static void print_rate_table(const GtArch *a, FILE *out, RateKind kind, const ch
   }
 }
 
-static void describe_text(const GtArch *a, FILE *out) {
+static void describe_text(const GsArch *a, FILE *out) {
   char b1[128], b2[128], b3[128];
-  SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
+  SecRef secs[3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fprintf(out, "# gtsim architecture %s (from %s)\n", a->name, a->source_file);
   long long ncores = (long long)a->cores_per_cluster * a->nclusters;
@@ -213,10 +213,10 @@ static void describe_text(const GtArch *a, FILE *out) {
           a->clock_mhz);
   int npk = 0;
   for (int t = 0; t < DT_COUNT; t++) {
-    double f = arch_peak_flops(a, (GtDtype)t);
+    double f = arch_peak_flops(a, (GsDtype)t);
     if (f <= 0) continue;
     fmt_si(f, b1, sizeof b1);
-    fprintf(out, "%s %sFLOP/s %s", npk++ ? "," : "", b1, dtype_name((GtDtype)t));
+    fprintf(out, "%s %sFLOP/s %s", npk++ ? "," : "", b1, arch_dtype_name((GsDtype)t));
   }
   fmt_bytes(onchip(a).chip_total, b1, sizeof b1);
   fprintf(out, "%s; DDR %g GB/s; %s on chip (%lld cores)\n", npk ? "" : " none",
@@ -240,7 +240,7 @@ static void describe_text(const GtArch *a, FILE *out) {
           a->cores_per_cluster == 1 ? "" : "s", cores, cores == 1 ? "" : "s", a->clock_mhz);
   int first = 0;
   for (int k = 0; k < a->ncore_kinds; k++) {
-    const GtCoreKind *c = &a->core_kinds[k];
+    const GsCoreKind *c = &a->core_kinds[k];
     if (c->count == 1) snprintf(b1, sizeof b1, "core %d", first);
     else snprintf(b1, sizeof b1, "cores %d-%d", first, first + c->count - 1);
     fprintf(out, "#   core kind %-8s %s of each cluster; units:", c->name, b1);
@@ -268,7 +268,7 @@ static void describe_text(const GtArch *a, FILE *out) {
           a->ddr_bytes_per_cycle / a->ddr_channels, a->ddr_channels, a->ddr_latency_ns,
           a->ddr_latency_cycles, b1);
   for (int k = 0; k < a->ncore_kinds; k++) {
-    const GtCoreKind *c = &a->core_kinds[k];
+    const GsCoreKind *c = &a->core_kinds[k];
     fmt_bytes((double)c->lb_bytes, b1, sizeof b1);
     if (c->lb_bytes > 0)
       fprintf(out, "#   LB per core (%s): %s, %d port%s x %g B/cycle\n", c->name, b1,
@@ -293,17 +293,18 @@ static void describe_text(const GtArch *a, FILE *out) {
 
   fprintf(out, "#\n# Machine balance (chip peak FLOP/s / DDR bytes/s)\n");
   for (int t = 0; t < DT_COUNT; t++) {
-    double f = arch_peak_flops(a, (GtDtype)t);
+    double f = arch_peak_flops(a, (GsDtype)t);
     if (f > 0)
-      fprintf(out, "#   %-7s %10.1f FLOP/byte\n", dtype_name((GtDtype)t), f / ddr_bytes_per_s(a));
+      fprintf(out, "#   %-7s %10.1f FLOP/byte\n", arch_dtype_name((GsDtype)t),
+              f / ddr_bytes_per_s(a));
   }
 }
 
 /* ---------------------------------------------------------------- JSON */
 
-static void describe_json(const GtArch *a, FILE *out) {
+static void describe_json(const GsArch *a, FILE *out) {
   char b[256];
-  SecRef secs[3 + GT_MAX_CORE_KINDS + GT_MAX_UNIT_KINDS];
+  SecRef secs[3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fputs("{\n  \"name\": ", out);
   util_json_str(out, a->name);
@@ -369,7 +370,7 @@ static void describe_json(const GtArch *a, FILE *out) {
       if (r->kind != (RateKind)kind) continue;
       fprintf(out, "%s\n      {\"level\": \"%s\", \"name\": ", n++ ? "," : "", r->level);
       util_json_str(out, r->name);
-      if (r->dtype >= 0) fprintf(out, ", \"dtype\": \"%s\"", dtype_name((GtDtype)r->dtype));
+      if (r->dtype >= 0) fprintf(out, ", \"dtype\": \"%s\"", arch_dtype_name((GsDtype)r->dtype));
       fprintf(out, ", \"%s_per_cycle\": %.15g, \"%s_per_s\": %.15g", unit[kind], r->per_cycle,
               unit[kind], r->per_cycle * a->clock_mhz * 1e6);
       if (kind == R_MATRIX)
@@ -392,15 +393,15 @@ static void describe_json(const GtArch *a, FILE *out) {
   fputs("    \"machine_balance_flop_per_byte\": {", out);
   int n = 0;
   for (int t = 0; t < DT_COUNT; t++) {
-    double f = arch_peak_flops(a, (GtDtype)t);
+    double f = arch_peak_flops(a, (GsDtype)t);
     if (f > 0)
-      fprintf(out, "%s\"%s\": %.15g", n++ ? ", " : "", dtype_name((GtDtype)t),
+      fprintf(out, "%s\"%s\": %.15g", n++ ? ", " : "", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
   }
   fputs("}\n  }\n}\n", out);
 }
 
-void arch_describe(const GtArch *a, FILE *out, int json) {
+void arch_describe(const GsArch *a, FILE *out, int json) {
   if (json) describe_json(a, out);
   else describe_text(a, out);
 }

@@ -5,10 +5,10 @@
  * One row per key: {section, key, type, unit, range, default or required, applies-when,
  * description, destination field}. Keys of [core.NAME] and [unit.NAME] sections repeat per
  * section. The per-dtype and per-cost-class keys (rate_*, lanes_*, cost_*) are generated
- * from the GT_DTYPES and GT_VCLASSES X-macros, so a new dtype gets its keys automatically.
+ * from the GS_DTYPES and GS_VCLASSES X-macros, so a new dtype gets its keys automatically.
  */
-#ifndef GT_ARCH_SCHEMA_H
-#define GT_ARCH_SCHEMA_H
+#ifndef GS_ARCH_SCHEMA_H
+#define GS_ARCH_SCHEMA_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +24,7 @@ typedef enum {
   KT_SIZE,  /* decimal integer in the key's unit -> int64_t bytes (× scale) */
   KT_ENUM,  /* one word of `choices` ("a|b") -> int, the word's index */
   KT_CLASS, /* comma list of matrix, vector, scalar -> unsigned CAP_* bits */
-  KT_UNITS, /* comma list of [unit.NAME] names -> GtCoreKind.unit[] / nunits */
+  KT_UNITS, /* comma list of [unit.NAME] names -> GsCoreKind.unit[] / nunits */
 } ArchKeyType;
 
 /* When a key applies. The first three are lenient: a key of an absent buffer (size 0) may be
@@ -51,7 +51,7 @@ typedef struct {
   const char *def;    /* default as written in a file; NULL: required (when it applies) */
   ArchWhen when;
   const char *desc;
-  size_t off;         /* destination: offset into GtArch, GtCoreKind or GtUnitKind */
+  size_t off;         /* destination: offset into GsArch, GsCoreKind or GsUnitKind */
   int64_t scale;      /* KT_SIZE: bytes per unit of the value */
   const char *choices;/* KT_ENUM: words separated by '|', index = stored value */
 } ArchKey;
@@ -60,13 +60,13 @@ extern const ArchKey arch_keys[];
 extern const int arch_nkeys;
 extern const char *const arch_sec_names[SEC_KINDS]; /* "chip", "ddr", "cluster", "core", "unit" */
 
-/* Does key k apply to the section whose struct is `obj` (GtArch, GtCoreKind or GtUnitKind)?
+/* Does key k apply to the section whose struct is `obj` (GsArch, GsCoreKind or GsUnitKind)?
  * `a` gives the [cluster] context for KW_GB. */
-int arch_key_applies(const ArchKey *k, const GtArch *a, const void *obj);
+int arch_key_applies(const ArchKey *k, const GsArch *a, const void *obj);
 /* The value of key k in obj, formatted as it would be written in a config file. */
-void arch_format_value(const ArchKey *k, const GtArch *a, const void *obj, char *buf, size_t n);
+void arch_format_value(const ArchKey *k, const GsArch *a, const void *obj, char *buf, size_t n);
 /* Pointer to the struct a key of section kind `sec` lives in (index: core or unit kind). */
-const void *arch_section_obj(const GtArch *a, ArchSecKind sec, int index);
+const void *arch_section_obj(const GsArch *a, ArchSecKind sec, int index);
 /* The name of a CAP_* bit ("matrix", ...). */
 const char *arch_cap_name(unsigned cap);
 

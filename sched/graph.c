@@ -17,28 +17,28 @@ static const struct {
   int lo, hi;
 } op_table[OP_COUNT] = {
 #define X(e, n, lo, hi, d) {n, lo, hi},
-    GT_OPKINDS(X)
+    GS_OPKINDS(X)
 #undef X
 };
 
-const char *opkind_name(GtOpKind k) {
+const char *graph_opkind_name(GsOpKind k) {
   if ((int)k < 0 || k >= OP_COUNT) return "?";
   return op_table[k].name;
 }
 
-int opkind_parse(const char *s, GtOpKind *out) {
+int graph_opkind_parse(const char *s, GsOpKind *out) {
   for (int k = 0; k < OP_COUNT; k++)
     if (strcmp(op_table[k].name, s) == 0) {
-      *out = (GtOpKind)k;
+      *out = (GsOpKind)k;
       return 0;
     }
   return -1;
 }
 
-int opkind_min_inputs(GtOpKind k) { return op_table[k].lo; }
-int opkind_max_inputs(GtOpKind k) { return op_table[k].hi; }
+int graph_opkind_min_inputs(GsOpKind k) { return op_table[k].lo; }
+int graph_opkind_max_inputs(GsOpKind k) { return op_table[k].hi; }
 
-void attrs_default(GtAttrs *at) {
+void graph_attrs_default(GsAttrs *at) {
   memset(at, 0, sizeof *at);
   at->kernel[0] = at->kernel[1] = 1;
   at->stride[0] = at->stride[1] = 1;
@@ -49,18 +49,9 @@ void attrs_default(GtAttrs *at) {
   at->bag = 1;
 }
 
-int gtg_name_valid(const char *s) {
-  if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
-  for (s++; *s; s++)
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-          *s == '_' || *s == '.' || *s == '-'))
-      return 0;
-  return 1;
-}
-
-GtGraph *graph_new(const char *name) {
-  GtArena *a = arena_new();
-  GtGraph *g = arena_alloc(a, sizeof *g);
+GsGraph *graph_new(const char *name) {
+  GsArena *a = arena_new();
+  GsGraph *g = arena_alloc(a, sizeof *g);
   g->arena = a;
   g->name = arena_strdup(a, name ? name : "graph");
   g->file = g->name;
@@ -71,12 +62,12 @@ GtGraph *graph_new(const char *name) {
   return g;
 }
 
-void graph_free(GtGraph *g) {
+void graph_free(GsGraph *g) {
   if (g) arena_free(g->arena);
 }
 
 /* Grows an arena array of `elem`-byte items to hold at least `need` items. */
-static void grow(GtArena *a, void **arr, int *cap, int need, size_t elem) {
+static void grow(GsArena *a, void **arr, int *cap, int need, size_t elem) {
   if (need <= *cap) return;
   int ncap = *cap ? *cap : 16;
   while (ncap < need) {
@@ -95,7 +86,7 @@ static uint32_t name_hash(const char *s) {
   return h;
 }
 
-static void index_insert(GtGraph *g, int id) {
+static void index_insert(GsGraph *g, int id) {
   uint32_t mask = (uint32_t)g->cap_name_index - 1;
   for (uint32_t i = name_hash(g->tensors[id].name) & mask;; i = (i + 1) & mask)
     if (g->name_index[i] < 0) {
@@ -105,7 +96,7 @@ static void index_insert(GtGraph *g, int id) {
 }
 
 /* Keeps the load factor of the name index at or below 1/2. */
-static void index_reserve(GtGraph *g, int n) {
+static void index_reserve(GsGraph *g, int n) {
   if (2 * n <= g->cap_name_index) return;
   int cap = g->cap_name_index ? g->cap_name_index : 64;
   while (2 * n > cap) cap *= 2;
@@ -115,7 +106,7 @@ static void index_reserve(GtGraph *g, int n) {
   for (int t = 0; t < g->ntensors; t++) index_insert(g, t);
 }
 
-int graph_find_tensor(const GtGraph *g, const char *name) {
+int graph_find_tensor(const GsGraph *g, const char *name) {
   if (!g->cap_name_index || !name) return -1;
   uint32_t mask = (uint32_t)g->cap_name_index - 1;
   for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
@@ -125,11 +116,11 @@ int graph_find_tensor(const GtGraph *g, const char *name) {
   }
 }
 
-static int new_tensor(GtGraph *g, const char *name, GtDtype t, int producer) {
+static int new_tensor(GsGraph *g, const char *name, GsDtype t, int producer) {
   index_reserve(g, g->ntensors + 1);
-  grow(g->arena, (void **)&g->tensors, &g->cap_tensors, g->ntensors + 1, sizeof(GtTensor));
+  grow(g->arena, (void **)&g->tensors, &g->cap_tensors, g->ntensors + 1, sizeof(GsTensor));
   int id = g->ntensors++;
-  GtTensor *x = &g->tensors[id];
+  GsTensor *x = &g->tensors[id];
   memset(x, 0, sizeof *x);
   x->name = arena_strdup(g->arena, name);
   x->dtype = t;
@@ -138,13 +129,13 @@ static int new_tensor(GtGraph *g, const char *name, GtDtype t, int producer) {
   return id;
 }
 
-int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl, GtDtype t) {
+int graph_add_input(GsGraph *g, const char *name, int ndim, const int64_t *decl, GsDtype t) {
   if (!name || !*name || graph_find_tensor(g, name) >= 0) return -1;
-  if (ndim < 1 || ndim > GT_MAX_DIMS || (int)t < 0 || t >= DT_COUNT) return -1;
+  if (ndim < 1 || ndim > GS_MAX_DIMS || (int)t < 0 || t >= DT_COUNT) return -1;
   for (int i = 0; i < ndim; i++)
-    if (decl[i] < 1 && decl[i] != GT_DIM_N) return -1;
+    if (decl[i] < 1 && decl[i] != GS_DIM_N) return -1;
   int id = new_tensor(g, name, t, -1);
-  GtTensor *x = &g->tensors[id];
+  GsTensor *x = &g->tensors[id];
   x->ndim = ndim;
   memcpy(x->decl, decl, (size_t)ndim * sizeof *decl);
   grow(g->arena, (void **)&g->inputs, &g->cap_inputs, g->ninputs + 1, sizeof(int));
@@ -152,11 +143,11 @@ int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl,
   return id;
 }
 
-int graph_add_op(GtGraph *g, GtOpKind k, const int *in, int nin, const char *const *out_names,
-                 int nout, const GtAttrs *at) {
+int graph_add_op(GsGraph *g, GsOpKind k, const int *in, int nin, const char *const *out_names,
+                 int nout, const GsAttrs *at) {
   if ((int)k < 0 || k >= OP_COUNT) return -1;
   if (nin < op_table[k].lo || nin > op_table[k].hi) return -1;
-  if (nout < 1 || nout > (k == OP_SPLIT ? GT_MAX_OPERANDS : 1)) return -1;
+  if (nout < 1 || nout > (k == OP_SPLIT ? GS_MAX_OPERANDS : 1)) return -1;
   for (int i = 0; i < nin; i++)
     if (in[i] < 0 || in[i] >= g->ntensors) return -1;
   for (int i = 0; i < nout; i++) {
@@ -164,24 +155,24 @@ int graph_add_op(GtGraph *g, GtOpKind k, const int *in, int nin, const char *con
     for (int j = 0; j < i; j++)
       if (strcmp(out_names[i], out_names[j]) == 0) return -1;
   }
-  grow(g->arena, (void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof(GtOp));
+  grow(g->arena, (void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof(GsOp));
   int id = g->nops++;
-  GtOp *op = &g->ops[id];
+  GsOp *op = &g->ops[id];
   memset(op, 0, sizeof *op);
   op->kind = k;
   op->nin = nin;
   op->nout = nout;
   memcpy(op->in, in, (size_t)nin * sizeof *in);
   if (at) op->at = *at;
-  else attrs_default(&op->at);
+  else graph_attrs_default(&op->at);
   /* Outputs take the first operand's dtype for now; graph_infer() sets the final one. */
-  GtDtype t = g->tensors[in[0]].dtype;
+  GsDtype t = g->tensors[in[0]].dtype;
   for (int i = 0; i < nout; i++) op->out[i] = new_tensor(g, out_names[i], t, id);
   op->name = g->tensors[op->out[0]].name;
   return id;
 }
 
-void graph_fill_outputs(GtGraph *g) {
+void graph_fill_outputs(GsGraph *g) {
   unsigned char *used = arena_alloc(g->arena, (size_t)g->ntensors + 1);
   for (int o = 0; o < g->nops; o++)
     for (int i = 0; i < g->ops[o].nin; i++) used[g->ops[o].in[i]] = 1;
@@ -193,7 +184,19 @@ void graph_fill_outputs(GtGraph *g) {
   }
 }
 
-const char *graph_check(const GtGraph *g) {
+int graph_root(const GsGraph *g, int t) {
+  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
+    t = g->ops[g->tensors[t].producer].in[0];
+  return t;
+}
+
+int graph_is_output(const GsGraph *g, int t) {
+  for (int i = 0; i < g->noutputs; i++)
+    if (graph_root(g, g->outputs[i]) == t) return 1;
+  return 0;
+}
+
+const char *graph_check(const GsGraph *g) {
   int *seen_input = arena_alloc(g->arena, (size_t)g->ntensors * sizeof(int) + 1);
   for (int i = 0; i < g->ninputs; i++) {
     int t = g->inputs[i];
@@ -207,11 +210,11 @@ const char *graph_check(const GtGraph *g) {
   unsigned char *defined = arena_alloc(g->arena, (size_t)g->ntensors + 1);
   for (int i = 0; i < g->ninputs; i++) defined[g->inputs[i]] = 1;
   for (int o = 0; o < g->nops; o++) {
-    const GtOp *op = &g->ops[o];
+    const GsOp *op = &g->ops[o];
     if ((int)op->kind < 0 || op->kind >= OP_COUNT)
       return arena_printf(g->arena, "op %d has kind %d", o, (int)op->kind);
     if (op->nin < op_table[op->kind].lo || op->nin > op_table[op->kind].hi || op->nout < 1 ||
-        op->nout > (op->kind == OP_SPLIT ? GT_MAX_OPERANDS : 1))
+        op->nout > (op->kind == OP_SPLIT ? GS_MAX_OPERANDS : 1))
       return arena_printf(g->arena, "op %d (%s) has %d operands and %d outputs", o,
                       op_table[op->kind].name, op->nin, op->nout);
     for (int i = 0; i < op->nin; i++) {
@@ -229,11 +232,11 @@ const char *graph_check(const GtGraph *g) {
     }
   }
   for (int t = 0; t < g->ntensors; t++) {
-    const GtTensor *x = &g->tensors[t];
+    const GsTensor *x = &g->tensors[t];
     if (!defined[t]) return arena_printf(g->arena, "tensor %d has no producer", t);
     if (graph_find_tensor(g, x->name) != t)
       return arena_printf(g->arena, "tensor %d's name is not unique or not indexed", t);
-    if (g->batch > 0 && (x->ndim < 1 || x->ndim > GT_MAX_DIMS))
+    if (g->batch > 0 && (x->ndim < 1 || x->ndim > GS_MAX_DIMS))
       return arena_printf(g->arena, "tensor '%s' has %d dims", x->name, x->ndim);
     for (int k = 0; g->batch > 0 && k < x->ndim; k++)
       if (x->dim[k] < 1)

@@ -10,8 +10,8 @@
  * topological order (every operand is a graph input or produced by an earlier op).
  * Layout of activations: NCHW for 4-D, NCL for 3-D conv1d, [.., features] otherwise.
  */
-#ifndef GT_GRAPH_H
-#define GT_GRAPH_H
+#ifndef GS_GRAPH_H
+#define GS_GRAPH_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,10 +23,10 @@
 extern "C" {
 #endif
 
-enum { GT_MAX_DIMS = 6, GT_MAX_OPERANDS = 8, GT_DIM_N = -1 /* symbolic batch */ };
+enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ };
 
 /* X(enum, "name", min inputs, max inputs, description) — the op vocabulary. */
-#define GT_OPKINDS(X)                                                                   \
+#define GS_OPKINDS(X)                                                                   \
   X(OP_CONV2D, "conv2d", 1, 1, "2-D convolution, NCHW; groups, depthwise when groups=C")   \
   X(OP_CONV1D, "conv1d", 1, 1, "1-D convolution, NCL")                                    \
   X(OP_DENSE, "dense", 1, 1, "x[..., K] · W[K, units] (+ bias): weights implied")          \
@@ -48,7 +48,7 @@ enum { GT_MAX_DIMS = 6, GT_MAX_OPERANDS = 8, GT_DIM_N = -1 /* symbolic batch */ 
   X(OP_MAXPOOL, "maxpool", 1, 1, "2-D max pooling")                                        \
   X(OP_AVGPOOL, "avgpool", 1, 1, "2-D average pooling")                                    \
   X(OP_GAVGPOOL, "global_avgpool", 1, 1, "mean over H and W, keeps [N, C, 1, 1]")         \
-  X(OP_CONCAT, "concat", 1, GT_MAX_OPERANDS, "concatenate along axis")                     \
+  X(OP_CONCAT, "concat", 1, GS_MAX_OPERANDS, "concatenate along axis")                     \
   X(OP_SPLIT, "split", 1, 1, "split along axis into sizes (several outputs)")              \
   X(OP_RESHAPE, "reshape", 1, 1, "new shape, same element count")                          \
   X(OP_TRANSPOSE, "transpose", 1, 1, "permute axes")                                       \
@@ -56,12 +56,12 @@ enum { GT_MAX_DIMS = 6, GT_MAX_OPERANDS = 8, GT_DIM_N = -1 /* symbolic batch */ 
   X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")
 typedef enum {
 #define X(e, n, lo, hi, d) e,
-  GT_OPKINDS(X)
+  GS_OPKINDS(X)
 #undef X
   OP_COUNT
-} GtOpKind;
-const char *opkind_name(GtOpKind k);
-int opkind_parse(const char *s, GtOpKind *out);
+} GsOpKind;
+const char *graph_opkind_name(GsOpKind k);
+int graph_opkind_parse(const char *s, GsOpKind *out);
 
 typedef struct {
   int64_t units;            /* conv out channels; dense output features */
@@ -73,75 +73,79 @@ typedef struct {
   int bias;                 /* conv/dense: has a bias vector */
   int axis;                 /* softmax, concat, split, glu (negative counts from the end) */
   int nsizes;               /* split: number of outputs and their sizes along axis */
-  int64_t sizes[GT_MAX_OPERANDS];
+  int64_t sizes[GS_MAX_OPERANDS];
   int nperm;                /* transpose */
-  int perm[GT_MAX_DIMS];
-  int nshape;               /* reshape target; may contain GT_DIM_N and one -2 ("infer") */
-  int64_t shape[GT_MAX_DIMS];
+  int perm[GS_MAX_DIMS];
+  int nshape;               /* reshape target; may contain GS_DIM_N and one -2 ("infer") */
+  int64_t shape[GS_MAX_DIMS];
   int64_t vocab, dim, bag;  /* embedding: table rows, row width, rows summed per lookup */
   int self_interaction;     /* interaction: include i==j pairs */
   int pad_interaction;      /* interaction: output also carries the dense feature */
   int ceil_mode;            /* maxpool/avgpool: output size rounds up (ONNX ceil_mode) */
-} GtAttrs;
+} GsAttrs;
 
 typedef struct {
   const char *name;
   int ndim;
-  int64_t decl[GT_MAX_DIMS]; /* declared dims of graph inputs (may be GT_DIM_N) */
-  int64_t dim[GT_MAX_DIMS];  /* concrete dims after graph_infer() */
-  GtDtype dtype;
+  int64_t decl[GS_MAX_DIMS]; /* declared dims of graph inputs (may be GS_DIM_N) */
+  int64_t dim[GS_MAX_DIMS];  /* concrete dims after graph_infer() */
+  GsDtype dtype;
   int producer;              /* op id, or -1 for a graph input */
   int line, col;             /* where it was defined */
-} GtTensor;
+} GsTensor;
 
 typedef struct {
-  GtOpKind kind;
+  GsOpKind kind;
   const char *name;          /* optional, for messages (defaults to the first output's name) */
   int nin, nout;
-  int in[GT_MAX_OPERANDS];
-  int out[GT_MAX_OPERANDS];
-  GtAttrs at;
-  int line, col;             /* source position (file in GtGraph.file) */
-} GtOp;
+  int in[GS_MAX_OPERANDS];
+  int out[GS_MAX_OPERANDS];
+  GsAttrs at;
+  int line, col;             /* source position (file in GsGraph.file) */
+} GsOp;
 
 typedef struct {
-  GtArena *arena;            /* owns names and the graph itself */
+  GsArena *arena;            /* owns names and the graph itself */
   const char *name;
   const char *file;          /* source file for messages */
   int version;               /* .gtg format version */
   int64_t default_batch;     /* from the header; --batch overrides */
   int64_t batch;             /* bound by graph_infer() */
-  GtDtype dtype;             /* default activation dtype */
+  GsDtype dtype;             /* default activation dtype */
   int ntensors, cap_tensors;
-  GtTensor *tensors;
+  GsTensor *tensors;
   int nops, cap_ops;
-  GtOp *ops;
+  GsOp *ops;
   int ninputs, noutputs;
   int *inputs, *outputs;     /* tensor ids; outputs = tensors nobody consumes, in order */
   int cap_inputs, cap_outputs;
   const char *src;           /* source text (arena copy) for carets in messages, or NULL */
   int *name_index;           /* open-addressing hash of tensor names -> id (-1 empty) */
   int cap_name_index;        /* power of two, or 0 */
-} GtGraph;
+} GsGraph;
 
 /* Building (parsers, importers, tests). Both adders return -1 (and add nothing) for a name
- * that is empty or already used, a bad dim (< 1 and not GT_DIM_N) or rank (1..GT_MAX_DIMS),
+ * that is empty or already used, a bad dim (< 1 and not GS_DIM_N) or rank (1..GS_MAX_DIMS),
  * a wrong operand count for the kind, an operand id that does not exist yet, or more than
  * one output for any kind but split. Call graph_fill_outputs() when done, then graph_infer(). */
-GtGraph *graph_new(const char *name);
-void graph_free(GtGraph *g);
-int graph_add_input(GtGraph *g, const char *name, int ndim, const int64_t *decl, GtDtype t);
+GsGraph *graph_new(const char *name);
+void graph_free(GsGraph *g);
+int graph_add_input(GsGraph *g, const char *name, int ndim, const int64_t *decl, GsDtype t);
 /* Adds an op whose outputs are new tensors named out_names[i]; returns the op id. */
-int graph_add_op(GtGraph *g, GtOpKind k, const int *in, int nin, const char *const *out_names,
-                 int nout, const GtAttrs *at);
-int graph_find_tensor(const GtGraph *g, const char *name); /* -1 if none */
-void attrs_default(GtAttrs *at);  /* stride 1, dilation 1, groups 1, axis -1, ... */
+int graph_add_op(GsGraph *g, GsOpKind k, const int *in, int nin, const char *const *out_names,
+                 int nout, const GsAttrs *at);
+int graph_find_tensor(const GsGraph *g, const char *name); /* -1 if none */
+void graph_attrs_default(GsAttrs *at);  /* stride 1, dilation 1, groups 1, axis -1, ... */
 
 /* Bind the batch and infer/check every shape. Errors go to d with the op's position and
  * both shapes where a mismatch is the cause; returns 0 or -1. */
-int graph_infer(GtGraph *g, int64_t batch, GtDiag *d);
+int graph_infer(GsGraph *g, int64_t batch, GsDiag *d);
 /* Recompute g->outputs (tensors with no consumer, in id order). */
-void graph_fill_outputs(GtGraph *g);
+void graph_fill_outputs(GsGraph *g);
+/* The tensor whose storage t shares: t, or the input of the chain of reshapes making t. */
+int graph_root(const GsGraph *g, int t);
+/* 1 when t is the root (graph_root) of a graph output. */
+int graph_is_output(const GsGraph *g, int t);
 
 /* Per-op accounting (after graph_infer). MACs for conv/dense/matmul/interaction, FLOPs for the
  * rest (elementwise = 1 per output element unless documented otherwise in docs/gtg.md). */
@@ -151,23 +155,25 @@ typedef struct {
   int64_t params;            /* weight + bias elements */
   int64_t param_bytes;
   int64_t in_bytes, out_bytes; /* activation bytes read and written */
-} GtOpCost;
-GtOpCost graph_op_cost(const GtGraph *g, int op);
-int64_t tensor_elems(const GtTensor *t);
-int64_t tensor_bytes(const GtTensor *t);
+} GsOpCost;
+GsOpCost graph_op_cost(const GsGraph *g, int op);
+int64_t graph_tensor_elems(const GsTensor *t);
+int64_t graph_tensor_bytes(const GsTensor *t);
+/* Bytes per sample of a batch-major tensor (dim 0 a multiple of the batch), else 0. */
+int64_t graph_per_sample(const GsGraph *g, int t);
 
 /* .gtg text (docs/gtg.md). The loaded graph is already inferred at the file's batch
  * (g->batch == g->default_batch); on a bad file, one error goes to d and NULL is returned. */
-GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d);
-GtGraph *gtg_load(const char *path, GtDiag *d);
-void gtg_write(FILE *out, const GtGraph *g);
+GsGraph *gtg_parse(const char *path, const char *text, GsDiag *d);
+GsGraph *gtg_load(const char *path, GsDiag *d);
+void gtg_write(FILE *out, const GsGraph *g);
 /* ONNX (onnx_import.c) */
-GtGraph *onnx_load(const char *path, GtDiag *d);
+GsGraph *onnx_load(const char *path, GsDiag *d);
 /* Any model file by extension: .gtg or .onnx */
-GtGraph *model_load(const char *path, GtDiag *d);
+GsGraph *model_load(const char *path, GsDiag *d);
 
 /* --stats */
-void graph_print_stats(FILE *out, const GtGraph *g, int json);
+void graph_print_stats(FILE *out, const GsGraph *g, int json);
 
 /* 1 if s is a valid .gtg name ([A-Za-z_][A-Za-z0-9_.-]*); importers must produce such names
  * for a graph to be written by gtg_write(). */
@@ -175,20 +181,20 @@ int gtg_name_valid(const char *s);
 /* Largest live activation: tensors live from their producer (graph inputs: from op 0) to their
  * last consumer (or their producer when unused). Returns the peak sum of live activation bytes
  * and stores the op id where it first peaks in *at_op (-1 for a graph without ops). */
-int64_t graph_peak_live_bytes(const GtGraph *g, int *at_op);
+int64_t graph_peak_live_bytes(const GsGraph *g, int *at_op);
 /* Operand count limits of an op kind (the X-macro's min/max inputs). */
-int opkind_min_inputs(GtOpKind k);
-int opkind_max_inputs(GtOpKind k);
+int graph_opkind_min_inputs(GsOpKind k);
+int graph_opkind_max_inputs(GsOpKind k);
 /* Formats dims as "[2, 64, 56, 56]" into buf; returns buf. */
-char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
+char *graph_shape_str(char *buf, size_t size, const int64_t *dim, int ndim);
 /* Invariant checker for passes that edit the graph: ops in topological order,
  * one producer per tensor and producer ids that agree, inputs listed once, valid operand and
  * output counts, unique names found by graph_find_tensor, and (when g->batch is set) every
  * dim >= 1. Returns NULL, or a description of the first violation. Typical use:
  *   const char *bad = graph_check(g); if (bad) die("after %s: %s", pass, bad); */
-const char *graph_check(const GtGraph *g);
+const char *graph_check(const GsGraph *g);
 /* --stats --csv: the per-kind table (kind,count,macs,flops,params) and a "total" row. */
-void graph_print_stats_csv(FILE *out, const GtGraph *g);
+void graph_print_stats_csv(FILE *out, const GsGraph *g);
 
 #ifdef __cplusplus
 }

@@ -19,19 +19,26 @@ static int64_t sadd(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-int64_t tensor_elems(const GtTensor *t) {
+int64_t graph_tensor_elems(const GsTensor *t) {
   int64_t n = 1;
   for (int i = 0; i < t->ndim; i++) n = smul(n, t->dim[i]);
   return n;
 }
 
-int64_t tensor_bytes(const GtTensor *t) {
-  return smul(tensor_elems(t), dtype_bytes(t->dtype));
+int64_t graph_tensor_bytes(const GsTensor *t) {
+  return smul(graph_tensor_elems(t), arch_dtype_bytes(t->dtype));
+}
+
+/* Bytes per sample of a batch-major tensor, 0 if it is not batch-major. */
+int64_t graph_per_sample(const GsGraph *g, int t) {
+  const GsTensor *x = &g->tensors[t];
+  if (x->ndim == 0 || x->dim[0] % g->batch != 0) return 0;
+  return graph_tensor_bytes(x) / g->batch;
 }
 
 /* Non-MAC FLOPs per output element of the elementwise-like ops (docs/gtg.md, "Accounting"):
  * a transcendental function (exp, erf, tanh) counts as one FLOP. */
-static int64_t flops_per_elem(GtOpKind k) {
+static int64_t flops_per_elem(GsOpKind k) {
   switch (k) {
   case OP_RELU: return 1;      /* max(x, 0) */
   case OP_RELU6: return 2;     /* max, min */
@@ -51,18 +58,18 @@ static int64_t flops_per_elem(GtOpKind k) {
   }
 }
 
-GtOpCost graph_op_cost(const GtGraph *g, int o) {
-  GtOpCost c = {0};
-  const GtOp *op = &g->ops[o];
-  const GtAttrs *at = &op->at;
-  const GtTensor *x = &g->tensors[op->in[0]];
-  const GtTensor *y = &g->tensors[op->out[0]];
-  int pbytes = dtype_bytes(g->dtype);
-  int64_t out_elems = tensor_elems(y);
+GsOpCost graph_op_cost(const GsGraph *g, int o) {
+  GsOpCost c = {0};
+  const GsOp *op = &g->ops[o];
+  const GsAttrs *at = &op->at;
+  const GsTensor *x = &g->tensors[op->in[0]];
+  const GsTensor *y = &g->tensors[op->out[0]];
+  int pbytes = arch_dtype_bytes(g->dtype);
+  int64_t out_elems = graph_tensor_elems(y);
   int64_t nonmac = 0;
-  for (int i = 0; i < op->nin; i++) c.in_bytes = sadd(c.in_bytes, tensor_bytes(&g->tensors[op->in[i]]));
+  for (int i = 0; i < op->nin; i++) c.in_bytes = sadd(c.in_bytes, graph_tensor_bytes(&g->tensors[op->in[i]]));
   for (int i = 0; i < op->nout; i++)
-    c.out_bytes = sadd(c.out_bytes, tensor_bytes(&g->tensors[op->out[i]]));
+    c.out_bytes = sadd(c.out_bytes, graph_tensor_bytes(&g->tensors[op->out[i]]));
   if (x->ndim == 0 || y->ndim == 0) return c; /* not inferred yet */
   switch (op->kind) {
   case OP_CONV2D:
@@ -100,7 +107,7 @@ GtOpCost graph_op_cost(const GtGraph *g, int o) {
     nonmac = smul(out_elems, smul(at->kernel[0], at->kernel[1]));
     break;
   case OP_GAVGPOOL: /* one add per input element */
-    nonmac = tensor_elems(x);
+    nonmac = graph_tensor_elems(x);
     break;
   case OP_EMBEDDING: /* table vocab·dim; a bag of B rows costs B-1 adds per output element */
     c.params = smul(at->vocab, at->dim);
@@ -123,7 +130,7 @@ GtOpCost graph_op_cost(const GtGraph *g, int o) {
   return c;
 }
 
-int64_t graph_peak_live_bytes(const GtGraph *g, int *at_op) {
+int64_t graph_peak_live_bytes(const GsGraph *g, int *at_op) {
   *at_op = -1;
   if (g->nops == 0) return 0;
   /* last[t]: index of the last op that touches t (its producer when nothing consumes it). */
@@ -135,7 +142,7 @@ int64_t graph_peak_live_bytes(const GtGraph *g, int *at_op) {
   /* A tensor contributes its bytes to every op index in [first, last]. */
   for (int t = 0; t < g->ntensors; t++) {
     int first = g->tensors[t].producer < 0 ? 0 : g->tensors[t].producer;
-    int64_t b = tensor_bytes(&g->tensors[t]);
+    int64_t b = graph_tensor_bytes(&g->tensors[t]);
     delta[first] = sadd(delta[first], b);
     delta[last[t] + 1] -= b;
   }

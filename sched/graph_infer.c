@@ -5,8 +5,8 @@
  * attributes and operand shapes and computing its outputs' dims and dtype from the rules in
  * docs/gtg.md. The first error stops inference (later shapes would be meaningless) and is
  * reported at the op's source position with the shapes involved.
- * Invariant after success: every tensor has 1 <= dim[i] and at most GT_MAX_ELEMS elements, and
- * every op's cost and the graph's totals fit comfortably in int64 (see GT_COST_LIMIT).
+ * Invariant after success: every tensor has 1 <= dim[i] and at most GS_MAX_ELEMS elements, and
+ * every op's cost and the graph's totals fit comfortably in int64 (see GS_COST_LIMIT).
  */
 #include <stdarg.h>
 #include <string.h>
@@ -14,11 +14,11 @@
 #include "graph_priv.h"
 
 enum { SHAPE_BUF = 128 };
-#define GT_MAX_ELEMS ((int64_t)1 << 40)   /* per tensor: far beyond any real activation */
-#define GT_MAX_DIM ((int64_t)1 << 40)
-#define GT_COST_LIMIT ((int64_t)1 << 60)  /* per op cost field and per graph total */
+#define GS_MAX_ELEMS ((int64_t)1 << 40)   /* per tensor: far beyond any real activation */
+#define GS_MAX_DIM ((int64_t)1 << 40)
+#define GS_COST_LIMIT ((int64_t)1 << 60)  /* per op cost field and per graph total */
 
-char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim) {
+char *graph_shape_str(char *buf, size_t size, const int64_t *dim, int ndim) {
   size_t n = 0;
   buf[0] = 0;
   n += (size_t)snprintf(buf + n, size - n, "[");
@@ -29,8 +29,8 @@ char *shape_str(char *buf, size_t size, const int64_t *dim, int ndim) {
 }
 
 typedef struct {
-  GtGraph *g;
-  GtDiag *d;
+  GsGraph *g;
+  GsDiag *d;
   int op;
 } Ctx;
 
@@ -40,16 +40,18 @@ __attribute__((format(printf, 2, 3))) static int op_error(Ctx *c, const char *fm
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const GtOp *op = &c->g->ops[c->op];
+  const GsOp *op = &c->g->ops[c->op];
   const char *file = c->g->file ? c->g->file : "<graph>";
   diag_error(c->d, file, op->line, op->line > 0 ? op->col : 0, c->g->src, "%s '%s': %s",
-             opkind_name(op->kind), op->name ? op->name : "?", msg);
+             graph_opkind_name(op->kind), op->name ? op->name : "?", msg);
   return -1;
 }
 
-static const GtTensor *operand(Ctx *c, int i) { return &c->g->tensors[c->g->ops[c->op].in[i]]; }
+static const GsTensor *operand(Ctx *c, int i) { return &c->g->tensors[c->g->ops[c->op].in[i]]; }
 
-static char *sh(char *buf, const GtTensor *t) { return shape_str(buf, SHAPE_BUF, t->dim, t->ndim); }
+static char *sh(char *buf, const GsTensor *t) {
+  return graph_shape_str(buf, SHAPE_BUF, t->dim, t->ndim);
+}
 
 /* Normalises a possibly negative axis against rank; -1 when out of range. */
 static int norm_axis(int axis, int rank) {
@@ -60,7 +62,7 @@ static int norm_axis(int axis, int rank) {
 static int64_t elems(const int64_t *dim, int ndim) {
   int64_t n = 1;
   for (int i = 0; i < ndim; i++) {
-    if (dim[i] > GT_MAX_ELEMS || n > GT_MAX_ELEMS / (dim[i] > 0 ? dim[i] : 1)) return -1;
+    if (dim[i] > GS_MAX_ELEMS || n > GS_MAX_ELEMS / (dim[i] > 0 ? dim[i] : 1)) return -1;
     n *= dim[i];
   }
   return n;
@@ -77,7 +79,7 @@ static int64_t window_out(int64_t in, int k, int s, int p0, int p1, int dil, int
   return out;
 }
 
-static int check_window(Ctx *c, const GtAttrs *at, int two_d) {
+static int check_window(Ctx *c, const GsAttrs *at, int two_d) {
   int first = two_d ? 0 : 1;
   for (int i = first; i < 2; i++) {
     if (at->kernel[i] < 1) return op_error(c, "kernel must be >= 1, not %d", at->kernel[i]);
@@ -99,7 +101,7 @@ static int check_window(Ctx *c, const GtAttrs *at, int two_d) {
   return 0;
 }
 
-static int need_rank(Ctx *c, const GtTensor *x, int lo, int hi, const char *what) {
+static int need_rank(Ctx *c, const GsTensor *x, int lo, int hi, const char *what) {
   char b[SHAPE_BUF];
   if (x->ndim < lo || x->ndim > hi)
     return op_error(c, "input '%s' has shape %s; expected %s", x->name, sh(b, x), what);
@@ -107,26 +109,26 @@ static int need_rank(Ctx *c, const GtTensor *x, int lo, int hi, const char *what
 }
 
 /* Sets output j's dims (checking the size limit). */
-static int set_out(Ctx *c, int j, const int64_t *dim, int ndim, GtDtype t) {
-  GtTensor *y = &c->g->tensors[c->g->ops[c->op].out[j]];
+static int set_out(Ctx *c, int j, const int64_t *dim, int ndim, GsDtype t) {
+  GsTensor *y = &c->g->tensors[c->g->ops[c->op].out[j]];
   char b[SHAPE_BUF];
-  if (ndim < 1 || ndim > GT_MAX_DIMS)
-    return op_error(c, "output '%s' would have %d dims (at most %d)", y->name, ndim, GT_MAX_DIMS);
+  if (ndim < 1 || ndim > GS_MAX_DIMS)
+    return op_error(c, "output '%s' would have %d dims (at most %d)", y->name, ndim, GS_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
-    if (dim[i] < 1 || dim[i] > GT_MAX_DIM)
+    if (dim[i] < 1 || dim[i] > GS_MAX_DIM)
       return op_error(c, "output '%s' would have shape %s", y->name,
-                      shape_str(b, sizeof b, dim, ndim));
+                      graph_shape_str(b, sizeof b, dim, ndim));
   if (elems(dim, ndim) < 0)
     return op_error(c, "output '%s' of shape %s has more than 2^40 elements", y->name,
-                    shape_str(b, sizeof b, dim, ndim));
+                    graph_shape_str(b, sizeof b, dim, ndim));
   y->ndim = ndim;
   memcpy(y->dim, dim, (size_t)ndim * sizeof *dim);
   y->dtype = t;
   return 0;
 }
 
-static int infer_conv(Ctx *c, const GtAttrs *at, int two_d) {
-  const GtTensor *x = operand(c, 0);
+static int infer_conv(Ctx *c, const GsAttrs *at, int two_d) {
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
   if (need_rank(c, x, two_d ? 4 : 3, two_d ? 4 : 3, two_d ? "[N, C, H, W]" : "[N, C, L]"))
     return -1;
@@ -151,8 +153,8 @@ static int infer_conv(Ctx *c, const GtAttrs *at, int two_d) {
   return set_out(c, 0, o, two_d ? 4 : 3, x->dtype);
 }
 
-static int infer_pool(Ctx *c, const GtAttrs *at) {
-  const GtTensor *x = operand(c, 0);
+static int infer_pool(Ctx *c, const GsAttrs *at) {
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
   if (need_rank(c, x, 4, 4, "[N, C, H, W]") || check_window(c, at, 1)) return -1;
   int64_t o[4] = {x->dim[0], x->dim[1], 0, 0};
@@ -171,13 +173,13 @@ static int infer_pool(Ctx *c, const GtAttrs *at) {
 }
 
 static int infer_broadcast(Ctx *c) {
-  const GtTensor *a = operand(c, 0), *bb = operand(c, 1);
+  const GsTensor *a = operand(c, 0), *bb = operand(c, 1);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
-                    dtype_name(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", arch_dtype_name(a->dtype),
+                    arch_dtype_name(bb->dtype));
   int n = a->ndim > bb->ndim ? a->ndim : bb->ndim;
-  int64_t o[GT_MAX_DIMS];
+  int64_t o[GS_MAX_DIMS];
   for (int i = 0; i < n; i++) {
     int ia = a->ndim - n + i, ib = bb->ndim - n + i;
     int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? bb->dim[ib] : 1;
@@ -190,19 +192,19 @@ static int infer_broadcast(Ctx *c) {
 }
 
 static int infer_matmul(Ctx *c) {
-  const GtTensor *a = operand(c, 0), *bb = operand(c, 1);
+  const GsTensor *a = operand(c, 0), *bb = operand(c, 1);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
   if (a->ndim < 2 || bb->ndim < 2)
     return op_error(c, "operands must have at least 2 dims, got %s and %s", sh(b1, a),
                     sh(b2, bb));
   if (a->dtype != bb->dtype)
-    return op_error(c, "operands have different dtypes %s and %s", dtype_name(a->dtype),
-                    dtype_name(bb->dtype));
+    return op_error(c, "operands have different dtypes %s and %s", arch_dtype_name(a->dtype),
+                    arch_dtype_name(bb->dtype));
   if (a->dim[a->ndim - 1] != bb->dim[bb->ndim - 2])
     return op_error(c, "inner dimensions differ: %s · %s (K %lld vs %lld)", sh(b1, a),
                     sh(b2, bb), (long long)a->dim[a->ndim - 1], (long long)bb->dim[bb->ndim - 2]);
   int n = a->ndim > bb->ndim ? a->ndim : bb->ndim;
-  int64_t o[GT_MAX_DIMS];
+  int64_t o[GS_MAX_DIMS];
   for (int i = 0; i < n - 2; i++) {
     int ia = a->ndim - n + i, ib = bb->ndim - n + i;
     int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? bb->dim[ib] : 1;
@@ -216,18 +218,18 @@ static int infer_matmul(Ctx *c) {
   return set_out(c, 0, o, n, a->dtype);
 }
 
-static int infer_concat(Ctx *c, const GtOp *op) {
-  const GtTensor *a = operand(c, 0);
+static int infer_concat(Ctx *c, const GsOp *op) {
+  const GsTensor *a = operand(c, 0);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
   int ax = norm_axis(op->at.axis, a->ndim);
   if (ax < 0) return op_error(c, "axis %d out of range for %s", op->at.axis, sh(b1, a));
-  int64_t o[GT_MAX_DIMS];
+  int64_t o[GS_MAX_DIMS];
   memcpy(o, a->dim, sizeof o);
   for (int i = 1; i < op->nin; i++) {
-    const GtTensor *x = operand(c, i);
+    const GsTensor *x = operand(c, i);
     if (x->dtype != a->dtype)
       return op_error(c, "operands have different dtypes %s and %s",
-                      dtype_name(a->dtype), dtype_name(x->dtype));
+                      arch_dtype_name(a->dtype), arch_dtype_name(x->dtype));
     int same = x->ndim == a->ndim;
     for (int k = 0; same && k < a->ndim; k++)
       if (k != ax && x->dim[k] != a->dim[k]) same = 0;
@@ -238,12 +240,12 @@ static int infer_concat(Ctx *c, const GtOp *op) {
   return set_out(c, 0, o, a->ndim, a->dtype);
 }
 
-static int infer_split(Ctx *c, const GtOp *op) {
-  const GtTensor *x = operand(c, 0);
+static int infer_split(Ctx *c, const GsOp *op) {
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
   int ax = norm_axis(op->at.axis, x->ndim);
   if (ax < 0) return op_error(c, "axis %d out of range for %s", op->at.axis, sh(b, x));
-  int64_t o[GT_MAX_DIMS];
+  int64_t o[GS_MAX_DIMS];
   memcpy(o, x->dim, sizeof o);
   if (op->at.nsizes == 0) {
     if (x->dim[ax] % op->nout)
@@ -258,7 +260,7 @@ static int infer_split(Ctx *c, const GtOp *op) {
     return op_error(c, "%d sizes given for %d outputs", op->at.nsizes, op->nout);
   int64_t sum = 0;
   for (int j = 0; j < op->nout; j++) {
-    if (op->at.sizes[j] < 1 || op->at.sizes[j] > GT_MAX_DIM)
+    if (op->at.sizes[j] < 1 || op->at.sizes[j] > GS_MAX_DIM)
       return op_error(c, "split size %lld must be >= 1", (long long)op->at.sizes[j]);
     sum += op->at.sizes[j];
   }
@@ -272,48 +274,48 @@ static int infer_split(Ctx *c, const GtOp *op) {
   return 0;
 }
 
-static int infer_reshape(Ctx *c, const GtOp *op) {
-  const GtTensor *x = operand(c, 0);
+static int infer_reshape(Ctx *c, const GsOp *op) {
+  const GsTensor *x = operand(c, 0);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
-  const GtAttrs *at = &op->at;
-  if (at->nshape < 1 || at->nshape > GT_MAX_DIMS)
-    return op_error(c, "shape needs 1 to %d entries", GT_MAX_DIMS);
-  int64_t o[GT_MAX_DIMS], known = 1;
+  const GsAttrs *at = &op->at;
+  if (at->nshape < 1 || at->nshape > GS_MAX_DIMS)
+    return op_error(c, "shape needs 1 to %d entries", GS_MAX_DIMS);
+  int64_t o[GS_MAX_DIMS], known = 1;
   int infer_at = -1;
   for (int i = 0; i < at->nshape; i++) {
     int64_t v = at->shape[i];
-    if (v == GT_DIM_N) v = c->g->batch;
+    if (v == GS_DIM_N) v = c->g->batch;
     else if (v == -2) {
       if (infer_at >= 0) return op_error(c, "shape may contain only one -1 (inferred dim)");
       infer_at = i;
       v = 1;
-    } else if (v < 1 || v > GT_MAX_DIM)
+    } else if (v < 1 || v > GS_MAX_DIM)
       return op_error(c, "bad shape entry %lld", (long long)v);
     o[i] = v;
-    if (known > GT_MAX_ELEMS / v) return op_error(c, "target shape is too large");
+    if (known > GS_MAX_ELEMS / v) return op_error(c, "target shape is too large");
     known *= v;
   }
   int64_t n = elems(x->dim, x->ndim);
   if (infer_at >= 0) {
     if (n % known)
-      return op_error(c, "cannot reshape %s (%lld elements) to %s with one inferred dim",
-                      sh(b1, x), (long long)n, shape_str(b2, sizeof b2, at->shape, at->nshape));
+      return op_error(c, "cannot reshape %s (%lld elements) to %s with one inferred dim", sh(b1, x),
+                      (long long)n, graph_shape_str(b2, sizeof b2, at->shape, at->nshape));
     o[infer_at] = n / known;
   } else if (known != n) {
     return op_error(c, "cannot reshape %s (%lld elements) to %s (%lld elements)", sh(b1, x),
-                    (long long)n, shape_str(b2, sizeof b2, o, at->nshape), (long long)known);
+                    (long long)n, graph_shape_str(b2, sizeof b2, o, at->nshape), (long long)known);
   }
   return set_out(c, 0, o, at->nshape, x->dtype);
 }
 
-static int infer_transpose(Ctx *c, const GtOp *op) {
-  const GtTensor *x = operand(c, 0);
+static int infer_transpose(Ctx *c, const GsOp *op) {
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
   if (op->at.nperm != x->ndim)
     return op_error(c, "perm has %d entries but input %s has %d dims", op->at.nperm, sh(b, x),
                     x->ndim);
-  int seen[GT_MAX_DIMS] = {0};
-  int64_t o[GT_MAX_DIMS];
+  int seen[GS_MAX_DIMS] = {0};
+  int64_t o[GS_MAX_DIMS];
   for (int i = 0; i < x->ndim; i++) {
     int p = op->at.perm[i];
     if (p < 0 || p >= x->ndim || seen[p]++)
@@ -323,16 +325,16 @@ static int infer_transpose(Ctx *c, const GtOp *op) {
   return set_out(c, 0, o, x->ndim, x->dtype);
 }
 
-static int infer_embedding(Ctx *c, const GtAttrs *at) {
-  const GtTensor *x = operand(c, 0);
+static int infer_embedding(Ctx *c, const GsAttrs *at) {
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
-  if (at->vocab < 1 || at->vocab > GT_MAX_DIM || at->dim < 1 || at->dim > GT_MAX_DIM)
+  if (at->vocab < 1 || at->vocab > GS_MAX_DIM || at->dim < 1 || at->dim > GS_MAX_DIM)
     return op_error(c, "vocab and dim must be >= 1");
   if (at->bag < 1) return op_error(c, "bag must be >= 1");
   if (x->dtype != DT_INT8 && x->dtype != DT_INT16 && x->dtype != DT_INT32)
     return op_error(c, "ids '%s' must have an integer dtype (int8, int16, int32), not %s",
-                    x->name, dtype_name(x->dtype));
-  int64_t o[GT_MAX_DIMS + 1];
+                    x->name, arch_dtype_name(x->dtype));
+  int64_t o[GS_MAX_DIMS + 1];
   memcpy(o, x->dim, sizeof x->dim);
   int n = x->ndim;
   if (at->bag > 1) {
@@ -346,8 +348,8 @@ static int infer_embedding(Ctx *c, const GtAttrs *at) {
   return set_out(c, 0, o, n, c->g->dtype);
 }
 
-static int infer_interaction(Ctx *c, const GtAttrs *at) {
-  const GtTensor *x = operand(c, 0);
+static int infer_interaction(Ctx *c, const GsAttrs *at) {
+  const GsTensor *x = operand(c, 0);
   if (need_rank(c, x, 3, 3, "[N, F, D] (F feature vectors of width D)")) return -1;
   int64_t f = x->dim[1];
   if (f > ((int64_t)1 << 30)) /* keeps F·(F+1) in int64 */
@@ -359,27 +361,27 @@ static int infer_interaction(Ctx *c, const GtAttrs *at) {
 }
 
 static int infer_op(Ctx *c) {
-  const GtOp *op = &c->g->ops[c->op];
-  const GtAttrs *at = &op->at;
-  const GtTensor *x = operand(c, 0);
+  const GsOp *op = &c->g->ops[c->op];
+  const GsAttrs *at = &op->at;
+  const GsTensor *x = operand(c, 0);
   char b[SHAPE_BUF];
-  if (op->nin < opkind_min_inputs(op->kind) || op->nin > opkind_max_inputs(op->kind))
-    return op_error(c, "takes %d to %d operands, not %d", opkind_min_inputs(op->kind),
-                    opkind_max_inputs(op->kind), op->nin);
+  if (op->nin < graph_opkind_min_inputs(op->kind) || op->nin > graph_opkind_max_inputs(op->kind))
+    return op_error(c, "takes %d to %d operands, not %d", graph_opkind_min_inputs(op->kind),
+                    graph_opkind_max_inputs(op->kind), op->nin);
   if (op->kind != OP_SPLIT && op->nout != 1) return op_error(c, "has exactly one output");
   switch (op->kind) {
   case OP_CONV2D: return infer_conv(c, at, 1);
   case OP_CONV1D: return infer_conv(c, at, 0);
   case OP_DENSE: {
     if (at->units < 1) return op_error(c, "units must be >= 1");
-    int64_t o[GT_MAX_DIMS];
+    int64_t o[GS_MAX_DIMS];
     memcpy(o, x->dim, sizeof o);
     o[x->ndim - 1] = at->units;
     return set_out(c, 0, o, x->ndim, x->dtype);
   }
   case OP_MATMUL: return infer_matmul(c);
   case OP_BATCHNORM:
-    if (need_rank(c, x, 2, GT_MAX_DIMS, "at least [N, C]")) return -1;
+    if (need_rank(c, x, 2, GS_MAX_DIMS, "at least [N, C]")) return -1;
     return set_out(c, 0, x->dim, x->ndim, x->dtype);
   case OP_GLU: {
     int ax = norm_axis(at->axis, x->ndim);
@@ -387,7 +389,7 @@ static int infer_op(Ctx *c) {
     if (x->dim[ax] % 2)
       return op_error(c, "axis %d of %s has odd size %lld; glu halves it", ax, sh(b, x),
                       (long long)x->dim[ax]);
-    int64_t o[GT_MAX_DIMS];
+    int64_t o[GS_MAX_DIMS];
     memcpy(o, x->dim, sizeof o);
     o[ax] /= 2;
     return set_out(c, 0, o, x->ndim, x->dtype);
@@ -410,8 +412,8 @@ static int infer_op(Ctx *c) {
   case OP_MAXPOOL:
   case OP_AVGPOOL: return infer_pool(c, at);
   case OP_GAVGPOOL: {
-    if (need_rank(c, x, 3, GT_MAX_DIMS, "at least [N, C, L]")) return -1;
-    int64_t o[GT_MAX_DIMS];
+    if (need_rank(c, x, 3, GS_MAX_DIMS, "at least [N, C, L]")) return -1;
+    int64_t o[GS_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++) o[i] = i < 2 ? x->dim[i] : 1;
     return set_out(c, 0, o, x->ndim, x->dtype);
   }
@@ -428,13 +430,13 @@ static int infer_op(Ctx *c) {
 
 /* Checks the op's cost fields and adds them to the running totals; errors when they could
  * overflow a report's sums. */
-static int check_cost(Ctx *c, GtOpCost *tot) {
-  GtOpCost k = graph_op_cost(c->g, c->op);
+static int check_cost(Ctx *c, GsOpCost *tot) {
+  GsOpCost k = graph_op_cost(c->g, c->op);
   int64_t f[] = {k.macs, k.flops, k.params, k.param_bytes, k.in_bytes, k.out_bytes};
   int64_t *t[] = {&tot->macs, &tot->flops, &tot->params, &tot->param_bytes, &tot->in_bytes,
                   &tot->out_bytes};
   for (int i = 0; i < 6; i++) {
-    if (f[i] >= GT_COST_LIMIT || *t[i] + f[i] >= GT_COST_LIMIT)
+    if (f[i] >= GS_COST_LIMIT || *t[i] + f[i] >= GS_COST_LIMIT)
       return op_error(c, "too large to account for (a count reaches 2^60)");
     *t[i] += f[i];
   }
@@ -443,25 +445,25 @@ static int check_cost(Ctx *c, GtOpCost *tot) {
 
 /* requires: ops in topological order (graph_check); maintains: names, ids and attributes
  * (only g->batch and the tensors' dim/dtype change, so it can be called again to re-bind). */
-int graph_infer(GtGraph *g, int64_t batch, GtDiag *d) {
+int graph_infer(GsGraph *g, int64_t batch, GsDiag *d) {
   const char *file = g->file ? g->file : "<graph>";
-  if (batch < 1 || batch > GT_MAX_DIM) {
+  if (batch < 1 || batch > GS_MAX_DIM) {
     diag_error(d, file, 0, 0, NULL, "batch must be >= 1, not %lld", (long long)batch);
     return -1;
   }
   g->batch = batch;
   for (int i = 0; i < g->ninputs; i++) {
-    GtTensor *x = &g->tensors[g->inputs[i]];
-    for (int k = 0; k < x->ndim; k++) x->dim[k] = x->decl[k] == GT_DIM_N ? batch : x->decl[k];
+    GsTensor *x = &g->tensors[g->inputs[i]];
+    for (int k = 0; k < x->ndim; k++) x->dim[k] = x->decl[k] == GS_DIM_N ? batch : x->decl[k];
     char b[SHAPE_BUF];
     if (elems(x->dim, x->ndim) < 0) {
       diag_error(d, file, x->line, x->col, g->src,
                  "input '%s' of shape %s has more than 2^40 elements", x->name,
-                 shape_str(b, sizeof b, x->dim, x->ndim));
+                 graph_shape_str(b, sizeof b, x->dim, x->ndim));
       return -1;
     }
   }
-  GtOpCost tot = {0};
+  GsOpCost tot = {0};
   for (int o = 0; o < g->nops; o++) {
     Ctx c = {g, d, o};
     if (infer_op(&c) || check_cost(&c, &tot)) return -1;

@@ -1,7 +1,7 @@
 /* graph_priv.h — what the graph_*.c and gtg_*.c files share and nobody else uses (not a
  * contract): the .gtg attribute table. */
-#ifndef GT_GRAPH_PRIV_H
-#define GT_GRAPH_PRIV_H
+#ifndef GS_GRAPH_PRIV_H
+#define GS_GRAPH_PRIV_H
 
 #include <string.h>
 
@@ -23,10 +23,10 @@
   X(GA_GROUPS, "groups", GTG_CONV, 0, 1, GTG_INT_MAX, 1, 1)                                        \
   X(GA_BIAS, "bias", GTG_CONV | GTG_K(OP_DENSE), 0, 0, 1, 1, 1)                                    \
   X(GA_AXIS, "axis", GTG_K(OP_SOFTMAX) | GTG_K(OP_CONCAT) | GTG_K(OP_SPLIT) | GTG_K(OP_GLU), 0,   \
-    -GT_MAX_DIMS, GT_MAX_DIMS - 1, 1, 1)                                                          \
-  X(GA_SIZES, "sizes", GTG_K(OP_SPLIT), 0, 1, GTG_BIG, 1, GT_MAX_OPERANDS)                        \
-  X(GA_PERM, "perm", GTG_K(OP_TRANSPOSE), GTG_K(OP_TRANSPOSE), 0, GT_MAX_DIMS - 1, 1, GT_MAX_DIMS) \
-  X(GA_SHAPE, "shape", GTG_K(OP_RESHAPE), GTG_K(OP_RESHAPE), -1, GTG_BIG, 1, GT_MAX_DIMS)          \
+    -GS_MAX_DIMS, GS_MAX_DIMS - 1, 1, 1)                                                          \
+  X(GA_SIZES, "sizes", GTG_K(OP_SPLIT), 0, 1, GTG_BIG, 1, GS_MAX_OPERANDS)                        \
+  X(GA_PERM, "perm", GTG_K(OP_TRANSPOSE), GTG_K(OP_TRANSPOSE), 0, GS_MAX_DIMS - 1, 1, GS_MAX_DIMS) \
+  X(GA_SHAPE, "shape", GTG_K(OP_RESHAPE), GTG_K(OP_RESHAPE), -1, GTG_BIG, 1, GS_MAX_DIMS)          \
   X(GA_VOCAB, "vocab", GTG_K(OP_EMBEDDING), GTG_K(OP_EMBEDDING), 1, GTG_BIG, 1, 1)                 \
   X(GA_DIM, "dim", GTG_K(OP_EMBEDDING), GTG_K(OP_EMBEDDING), 1, GTG_BIG, 1, 1)                     \
   X(GA_BAG, "bag", GTG_K(OP_EMBEDDING), 0, 1, GTG_BIG, 1, 1)                                       \
@@ -48,9 +48,9 @@ typedef struct {
 extern const GtgAttrSpec gtg_attr_spec[GA_COUNT];
 /* Stores n values (already range-checked) into at; returns 0, or -1 with a reason in *why
  * when the count is not allowed for this op kind (e.g. conv1d kernel=1,3). */
-int gtg_attr_set(GtAttrs *at, GtOpKind k, GtgAttr a, const int64_t *v, int n, const char **why);
+int gtg_attr_set(GsAttrs *at, GsOpKind k, GtgAttr a, const int64_t *v, int n, const char **why);
 /* Canonical values of attribute a for op kind k (the shortest spelling that parses back to
- * the same GtAttrs); returns the count, 0 when the attribute is unset/empty. */
-int gtg_attr_get(const GtAttrs *at, GtOpKind k, GtgAttr a, int64_t *v);
+ * the same GsAttrs); returns the count, 0 when the attribute is unset/empty. */
+int gtg_attr_get(const GsAttrs *at, GsOpKind k, GtgAttr a, int64_t *v);
 
 #endif

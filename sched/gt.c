@@ -4,7 +4,7 @@
  * gt_schedule() reads top to bottom, one pass per line; after each pass
  * gt_check() verifies what every later pass relies on and die()s naming the pass that broke
  * it. Groups are convex sets of ops (never a path that leaves a group and comes back), so the
- * group graph stays a DAG; fill_live_groups() lists it in a deterministic topological order
+ * group graph stays a DAG; gt_fill_live_groups() lists it in a deterministic topological order
  * (Kahn, ties broken by the lowest op id), which is the "renumbering" of Alg. 2.
  */
 #include "gt.h"
@@ -51,22 +51,22 @@ void gt_options_default(GtOptions *o) {
 #endif
 }
 
-int gt_dtype_size(GtDtype t) {
+int gt_dtype_size(GsDtype t) {
   static const int size[] = {
 #define X(e, n, b) b,
-      GT_DTYPES(X)
+      GS_DTYPES(X)
 #undef X
   };
   return (unsigned)t < DT_COUNT ? size[t] : 4;
 }
 
-int64_t gt_tensor_elems(const GtTensor *t) {
+int64_t gt_tensor_elems(const GsTensor *t) {
   int64_t n = 1;
   for (int i = 0; i < t->ndim; i++) n *= t->dim[i];
   return n;
 }
 
-int64_t gt_tensor_bytes(const GtTensor *t) { return gt_tensor_elems(t) * gt_dtype_size(t->dtype); }
+int64_t gt_tensor_bytes(const GsTensor *t) { return gt_tensor_elems(t) * gt_dtype_size(t->dtype); }
 
 /* ---- groups ---- */
 
@@ -74,12 +74,12 @@ int64_t gt_tensor_bytes(const GtTensor *t) { return gt_tensor_elems(t) * gt_dtyp
  * op order; a tensor is live from its first use or production to its last use, the
  * group's outputs to the end. */
 static int64_t live_peak(GtSchedule *s, const GtGroup *gr) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int n = gr->nops, nt = 0;
   int64_t *delta = arena_alloc(s->arena, sizeof(int64_t) * (size_t)(n + 1));
   int *touched = s->touched;
   for (int i = 0; i < n; i++) {
-    const GtOp *o = &g->ops[gr->ops[i]];
+    const GsOp *o = &g->ops[gr->ops[i]];
     for (int pass = 0; pass < 2; pass++)
       for (int k = 0; k < (pass ? o->nout : o->nin); k++) {
         int t = pass ? o->out[k] : o->in[k];
@@ -104,7 +104,7 @@ static int64_t live_peak(GtSchedule *s, const GtGroup *gr) {
 }
 
 GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   GtGroup gr;
   memset(&gr, 0, sizeof gr);
   gr.alive = 1;
@@ -113,13 +113,13 @@ GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
   memcpy(gr.ops, ops, sizeof(int) * (size_t)nops);
   s->stamp++;
   for (int i = 0; i < nops; i++) {
-    gt_assert(i == 0 || ops[i] > ops[i - 1]);
+    gs_assert(i == 0 || ops[i] > ops[i - 1]);
     s->op_mark[ops[i]] = s->stamp;
   }
   int nouts = 0;
-  int *outs = arena_alloc(s->arena, sizeof(int) * (size_t)(nops * GT_MAX_OPERANDS));
+  int *outs = arena_alloc(s->arena, sizeof(int) * (size_t)(nops * GS_MAX_OPERANDS));
   for (int i = 0; i < nops; i++) {
-    const GtOp *o = &g->ops[ops[i]];
+    const GsOp *o = &g->ops[ops[i]];
     gr.peak = max64(gr.peak, s->op_ws[ops[i]]);
     for (int k = 0; k < o->nout; k++) {
       int t = o->out[k];
@@ -129,14 +129,14 @@ GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
       if (external) outs[nouts++] = t;
     }
   }
-  gt_assert(nouts > 0);
+  gs_assert(nouts > 0);
   gr.nouts = nouts;
   gr.outs = outs;
   if (s->opt.footprint == GT_FOOT_LIVE) gr.peak = live_peak(s, &gr);
   gr.out = outs[0];
   for (int i = 1; i < nouts; i++)
     if (gt_tensor_bytes(&g->tensors[outs[i]]) > gt_tensor_bytes(&g->tensors[gr.out])) gr.out = outs[i];
-  compute_group_splitinfo(s, &gr);
+  gt_compute_group_splitinfo(s, &gr);
   return gr;
 }
 
@@ -157,7 +157,7 @@ int gt_add_group(GtSchedule *s, const GtGroup *gr) {
 static int add_distinct(int *out, int n, int cap, int v) {
   for (int i = 0; i < n; i++)
     if (out[i] == v) return n;
-  gt_assert(n < cap);
+  gs_assert(n < cap);
   out[n] = v;
   return n + 1;
 }
@@ -175,7 +175,7 @@ int gt_group_producers(const GtSchedule *s, int gid, int *out, int cap) {
   const GtGroup *gr = &s->groups[gid];
   int n = 0;
   for (int i = 0; i < gr->nops; i++) {
-    const GtOp *o = &s->g->ops[gr->ops[i]];
+    const GsOp *o = &s->g->ops[gr->ops[i]];
     for (int k = 0; k < o->nin; k++) {
       int p = s->g->tensors[o->in[k]].producer;
       if (p >= 0 && s->group_of_op[p] != gid) n = add_distinct(out, n, cap, s->group_of_op[p]);
@@ -189,7 +189,7 @@ int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap) {
   const GtGroup *gr = &s->groups[gid];
   int n = 0;
   for (int i = 0; i < gr->nops; i++) {
-    const GtOp *o = &s->g->ops[gr->ops[i]];
+    const GsOp *o = &s->g->ops[gr->ops[i]];
     for (int k = 0; k < o->nout; k++) {
       int t = o->out[k];
       for (int c = s->cons_start[t]; c < s->cons_start[t + 1]; c++) {
@@ -204,13 +204,13 @@ int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap) {
 
 /* O(G^2) per call and called after every merge: fine while G (groups, <= ops) is a few
  * hundred, as in every zoo model; bench_gt.sh watches it. */
-void fill_live_groups(GtSchedule *s) {
+void gt_fill_live_groups(GtSchedule *s) {
   int n = 0;
   for (int i = 0; i < s->ngroups; i++)
     if (s->groups[i].alive) n++;
   if (!s->live || n > s->nlive) s->live = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
   /* scratch sized for every group there can be (ninit + merges <= 2 * nops) */
-  gt_assert(s->ngroups <= s->cap_scratch);
+  gs_assert(s->ngroups <= s->cap_scratch);
   int *ids = s->scratch[0], *indeg = s->scratch[1], *nb = s->scratch[2];
   int m = 0;
   for (int i = 0; i < s->ngroups; i++)
@@ -239,11 +239,11 @@ void fill_live_groups(GtSchedule *s) {
 
 /* ---- the pipeline ---- */
 
-static int64_t lb_capacity(const GtArch *a, const GtOptions *o) {
+static int64_t lb_capacity(const GsArch *a, const GtOptions *o) {
   if (o->lb_bytes > 0) return o->lb_bytes;
   int64_t core = 0, cluster = 0;
   for (int i = 0; i < a->ncore_kinds; i++) {
-    const GtCoreKind *k = &a->core_kinds[i];
+    const GsCoreKind *k = &a->core_kinds[i];
     if (k->lb_bytes <= 0) continue;
     if (core == 0 || k->lb_bytes < core) core = k->lb_bytes;
     cluster += k->lb_bytes * k->count;
@@ -252,7 +252,7 @@ static int64_t lb_capacity(const GtArch *a, const GtOptions *o) {
 }
 
 static void setup(GtSchedule *s) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   size_t nt = (size_t)g->ntensors, no = (size_t)g->nops;
   s->group_of_op = arena_alloc(s->arena, sizeof(int) * (no + 1));
   s->op_mark = arena_alloc(s->arena, sizeof(int) * (no + 1));
@@ -279,7 +279,7 @@ static void setup(GtSchedule *s) {
   for (size_t t = 0; t < nt; t++) s->cons_start[t + 1] = s->cons_start[t] + cnt[t];
   memset(cnt, 0, sizeof(int) * nt);
   for (size_t i = 0; i < no; i++) {
-    const GtOp *o = &g->ops[i];
+    const GsOp *o = &g->ops[i];
     int64_t ws = 0;
     for (int k = 0; k < o->nin; k++) {
       int t = o->in[k], dup = 0;
@@ -311,8 +311,8 @@ static int run(GtSchedule *s, GtPass p, void (*pass)(GtSchedule *), GtPass last)
   return p >= last;
 }
 
-GtSchedule *gt_schedule(const GtGraph *g, const GtArch *a, const GtOptions *o, GtPass last) {
-  GtArena *arena = arena_new();
+GtSchedule *gt_schedule(const GsGraph *g, const GsArch *a, const GtOptions *o, GtPass last) {
+  GsArena *arena = arena_new();
   GtSchedule *s = arena_alloc(arena, sizeof *s);
   s->arena = arena;
   s->g = g;
@@ -326,12 +326,12 @@ GtSchedule *gt_schedule(const GtGraph *g, const GtArch *a, const GtOptions *o, G
   if (s->cores <= 0) s->cores = 1;
   setup(s);
 
-  if (run(s, GT_PASS_SPLITINFO, compute_splitinfo, last)) return s;
-  if (run(s, GT_PASS_GROUP, group_subgraphs, last)) return s;
-  if (run(s, GT_PASS_INSTANCES, split_instances, last)) return s;
-  if (run(s, GT_PASS_ORDER, order_instances, last)) return s;
-  if (run(s, GT_PASS_BIND, bind_instances, last)) return s;
-  run(s, GT_PASS_CONCAT, insert_concats, last);
+  if (run(s, GT_PASS_SPLITINFO, gt_compute_splitinfo, last)) return s;
+  if (run(s, GT_PASS_GROUP, gt_group_subgraphs, last)) return s;
+  if (run(s, GT_PASS_INSTANCES, gt_split_instances, last)) return s;
+  if (run(s, GT_PASS_ORDER, gt_order_instances, last)) return s;
+  if (run(s, GT_PASS_BIND, gt_bind_instances, last)) return s;
+  run(s, GT_PASS_CONCAT, gt_insert_concats, last);
   return s;
 }
 
@@ -346,12 +346,12 @@ void gt_free(GtSchedule *s) {
       arena_printf(s->arena, __VA_ARGS__))
 
 static int64_t slice_extent(const GtSchedule *s, const GtInstance *in, int k) {
-  const GtTensor *t = &s->g->tensors[s->groups[in->group].out];
+  const GsTensor *t = &s->g->tensors[s->groups[in->group].out];
   return k == in->dim ? in->hi - in->lo : t->dim[k];
 }
 
 static void check_groups(const GtSchedule *s, GtPass p, int live_only) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int *seen = arena_alloc(s->arena, sizeof(int) * ((size_t)g->nops + 1));
   for (int i = 0; i < s->ngroups; i++) {
     const GtGroup *gr = &s->groups[i];
@@ -421,7 +421,7 @@ static void check_order(const GtSchedule *s, GtPass p, const int *order) {
 static void check_bind(const GtSchedule *s, GtPass p) {
   for (int i = 0; i < s->ninsts; i++) {
     const GtInstance *in = &s->insts[i];
-    const GtTensor *t = &s->g->tensors[s->groups[in->group].out];
+    const GsTensor *t = &s->g->tensors[s->groups[in->group].out];
     int64_t prod = 1;
     for (int k = 0; k < t->ndim; k++) {
       if (in->bind[k] < 1) BROKEN("instance %d is not bound", i);

@@ -3,12 +3,12 @@
  * Module map (one file per pass, driven top to bottom by gt_schedule() in gt.c):
  *   gt.c            driver, options, shared helpers, invariant checker (gt_check)
  *   gt_dims.c       how an output index range of an op maps back to its operands (match_dim)
- *   gt_splitinfo.c  Algorithm 1 (SplitInfo) and Eq. 1 (BestSplit)           compute_splitinfo
- *   gt_group.c      Algorithm 2: straight / diamond / branch merges           group_subgraphs
- *   gt_instances.c  split groups into instances, pruned instance DAG          split_instances
- *   gt_order.c      BFS and DFS (Algorithm 3) orders, peak on-chip memory     order_instances
- *   gt_bind.c       Algorithm 4: binding tuples and buffer scopes             bind_instances
- *   gt_concat.c     §3.5 concat / copy / redistribute insertion               insert_concats
+ *   gt_splitinfo.c  Algorithm 1 (SplitInfo) and Eq. 1 (BestSplit)           gt_compute_splitinfo
+ *   gt_group.c      Algorithm 2: straight / diamond / branch merges           gt_group_subgraphs
+ *   gt_instances.c  split groups into instances, pruned instance DAG          gt_split_instances
+ *   gt_order.c      BFS and DFS (Algorithm 3) orders, peak on-chip memory     gt_order_instances
+ *   gt_bind.c       Algorithm 4: binding tuples and buffer scopes             gt_bind_instances
+ *   gt_concat.c     §3.5 concat / copy / redistribute insertion               gt_insert_concats
  *   gt_dump.c       text dump after any pass, JSON of the final schedule
  *
  * Everything lives in one arena (GtSchedule.arena) and is referred to by integer ids: a
@@ -17,8 +17,8 @@
  * The graph must be bound by graph_infer() to the batch of ONE cluster (the paper's n);
  * docs/graphturbo.md lists every decision taken where the paper is vague.
  */
-#ifndef GT_GT_H
-#define GT_GT_H
+#ifndef GS_GT_H
+#define GS_GT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -67,7 +67,7 @@ typedef struct {
   GtSplit *splits;          /* SplitInfo, by dimension */
   GtSplit best;             /* Eq. 1; best.split = 0 when nothing fits (factor = INF) */
   int alive;                /* 0 once merged into another group */
-  int topo;                 /* position among live groups (valid after group_subgraphs) */
+  int topo;                 /* position among live groups (valid after gt_group_subgraphs) */
 } GtGroup;
 
 typedef enum { GT_MERGE_STRAIGHT, GT_MERGE_DIAMOND, GT_MERGE_BRANCH } GtMergeKind;
@@ -97,7 +97,7 @@ typedef struct {
   int64_t footprint;        /* ceil(peak / factor) */
   int nprod, *prod;         /* producer edge ids (pruned DAG), ascending by producer */
   int ncons, *cons;         /* consumer edge ids */
-  int64_t bind[GT_MAX_DIMS];/* Alg. 4 binding factors per output dim (0 = not bound yet) */
+  int64_t bind[GS_MAX_DIMS];/* Alg. 4 binding factors per output dim (0 = not bound yet) */
   GtBufScope scope;            /* where the output slice lives */
 } GtInstance;
 
@@ -126,15 +126,15 @@ typedef struct {
   int ninst, *inst;         /* concat: the producer instance of each part */
   int dim;                  /* concat axis (the producer's split dim) */
   int ndim;
-  int64_t shape[GT_MAX_DIMS];
-  int64_t bind[GT_MAX_DIMS];
+  int64_t shape[GS_MAX_DIMS];
+  int64_t bind[GS_MAX_DIMS];
   GtBufScope scope, from_scope;/* copy: from_scope -> scope */
 } GtXop;
 
 typedef struct {
-  GtArena *arena;
-  const GtGraph *g;
-  const GtArch *arch;
+  GsArena *arena;
+  const GsGraph *g;
+  const GsArch *arch;
   GtOptions opt;
   int64_t lb_capacity;      /* sizeof(LB) used by Alg. 1 */
   int cores;                /* c: cores per cluster */
@@ -169,11 +169,11 @@ typedef struct {
   double pass_ms[GT_NPASSES_MAX]; /* wall time of each pass (not part of any dump) */
   /* private scratch */
   int *op_mark, stamp;      /* op membership of a tentative group */
-  int *scratch[3], cap_scratch; /* fill_live_groups' work arrays */
+  int *scratch[3], cap_scratch; /* gt_fill_live_groups' work arrays */
   int *t_first, *t_last;    /* per tensor, -1 between uses: live ranges (GT_FOOT_LIVE) */
   int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
-  int64_t infer_qb[GT_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
-  GtReq infer_r[GT_MAX_DIMS];         /* producers of one tensor come one after another */
+  int64_t infer_qb[GS_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
+  GtReq infer_r[GS_MAX_DIMS];         /* producers of one tensor come one after another */
   GtReq *req;               /* per tensor, all NONE between uses */
   int *touched;
 } GtSchedule;
@@ -201,16 +201,16 @@ int gt_pass_parse(const char *s, GtPass *out); /* 0 ok, -1 unknown */
 /* Runs the passes up to and including `last` (GT_NPASSES - 1 for all). The graph must be
  * inferred (graph_infer) at the per-cluster batch. Never fails on a valid graph; internal
  * inconsistencies die() naming the pass. The result is freed with gt_free(). */
-GtSchedule *gt_schedule(const GtGraph *g, const GtArch *a, const GtOptions *o, GtPass last);
+GtSchedule *gt_schedule(const GsGraph *g, const GsArch *a, const GtOptions *o, GtPass last);
 void gt_free(GtSchedule *s);
 
 /* The passes (each file's header states its contract). */
-void compute_splitinfo(GtSchedule *s);
-void group_subgraphs(GtSchedule *s);
-void split_instances(GtSchedule *s);
-void order_instances(GtSchedule *s);
-void bind_instances(GtSchedule *s);
-void insert_concats(GtSchedule *s);
+void gt_compute_splitinfo(GtSchedule *s);
+void gt_group_subgraphs(GtSchedule *s);
+void gt_split_instances(GtSchedule *s);
+void gt_order_instances(GtSchedule *s);
+void gt_bind_instances(GtSchedule *s);
+void gt_insert_concats(GtSchedule *s);
 /* Invariants after `p`; die()s naming the pass on a violation. */
 void gt_check(const GtSchedule *s, GtPass p);
 
@@ -219,11 +219,11 @@ void gt_dump(FILE *out, const GtSchedule *s, GtPass p);
 void gt_dump_json(FILE *out, const GtSchedule *s);
 
 /* ---- helpers shared by the passes (gt.c, gt_dims.c, gt_splitinfo.c) ---- */
-int gt_dtype_size(GtDtype t);
-int64_t gt_tensor_elems(const GtTensor *t);
-int64_t gt_tensor_bytes(const GtTensor *t);
+int gt_dtype_size(GsDtype t);
+int64_t gt_tensor_elems(const GsTensor *t);
+int64_t gt_tensor_bytes(const GsTensor *t);
 /* Topological list of live groups into s->live (and each group's .topo). */
-void fill_live_groups(GtSchedule *s);
+void gt_fill_live_groups(GtSchedule *s);
 /* Producer / consumer groups of a live group (distinct, ascending topo); returns count. */
 int gt_group_producers(const GtSchedule *s, int gid, int *out, int cap);
 int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap);
@@ -231,12 +231,12 @@ int gt_group_consumers(const GtSchedule *s, int gid, int *out, int cap);
  * appends it to s->groups (returns its id) and points group_of_op at it. */
 GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops);
 int gt_add_group(GtSchedule *s, const GtGroup *gr);
-void compute_group_splitinfo(GtSchedule *s, GtGroup *gr);
+void gt_compute_group_splitinfo(GtSchedule *s, GtGroup *gr);
 int gt_split_better(const GtSplit *a, const GtSplit *b); /* Eq. 1: a > b lexicographically */
 
 /* Which part of operand `k` of op `op` is read to compute [lo, hi) of dim `dim` of output
  * `outk` of the op (all other output dims whole). */
-GtReq gt_op_input_req(const GtGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k);
+GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k);
 /* Back-propagates "output `tensor` restricted to [lo, hi) on dim" through the ops of group
  * `gr` (every external output restricted the same way); req[] is indexed by tensor id and
  * must be all NONE on entry; the touched tensor ids are appended to touched (returns count). */

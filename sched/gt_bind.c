@@ -24,7 +24,7 @@ static int out_ndim(const GtSchedule *s, const GtInstance *in) {
 }
 
 static int64_t slice_ext(const GtSchedule *s, const GtInstance *in, int k) {
-  const GtTensor *t = &s->g->tensors[s->groups[in->group].out];
+  const GsTensor *t = &s->g->tensors[s->groups[in->group].out];
   return k == in->dim ? in->hi - in->lo : t->dim[k];
 }
 
@@ -38,8 +38,8 @@ static int64_t cores_of(const int64_t *b, int nd) {
  * normalises over (softmax, layernorm, glu) — splitting it over cores would need a
  * cross-core reduction inside the op. */
 static int unbindable(const GtSchedule *s, const GtInstance *in, int k) {
-  const GtTensor *t = &s->g->tensors[s->groups[in->group].out];
-  const GtOp *o = &s->g->ops[t->producer];
+  const GsTensor *t = &s->g->tensors[s->groups[in->group].out];
+  const GsOp *o = &s->g->ops[t->producer];
   int ax = o->at.axis < 0 ? o->at.axis + t->ndim : o->at.axis;
   if (o->kind == OP_SOFTMAX || o->kind == OP_GLU) return k == ax;
   if (o->kind == OP_LAYERNORM) return k == t->ndim - 1;
@@ -49,7 +49,7 @@ static int unbindable(const GtSchedule *s, const GtInstance *in, int k) {
 static void plain_binding(const GtSchedule *s, const GtInstance *in, int64_t *b) {
   int nd = out_ndim(s, in);
   int64_t left = s->cores;
-  for (int k = 0; k < GT_MAX_DIMS; k++) b[k] = 1;
+  for (int k = 0; k < GS_MAX_DIMS; k++) b[k] = 1;
   for (int k = 0; k < nd; k++) {
     if (unbindable(s, in, k)) continue;
     int64_t ext = slice_ext(s, in, k);
@@ -69,7 +69,7 @@ int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, cons
   const GtGroup *gq = &s->groups[q->group];
   int pnd = out_ndim(s, p);
   int useful = 0;
-  for (int k = 0; k < GT_MAX_DIMS; k++) pb[k] = 1;
+  for (int k = 0; k < GS_MAX_DIMS; k++) pb[k] = 1;
   if (tensor != s->groups[p->group].out) return 0;
   int qi = (int)(q - s->insts);
   if (s->infer_q != qi || s->infer_t != tensor || memcmp(s->infer_qb, qb, sizeof s->infer_qb) != 0) {
@@ -100,20 +100,20 @@ int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, cons
   return useful;
 }
 
-/* requires: order_instances; maintains: bind[] of every instance, scope LB/GB. */
-void bind_instances(GtSchedule *s) {
+/* requires: gt_order_instances; maintains: bind[] of every instance, scope LB/GB. */
+void gt_bind_instances(GtSchedule *s) {
   int n = s->ninsts;
   for (int v = n - 1; v >= 0; v--) {
     GtInstance *in = &s->insts[s->order[v]];
     int nd = out_ndim(s, in);
-    int64_t plain[GT_MAX_DIMS];
+    int64_t plain[GS_MAX_DIMS];
     plain_binding(s, in, plain);
     if (in->bind[0] == 0 || in->scope != GT_SCOPE_LB) {
       memcpy(in->bind, plain, sizeof plain);
       for (int j = 0; j < in->nprod; j++) {
         const GtEdge *e = &s->edges[in->prod[j]];
         GtInstance *p = &s->insts[e->from];
-        int64_t inf[GT_MAX_DIMS];
+        int64_t inf[GS_MAX_DIMS];
         if (!gt_infer_binding(s, in, in->bind, p, e->tensor, inf)) continue;
         if (p->bind[0] == 0) {
           memcpy(p->bind, inf, sizeof inf);

@@ -32,7 +32,7 @@ static uint64_t xop_key(const GtXop *x) {
     MIX(x->in[k].is_xop);
     MIX(x->in[k].id);
   }
-  for (int k = 0; k < GT_MAX_DIMS; k++) MIX(x->bind[k]);
+  for (int k = 0; k < GS_MAX_DIMS; k++) MIX(x->bind[k]);
 #undef MIX
   return h;
 }
@@ -98,9 +98,9 @@ static int add_xop(GtSchedule *s, const GtXop *x, int q) {
 }
 
 static void slice_shape(const GtSchedule *s, const GtInstance *p, int *ndim, int64_t *shape) {
-  const GtTensor *t = &s->g->tensors[s->groups[p->group].out];
+  const GsTensor *t = &s->g->tensors[s->groups[p->group].out];
   *ndim = t->ndim;
-  for (int k = 0; k < GT_MAX_DIMS; k++) shape[k] = k < t->ndim ? t->dim[k] : 1;
+  for (int k = 0; k < GS_MAX_DIMS; k++) shape[k] = k < t->ndim ? t->dim[k] : 1;
   if (p->dim >= 0) shape[p->dim] = p->hi - p->lo;
 }
 
@@ -123,22 +123,22 @@ static GtXop unary(const GtSchedule *s, GtXopKind kind, int consumer, int tensor
 
 static int64_t cores_of(const int64_t *b) {
   int64_t c = 1;
-  for (int k = 0; k < GT_MAX_DIMS; k++) c *= b[k];
+  for (int k = 0; k < GS_MAX_DIMS; k++) c *= b[k];
   return c;
 }
 
 static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int n) {
   GtBufScope cscope = GT_SCOPE_GB;
-  int64_t target[GT_MAX_DIMS];
-  for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = INT64_MAX;
+  int64_t target[GS_MAX_DIMS];
+  for (int k = 0; k < GS_MAX_DIMS; k++) target[k] = INT64_MAX;
   for (int i = 0; i < n; i++) {
     const GtInstance *p = &s->insts[parts[i]];
     if (p->scope == GT_SCOPE_LB) cscope = GT_SCOPE_LB;
-    for (int k = 0; k < GT_MAX_DIMS; k++) target[k] = min64(target[k], p->bind[k]);
+    for (int k = 0; k < GS_MAX_DIMS; k++) target[k] = min64(target[k], p->bind[k]);
   }
   /* the n parts must sit on disjoint cores: n * cores(target) <= c */
-  for (int k = GT_MAX_DIMS - 1; n * cores_of(target) > s->cores && cores_of(target) > 1;
-       k = k > 0 ? k - 1 : GT_MAX_DIMS - 1)
+  for (int k = GS_MAX_DIMS - 1; n * cores_of(target) > s->cores && cores_of(target) > 1;
+       k = k > 0 ? k - 1 : GS_MAX_DIMS - 1)
     if (target[k] > 1) target[k] = target[k] % 2 == 0 ? target[k] / 2 : 1;
   GtXop c;
   memset(&c, 0, sizeof c);
@@ -178,13 +178,13 @@ static void concat_parts(GtSchedule *s, int q, int tensor, const int *parts, int
   if (c.dim >= 0) c.bind[c.dim] *= n;
   while (c.dim >= 0 && cores_of(c.bind) > s->cores) /* more parts than cores */
     c.bind[c.dim] = c.bind[c.dim] % 2 == 0 ? c.bind[c.dim] / 2 : 1;
-  gt_assert(cores_of(c.bind) <= s->cores);
+  gs_assert(cores_of(c.bind) <= s->cores);
   add_xop(s, &c, q);
 }
 
-/* requires: bind_instances; maintains: xops (concat/copy/redistribute), each placed right
+/* requires: gt_bind_instances; maintains: xops (concat/copy/redistribute), each placed right
  * before its consumer instance, parts of a concat in increasing slice order. */
-void insert_concats(GtSchedule *s) {
+void gt_insert_concats(GtSchedule *s) {
   int *parts = arena_alloc(s->arena, sizeof(int) * (size_t)(s->ninsts + 1));
   int *done = arena_alloc(s->arena, sizeof(int) * (size_t)(s->g->ntensors + 1)); /* stamp */
   for (int v = 0; v < s->ninsts; v++) {
@@ -202,7 +202,7 @@ void insert_concats(GtSchedule *s) {
         continue;
       }
       const GtInstance *p = &s->insts[parts[0]];
-      int64_t want[GT_MAX_DIMS];
+      int64_t want[GS_MAX_DIMS];
       if (p->scope != GT_SCOPE_LB || !gt_infer_binding(s, in, in->bind, p, e->tensor, want)) continue;
       if (memcmp(want, p->bind, sizeof want) == 0) continue;
       GtXop x = unary(s, GT_XOP_REDISTRIBUTE, q, e->tensor, p, (GtRef){0, parts[0]},

@@ -13,7 +13,7 @@
 static GtReq req_full(void) { return (GtReq){GT_REQ_FULL, -1, 0, 0}; }
 static GtReq req_none(void) { return (GtReq){GT_REQ_NONE, -1, 0, 0}; }
 
-static GtReq req_range(const GtTensor *ti, int d, int64_t lo, int64_t hi) {
+static GtReq req_range(const GsTensor *ti, int d, int64_t lo, int64_t hi) {
   if (lo < 0) lo = 0;
   if (hi > ti->dim[d]) hi = ti->dim[d];
   if (lo >= hi) return req_none();
@@ -21,7 +21,7 @@ static GtReq req_range(const GtTensor *ti, int d, int64_t lo, int64_t hi) {
 }
 
 /* Same index range on operand dim di, when the extents agree. */
-static GtReq ident(const GtTensor *to, const GtTensor *ti, int dim, int di, int64_t lo,
+static GtReq ident(const GsTensor *to, const GsTensor *ti, int dim, int di, int64_t lo,
                    int64_t hi) {
   if (di < 0 || di >= ti->ndim) return req_full();
   if (ti->dim[di] != to->dim[dim]) return req_full(); /* broadcast or reshaped: all of it */
@@ -29,12 +29,12 @@ static GtReq ident(const GtTensor *to, const GtTensor *ti, int dim, int di, int6
 }
 
 /* numpy broadcast: dims align from the right. */
-static GtReq aligned(const GtTensor *to, const GtTensor *ti, int dim, int64_t lo, int64_t hi) {
+static GtReq aligned(const GsTensor *to, const GsTensor *ti, int dim, int64_t lo, int64_t hi) {
   return ident(to, ti, dim, dim - (to->ndim - ti->ndim), lo, hi);
 }
 
 /* Output rows [lo, hi) of a window op read input rows lo*s-p .. (hi-1)*s-p+(k-1)*dil+1. */
-static GtReq window(const GtTensor *ti, int di, int64_t lo, int64_t hi, int k, int st, int dil,
+static GtReq window(const GsTensor *ti, int di, int64_t lo, int64_t hi, int k, int st, int dil,
                     int pad) {
   if (di >= ti->ndim) return req_full();
   if (k < 1) k = 1;
@@ -45,7 +45,7 @@ static GtReq window(const GtTensor *ti, int di, int64_t lo, int64_t hi, int k, i
   return req_range(ti, di, ilo, ihi);
 }
 
-static GtReq channels(const GtTensor *to, const GtTensor *ti, int groups, int64_t lo, int64_t hi) {
+static GtReq channels(const GsTensor *to, const GsTensor *ti, int groups, int64_t lo, int64_t hi) {
   if (groups <= 1) return req_full();
   int64_t kpg = to->dim[1] / groups, cpg = ti->dim[1] / groups;
   if (kpg <= 0 || cpg <= 0) return req_full();
@@ -54,12 +54,12 @@ static GtReq channels(const GtTensor *to, const GtTensor *ti, int groups, int64_
 
 static int norm_axis(int axis, int ndim) { return axis < 0 ? axis + ndim : axis; }
 
-GtReq gt_op_input_req(const GtGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *to = &g->tensors[o->out[outk]];
-  const GtTensor *ti = &g->tensors[o->in[k]];
-  const GtAttrs *at = &o->at;
-  gt_assert(dim >= 0 && dim < to->ndim && lo < hi);
+GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *to = &g->tensors[o->out[outk]];
+  const GsTensor *ti = &g->tensors[o->in[k]];
+  const GsAttrs *at = &o->at;
+  gs_assert(dim >= 0 && dim < to->ndim && lo < hi);
   switch (o->kind) {
   case OP_CONV2D:
     if (ti->ndim != 4 || to->ndim != 4) return req_full();
@@ -153,18 +153,18 @@ static int merge_req(GtReq *r, GtReq x) {
 
 int gt_group_reqs(const GtSchedule *s, const GtGroup *gr, int dim, int64_t lo, int64_t hi,
                   GtReq *req, int *touched) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int nt = 0;
-  const GtTensor *po = &g->tensors[gr->out];
+  const GsTensor *po = &g->tensors[gr->out];
   for (int i = 0; i < gr->nouts; i++) {
     int t = gr->outs[i];
-    const GtTensor *tt = &g->tensors[t];
+    const GsTensor *tt = &g->tensors[t];
     GtReq r = req_full();
     if (dim >= 0 && dim < tt->ndim && tt->dim[dim] == po->dim[dim]) r = req_range(tt, dim, lo, hi);
     if (merge_req(&req[t], r)) touched[nt++] = t;
   }
   for (int i = gr->nops - 1; i >= 0; i--) {
-    const GtOp *o = &g->ops[gr->ops[i]];
+    const GsOp *o = &g->ops[gr->ops[i]];
     for (int ok = 0; ok < o->nout; ok++) {
       GtReq r = req[o->out[ok]];
       if (r.kind == GT_REQ_NONE) continue;

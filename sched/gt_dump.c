@@ -8,8 +8,8 @@
 
 #include <inttypes.h>
 
-static const char *op_name(const GtGraph *g, int op) {
-  const GtOp *o = &g->ops[op];
+static const char *op_name(const GsGraph *g, int op) {
+  const GsOp *o = &g->ops[op];
   return o->name ? o->name : g->tensors[o->out[0]].name;
 }
 
@@ -26,7 +26,7 @@ static void print_split(FILE *out, const GtSplit *sp) {
 
 static void print_group(FILE *out, const GtSchedule *s, int gid, const char *label) {
   const GtGroup *gr = &s->groups[gid];
-  const GtTensor *t = &s->g->tensors[gr->out];
+  const GsTensor *t = &s->g->tensors[gr->out];
   fprintf(out, "%s ops=%d [", label, gr->nops);
   for (int i = 0; i < gr->nops; i++) fprintf(out, "%s%s", i ? " " : "", op_name(s->g, gr->ops[i]));
   fprintf(out, "]\n    out=%s", t->name);
@@ -51,7 +51,7 @@ static void print_bind(FILE *out, const int64_t *b, int nd) {
 }
 
 void gt_dump(FILE *out, const GtSchedule *s, GtPass p) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   char a[32], b[32];
   fprintf(out, "# graphturbo after %s: model %s, batch per cluster %" PRId64 ", %d ops\n",
           gt_pass_name(p), g->name ? g->name : "?", g->batch, g->nops);
@@ -159,7 +159,7 @@ static void json_order(FILE *out, const int *o, int n) {
 }
 
 void gt_dump_json(FILE *out, const GtSchedule *s) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   fputs("{\"format\":\"gtsim-graphturbo-schedule\",\"version\":1,\"model\":", out);
   util_json_str(out, g->name);
   fprintf(out, ",\"batch_per_cluster\":%" PRId64 ",\"lb_capacity_bytes\":%" PRId64

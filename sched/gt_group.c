@@ -38,9 +38,9 @@ static void log_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *part
 static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts, int n) {
   int total = 0;
   for (int i = 0; i < n; i++) total += s->groups[parts[i]].nops;
-  gt_assert(total > 0 && n > 0);
+  gs_assert(total > 0 && n > 0);
   int *ops = arena_alloc(s->arena, sizeof(int) * (size_t)total), pos[3] = {0, 0, 0};
-  gt_assert(n <= 3);
+  gs_assert(n <= 3);
   for (int k = 0; k < total; k++) { /* n-way merge of ascending op lists */
     int best = -1;
     for (int i = 0; i < n; i++) {
@@ -65,7 +65,7 @@ static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts
   for (int i = 0; i < n; i++) s->groups[parts[i]].alive = 0;
   int id = gt_add_group(s, &m);
   log_merge(s, kind, iter, parts, n, id);
-  fill_live_groups(s);
+  gt_fill_live_groups(s);
   return s->groups[id].topo;
 }
 
@@ -140,10 +140,10 @@ static int branch_merge(GtSchedule *s, int iter, int *nb, int *nb2) {
   return merged;
 }
 
-/* requires: compute_splitinfo; maintains: live groups partition the ops, convex, listed in
+/* requires: gt_compute_splitinfo; maintains: live groups partition the ops, convex, listed in
  * topological order in s->live, each with SplitInfo and BestSplit; merges logged. */
-void group_subgraphs(GtSchedule *s) {
-  fill_live_groups(s);
+void gt_group_subgraphs(GtSchedule *s) {
+  gt_fill_live_groups(s);
   int changed;
   do {
     s->iterations++;

@@ -34,7 +34,7 @@ static void push_edge(GtSchedule *s, EdgeVec *ev, GtEdge e) {
 /* The range producer instance p wrote of tensor t: 1 with [*lo, *hi) on *dim, or 0 for all. */
 static int produced_range(const GtSchedule *s, const GtInstance *p, int t, int *dim, int64_t *lo,
                           int64_t *hi) {
-  const GtTensor *tt = &s->g->tensors[t], *po = &s->g->tensors[s->groups[p->group].out];
+  const GsTensor *tt = &s->g->tensors[t], *po = &s->g->tensors[s->groups[p->group].out];
   if (p->dim < 0 || p->dim >= tt->ndim || tt->dim[p->dim] != po->dim[p->dim]) return 0;
   *dim = p->dim;
   *lo = p->lo;
@@ -45,7 +45,7 @@ static int produced_range(const GtSchedule *s, const GtInstance *p, int t, int *
 static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
   const GtInstance *q = &s->insts[qi];
   const GtGroup *gq = &s->groups[q->group];
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int nt = gt_group_reqs(s, gq, q->dim, q->lo, q->hi, s->req, s->touched);
   for (int i = 0; i < nt; i++) {
     int t = s->touched[i], pop = g->tensors[t].producer;
@@ -88,10 +88,10 @@ static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
   for (int i = 0; i < nt; i++) s->req[s->touched[i]].kind = GT_REQ_NONE;
 }
 
-/* requires: group_subgraphs; maintains: instances of each live group (contiguous ids, in
+/* requires: gt_group_subgraphs; maintains: instances of each live group (contiguous ids, in
  * topological group order), pruned edges with per-instance producer/consumer lists. */
-void split_instances(GtSchedule *s) {
-  const GtGraph *g = s->g;
+void gt_split_instances(GtSchedule *s) {
+  const GsGraph *g = s->g;
   s->first_inst = arena_alloc(s->arena, sizeof(int) * (size_t)s->ngroups);
   int n = 0;
   for (int i = 0; i < s->nlive; i++) {
@@ -104,7 +104,7 @@ void split_instances(GtSchedule *s) {
   for (int i = 0; i < s->nlive; i++) {
     int gid = s->live[i];
     const GtGroup *gr = &s->groups[gid];
-    const GtTensor *out = &g->tensors[gr->out];
+    const GsTensor *out = &g->tensors[gr->out];
     int64_t f = gr->best.split ? gr->best.factor : 1;
     int64_t ext = gr->best.split ? out->dim[gr->best.dim] : 1;
     int64_t out_bytes = 0;

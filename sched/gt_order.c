@@ -98,7 +98,7 @@ static void order_dfs(GtSchedule *s, const Adj *a, int *order) {
       for (int j = a->cstart[x]; j < a->cstart[x + 1]; j++) {
         int c = a->c[j];
         indeg[c]--;
-        gt_assert(in_visit[c] || r.in[c]);
+        gs_assert(in_visit[c] || r.in[c]);
         ready_push(&r, c);
         in_visit[c] = 0;
       }
@@ -123,9 +123,9 @@ static int64_t order_peak(const GtSchedule *s, const Adj *a, const int *order) {
   return peak;
 }
 
-/* requires: split_instances; maintains: order_bfs, order_dfs, their peaks, and order =
+/* requires: gt_split_instances; maintains: order_bfs, order_dfs, their peaks, and order =
  * the chosen one (opt.order, or the lower peak with ties going to DFS). */
-void order_instances(GtSchedule *s) {
+void gt_order_instances(GtSchedule *s) {
   int n = s->ninsts;
   Adj a = build_adj(s);
   s->order_bfs = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));

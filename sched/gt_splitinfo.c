@@ -26,13 +26,13 @@ static void reset_reqs(GtSchedule *s, int n) {
 
 /* Work of instance [lo, hi) of dim d, in output elements computed (all outputs of an op). */
 static double instance_work(GtSchedule *s, const GtGroup *gr, int d, int64_t lo, int64_t hi) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int nt = gt_group_reqs(s, gr, d, lo, hi, s->req, s->touched);
   double w = 0;
   for (int i = 0; i < gr->nops; i++) {
-    const GtOp *o = &g->ops[gr->ops[i]];
+    const GsOp *o = &g->ops[gr->ops[i]];
     for (int k = 0; k < o->nout; k++) {
-      const GtTensor *t = &g->tensors[o->out[k]];
+      const GsTensor *t = &g->tensors[o->out[k]];
       GtReq r = s->req[o->out[k]];
       double e = (double)gt_tensor_elems(t);
       if (r.kind == GT_REQ_FULL) w += e;
@@ -67,9 +67,9 @@ static int64_t next_candidate(int64_t v, int cores) {
   return v < cores ? cores : v + 1;
 }
 
-void compute_group_splitinfo(GtSchedule *s, GtGroup *gr) {
-  const GtGraph *g = s->g;
-  const GtTensor *out = &g->tensors[gr->out];
+void gt_compute_group_splitinfo(GtSchedule *s, GtGroup *gr) {
+  const GsGraph *g = s->g;
+  const GsTensor *out = &g->tensors[gr->out];
   gr->splits = arena_alloc(s->arena, sizeof(GtSplit) * (size_t)(out->ndim + 1));
   gr->nsplits = 0;
   gr->best = (GtSplit){0, 0, GT_INF_FACTOR, -1};
@@ -97,13 +97,13 @@ void compute_group_splitinfo(GtSchedule *s, GtGroup *gr) {
 
 /* ---- the initial sub-graphs ---- */
 
-static int is_anchor(GtOpKind k) {
+static int is_anchor(GsOpKind k) {
   return k == OP_CONV2D || k == OP_CONV1D || k == OP_DENSE || k == OP_MATMUL ||
          k == OP_EMBEDDING || k == OP_INTERACTION;
 }
 
 /* The single op all of o's graph-produced operands come from, or -1. */
-static int sole_producer(const GtGraph *g, const GtOp *o) {
+static int sole_producer(const GsGraph *g, const GsOp *o) {
   int p = -1;
   for (int k = 0; k < o->nin; k++) {
     int q = g->tensors[o->in[k]].producer;
@@ -116,7 +116,7 @@ static int sole_producer(const GtGraph *g, const GtOp *o) {
 
 /* Straight line: o's only producer op p has one output, read by o alone. */
 static int continues_chain(const GtSchedule *s, int op) {
-  const GtGraph *g = s->g;
+  const GsGraph *g = s->g;
   int p = sole_producer(g, &g->ops[op]);
   if (p < 0 || g->ops[p].nout != 1) return -1;
   int t = g->ops[p].out[0];
@@ -126,8 +126,8 @@ static int continues_chain(const GtSchedule *s, int op) {
 
 /* requires: s set up, no groups; maintains: groups [0, ninit) partition the ops in
  * topological order, each with its SplitInfo and BestSplit. */
-void compute_splitinfo(GtSchedule *s) {
-  const GtGraph *g = s->g;
+void gt_compute_splitinfo(GtSchedule *s) {
+  const GsGraph *g = s->g;
   int *grp = arena_alloc(s->arena, sizeof(int) * (size_t)g->nops);
   int *ops = arena_alloc(s->arena, sizeof(int) * (size_t)g->nops);
   int ngr = 0;
@@ -147,5 +147,5 @@ void compute_splitinfo(GtSchedule *s) {
     gt_add_group(s, &gr);
   }
   s->ninit = s->ngroups;
-  fill_live_groups(s);
+  gt_fill_live_groups(s);
 }

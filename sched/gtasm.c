@@ -1,4 +1,4 @@
-/* gtasm.c — the .gtasm text assembly: assembler, disassembler, queue names, inst_format.
+/* gtasm.c — the .gtasm text assembly: assembler, disassembler, queue names, gtasm_inst_format.
  *
  * The assembler reads the text one line at a time (grammar in docs/isa.md, written by
  * gtasm_write_grammar_doc below): a `gtasm 1` header, directives (.region .tile .nregions
@@ -19,7 +19,7 @@
 #include <string.h>
 
 enum { GTASM_VERSION = 1 };
-#define GTASM_MAX_ID ((uint32_t)GT_MAX_IDS)
+#define GTASM_MAX_ID ((uint32_t)GS_MAX_IDS)
 
 /* s equals the n bytes at b (without strlen: this runs for every word of every line) */
 static int same(const char *s, const char *b, size_t n) {
@@ -29,7 +29,7 @@ static int same(const char *s, const char *b, size_t n) {
 /* ---------------------------------------------------------------- queue names ---- */
 
 /* Output of the formatters: a FILE (the disassembler: nothing is ever cut) or a buffer
- * (inst_format, program_queue_name: cut to fit, always NUL-terminated). */
+ * (gtasm_inst_format, gtasm_queue_name: cut to fit, always NUL-terminated). */
 typedef struct {
   FILE *f;
   char *buf;
@@ -57,13 +57,13 @@ static void put(Out *o, const char *fmt, ...) {
   va_start(ap, fmt);
   int w = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
-  gt_assert(w >= 0 && (size_t)w < sizeof tmp);
+  gs_assert(w >= 0 && (size_t)w < sizeof tmp);
   out_n(o, tmp, (size_t)w);
 }
 
 /* The unit of queue `index` of core `core`, or NULL (no arch, not a unit queue, no core). */
-static const char *unit_name(const GtArch *a, int core, int index) {
-  const GtCoreKind *k = prog_core_kind(a, core);
+static const char *unit_name(const GsArch *a, int core, int index) {
+  const GsCoreKind *k = prog_core_kind(a, core);
   if (!k || index < Q_UNIT0 || index - Q_UNIT0 >= k->nunits) return NULL;
   return a->units[k->unit[index - Q_UNIT0]].name;
 }
@@ -71,7 +71,7 @@ static const char *unit_name(const GtArch *a, int core, int index) {
 /* Name of queue `index` within a core (what `.queue cX.kY.NAME` and `queue=NAME` say). A
  * unit is named by its config name (arch.c rejects a core kind listing a unit twice, so it is
  * unique in the core). */
-static void out_core_queue(Out *o, const GtArch *a, int core, int index) {
+static void out_core_queue(Out *o, const GsArch *a, int core, int index) {
   const char *u = unit_name(a, core, index);
   if (index == Q_DMA_IN) out_s(o, "dma_in");
   else if (index == Q_DMA_OUT) out_s(o, "dma_out");
@@ -79,7 +79,7 @@ static void out_core_queue(Out *o, const GtArch *a, int core, int index) {
   else put(o, "q%d", index);
 }
 
-static void out_queue(Out *o, const GtArch *a, const GtQueue *q) {
+static void out_queue(Out *o, const GsArch *a, const GsQueue *q) {
   if (q->core < 0) {
     put(o, "c%d.dma%d", q->cluster, q->index);
   } else {
@@ -88,7 +88,7 @@ static void out_queue(Out *o, const GtArch *a, const GtQueue *q) {
   }
 }
 
-const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n) {
+const char *gtasm_queue_name(const GsArch *a, const GsQueue *q, char *buf, size_t n) {
   Out o = {NULL, buf, n, 0};
   if (n) buf[0] = 0;
   out_queue(&o, a, q);
@@ -97,7 +97,7 @@ const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, siz
 
 /* Parse a queue name within a core: dma_in, dma_out, qN, or a unit name (a unit named like
  * one of the first three is reachable as qN only). Returns the index or -1. */
-static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len) {
+static int parse_core_queue(const GsArch *a, int core, const char *s, size_t len) {
   if (len == 6 && memcmp(s, "dma_in", 6) == 0) return Q_DMA_IN;
   if (len == 7 && memcmp(s, "dma_out", 7) == 0) return Q_DMA_OUT;
   if (len >= 2 && s[0] == 'q' && isdigit((unsigned char)s[1])) {
@@ -108,7 +108,7 @@ static int parse_core_queue(const GtArch *a, int core, const char *s, size_t len
     }
     return (int)v;
   }
-  const GtCoreKind *k = prog_core_kind(a, core);
+  const GsCoreKind *k = prog_core_kind(a, core);
   for (int u = 0; k && u < k->nunits; u++) {
     const char *nm = a->units[k->unit[u]].name;
     if (nm && same(nm, s, len)) return Q_UNIT0 + u;
@@ -153,17 +153,17 @@ typedef struct {
 
 /* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
  * a unit target prints by name only when every core kind has the same unit there. */
-static void format_inst(Out *o, const GtArch *a, const GtProgram *p, const GtInst *in, int core,
+static void format_inst(Out *o, const GsArch *a, const GsProgram *p, const GsInst *in, int core,
                         const NameUse *nu) {
-  GtOpcode op = (GtOpcode)in->op;
+  GsOpcode op = (GsOpcode)in->op;
   if (op >= I_COUNT) {
     put(o, "opcode(%u)", in->op);
     return;
   }
   out_s(o, isa_mnemonic(op));
   for (int k = 0; k < isa_operand_count(op); k++) {
-    const GtOperand *od = isa_operand(op, k);
-    int64_t v = inst_get(in, od);
+    const GsOperand *od = isa_operand(op, k);
+    int64_t v = isa_inst_get(in, od);
     int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE;
     if (v == 0 && !is_enum) continue;
     out_s(o, " ");
@@ -185,16 +185,16 @@ static void format_inst(Out *o, const GtArch *a, const GtProgram *p, const GtIns
       }
       break;
     }
-    case OPK_LEVEL: word = v < GT_LEVEL_COUNT ? level_name((GtLevel)v) : NULL; break;
-    case OPK_SCOPE: word = v < GT_SCOPE_COUNT ? scope_name((GtScope)v) : NULL; break;
-    case OPK_VOP: word = v < V_COUNT ? vop_name((GtVop)v) : NULL; break;
-    case OPK_DTYPE: word = v < DT_COUNT ? dtype_name((GtDtype)v) : NULL; break;
+    case OPK_LEVEL: word = v < GS_LEVEL_COUNT ? isa_level_name((GsLevel)v) : NULL; break;
+    case OPK_SCOPE: word = v < GS_SCOPE_COUNT ? isa_scope_name((GsScope)v) : NULL; break;
+    case OPK_VOP: word = v < V_COUNT ? isa_vop_name((GsVop)v) : NULL; break;
+    case OPK_DTYPE: word = v < DT_COUNT ? arch_dtype_name((GsDtype)v) : NULL; break;
     case OPK_QUEUE:
       if (core >= 0 || v < Q_UNIT0) {
         out_core_queue(o, a, core, (int)v);
         continue;
       }
-      /* no core at hand (inst_format): by name if every core kind agrees */
+      /* no core at hand (gtasm_inst_format): by name if every core kind agrees */
       for (int ck = 0, base = 0; a && ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
         const char *u = unit_name(a, base, (int)v);
         if (ck == 0) word = u;
@@ -211,7 +211,7 @@ static void format_inst(Out *o, const GtArch *a, const GtProgram *p, const GtIns
   }
 }
 
-void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n) {
+void gtasm_inst_format(const GsArch *a, const GsProgram *p, const GsInst *in, char *buf, size_t n) {
   Out o = {NULL, buf, n, 0};
   if (n) buf[0] = 0;
   format_inst(&o, a, p, in, -1, NULL);
@@ -310,26 +310,26 @@ static void write_decls(FILE *out, const char *kind, char **names, uint32_t coun
   }
 }
 
-int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p) {
+int gtasm_write(FILE *out, const GsArch *a, const GsProgram *p) {
   NameUse nu;
   unsigned char *tok = unique_names(p->tile_names, p->ntiles);
   unsigned char *rok = unique_names(p->region_names, p->nregions);
   nu.tile_ok = tok;
   nu.region_ok = rok;
   fprintf(out, "gtasm %d\n# %d queues, %lld instructions\n", GTASM_VERSION, p->nqueues,
-          (long long)program_ninsts(p));
+          (long long)prog_ninsts(p));
   fprintf(out, ".nregions %u\n.ntiles %u\n", p->nregions, p->ntiles);
   write_decls(out, "region", p->region_names, p->nregions, rok);
   write_decls(out, "tile", p->tile_names, p->ntiles, tok);
   Out o = {out, NULL, 0, 0};
   for (int qi = 0; qi < p->nqueues; qi++) {
-    const GtQueue *q = &p->queues[qi];
+    const GsQueue *q = &p->queues[qi];
     fputs("\n.queue ", out);
     out_queue(&o, a, q);
     fputc('\n', out);
     for (size_t i = 0; i < q->insts.len; i++) {
       fputs("  ", out);
-      format_inst(&o, a, p, &VEC_AT(&q->insts, GtInst, i), q->core, &nu);
+      format_inst(&o, a, p, &VEC_AT(&q->insts, GsInst, i), q->core, &nu);
       fputc('\n', out);
     }
   }
@@ -342,9 +342,9 @@ int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p) {
 
 typedef struct {
   const char *path, *src;
-  const GtArch *a;
-  GtDiag *d;
-  GtProgram *p;
+  const GsArch *a;
+  GsDiag *d;
+  GsProgram *p;
   int line;
   const char *lstart;    /* start of the current line */
   int cur;               /* current queue index in p->queues, -1 before any .queue */
@@ -506,8 +506,8 @@ static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
   }
   char *name = read_symbol(s, nw.start, nw.end);
   if (!name) return;
-  if (strlen(name) > GT_MAX_NAME) {
-    aerr(s, nw.start, "a name is at most %d bytes", GT_MAX_NAME);
+  if (strlen(name) > GS_MAX_NAME) {
+    aerr(s, nw.start, "a name is at most %d bytes", GS_MAX_NAME);
     free(name);
     return;
   }
@@ -544,8 +544,8 @@ static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
     free(name);
     return;
   }
-  if (kind) program_reserve_ids(s->p, 0, (uint32_t)id + 1);
-  else program_reserve_ids(s->p, (uint32_t)id + 1, 0);
+  if (kind) prog_reserve_ids(s->p, 0, (uint32_t)id + 1);
+  else prog_reserve_ids(s->p, (uint32_t)id + 1, 0);
   char **names = kind ? s->p->tile_names : s->p->region_names;
   if (names[id]) {
     aerr(s, at, "%s %lld already has the name '%s'", kind_word[kind], (long long)id, names[id]);
@@ -614,7 +614,7 @@ static void dir_queue(Asm *s, const char **pc, const Word *dw) {
       }
       idx = parse_core_queue(s->a, (int)core, qs, (size_t)(e - qs));
       if (idx < 0) {
-        if (!queue_exists(s->a, (int)cl, (int)core, 0, why, sizeof why))
+        if (!prog_queue_exists(s->a, (int)cl, (int)core, 0, why, sizeof why))
           aerr(s, w.start, "queue '%.*s': %s", (int)(w.end - w.start), w.start, why);
         else
           aerr(s, qs, "core %ld has no queue '%.*s'", core, (int)(e - qs), qs);
@@ -627,7 +627,7 @@ static void dir_queue(Asm *s, const char **pc, const Word *dw) {
          (int)(w.end - w.start), w.start);
     return;
   }
-  if (!queue_exists(s->a, (int)cl, (int)core, (int)idx, why, sizeof why)) {
+  if (!prog_queue_exists(s->a, (int)cl, (int)core, (int)idx, why, sizeof why)) {
     aerr(s, w.start, "queue '%.*s': %s", (int)(w.end - w.start), w.start, why);
     return;
   }
@@ -637,12 +637,12 @@ static void dir_queue(Asm *s, const char **pc, const Word *dw) {
          extra.start);
     return;
   }
-  program_queue(s->p, (int)cl, (int)core, (int)idx);
-  s->cur = program_find_queue(s->p, (int)cl, (int)core, (int)idx);
+  prog_queue(s->p, (int)cl, (int)core, (int)idx);
+  s->cur = prog_find_queue(s->p, (int)cl, (int)core, (int)idx);
 }
 
 /* Resolves one operand value; 0 ok. */
-static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char *ve,
+static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char *ve,
                          int64_t *out) {
   int len = (int)(ve - vb);
   switch (o->kind) {
@@ -684,31 +684,31 @@ static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char 
     return found ? 0 : -1;
   }
   case OPK_LEVEL:
-    for (int l = 0; l < GT_LEVEL_COUNT; l++)
-      if (same(level_name((GtLevel)l), vb, (size_t)len))
+    for (int l = 0; l < GS_LEVEL_COUNT; l++)
+      if (same(isa_level_name((GsLevel)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad level '%.*s' (ddr, gb or lb)", len, vb);
     return -1;
   case OPK_SCOPE:
-    for (int l = 0; l < GT_SCOPE_COUNT; l++)
-      if (same(scope_name((GtScope)l), vb, (size_t)len))
+    for (int l = 0; l < GS_SCOPE_COUNT; l++)
+      if (same(isa_scope_name((GsScope)l), vb, (size_t)len))
         return (int)(*out = l, 0);
     aerr(s, vb, "bad scope '%.*s' (cluster or chip)", len, vb);
     return -1;
   case OPK_VOP:
     for (int v = 0; v < V_COUNT; v++)
-      if (same(vop_name((GtVop)v), vb, (size_t)len))
+      if (same(isa_vop_name((GsVop)v), vb, (size_t)len))
         return (int)(*out = v, 0);
     aerr(s, vb, "unknown vector op '%.*s' (see the VOP table in docs/isa.md)", len, vb);
     return -1;
   case OPK_DTYPE:
     for (int t = 0; t < DT_COUNT; t++)
-      if (same(dtype_name((GtDtype)t), vb, (size_t)len))
+      if (same(arch_dtype_name((GsDtype)t), vb, (size_t)len))
         return (int)(*out = t, 0);
     aerr(s, vb, "unknown dtype '%.*s'", len, vb);
     return -1;
   case OPK_QUEUE: {
-    const GtQueue *q = &s->p->queues[s->cur];
+    const GsQueue *q = &s->p->queues[s->cur];
     char why[256];
     if (q->core < 0) {
       aerr(s, vb, "flags are per core: a cluster DMA queue synchronises with "
@@ -724,7 +724,7 @@ static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char 
       aerr(s, vb, "core %d has no queue '%.*s'", q->core, len, vb);
       return -1;
     }
-    if (!queue_exists(s->a, q->cluster, q->core, idx, why, sizeof why)) {
+    if (!prog_queue_exists(s->a, q->cluster, q->core, idx, why, sizeof why)) {
       aerr(s, vb, "%s", why);
       return -1;
     }
@@ -738,7 +738,7 @@ static int operand_value(Asm *s, const GtOperand *o, const char *vb, const char 
 static void instruction(Asm *s, const char **pc, const Word *mw) {
   int op = -1;
   for (int i = 0; i < I_COUNT; i++)
-    if (word_is(mw, isa_mnemonic((GtOpcode)i))) op = i;
+    if (word_is(mw, isa_mnemonic((GsOpcode)i))) op = i;
   if (op < 0) {
     aerr(s, mw->start, "unknown mnemonic '%.*s'", (int)(mw->end - mw->start), mw->start);
     return;
@@ -747,18 +747,18 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     aerr(s, mw->start, "instruction before any .queue directive");
     return;
   }
-  const GtQueue *q = &s->p->queues[s->cur];
+  const GsQueue *q = &s->p->queues[s->cur];
   char why[256];
-  if (!queue_accepts(s->a, q->core, q->index, (GtOpcode)op, why, sizeof why)) {
+  if (!prog_queue_accepts(s->a, q->core, q->index, (GsOpcode)op, why, sizeof why)) {
     char qn[64];
-    aerr(s, mw->start, "%s (queue %s)", why, program_queue_name(s->a, q, qn, sizeof qn));
+    aerr(s, mw->start, "%s (queue %s)", why, gtasm_queue_name(s->a, q, qn, sizeof qn));
     return;
   }
-  GtInst in;
+  GsInst in;
   memset(&in, 0, sizeof in);
   in.op = (uint8_t)op;
   unsigned seen = 0;
-  int bad = 0, nops = isa_operand_count((GtOpcode)op);
+  int bad = 0, nops = isa_operand_count((GsOpcode)op);
   Word w;
   int r;
   while ((r = next_word(s, pc, &w)) > 0) {
@@ -770,16 +770,16 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     }
     int k = -1;
     for (int j = 0; j < nops && k < 0; j++)
-      if (same(isa_operand((GtOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
+      if (same(isa_operand((GsOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
     if (k < 0) {
       char names[256];
       Out o = {NULL, names, sizeof names, 0};
       names[0] = 0;
       for (int j = 0; j < nops; j++) {
         if (j) out_s(&o, " ");
-        out_s(&o, isa_operand((GtOpcode)op, j)->name);
+        out_s(&o, isa_operand((GsOpcode)op, j)->name);
       }
-      aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GtOpcode)op),
+      aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GsOpcode)op),
            (int)(eq - w.start), w.start, names);
       bad = 1;
       continue;
@@ -791,7 +791,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     }
     seen |= 1u << k;
     int64_t v;
-    const GtOperand *o = isa_operand((GtOpcode)op, k);
+    const GsOperand *o = isa_operand((GsOpcode)op, k);
     if (eq + 1 >= w.end) {
       aerr(s, eq + 1, "operand '%s' has no value", o->name);
       bad = 1;
@@ -801,10 +801,10 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
       bad = 1;
       continue;
     }
-    inst_set(&in, o, v);
+    isa_inst_set(&in, o, v);
   }
   if (r < 0 || bad) return;
-  *program_emit(&s->p->queues[s->cur]) = in;
+  *prog_emit(&s->p->queues[s->cur]) = in;
 }
 
 static void parse_line(Asm *s, const char *c) {
@@ -833,14 +833,14 @@ static void parse_line(Asm *s, const char *c) {
   instruction(s, &pc, &w);
 }
 
-GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDiag *d) {
+GsProgram *gtasm_parse(const char *path, const char *text, const GsArch *a, GsDiag *d) {
   Asm s;
   memset(&s, 0, sizeof s);
   s.path = path;
   s.src = text;
   s.a = a;
   s.d = d;
-  s.p = program_new();
+  s.p = prog_new();
   s.cur = -1;
   s.declared[0] = s.declared[1] = -1;
   int before = d->nerrors, header = 0;
@@ -883,12 +883,12 @@ GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDi
   if (d->nerrors == before) {
     uint32_t nr = s.declared[0] >= 0 ? (uint32_t)s.declared[0] : s.maxid[0] + 1;
     uint32_t nt = s.declared[1] >= 0 ? (uint32_t)s.declared[1] : s.maxid[1] + 1;
-    program_reserve_ids(s.p, nr, nt);
+    prog_reserve_ids(s.p, nr, nt);
   }
   sym_free(&s.syms[0]);
   sym_free(&s.syms[1]);
   if (d->nerrors != before) {
-    program_free(s.p);
+    prog_free(s.p);
     return NULL;
   }
   return s.p;
@@ -896,14 +896,14 @@ GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDi
 
 /* -------------------------------------------------------------- load and save ---- */
 
-GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
+GsProgram *prog_load(const char *path, const GsArch *a, GsDiag *d) {
   if (util_has_ext(path, ".gtp")) return gtp_read(path, d);
   if (!util_has_ext(path, ".gtasm")) {
     diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
     return NULL;
   }
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = util_read_file(path, &len);
   if (!text) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
@@ -916,12 +916,12 @@ GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d) {
     free(text);
     return NULL;
   }
-  GtProgram *p = gtasm_parse(path, text, a, d);
+  GsProgram *p = gtasm_parse(path, text, a, d);
   free(text);
   return p;
 }
 
-int program_save(const char *path, const GtArch *a, const GtProgram *p) {
+int prog_save(const char *path, const GsArch *a, const GsProgram *p) {
   if (util_has_ext(path, ".gtp")) return gtp_write(path, p);
   if (!util_has_ext(path, ".gtasm")) {
     errno = EINVAL;
@@ -933,7 +933,7 @@ int program_save(const char *path, const GtArch *a, const GtProgram *p) {
   if (!m) return -1;
   int r = gtasm_write(m, a, p);
   if (fclose(m) != 0) r = -1;
-  if (r == 0) r = write_file_atomic(path, buf, len);
+  if (r == 0) r = util_write_file_atomic(path, buf, len);
   free(buf);
   return r;
 }

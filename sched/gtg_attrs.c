@@ -1,5 +1,5 @@
 /* gtg_attrs.c — the .gtg attribute vocabulary (GTG_ATTRS in graph_priv.h) and the mapping
- * between attribute values as written and GtAttrs fields, shared by parser and writer.
+ * between attribute values as written and GsAttrs fields, shared by parser and writer.
  * Invariant (what makes the round trip exact): for every attribute a and op kind k,
  * gtg_attr_set(at, k, a, v, gtg_attr_get(at', k, a, v)) reproduces in `at` the fields of at'
  * that a controls for k, whenever at' was itself produced by gtg_attr_set from defaults.
@@ -21,7 +21,7 @@ static int set_pair(int *f, const int64_t *v, int n, const char **why) {
   return 0;
 }
 
-int gtg_attr_set(GtAttrs *at, GtOpKind k, GtgAttr a, const int64_t *v, int n, const char **why) {
+int gtg_attr_set(GsAttrs *at, GsOpKind k, GtgAttr a, const int64_t *v, int n, const char **why) {
   (void)k;
   switch (a) {
   case GA_UNITS: at->units = v[0]; return 0;
@@ -64,7 +64,7 @@ static int get_pair(const int *f, int64_t *v) {
   return f[0] == f[1] ? 1 : 2;
 }
 
-int gtg_attr_get(const GtAttrs *at, GtOpKind k, GtgAttr a, int64_t *v) {
+int gtg_attr_get(const GsAttrs *at, GsOpKind k, GtgAttr a, int64_t *v) {
   (void)k;
   switch (a) {
   case GA_UNITS: return v[0] = at->units, 1;
@@ -81,14 +81,14 @@ int gtg_attr_get(const GtAttrs *at, GtOpKind k, GtgAttr a, int64_t *v) {
   case GA_BIAS: return v[0] = at->bias, 1;
   case GA_AXIS: return v[0] = at->axis, 1;
   case GA_SIZES:
-    for (int i = 0; i < at->nsizes && i < GT_MAX_OPERANDS; i++) v[i] = at->sizes[i];
-    return at->nsizes < GT_MAX_OPERANDS ? at->nsizes : GT_MAX_OPERANDS;
+    for (int i = 0; i < at->nsizes && i < GS_MAX_OPERANDS; i++) v[i] = at->sizes[i];
+    return at->nsizes < GS_MAX_OPERANDS ? at->nsizes : GS_MAX_OPERANDS;
   case GA_PERM:
-    for (int i = 0; i < at->nperm && i < GT_MAX_DIMS; i++) v[i] = at->perm[i];
-    return at->nperm < GT_MAX_DIMS ? at->nperm : GT_MAX_DIMS;
+    for (int i = 0; i < at->nperm && i < GS_MAX_DIMS; i++) v[i] = at->perm[i];
+    return at->nperm < GS_MAX_DIMS ? at->nperm : GS_MAX_DIMS;
   case GA_SHAPE:
-    for (int i = 0; i < at->nshape && i < GT_MAX_DIMS; i++) v[i] = at->shape[i];
-    return at->nshape < GT_MAX_DIMS ? at->nshape : GT_MAX_DIMS;
+    for (int i = 0; i < at->nshape && i < GS_MAX_DIMS; i++) v[i] = at->shape[i];
+    return at->nshape < GS_MAX_DIMS ? at->nshape : GS_MAX_DIMS;
   case GA_VOCAB: return v[0] = at->vocab, 1;
   case GA_DIM: return v[0] = at->dim, 1;
   case GA_BAG: return v[0] = at->bag, 1;

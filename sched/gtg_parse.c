@@ -7,7 +7,7 @@
  * cannot be written. Finally graph_infer() binds the file's batch so shape errors are found
  * at load time, with the source line and a caret.
  * Invariant: the first error stops the parse; gtg_parse() then returns NULL and has reported
- * exactly one `file:line:col: error:` through the GtDiag. Nothing here exits or aborts on bad
+ * exactly one `file:line:col: error:` through the GsDiag. Nothing here exits or aborts on bad
  * input (tests/fuzz/ checks that).
  */
 #include <errno.h>
@@ -29,8 +29,8 @@ typedef struct {
 
 typedef struct {
   const char *path, *text;
-  GtDiag *d;
-  GtGraph *g;
+  GsDiag *d;
+  GsGraph *g;
   Tok *toks;
   int ntoks, pos;
   int failed;
@@ -53,7 +53,7 @@ static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* Cuts the text into tokens; returns -1 after reporting a bad character or number. */
 static int lex(Parser *p) {
-  GtVec v;
+  GsVec v;
   vec_init(&v, sizeof(Tok));
   int line = 1;
   const char *ls = p->text; /* start of the current line */
@@ -232,7 +232,7 @@ static int parse_header(Parser *p) {
     } else if (is_word(k, "dtype")) {
       if (seen_dtype++) return error_at(p, k, "attribute 'dtype' given twice");
       const char *s = val->kind == T_NAME ? tok_str(p, val) : "";
-      if (dtype_parse(s, &p->g->dtype))
+      if (arch_dtype_parse(s, &p->g->dtype))
         return error_at(p, val, "unknown dtype %s (int8, int16, int32, fp16, bf16, fp32)",
                         describe(val, b, sizeof b));
     } else {
@@ -247,17 +247,17 @@ static int parse_input(Parser *p) {
   Tok *n = next(p);
   if (check_new_name(p, n) || expect_punct(p, ':', "after the input name")) return -1;
   Tok *dt = next(p);
-  GtDtype t;
-  if (dt->kind != T_NAME || dtype_parse(tok_str(p, dt), &t))
+  GsDtype t;
+  if (dt->kind != T_NAME || arch_dtype_parse(tok_str(p, dt), &t))
     return error_at(p, dt, "expected a dtype (int8, int16, int32, fp16, bf16, fp32), found %s",
                     describe(dt, b, sizeof b));
   if (expect_punct(p, '[', "to open the shape")) return -1;
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   int nd = 0;
   for (;;) {
     Tok *d = next(p);
-    if (nd == GT_MAX_DIMS) return error_at(p, d, "at most %d dims", GT_MAX_DIMS);
-    if (is_word(d, "N")) dims[nd++] = GT_DIM_N;
+    if (nd == GS_MAX_DIMS) return error_at(p, d, "at most %d dims", GS_MAX_DIMS);
+    if (is_word(d, "N")) dims[nd++] = GS_DIM_N;
     else if (d->kind == T_INT && d->v >= 1 && d->v <= GTG_BIG) dims[nd++] = d->v;
     else return error_at(p, d, "expected a dim (an integer >= 1 or N), found %s", describe(d, b, sizeof b));
     Tok *s = next(p);
@@ -266,7 +266,7 @@ static int parse_input(Parser *p) {
       return error_at(p, s, "expected ',' or ']' in the shape, found %s", describe(s, b, sizeof b));
   }
   int id = graph_add_input(p->g, tok_str(p, n), nd, dims, t);
-  gt_assert(id >= 0);
+  gs_assert(id >= 0);
   p->g->tensors[id].line = n->line;
   p->g->tensors[id].col = n->col;
   return expect_eol(p);
@@ -278,7 +278,7 @@ static int find_attr(const Tok *k) {
   return -1;
 }
 
-static void list_attrs(GtOpKind kind, char *buf, size_t n) {
+static void list_attrs(GsOpKind kind, char *buf, size_t n) {
   size_t used = 0;
   buf[0] = 0;
   for (int a = 0; a < GA_COUNT; a++)
@@ -288,7 +288,7 @@ static void list_attrs(GtOpKind kind, char *buf, size_t n) {
 }
 
 /* Parses `key=v[,v...]` pairs after the operand list into *at. */
-static int parse_attrs(Parser *p, GtOpKind kind, const Tok *kind_tok, GtAttrs *at) {
+static int parse_attrs(Parser *p, GsOpKind kind, const Tok *kind_tok, GsAttrs *at) {
   char b[64], list[256];
   uint32_t seen = 0;
   while (peek(p)->kind != T_NL && peek(p)->kind != T_EOF) {
@@ -299,13 +299,13 @@ static int parse_attrs(Parser *p, GtOpKind kind, const Tok *kind_tok, GtAttrs *a
     if (a < 0 || !(gtg_attr_spec[a].kinds & GTG_K(kind))) {
       list_attrs(kind, list, sizeof list);
       return error_at(p, k, "unknown attribute '%.*s' for %s (accepted: %s)", k->len, k->s,
-                      opkind_name(kind), list);
+                      graph_opkind_name(kind), list);
     }
     const GtgAttrSpec *sp = &gtg_attr_spec[a];
     if (seen & (1u << a)) return error_at(p, k, "attribute '%s' given twice", sp->name);
     seen |= 1u << a;
     if (expect_punct(p, '=', "after the attribute name")) return -1;
-    int64_t v[GT_MAX_OPERANDS > GT_MAX_DIMS ? GT_MAX_OPERANDS : GT_MAX_DIMS];
+    int64_t v[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
     int n = 0, ninfer = 0;
     Tok *first = peek(p);
     for (;;) {
@@ -314,7 +314,7 @@ static int parse_attrs(Parser *p, GtOpKind kind, const Tok *kind_tok, GtAttrs *a
         return error_at(p, t, "'%s' takes at most %d value%s", sp->name, sp->cmax,
                         sp->cmax > 1 ? "s" : "");
       if (a == GA_SHAPE && is_word(t, "N")) {
-        v[n++] = GT_DIM_N;
+        v[n++] = GS_DIM_N;
       } else if (a == GA_SHAPE && t->kind == T_INT && (t->v == -1 || t->v >= 1) && t->v <= sp->hi) {
         if (t->v == -1 && ninfer++) return error_at(p, t, "'shape' may contain only one -1");
         v[n++] = t->v == -1 ? -2 : t->v;
@@ -332,22 +332,22 @@ static int parse_attrs(Parser *p, GtOpKind kind, const Tok *kind_tok, GtAttrs *a
     }
     const char *why = NULL;
     if (gtg_attr_set(at, kind, (GtgAttr)a, v, n, &why))
-      return error_at(p, first, "'%s' of %s: %s", sp->name, opkind_name(kind), why);
+      return error_at(p, first, "'%s' of %s: %s", sp->name, graph_opkind_name(kind), why);
   }
   for (int a = 0; a < GA_COUNT; a++)
     if ((gtg_attr_spec[a].required & GTG_K(kind)) && !(seen & (1u << a)))
-      return error_at(p, kind_tok, "%s needs the attribute '%s'", opkind_name(kind),
+      return error_at(p, kind_tok, "%s needs the attribute '%s'", graph_opkind_name(kind),
                       gtg_attr_spec[a].name);
   return 0;
 }
 
 static int parse_op(Parser *p) {
   char b[64];
-  Tok *outs[GT_MAX_OPERANDS];
+  Tok *outs[GS_MAX_OPERANDS];
   int nout = 0;
   for (;;) {
     Tok *n = next(p);
-    if (nout == GT_MAX_OPERANDS) return error_at(p, n, "at most %d outputs", GT_MAX_OPERANDS);
+    if (nout == GS_MAX_OPERANDS) return error_at(p, n, "at most %d outputs", GS_MAX_OPERANDS);
     if (check_new_name(p, n)) return -1;
     for (int i = 0; i < nout; i++)
       if (outs[i]->len == n->len && memcmp(outs[i]->s, n->s, (size_t)n->len) == 0)
@@ -360,13 +360,13 @@ static int parse_op(Parser *p) {
                       describe(s, b, sizeof b));
   }
   Tok *kt = next(p);
-  GtOpKind kind;
+  GsOpKind kind;
   if (kt->kind != T_NAME)
     return error_at(p, kt, "expected an op name, found %s", describe(kt, b, sizeof b));
-  if (opkind_parse(tok_str(p, kt), &kind))
+  if (graph_opkind_parse(tok_str(p, kt), &kind))
     return error_at(p, kt, "unknown op '%.*s'", kt->len, kt->s);
   if (expect_punct(p, '(', "after the op name")) return -1;
-  int in[GT_MAX_OPERANDS], nin = 0;
+  int in[GS_MAX_OPERANDS], nin = 0;
   Tok *close;
   for (;;) {
     Tok *n = next(p);
@@ -376,7 +376,7 @@ static int parse_op(Parser *p) {
     }
     if (n->kind != T_NAME)
       return error_at(p, n, "expected an operand name, found %s", describe(n, b, sizeof b));
-    if (nin == GT_MAX_OPERANDS) return error_at(p, n, "at most %d operands", GT_MAX_OPERANDS);
+    if (nin == GS_MAX_OPERANDS) return error_at(p, n, "at most %d operands", GS_MAX_OPERANDS);
     int id = graph_find_tensor(p->g, tok_str(p, n));
     for (int i = 0; id < 0 && i < nout; i++)
       if (outs[i]->len == n->len && memcmp(outs[i]->s, n->s, (size_t)n->len) == 0)
@@ -399,25 +399,26 @@ static int parse_op(Parser *p) {
     if (!is_punct(s, ','))
       return error_at(p, s, "expected ',' or ')' after an operand, found %s", describe(s, b, sizeof b));
   }
-  int lo = opkind_min_inputs(kind), hi = opkind_max_inputs(kind);
+  int lo = graph_opkind_min_inputs(kind), hi = graph_opkind_max_inputs(kind);
   if (nin < lo || nin > hi) {
     if (lo == hi)
-      return error_at(p, close, "%s takes %d operand%s, got %d", opkind_name(kind), lo,
+      return error_at(p, close, "%s takes %d operand%s, got %d", graph_opkind_name(kind), lo,
                       lo > 1 ? "s" : "", nin);
-    return error_at(p, close, "%s takes %d to %d operands, got %d", opkind_name(kind), lo, hi, nin);
+    return error_at(p, close, "%s takes %d to %d operands, got %d", graph_opkind_name(kind), lo, hi,
+                    nin);
   }
   if (nout > 1 && kind != OP_SPLIT)
-    return error_at(p, outs[1], "%s has one output, got %d", opkind_name(kind), nout);
-  GtAttrs at;
-  attrs_default(&at);
+    return error_at(p, outs[1], "%s has one output, got %d", graph_opkind_name(kind), nout);
+  GsAttrs at;
+  graph_attrs_default(&at);
   if (parse_attrs(p, kind, kt, &at)) return -1;
   if (kind == OP_SPLIT && at.nsizes && at.nsizes != nout)
     return error_at(p, kt, "split has %d outputs but %d sizes", nout, at.nsizes);
-  const char *names[GT_MAX_OPERANDS];
+  const char *names[GS_MAX_OPERANDS];
   for (int i = 0; i < nout; i++) names[i] = tok_str(p, outs[i]);
   int o = graph_add_op(p->g, kind, in, nin, names, nout, &at);
-  gt_assert(o >= 0);
-  GtOp *op = &p->g->ops[o];
+  gs_assert(o >= 0);
+  GsOp *op = &p->g->ops[o];
   op->line = kt->line;
   op->col = kt->col;
   for (int i = 0; i < nout; i++) {
@@ -427,7 +428,7 @@ static int parse_op(Parser *p) {
   return 0;
 }
 
-GtGraph *gtg_parse(const char *path, const char *text, GtDiag *d) {
+GsGraph *gtg_parse(const char *path, const char *text, GsDiag *d) {
   Parser p = {0};
   p.path = path ? path : "<input>";
   p.d = d;
@@ -456,9 +457,9 @@ fail:
   return NULL;
 }
 
-GtGraph *gtg_load(const char *path, GtDiag *d) {
+GsGraph *gtg_load(const char *path, GsDiag *d) {
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = util_read_file(path, &len);
   if (!text) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
@@ -468,7 +469,7 @@ GtGraph *gtg_load(const char *path, GtDiag *d) {
     diag_error(d, path, 0, 0, NULL, "not a .gtg text file (contains a NUL byte)");
     return NULL;
   }
-  GtGraph *g = gtg_parse(path, text, d);
+  GsGraph *g = gtg_parse(path, text, d);
   free(text);
   return g;
 }

@@ -2,7 +2,7 @@
  *
  * One line per input and per op in id order, attributes in the order of the GTG_ATTRS table,
  * printing an attribute only when the op requires it or its value differs from
- * attrs_default() — in the shortest spelling that parses back to the same GtAttrs
+ * graph_attrs_default() — in the shortest spelling that parses back to the same GsAttrs
  * (gtg_attr_get). Invariant: gtg_parse(gtg_write(g)) has the same tensors, ops, attributes,
  * dtypes and declared shapes as g (tests/unit/test_gtg_roundtrip.c).
  * Names that are not valid .gtg names (e.g. ONNX's "/layer1/Conv_output_0") are written as
@@ -15,7 +15,16 @@
 
 #include "graph_priv.h"
 
-static char *sanitize(const GtGraph *g, int id) {
+int gtg_name_valid(const char *s) {
+  if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+  for (s++; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+          *s == '_' || *s == '.' || *s == '-'))
+      return 0;
+  return 1;
+}
+
+static char *sanitize(const GsGraph *g, int id) {
   const char *s = g->tensors[id].name;
   size_t n = strlen(s);
   char *r = malloc(n + 40);
@@ -41,16 +50,16 @@ static char *sanitize(const GtGraph *g, int id) {
   return r;
 }
 
-static void print_attr(FILE *out, GtGraph const *g, const GtOp *op, GtgAttr a) {
+static void print_attr(FILE *out, GsGraph const *g, const GsOp *op, GtgAttr a) {
   (void)g;
-  int64_t v[GT_MAX_OPERANDS > GT_MAX_DIMS ? GT_MAX_OPERANDS : GT_MAX_DIMS];
-  int64_t dv[GT_MAX_OPERANDS > GT_MAX_DIMS ? GT_MAX_OPERANDS : GT_MAX_DIMS];
+  int64_t v[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
+  int64_t dv[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
   const GtgAttrSpec *sp = &gtg_attr_spec[a];
   if (!(sp->kinds & GTG_K(op->kind))) return;
   int n = gtg_attr_get(&op->at, op->kind, a, v);
   if (n <= 0) return;
-  GtAttrs def;
-  attrs_default(&def);
+  GsAttrs def;
+  graph_attrs_default(&def);
   int dn = gtg_attr_get(&def, op->kind, a, dv);
   int same = dn == n;
   for (int i = 0; same && i < n; i++) same = v[i] == dv[i];
@@ -58,24 +67,24 @@ static void print_attr(FILE *out, GtGraph const *g, const GtOp *op, GtgAttr a) {
   fprintf(out, " %s=", sp->name);
   for (int i = 0; i < n; i++) {
     if (i) fputc(',', out);
-    if (a == GA_SHAPE && v[i] == GT_DIM_N) fputs("N", out);
+    if (a == GA_SHAPE && v[i] == GS_DIM_N) fputs("N", out);
     else if (a == GA_SHAPE && v[i] == -2) fputs("-1", out);
     else fprintf(out, "%lld", (long long)v[i]);
   }
 }
 
-static void write_input(FILE *out, const GtGraph *g, int id, const char *name) {
-  const GtTensor *x = &g->tensors[id];
-  fprintf(out, "input %s: %s[", name, dtype_name(x->dtype));
+static void write_input(FILE *out, const GsGraph *g, int id, const char *name) {
+  const GsTensor *x = &g->tensors[id];
+  fprintf(out, "input %s: %s[", name, arch_dtype_name(x->dtype));
   for (int k = 0; k < x->ndim; k++) {
     if (k) fputs(", ", out);
-    if (x->decl[k] == GT_DIM_N) fputc('N', out);
+    if (x->decl[k] == GS_DIM_N) fputc('N', out);
     else fprintf(out, "%lld", (long long)x->decl[k]);
   }
   fputs("]\n", out);
 }
 
-void gtg_write(FILE *out, const GtGraph *g) {
+void gtg_write(FILE *out, const GsGraph *g) {
   char **names = calloc((size_t)g->ntensors + 1, sizeof *names);
   if (!names) die("out of memory");
   for (int t = 0; t < g->ntensors; t++)
@@ -90,7 +99,7 @@ void gtg_write(FILE *out, const GtGraph *g) {
              *c == '_' || *c == '.' || *c == '-';
     fputc(ok ? *c : '_', out);
   }
-  fprintf(out, " batch=%lld dtype=%s\n", (long long)g->default_batch, dtype_name(g->dtype));
+  fprintf(out, " batch=%lld dtype=%s\n", (long long)g->default_batch, arch_dtype_name(g->dtype));
   /* Inputs are interleaved with the ops in tensor-id order, so ids survive the round trip. */
   int next_in = 0;
   for (int o = 0; o <= g->nops; o++) {
@@ -98,9 +107,9 @@ void gtg_write(FILE *out, const GtGraph *g) {
     for (; next_in < g->ninputs && g->inputs[next_in] < limit; next_in++)
       write_input(out, g, g->inputs[next_in], NAME(g->inputs[next_in]));
     if (o == g->nops) break;
-    const GtOp *op = &g->ops[o];
+    const GsOp *op = &g->ops[o];
     for (int i = 0; i < op->nout; i++) fprintf(out, "%s%s", i ? ", " : "", NAME(op->out[i]));
-    fprintf(out, " = %s(", opkind_name(op->kind));
+    fprintf(out, " = %s(", graph_opkind_name(op->kind));
     for (int i = 0; i < op->nin; i++) fprintf(out, "%s%s", i ? ", " : "", NAME(op->in[i]));
     fputc(')', out);
     for (int a = 0; a < GA_COUNT; a++) print_attr(out, g, op, (GtgAttr)a);

@@ -19,14 +19,14 @@
 #include <zlib.h>
 
 static const char gtp_magic[4] = {'G', 'T', 'P', '1'};
-enum { STAGE = 1 << 16, MAX_NAME = GT_MAX_NAME + 1 }; /* names are < MAX_NAME bytes */
+enum { STAGE = 1 << 16, MAX_NAME = GS_MAX_NAME + 1 }; /* names are < MAX_NAME bytes */
 
 /* Instruction word: byte offsets (the doc table and the codec both use these). */
 enum {
   IW_OP = 0, IW_SUB = 1, IW_DTYPE = 2, IW_FLAGS = 3, IW_RESERVED = 4, IW_R = 8, IW_T = 20,
   IW_N = 32
 };
-_Static_assert(IW_N + 8 * GT_INST_NUM == GTP_INST_BYTES, "instruction word size");
+_Static_assert(IW_N + 8 * GS_INST_NUM == GTP_INST_BYTES, "instruction word size");
 
 static void put16(unsigned char *b, uint16_t v) {
   b[0] = (unsigned char)v;
@@ -50,7 +50,7 @@ static uint64_t get64(const unsigned char *b) {
   return v;
 }
 
-static void encode_inst(unsigned char *w, const GtInst *in) {
+static void encode_inst(unsigned char *w, const GsInst *in) {
   memset(w, 0, GTP_INST_BYTES);
   w[IW_OP] = in->op;
   w[IW_SUB] = in->sub;
@@ -58,10 +58,10 @@ static void encode_inst(unsigned char *w, const GtInst *in) {
   w[IW_FLAGS] = in->flags;
   for (int i = 0; i < 3; i++) put32(w + IW_R + 4 * i, in->r[i]);
   for (int i = 0; i < 3; i++) put32(w + IW_T + 4 * i, in->t[i]);
-  for (int i = 0; i < GT_INST_NUM; i++) put64(w + IW_N + 8 * i, (uint64_t)in->n[i]);
+  for (int i = 0; i < GS_INST_NUM; i++) put64(w + IW_N + 8 * i, (uint64_t)in->n[i]);
 }
 
-static void decode_inst(const unsigned char *w, GtInst *in) {
+static void decode_inst(const unsigned char *w, GsInst *in) {
   memset(in, 0, sizeof *in);
   in->op = w[IW_OP];
   in->sub = w[IW_SUB];
@@ -69,7 +69,7 @@ static void decode_inst(const unsigned char *w, GtInst *in) {
   in->flags = w[IW_FLAGS];
   for (int i = 0; i < 3; i++) in->r[i] = get32(w + IW_R + 4 * i);
   for (int i = 0; i < 3; i++) in->t[i] = get32(w + IW_T + 4 * i);
-  for (int i = 0; i < GT_INST_NUM; i++) in->n[i] = (int64_t)get64(w + IW_N + 8 * i);
+  for (int i = 0; i < GS_INST_NUM; i++) in->n[i] = (int64_t)get64(w + IW_N + 8 * i);
 }
 
 /* ------------------------------------------------------------------- writer ---- */
@@ -132,8 +132,8 @@ static void put_names(ZW *w, char **names, uint32_t count) {
   }
 }
 
-int gtp_write(const char *path, const GtProgram *p) {
-  uint64_t ninsts = (uint64_t)program_ninsts(p);
+int gtp_write(const char *path, const GsProgram *p) {
+  uint64_t ninsts = (uint64_t)prog_ninsts(p);
   uint64_t body = (uint64_t)p->nqueues * GTP_QUEUE_BYTES + ninsts * GTP_INST_BYTES +
                   names_bytes(p->region_names, p->nregions) +
                   names_bytes(p->tile_names, p->ntiles);
@@ -155,7 +155,7 @@ int gtp_write(const char *path, const GtProgram *p) {
 
   unsigned char b[GTP_INST_BYTES];
   for (int i = 0; i < p->nqueues; i++) {
-    const GtQueue *q = &p->queues[i];
+    const GsQueue *q = &p->queues[i];
     put32(b, (uint32_t)q->cluster);
     put32(b + 4, (uint32_t)q->core);
     put32(b + 8, (uint32_t)q->index);
@@ -163,16 +163,16 @@ int gtp_write(const char *path, const GtProgram *p) {
     zw_put(w, b, GTP_QUEUE_BYTES);
   }
   for (int i = 0; i < p->nqueues; i++) {
-    const GtQueue *q = &p->queues[i];
+    const GsQueue *q = &p->queues[i];
     for (size_t k = 0; k < q->insts.len; k++) {
-      encode_inst(b, &VEC_AT(&q->insts, GtInst, k));
+      encode_inst(b, &VEC_AT(&q->insts, GsInst, k));
       zw_put(w, b, GTP_INST_BYTES);
     }
   }
   put_names(w, p->region_names, p->nregions);
   put_names(w, p->tile_names, p->ntiles);
   zw_pump(w, Z_FINISH);
-  gt_assert(w->z.total_in == body);
+  gs_assert(w->z.total_in == body);
   deflateEnd(&w->z);
 
   unsigned char *h = w->out;
@@ -186,7 +186,7 @@ int gtp_write(const char *path, const GtProgram *p) {
   put64(h + 24, ninsts);
   put64(h + 32, body);
   put64(h + 40, (uint64_t)(w->len - GTP_HEADER_BYTES));
-  int r = write_file_atomic(path, w->out, w->len);
+  int r = util_write_file_atomic(path, w->out, w->len);
   int e = errno;
   free(w->out);
   free(w);
@@ -253,8 +253,8 @@ static int qkey_cmp(const void *x, const void *y) {
   return a->qi < b->qi ? -1 : a->qi > b->qi;
 }
 
-static int read_names(ZR *r, GtProgram *p, int is_tile, uint32_t count, const char *path,
-                      GtDiag *d) {
+static int read_names(ZR *r, GsProgram *p, int is_tile, uint32_t count, const char *path,
+                      GsDiag *d) {
   char *name = malloc(MAX_NAME + 1);
   if (!name) die("out of memory");
   for (uint32_t i = 0; i < count; i++) {
@@ -275,7 +275,7 @@ static int read_names(ZR *r, GtProgram *p, int is_tile, uint32_t count, const ch
       free(name);
       return -1;
     }
-    program_set_name(p, is_tile, i, name);
+    prog_set_name(p, is_tile, i, name);
   }
   free(name);
   return 0;
@@ -286,19 +286,19 @@ fail:
 }
 
 /* Decodes the body into p (whose counts are set); 0 or -1 after reporting. */
-static int read_body(ZR *r, GtProgram *p, uint64_t ninsts, const char *path, GtDiag *d) {
+static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsDiag *d) {
   unsigned char b[GTP_INST_BYTES];
   uint64_t sum = 0;
   QKey *keys = calloc((size_t)p->nqueues + 1, sizeof *keys);
   if (!keys) die("out of memory");
   for (int i = 0; i < p->nqueues; i++) {
     if (zr_get(r, b, GTP_QUEUE_BYTES) != 0) goto zfail;
-    GtQueue *q = &p->queues[i];
+    GsQueue *q = &p->queues[i];
     q->cluster = (int32_t)get32(b);
     q->core = (int32_t)get32(b + 4);
     q->index = (int32_t)get32(b + 8);
     uint32_t n = get32(b + 12);
-    vec_init(&q->insts, sizeof(GtInst));
+    vec_init(&q->insts, sizeof(GsInst));
     if (q->cluster < 0 || q->core < -1 || q->index < 0) {
       diag_error(d, path, 0, 0, NULL, "queue %d has a bad position (cluster %d, core %d, index %d)",
                  i, q->cluster, q->core, q->index);
@@ -327,17 +327,17 @@ static int read_body(ZR *r, GtProgram *p, uint64_t ninsts, const char *path, GtD
       goto fail;
     }
   for (int i = 0; i < p->nqueues; i++) {
-    GtQueue *q = &p->queues[i];
+    GsQueue *q = &p->queues[i];
     size_t n = q->insts.cap;
     q->insts.cap = 0;
     if (n) {
-      q->insts.data = malloc(n * sizeof(GtInst));
+      q->insts.data = malloc(n * sizeof(GsInst));
       if (!q->insts.data) die("out of memory");
       q->insts.cap = n;
     }
     for (size_t k = 0; k < n; k++) {
       if (zr_get(r, b, GTP_INST_BYTES) != 0) goto zfail;
-      GtInst *in = &VEC_AT(&q->insts, GtInst, k);
+      GsInst *in = &VEC_AT(&q->insts, GsInst, k);
       decode_inst(b, in);
       q->insts.len = k + 1;
       if (in->op >= I_COUNT) {
@@ -363,14 +363,14 @@ fail:
   return -1;
 }
 
-GtProgram *gtp_read(const char *path, GtDiag *d) {
+GsProgram *gtp_read(const char *path, GsDiag *d) {
   size_t len;
-  unsigned char *f = (unsigned char *)read_file(path, &len);
+  unsigned char *f = (unsigned char *)util_read_file(path, &len);
   if (!f) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
   }
-  GtProgram *p = NULL;
+  GsProgram *p = NULL;
   ZR *r = NULL;
   const char *why = NULL;
   char msg[256];
@@ -401,7 +401,7 @@ GtProgram *gtp_read(const char *path, GtDiag *d) {
     snprintf(msg, sizeof msg, "%llu bytes of trailing data after the compressed body",
              (unsigned long long)(have - zbody));
     why = msg;
-  } else if (nregions < 1 || ntiles < 1 || nregions > GT_MAX_IDS || ntiles > GT_MAX_IDS ||
+  } else if (nregions < 1 || ntiles < 1 || nregions > GS_MAX_IDS || ntiles > GS_MAX_IDS ||
              nqueues > (uint32_t)INT32_MAX) {
     why = "corrupted header (region, tile or queue count out of range)";
   } else if (zbody > UINT32_MAX) {
@@ -424,12 +424,12 @@ GtProgram *gtp_read(const char *path, GtDiag *d) {
   if (inflateInit(&r->z) != Z_OK) die("inflateInit failed");
   r->z.next_in = f + GTP_HEADER_BYTES;
   r->z.avail_in = (uInt)zbody; /* < 4 GiB: checked with the header */
-  p = program_new();
+  p = prog_new();
   p->queues = calloc((size_t)nqueues + 1, sizeof *p->queues);
   if (!p->queues) die("out of memory");
   p->nqueues = (int)nqueues;
-  for (uint32_t i = 0; i < nqueues; i++) vec_init(&p->queues[i].insts, sizeof(GtInst));
-  program_reserve_ids(p, nregions, ntiles);
+  for (uint32_t i = 0; i < nqueues; i++) vec_init(&p->queues[i].insts, sizeof(GsInst));
+  prog_reserve_ids(p, nregions, ntiles);
   if (read_body(r, p, ninsts, path, d) != 0) goto fail;
   if (r->pos != r->len) {
     why = "the body is longer than its counts say";
@@ -451,7 +451,7 @@ GtProgram *gtp_read(const char *path, GtDiag *d) {
   return p;
 fail:
   inflateEnd(&r->z);
-  program_free(p);
+  prog_free(p);
   p = NULL;
 out:
   if (why) diag_error(d, path, 0, 0, NULL, "%s", why);
@@ -491,7 +491,7 @@ void gtp_write_layout_doc(FILE *out) {
           "3. region names for ids 0..nregions-1, then tile names for ids 0..ntiles-1: each a\n"
           "   `uint32 len1` (0: no name, else the name has len1-1 bytes, no NUL) and its bytes.\n\n",
           GTP_QUEUE_BYTES, GTP_INST_BYTES);
-  fprintf(out, "Instruction word (%d bytes; fields as in GtInst, prog.h):\n\n```\n", GTP_INST_BYTES);
+  fprintf(out, "Instruction word (%d bytes; fields as in GsInst, prog.h):\n\n```\n", GTP_INST_BYTES);
   fputs(" byte  0       1       2       3       4 ...  7  8 ... 19      20 ... 31      32 ... 111\n"
         "      +-------+-------+-------+-------+---------+-------------+--------------+---------------+\n"
         "      |  op   |  sub  | dtype | flags | reserved| r0  r1  r2  | t0  t1  t2   | n0 n1 ... n9  |\n"
@@ -507,6 +507,6 @@ void gtp_write_layout_doc(FILE *out) {
         "that exceed the body, a body that does not inflate to exactly body_bytes, two queue\n"
         "entries for the same queue, an opcode out of range, non-zero reserved bytes and names\n"
         "with NUL bytes. Everything else (units, engines, ranges of enum operands) is checked\n"
-        "by program_check against the arch, like an assembled program.\n",
+        "by prog_check against the arch, like an assembled program.\n",
         out);
 }

@@ -1,6 +1,6 @@
 /* isa.c — static facts from isa.def and building Programs in memory.
  * Everything here is derived from the X-macro table isa.def; nothing is listed twice. The
- * operand lines (REG, TILE, NUM, ...) become one constant table of GtOperand (name, GtInst
+ * operand lines (REG, TILE, NUM, ...) become one constant table of GsOperand (name, GsInst
  * field, value kind), indexed per opcode on first use; the assembler, the disassembler, the
  * static checks and the docs all read that table. Invariants, checked when the index is built
  * (a bad isa.def dies): an opcode's operands are contiguous, every field index is in range,
@@ -12,7 +12,7 @@
 
 static const struct {
   const char *mnemonic;
-  GtEngine engine;
+  GsEngine engine;
   const char *description;
 } isa[I_COUNT] = {
 #define ISA(e, m, eng, d) {#m, eng, d},
@@ -29,41 +29,41 @@ static const struct {
 #include "isa.def"
 };
 
-const char *isa_mnemonic(GtOpcode op) { return op < I_COUNT ? isa[op].mnemonic : "?"; }
-GtEngine isa_engine(GtOpcode op) { return op < I_COUNT ? isa[op].engine : E_ANY; }
-const char *vop_name(GtVop v) { return v < V_COUNT ? vops[v].name : "?"; }
-int vop_inputs(GtVop v) { return v < V_COUNT ? vops[v].inputs : 0; }
-int vop_needs_param(GtVop v) {
+const char *isa_mnemonic(GsOpcode op) { return op < I_COUNT ? isa[op].mnemonic : "?"; }
+GsEngine isa_engine(GsOpcode op) { return op < I_COUNT ? isa[op].engine : E_ANY; }
+const char *isa_vop_name(GsVop v) { return v < V_COUNT ? vops[v].name : "?"; }
+int isa_vop_inputs(GsVop v) { return v < V_COUNT ? vops[v].inputs : 0; }
+int isa_vop_needs_param(GsVop v) {
   switch (v) {
   case V_LNORM: case V_SOFTMAX: case V_RSUM: case V_RMAX: case V_DOT: case V_POOLMAX: case V_POOLAVG:
     return 1;
   default: return 0;
   }
 }
-int vop_passes(GtVop v, GtVClass c) {
+int isa_vop_passes(GsVop v, GsVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
 }
 
-const char *isa_description(GtOpcode op) { return op < I_COUNT ? isa[op].description : "?"; }
-const char *vop_description(GtVop v) { return v < V_COUNT ? vops[v].description : "?"; }
+const char *isa_description(GsOpcode op) { return op < I_COUNT ? isa[op].description : "?"; }
+const char *isa_vop_description(GsVop v) { return v < V_COUNT ? vops[v].description : "?"; }
 
-const char *isa_engine_name(GtEngine e) {
+const char *isa_engine_name(GsEngine e) {
   static const char *const names[] = {"any", "dma", "matrix", "vector", "scalar"};
   return (unsigned)e < sizeof names / sizeof *names ? names[e] : "?";
 }
-const char *level_name(GtLevel l) {
-  static const char *const names[GT_LEVEL_COUNT] = {"ddr", "gb", "lb"};
-  return (unsigned)l < GT_LEVEL_COUNT ? names[l] : "?";
+const char *isa_level_name(GsLevel l) {
+  static const char *const names[GS_LEVEL_COUNT] = {"ddr", "gb", "lb"};
+  return (unsigned)l < GS_LEVEL_COUNT ? names[l] : "?";
 }
-const char *scope_name(GtScope s) {
-  static const char *const names[GT_SCOPE_COUNT] = {"cluster", "chip"};
-  return (unsigned)s < GT_SCOPE_COUNT ? names[s] : "?";
+const char *isa_scope_name(GsScope s) {
+  static const char *const names[GS_SCOPE_COUNT] = {"cluster", "chip"};
+  return (unsigned)s < GS_SCOPE_COUNT ? names[s] : "?";
 }
 
 /* ---- operand table ---- */
 static const struct {
-  int op; /* GtOpcode */
-  GtOperand o;
+  int op; /* GsOpcode */
+  GsOperand o;
 } operands[] = {
 #define REG(m, name, i) {ISA_OP_##m, {#name, OPF_REGION, i, OPK_REGION}},
 #define TILE(m, name, i) {ISA_OP_##m, {#name, OPF_TILE, i, OPK_TILE}},
@@ -84,15 +84,15 @@ static struct {
 
 static void check_operand(int k) {
   int op = operands[k].op, first = optab.first[op];
-  const GtOperand *o = &operands[k].o;
+  const GsOperand *o = &operands[k].o;
   const char *m = isa[op].mnemonic;
   if (optab.count[op] && first + optab.count[op] != k)
     die("isa.def: %s: operand '%s' is not with the opcode's others", m, o->name);
-  int limit = o->field == OPF_NUM ? GT_INST_NUM : o->field <= OPF_TILE ? 3 : 1;
+  int limit = o->field == OPF_NUM ? GS_INST_NUM : o->field <= OPF_TILE ? 3 : 1;
   if (o->index < 0 || o->index >= limit)
     die("isa.def: %s: '%s' has no field %d", m, o->name, o->index);
   for (int j = first; j < first + optab.count[op]; j++) {
-    const GtOperand *p = &operands[j].o;
+    const GsOperand *p = &operands[j].o;
     if (strcmp(p->name, o->name) == 0 || (p->field == o->field && p->index == o->index))
       die("isa.def: %s: operand '%s' repeats a name or field", m, o->name);
   }
@@ -107,27 +107,27 @@ static void build_optab(void) {
   optab.built = 1;
 }
 
-int isa_operand_count(GtOpcode op) {
+int isa_operand_count(GsOpcode op) {
   if (!optab.built) build_optab();
   return op < I_COUNT ? optab.count[op] : 0;
 }
 
-const GtOperand *isa_operand(GtOpcode op, int i) {
+const GsOperand *isa_operand(GsOpcode op, int i) {
   if (!optab.built) build_optab();
-  gt_assert(op < I_COUNT && i >= 0 && i < optab.count[op]);
+  gs_assert(op < I_COUNT && i >= 0 && i < optab.count[op]);
   return &operands[optab.first[op] + i].o;
 }
 
-int64_t inst_get(const GtInst *in, const GtOperand *o) {
-  return inst_field(in, o->field, o->index);
+int64_t isa_inst_get(const GsInst *in, const GsOperand *o) {
+  return isa_inst_field(in, o->field, o->index);
 }
 
 /* The caller has range-checked v for the field's width (the assembler does). */
-void inst_set(GtInst *in, const GtOperand *o, int64_t v) {
-  inst_set_field(in, o->field, o->index, v);
+void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v) {
+  isa_inst_set_field(in, o->field, o->index, v);
 }
 
-int64_t inst_field(const GtInst *in, GtOperandField f, int index) {
+int64_t isa_inst_field(const GsInst *in, GsOperandField f, int index) {
   switch (f) {
   case OPF_REGION: return in->r[index];
   case OPF_TILE: return in->t[index];
@@ -139,7 +139,7 @@ int64_t inst_field(const GtInst *in, GtOperandField f, int index) {
   die("bad operand field %d", (int)f);
 }
 
-void inst_set_field(GtInst *in, GtOperandField f, int index, int64_t v) {
+void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v) {
   switch (f) {
   case OPF_REGION: in->r[index] = (uint32_t)v; return;
   case OPF_TILE: in->t[index] = (uint32_t)v; return;
@@ -151,15 +151,15 @@ void inst_set_field(GtInst *in, GtOperandField f, int index, int64_t v) {
   die("bad operand field %d", (int)f);
 }
 
-GtProgram *program_new(void) {
-  GtProgram *p = calloc(1, sizeof *p);
+GsProgram *prog_new(void) {
+  GsProgram *p = calloc(1, sizeof *p);
   if (!p) die("out of memory");
   p->nregions = 1; /* id 0 means "none" */
   p->ntiles = 1;
   return p;
 }
 
-void program_free(GtProgram *p) {
+void prog_free(GsProgram *p) {
   if (!p) return;
   for (int i = 0; i < p->nqueues; i++) vec_free(&p->queues[i].insts);
   free(p->queues);
@@ -174,38 +174,38 @@ void program_free(GtProgram *p) {
 
 /* Linear search: a program has at most a few thousand queues and this runs once per
  * queue switch in an emitter, not per instruction. */
-GtQueue *program_queue(GtProgram *p, int cluster, int core, int index) {
+GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index) {
   for (int i = 0; i < p->nqueues; i++) {
-    GtQueue *q = &p->queues[i];
+    GsQueue *q = &p->queues[i];
     if (q->cluster == cluster && q->core == core && q->index == index) return q;
   }
-  GtQueue *nq = realloc(p->queues, (size_t)(p->nqueues + 1) * sizeof *nq);
+  GsQueue *nq = realloc(p->queues, (size_t)(p->nqueues + 1) * sizeof *nq);
   if (!nq) die("out of memory");
   p->queues = nq;
-  GtQueue *q = &p->queues[p->nqueues++];
+  GsQueue *q = &p->queues[p->nqueues++];
   memset(q, 0, sizeof *q);
   q->cluster = cluster;
   q->core = core;
   q->index = index;
-  vec_init(&q->insts, sizeof(GtInst));
+  vec_init(&q->insts, sizeof(GsInst));
   return q;
 }
 
-int program_find_queue(const GtProgram *p, int cluster, int core, int index) {
+int prog_find_queue(const GsProgram *p, int cluster, int core, int index) {
   for (int i = 0; i < p->nqueues; i++) {
-    const GtQueue *q = &p->queues[i];
+    const GsQueue *q = &p->queues[i];
     if (q->cluster == cluster && q->core == core && q->index == index) return i;
   }
   return -1;
 }
 
-int64_t program_ninsts(const GtProgram *p) {
+int64_t prog_ninsts(const GsProgram *p) {
   int64_t n = 0;
   for (int i = 0; i < p->nqueues; i++) n += (int64_t)p->queues[i].insts.len;
   return n;
 }
 
-GtInst *program_emit(GtQueue *q) { return vec_push(&q->insts); }
+GsInst *prog_emit(GsQueue *q) { return vec_push(&q->insts); }
 
 static char *dup_or_null(const char *s) {
   if (!s) return NULL;
@@ -242,45 +242,45 @@ static void grow_named(char ***names, uint32_t *count, uint32_t want) {
   *count = want;
 }
 
-void program_reserve_ids(GtProgram *p, uint32_t nregions, uint32_t ntiles) {
+void prog_reserve_ids(GsProgram *p, uint32_t nregions, uint32_t ntiles) {
   grow_named(&p->region_names, &p->nregions, nregions);
   grow_named(&p->tile_names, &p->ntiles, ntiles);
 }
 
-void program_set_name(GtProgram *p, int is_tile, uint32_t id, const char *name) {
+void prog_set_name(GsProgram *p, int is_tile, uint32_t id, const char *name) {
   char ***names = is_tile ? &p->tile_names : &p->region_names;
   uint32_t *count = is_tile ? &p->ntiles : &p->nregions;
-  gt_assert(id < *count);
+  gs_assert(id < *count);
   grow_named(names, count, *count); /* allocates the array if it does not exist yet */
   free((*names)[id]);
   (*names)[id] = dup_or_null(name);
 }
 
-uint32_t program_new_region(GtProgram *p, const char *name) {
+uint32_t prog_new_region(GsProgram *p, const char *name) {
   return add_named(&p->region_names, &p->nregions, name);
 }
 
-uint32_t program_new_tile(GtProgram *p, const char *name) {
+uint32_t prog_new_tile(GsProgram *p, const char *name) {
   return add_named(&p->tile_names, &p->ntiles, name);
 }
 
 /* ---- docs/isa.md ---- */
 
-static void doc_operands(FILE *out, GtOpcode op) {
+static void doc_operands(FILE *out, GsOpcode op) {
   static const char *const kind[] = {"int", "region", "tile", "level", "vop", "queue", "scope",
                                      "dtype"};
   static const char *const field[] = {"r", "t", "n", "sub", "dtype", "flags"};
   for (int i = 0; i < isa_operand_count(op); i++) {
-    const GtOperand *o = isa_operand(op, i);
+    const GsOperand *o = isa_operand(op, i);
     fprintf(out, "%s`%s` (%s, ", i ? ", " : "", o->name, kind[o->kind]);
     if (o->field <= OPF_NUM) fprintf(out, "%s%d)", field[o->field], o->index);
     else fprintf(out, "%s)", field[o->field]);
   }
 }
 
-/* The static checks' section of docs/isa.md (program_check, prog_check.c). */
+/* The static checks' section of docs/isa.md (prog_check, prog_check.c). */
 static void write_checks_doc(FILE *out) {
-  fputs("\n## Static checks (`program_check`)\n\n"
+  fputs("\n## Static checks (`prog_check`)\n\n"
         "Before a program runs, and when `--emit` writes one with `--arch` given, it is checked\n"
         "against the arch; each error names the queue, the instruction index and its text, and\n"
         "gtsim exits 1 (bad input):\n\n"
@@ -343,25 +343,25 @@ void isa_write_doc(FILE *out) {
         "| vector | a unit queue whose unit has vector capability |\n"
         "| scalar | a unit queue whose unit has scalar capability |\n\n"
         "## Opcodes\n\n"
-        "Operands are written `name=value` in any order; the GtInst field each one is stored in\n"
+        "Operands are written `name=value` in any order; the GsInst field each one is stored in\n"
         "is given in parentheses. A field an opcode does not name must be 0.\n\n",
         out);
   for (int op = 0; op < I_COUNT; op++) {
-    fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GtOpcode)op),
-            op, isa_engine_name(isa_engine((GtOpcode)op)), isa_description((GtOpcode)op));
-    doc_operands(out, (GtOpcode)op);
+    fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GsOpcode)op),
+            op, isa_engine_name(isa_engine((GsOpcode)op)), isa_description((GsOpcode)op));
+    doc_operands(out, (GsOpcode)op);
     fputs(".\n\n", out);
   }
   fputs("Enum operands: `level` is ", out);
-  for (int l = 0; l < GT_LEVEL_COUNT; l++)
-    fprintf(out, "%s`%s` (%d)", l ? ", " : "", level_name((GtLevel)l), l);
+  for (int l = 0; l < GS_LEVEL_COUNT; l++)
+    fprintf(out, "%s`%s` (%d)", l ? ", " : "", isa_level_name((GsLevel)l), l);
   fputs("; `scope` is ", out);
-  for (int l = 0; l < GT_SCOPE_COUNT; l++)
-    fprintf(out, "%s`%s` (%d)", l ? ", " : "", scope_name((GtScope)l), l);
+  for (int l = 0; l < GS_SCOPE_COUNT; l++)
+    fprintf(out, "%s`%s` (%d)", l ? ", " : "", isa_scope_name((GsScope)l), l);
   fputs("; `dtype` is ", out);
   for (int t = 0; t < DT_COUNT; t++)
-    fprintf(out, "%s`%s` (%d, %d bytes)", t ? ", " : "", dtype_name((GtDtype)t), t,
-            dtype_bytes((GtDtype)t));
+    fprintf(out, "%s`%s` (%d, %d bytes)", t ? ", " : "", arch_dtype_name((GsDtype)t), t,
+            arch_dtype_bytes((GsDtype)t));
   fputs("; `op` is a VOP below; `queue` is a queue index of the same core.\n\n", out);
 
   fputs("## Vector ops (VOP)\n\n"
@@ -371,19 +371,19 @@ void isa_write_doc(FILE *out) {
         "| # | op | inputs |",
         out);
 #define X(e, k, d) fprintf(out, " %s |", k);
-  GT_VCLASSES(X)
+  GS_VCLASSES(X)
 #undef X
   fputs(" description |\n|---|---|---|", out);
   for (int c = 0; c < VC_COUNT; c++) fputs("---|", out);
   fputs("---|\n", out);
   for (int v = 0; v < V_COUNT; v++) {
-    fprintf(out, "| %d | `%s` | %d |", v, vop_name((GtVop)v), vop_inputs((GtVop)v));
-    for (int c = 0; c < VC_COUNT; c++) fprintf(out, " %d |", vop_passes((GtVop)v, (GtVClass)c));
-    fprintf(out, " %s |\n", vop_description((GtVop)v));
+    fprintf(out, "| %d | `%s` | %d |", v, isa_vop_name((GsVop)v), isa_vop_inputs((GsVop)v));
+    for (int c = 0; c < VC_COUNT; c++) fprintf(out, " %d |", isa_vop_passes((GsVop)v, (GsVClass)c));
+    fprintf(out, " %s |\n", isa_vop_description((GsVop)v));
   }
   fputs("\nCost classes:\n\n", out);
 #define X(e, k, d) fprintf(out, "- `%s`: %s\n", k, d);
-  GT_VCLASSES(X)
+  GS_VCLASSES(X)
 #undef X
 
   fputs("\n## `.gtasm`: text assembly\n\n", out);

@@ -5,12 +5,12 @@
  * LB/GB, lower_gt.c; docs/graphturbo.md).
  *
  * Pipeline (lower_run in lower_common.c), one call per line:
- *   1. group_kernels_tvm / group_kernels_astitch   ops -> kernels (head op + fused/stitched tail)
- *   2. fill_kernel_units                           which core kind and units run each kernel
- *   3. fill_placement                              where every kernel output lives (DDR, GB)
- *   4. fill_tiling                                 per-cluster/per-core partition, tile sizes
- *   5. emit_program                                per-queue instruction streams (lower_emit.c,
- *                                                  lower_tiles.c)
+ *   1. lower_group_kernels_tvm / _astitch   ops -> kernels (head op + fused/stitched tail)
+ *   2. lower_fill_kernel_units              which core kind and units run each kernel
+ *   3. lower_fill_placement                 where every kernel output lives (DDR, GB)
+ *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes
+ *   5. emit_program                         per-queue instruction streams (lower_emit.c,
+ *                                           lower_tiles.c)
  * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.
  * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
  * After every step the checker (lower_check.c) verifies the step's invariants; a violation is
@@ -18,11 +18,11 @@
  * docs/schedulers.md describes every decision and the report's columns.
  *
  * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
- * order (head first). Everything here lives in one GtArena per lowering, except the emitter's
- * allocators (emit_free, called by lowered_free).
+ * order (head first). Everything here lives in one GsArena per lowering, except the emitter's
+ * allocators (emit_free, called by lower_free).
  */
-#ifndef GT_LOWER_H
-#define GT_LOWER_H
+#ifndef GS_LOWER_H
+#define GS_LOWER_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,9 +37,9 @@
 extern "C" {
 #endif
 
-typedef enum { SCHED_TVM, SCHED_ASTITCH, SCHED_GRAPHTURBO, SCHED_COUNT } GtSchedKind;
-const char *sched_name(GtSchedKind k);
-int sched_parse(const char *s, GtSchedKind *out); /* 0 ok, -1 unknown */
+typedef enum { SCHED_TVM, SCHED_ASTITCH, SCHED_GRAPHTURBO, SCHED_COUNT } GsSchedKind;
+const char *lower_sched_name(GsSchedKind k);
+int lower_sched_parse(const char *s, GsSchedKind *out); /* 0 ok, -1 unknown */
 
 /* How an op becomes instructions (lower_ops.c). */
 typedef enum {
@@ -48,16 +48,16 @@ typedef enum {
   LK_COPY,    /* concat, split: DMA copies through the local buffer, no compute */
   LK_GATHER,  /* embedding: DMA row gathers (+ a vector sum when bag > 1) */
   LK_ALIAS    /* reshape: no data movement, the output aliases the input's storage */
-} GtLowerKind;
+} GsLowerKind;
 
 /* Memory-intensive ops (the astitch classification): elementwise, normalisation, softmax,
  * reductions, pooling. Compute-intensive: conv, dense, matmul, interaction. */
-int op_is_memory_intensive(GtOpKind k);
+int lower_op_is_memory_intensive(GsOpKind k);
 /* Elementwise ops that tvm fuses into an anchor's tail (relu.., batchnorm, add/sub/mul/div). */
-int op_is_tvm_tail(GtOpKind k);
-GtLowerKind op_lower_kind(const GtGraph *g, int op);
+int lower_op_is_tvm_tail(GsOpKind k);
+GsLowerKind lower_op_kind(const GsGraph *g, int op);
 
-typedef enum { LVL_NONE = -1 } GtLevelExtra;
+typedef enum { LVL_NONE = -1 } GsLevelExtra;
 
 /* A kernel: a head op and the ops fused after it. `out` are the tensors the kernel makes
  * visible to later kernels (stored to `level`); fused intermediates stay in LB. */
@@ -68,10 +68,10 @@ typedef struct {
   int core_kind;             /* which cores run it (all cores of this kind in each cluster) */
   int unit_head, unit_tail;  /* queue index (Q_UNIT0 + i) of the head's and the tail's unit;
                                 -1 when the kernel has no compute (copies) */
-  GtDtype cdt_head, cdt_tail; /* compute dtypes on the units (fill_kernel_units: the tensor's
+  GsDtype cdt_head, cdt_tail; /* compute dtypes on the units (lower_fill_kernel_units: the tensor's
                                 dtype, or the unit's fastest when it lacks that one) */
   int row_reduce;            /* the tail reduces over the output's last axis: tiles keep whole rows */
-  /* partition and tiling (fill_tiling) */
+  /* partition and tiling (lower_fill_tiling) */
   int split_clusters;        /* 1: batch split over clusters; 0: the whole op on cluster 0 */
   int pr, pc;                /* cores per cluster used along rows and along columns */
   int64_t tr, tc, tk;        /* tile rows, tile columns, tile reduction depth */
@@ -89,14 +89,14 @@ typedef struct {
    * cluster's share it runs on, the LB bytes left for its tiles, its output slices */
   int inst;                  /* -1 under tvm/astitch */
   int64_t s0, s1;            /* samples [s0, s1) of each cluster's share; s1 = 0: all of it */
-  int64_t budget;            /* > 0: tile budget per core (else core_tile_budget) */
+  int64_t budget;            /* > 0: tile budget per core (else lower_core_tile_budget) */
   int slice0, nslices;       /* its output slices: l->slices[slice0 .. slice0 + nslices) */
   /* accounting (emit_program) */
   int64_t ddr_read, ddr_write; /* bytes, whole kernel over all clusters and iterations */
   int64_t flops;             /* graph_op_cost flops of its ops, per iteration */
   int64_t macs;
   const char *name;
-} GtKernel;
+} GsKernel;
 
 /* Where a tensor lives between kernels. */
 typedef struct {
@@ -105,7 +105,7 @@ typedef struct {
   int kernel;                /* producing kernel, -1 for graph inputs */
   int last_kernel;           /* last consuming kernel */
   int64_t gb_offset;         /* LVL_GB: offset in each cluster's GB */
-} GtTensorPlace;
+} GsTensorPlace;
 
 /* GraphTurbo's ablation ladder (the paper's Fig. 15), each level on top of the one before:
  * gb = one kernel per group, outputs kept in GB; lb = kept in LB; instances = groups split into
@@ -114,7 +114,7 @@ typedef struct {
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
 /* Level full stages a layer's weights at most --gt-prefetch kernels ahead (default, limit). */
 enum { GT_PREFETCH_DEFAULT = 2, GT_AHEAD_MAX = 8 };
-/* ... and in at most this many chunks (GtKernel.w_chunks). */
+/* ... and in at most this many chunks (GsKernel.w_chunks). */
 enum { GT_STAGE_CHUNKS = 16 };
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
@@ -123,7 +123,7 @@ int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
 typedef enum { GT_SPILL_LONGEST, GT_SPILL_LARGEST } GtSpillRule;
 
 typedef struct {
-  GtSchedKind sched;
+  GsSchedKind sched;
   int64_t batch;             /* --batch (0: the graph's default) */
   int64_t batch_per_cluster; /* --batch-per-cluster (0: the whole share if it fits) */
   /* graphturbo */
@@ -135,8 +135,8 @@ typedef struct {
                                 many kernels ahead (GT_PREFETCH_DEFAULT, at most GT_AHEAD_MAX) */
   double gt_prefetch_gb;     /* --gt-prefetch-gb: fraction of the GB weights staged ahead may
                                 hold at once (1) */
-} GtLowerOptions;
-void lower_options_default(GtLowerOptions *o);
+} GsLowerOptions;
+void lower_options_default(GsLowerOptions *o);
 
 /* A part of a tensor that one kernel produces and later kernels read (graphturbo): its place
  * between kernels. Per cluster: every cluster keeps its own samples' slice at the same offsets. */
@@ -171,17 +171,17 @@ typedef struct {
 
 /* The whole result: the plan (for the report) and the program. */
 typedef struct {
-  GtArena *arena;
-  const GtArch *arch;
-  GtGraph *graph;            /* borrowed; bound to the per-iteration batch of the last iteration */
-  GtLowerOptions opt;
+  GsArena *arena;
+  const GsArch *arch;
+  GsGraph *graph;            /* borrowed; bound to the per-iteration batch of the last iteration */
+  GsLowerOptions opt;
   int64_t batch;             /* samples in the whole run */
   int64_t per_cluster;       /* samples per cluster per iteration */
   int iterations;
   int nkernels;              /* kernels per iteration */
-  GtKernel *kernels;
-  GtTensorPlace *place;      /* [graph->ntensors] */
-  GtProgram *prog;
+  GsKernel *kernels;
+  GsTensorPlace *place;      /* [graph->ntensors] */
+  GsProgram *prog;
   int64_t nbarriers;         /* chip barrier episodes: one after every kernel of every iteration */
   int64_t ddr_peak_bytes;    /* peak DDR bytes allocated by the program */
   /* Table-3 accounting: op outputs (not aliases) by level */
@@ -192,8 +192,8 @@ typedef struct {
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
   int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
-  int active_cores[GT_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
-  struct GtEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
+  int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
+  struct GsEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
   /* graphturbo (lower_gt.c) */
   int nslices;
   GtSlice *slices;
@@ -205,12 +205,12 @@ typedef struct {
   const char **notes;        /* groups run differently from the schedule, and why */
   const char *gt_order;      /* the instance order used (bfs/dfs, or "group" on a fallback) */
   int *op_group;             /* op -> the schedule's group (planning only) */
-} GtLowered;
+} GsLowered;
 
 /* Lower `g` for `a`. Re-binds g's batch (graph_infer). User errors (op that cannot be tiled,
  * dtype no unit supports, DDR too small) go to d with the op's position; returns NULL. */
-GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d);
-void lowered_free(GtLowered *l); /* frees the program and the arena, not the graph */
+GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDiag *d);
+void lower_free(GsLowered *l); /* frees the program and the arena, not the graph */
 
 /* The planning steps, in the order they run; each is followed by its checker. tvm and astitch
  * run kernels, units, placement, tiling; graphturbo all six (docs/schedulers.md, "Lowering
@@ -226,20 +226,20 @@ typedef enum {
 } LowerStep;
 const char *lower_step_name(LowerStep s);
 int lower_step_parse(const char *s, LowerStep *out); /* 0 ok, -1 unknown */
-int lower_step_runs(GtSchedKind k, LowerStep s);     /* 1 when strategy k has step s */
+int lower_step_runs(GsSchedKind k, LowerStep s);     /* 1 when strategy k has step s */
 /* lower_run's iteration sizing, then the plan of the first iteration up to and including step
  * `stop` (one the strategy runs), no program: the state --dump-after prints. Errors as
  * lower_run's. */
-GtLowered *lower_plan(GtGraph *g, const GtArch *a, const GtLowerOptions *o, LowerStep stop,
-                      GtDiag *d);
+GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, LowerStep stop,
+                      GsDiag *d);
 /* The invariants of step `after` (lower_check.c lists them): 0, or -1 with one error in d
  * naming the step and the kernel, tensor or slice. Reads the plan only; linear in ops,
  * tensors and kernels, except graphturbo's staging check (every pair of live buffers). */
-int lower_check(const GtLowered *l, LowerStep after, GtDiag *d);
+int lower_check(const GsLowered *l, LowerStep after, GsDiag *d);
 /* lower_check on stderr; a violation is a scheduler bug: die() (exit 3) naming the step. */
-void lower_check_step(const GtLowered *l, LowerStep after);
+void lower_check_step(const GsLowered *l, LowerStep after);
 /* The plan after step `after` as text, one line per kernel (docs/schedulers.md). */
-void lower_dump(FILE *out, const GtLowered *l, LowerStep after);
+void lower_dump(FILE *out, const GsLowered *l, LowerStep after);
 
 /* ---- internals shared by lower_*.c (not for other modules) ---- */
 
@@ -259,104 +259,104 @@ typedef struct {
   int64_t halo_bytes;        /* extra input bytes a tile inside a segment reads (conv, pool) */
   int64_t w_col_bytes;       /* weight bytes per column per k unit (LK_GEMM), incl. matmul b */
   int64_t w_fixed_bytes;     /* weights a core holds whole (bn/ln parameters, broadcast inputs) */
-} GtGeom;
+} GsGeom;
 
 /* One piece of a tensor: offset and a ≤3-D byte pattern (planes × rows × row_bytes). */
 typedef struct {
   int64_t off, row_bytes, rows, stride, planes, pstride;
-} GtSpan;
-static inline int64_t span_bytes(const GtSpan *s) { return s->row_bytes * s->rows * s->planes; }
-static inline int64_t span_extent(const GtSpan *s) {
+} GsSpan;
+static inline int64_t span_bytes(const GsSpan *s) { return s->row_bytes * s->rows * s->planes; }
+static inline int64_t span_extent(const GsSpan *s) {
   return (s->planes - 1) * s->pstride + (s->rows - 1) * s->stride + s->row_bytes;
 }
 
 /* A tile of an op: rows [r0, r1), columns [c0, c1), k units [k0, k1). */
 typedef struct {
   int64_t r0, r1, c0, c1, k0, k1;
-} GtTile;
+} GsTile;
 
-void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *out);
+void lower_fill_geom(const GsGraph *g, int op, const GsArch *a, GsGeom *out);
 /* Input `i` of op (activation operand) needed by tile t; returns 0 if the op does not read
  * that operand per tile (broadcast operands are loaded whole: see lower_ops.c). */
-int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s);
+int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSpan *s);
 /* Weights needed by tile t (in the op's DDR weight region); 0 when the op has none. */
-int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s);
+int lower_tile_weight_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s);
 /* Output `j` written by tile t. */
-void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s);
+void lower_tile_output_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s);
 /* Bytes of the op's weight region in DDR (0 if none); its layout is described in lower_ops.c. */
-int64_t op_weight_bytes(const GtGraph *g, int op);
+int64_t lower_op_weight_bytes(const GsGraph *g, int op);
 /* Weight bytes a run must read at least once (embedding: min(table, gathered rows)). */
-int64_t op_compulsory_weight_bytes(const GtGraph *g, int op);
+int64_t lower_op_compulsory_weight_bytes(const GsGraph *g, int op);
 
 /* Compute instructions of tile t of op; `emit` gets (vector op or -1 for gemm, m, n, k or
  * elems, param) through the callback. lower_ops.c knows the formulas; lower_emit.c the queues. */
 typedef struct {
   int is_gemm;
-  GtVop vop;
+  GsVop vop;
   int64_t m, n, k;          /* gemm */
   int64_t elems, param;     /* vec */
   int uses_b;               /* vec: reads a second operand region */
-} GtComputeStep;
-enum { GT_MAX_STEPS = 128 };
-int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *steps,
-                 int max_steps);
+} GsComputeStep;
+enum { GS_MAX_STEPS = 128 };
+int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *steps,
+                       int max_steps);
 /* Bytes the unit reads/writes for tile t at compute dtype cdt (the simulator's view: a gemm
  * reads m·k and k·n elements and writes m·n; a vector op reads `elems`). A tile's LB regions
  * hold at least this much: the DMA writes operands in the layout the unit reads (window-
  * expanded for pooling and depthwise convs, as Ascend's load3d does for img2col). */
 typedef struct {
   int64_t a, b, o;
-} GtOperandBytes;
-GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtDtype cdt);
+} GsOperandBytes;
+GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, GsDtype cdt);
 /* The vector step of a fused tail op over `elems` elements of the kernel's output tile
  * (param: the normalised/softmaxed group length). */
-GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems);
+GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems);
 /* Input i of op is read whole by every tile (a broadcast operand), not sliced per tile. */
-int op_input_whole(const GtGraph *g, int op, int i);
+int lower_op_input_whole(const GsGraph *g, int op, int i);
 
 /* Strategy policies (lower_tvm.c, lower_astitch.c): fill l->kernels/nkernels through
- * group_kernels, which grows a tail from every head while fuse(l, head, op) allows. */
-typedef int (*GtFuseRule)(const GtLowered *l, int head, int op);
-void group_kernels(GtLowered *l, GtFuseRule fuse);
-void group_kernels_tvm(GtLowered *l);
-void group_kernels_astitch(GtLowered *l);
+ * lower_group_kernels, which grows a tail from every head while fuse(l, head, op) allows. */
+typedef int (*GsFuseRule)(const GsLowered *l, int head, int op);
+void lower_group_kernels(GsLowered *l, GsFuseRule fuse);
+void lower_group_kernels_tvm(GsLowered *l);
+void lower_group_kernels_astitch(GsLowered *l);
 /* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c),
  * up to and including step `stop`. */
-int gt_plan(GtLowered *l, LowerStep stop, GtDiag *d);
+int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);
 /* The §4.3 spill rule, exposed for tests: the victim among slices cand[0..n), and one pass
  * over steps [0, nsteps) that moves slices at `level` down to `down` until the bytes alive at
  * every step fit `cap` on each of nres resources (a cluster's cores for LB; 1 for GB). */
 int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule);
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down);
-/* The tile budget of kernel k on one core (its budget, else core_tile_budget). */
-int64_t kernel_tile_budget(const GtLowered *l, const GtKernel *k);
-/* Bytes of kernel k's worst-case double-buffered tile at its chosen tiles (fill_tiling's own
+/* The tile budget of kernel k on one core (its budget, else lower_core_tile_budget). */
+int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k);
+/* Bytes of kernel k's worst-case double-buffered tile at its chosen tiles (lower_fill_tiling's own
  * measure; 0 for copy kernels, which size their chunks at emission). */
-int64_t lower_tile_need(const GtLowered *l, const GtKernel *k);
+int64_t lower_tile_need(const GsLowered *l, const GsKernel *k);
 /* The unit capability (CAP_MATRIX, CAP_VECTOR, or 0) a kernel headed by op needs. */
-unsigned lower_head_need(const GtGraph *g, int op);
+unsigned lower_head_need(const GsGraph *g, int op);
 
 /* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
  * the head's core kind. Returns 0 or -1 with an error in d. */
-int fill_kernel_units(GtLowered *l, GtDiag *d);
-int fill_placement(GtLowered *l);
+int lower_fill_kernel_units(GsLowered *l, GsDiag *d);
+int lower_fill_placement(GsLowered *l);
 /* The kernel runs on every cluster, each on its samples (else on cluster 0 alone). */
-int kernel_split_clusters(const GtLowered *l, const GtKernel *k);
+int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
-void fill_gb_split(GtLowered *l);
-int fill_tiling(GtLowered *l, GtDiag *d);
+void lower_fill_gb_split(GsLowered *l);
+int lower_fill_tiling(GsLowered *l, GsDiag *d);
 /* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
- * that is estimated faster (GtKernel.w_chunks, loop order columns outer). */
-void fill_tiling_streams(GtLowered *l);
-void emit_program(GtLowered *l, int64_t sample0, int iteration);
-/* Frees what emit_program holds outside the arena (lowered_free calls it). */
-void emit_free(GtLowered *l);
+ * that is estimated faster (GsKernel.w_chunks, loop order columns outer). */
+void lower_fill_tiling_streams(GsLowered *l);
+void emit_program(GsLowered *l, int64_t sample0, int iteration);
+/* Frees what emit_program holds outside the arena (lower_free calls it). */
+void emit_free(GsLowered *l);
 
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
-void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1);
+void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
 /* LB (or, for cores without LB, GB share) bytes one core may use for tiles. */
-int64_t core_tile_budget(const GtArch *a, int core_kind);
+int64_t lower_core_tile_budget(const GsArch *a, int core_kind);
 
 #ifdef __cplusplus
 }

@@ -3,22 +3,22 @@
  * anchor's kernel or a chain of memory-intensive ops — and their intermediates stay in LB.
  * Compute-intensive ops (conv, dense, matmul, interaction) start kernels of their own; there is
  * no splitting into instances. Kernel outputs stay on-chip in the cluster's GB when they fit
- * (fill_placement). Row reductions (layernorm, softmax over the last axis) are stitched only
+ * (lower_fill_placement). Row reductions (layernorm, softmax over the last axis) are stitched only
  * where a tile holds whole rows: after dense/matmul or a row-wise vector op, not after a conv
  * (NCHW rows are not the normalised axis).
  */
 #include "lower.h"
 
-static int astitch_fuse(const GtLowered *l, int head, int op) {
-  const GtGraph *g = l->graph;
-  GtOpKind k = g->ops[op].kind, hk = g->ops[head].kind;
-  GtLowerKind hl = op_lower_kind(g, head);
+static int astitch_fuse(const GsLowered *l, int head, int op) {
+  const GsGraph *g = l->graph;
+  GsOpKind k = g->ops[op].kind, hk = g->ops[head].kind;
+  GsLowerKind hl = lower_op_kind(g, head);
   if (hl != LK_GEMM && hl != LK_VEC) return 0;
   if (hk == OP_MAXPOOL || hk == OP_AVGPOOL || hk == OP_GAVGPOOL || hk == OP_TRANSPOSE) return 0;
-  if (op_is_tvm_tail(k)) return 1;
+  if (lower_op_is_tvm_tail(k)) return 1;
   if (k == OP_LAYERNORM || k == OP_SOFTMAX) {
-    const GtOp *o = &g->ops[op];
-    const GtTensor *y = &g->tensors[o->out[0]];
+    const GsOp *o = &g->ops[op];
+    const GsTensor *y = &g->tensors[o->out[0]];
     int ax = o->at.axis < 0 ? y->ndim + o->at.axis : o->at.axis;
     if (k == OP_SOFTMAX && ax != y->ndim - 1) return 0;
     /* only after a row-wise vector head: after a gemm the reduction would force a tile to
@@ -28,4 +28,4 @@ static int astitch_fuse(const GtLowered *l, int head, int op) {
   return 0;
 }
 
-void group_kernels_astitch(GtLowered *l) { group_kernels(l, astitch_fuse); }
+void lower_group_kernels_astitch(GsLowered *l) { lower_group_kernels(l, astitch_fuse); }

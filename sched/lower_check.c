@@ -23,8 +23,8 @@
  *              kernel step fit it; graphturbo LB slices lie in their cores' LBs and a tensor's
  *              level is the lowest of its slices'.
  *   tiling     every kernel uses 1..cores of its kind, has tiles of at least 1 x 1 x 1, and its
- *              worst-case double-buffered tile (lower_tile_need, fill_tiling's own measure)
- *              fits its tile budget (kernel_tile_budget).
+ *              worst-case double-buffered tile (lower_tile_need, lower_fill_tiling's own measure)
+ *              fits its tile budget (lower_kernel_tile_budget).
  *   staging    (graphturbo) slices live only while read; on every core, LB slices alive
  *              together never share bytes and lie above the tile budget of every kernel they
  *              are alive during; GB blocks (slices, staged weights, drains, loads ahead) lie in
@@ -38,12 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower_emit.h"
-
 typedef struct {
-  const GtLowered *l;
+  const GsLowered *l;
   LowerStep step;
-  GtDiag *d;
+  GsDiag *d;
 } Chk;
 
 static int broken(const Chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -53,20 +51,20 @@ static int broken(const Chk *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   diag_error(c->d, g->file ? g->file : g->name ? g->name : "model", 0, 0, NULL,
              "invariant broken after lowering step '%s' (%s): %s", lower_step_name(c->step),
-             sched_name(c->l->opt.sched), msg);
+             lower_sched_name(c->l->opt.sched), msg);
   return -1;
 }
 
-static const char *op_label(const GtGraph *g, int op) {
+static const char *op_label(const GsGraph *g, int op) {
   return g->ops[op].name ? g->ops[op].name : g->tensors[g->ops[op].out[0]].name;
 }
 
-static const char *kname(const GtKernel *k) { return k->name ? k->name : "?"; }
+static const char *kname(const GsKernel *k) { return k->name ? k->name : "?"; }
 
-static int *scratch(const GtLowered *l, int n, int fill) {
+static int *scratch(const GsLowered *l, int n, int fill) {
   int *p = arena_alloc(l->arena, sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i <= n; i++) p[i] = fill;
   return p;
@@ -75,9 +73,9 @@ static int *scratch(const GtLowered *l, int n, int fill) {
 /* ---------------- kernels ---------------- */
 
 static int check_kernel_ops(const Chk *c) {
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   for (int ki = 0; ki < c->l->nkernels; ki++) {
-    const GtKernel *k = &c->l->kernels[ki];
+    const GsKernel *k = &c->l->kernels[ki];
     if (k->nops < 1 || !k->ops) return broken(c, "kernel %d '%s' has no ops", ki, kname(k));
     if (k->head != k->ops[0])
       return broken(c, "kernel %d '%s': head is not its first op", ki, kname(k));
@@ -93,7 +91,7 @@ static int check_kernel_ops(const Chk *c) {
 
 /* Every non-reshape op in exactly one kernel (tvm/astitch kernels, graphturbo layers). */
 static int check_partition(const Chk *c) {
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   int *n = scratch(c->l, g->nops, 0), *where = scratch(c->l, g->nops, -1);
   for (int ki = 0; ki < c->l->nkernels; ki++)
     for (int i = 0; i < c->l->kernels[ki].nops; i++) {
@@ -111,14 +109,14 @@ static int check_partition(const Chk *c) {
 /* Every operand is a graph input or made before: by an op of an earlier kernel or earlier in
  * the same kernel. */
 static int check_operands_first(const Chk *c) {
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   int *done = scratch(c->l, g->nops, 0);
   for (int ki = 0; ki < c->l->nkernels; ki++) {
-    const GtKernel *k = &c->l->kernels[ki];
+    const GsKernel *k = &c->l->kernels[ki];
     for (int i = 0; i < k->nops; i++) {
-      const GtOp *o = &g->ops[k->ops[i]];
+      const GsOp *o = &g->ops[k->ops[i]];
       for (int j = 0; j < o->nin; j++) {
-        int p = g->tensors[root(g, o->in[j])].producer;
+        int p = g->tensors[graph_root(g, o->in[j])].producer;
         if (p >= 0 && !done[p])
           return broken(c, "kernel %d '%s': op '%s' reads '%s', which op '%s' makes in no "
                            "earlier kernel", ki, kname(k), op_label(g, k->ops[i]),
@@ -138,31 +136,31 @@ static int check_kernels(const Chk *c) {
 /* ---------------- units ---------------- */
 
 /* Unit queue q of core kind ck computes dtype dt with capability cap. */
-static int unit_ok(const GtArch *a, const GtCoreKind *ck, int q, unsigned cap, GtDtype dt) {
+static int unit_ok(const GsArch *a, const GsCoreKind *ck, int q, unsigned cap, GsDtype dt) {
   int i = q - Q_UNIT0;
   if (i < 0 || i >= ck->nunits || (unsigned)dt >= DT_COUNT) return 0;
-  const GtUnitKind *u = &a->units[ck->unit[i]];
+  const GsUnitKind *u = &a->units[ck->unit[i]];
   if (!(u->caps & cap)) return 0;
-  return cap == CAP_MATRIX ? unit_macs_per_cycle(u, dt) > 0 : u->lanes[dt] > 0;
+  return cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, dt) > 0 : u->lanes[dt] > 0;
 }
 
 static int check_units(const Chk *c) {
-  const GtArch *a = c->l->arch;
-  const GtGraph *g = c->l->graph;
+  const GsArch *a = c->l->arch;
+  const GsGraph *g = c->l->graph;
   for (int ki = 0; ki < c->l->nkernels; ki++) {
-    const GtKernel *k = &c->l->kernels[ki];
+    const GsKernel *k = &c->l->kernels[ki];
     if (k->core_kind < 0 || k->core_kind >= a->ncore_kinds ||
         a->core_kinds[k->core_kind].count < 1)
       return broken(c, "kernel %d '%s' has no core kind (%d)", ki, kname(k), k->core_kind);
-    const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+    const GsCoreKind *ck = &a->core_kinds[k->core_kind];
     unsigned need = lower_head_need(g, k->head);
     if (need && !unit_ok(a, ck, k->unit_head, need, k->cdt_head))
       return broken(c, "kernel %d '%s': head op '%s' has no %s unit computing %s on '%s' cores",
                     ki, kname(k), op_label(g, k->head), need == CAP_MATRIX ? "matrix" : "vector",
-                    dtype_name(k->cdt_head), ck->name);
+                    arch_dtype_name(k->cdt_head), ck->name);
     if (k->nops > 1 && !unit_ok(a, ck, k->unit_tail, CAP_VECTOR, k->cdt_tail))
       return broken(c, "kernel %d '%s': tail op '%s' has no vector unit computing %s on '%s' "
-                       "cores", ki, kname(k), op_label(g, k->ops[1]), dtype_name(k->cdt_tail),
+                       "cores", ki, kname(k), op_label(g, k->ops[1]), arch_dtype_name(k->cdt_tail),
                     ck->name);
   }
   return 0;
@@ -171,7 +169,7 @@ static int check_units(const Chk *c) {
 /* ---------------- slices (graphturbo) ---------------- */
 
 static int check_inst_ranges(const Chk *c) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   int next = 0;
   for (int r = 0; r < l->ninsts; r++) {
     const GtRunInst *ri = &l->insts[r];
@@ -179,7 +177,7 @@ static int check_inst_ranges(const Chk *c) {
       return broken(c, "instance g%d.%d runs kernels [%d, %d), not from %d", ri->group, ri->index,
                     ri->k0, ri->k1, next);
     for (int ki = ri->k0; ki < ri->k1 && ki < l->nkernels; ki++) {
-      const GtKernel *k = &l->kernels[ki];
+      const GsKernel *k = &l->kernels[ki];
       if (k->inst != r || k->s0 != ri->s0 || k->s1 != ri->s1)
         return broken(c, "kernel %d '%s' does not match its instance g%d.%d", ki, kname(k),
                       ri->group, ri->index);
@@ -193,15 +191,15 @@ static int check_inst_ranges(const Chk *c) {
 
 /* Each op belongs to one group; each instance of a group runs each of its ops once. */
 static int check_inst_ops(const Chk *c) {
-  const GtLowered *l = c->l;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
   int ngroups = 0;
   for (int r = 0; r < l->ninsts; r++)
     if (l->insts[r].group >= ngroups) ngroups = l->insts[r].group + 1;
   int *gof = scratch(l, g->nops, -1), *stamp = scratch(l, g->nops, -1);
   int *cnt = scratch(l, l->ninsts, 0), *gcnt = scratch(l, ngroups, 0);
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     const GtRunInst *ri = &l->insts[k->inst];
     for (int i = 0; i < k->nops; i++) {
       int op = k->ops[i];
@@ -230,7 +228,7 @@ static int check_inst_ops(const Chk *c) {
 static int level_ok(int v) { return v == LVL_DDR || v == LVL_GB || v == LVL_LB; }
 
 static int check_slice(const Chk *c, int ki, const GtSlice *s, int tensor) {
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   const char *tn = g->tensors[tensor].name;
   if (s->tensor != tensor || s->kernel != ki)
     return broken(c, "kernel %d '%s': a slice of '%s' is not its output", ki,
@@ -244,12 +242,12 @@ static int check_slice(const Chk *c, int ki, const GtSlice *s, int tensor) {
 }
 
 static int check_slices(const Chk *c) {
-  const GtLowered *l = c->l;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
   int n = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
-    const GtOp *last = &g->ops[k->ops[k->nops - 1]];
+    const GsKernel *k = &l->kernels[ki];
+    const GsOp *last = &g->ops[k->ops[k->nops - 1]];
     if (k->slice0 != n || k->nslices != last->nout || n + k->nslices > l->nslices)
       return broken(c, "kernel %d '%s' has slices [%d, +%d), not [%d, +%d)", ki, kname(k),
                     k->slice0, k->nslices, n, last->nout);
@@ -269,7 +267,7 @@ typedef struct {
   int n;
 } LiveSum;
 
-static LiveSum live_new(const GtLowered *l) {
+static LiveSum live_new(const GsLowered *l) {
   LiveSum s = {arena_alloc(l->arena, sizeof(int64_t) * (size_t)(l->nkernels + 3)), l->nkernels + 2};
   return s;
 }
@@ -294,27 +292,27 @@ static int live_over(LiveSum *s, int64_t cap, int64_t *bytes) {
 }
 
 static int check_io_ddr(const Chk *c) {
-  const GtGraph *g = c->l->graph;
+  const GsGraph *g = c->l->graph;
   for (int i = 0; i < g->ninputs; i++)
     if (c->l->place[g->inputs[i]].level != LVL_DDR)
       return broken(c, "graph input '%s' is not in DDR", g->tensors[g->inputs[i]].name);
   for (int i = 0; i < g->noutputs; i++)
-    if (c->l->place[root(g, g->outputs[i])].level != LVL_DDR)
+    if (c->l->place[graph_root(g, g->outputs[i])].level != LVL_DDR)
       return broken(c, "graph output '%s' is not in DDR", g->tensors[g->outputs[i]].name);
   return 0;
 }
 
 /* Fused intermediates in LB; (tvm/astitch) kernel outputs out of LB, made by their kernel. */
 static int check_kernel_levels(const Chk *c) {
-  const GtLowered *l = c->l;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
   int gt = l->opt.sched == SCHED_GRAPHTURBO;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     for (int i = 0; i < k->nops; i++) {
-      const GtOp *o = &g->ops[k->ops[i]];
+      const GsOp *o = &g->ops[k->ops[i]];
       for (int j = 0; j < o->nout; j++) {
-        const GtTensorPlace *p = &l->place[o->out[j]];
+        const GsTensorPlace *p = &l->place[o->out[j]];
         int fused = i + 1 < k->nops;
         if (fused ? p->level != LVL_LB : !gt && p->level == LVL_LB)
           return broken(c, "kernel %d '%s': %s '%s' lives at level %d", ki, kname(k),
@@ -331,18 +329,19 @@ static int check_kernel_levels(const Chk *c) {
 
 /* tvm/astitch: levels, aliases, GB tensors inside the GB's tensor area and fitting it alive. */
 static int check_place_gb(const Chk *c) {
-  const GtLowered *l = c->l;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
   int64_t share = ceil_div64(g->batch, l->arch->nclusters), cap = l->gb_tensor_bytes;
   LiveSum live = live_new(l);
   for (int t = 0; t < g->ntensors; t++) {
-    const GtTensorPlace *p = &l->place[t];
+    const GsTensorPlace *p = &l->place[t];
     const char *tn = g->tensors[t].name;
-    if (p->alias_of >= 0 ? p->level != LVL_NONE || p->alias_of != root(g, t) : !level_ok(p->level))
+    if (p->alias_of >= 0 ? p->level != LVL_NONE || p->alias_of != graph_root(g, t)
+                         : !level_ok(p->level))
       return broken(c, "tensor '%s' has level %d (alias of %d)", tn, p->level, p->alias_of);
     if (p->level != LVL_GB) continue;
     if (l->opt.sched == SCHED_TVM) return broken(c, "tvm keeps tensor '%s' in GB", tn);
-    int64_t bytes = tensor_bytes(&g->tensors[t]) / g->batch * share;
+    int64_t bytes = graph_tensor_bytes(&g->tensors[t]) / g->batch * share;
     if (p->gb_offset < 0 || p->gb_offset + bytes > cap)
       return broken(c, "GB tensor '%s' at %lld+%lld is outside [0, %lld)", tn,
                     (long long)p->gb_offset, (long long)bytes, (long long)cap);
@@ -359,8 +358,8 @@ static int check_place_gb(const Chk *c) {
 /* graphturbo: slices inside their LBs and the GB's tensor area; tensors at their slices' lowest
  * level. */
 static int check_place_slices(const Chk *c) {
-  const GtLowered *l = c->l;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
   int64_t cap = l->gb_tensor_bytes;
   LiveSum live = live_new(l);
   int *low = scratch(l, g->ntensors, LVL_LB + 1);
@@ -380,7 +379,7 @@ static int check_place_slices(const Chk *c) {
       live_add(&live, s->kernel - 1, s->last, s->bytes);
     }
     for (int i = 0; s->level == LVL_LB && i < s->ncores; i++) {
-      const GtCoreKind *ck = prog_core_kind(l->arch, s->core0 + i);
+      const GsCoreKind *ck = prog_core_kind(l->arch, s->core0 + i);
       if (s->lb_bytes[i] > 0 && (!ck || s->lb_off[i] < 0 || s->lb_off[i] + s->lb_bytes[i] > ck->lb_bytes))
         return broken(c, "LB slice %d of '%s' on core %d at %lld+%lld is outside its LB", si, tn,
                       s->core0 + i, (long long)s->lb_off[i], (long long)s->lb_bytes[i]);
@@ -414,16 +413,16 @@ static int check_placement(const Chk *c) {
 /* ---------------- tiling ---------------- */
 
 static int check_tiling(const Chk *c) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     int cores = l->arch->core_kinds[k->core_kind].count;
     if (k->pr < 1 || k->pc < 1 || k->pr * k->pc > cores)
       return broken(c, "kernel %d '%s' uses %d x %d cores of %d", ki, kname(k), k->pr, k->pc, cores);
     if (k->tr < 1 || k->tc < 1 || k->tk < 1)
       return broken(c, "kernel %d '%s' has tiles %lld x %lld x %lld", ki, kname(k),
                     (long long)k->tr, (long long)k->tc, (long long)k->tk);
-    int64_t need = lower_tile_need(l, k), budget = kernel_tile_budget(l, k);
+    int64_t need = lower_tile_need(l, k), budget = lower_kernel_tile_budget(l, k);
     if (need > budget)
       return broken(c, "kernel %d '%s': its worst-case tile needs %lld bytes, its budget is %lld",
                     ki, kname(k), (long long)need, (long long)budget);
@@ -454,7 +453,7 @@ typedef struct {
   int id;
 } GbBlock;
 
-static int gb_blocks(const GtLowered *l, GbBlock *out) {
+static int gb_blocks(const GsLowered *l, GbBlock *out) {
   int n = 0;
   for (int i = 0; i < l->nslices; i++) {
     const GtSlice *s = &l->slices[i];
@@ -465,9 +464,9 @@ static int gb_blocks(const GtLowered *l, GbBlock *out) {
       out[n++] = (GbBlock){s->ahead_off, s->bytes, s->ahead_from - 1, s->ahead_until, "load", i};
   }
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     if (k->w_gb_off >= 0)
-      out[n++] = (GbBlock){k->w_gb_off, op_weight_bytes(l->graph, k->head), k->w_from, ki, "weights", ki};
+      out[n++] = (GbBlock){k->w_gb_off, lower_op_weight_bytes(l->graph, k->head), k->w_from, ki, "weights", ki};
   }
   return n;
 }
@@ -475,9 +474,9 @@ static int gb_blocks(const GtLowered *l, GbBlock *out) {
 /* GB blocks lie in the GB (below the staged weights' area unless level full planned the whole
  * GB) and never share bytes while both are alive. */
 static int gb_check(const Chk *c) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
+  lower_gb_weight_area(l, &w0, &w1);
   int full = l->opt.gt_level == GTL_FULL;
   GbBlock *b = arena_alloc(l->arena, sizeof(GbBlock) * (size_t)(2 * (l->nslices + l->nkernels) + 1));
   int n = gb_blocks(l, b);
@@ -498,13 +497,13 @@ static int gb_check(const Chk *c) {
 /* LB slice a on core ci: above the tile budget of every kernel it is alive during, and no
  * byte shared with a later slice alive at the same time. */
 static int lb_check(const Chk *c, int a, int ci) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   const GtSlice *s = &l->slices[a];
   int64_t lo, hi;
   if (!lb_range(s, ci, &lo, &hi)) return 0;
   for (int t = s->kernel; t <= s->last; t++) {
-    const GtKernel *k = &l->kernels[t];
-    int c0 = core_base(l->arch, k->core_kind);
+    const GsKernel *k = &l->kernels[t];
+    int c0 = arch_core_base(l->arch, k->core_kind);
     if (ci >= c0 && ci < c0 + k->pr && lo < k->budget)
       return broken(c, "LB slice %d on core %d at %lld is below kernel %d's tile budget %lld", a,
                     ci, (long long)lo, t, (long long)k->budget);
@@ -523,12 +522,12 @@ static int lb_check(const Chk *c, int a, int ci) {
  * kernel's start, at most GT_STAGE_CHUNKS chunks of one column tile each, columns outer (every
  * core takes the chunks in the order they land); re-tiled kernels still fit their budget. */
 static int check_chunks(const Chk *c) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     if (k->w_chunks == 0) continue;
-    GtGeom gm;
-    fill_geom(l->graph, k->head, l->arch, &gm);
+    GsGeom gm;
+    lower_fill_geom(l->graph, k->head, l->arch, &gm);
     if (!k->w_via_gb || k->w_from != ki || !k->cols_outer || k->w_chunks > GT_STAGE_CHUNKS ||
         k->w_chunks != ceil_div64(gm.cols, k->tc))
       return broken(c, "kernel %d '%s': %d weight chunks (staged from kernel %d, %s outer, %lld "
@@ -543,7 +542,7 @@ static int check_chunks(const Chk *c) {
  * during; GB blocks alive together never share bytes (gb_check); weight chunks as
  * check_chunks says. */
 static int check_staging(const Chk *c) {
-  const GtLowered *l = c->l;
+  const GsLowered *l = c->l;
   if (check_chunks(c)) return -1;
   for (int a = 0; a < l->nslices; a++) {
     const GtSlice *s = &l->slices[a];
@@ -556,7 +555,7 @@ static int check_staging(const Chk *c) {
 
 /* ---------------- entry points ---------------- */
 
-int lower_check(const GtLowered *l, LowerStep after, GtDiag *d) {
+int lower_check(const GsLowered *l, LowerStep after, GsDiag *d) {
   Chk c = {l, after, d};
   if (!lower_step_runs(l->opt.sched, after)) return broken(&c, "not a step of this strategy");
   switch (after) {
@@ -574,10 +573,10 @@ int lower_check(const GtLowered *l, LowerStep after, GtDiag *d) {
   }
 }
 
-void lower_check_step(const GtLowered *l, LowerStep after) {
-  GtDiag d;
+void lower_check_step(const GsLowered *l, LowerStep after) {
+  GsDiag d;
   diag_init(&d);
   if (lower_check(l, after, &d))
     die("the %s lowering broke an invariant of step '%s' (a scheduler bug; the error above "
-        "names it)", sched_name(l->opt.sched), lower_step_name(after));
+        "names it)", lower_sched_name(l->opt.sched), lower_step_name(after));
 }

@@ -3,15 +3,17 @@
  * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
  * per iteration, the report's totals), lower_plan() the same planning stopped after a step
  * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c;
- * lowered_free also frees the emitter's allocators (emit_free).
+ * lower_free also frees the emitter's allocators (emit_free).
  *
  * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
  * full) after every step (plan(); a violation dies naming the step):
- *   group_kernels:     every non-reshape op is in exactly one kernel; kernels are in an order
- *                      where every operand is produced by an earlier kernel (or a graph input).
- *   fill_kernel_units: every kernel's ops have a unit on its core kind that supports the dtype.
- *   fill_placement:    every tensor has a level; GB tensors fit the GB with everything live.
- *   fill_tiling:       every kernel's worst-case tile fits the core's tile budget.
+ *   lower_group_kernels:     every non-reshape op is in exactly one kernel; kernels are in an
+ *                            order where every operand is produced by an earlier kernel (or a
+ *                            graph input).
+ *   lower_fill_kernel_units: every kernel's ops have a unit on its core kind that supports the
+ *                            dtype.
+ *   lower_fill_placement:    every tensor has a level; GB tensors fit the GB with everything live.
+ *   lower_fill_tiling:       every kernel's worst-case tile fits the core's tile budget.
  */
 #include "lower.h"
 
@@ -21,33 +23,46 @@
 #include <string.h>
 
 static const char *const sched_names[SCHED_COUNT] = {"tvm", "astitch", "graphturbo"};
-const char *sched_name(GtSchedKind k) { return (unsigned)k < SCHED_COUNT ? sched_names[k] : "?"; }
-int sched_parse(const char *s, GtSchedKind *out) {
+const char *lower_sched_name(GsSchedKind k) {
+  return (unsigned)k < SCHED_COUNT ? sched_names[k] : "?";
+}
+int lower_sched_parse(const char *s, GsSchedKind *out) {
   for (int i = 0; i < SCHED_COUNT; i++)
     if (strcmp(s, sched_names[i]) == 0) {
-      *out = (GtSchedKind)i;
+      *out = (GsSchedKind)i;
       return 0;
     }
   return -1;
 }
 
+void lower_options_default(GsLowerOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->sched = SCHED_GRAPHTURBO;
+  gt_options_default(&o->gt);
+  o->gt_level = GTL_FULL;
+  o->gt_spill = GT_SPILL_LONGEST;
+  o->gt_stitch = 0.75;
+  o->gt_prefetch = GT_PREFETCH_DEFAULT;
+  o->gt_prefetch_gb = 1;
+}
+
 /* ---------------- grouping ---------------- */
 
-static int root_tensor(const GtGraph *g, int t) {
+static int root_tensor(const GsGraph *g, int t) {
   while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
     t = g->ops[g->tensors[t].producer].in[0];
   return t;
 }
 
-static int is_graph_output(const GtGraph *g, int t) {
+static int is_graph_output(const GsGraph *g, int t) {
   for (int i = 0; i < g->noutputs; i++)
     if (g->outputs[i] == t) return 1;
   return 0;
 }
 
 /* requires: g inferred; maintains: ops order. Fills l->kernels. */
-void group_kernels(GtLowered *l, GtFuseRule fuse) {
-  GtGraph *g = l->graph;
+void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
+  GsGraph *g = l->graph;
   int *nuse = arena_alloc(l->arena, sizeof(int) * (size_t)g->ntensors);
   int *user = arena_alloc(l->arena, sizeof(int) * (size_t)g->ntensors);
   int *taken = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
@@ -58,7 +73,7 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
       nuse[t]++;
       user[t] = o;
     }
-  GtKernel *ks = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(g->nops + 1));
+  GsKernel *ks = arena_alloc(l->arena, sizeof(GsKernel) * (size_t)(g->nops + 1));
   int nk = 0;
   int *buf = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
   for (int h = 0; h < g->nops; h++) {
@@ -66,16 +81,16 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
     int n = 0;
     buf[n++] = h;
     taken[h] = 1;
-    const GtTensor *hy = &g->tensors[g->ops[h].out[0]];
+    const GsTensor *hy = &g->tensors[g->ops[h].out[0]];
     int row_reduce = 0;
     while (g->ops[buf[n - 1]].nout == 1) {
       int cur = g->ops[buf[n - 1]].out[0];
       if (nuse[cur] != 1 || is_graph_output(g, cur)) break;
       int j = user[cur];
-      const GtOp *o = &g->ops[j];
+      const GsOp *o = &g->ops[j];
       if (taken[j] || o->nout != 1) break;
-      const GtTensor *y = &g->tensors[o->out[0]];
-      if (tensor_elems(y) != tensor_elems(hy) || y->dtype != hy->dtype) break;
+      const GsTensor *y = &g->tensors[o->out[0]];
+      if (graph_tensor_elems(y) != graph_tensor_elems(hy) || y->dtype != hy->dtype) break;
       if (!fuse(l, h, j)) break;
       /* the other operand must exist before the head runs, and be full-size or small */
       int ok = 1;
@@ -84,8 +99,8 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
         if (t == cur) continue;
         int p = g->tensors[root_tensor(g, t)].producer;
         if (p >= 0 && (p >= h || !taken[p])) ok = 0;
-        if (tensor_elems(&g->tensors[t]) != tensor_elems(hy) &&
-            tensor_bytes(&g->tensors[t]) > core_tile_budget(l->arch, 0) / 8)
+        if (graph_tensor_elems(&g->tensors[t]) != graph_tensor_elems(hy) &&
+            graph_tensor_bytes(&g->tensors[t]) > lower_core_tile_budget(l->arch, 0) / 8)
           ok = 0;
       }
       if (!ok) break;
@@ -93,7 +108,7 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
       buf[n++] = j;
       taken[j] = 1;
     }
-    GtKernel *k = &ks[nk++];
+    GsKernel *k = &ks[nk++];
     memset(k, 0, sizeof *k);
     k->nops = n;
     k->ops = arena_alloc(l->arena, sizeof(int) * (size_t)n);
@@ -108,12 +123,12 @@ void group_kernels(GtLowered *l, GtFuseRule fuse) {
 
 /* ---------------- units ---------------- */
 
-int64_t kernel_tile_budget(const GtLowered *l, const GtKernel *k) {
-  return k->budget > 0 ? k->budget : core_tile_budget(l->arch, k->core_kind);
+int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k) {
+  return k->budget > 0 ? k->budget : lower_core_tile_budget(l->arch, k->core_kind);
 }
 
-int64_t core_tile_budget(const GtArch *a, int core_kind) {
-  const GtCoreKind *ck = &a->core_kinds[core_kind];
+int64_t lower_core_tile_budget(const GsArch *a, int core_kind) {
+  const GsCoreKind *ck = &a->core_kinds[core_kind];
   if (ck->lb_bytes > 0) return ck->lb_bytes;
   /* no LB (Goya's GEMM core): its tiles live in a quarter of the GB, shared by cores of the kind */
   return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
@@ -122,14 +137,14 @@ int64_t core_tile_budget(const GtArch *a, int core_kind) {
 /* The dtype a unit computes an op of tensor dtype dt in: dt itself when supported, else the
  * unit's fastest dtype (a config's deployment precision, e.g. int8 on Goya's MME); -1 if the
  * unit has no capability `cap`. Tensors keep their size in memory either way. */
-static int unit_dtype(const GtUnitKind *u, unsigned cap, GtDtype dt) {
-  double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
+static int unit_dtype(const GsUnitKind *u, unsigned cap, GsDtype dt) {
+  double r = cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
   if (!(u->caps & cap)) return -1;
   if (r > 0) return (int)dt;
   int best = -1;
   double br = 0;
   for (int t = 0; t < DT_COUNT; t++) {
-    double x = cap == CAP_MATRIX ? unit_macs_per_cycle(u, (GtDtype)t) : (double)u->lanes[t];
+    double x = cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, (GsDtype)t) : (double)u->lanes[t];
     if (x > br) {
       br = x;
       best = t;
@@ -140,15 +155,16 @@ static int unit_dtype(const GtUnitKind *u, unsigned cap, GtDtype dt) {
 
 /* Best unit of a core kind for a need (CAP_MATRIX or CAP_VECTOR) and dtype: its index in the
  * kind's unit list, or -1. Prefers a unit with only that capability. */
-static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double *rate) {
-  const GtCoreKind *ck = &a->core_kinds[kind];
+static int find_unit(const GsArch *a, int kind, unsigned cap, GsDtype dt, double *rate) {
+  const GsCoreKind *ck = &a->core_kinds[kind];
   int best = -1;
   double br = 0;
   for (int i = 0; i < ck->nunits; i++) {
-    const GtUnitKind *u = &a->units[ck->unit[i]];
+    const GsUnitKind *u = &a->units[ck->unit[i]];
     int udt = unit_dtype(u, cap, dt);
     if (udt < 0) continue;
-    double r = cap == CAP_MATRIX ? unit_macs_per_cycle(u, (GtDtype)udt) : (double)u->lanes[udt];
+    double r =
+        cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, (GsDtype)udt) : (double)u->lanes[udt];
     if (r <= 0) continue;
     if (udt != (int)dt) r *= 0.5; /* prefer a unit that has the graph's dtype */
     if (u->caps != cap) r *= 0.999; /* tie-break towards the dedicated unit */
@@ -161,8 +177,8 @@ static int find_unit(const GtArch *a, int kind, unsigned cap, GtDtype dt, double
   return best;
 }
 
-unsigned lower_head_need(const GtGraph *g, int op) {
-  switch (op_lower_kind(g, op)) {
+unsigned lower_head_need(const GsGraph *g, int op) {
+  switch (lower_op_kind(g, op)) {
   case LK_GEMM: return CAP_MATRIX;
   case LK_VEC: return CAP_VECTOR;
   case LK_GATHER: return g->ops[op].at.bag > 1 ? CAP_VECTOR : 0;
@@ -170,7 +186,7 @@ unsigned lower_head_need(const GtGraph *g, int op) {
   }
 }
 
-static GtDtype op_dtype(const GtGraph *g, int op) {
+static GsDtype op_dtype(const GsGraph *g, int op) {
   return g->tensors[g->ops[op].out[0]].dtype;
 }
 
@@ -179,7 +195,7 @@ static GtDtype op_dtype(const GtGraph *g, int op) {
 /* The core kind with the most of what kernel head `op` needs (need: CAP_MATRIX/CAP_VECTOR, 0
  * for copies, which prefer cores with LB) at dtype dt, weighted by the kind's core count; -1
  * if no kind has it. */
-static int best_core_kind(const GtArch *a, unsigned need, GtDtype dt) {
+static int best_core_kind(const GsArch *a, unsigned need, GsDtype dt) {
   int best = -1;
   double bestr = -1;
   for (int c = 0; c < a->ncore_kinds; c++) {
@@ -195,20 +211,20 @@ static int best_core_kind(const GtArch *a, unsigned need, GtDtype dt) {
   return best;
 }
 
-static int no_unit(const GtGraph *g, const GtArch *a, const GtKernel *k, unsigned need, GtDtype dt,
-                   GtDiag *d) {
-  const GtOp *o = &g->ops[k->head];
+static int no_unit(const GsGraph *g, const GsArch *a, const GsKernel *k, unsigned need, GsDtype dt,
+                   GsDiag *d) {
+  const GsOp *o = &g->ops[k->head];
   diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
              "op '%s' (%s, %s) needs a %s unit supporting %s; config '%s' has none", k->name,
-             opkind_name(o->kind), dtype_name(dt), need == CAP_MATRIX ? "matrix" : "vector",
-             dtype_name(dt), a->name);
+             graph_opkind_name(o->kind), arch_dtype_name(dt),
+             need == CAP_MATRIX ? "matrix" : "vector", arch_dtype_name(dt), a->name);
   return -1;
 }
 
 /* Kernel k's ops from split_at on, as a vector kernel of their own on the core kind best for
  * them. */
-static int split_tail(const GtLowered *l, GtKernel *k, int split_at, GtKernel *t, GtDiag *d) {
-  const GtGraph *g = l->graph;
+static int split_tail(const GsLowered *l, GsKernel *k, int split_at, GsKernel *t, GsDiag *d) {
+  const GsGraph *g = l->graph;
   memset(t, 0, sizeof *t);
   t->nops = k->nops - split_at;
   t->ops = k->ops + split_at;
@@ -219,13 +235,13 @@ static int split_tail(const GtLowered *l, GtKernel *k, int split_at, GtKernel *t
       t->row_reduce = 1;
   k->nops = split_at;
   k->row_reduce = 0;
-  GtDtype tdt = op_dtype(g, t->head);
+  GsDtype tdt = op_dtype(g, t->head);
   int tb = best_core_kind(l->arch, CAP_VECTOR, tdt);
   if (tb < 0) {
-    const GtOp *o = &g->ops[t->head];
+    const GsOp *o = &g->ops[t->head];
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "op '%s' (%s) needs a vector unit supporting %s; config '%s' has none", t->name,
-               opkind_name(o->kind), dtype_name(tdt), l->arch->name);
+               graph_opkind_name(o->kind), arch_dtype_name(tdt), l->arch->name);
     return -1;
   }
   t->core_kind = tb;
@@ -234,35 +250,35 @@ static int split_tail(const GtLowered *l, GtKernel *k, int split_at, GtKernel *t
 }
 
 /* Kernel k's compute dtypes on its units and its FLOP/MAC counts. */
-static void kernel_dtypes_costs(const GtLowered *l, GtKernel *k) {
-  const GtArch *a = l->arch;
-  const GtGraph *g = l->graph;
-  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
-  GtDtype hdt = op_dtype(g, k->head);
+static void kernel_dtypes_costs(const GsLowered *l, GsKernel *k) {
+  const GsArch *a = l->arch;
+  const GsGraph *g = l->graph;
+  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
+  GsDtype hdt = op_dtype(g, k->head);
   k->cdt_head = k->cdt_tail = hdt;
   if (k->unit_head >= 0) {
-    const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
-    k->cdt_head = (GtDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
-    const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
-    k->cdt_tail = k->nops > 1 ? (GtDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
+    const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+    k->cdt_head = (GsDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
+    const GsUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+    k->cdt_tail = k->nops > 1 ? (GsDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
   }
   k->flops = k->macs = 0;
   for (int i = 0; i < k->nops; i++) {
-    GtOpCost c = graph_op_cost(g, k->ops[i]);
+    GsOpCost c = graph_op_cost(g, k->ops[i]);
     k->flops += c.flops;
     k->macs += c.macs;
   }
 }
 
-int fill_kernel_units(GtLowered *l, GtDiag *d) {
-  const GtArch *a = l->arch;
-  GtGraph *g = l->graph;
-  GtKernel *out = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(2 * l->nkernels + 1));
+int lower_fill_kernel_units(GsLowered *l, GsDiag *d) {
+  const GsArch *a = l->arch;
+  GsGraph *g = l->graph;
+  GsKernel *out = arena_alloc(l->arena, sizeof(GsKernel) * (size_t)(2 * l->nkernels + 1));
   int n = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel k = l->kernels[ki];
+    GsKernel k = l->kernels[ki];
     unsigned need = lower_head_need(g, k.head);
-    GtDtype dt = op_dtype(g, k.head);
+    GsDtype dt = op_dtype(g, k.head);
     int best = best_core_kind(a, need, dt);
     if (best < 0) return no_unit(g, a, &k, need, dt, d);
     k.core_kind = best;
@@ -275,7 +291,7 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
       else k.unit_tail = Q_UNIT0 + tu;
     }
     int split = split_at < k.nops; /* the tail has no vector unit beside the head's */
-    GtKernel t;
+    GsKernel t;
     if (split && split_tail(l, &k, split_at, &t, d)) return -1;
     out[n++] = k;
     if (split) out[n++] = t;
@@ -288,54 +304,54 @@ int fill_kernel_units(GtLowered *l, GtDiag *d) {
 
 /* ---------------- placement ---------------- */
 
-int kernel_split_clusters(const GtLowered *l, const GtKernel *k) {
-  const GtGraph *g = l->graph;
-  const GtArch *a = l->arch;
-  if (op_lower_kind(g, k->head) == LK_COPY) {
-    const GtOp *o = &g->ops[k->head];
-    const GtTensor *big = &g->tensors[o->kind == OP_CONCAT ? o->out[0] : o->in[0]];
+int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k) {
+  const GsGraph *g = l->graph;
+  const GsArch *a = l->arch;
+  if (lower_op_kind(g, k->head) == LK_COPY) {
+    const GsOp *o = &g->ops[k->head];
+    const GsTensor *big = &g->tensors[o->kind == OP_CONCAT ? o->out[0] : o->in[0]];
     int ax = o->at.axis < 0 ? big->ndim + o->at.axis : o->at.axis;
     return ax >= 1 && big->dim[0] % g->batch == 0 && a->nclusters > 1;
   }
-  GtGeom gm;
-  fill_geom(g, k->head, a, &gm);
+  GsGeom gm;
+  lower_fill_geom(g, k->head, a, &gm);
   return gm.rows_per_sample > 0 && a->nclusters > 1;
 }
 
 /* astitch and graphturbo split the GB: the largest gemm weights first (up to three quarters of
  * the area), kernel outputs below them, [0, gb_tensor_bytes) */
-void fill_gb_split(GtLowered *l) {
-  const GtArch *a = l->arch;
-  const GtGraph *g = l->graph;
+void lower_fill_gb_split(GsLowered *l) {
+  const GsArch *a = l->arch;
+  const GsGraph *g = l->graph;
   int64_t top = a->gb_bytes;
   for (int i = 0; i < a->ncore_kinds; i++)
     if (a->core_kinds[i].lb_bytes <= 0) top = a->gb_bytes / 4 * 3;
   int64_t maxw = 0;
   for (int ki = 0; ki < l->nkernels; ki++)
-    if (op_lower_kind(g, l->kernels[ki].head) == LK_GEMM)
-      maxw = max64(maxw, op_weight_bytes(g, l->kernels[ki].head));
+    if (lower_op_kind(g, l->kernels[ki].head) == LK_GEMM)
+      maxw = max64(maxw, lower_op_weight_bytes(g, l->kernels[ki].head));
   maxw = min64(maxw, top / 4 * 3);
   l->gb_tensor_bytes = (top - maxw) / 64 * 64;
 }
 
-static int64_t cluster_share_samples(const GtLowered *l) {
+static int64_t cluster_share_samples(const GsLowered *l) {
   int64_t b = l->graph->batch, d = l->arch->nclusters;
   return (b + d - 1) / d;
 }
 
 /* requires: units; fills l->place (levels, producers, last consumers, GB offsets) and the
  * kernels' split_clusters. */
-int fill_placement(GtLowered *l) {
-  GtGraph *g = l->graph;
-  const GtArch *a = l->arch;
-  if (!l->place) l->place = arena_alloc(l->arena, sizeof(GtTensorPlace) * (size_t)g->ntensors);
-  GtTensorPlace *pl = l->place;
+int lower_fill_placement(GsLowered *l) {
+  GsGraph *g = l->graph;
+  const GsArch *a = l->arch;
+  if (!l->place) l->place = arena_alloc(l->arena, sizeof(GsTensorPlace) * (size_t)g->ntensors);
+  GsTensorPlace *pl = l->place;
   int *kof = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
   for (int o = 0; o < g->nops; o++) kof[o] = -1;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
+    GsKernel *k = &l->kernels[ki];
     for (int i = 0; i < k->nops; i++) kof[k->ops[i]] = ki;
-    k->split_clusters = kernel_split_clusters(l, k);
+    k->split_clusters = lower_kernel_split_clusters(l, k);
   }
   for (int t = 0; t < g->ntensors; t++) {
     pl[t].level = LVL_DDR;
@@ -345,7 +361,7 @@ int fill_placement(GtLowered *l) {
     pl[t].gb_offset = 0;
   }
   for (int o = 0; o < g->nops; o++) {
-    const GtOp *op = &g->ops[o];
+    const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) {
       pl[op->out[0]].alias_of = root_tensor(g, op->in[0]);
       continue;
@@ -353,7 +369,7 @@ int fill_placement(GtLowered *l) {
     for (int j = 0; j < op->nout; j++) pl[op->out[j]].kernel = kof[o];
   }
   for (int o = 0; o < g->nops; o++) {
-    const GtOp *op = &g->ops[o];
+    const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) continue;
     for (int i = 0; i < op->nin; i++) {
       int r = root_tensor(g, op->in[i]);
@@ -362,7 +378,7 @@ int fill_placement(GtLowered *l) {
   }
   /* fused intermediates: produced and consumed inside one kernel */
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
+    GsKernel *k = &l->kernels[ki];
     for (int i = 0; i + 1 < k->nops; i++) pl[g->ops[k->ops[i]].out[0]].level = LVL_LB;
   }
   for (int t = 0; t < g->ntensors; t++)
@@ -370,20 +386,20 @@ int fill_placement(GtLowered *l) {
   /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
   /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
    * of kernel k1+1 (lower_emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
-  GtIvl blocks;
-  fill_gb_split(l);
+  GsIvl blocks;
+  lower_fill_gb_split(l);
   int64_t gb_cap = l->gb_tensor_bytes;
   ivl_init(&blocks, 0, gb_cap, 64, IVL_BOTTOM_UP);
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
     for (int t = 0; t < g->ntensors; t++) {
-      GtTensorPlace *p = &pl[t];
-      const GtTensor *x = &g->tensors[t];
+      GsTensorPlace *p = &pl[t];
+      const GsTensor *x = &g->tensors[t];
       if (p->level != LVL_DDR || p->kernel < 0 || p->last_kernel < 0 || is_graph_output(g, t))
         continue;
       if (x->ndim == 0 || x->dim[0] % g->batch != 0) continue;
       int ok = l->kernels[p->kernel].split_clusters || a->nclusters == 1;
       for (int o = 0; o < g->nops && ok; o++) {
-        const GtOp *op = &g->ops[o];
+        const GsOp *op = &g->ops[o];
         if (op->kind == OP_RESHAPE) {
           if (root_tensor(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
           continue;
@@ -391,12 +407,12 @@ int fill_placement(GtLowered *l) {
         for (int i = 0; i < op->nin; i++)
           if (root_tensor(g, op->in[i]) == t) {
             if (a->nclusters > 1 && !l->kernels[kof[o]].split_clusters) ok = 0;
-            if (op_input_whole(g, o, i)) ok = 0;
+            if (lower_op_input_whole(g, o, i)) ok = 0;
             if (op->kind == OP_MATMUL && i == 1) ok = 0; /* b may broadcast across samples */
           }
       }
       if (!ok) continue;
-      int64_t share = tensor_bytes(x) / g->batch * cluster_share_samples(l);
+      int64_t share = graph_tensor_bytes(x) / g->batch * cluster_share_samples(l);
       int64_t off = ivl_alloc(&blocks, share, p->kernel - 1, p->last_kernel, t);
       if (off < 0) continue;
       p->level = LVL_GB;
@@ -422,37 +438,37 @@ int lower_step_parse(const char *s, LowerStep *out) {
     }
   return -1;
 }
-int lower_step_runs(GtSchedKind k, LowerStep s) {
+int lower_step_runs(GsSchedKind k, LowerStep s) {
   if ((unsigned)s >= LOWER_NSTEPS) return 0;
   return k == SCHED_GRAPHTURBO || (s != LOWER_SLICES && s != LOWER_STAGING);
 }
 
-/* fill_placement and fill_tiling, each checked (tvm, astitch; also their re-run for a smaller
- * last iteration). */
-static int place_and_tile(GtLowered *l, LowerStep stop, GtDiag *d) {
-  if (fill_placement(l)) return -1;
+/* lower_fill_placement and lower_fill_tiling, each checked (tvm, astitch; also their re-run for
+ * a smaller last iteration). */
+static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
+  if (lower_fill_placement(l)) return -1;
   lower_check_step(l, LOWER_PLACEMENT);
   if (stop == LOWER_PLACEMENT) return 0;
-  if (fill_tiling(l, d)) return -1;
+  if (lower_fill_tiling(l, d)) return -1;
   lower_check_step(l, LOWER_TILING);
   return 0;
 }
 
 /* Steps 1-4 (lower.h) up to and including `stop`, each followed by its checker. */
-static int plan(GtLowered *l, LowerStep stop, GtDiag *d) {
+static int plan(GsLowered *l, LowerStep stop, GsDiag *d) {
   if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, stop, d);
-  if (l->opt.sched == SCHED_TVM) group_kernels_tvm(l);
-  else group_kernels_astitch(l);
+  if (l->opt.sched == SCHED_TVM) lower_group_kernels_tvm(l);
+  else lower_group_kernels_astitch(l);
   lower_check_step(l, LOWER_KERNELS);
   if (stop == LOWER_KERNELS) return 0;
-  if (fill_kernel_units(l, d)) return -1;
+  if (lower_fill_kernel_units(l, d)) return -1;
   lower_check_step(l, LOWER_UNITS);
   if (stop == LOWER_UNITS) return 0;
   return place_and_tile(l, stop, d);
 }
 
 /* Drops the plan (everything in the arena) before planning again. */
-static void plan_reset(GtLowered *l) {
+static void plan_reset(GsLowered *l) {
   arena_free(l->arena);
   l->arena = arena_new();
   l->place = NULL;
@@ -464,20 +480,20 @@ static void plan_reset(GtLowered *l) {
 }
 
 /* Bytes one iteration keeps in DDR: its DDR tensors and every op's weights. */
-static int64_t iteration_ddr_bytes(const GtLowered *l) {
-  const GtGraph *g = l->graph;
+static int64_t iteration_ddr_bytes(const GsLowered *l) {
+  const GsGraph *g = l->graph;
   int64_t foot = 0;
   for (int t = 0; t < g->ntensors; t++)
-    if (l->place[t].level == LVL_DDR) foot += tensor_bytes(&g->tensors[t]);
-  for (int op = 0; op < g->nops; op++) foot += op_weight_bytes(g, op);
+    if (l->place[t].level == LVL_DDR) foot += graph_tensor_bytes(&g->tensors[t]);
+  for (int op = 0; op < g->nops; op++) foot += lower_op_weight_bytes(g, op);
   return foot;
 }
 
 /* Iterations: each processes P samples per cluster (P·D in all, the last one the rest). When
  * --batch-per-cluster is not given, P is the whole share unless one iteration's DDR footprint
  * exceeds the DDR capacity; then P halves until it fits. Leaves the first iteration's plan. */
-static int size_iterations(GtLowered *l, GtDiag *d) {
-  const GtLowerOptions *o = &l->opt;
+static int size_iterations(GsLowered *l, GsDiag *d) {
+  const GsLowerOptions *o = &l->opt;
   int64_t B = l->batch, D = l->arch->nclusters, share = ceil_div64(B, D);
   int64_t P = o->batch_per_cluster > 0 ? min64(o->batch_per_cluster, share) : share;
   for (;;) {
@@ -496,15 +512,15 @@ static int size_iterations(GtLowered *l, GtDiag *d) {
 
 /* Weights, whole-batch inputs and outputs live in DDR for the whole run: a user error when
  * they do not fit. */
-static int check_ddr_fixed(const GtLowered *l, GtDiag *d) {
-  const GtGraph *g = l->graph;
-  const GtArch *a = l->arch;
+static int check_ddr_fixed(const GsLowered *l, GsDiag *d) {
+  const GsGraph *g = l->graph;
+  const GsArch *a = l->arch;
   int64_t B = l->batch, fixed = 0;
-  for (int op = 0; op < g->nops; op++) fixed += op_weight_bytes(g, op);
+  for (int op = 0; op < g->nops; op++) fixed += lower_op_weight_bytes(g, op);
   for (int i = 0; i < g->ninputs; i++)
-    fixed += tensor_bytes(&g->tensors[g->inputs[i]]) / g->batch * B;
+    fixed += graph_tensor_bytes(&g->tensors[g->inputs[i]]) / g->batch * B;
   for (int i = 0; i < g->noutputs; i++)
-    fixed += tensor_bytes(&g->tensors[g->outputs[i]]) / g->batch * B;
+    fixed += graph_tensor_bytes(&g->tensors[g->outputs[i]]) / g->batch * B;
   if (fixed <= a->ddr_capacity_bytes) return 0;
   diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
              "model '%s' needs %lld bytes of DDR for its weights, inputs and outputs at "
@@ -514,8 +530,8 @@ static int check_ddr_fixed(const GtLowered *l, GtDiag *d) {
 }
 
 /* Step 5 once per iteration; a smaller last iteration binds the batch again and re-plans. */
-static int emit_iterations(GtLowered *l, GtDiag *d) {
-  GtGraph *g = l->graph;
+static int emit_iterations(GsLowered *l, GsDiag *d) {
+  GsGraph *g = l->graph;
   int64_t done = 0, B = l->batch, PD = l->per_cluster * l->arch->nclusters;
   for (int it = 0; it < l->iterations; it++) {
     int64_t bit = min64(B - done, PD);
@@ -533,17 +549,17 @@ static int emit_iterations(GtLowered *l, GtDiag *d) {
 
 /* Peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
  * program uses on it (a MAC or a vector lane-op is 2 FLOP). */
-static double peak_flops(const GtLowered *l) {
-  const GtArch *a = l->arch;
+static double peak_flops(const GsLowered *l) {
+  const GsArch *a = l->arch;
   double peak = 0;
   for (int ck = 0; ck < a->ncore_kinds; ck++)
     for (int i = 0; i < a->core_kinds[ck].nunits; i++) {
-      const GtUnitKind *u = &a->units[a->core_kinds[ck].unit[i]];
+      const GsUnitKind *u = &a->units[a->core_kinds[ck].unit[i]];
       double best = 0;
       for (int ki = 0; ki < l->nkernels; ki++) {
-        GtDtype ds[2] = {l->kernels[ki].cdt_head, l->kernels[ki].cdt_tail};
+        GsDtype ds[2] = {l->kernels[ki].cdt_head, l->kernels[ki].cdt_tail};
         for (int j = 0; j < 2; j++) {
-          double m = (u->caps & CAP_MATRIX) ? 2 * unit_macs_per_cycle(u, ds[j]) : 0;
+          double m = (u->caps & CAP_MATRIX) ? 2 * arch_unit_macs_per_cycle(u, ds[j]) : 0;
           double v = (u->caps & CAP_VECTOR) ? 2.0 * u->lanes[ds[j]] : 0;
           if (m > best) best = m;
           if (v > best) best = v;
@@ -556,18 +572,18 @@ static double peak_flops(const GtLowered *l) {
 
 /* The report's totals at the whole batch: FLOPs, compulsory and moved DDR bytes, peak FLOP/s,
  * op outputs by level (Table 3). */
-static int report_totals(GtLowered *l, GtDiag *d) {
-  GtGraph *g = l->graph;
+static int report_totals(GsLowered *l, GsDiag *d) {
+  GsGraph *g = l->graph;
   if (g->batch != l->batch && graph_infer(g, l->batch, d)) return -1;
   l->total_flops = 0;
   l->compulsory_ddr_bytes = 0;
   for (int op = 0; op < g->nops; op++) {
-    GtOpCost c = graph_op_cost(g, op);
+    GsOpCost c = graph_op_cost(g, op);
     l->total_flops += c.flops;
-    l->compulsory_ddr_bytes += op_compulsory_weight_bytes(g, op);
+    l->compulsory_ddr_bytes += lower_op_compulsory_weight_bytes(g, op);
   }
-  for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->inputs[i]]);
-  for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += tensor_bytes(&g->tensors[g->outputs[i]]);
+  for (int i = 0; i < g->ninputs; i++) l->compulsory_ddr_bytes += graph_tensor_bytes(&g->tensors[g->inputs[i]]);
+  for (int i = 0; i < g->noutputs; i++) l->compulsory_ddr_bytes += graph_tensor_bytes(&g->tensors[g->outputs[i]]);
   l->peak_flops = peak_flops(l);
   l->outputs_ddr = l->outputs_gb = l->outputs_lb = 0;
   for (int t = 0; t < g->ntensors; t++) {
@@ -587,45 +603,45 @@ static int report_totals(GtLowered *l, GtDiag *d) {
   return 0;
 }
 
-static GtLowered *lowered_new(GtGraph *g, const GtArch *a, const GtLowerOptions *o) {
-  GtLowered *l = calloc(1, sizeof *l);
+static GsLowered *lowered_new(GsGraph *g, const GsArch *a, const GsLowerOptions *o) {
+  GsLowered *l = calloc(1, sizeof *l);
   if (!l) die("out of memory");
   l->arena = arena_new();
   l->arch = a;
   l->graph = g;
   l->opt = *o;
   l->batch = o->batch > 0 ? o->batch : (g->default_batch > 0 ? g->default_batch : 1);
-  l->prog = program_new();
+  l->prog = prog_new();
   return l;
 }
 
-GtLowered *lower_run(GtGraph *g, const GtArch *a, const GtLowerOptions *o, GtDiag *d) {
-  GtLowered *l = lowered_new(g, a, o);
+GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDiag *d) {
+  GsLowered *l = lowered_new(g, a, o);
   if (size_iterations(l, d) || check_ddr_fixed(l, d) || emit_iterations(l, d) ||
       report_totals(l, d)) {
-    lowered_free(l);
+    lower_free(l);
     return NULL;
   }
   return l;
 }
 
-GtLowered *lower_plan(GtGraph *g, const GtArch *a, const GtLowerOptions *o, LowerStep stop,
-                      GtDiag *d) {
-  gt_assert(lower_step_runs(o->sched, stop));
-  GtLowered *l = lowered_new(g, a, o);
+GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, LowerStep stop,
+                      GsDiag *d) {
+  gs_assert(lower_step_runs(o->sched, stop));
+  GsLowered *l = lowered_new(g, a, o);
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
   plan_reset(l);
   if (plan(l, stop, d)) goto fail;
   return l;
 fail:
-  lowered_free(l);
+  lower_free(l);
   return NULL;
 }
 
-void lowered_free(GtLowered *l) {
+void lower_free(GsLowered *l) {
   if (!l) return;
   emit_free(l);
-  program_free(l->prog);
+  prog_free(l->prog);
   arena_free(l->arena);
   free(l);
 }

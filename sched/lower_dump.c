@@ -9,7 +9,7 @@
 
 #include <inttypes.h>
 
-static const char *op_label(const GtGraph *g, int op) {
+static const char *op_label(const GsGraph *g, int op) {
   return g->ops[op].name ? g->ops[op].name : g->tensors[g->ops[op].out[0]].name;
 }
 
@@ -22,10 +22,10 @@ static const char *lvl(int level) {
   }
 }
 
-static void header(FILE *out, const GtLowered *l, LowerStep after) {
-  const GtGraph *g = l->graph;
+static void header(FILE *out, const GsLowered *l, LowerStep after) {
+  const GsGraph *g = l->graph;
   fprintf(out, "# lowering after %s: model %s, strategy %s", lower_step_name(after),
-          g->name ? g->name : "?", sched_name(l->opt.sched));
+          g->name ? g->name : "?", lower_sched_name(l->opt.sched));
   if (l->opt.sched == SCHED_GRAPHTURBO) fprintf(out, ":%s", gt_ladder_name(l->opt.gt_level));
   fprintf(out, ", config %s\n", l->arch->name ? l->arch->name : "?");
   fprintf(out, "# batch %" PRId64 " (%" PRId64 " per cluster per iteration, %d iterations), %d kernels\n",
@@ -36,11 +36,11 @@ static void header(FILE *out, const GtLowered *l, LowerStep after) {
   for (int i = 0; i < l->nnotes; i++) fprintf(out, "# note: %s\n", l->notes[i]);
 }
 
-static void print_ops(FILE *out, const GtLowered *l, const GtKernel *k) {
-  const GtGraph *g = l->graph;
+static void print_ops(FILE *out, const GsLowered *l, const GsKernel *k) {
+  const GsGraph *g = l->graph;
   fputs(" ops=", out);
   for (int i = 0; i < k->nops; i++)
-    fprintf(out, "%s%s:%s", i ? "," : "", op_label(g, k->ops[i]), opkind_name(g->ops[k->ops[i]].kind));
+    fprintf(out, "%s%s:%s", i ? "," : "", op_label(g, k->ops[i]), graph_opkind_name(g->ops[k->ops[i]].kind));
   if (l->opt.sched != SCHED_GRAPHTURBO) return;
   if (l->ninsts == 0) {
     fprintf(out, " group=g%d", l->op_group[k->head]);
@@ -52,25 +52,25 @@ static void print_ops(FILE *out, const GtLowered *l, const GtKernel *k) {
   else fputs(" samples=all", out);
 }
 
-static void print_units(FILE *out, const GtLowered *l, const GtKernel *k) {
-  const GtCoreKind *ck = &l->arch->core_kinds[k->core_kind];
+static void print_units(FILE *out, const GsLowered *l, const GsKernel *k) {
+  const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
   fprintf(out, " core=%s units=", ck->name);
   if (k->unit_head < Q_UNIT0) {
     fputs("dma", out);
     return;
   }
-  fprintf(out, "%s:%s", l->arch->units[ck->unit[k->unit_head - Q_UNIT0]].name, dtype_name(k->cdt_head));
+  fprintf(out, "%s:%s", l->arch->units[ck->unit[k->unit_head - Q_UNIT0]].name, arch_dtype_name(k->cdt_head));
   if (k->nops > 1)
-    fprintf(out, ",%s:%s", l->arch->units[ck->unit[k->unit_tail - Q_UNIT0]].name, dtype_name(k->cdt_tail));
+    fprintf(out, ",%s:%s", l->arch->units[ck->unit[k->unit_tail - Q_UNIT0]].name, arch_dtype_name(k->cdt_tail));
 }
 
 /* tvm/astitch: the last op's outputs, where they live and their last reader. */
-static void print_outputs(FILE *out, const GtLowered *l, const GtKernel *k, int ki) {
-  const GtGraph *g = l->graph;
-  const GtOp *o = &g->ops[k->ops[k->nops - 1]];
+static void print_outputs(FILE *out, const GsLowered *l, const GsKernel *k, int ki) {
+  const GsGraph *g = l->graph;
+  const GsOp *o = &g->ops[k->ops[k->nops - 1]];
   fputs(" out=", out);
   for (int j = 0; j < o->nout; j++) {
-    const GtTensorPlace *p = &l->place[o->out[j]];
+    const GsTensorPlace *p = &l->place[o->out[j]];
     fprintf(out, "%s%s@%s", j ? "," : "", g->tensors[o->out[j]].name, lvl(p->level));
     if (p->level == LVL_GB) fprintf(out, "+%" PRId64, p->gb_offset);
     if (p->last_kernel > ki) fprintf(out, "..k%d", p->last_kernel);
@@ -78,8 +78,8 @@ static void print_outputs(FILE *out, const GtLowered *l, const GtKernel *k, int 
 }
 
 /* graphturbo: the kernel's slices, where they live (before placement: where they want to). */
-static void print_slices(FILE *out, const GtLowered *l, const GtKernel *k, LowerStep after) {
-  const GtGraph *g = l->graph;
+static void print_slices(FILE *out, const GsLowered *l, const GsKernel *k, LowerStep after) {
+  const GsGraph *g = l->graph;
   fputs(" out=", out);
   for (int j = 0; j < k->nslices; j++) {
     const GtSlice *s = &l->slices[k->slice0 + j];
@@ -91,8 +91,8 @@ static void print_slices(FILE *out, const GtLowered *l, const GtKernel *k, Lower
 }
 
 /* graphturbo: the blocks level full adds in the GB around the kernel. */
-static void print_staging(FILE *out, const GtLowered *l, const GtKernel *k) {
-  const GtGraph *g = l->graph;
+static void print_staging(FILE *out, const GsLowered *l, const GsKernel *k) {
+  const GsGraph *g = l->graph;
   for (int j = 0; j < k->nslices; j++) {
     const GtSlice *s = &l->slices[k->slice0 + j];
     if (s->level == LVL_DDR && s->drain_end >= 0)
@@ -106,7 +106,7 @@ static void print_staging(FILE *out, const GtLowered *l, const GtKernel *k) {
   if (k->w_chunks > 0) fprintf(out, "/%d", k->w_chunks);
 }
 
-static void print_tiles(FILE *out, const GtLowered *l, const GtKernel *k) {
+static void print_tiles(FILE *out, const GsLowered *l, const GsKernel *k) {
   fprintf(out, " cores=%dx%d", k->pr, k->pc);
   int64_t need = lower_tile_need(l, k);
   if (need == 0) {
@@ -116,15 +116,15 @@ static void print_tiles(FILE *out, const GtLowered *l, const GtKernel *k) {
   fprintf(out, " tile=%" PRId64 "x%" PRId64 "x%" PRId64 " order=%s w=%s%s", k->tr, k->tc, k->tk,
           k->cols_outer ? "cols" : "rows", k->w_resident ? "resident" : "streamed",
           k->w_via_gb ? ",gb" : "");
-  fprintf(out, " need=%" PRId64 " budget=%" PRId64 " est=%.0f/%.0f", need, kernel_tile_budget(l, k),
-          k->est_ddr_cycles, k->est_compute_cycles);
+  fprintf(out, " need=%" PRId64 " budget=%" PRId64 " est=%.0f/%.0f", need,
+          lower_kernel_tile_budget(l, k), k->est_ddr_cycles, k->est_compute_cycles);
 }
 
-void lower_dump(FILE *out, const GtLowered *l, LowerStep after) {
+void lower_dump(FILE *out, const GsLowered *l, LowerStep after) {
   header(out, l, after);
   int gt = l->opt.sched == SCHED_GRAPHTURBO;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     fprintf(out, "k%d", ki);
     print_ops(out, l, k);
     if (after >= LOWER_UNITS) print_units(out, l, k);

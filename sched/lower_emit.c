@@ -14,37 +14,32 @@
  * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
  * set-up barrier. GB tensors (astitch) are allocated by each cluster's coordinator queue at the
  * end of the kernel before their producer and freed at the start of the kernel after their last
- * reader (the interval rule of fill_placement). LB regions live for one kernel.
+ * reader (the interval rule of lower_fill_placement). LB regions live for one kernel.
  * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
  * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
  * taken with no free in between follow each other); the DDR allocator's peak is
- * ddr_peak_bytes. GB tensors keep the offsets fill_placement gave them.
+ * ddr_peak_bytes. GB tensors keep the offsets lower_fill_placement gave them.
  */
 #include "lower_emit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static GtQueue *Q(Emit *e, int qi) { return &e->p->queues[qi]; }
-int core_q(Emit *e, int c, int core, int slot) {
+static GsQueue *Q(Emit *e, int qi) { return &e->p->queues[qi]; }
+int emit_core_q(Emit *e, int c, int core, int slot) {
   return e->s->qidx[((size_t)c * (size_t)e->s->ncores + (size_t)core) * (size_t)e->s->qpc + (size_t)slot];
-}
-int core_base(const GtArch *a, int kind) {
-  int b = 0;
-  for (int i = 0; i < kind; i++) b += a->core_kinds[i].count;
-  return b;
 }
 
 /* ---- instruction helpers ---- */
 
-GtInst *e_inst(Emit *e, int qi, GtOpcode op) {
-  GtInst *in = program_emit(Q(e, qi));
+GsInst *emit_inst(Emit *e, int qi, GsOpcode op) {
+  GsInst *in = prog_emit(Q(e, qi));
   in->op = (uint8_t)op;
   return in;
 }
-void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t off,
+void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
                     int64_t bytes, uint32_t init) {
-  GtInst *in = e_inst(e, qi, I_ALLOC);
+  GsInst *in = emit_inst(e, qi, I_ALLOC);
   in->sub = (uint8_t)lvl;
   in->r[0] = r;
   in->t[0] = init;
@@ -53,37 +48,37 @@ void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t
   inst_alloc_set_offset(in, off);
   inst_alloc_set_bytes(in, bytes);
 }
-void e_free(Emit *e, int qi, uint32_t r) {
-  GtInst *in = e_inst(e, qi, I_FREE);
+void emit_free_region(Emit *e, int qi, uint32_t r) {
+  GsInst *in = emit_inst(e, qi, I_FREE);
   in->r[0] = r;
 }
 /* Queue-to-queue hand-over: a flag between queues of one core; a cluster semaphore (one id per
  * waiting queue and flag) when a side is a cluster DMA queue serving a core without DMA. */
 enum { SEM_FLAG_BASE = 1 << 20 };
 static int64_t sem_id(int qi, int flag) { return SEM_FLAG_BASE + (int64_t)qi * 4 + flag; }
-void e_signal(Emit *e, int from, int to, int to_slot, int flag) {
+void emit_signal(Emit *e, int from, int to, int to_slot, int flag) {
   if (e->s->qsem[from] || e->s->qsem[to]) {
-    GtInst *in = e_inst(e, from, I_SEMPOST);
+    GsInst *in = emit_inst(e, from, I_SEMPOST);
     in->sub = SCOPE_CLUSTER;
     inst_sempost_set_id(in, sem_id(to, flag));
     return;
   }
-  GtInst *in = e_inst(e, from, I_SIGNAL);
+  GsInst *in = emit_inst(e, from, I_SIGNAL);
   in->sub = (uint8_t)to_slot;
   inst_signal_set_flag(in, flag);
 }
-void e_wait(Emit *e, int qi, int flag) {
+void emit_wait(Emit *e, int qi, int flag) {
   if (e->s->qsem[qi]) {
-    GtInst *in = e_inst(e, qi, I_SEMWAIT);
+    GsInst *in = emit_inst(e, qi, I_SEMWAIT);
     in->sub = SCOPE_CLUSTER;
     inst_semwait_set_id(in, sem_id(qi, flag));
     return;
   }
-  GtInst *in = e_inst(e, qi, I_WAIT);
+  GsInst *in = emit_inst(e, qi, I_WAIT);
   inst_wait_set_flag(in, flag);
 }
-void e_sem(Emit *e, int qi, GtOpcode op, int64_t id) {
-  GtInst *in = e_inst(e, qi, op);
+void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id) {
+  GsInst *in = emit_inst(e, qi, op);
   in->sub = SCOPE_CLUSTER;
   if (op == I_SEMPOST) inst_sempost_set_id(in, id);
   else inst_semwait_set_id(in, id);
@@ -96,12 +91,12 @@ void e_sem(Emit *e, int qi, GtOpcode op, int64_t id) {
  * frees the region), so a copy staged ahead for the next layer never holds up this one's end.
  * The same holds for the drain queues (lower_emit_gt.c). */
 static int joins_barriers(Emit *e, int qi) {
-  const GtQueue *q = &e->p->queues[qi];
+  const GsQueue *q = &e->p->queues[qi];
   return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 ||
          (e->s->cdma[q->cluster] != qi && e->s->ddma[q->cluster] != qi);
 }
 
-static void e_barrier(Emit *e, GtScope scope) {
+static void emit_barrier(Emit *e, GsScope scope) {
   int chip = 0, *cl = e->s->qcl_barrier;
   for (int c = 0; c < e->s->nclusters; c++) cl[c] = 0;
   for (int qi = 0; qi < e->p->nqueues; qi++)
@@ -111,7 +106,7 @@ static void e_barrier(Emit *e, GtScope scope) {
     }
   for (int qi = 0; qi < e->p->nqueues; qi++) {
     if (!joins_barriers(e, qi)) continue;
-    GtInst *in = e_inst(e, qi, I_BARRIER);
+    GsInst *in = emit_inst(e, qi, I_BARRIER);
     in->sub = (uint8_t)scope;
     inst_barrier_set_id(in, scope == SCOPE_CHIP ? 0 : 1);
     inst_barrier_set_count(in, scope == SCOPE_CHIP ? chip : cl[e->p->queues[qi].cluster]);
@@ -124,36 +119,36 @@ static void e_barrier(Emit *e, GtScope scope) {
  * shares data across clusters and is fenced by chip barriers on both sides. An iteration ends
  * with a chip barrier: its DDR is freed and the next one's allocated by cluster 0's queue. */
 static int needs_chip(Emit *e, int ki) {
-  const GtKernel *k = &e->l->kernels[ki];
+  const GsKernel *k = &e->l->kernels[ki];
   if (!k->split_clusters && e->a->nclusters > 1) return 1;
   for (int j = 0; j < k->nops; j++)
     for (int i = 0; i < e->g->ops[k->ops[j]].nin; i++)
-      if (op_input_whole(e->g, k->ops[j], i) && e->g->tensors[e->g->ops[k->ops[j]].in[i]].producer >= 0)
+      if (lower_op_input_whole(e->g, k->ops[j], i) && e->g->tensors[e->g->ops[k->ops[j]].in[i]].producer >= 0)
         return 1;
   return 0;
 }
-static GtScope barrier_after(Emit *e, int ki) {
+static GsScope barrier_after(Emit *e, int ki) {
   if (e->l->opt.sched != SCHED_GRAPHTURBO || ki == e->l->nkernels - 1) return SCOPE_CHIP;
   if (needs_chip(e, ki) || (ki + 1 < e->l->nkernels && needs_chip(e, ki + 1))) return SCOPE_CHIP;
   return SCOPE_CLUSTER;
 }
 
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
-void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr,
-                  uint32_t st, const GtSpan *ss) {
+void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                  uint32_t st, const GsSpan *ss) {
   if (ss->rows > 1 && ss->stride == 0) {
     /* the same source row every time (a one-row embedding table): a mov's stride 0 means a
      * row's length, so one mov per row */
-    gt_assert(ss->planes <= 1 && ds->planes <= 1);
+    gs_assert(ss->planes <= 1 && ds->planes <= 1);
     for (int64_t r = 0; r < ss->rows; r++) {
-      GtSpan s1 = {ss->off, ss->row_bytes, 1, ss->row_bytes, 1, ss->row_bytes};
-      GtSpan d1 = {ds->off + r * (ds->stride ? ds->stride : ds->row_bytes), ds->row_bytes, 1,
+      GsSpan s1 = {ss->off, ss->row_bytes, 1, ss->row_bytes, 1, ss->row_bytes};
+      GsSpan d1 = {ds->off + r * (ds->stride ? ds->stride : ds->row_bytes), ds->row_bytes, 1,
                    ds->row_bytes, 1, ds->row_bytes};
-      e_mov(e, qi, dr, dt, &d1, sr, st, &s1);
+      emit_mov(e, qi, dr, dt, &d1, sr, st, &s1);
     }
     return;
   }
-  GtInst *in = e_inst(e, qi, I_MOV);
+  GsInst *in = emit_inst(e, qi, I_MOV);
   in->r[0] = dr;
   in->t[0] = dt;
   in->r[1] = sr;
@@ -167,11 +162,11 @@ void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t
   inst_mov_set_planes(in, ss->planes);
   inst_mov_set_src_pstride(in, ss->pstride);
   inst_mov_set_dst_pstride(in, ds->pstride);
-  gt_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
+  gs_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
 }
 /* A contiguous local pattern with the same shape as `s`, at offset 0. */
-GtSpan local_of(const GtSpan *s) {
-  GtSpan d = *s;
+GsSpan emit_local_of(const GsSpan *s) {
+  GsSpan d = *s;
   d.off = 0;
   d.stride = s->row_bytes;
   d.pstride = s->row_bytes * s->rows;
@@ -180,30 +175,17 @@ GtSpan local_of(const GtSpan *s) {
 
 /* ---- where tensors live ---- */
 
-int root(const GtGraph *g, int t) {
-  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
-    t = g->ops[g->tensors[t].producer].in[0];
-  return t;
-}
-
-int64_t share(const Emit *e) { return ceil_div64(e->g->batch, e->a->nclusters); }
-
-/* Bytes per sample of a batch-major tensor, 0 if it is not batch-major. */
-int64_t per_sample(const GtGraph *g, int t) {
-  const GtTensor *x = &g->tensors[t];
-  if (x->ndim == 0 || x->dim[0] % g->batch != 0) return 0;
-  return tensor_bytes(x) / g->batch;
-}
+int64_t emit_share(const Emit *e) { return ceil_div64(e->g->batch, e->a->nclusters); }
 
 
 /* The pieces of tensor t produced by its kernel, restricted to cluster `only` (-1: all). */
 static PieceList make_pieces(Emit *e, int t, int only) {
-  GtLowered *l = e->l;
-  const GtKernel *k = &l->kernels[l->place[t].kernel];
+  GsLowered *l = e->l;
+  const GsKernel *k = &l->kernels[l->place[t].kernel];
   int64_t rows, rps;
-  kernel_rows(e, k, &rows, &rps);
-  int64_t rb = tensor_bytes(&e->g->tensors[t]) / rows;
-  gt_assert(rb * rows == tensor_bytes(&e->g->tensors[t]));
+  emit_kernel_rows(e, k, &rows, &rps);
+  int64_t rb = graph_tensor_bytes(&e->g->tensors[t]) / rows;
+  gs_assert(rb * rows == graph_tensor_bytes(&e->g->tensors[t]));
   PieceList pl;
   pl.n = 0;
   pl.p = arena_alloc(l->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr));
@@ -211,7 +193,7 @@ static PieceList make_pieces(Emit *e, int t, int only) {
     if (only >= 0 && c != only) continue;
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       Piece *x = &pl.p[pl.n++];
       memset(x, 0, sizeof *x);
@@ -223,12 +205,12 @@ static PieceList make_pieces(Emit *e, int t, int only) {
 }
 
 static const PieceList *pieces_of(Emit *e, int t, int c) {
-  int r = root(e->g, t);
+  int r = graph_root(e->g, t);
   size_t at = (size_t)r * (size_t)e->s->nclusters + (size_t)c;
   const PieceList *pl;
   if (e->l->opt.sched == SCHED_GRAPHTURBO && e->g->tensors[r].producer >= 0) pl = &e->s->sl[at];
   else pl = e->l->place[r].level == LVL_GB ? &e->s->gb[at] : &e->s->ddr[r];
-  gt_assert(pl->n > 0);
+  gs_assert(pl->n > 0);
   return pl;
 }
 
@@ -240,11 +222,11 @@ static const Piece *piece_at(const PieceList *pl, int64_t off) {
     if (pl->p[mid].lo <= off) lo = mid;
     else hi = mid - 1;
   }
-  gt_assert(pl->p[lo].lo <= off && off < pl->p[lo].hi);
+  gs_assert(pl->p[lo].lo <= off && off < pl->p[lo].hi);
   return &pl->p[lo];
 }
 
-static void count_ddr(GtKernel *k, int level, int64_t bytes, int write) {
+static void count_ddr(GsKernel *k, int level, int64_t bytes, int write) {
   if (level != LVL_DDR) return;
   if (write) k->ddr_write += bytes;
   else k->ddr_read += bytes;
@@ -262,7 +244,7 @@ static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *le
 /* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
  * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
  * cut). Returns the bytes loaded. */
-void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t dreg,
+void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
                          uint32_t dtile, int64_t dst_off) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
@@ -271,12 +253,12 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
   int lvl;
   if (s->off + ext <= first->hi) {
     reg = piece_src(first, &tile, &base, &lvl);
-    GtSpan src = *s, dst = *s;
+    GsSpan src = *s, dst = *s;
     src.off = s->off - first->lo + base;
     dst.off = dst_off;
     dst.stride = s->row_bytes;
     dst.pstride = s->row_bytes * s->rows;
-    e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+    emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
     count_ddr(k, lvl, span_bytes(s), 0);
     return;
   }
@@ -291,9 +273,9 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
         int64_t n = 1;
         while (r + n < s->rows && o + n * s->stride + s->row_bytes <= pc->hi) n++;
         reg = piece_src(pc, &tile, &base, &lvl);
-        GtSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
-        GtSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
-        e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+        GsSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
+        GsSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
+        emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
         count_ddr(k, lvl, n * s->row_bytes, 0);
         local += n * s->row_bytes;
         r += n;
@@ -304,9 +286,9 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
           const Piece *q = piece_at(pl, o + b);
           int64_t len = min64(s->row_bytes - b, q->hi - (o + b));
           reg = piece_src(q, &tile, &base, &lvl);
-          GtSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
-          GtSpan dst = {local, len, 1, len, 1, len};
-          e_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
+          GsSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
+          GsSpan dst = {local, len, 1, len, 1, len};
+          emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
           count_ddr(k, lvl, len, 0);
           local += len;
           b += len;
@@ -319,21 +301,21 @@ void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, u
 
 /* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
  * piece of the storing core (in its GB block when the piece drains, lower_emit_gt.c). */
-void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
+void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
                        uint32_t stile) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
-  gt_assert(s->off + span_extent(s) <= pc->hi);
-  GtSpan dst = *s, src = *s;
+  gs_assert(s->off + span_extent(s) <= pc->hi);
+  GsSpan dst = *s, src = *s;
   dst.off = s->off - pc->lo + (pc->dreg ? 0 : pc->base);
   src.off = 0;
   src.stride = s->row_bytes;
   src.pstride = s->row_bytes * s->rows;
   if (pc->dreg) { /* a drain: into its GB block; the cluster's drain queue copies it on */
-    e_mov(e, qi, pc->dreg, pc->dtile, &dst, sreg, stile, &src);
+    emit_mov(e, qi, pc->dreg, pc->dtile, &dst, sreg, stile, &src);
     return;
   }
-  e_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
+  emit_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
   count_ddr(k, pc->level, span_bytes(s), 1);
 }
 
@@ -343,9 +325,9 @@ void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uin
  * (staging: need_cdma; drains and loads ahead: need_ddma). A core without DMA engines (Goya's
  * GEMM core) is served by two cluster DMA queues (1+2j, 2+2j), through semaphores (qsem). */
 static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
-  const GtArch *a = e->a;
-  GtLowered *l = e->l;
-  struct GtEmitState *s = e->s;
+  const GsArch *a = e->a;
+  GsLowered *l = e->l;
+  struct GsEmitState *s = e->s;
   int nodma = 0;
   for (int kind = 0; kind < a->ncore_kinds; kind++)
     if (a->core_kinds[kind].dma_engines == 0) nodma += l->active_cores[kind];
@@ -355,12 +337,12 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
   for (int c = 0; c < s->nclusters; c++) {
     int j = 0;
     for (int kind = 0; kind < a->ncore_kinds; kind++) {
-      const GtCoreKind *ck = &a->core_kinds[kind];
+      const GsCoreKind *ck = &a->core_kinds[kind];
       for (int i = 0; i < l->active_cores[kind]; i++) {
-        int core = core_base(a, kind) + i;
+        int core = arch_core_base(a, kind) + i;
         for (int slot = 0; slot < 2 + ck->nunits; slot++) {
-          if (slot < Q_UNIT0 && ck->dma_engines == 0) program_queue(e->p, c, -1, 1 + 2 * j + slot);
-          else program_queue(e->p, c, core, slot);
+          if (slot < Q_UNIT0 && ck->dma_engines == 0) prog_queue(e->p, c, -1, 1 + 2 * j + slot);
+          else prog_queue(e->p, c, core, slot);
           s->qidx[((size_t)c * (size_t)s->ncores + (size_t)core) * (size_t)s->qpc + (size_t)slot] =
               e->p->nqueues - 1;
         }
@@ -369,12 +351,12 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
     }
     s->cdma[c] = -1;
     if (need_cdma) {
-      program_queue(e->p, c, -1, 0);
+      prog_queue(e->p, c, -1, 0);
       s->cdma[c] = e->p->nqueues - 1;
     }
     s->ddma[c] = -1;
     if (need_ddma) { /* plan_drains asked for a second engine and no core without DMA */
-      program_queue(e->p, c, -1, 1);
+      prog_queue(e->p, c, -1, 1);
       s->ddma[c] = e->p->nqueues - 1;
     }
   }
@@ -385,42 +367,42 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
       if (a->core_kinds[kind].dma_engines == 0)
         for (int i = 0; i < l->active_cores[kind]; i++)
           for (int slot = 0; slot < 2 + a->core_kinds[kind].nunits; slot++)
-            s->qsem[core_q(e, c, core_base(a, kind) + i, slot)] = 1;
+            s->qsem[emit_core_q(e, c, arch_core_base(a, kind) + i, slot)] = 1;
 }
 
 /* The program-lifetime DDR areas: every op's weights, the graph inputs' whole-batch regions
  * (holding their data from the start; iterations read their samples' part), then an area for
  * each graph output's whole batch, written in pieces. */
 static void setup_ddr(Emit *e) {
-  GtLowered *l = e->l;
-  GtGraph *g = e->g;
-  struct GtEmitState *s = e->s;
+  GsLowered *l = e->l;
+  GsGraph *g = e->g;
+  struct GsEmitState *s = e->s;
   int coord = 0;
   ivl_init(&s->ddr_ivl, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
   for (int op = 0; op < g->nops; op++) {
-    int64_t wb = op_weight_bytes(g, op);
+    int64_t wb = lower_op_weight_bytes(g, op);
     if (!wb) continue;
     char name[160];
     snprintf(name, sizeof name, "w:%s", g->ops[op].name ? g->ops[op].name : g->tensors[g->ops[op].out[0]].name);
-    s->w_reg[op] = program_new_region(e->p, name);
-    s->w_tile[op] = program_new_tile(e->p, name);
-    e_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, wb, -1), wb, s->w_tile[op]);
+    s->w_reg[op] = prog_new_region(e->p, name);
+    s->w_tile[op] = prog_new_tile(e->p, name);
+    emit_alloc(e, coord, s->w_reg[op], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, wb, -1), wb, s->w_tile[op]);
   }
   for (int t = 0; t < g->ntensors; t++) {
     if (g->tensors[t].producer >= 0 || l->place[t].last_kernel < 0) continue;
-    int64_t ps = per_sample(g, t);
-    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[t]);
+    int64_t ps = graph_per_sample(g, t);
+    int64_t bytes = ps ? ps * l->batch : graph_tensor_bytes(&g->tensors[t]);
     char name[160];
     snprintf(name, sizeof name, "t:%s", g->tensors[t].name);
-    s->io_reg[t] = program_new_region(e->p, name);
-    s->io_tile[t] = program_new_tile(e->p, name);
-    e_alloc(e, coord, s->io_reg[t], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, bytes, -1), bytes, s->io_tile[t]);
+    s->io_reg[t] = prog_new_region(e->p, name);
+    s->io_tile[t] = prog_new_tile(e->p, name);
+    emit_alloc(e, coord, s->io_reg[t], LVL_DDR, 0, 0, ivl_take(&s->ddr_ivl, bytes, -1), bytes, s->io_tile[t]);
   }
   for (int i = 0; i < g->noutputs; i++) {
-    int t = root(g, g->outputs[i]);
+    int t = graph_root(g, g->outputs[i]);
     if (g->tensors[t].producer < 0 || s->out_off[t]) continue;
-    int64_t ps = per_sample(g, t);
-    int64_t bytes = ps ? ps * l->batch : tensor_bytes(&g->tensors[t]) * ceil_div64(l->batch, g->batch);
+    int64_t ps = graph_per_sample(g, t);
+    int64_t bytes = ps ? ps * l->batch : graph_tensor_bytes(&g->tensors[t]) * ceil_div64(l->batch, g->batch);
     s->out_off[t] = ivl_take(&s->ddr_ivl, bytes, -1) + 1; /* +1: 0 means "not an output" */
   }
   l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
@@ -428,10 +410,10 @@ static void setup_ddr(Emit *e) {
 
 
 static void setup(Emit *e) {
-  const GtArch *a = e->a;
-  GtLowered *l = e->l;
-  GtGraph *g = e->g;
-  struct GtEmitState *s = arena_alloc(l->arena, sizeof *s);
+  const GsArch *a = e->a;
+  GsLowered *l = e->l;
+  GsGraph *g = e->g;
+  struct GsEmitState *s = arena_alloc(l->arena, sizeof *s);
   l->es = s;
   e->s = s;
   s->nclusters = a->nclusters;
@@ -450,7 +432,7 @@ static void setup(Emit *e) {
   /* active cores per kind: the most any kernel uses */
   int need_cdma = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
+    GsKernel *k = &l->kernels[ki];
     int used = k->pr * k->pc;
     if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
     if (k->w_via_gb) need_cdma = 1;
@@ -468,41 +450,35 @@ static void setup(Emit *e) {
   s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->lb_ivl = arena_alloc(l->arena, sizeof(GtIvl) * nslots / (size_t)s->qpc);
+  s->lb_ivl = arena_alloc(l->arena, sizeof(GsIvl) * nslots / (size_t)s->qpc);
   for (size_t i = 0; i < nslots / (size_t)s->qpc; i++) ivl_init(&s->lb_ivl[i], 0, 0, 64, IVL_BOTTOM_UP);
   setup_ddr(e);
 }
 
 /* ---- iteration start/end: DDR intermediates ---- */
 
-int coord_q(Emit *e, int c) {
+int emit_coord_q(Emit *e, int c) {
   for (int core = 0; core < e->s->ncores; core++) {
-    int q = core_q(e, c, core, Q_DMA_IN);
+    int q = emit_core_q(e, c, core, Q_DMA_IN);
     if (q >= 0) return q;
   }
   die("cluster %d has no active core", c);
 }
 
-int is_output(const GtGraph *g, int t) {
-  for (int i = 0; i < g->noutputs; i++)
-    if (root(g, g->outputs[i]) == t) return 1;
-  return 0;
-}
-
 /* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c),
  * each piece a region named after the tensor and the core that writes it. */
-static void alloc_pieces(Emit *e, PieceList *pl, int t, GtLevel lvl, int c, int64_t base, int64_t lo0) {
+static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int64_t base, int64_t lo0) {
   for (int i = 0; i < pl->n; i++) {
     Piece *x = &pl->p[i];
     char name[200];
     snprintf(name, sizeof name, "%s%s[%lld,%lld)", lvl == LVL_GB ? "gb:" : "t:", e->g->tensors[t].name,
              (long long)x->lo, (long long)x->hi);
-    x->reg = program_new_region(e->p, name);
-    x->tile = program_new_tile(e->p, name);
+    x->reg = prog_new_region(e->p, name);
+    x->tile = prog_new_tile(e->p, name);
     x->base = 0;
     x->level = lvl;
     x->slice = -1;
-    e_alloc(e, coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
+    emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
   }
 }
 
@@ -516,17 +492,17 @@ static void gb_alloc_tensor(Emit *e, int t) {
 static void gb_free_tensor(Emit *e, int t) {
   for (int c = 0; c < e->s->nclusters; c++) {
     PieceList *pl = &e->s->gb[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
-    for (int i = 0; i < pl->n; i++) e_free(e, coord_q(e, c), pl->p[i].reg);
+    for (int i = 0; i < pl->n; i++) emit_free_region(e, emit_coord_q(e, c), pl->p[i].reg);
     pl->n = 0;
   }
 }
 
 static void iteration_begin(Emit *e) {
-  GtGraph *g = e->g;
-  GtLowered *l = e->l;
-  struct GtEmitState *s = e->s;
+  GsGraph *g = e->g;
+  GsLowered *l = e->l;
+  struct GsEmitState *s = e->s;
   for (int t = 0; t < g->ntensors; t++) {
-    const GtTensorPlace *p = &l->place[t];
+    const GsTensorPlace *p = &l->place[t];
     if (p->alias_of >= 0) continue;
     if (g->tensors[t].producer < 0) {
       if (!s->io_reg[t]) continue;
@@ -535,8 +511,8 @@ static void iteration_begin(Emit *e) {
       pl->n = 1;
       pl->p = arena_alloc(l->arena, sizeof(Piece)); /* zeroed */
       pl->p[0].lo = 0;
-      pl->p[0].hi = tensor_bytes(&g->tensors[t]);
-      pl->p[0].base = e->sample0 * per_sample(g, t);
+      pl->p[0].hi = graph_tensor_bytes(&g->tensors[t]);
+      pl->p[0].base = e->sample0 * graph_per_sample(g, t);
       pl->p[0].reg = s->io_reg[t];
       pl->p[0].tile = s->io_tile[t];
       pl->p[0].level = LVL_DDR;
@@ -549,33 +525,35 @@ static void iteration_begin(Emit *e) {
     PieceList *pl = &s->ddr[t];
     *pl = make_pieces(e, t, -1);
     if (s->out_off[t]) {
-      int64_t ps = per_sample(g, t);
-      int64_t at = s->out_off[t] - 1 +
-                   (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
+      int64_t ps = graph_per_sample(g, t);
+      int64_t at =
+          s->out_off[t] - 1 +
+          (ps ? e->sample0 * ps : (int64_t)e->iteration * graph_tensor_bytes(&g->tensors[t]));
       alloc_pieces(e, pl, t, LVL_DDR, 0, at, 0);
     } else {
-      alloc_pieces(e, pl, t, LVL_DDR, 0, ivl_take(&s->ddr_ivl, tensor_bytes(&g->tensors[t]), t), 0);
+      alloc_pieces(e, pl, t, LVL_DDR, 0,
+                   ivl_take(&s->ddr_ivl, graph_tensor_bytes(&g->tensors[t]), t), 0);
     }
   }
   if (l->opt.sched == SCHED_GRAPHTURBO) gt_emit_iteration_begin(e);
   l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
-  e_barrier(e, SCOPE_CHIP); /* set-up episode */
+  emit_barrier(e, SCOPE_CHIP); /* set-up episode */
 }
 
 static void iteration_end(Emit *e) {
-  GtGraph *g = e->g;
-  struct GtEmitState *s = e->s;
+  GsGraph *g = e->g;
+  struct GsEmitState *s = e->s;
   if (e->l->opt.sched == SCHED_GRAPHTURBO) {
     gt_emit_iteration_end(e);
     return;
   }
   for (int t = 0; t < g->ntensors; t++) {
-    const GtTensorPlace *p = &e->l->place[t];
+    const GsTensorPlace *p = &e->l->place[t];
     if (p->alias_of >= 0 || g->tensors[t].producer < 0) continue;
     if (p->level == LVL_GB) gb_free_tensor(e, t);
-    if (p->level == LVL_DDR && !is_output(g, t)) {
+    if (p->level == LVL_DDR && !graph_is_output(g, t)) {
       PieceList *pl = &s->ddr[t];
-      for (int i = 0; i < pl->n; i++) e_free(e, coord_q(e, 0), pl->p[i].reg);
+      for (int i = 0; i < pl->n; i++) emit_free_region(e, emit_coord_q(e, 0), pl->p[i].reg);
       pl->n = 0;
       ivl_remove(&s->ddr_ivl, t); /* -1 when it had no area (no kernel writes it) */
     }
@@ -584,35 +562,35 @@ static void iteration_end(Emit *e) {
 
 /* ---- LB (or GB for cores without LB) regions of one kernel on one core ---- */
 
-uint32_t lb_region(LbAlloc *la, int64_t bytes) {
+uint32_t emit_lb_region(LbAlloc *la, int64_t bytes) {
   Emit *e = la->e;
   bytes = (bytes + 63) / 64 * 64;
   if (bytes == 0) bytes = 64;
-  uint32_t r = program_new_region(e->p, NULL);
+  uint32_t r = prog_new_region(e->p, NULL);
   int64_t off = ivl_take(la->ivl, bytes, (int)r);
-  gt_assert(off >= 0);
+  gs_assert(off >= 0);
   if (la->level == LVL_LB)
-    e_alloc(e, la->qin, r, LVL_LB, la->c, la->core, off, bytes, 0);
+    emit_alloc(e, la->qin, r, LVL_LB, la->c, la->core, off, bytes, 0);
   else
-    e_alloc(e, la->qin, r, LVL_GB, la->c, 0, la->gb_base + off, bytes, 0);
+    emit_alloc(e, la->qin, r, LVL_GB, la->c, 0, la->gb_base + off, bytes, 0);
   return r;
 }
 
-void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k) {
+void emit_lb_begin(Emit *e, LbAlloc *la, int c, int core, const GsKernel *k) {
   int kind = k->core_kind;
   la->e = e;
   la->c = c;
   la->core = core;
   la->kind = kind;
-  la->qin = core_q(e, c, core, Q_DMA_IN);
-  la->cap = kernel_tile_budget(e->l, k);
+  la->qin = emit_core_q(e, c, core, Q_DMA_IN);
+  la->cap = lower_kernel_tile_budget(e->l, k);
   la->ivl = &e->s->lb_ivl[(size_t)c * (size_t)e->s->ncores + (size_t)core];
-  gt_assert(la->ivl->n == 0); /* lb_release_all freed the previous kernel's */
+  gs_assert(la->ivl->n == 0); /* lb_release_all freed the previous kernel's */
   ivl_free(la->ivl);
   ivl_init(la->ivl, 0, la->cap, 64, IVL_BOTTOM_UP);
   la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
   la->gb_base = e->a->gb_bytes / 4 * 3 +
-                (int64_t)(core - core_base(e->a, kind)) * core_tile_budget(e->a, kind);
+                (int64_t)(core - arch_core_base(e->a, kind)) * lower_core_tile_budget(e->a, kind);
 }
 
 /* Frees, at the start of a kernel, every region the core allocated for the previous one. */
@@ -620,11 +598,11 @@ static void lb_release_all(Emit *e) {
   for (int c = 0; c < e->s->nclusters; c++)
     for (int core = 0; core < e->s->ncores; core++) {
       size_t ci = (size_t)c * (size_t)e->s->ncores + (size_t)core;
-      int q = core_q(e, c, core, Q_DMA_IN);
-      GtIvl *v = &e->s->lb_ivl[ci];
+      int q = emit_core_q(e, c, core, Q_DMA_IN);
+      GsIvl *v = &e->s->lb_ivl[ci];
       while (v->n > 0) { /* in allocation order */
         int r = v->b[0].id;
-        e_free(e, q, (uint32_t)r);
+        emit_free_region(e, q, (uint32_t)r);
         ivl_remove(v, r);
       }
     }
@@ -634,18 +612,18 @@ static void lb_release_all(Emit *e) {
 
 /* ---- copy kernels: concat, split, embedding with bag 1 ---- */
 
-int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
-  GtGraph *g = e->g;
-  const GtOp *o = &g->ops[k->head];
+int emit_copy_parts(Emit *e, const GsKernel *k, CopyPart *pp) {
+  GsGraph *g = e->g;
+  const GsOp *o = &g->ops[k->head];
   int n = 0;
   if (o->kind == OP_EMBEDDING) {
-    const GtTensor *y = &g->tensors[o->out[0]];
-    int64_t rowb = y->dim[y->ndim - 1] * dtype_bytes(y->dtype);
-    pp[0] = (CopyPart){o->in[0], o->out[0], tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
+    const GsTensor *y = &g->tensors[o->out[0]];
+    int64_t rowb = y->dim[y->ndim - 1] * arch_dtype_bytes(y->dtype);
+    pp[0] = (CopyPart){o->in[0], o->out[0], graph_tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
     return 1;
   }
   int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
-  const GtTensor *bt = &g->tensors[big];
+  const GsTensor *bt = &g->tensors[big];
   int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
   /* storage order: 4-D tensors are NHWC, so logical axis 1 (C) is the last stored one */
   int64_t outer = 1;
@@ -656,11 +634,11 @@ int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
   } else {
     for (int i = 0; i < ax; i++) outer *= bt->dim[i];
   }
-  int64_t big_inner = tensor_bytes(bt) / outer, pre = 0;
+  int64_t big_inner = graph_tensor_bytes(bt) / outer, pre = 0;
   int np = o->kind == OP_CONCAT ? o->nin : o->nout;
   for (int i = 0; i < np; i++) {
     int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
-    int64_t inner = tensor_bytes(&g->tensors[small]) / outer;
+    int64_t inner = graph_tensor_bytes(&g->tensors[small]) / outer;
     if (o->kind == OP_CONCAT) pp[n++] = (CopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
     else pp[n++] = (CopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
     pre += inner;
@@ -668,16 +646,16 @@ int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp) {
   return n;
 }
 
-void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps) {
-  GtLowerKind lk = op_lower_kind(e->g, k->head);
+void emit_kernel_rows(Emit *e, const GsKernel *k, int64_t *rows, int64_t *rps) {
+  GsLowerKind lk = lower_op_kind(e->g, k->head);
   if (lk == LK_COPY || (lk == LK_GATHER && e->g->ops[k->head].at.bag <= 1)) {
-    CopyPart pp[GT_MAX_OPERANDS];
-    copy_parts(e, k, pp);
+    CopyPart pp[GS_MAX_OPERANDS];
+    emit_copy_parts(e, k, pp);
     *rows = pp[0].outer;
     *rps = *rows % e->g->batch == 0 ? *rows / e->g->batch : 0;
   } else {
-    GtGeom gm;
-    fill_geom(e->g, k->head, e->a, &gm);
+    GsGeom gm;
+    lower_fill_geom(e->g, k->head, e->a, &gm);
     *rows = gm.rows;
     *rps = gm.rows_per_sample;
   }
@@ -687,12 +665,12 @@ void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps) {
 /* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples (those of
  * the instance under graphturbo), split as evenly as possible, the first cores taking one row
  * more. */
-void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i,
+void emit_core_rows(Emit *e, const GsKernel *k, int64_t rows, int64_t rps, int c, int i,
                       int64_t *a0, int64_t *a1) {
   int64_t r0 = 0, r1 = c == 0 ? rows : 0;
   if (rps > 0) {
     /* the cluster's samples; a graphturbo instance's part of them */
-    int64_t sh = share(e), b = e->g->batch;
+    int64_t sh = emit_share(e), b = e->g->batch;
     int64_t lo = min64(b, c * sh), hi = min64(b, (c + 1) * sh);
     if (k->s1 > 0) {
       int64_t l0 = min64(hi, lo + k->s0);
@@ -707,7 +685,7 @@ void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int
   *a1 = *a0 + per + (i < extra);
 }
 
-int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
+int64_t emit_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
   int64_t seg_end = (r / seg + 1) * seg;
   if (r % seg == 0 && tr >= seg && rb - r >= seg) {
     int64_t n = min64(tr / seg, (rb - r) / seg);
@@ -720,85 +698,87 @@ int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
 
 /* Cluster c's DMA queue copies kernel ki's weights DDR -> GB at offset `off` of the weight area
  * once (the coordinator takes the regions; the DMA queue waits for them through semaphore 0),
- * chunk by chunk (one chunk unless the tiler chunked them, GtKernel.w_chunks), and after each
- * chunk posts that chunk's semaphore of every core of the kernel (stage_sem), which waits for
+ * chunk by chunk (one chunk unless the tiler chunked them, GsKernel.w_chunks), and after each
+ * chunk posts that chunk's semaphore of every core of the kernel (emit_stage_sem), which waits for
  * it before its first weight load from the chunk (lower_tiles.c). A region per chunk: a core
  * reads a chunk while the next one is still being written. */
 static void stage_weights(Emit *e, int ki, int c, int64_t off, StagedW *sw) {
-  GtKernel *k = &e->l->kernels[ki];
-  struct GtEmitState *s = e->s;
-  int qc = s->cdma[c], co = coord_q(e, c);
+  GsKernel *k = &e->l->kernels[ki];
+  struct GsEmitState *s = e->s;
+  int qc = s->cdma[c], co = emit_coord_q(e, c);
   sw->n = k->w_chunks > 0 ? k->w_chunks : 1;
   for (int ch = 0; ch < sw->n; ch++) {
     char name[160];
     if (k->w_chunks > 0) snprintf(name, sizeof name, "gbw%d:%s#%d", c, k->name, ch);
     else snprintf(name, sizeof name, "gbw%d:%s", c, k->name);
     int64_t c0, cb;
-    stage_chunk(e->g, k, ch, &c0, &cb);
-    sw->reg[ch] = program_new_region(e->p, name);
-    sw->tile[ch] = program_new_tile(e->p, name);
-    e_alloc(e, co, sw->reg[ch], LVL_GB, c, 0, off + c0, cb, 0);
+    emit_stage_chunk(e->g, k, ch, &c0, &cb);
+    sw->reg[ch] = prog_new_region(e->p, name);
+    sw->tile[ch] = prog_new_tile(e->p, name);
+    emit_alloc(e, co, sw->reg[ch], LVL_GB, c, 0, off + c0, cb, 0);
   }
-  e_sem(e, co, I_SEMPOST, 0);
-  e_sem(e, qc, I_SEMWAIT, 0);
+  emit_sem(e, co, I_SEMPOST, 0);
+  emit_sem(e, qc, I_SEMWAIT, 0);
   int64_t krows, rps;
-  kernel_rows(e, k, &krows, &rps);
+  emit_kernel_rows(e, k, &krows, &rps);
   for (int ch = 0; ch < sw->n; ch++) {
     int64_t c0, cb;
-    stage_chunk(e->g, k, ch, &c0, &cb);
-    GtSpan dst = {0, cb, 1, cb, 1, cb}, src = {c0, cb, 1, cb, 1, cb};
-    e_mov(e, qc, sw->reg[ch], sw->tile[ch], &dst, s->w_reg[k->head], s->w_tile[k->head], &src);
+    emit_stage_chunk(e->g, k, ch, &c0, &cb);
+    GsSpan dst = {0, cb, 1, cb, 1, cb}, src = {c0, cb, 1, cb, 1, cb};
+    emit_mov(e, qc, sw->reg[ch], sw->tile[ch], &dst, s->w_reg[k->head], s->w_tile[k->head], &src);
     k->ddr_read += cb;
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      core_rows(e, k, krows, rps, c, i, &a0, &a1);
-      if (a1 > a0) e_sem(e, qc, I_SEMPOST, stage_sem(e, k, core_base(e->a, k->core_kind) + i, ch));
+      emit_core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      if (a1 > a0)
+        emit_sem(e, qc, I_SEMPOST,
+                 emit_stage_sem(e, k, arch_core_base(e->a, k->core_kind) + i, ch));
     }
   }
 }
 
-void stage_chunk(const GtGraph *g, const GtKernel *k, int ch, int64_t *off, int64_t *bytes) {
-  int64_t wb = op_weight_bytes(g, k->head);
+void emit_stage_chunk(const GsGraph *g, const GsKernel *k, int ch, int64_t *off, int64_t *bytes) {
+  int64_t wb = lower_op_weight_bytes(g, k->head);
   if (k->w_chunks <= 0) {
     *off = 0;
     *bytes = wb;
     return;
   }
-  GtSpan s;
-  GtTile t0 = {0, 1, (int64_t)ch * k->tc, (int64_t)(ch + 1) * k->tc, 0, 1};
-  GtTile t1 = {0, 1, (int64_t)(ch + 1) * k->tc, (int64_t)(ch + 2) * k->tc, 0, 1};
-  gt_assert(tile_weight_span(g, k->head, &t0, &s));
+  GsSpan s;
+  GsTile t0 = {0, 1, (int64_t)ch * k->tc, (int64_t)(ch + 1) * k->tc, 0, 1};
+  GsTile t1 = {0, 1, (int64_t)(ch + 1) * k->tc, (int64_t)(ch + 2) * k->tc, 0, 1};
+  gs_assert(lower_tile_weight_span(g, k->head, &t0, &s));
   *off = s.off;
   int64_t end = wb;
-  if (ch + 1 < k->w_chunks && tile_weight_span(g, k->head, &t1, &s)) end = s.off;
+  if (ch + 1 < k->w_chunks && lower_tile_weight_span(g, k->head, &t1, &s)) end = s.off;
   *bytes = end - *off;
 }
 
-int stage_chunk_of(const GtKernel *k, int64_t c0) {
+int emit_stage_chunk_of(const GsKernel *k, int64_t c0) {
   return k->w_chunks > 0 ? (int)(c0 / k->tc) : 0;
 }
 
 /* The semaphore by which the cluster DMA tells core `core` that chunk `chunk` of kernel k's
  * weights is staged: one per kernel, chunk and core, so stagings issued out of kernel order
  * (level full stages some kernels ahead of others) can never satisfy another kernel's wait. */
-int64_t stage_sem(const Emit *e, const GtKernel *k, int core, int chunk) {
+int64_t emit_stage_sem(const Emit *e, const GsKernel *k, int core, int chunk) {
   return SEM_STAGE_BASE + ((int64_t)(k - e->l->kernels) * GT_STAGE_CHUNKS + chunk) * 65536 + core;
 }
 
 /* Frees cluster c's staged weights of the current kernel. */
 static void weights_free(Emit *e, int c) {
   StagedW *sw = &e->s->gbw[c];
-  for (int ch = 0; ch < sw->n; ch++) e_free(e, coord_q(e, c), sw->reg[ch]);
+  for (int ch = 0; ch < sw->n; ch++) emit_free_region(e, emit_coord_q(e, c), sw->reg[ch]);
   sw->n = 0;
 }
 
 /* Kernel ki stages its weights in cluster c (it has rows there and reads them through GB). */
 static int stages(Emit *e, int ki, int c) {
-  const GtKernel *k = &e->l->kernels[ki];
-  if (!k->w_via_gb || op_lower_kind(e->g, k->head) == LK_COPY) return 0;
+  const GsKernel *k = &e->l->kernels[ki];
+  if (!k->w_via_gb || lower_op_kind(e->g, k->head) == LK_COPY) return 0;
   int64_t krows, rps, a0, a1;
-  kernel_rows(e, k, &krows, &rps);
-  core_rows(e, k, krows, rps, c, 0, &a0, &a1);
+  emit_kernel_rows(e, k, &krows, &rps);
+  emit_core_rows(e, k, krows, rps, c, 0, &a0, &a1);
   return a1 > a0;
 }
 
@@ -807,19 +787,19 @@ static int stages(Emit *e, int ki, int c) {
  * kernel's staged weights an offset among the GB's slices and the kernel at whose start they
  * are staged, up to --gt-prefetch kernels ahead (lower_gt.c, plan_gb_full; paper §4.4: the next
  * layers' DMA runs while this one computes); otherwise they take the bottom of the weight area
- * (gb_weight_area) at their own kernel's start. */
+ * (lower_gb_weight_area) at their own kernel's start. */
 static void weights_begin(Emit *e, int ki, int c) {
-  struct GtEmitState *s = e->s;
-  GtLowered *l = e->l;
+  struct GsEmitState *s = e->s;
+  GsLowered *l = e->l;
   size_t at = (size_t)ki * (size_t)s->nclusters + (size_t)c;
   weights_free(e, c);
   s->gbw[c] = s->ahead[at];
   s->ahead[at].n = 0;
-  const GtKernel *k = &l->kernels[ki];
+  const GsKernel *k = &l->kernels[ki];
   int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
+  lower_gb_weight_area(l, &w0, &w1);
   if (!s->gbw[c].n && stages(e, ki, c)) {
-    gt_assert(k->w_gb_off >= 0 || w0 + op_weight_bytes(e->g, k->head) <= w1);
+    gs_assert(k->w_gb_off >= 0 || w0 + lower_op_weight_bytes(e->g, k->head) <= w1);
     stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw[c]);
   }
   for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++) {
@@ -832,32 +812,32 @@ static void weights_begin(Emit *e, int ki, int c) {
 /* ---- one kernel over every cluster and core ---- */
 
 static void emit_kernel(Emit *e, int ki) {
-  GtLowered *l = e->l;
-  GtKernel *k = &l->kernels[ki];
-  const GtArch *a = e->a;
-  GtGraph *g = e->g;
-  struct GtEmitState *s = e->s;
+  GsLowered *l = e->l;
+  GsKernel *k = &l->kernels[ki];
+  const GsArch *a = e->a;
+  GsGraph *g = e->g;
+  struct GsEmitState *s = e->s;
   /* start of the kernel: release the previous kernel's LB regions, GB tensors whose last reader
    * is done, and staged weights */
   lb_release_all(e);
   int gt = l->opt.sched == SCHED_GRAPHTURBO;
   if (gt) gt_emit_kernel_begin(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {
-    const GtTensorPlace *p = &l->place[t];
+    const GsTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1) gb_free_tensor(e, t);
   }
   for (int c = 0; c < s->nclusters; c++) weights_begin(e, ki, c);
-  GtLowerKind lk = op_lower_kind(g, k->head);
+  GsLowerKind lk = lower_op_kind(g, k->head);
   int copy = lk == LK_COPY || (lk == LK_GATHER && g->ops[k->head].at.bag <= 1);
-  GtGeom gm;
-  fill_geom(g, k->head, a, &gm);
-  int base = core_base(a, k->core_kind);
+  GsGeom gm;
+  lower_fill_geom(g, k->head, a, &gm);
+  int base = arch_core_base(a, k->core_kind);
   int64_t krows, rps;
-  kernel_rows(e, k, &krows, &rps);
+  emit_kernel_rows(e, k, &krows, &rps);
   for (int c = 0; c < s->nclusters; c++)
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      emit_core_rows(e, k, krows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       if (copy) emit_core_copy(e, k, c, base + i, i);
       else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
@@ -865,22 +845,22 @@ static void emit_kernel(Emit *e, int ki) {
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
   if (gt) gt_emit_kernel_end(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {
-    const GtTensorPlace *p = &l->place[t];
+    const GsTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
   }
-  e_barrier(e, barrier_after(e, ki));
+  emit_barrier(e, barrier_after(e, ki));
 }
 
 /* The allocators' storage (the rest of the state lives in the lowering's arena). */
-void emit_free(GtLowered *l) {
-  struct GtEmitState *s = l->es;
+void emit_free(GsLowered *l) {
+  struct GsEmitState *s = l->es;
   if (!s) return;
   ivl_free(&s->ddr_ivl);
   for (int i = 0; s->lb_ivl && i < s->nclusters * s->ncores; i++) ivl_free(&s->lb_ivl[i]);
 }
 
 /* requires: tiling; appends one iteration's kernels to l->prog. */
-void emit_program(GtLowered *l, int64_t sample0, int iteration) {
+void emit_program(GsLowered *l, int64_t sample0, int iteration) {
   Emit e;
   e.l = l;
   e.a = l->arch;

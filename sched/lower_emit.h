@@ -1,8 +1,8 @@
 /* lower_emit.h — internals shared by lower_emit.c (memory map, kernels over clusters and cores)
  * and lower_tiles.c (one kernel's streams on one core). Not for other modules. The memory map's
  * DDR and each core's tile regions are ivl.h allocators used in program order (ivl_take). */
-#ifndef GT_LOWER_EMIT_H
-#define GT_LOWER_EMIT_H
+#ifndef GS_LOWER_EMIT_H
+#define GS_LOWER_EMIT_H
 
 #include "ivl.h"
 #include "lower.h"
@@ -10,7 +10,7 @@
 enum { F_AFREE = 0, F_WFREE = 1, F_RFREE = 2 };   /* flags of dma_in */
 enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail unit queue */
 enum { F_OREADY = 0 };                            /* flag of dma_out */
-enum { MAX_PARTS = GT_MAX_OPERANDS };
+enum { MAX_PARTS = GS_MAX_OPERANDS };
 
 /* A piece of a tensor: bytes [lo, hi) of it (per iteration) in region `reg` at offset `base`
  * of the region for byte lo. Each core's share of a kernel output is one piece, so no two
@@ -18,7 +18,7 @@ enum { MAX_PARTS = GT_MAX_OPERANDS };
 typedef struct {
   int64_t lo, hi, base;
   uint32_t reg, tile;
-  int level;                    /* GtLevel of the region */
+  int level;                    /* GsLevel of the region */
   int slice;                    /* graphturbo: the slice it belongs to (-1: none) */
   int core;                     /* graphturbo LB pieces: the core whose LB holds it */
   uint32_t dreg, dtile;         /* graphturbo DDR pieces written through the GB (a drain): the
@@ -31,14 +31,14 @@ typedef struct {
   Piece *p;
 } PieceList;
 
-/* A kernel's weights staged in a cluster's GB: one region per chunk (GtKernel.w_chunks, or one
+/* A kernel's weights staged in a cluster's GB: one region per chunk (GsKernel.w_chunks, or one
  * for all of them), the tile each holds; n = 0: none. */
 typedef struct {
   uint32_t reg[GT_STAGE_CHUNKS], tile[GT_STAGE_CHUNKS];
   int n;
 } StagedW;
 
-struct GtEmitState {
+struct GsEmitState {
   int nclusters, ncores;        /* cores per cluster */
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
   int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
@@ -46,7 +46,7 @@ struct GtEmitState {
   int *ddma;                    /* [cluster] -> cluster DMA queue 1 (graphturbo drains), -1 */
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
   int nparticipants;
-  GtIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
+  GsIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
                                    (id -1), an iteration's tensor areas (id: the tensor) */
   uint32_t *w_reg, *w_tile;     /* per op: weight region in DDR */
   PieceList *ddr;               /* per tensor: its DDR pieces in this iteration */
@@ -60,16 +60,16 @@ struct GtEmitState {
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
   int *qcl_barrier;             /* scratch: [cluster] -> queues that join its barriers */
-  GtIvl *lb_ivl;                /* [cluster][core]: the tile regions of the core's kernel (id:
+  GsIvl *lb_ivl;                /* [cluster][core]: the tile regions of the core's kernel (id:
                                    the region), freed at the next kernel's start */
 };
 
 typedef struct {
-  GtLowered *l;
-  const GtArch *a;
-  GtGraph *g;
-  GtProgram *p;
-  struct GtEmitState *s;
+  GsLowered *l;
+  const GsArch *a;
+  GsGraph *g;
+  GsProgram *p;
+  struct GsEmitState *s;
   int64_t sample0;              /* first sample of this iteration in the whole batch */
   int iteration;
 } Emit;
@@ -77,7 +77,7 @@ typedef struct {
 typedef struct {
   Emit *e;
   int c, core, kind, qin;
-  GtIvl *ivl;                   /* the core's lb_ivl */
+  GsIvl *ivl;                   /* the core's lb_ivl */
   int64_t cap, gb_base;         /* the kernel's tile budget; where a core without LB starts */
   int level;
 } LbAlloc;
@@ -88,43 +88,39 @@ typedef struct {
   int gather;               /* embedding: src = indices; rows come from the table */
 } CopyPart;
 
-int core_q(Emit *e, int c, int core, int slot);
+int emit_core_q(Emit *e, int c, int core, int slot);
 /* Semaphore ids: SEM_STAGE_BASE + (kernel × GT_STAGE_CHUNKS + chunk) × 65536 + core (staged
- * weights, stage_sem); the
+ * weights, emit_stage_sem); the
  * graphturbo drains and loads ahead use 2^32 and 2^33 up (lower_emit_gt.c); flags emulated
  * for cores without DMA 2^20 up (lower_emit.c). */
 #define SEM_STAGE_BASE ((int64_t)1 << 36)
-int64_t stage_sem(const Emit *e, const GtKernel *k, int core, int chunk);
+int64_t emit_stage_sem(const Emit *e, const GsKernel *k, int core, int chunk);
 /* Chunk ch of kernel k's staged weights: its first column tile's first weight byte (*off) and
- * its bytes; stage_chunk_of: the chunk holding the column tile that starts at column c0. */
-void stage_chunk(const GtGraph *g, const GtKernel *k, int ch, int64_t *off, int64_t *bytes);
-int stage_chunk_of(const GtKernel *k, int64_t c0);
-int core_base(const GtArch *a, int kind);
-int root(const GtGraph *g, int t);
-int64_t share(const Emit *e);
-int64_t per_sample(const GtGraph *g, int t);
-GtInst *e_inst(Emit *e, int qi, GtOpcode op);
-void e_alloc(Emit *e, int qi, uint32_t r, GtLevel lvl, int cl, int core, int64_t off, int64_t bytes,
-             uint32_t init);
-void e_free(Emit *e, int qi, uint32_t r);
-void e_signal(Emit *e, int from, int to, int to_slot, int flag);
-void e_wait(Emit *e, int qi, int flag);
+ * its bytes; emit_stage_chunk_of: the chunk holding the column tile that starts at column c0. */
+void emit_stage_chunk(const GsGraph *g, const GsKernel *k, int ch, int64_t *off, int64_t *bytes);
+int emit_stage_chunk_of(const GsKernel *k, int64_t c0);
+int64_t emit_share(const Emit *e);
+GsInst *emit_inst(Emit *e, int qi, GsOpcode op);
+void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
+                int64_t bytes, uint32_t init);
+void emit_free_region(Emit *e, int qi, uint32_t r);
+void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
+void emit_wait(Emit *e, int qi, int flag);
 /* op: I_SEMPOST or I_SEMWAIT, of a cluster semaphore. */
-void e_sem(Emit *e, int qi, GtOpcode op, int64_t id);
+void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
-void e_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GtSpan *ds, uint32_t sr, uint32_t st,
-           const GtSpan *ss);
-GtSpan local_of(const GtSpan *s);
+void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr, uint32_t st,
+              const GsSpan *ss);
+GsSpan emit_local_of(const GsSpan *s);
 /* Tensor spans through their pieces (DDR or GB), counting the kernel's DDR bytes. */
-void load_span_at(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t dreg,
-                  uint32_t dtile, int64_t dst_off);
-void store_span(Emit *e, GtKernel *k, int qi, int c, int t, const GtSpan *s, uint32_t sreg,
-                uint32_t stile);
-/* A kernel's tile regions on one core (lb_begin), each a first-fit block of the core's
- * allocator within the kernel's tile budget (lb_region). */
-void lb_begin(Emit *e, LbAlloc *la, int c, int core, const GtKernel *k);
-int coord_q(Emit *e, int c);
-int is_output(const GtGraph *g, int t);
+void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
+                       uint32_t dtile, int64_t dst_off);
+void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
+                     uint32_t stile);
+/* A kernel's tile regions on one core (emit_lb_begin), each a first-fit block of the core's
+ * allocator within the kernel's tile budget (emit_lb_region). */
+void emit_lb_begin(Emit *e, LbAlloc *la, int c, int core, const GsKernel *k);
+int emit_coord_q(Emit *e, int c);
 /* graphturbo's slices over a run (lower_emit_gt.c): DDR areas and the first kernel's GB
  * slices at an iteration's start; at a kernel's start the frees of slices read for the last
  * time by the kernel before and the allocation of its LB slices; at its end the allocation of
@@ -133,15 +129,15 @@ void gt_emit_iteration_begin(Emit *e);
 void gt_emit_kernel_begin(Emit *e, int ki);
 void gt_emit_kernel_end(Emit *e, int ki);
 void gt_emit_iteration_end(Emit *e);
-uint32_t lb_region(LbAlloc *la, int64_t bytes);
-int copy_parts(Emit *e, const GtKernel *k, CopyPart *pp);
+uint32_t emit_lb_region(LbAlloc *la, int64_t bytes);
+int emit_copy_parts(Emit *e, const GsKernel *k, CopyPart *pp);
 /* Rows of a kernel's partition and rows per sample (0: the kernel runs on cluster 0 only). */
-void kernel_rows(Emit *e, const GtKernel *k, int64_t *rows, int64_t *rps);
-void core_rows(Emit *e, const GtKernel *k, int64_t rows, int64_t rps, int c, int i, int64_t *a0,
-               int64_t *a1);
-int64_t next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
-void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
+void emit_kernel_rows(Emit *e, const GsKernel *k, int64_t *rows, int64_t *rps);
+void emit_core_rows(Emit *e, const GsKernel *k, int64_t rows, int64_t rps, int c, int i,
+                    int64_t *a0, int64_t *a1);
+int64_t emit_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
+void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb);
-void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx);
+void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx);
 
 #endif

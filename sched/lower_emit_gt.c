@@ -1,6 +1,6 @@
 /* lower_emit_gt.c — the life of graphturbo's slices in the Program (lower_gt.c plans them):
  * every slice becomes one region per core that wrote it (its piece), in the LB of that core,
- * in the cluster's GB, or in DDR, and readers find the pieces through s->sl (load_span_at).
+ * in the cluster's GB, or in DDR, and readers find the pieces through s->sl (emit_load_span_at).
  *
  *   LB pieces:  allocated at the start of their kernel by the owning core's dma_in queue, after
  *               it freed the pieces whose last reader ended before the barrier just passed;
@@ -36,8 +36,8 @@ static void list_insert(Emit *e, PieceList *pl, const Piece *x) {
     pl->p[i] = pl->p[i - 1];
     i--;
   }
-  gt_assert(i == 0 || pl->p[i - 1].hi <= x->lo);
-  gt_assert(i == pl->n || x->hi <= pl->p[i + 1].lo);
+  gs_assert(i == 0 || pl->p[i - 1].hi <= x->lo);
+  gs_assert(i == pl->n || x->hi <= pl->p[i + 1].lo);
   pl->p[i] = *x;
   pl->n++;
 }
@@ -57,14 +57,16 @@ static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, in
   static const char *const pre[] = {"t:", "gb:", "lb:"};
   snprintf(name, sizeof name, "%s%s[%lld,%lld)", pre[sl->level], e->g->tensors[sl->tensor].name,
            (long long)lo, (long long)hi);
-  Piece x = {lo, hi, 0, program_new_region(e->p, name), program_new_tile(e->p, name), sl->level, si,
+  Piece x = {lo, hi, 0, prog_new_region(e->p, name), prog_new_tile(e->p, name), sl->level, si,
              core, 0, 0, 0, 0};
   if (sl->level == LVL_LB)
-    e_alloc(e, core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i], hi - lo, 0);
+    emit_alloc(e, emit_core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i], hi - lo,
+               0);
   else if (sl->level == LVL_GB)
-    e_alloc(e, coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + lo - lo_first, hi - lo, 0);
+    emit_alloc(e, emit_coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + lo - lo_first, hi - lo, 0);
   else
-    e_alloc(e, coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo, hi - lo, 0);
+    emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo,
+               hi - lo, 0);
   if (sl->level == LVL_DDR)
     for (int cc = 0; cc < e->s->nclusters; cc++) list_insert(e, list_of(e, sl->tensor, cc), &x);
   else
@@ -74,16 +76,16 @@ static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, in
 /* All pieces of slice si (every cluster that runs its kernel). */
 static void alloc_slice(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
-  const GtKernel *k = &e->l->kernels[sl->kernel];
-  gt_assert(k->pr == sl->ncores);
+  const GsKernel *k = &e->l->kernels[sl->kernel];
+  gs_assert(k->pr == sl->ncores);
   int64_t rows, rps;
-  kernel_rows(e, k, &rows, &rps);
-  int64_t rb = tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  emit_kernel_rows(e, k, &rows, &rps);
+  int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
   for (int c = 0; c < e->s->nclusters; c++) {
     int64_t lo_first = -1;
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       if (lo_first < 0) lo_first = a0 * rb;
       make_piece(e, si, c, i, a0 * rb, a1 * rb, lo_first);
@@ -98,9 +100,10 @@ static void free_slice(Emit *e, int si) {
     for (int i = 0; i < pl->n; i++) {
       const Piece *x = &pl->p[i];
       if (x->slice != si) continue;
-      if (sl->level == LVL_LB) e_free(e, core_q(e, c, x->core, Q_DMA_IN), x->reg);
-      else if (sl->level == LVL_GB) e_free(e, coord_q(e, c), x->reg);
-      else if (c == 0 && !is_output(e->g, sl->tensor)) e_free(e, coord_q(e, 0), x->reg);
+      if (sl->level == LVL_LB) emit_free_region(e, emit_core_q(e, c, x->core, Q_DMA_IN), x->reg);
+      else if (sl->level == LVL_GB) emit_free_region(e, emit_coord_q(e, c), x->reg);
+      else if (c == 0 && !graph_is_output(e->g, sl->tensor))
+        emit_free_region(e, emit_coord_q(e, 0), x->reg);
     }
   }
   for (int c = 0; c < e->s->nclusters; c++) list_remove(list_of(e, sl->tensor, c), si);
@@ -108,7 +111,7 @@ static void free_slice(Emit *e, int si) {
 
 /* ---- drains (level full): DDR slices written through a GB block (lower_gt.c, plan_drains) ----
  *   kernel writer-1 end: the coordinator allocates one GB region per piece, at the piece's place
- *                        in the slice's block; the writer's cores store into it (store_span)
+ *                        in the slice's block; the writer's cores store into it (emit_store_span)
  *   kernel writer+1 start (after the barrier that ends the writer): the coordinator posts GO;
  *                        the cluster's drain queue waits for it, copies every piece to its DDR
  *                        region (the tile the readers will ask for) and posts DONE
@@ -119,15 +122,15 @@ static void free_slice(Emit *e, int si) {
 /* The pieces cluster c's cores write of slice si, in that cluster's list. */
 static int drain_pieces(Emit *e, int si, int c, Piece **out) {
   const GtSlice *sl = &e->l->slices[si];
-  const GtKernel *k = &e->l->kernels[sl->kernel];
+  const GsKernel *k = &e->l->kernels[sl->kernel];
   PieceList *pl = list_of(e, sl->tensor, c);
   int64_t rows, rps;
-  kernel_rows(e, k, &rows, &rps);
-  int64_t rb = tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  emit_kernel_rows(e, k, &rows, &rps);
+  int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
   int n = 0;
   for (int i = 0; i < k->pr; i++) {
     int64_t a0, a1;
-    core_rows(e, k, rows, rps, c, i, &a0, &a1);
+    emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
     for (int j = 0; a1 > a0 && j < pl->n; j++)
       if (pl->p[j].slice == si && pl->p[j].lo == a0 * rb) out[n++] = &pl->p[j];
   }
@@ -143,10 +146,10 @@ static void drain_alloc(Emit *e, int si) {
       char name[200];
       snprintf(name, sizeof name, "gbd:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
                (long long)ps[i]->lo, (long long)ps[i]->hi);
-      ps[i]->dreg = program_new_region(e->p, name);
-      ps[i]->dtile = program_new_tile(e->p, name);
-      e_alloc(e, coord_q(e, c), ps[i]->dreg, LVL_GB, c, 0, sl->drain_off + ps[i]->lo - ps[0]->lo,
-              ps[i]->hi - ps[i]->lo, 0);
+      ps[i]->dreg = prog_new_region(e->p, name);
+      ps[i]->dtile = prog_new_tile(e->p, name);
+      emit_alloc(e, emit_coord_q(e, c), ps[i]->dreg, LVL_GB, c, 0,
+                 sl->drain_off + ps[i]->lo - ps[0]->lo, ps[i]->hi - ps[i]->lo, 0);
     }
   }
 }
@@ -156,16 +159,16 @@ static void drain_copy(Emit *e, int si) {
   Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int qd = e->s->ddma[c], n = drain_pieces(e, si, c, ps);
-    e_sem(e, coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
-    e_sem(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
+    emit_sem(e, emit_coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
+    emit_sem(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
       int64_t b = ps[i]->hi - ps[i]->lo;
-      GtSpan sp = {0, b, 1, b, 1, b}, dp = sp;
+      GsSpan sp = {0, b, 1, b, 1, b}, dp = sp;
       dp.off = ps[i]->base;
-      e_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
+      emit_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
       e->l->kernels[sl->kernel].ddr_write += b;
     }
-    e_sem(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
+    emit_sem(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
   }
 }
 
@@ -173,9 +176,9 @@ static void drain_free(Emit *e, int si) {
   Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
-    e_sem(e, coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
+    emit_sem(e, emit_coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
     for (int i = 0; i < n; i++) {
-      e_free(e, coord_q(e, c), ps[i]->dreg);
+      emit_free_region(e, emit_coord_q(e, c), ps[i]->dreg);
       ps[i]->dreg = ps[i]->dtile = 0;
     }
   }
@@ -194,34 +197,34 @@ static void ahead_copy(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
   Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
-    int qd = e->s->ddma[c], co = coord_q(e, c), n = drain_pieces(e, si, c, ps);
+    int qd = e->s->ddma[c], co = emit_coord_q(e, c), n = drain_pieces(e, si, c, ps);
     uint32_t *regs = arena_alloc(e->l->arena, sizeof(uint32_t) * 2 * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
       char name[200];
       snprintf(name, sizeof name, "gba:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
                (long long)ps[i]->lo, (long long)ps[i]->hi);
-      regs[2 * i] = program_new_region(e->p, name);
-      regs[2 * i + 1] = program_new_tile(e->p, name);
-      e_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->lo - ps[0]->lo,
-              ps[i]->hi - ps[i]->lo, 0);
+      regs[2 * i] = prog_new_region(e->p, name);
+      regs[2 * i + 1] = prog_new_tile(e->p, name);
+      emit_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->lo - ps[0]->lo,
+                 ps[i]->hi - ps[i]->lo, 0);
     }
-    e_sem(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
-    e_sem(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
+    emit_sem(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
+    emit_sem(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
       int64_t b = ps[i]->hi - ps[i]->lo;
-      GtSpan dp = {0, b, 1, b, 1, b}, sp = dp;
+      GsSpan dp = {0, b, 1, b, 1, b}, sp = dp;
       sp.off = ps[i]->base;
-      e_mov(e, qd, regs[2 * i], regs[2 * i + 1], &dp, ps[i]->reg, ps[i]->tile, &sp);
+      emit_mov(e, qd, regs[2 * i], regs[2 * i + 1], &dp, ps[i]->reg, ps[i]->tile, &sp);
       e->l->kernels[sl->first].ddr_read += b;
       ps[i]->areg = regs[2 * i]; /* not read before ahead_ready: its readers come later */
       ps[i]->atile = regs[2 * i + 1];
     }
-    e_sem(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
+    emit_sem(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
   }
 }
 
 static void ahead_ready(Emit *e, int si) {
-  for (int c = 0; c < e->s->nclusters; c++) e_sem(e, coord_q(e, c), I_SEMWAIT, SEM_AHEAD_BASE + 2 * si + 1);
+  for (int c = 0; c < e->s->nclusters; c++) emit_sem(e, emit_coord_q(e, c), I_SEMWAIT, SEM_AHEAD_BASE + 2 * si + 1);
 }
 
 static void ahead_free(Emit *e, int si) {
@@ -229,7 +232,7 @@ static void ahead_free(Emit *e, int si) {
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
     for (int i = 0; i < n; i++) {
-      e_free(e, coord_q(e, c), ps[i]->areg);
+      emit_free_region(e, emit_coord_q(e, c), ps[i]->areg);
       ps[i]->areg = ps[i]->atile = 0;
     }
   }
@@ -238,19 +241,19 @@ static void ahead_free(Emit *e, int si) {
 /* DDR areas of the tensors with a DDR slice (graph outputs: their part of the output area),
  * the DDR slices, then the first kernel's GB slices. */
 void gt_emit_iteration_begin(Emit *e) {
-  GtLowered *l = e->l;
-  GtGraph *g = e->g;
-  struct GtEmitState *s = e->s;
+  GsLowered *l = e->l;
+  GsGraph *g = e->g;
+  struct GsEmitState *s = e->s;
   for (int t = 0; t < g->ntensors; t++) s->ddr_area[t] = -1;
   for (int si = 0; si < l->nslices; si++) {
     int t = l->slices[si].tensor;
     if (l->slices[si].level != LVL_DDR || s->ddr_area[t] >= 0) continue;
     if (s->out_off[t]) {
-      int64_t ps = per_sample(g, t);
+      int64_t ps = graph_per_sample(g, t);
       s->ddr_area[t] = s->out_off[t] - 1 +
-                       (ps ? e->sample0 * ps : (int64_t)e->iteration * tensor_bytes(&g->tensors[t]));
+                       (ps ? e->sample0 * ps : (int64_t)e->iteration * graph_tensor_bytes(&g->tensors[t]));
     } else {
-      s->ddr_area[t] = ivl_take(&s->ddr_ivl, tensor_bytes(&g->tensors[t]), t);
+      s->ddr_area[t] = ivl_take(&s->ddr_ivl, graph_tensor_bytes(&g->tensors[t]), t);
     }
   }
   for (int si = 0; si < l->nslices; si++) {
@@ -276,7 +279,7 @@ void gt_emit_kernel_begin(Emit *e, int ki) {
     if (sl->ahead_from >= 0 && sl->ahead_until == ki - 1) ahead_free(e, si);
     if (sl->ahead_from == ki) ahead_copy(e, si);
   }
-  const GtKernel *k = &e->l->kernels[ki];
+  const GsKernel *k = &e->l->kernels[ki];
   for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
     if (e->l->slices[si].level == LVL_LB) alloc_slice(e, si);
 }
@@ -289,7 +292,7 @@ void gt_emit_kernel_end(Emit *e, int ki) {
     if (sl->ahead_from >= 0 && sl->first == ki + 1) ahead_ready(e, si);
     if (sl->drain_end >= 0 && sl->kernel == ki + 1) drain_alloc(e, si);
   }
-  const GtKernel *k = &e->l->kernels[ki + 1];
+  const GsKernel *k = &e->l->kernels[ki + 1];
   for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
     if (e->l->slices[si].level == LVL_GB) alloc_slice(e, si);
 }

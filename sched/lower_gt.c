@@ -1,24 +1,24 @@
 /* lower_gt.c — GraphTurbo's kernel generation (paper §4.1–4.3) as a plan for the shared
  * emitter (lower_emit.c, lower_tiles.c). gt_plan() reads top to bottom:
  *
- *   schedule_view    the graph-level passes (gt.c) at the per-cluster batch: groups, instances,
- *                    their order and scopes
- *   group_kernels    layers inside each group: an anchor (conv, dense, matmul) with its
- *                    elementwise tail, every other op a layer of its own (the tvm rule, §4.1)
- *   plan_instances   the instances as run: the ladder level (--gt-level), groups that cannot be
- *                    split by samples run whole (a note says so), an order every reader follows
- *   expand_kernels   one kernel per (instance, layer), restricted to the instance's samples
- *   make_slices      what each kernel writes for later kernels (a slice), who reads it last,
- *                    where it should live: LB (stitched, §4.2), GB, or DDR
- *   spill_pass       when the slices alive at a kernel exceed a core's LB (or the GB), the rule
- *                    of §4.3 moves one down a level: the longest-lived first (--gt-spill)
- *   place_pass       offsets: LB top-down in the part of each LB kept for slices, GB bottom-up
- *                    below the staged weights (ivl.h); what does not fit moves down a level
- *   fill_budgets     each kernel's tile budget: the LB below the lowest live slice (§4.1)
+ *   schedule_view        the graph-level passes (gt.c) at the per-cluster batch: groups, instances,
+ *                        their order and scopes
+ *   lower_group_kernels  layers inside each group: an anchor (conv, dense, matmul) with its
+ *                        elementwise tail, every other op a layer of its own (the tvm rule, §4.1)
+ *   plan_instances       the instances as run: the ladder level (--gt-level), groups that cannot be
+ *                        split by samples run whole (a note says so), an order every reader follows
+ *   expand_kernels       one kernel per (instance, layer), restricted to the instance's samples
+ *   make_slices          what each kernel writes for later kernels (a slice), who reads it last,
+ *                        where it should live: LB (stitched, §4.2), GB, or DDR
+ *   spill_pass           when the slices alive at a kernel exceed a core's LB (or the GB), the rule
+ *                        of §4.3 moves one down a level: the longest-lived first (--gt-spill)
+ *   place_pass           offsets: LB top-down in the part of each LB kept for slices, GB bottom-up
+ *                        below the staged weights (ivl.h); what does not fit moves down a level
+ *   fill_budgets         each kernel's tile budget: the LB below the lowest live slice (§4.1)
  *
  * As lowering steps (lower.h, LowerStep; --dump-after takes the names): kernels = the layers
- * of group_kernels, units, slices = plan_instances + expand_kernels + make_slices, placement
- * and tiling = the loop of spill_pass, place_pass, fill_budgets and fill_tiling, staging =
+ * of lower_group_kernels, units, slices = plan_instances + expand_kernels + make_slices, placement
+ * and tiling = the loop of spill_pass, place_pass, fill_budgets and lower_fill_tiling, staging =
  * level full's GB plan (plan_gb_full). lower_check.c checks each step's invariants (a violation
  * dies naming the step): every kernel's readers come after the slices they read; a slice's
  * level is LB, GB or DDR and never above what it wanted; LB slices of a core never overlap in
@@ -45,17 +45,6 @@ int gt_ladder_parse(const char *s, GtLadder *out) {
   return -1;
 }
 
-void lower_options_default(GtLowerOptions *o) {
-  memset(o, 0, sizeof *o);
-  o->sched = SCHED_GRAPHTURBO;
-  gt_options_default(&o->gt);
-  o->gt_level = GTL_FULL;
-  o->gt_spill = GT_SPILL_LONGEST;
-  o->gt_stitch = 0.75;
-  o->gt_prefetch = GT_PREFETCH_DEFAULT;
-  o->gt_prefetch_gb = 1;
-}
-
 /* ---------------- the graph-level schedule ---------------- */
 
 typedef struct {
@@ -73,8 +62,8 @@ typedef struct {
   const char *order;
 } SchedView;
 
-static int schedule_view(GtLowered *l, SchedView *v, GtDiag *d) {
-  GtGraph *g = l->graph;
+static int schedule_view(GsLowered *l, SchedView *v, GsDiag *d) {
+  GsGraph *g = l->graph;
   int64_t bit = g->batch, share = ceil_div64(bit, l->arch->nclusters);
   if (graph_infer(g, share, d)) return -1;
   GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, (GtPass)(GT_NPASSES - 1));
@@ -101,17 +90,17 @@ static int schedule_view(GtLowered *l, SchedView *v, GtDiag *d) {
  * between a conv and its batchnorm/add/relu) still joins the anchor's layer when all its
  * operands come from the anchor's group or earlier ones: then every reader of the tail's
  * output already waits for the anchor's group. */
-static int gt_fuse(const GtLowered *l, int head, int op) {
-  const GtGraph *g = l->graph;
-  if (op_lower_kind(g, head) != LK_GEMM || !op_is_tvm_tail(g->ops[op].kind)) return 0;
+static int gt_fuse(const GsLowered *l, int head, int op) {
+  const GsGraph *g = l->graph;
+  if (lower_op_kind(g, head) != LK_GEMM || !lower_op_is_tvm_tail(g->ops[op].kind)) return 0;
   for (int i = 0; i < g->ops[op].nin; i++) {
-    int p = g->tensors[root(g, g->ops[op].in[i])].producer;
+    int p = g->tensors[graph_root(g, g->ops[op].in[i])].producer;
     if (p >= 0 && l->op_group[p] > l->op_group[head]) return 0;
   }
   return 1;
 }
 
-static void note(GtLowered *l, const char *text) {
+static void note(GsLowered *l, const char *text) {
   const char **n = arena_alloc(l->arena, sizeof(char *) * (size_t)(l->nnotes + 1));
   if (l->nnotes) memcpy(n, l->notes, sizeof(char *) * (size_t)l->nnotes);
   n[l->nnotes++] = text;
@@ -119,18 +108,18 @@ static void note(GtLowered *l, const char *text) {
 }
 
 /* Rows per sample of a kernel's partition from its geometry alone (0: not batch-major). */
-static int64_t kernel_rps(GtLowered *l, const GtKernel *k) {
+static int64_t kernel_rps(GsLowered *l, const GsKernel *k) {
   Emit pe = {.l = l, .a = l->arch, .g = l->graph};
-  GtKernel w = *k;
+  GsKernel w = *k;
   w.split_clusters = 1;
   int64_t rows, rps;
-  kernel_rows(&pe, &w, &rows, &rps);
+  emit_kernel_rows(&pe, &w, &rows, &rps);
   return rps;
 }
 
 /* A group runs as instances over samples when it is split on dim 0 and every layer is
  * batch-major (a sample's rows are its own). */
-static int group_splittable(GtLowered *l, const SchedView *v, int gi, const char **why) {
+static int group_splittable(GsLowered *l, const SchedView *v, int gi, const char **why) {
   for (int i = 0; i < v->ninst; i++)
     if (v->inst[i].group == gi && v->inst[i].dim > 0) {
       *why = arena_printf(l->arena, "split along dim %d, not the batch", v->inst[i].dim);
@@ -144,7 +133,7 @@ static int group_splittable(GtLowered *l, const SchedView *v, int gi, const char
   return 1;
 }
 
-static GtRunInst *push_inst(GtLowered *l, int *n, int gi, int index, int64_t s0, int64_t s1) {
+static GtRunInst *push_inst(GsLowered *l, int *n, int gi, int index, int64_t s0, int64_t s1) {
   GtRunInst *r = &l->insts[(*n)++];
   *r = (GtRunInst){gi, index, s0, s1, 0, 0};
   return r;
@@ -152,7 +141,7 @@ static GtRunInst *push_inst(GtLowered *l, int *n, int gi, int index, int64_t s0,
 
 /* The instances as run, in the schedule's order (level instances/full) or one per group in
  * topological order (gb, lb; also the fallback when the order cannot be kept). */
-static void plan_instances(GtLowered *l, const SchedView *v, int by_group) {
+static void plan_instances(GsLowered *l, const SchedView *v, int by_group) {
   int n = 0;
   l->insts = arena_alloc(l->arena, sizeof(GtRunInst) * (size_t)(v->ninst + v->ngroups));
   if (l->opt.gt_level < GTL_INSTANCES) {
@@ -195,20 +184,20 @@ static void plan_instances(GtLowered *l, const SchedView *v, int by_group) {
 }
 
 /* One kernel per (instance, layer of its group), layers in their order. */
-static void expand_kernels(GtLowered *l, const GtKernel *layers, int nlayers) {
-  GtKernel *ks = arena_alloc(l->arena, sizeof(GtKernel) * (size_t)(nlayers * l->ninsts + 1));
+static void expand_kernels(GsLowered *l, const GsKernel *layers, int nlayers) {
+  GsKernel *ks = arena_alloc(l->arena, sizeof(GsKernel) * (size_t)(nlayers * l->ninsts + 1));
   int n = 0;
   for (int r = 0; r < l->ninsts; r++) {
     GtRunInst *ri = &l->insts[r];
     ri->k0 = n;
     for (int i = 0; i < nlayers; i++) {
       if (l->op_group[layers[i].head] != ri->group) continue;
-      GtKernel *k = &ks[n++];
+      GsKernel *k = &ks[n++];
       *k = layers[i];
       k->inst = r;
       k->s0 = ri->s0;
       k->s1 = ri->s1;
-      k->split_clusters = kernel_split_clusters(l, k);
+      k->split_clusters = lower_kernel_split_clusters(l, k);
       if (k->s1 > 0 && kernel_rps(l, k) > 0) { /* its samples' share of the layer's work */
         int64_t share = ceil_div64(l->graph->batch, l->arch->nclusters);
         k->flops = k->flops / share * (k->s1 - k->s0);
@@ -225,7 +214,7 @@ static void expand_kernels(GtLowered *l, const GtKernel *layers, int nlayers) {
 
 /* Samples [*a, *b) of each cluster's share a kernel touches (all of them when it is not
  * batch-major or runs whole). */
-static void kernel_samples(GtLowered *l, const GtKernel *k, int64_t *a, int64_t *b) {
+static void kernel_samples(GsLowered *l, const GsKernel *k, int64_t *a, int64_t *b) {
   *a = 0;
   *b = INT64_MAX;
   if (k->s1 > 0 && kernel_rps(l, k) > 0) {
@@ -234,55 +223,55 @@ static void kernel_samples(GtLowered *l, const GtKernel *k, int64_t *a, int64_t 
   }
 }
 
-static int is_graph_output(const GtGraph *g, int t) {
+static int is_graph_output(const GsGraph *g, int t) {
   for (int i = 0; i < g->noutputs; i++)
-    if (root(g, g->outputs[i]) == t) return 1;
+    if (graph_root(g, g->outputs[i]) == t) return 1;
   return 0;
 }
 
-/* The cores a kernel will use (fill_tiling's rule: rows over the kind's cores). */
-static int kernel_cores(GtLowered *l, const GtKernel *k) {
-  const GtArch *a = l->arch;
+/* The cores a kernel will use (lower_fill_tiling's rule: rows over the kind's cores). */
+static int kernel_cores(GsLowered *l, const GsKernel *k) {
+  const GsArch *a = l->arch;
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
                                          : a->core_kinds[k->core_kind].count;
-  GtLowerKind lk = op_lower_kind(l->graph, k->head);
+  GsLowerKind lk = lower_op_kind(l->graph, k->head);
   if (lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1)) return P;
   Emit pe = {.l = l, .a = a, .g = l->graph};
   int64_t rows, rps;
-  kernel_rows(&pe, k, &rows, &rps);
+  emit_kernel_rows(&pe, k, &rows, &rps);
   int64_t R = rows;
   if (rps > 0) R = (k->s1 > 0 ? k->s1 - k->s0 : ceil_div64(l->graph->batch, a->nclusters)) * rps;
   return (int)min64(P, max64(R, 1));
 }
 
 /* The tensors a kernel writes for later kernels: the last op's outputs (all of a split's). */
-static int kernel_outputs(const GtGraph *g, const GtKernel *k, int *out) {
-  const GtOp *last = &g->ops[k->ops[k->nops - 1]];
+static int kernel_outputs(const GsGraph *g, const GsKernel *k, int *out) {
+  const GsOp *last = &g->ops[k->ops[k->nops - 1]];
   for (int j = 0; j < last->nout; j++) out[j] = last->out[j];
   return last->nout;
 }
 
-static void slice_cores(GtLowered *l, GtKernel *k, GtSlice *s) {
+static void slice_cores(GsLowered *l, GsKernel *k, GtSlice *s) {
   Emit pe = {.l = l, .a = l->arch, .g = l->graph};
   int64_t rows, rps;
-  kernel_rows(&pe, k, &rows, &rps);
-  int64_t rb = tensor_bytes(&l->graph->tensors[s->tensor]) / rows;
+  emit_kernel_rows(&pe, k, &rows, &rps);
+  int64_t rb = graph_tensor_bytes(&l->graph->tensors[s->tensor]) / rows;
   s->lb_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
   s->lb_bytes = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
-  s->core0 = core_base(l->arch, k->core_kind);
+  s->core0 = arch_core_base(l->arch, k->core_kind);
   s->ncores = k->pr;
   s->bytes = 0;
   for (int i = 0; i < k->pr; i++) {
     int64_t a0, a1;
-    core_rows(&pe, k, rows, rps, 0, i, &a0, &a1);
+    emit_core_rows(&pe, k, rows, rps, 0, i, &a0, &a1);
     s->lb_bytes[i] = (a1 - a0) * rb;
     s->bytes += s->lb_bytes[i];
   }
 }
 
 /* Where a slice should live between kernels. */
-static int slice_want(GtLowered *l, const GtSlice *s, int forced_ddr, GtBufScope scope) {
-  const GtArch *a = l->arch;
+static int slice_want(GsLowered *l, const GtSlice *s, int forced_ddr, GtBufScope scope) {
+  const GsArch *a = l->arch;
   if (forced_ddr || is_graph_output(l->graph, s->tensor)) return LVL_DDR;
   int has_lb = a->core_kinds[l->kernels[s->kernel].core_kind].lb_bytes > 0;
   if (l->opt.gt_level == GTL_GB || !has_lb || scope == GT_SCOPE_GB) return LVL_GB;
@@ -291,20 +280,20 @@ static int slice_want(GtLowered *l, const GtSlice *s, int forced_ddr, GtBufScope
 
 /* Readers: every kernel that reads a tensor a slice holds samples of. Returns -1 when a kernel
  * reads samples a later kernel writes (the order cannot be kept). */
-static int fill_readers(GtLowered *l, int *forced_ddr) {
-  GtGraph *g = l->graph;
+static int fill_readers(GsLowered *l, int *forced_ddr) {
+  GsGraph *g = l->graph;
   for (int kj = 0; kj < l->nkernels; kj++) {
-    const GtKernel *k = &l->kernels[kj];
+    const GsKernel *k = &l->kernels[kj];
     int64_t a0, a1;
     kernel_samples(l, k, &a0, &a1);
     for (int j = 0; j < k->nops; j++) {
-      const GtOp *op = &g->ops[k->ops[j]];
+      const GsOp *op = &g->ops[k->ops[j]];
       for (int i = 0; i < op->nin; i++) {
-        int t = root(g, op->in[i]);
+        int t = graph_root(g, op->in[i]);
         int p = g->tensors[t].producer, inside = 0;
         for (int q = 0; q < j; q++) inside |= p == k->ops[q];
         if (p < 0 || inside) continue;
-        int whole = op_input_whole(g, k->ops[j], i);
+        int whole = lower_op_input_whole(g, k->ops[j], i);
         for (int si = 0; si < l->nslices; si++) {
           GtSlice *s = &l->slices[si];
           if (s->tensor != t) continue;
@@ -322,18 +311,18 @@ static int fill_readers(GtLowered *l, int *forced_ddr) {
   return 0;
 }
 
-static int make_slices(GtLowered *l, const SchedView *v) {
-  GtGraph *g = l->graph;
+static int make_slices(GsLowered *l, const SchedView *v) {
+  GsGraph *g = l->graph;
   int n = 0;
   for (int ki = 0; ki < l->nkernels; ki++) n += g->ops[l->kernels[ki].ops[l->kernels[ki].nops - 1]].nout;
   l->slices = arena_alloc(l->arena, sizeof(GtSlice) * (size_t)(n + 1));
   l->nslices = 0;
   int *forced = arena_alloc(l->arena, sizeof(int) * (size_t)(n + 1));
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
+    GsKernel *k = &l->kernels[ki];
     k->pr = kernel_cores(l, k);
     k->pc = 1;
-    int outs[GT_MAX_OPERANDS], no = kernel_outputs(g, k, outs);
+    int outs[GS_MAX_OPERANDS], no = kernel_outputs(g, k, outs);
     k->slice0 = l->nslices;
     k->nslices = no;
     for (int j = 0; j < no; j++) {
@@ -392,7 +381,7 @@ static int64_t slice_bytes_on(const GtSlice *s, int level, int r) {
 
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down) {
-  gt_assert(down < level);
+  gs_assert(down < level);
   int *cand = malloc(sizeof(int) * (size_t)(nsl + 1));
   if (!cand) die("out of memory");
   for (int t = 0; t < nsteps; t++)
@@ -415,7 +404,7 @@ void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_
 
 /* Offsets at one level (LB: one allocator per core; GB: one); a slice that does not fit moves
  * down. */
-static void place_pass(GtLowered *l, int level, GtIvl *ivls, int nres, int down) {
+static void place_pass(GsLowered *l, int level, GsIvl *ivls, int nres, int down) {
   for (int si = 0; si < l->nslices; si++) {
     GtSlice *s = &l->slices[si];
     if (s->level != level) continue;
@@ -426,7 +415,7 @@ static void place_pass(GtLowered *l, int level, GtIvl *ivls, int nres, int down)
     } else {
       int i;
       for (i = 0; i < s->ncores && ok; i++) {
-        gt_assert(s->core0 + i < nres);
+        gs_assert(s->core0 + i < nres);
         if (s->lb_bytes[i] == 0) continue; /* a core with no rows of it holds nothing */
         s->lb_off[i] = ivl_alloc(&ivls[s->core0 + i], s->lb_bytes[i], t0, s->last, si);
         ok = s->lb_off[i] >= 0;
@@ -438,12 +427,12 @@ static void place_pass(GtLowered *l, int level, GtIvl *ivls, int nres, int down)
   }
 }
 
-static void fill_budgets(GtLowered *l, const GtIvl *lbs) {
+static void fill_budgets(GsLowered *l, const GsIvl *lbs) {
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
-    int64_t b = core_tile_budget(l->arch, k->core_kind);
+    GsKernel *k = &l->kernels[ki];
+    int64_t b = lower_core_tile_budget(l->arch, k->core_kind);
     if (l->arch->core_kinds[k->core_kind].lb_bytes > 0) {
-      int c0 = core_base(l->arch, k->core_kind);
+      int c0 = arch_core_base(l->arch, k->core_kind);
       for (int i = 0; i < k->pr; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
     }
     k->budget = b;
@@ -451,14 +440,14 @@ static void fill_budgets(GtLowered *l, const GtIvl *lbs) {
 }
 
 /* Spill and place every slice with a fraction `stitch` of each LB kept for slices. */
-static void place_slices(GtLowered *l, double stitch) {
-  const GtArch *a = l->arch;
+static void place_slices(GsLowered *l, double stitch) {
+  const GsArch *a = l->arch;
   int ncores = a->cores_per_cluster;
-  GtIvl *lbs = calloc((size_t)ncores, sizeof(GtIvl));
+  GsIvl *lbs = calloc((size_t)ncores, sizeof(GsIvl));
   if (!lbs) die("out of memory");
   int64_t lbmax = 0;
   for (int c = 0; c < ncores; c++) {
-    const GtCoreKind *ck = prog_core_kind(a, c);
+    const GsCoreKind *ck = prog_core_kind(a, c);
     int64_t cap = ck ? ck->lb_bytes : 0, keep = (int64_t)((double)cap * stitch) / 64 * 64;
     ivl_init(&lbs[c], cap - keep, cap, 64, IVL_TOP_DOWN);
     lbmax = max64(lbmax, keep);
@@ -474,7 +463,7 @@ static void place_slices(GtLowered *l, double stitch) {
   gt_spill_pass(l->slices, l->nslices, l->nkernels, LVL_LB, ncores, lbmax, l->opt.gt_spill, lb_down);
   place_pass(l, LVL_LB, lbs, ncores, lb_down);
   if (gb_ok) {
-    GtIvl gb;
+    GsIvl gb;
     ivl_init(&gb, 0, l->gb_tensor_bytes, 64, IVL_BOTTOM_UP);
     gt_spill_pass(l->slices, l->nslices, l->nkernels, LVL_GB, 1, l->gb_tensor_bytes, l->opt.gt_spill,
                   LVL_DDR);
@@ -489,16 +478,16 @@ static void place_slices(GtLowered *l, double stitch) {
 /* ------------- the GB under level full: weights ahead, writes behind, loads ahead ------------- */
 
 /* Cycles of every cluster's copy of `bytes` at the DDR's bandwidth. */
-static double ddr_copy(const GtLowered *l, int64_t bytes) {
+static double ddr_copy(const GsLowered *l, int64_t bytes) {
   return (double)bytes * l->arch->nclusters / l->arch->ddr_bytes_per_cycle;
 }
 
 /* The DDR time kernel ki leaves idle by the tiler's estimate: its compute beyond its own DDR
  * share, and with `staged` beyond the staging of its weights too (every cluster's copy). */
-static double kernel_ddr_idle(const GtLowered *l, int ki, int staged) {
-  const GtKernel *k = &l->kernels[ki];
+static double kernel_ddr_idle(const GsLowered *l, int ki, int staged) {
+  const GsKernel *k = &l->kernels[ki];
   double idle = k->est_compute_cycles - k->est_ddr_cycles;
-  if (staged && k->w_via_gb) idle -= ddr_copy(l, op_weight_bytes(l->graph, k->head));
+  if (staged && k->w_via_gb) idle -= ddr_copy(l, lower_op_weight_bytes(l->graph, k->head));
   return idle > 0 ? idle : 0;
 }
 
@@ -516,9 +505,9 @@ static void take_idle(double *idle, int k0, int k1, double need) {
 
 /* Weights staged ahead may be held over kernels [j, ki) (the ones before their own): they fit
  * the --gt-prefetch-gb share of the GB next to those already held there (held[]). */
-static int ahead_fits(const GtLowered *l, const int64_t *held, int j, int ki, int64_t wb) {
+static int ahead_fits(const GsLowered *l, const int64_t *held, int j, int ki, int64_t wb) {
   int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
+  lower_gb_weight_area(l, &w0, &w1);
   double cap = l->opt.gt_prefetch_gb * (double)w1;
   for (int t = j; t < ki; t++)
     if ((double)(held[t] + wb) > cap) return 0;
@@ -532,15 +521,15 @@ static int ahead_fits(const GtLowered *l, const int64_t *held, int j, int ki, in
  * across a copy kernel, whose DDR use the tiler does not estimate); else at its own start, over
  * its own kernel (the weight area is free of slices, so that block always fits). A copy staged
  * at a kernel's own start uses up its idle time. Stagings may be issued out of kernel order:
- * each kernel's cores wait on their own semaphores (stage_sem). */
-static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
+ * each kernel's cores wait on their own semaphores (emit_stage_sem). */
+static void plan_weights(GsLowered *l, GsIvl *gb, double *idle) {
   gb->policy = IVL_TOP_DOWN;
   int64_t *held = calloc((size_t)l->nkernels + 1, sizeof *held);
   if (!held) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
-    if (!k->w_via_gb || op_lower_kind(l->graph, k->head) == LK_COPY) continue;
-    int64_t wb = op_weight_bytes(l->graph, k->head), off = -1;
+    GsKernel *k = &l->kernels[ki];
+    if (!k->w_via_gb || lower_op_kind(l->graph, k->head) == LK_COPY) continue;
+    int64_t wb = lower_op_weight_bytes(l->graph, k->head), off = -1;
     double copy = ddr_copy(l, wb), sum = 0;
     int from = ki;
     for (int j = ki - 1; j >= 0 && j >= ki - l->opt.gt_prefetch; j--) {
@@ -552,7 +541,7 @@ static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
       break;
     }
     if (off < 0) off = ivl_alloc(gb, wb, ki, ki, -1 - ki);
-    gt_assert(off >= 0);
+    gs_assert(off >= 0);
     for (int t = from; t < ki; t++) held[t] += wb;
     take_idle(idle, from, ki, copy);
     k->w_gb_off = off;
@@ -563,7 +552,7 @@ static void plan_weights(GtLowered *l, GtIvl *gb, double *idle) {
 
 /* The clusters have a DMA engine free for drains and loads ahead: two or more, and no core
  * without DMA (which the cluster engines serve). */
-static int second_dma_engine(const GtArch *a) {
+static int second_dma_engine(const GsArch *a) {
   if (a->dma_engines < 2) return 0;
   for (int i = 0; i < a->ncore_kinds; i++)
     if (a->core_kinds[i].dma_engines == 0) return 0;
@@ -582,7 +571,7 @@ static int second_dma_engine(const GtArch *a) {
  * GT_DRAIN_HIDDEN of the copy's time idle (a tenth of slack for the estimates), or no block is
  * free over the span, the slice is written to DDR directly: draining it would mostly slow them
  * (on ViT-B/16 a drain hidden 72% cost 1.7%). */
-static void plan_drains(GtLowered *l, GtIvl *gb, double *idle) {
+static void plan_drains(GsLowered *l, GsIvl *gb, double *idle) {
   gb->policy = IVL_BOTTOM_UP;
   for (int si = 0; si < l->nslices; si++) {
     GtSlice *s = &l->slices[si];
@@ -606,7 +595,7 @@ static void plan_drains(GtLowered *l, GtIvl *gb, double *idle) {
  * kernel that leaves (with the kernels up to that reader) GT_DRAIN_HIDDEN of the copy's DDR time
  * idle; its readers up to ahead_until (the last one, or else the first, when a block is free
  * that long) read the copy: one DDR read, early, instead of one per reader, late. */
-static void plan_loads(GtLowered *l, GtIvl *gb, double *idle) {
+static void plan_loads(GsLowered *l, GsIvl *gb, double *idle) {
   gb->policy = IVL_BOTTOM_UP;
   for (int si = 0; si < l->nslices; si++) {
     GtSlice *s = &l->slices[si];
@@ -637,11 +626,11 @@ static void plan_loads(GtLowered *l, GtIvl *gb, double *idle) {
  * ahead — and the DDR's idle time by the tiler's estimates, which the weights staged ahead take
  * first. (Moving slices the GB's fixed split sent to DDR back into the free GB was tried: ViT
  * 1.13x faster, BERT-384 4% slower, the run's end decided by which cluster lags; not kept.) */
-static void plan_gb_full(GtLowered *l) {
+static void plan_gb_full(GsLowered *l) {
   int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
+  lower_gb_weight_area(l, &w0, &w1);
   if (l->opt.gt_level != GTL_FULL || w1 <= 0) return;
-  GtIvl gb;
+  GsIvl gb;
   ivl_init(&gb, 0, w1, 64, IVL_BOTTOM_UP);
   for (int si = 0; si < l->nslices; si++) {
     const GtSlice *s = &l->slices[si];
@@ -651,7 +640,7 @@ static void plan_gb_full(GtLowered *l) {
   if (!idle) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 0);
   plan_weights(l, &gb, idle);
-  fill_tiling_streams(l);
+  lower_fill_tiling_streams(l);
   for (int ki = 0; ki < l->nkernels; ki++) idle[ki] = kernel_ddr_idle(l, ki, 1);
   if (second_dma_engine(l->arch)) {
     plan_drains(l, &gb, idle);
@@ -664,16 +653,16 @@ static void plan_gb_full(GtLowered *l) {
 /* ---------------- driver ---------------- */
 
 /* Table-3 levels: a tensor counts at the lowest level any of its slices lives at. */
-static void slice_levels(GtLowered *l) {
+static void slice_levels(GsLowered *l) {
   for (int si = 0; si < l->nslices; si++) l->place[l->slices[si].tensor].level = LVL_LB;
   for (int si = 0; si < l->nslices; si++) {
     const GtSlice *s = &l->slices[si];
-    GtTensorPlace *p = &l->place[s->tensor];
+    GsTensorPlace *p = &l->place[s->tensor];
     if (s->level < p->level) p->level = s->level;
   }
 }
 
-static int plan_once(GtLowered *l, const SchedView *v, const GtKernel *layers, int nl, int by_group) {
+static int plan_once(GsLowered *l, const SchedView *v, const GsKernel *layers, int nl, int by_group) {
   plan_instances(l, v, by_group);
   expand_kernels(l, layers, nl);
   return make_slices(l, v);
@@ -681,10 +670,10 @@ static int plan_once(GtLowered *l, const SchedView *v, const GtKernel *layers, i
 
 /* The schedule's instances as run and a kernel per (instance, layer), with their slices; the
  * schedule's instance order, or group by group when a whole group would run after its readers. */
-static void plan_kernels(GtLowered *l, const SchedView *v) {
-  const GtKernel *layers = l->kernels;
+static void plan_kernels(GsLowered *l, const SchedView *v) {
+  const GsKernel *layers = l->kernels;
   int nl = l->nkernels;
-  fill_gb_split(l);
+  lower_fill_gb_split(l);
   if (plan_once(l, v, layers, nl, 0)) {
     note(l, "the schedule's instance order is not kept (a whole group would run after its "
             "readers): instances run group by group");
@@ -695,11 +684,11 @@ static void plan_kernels(GtLowered *l, const SchedView *v) {
 
 /* Placement and tiling as one loop: the LB kept for slices (*stitch of each LB) halves until
  * every kernel's tiles fit what it leaves. Each placement is checked, then the tiling. */
-static int place_and_tile(GtLowered *l, double *stitch, GtDiag *d) {
-  if (fill_placement(l)) return -1;
+static int place_and_tile(GsLowered *l, double *stitch, GsDiag *d) {
+  if (lower_fill_placement(l)) return -1;
   for (int t = 0; t < l->graph->ntensors; t++)
     if (l->place[t].level != LVL_LB) l->place[t].level = LVL_DDR;
-  GtDiag quiet; /* tiling attempts that may fail print nothing */
+  GsDiag quiet; /* tiling attempts that may fail print nothing */
   diag_init(&quiet);
   *stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
   for (;;) {
@@ -707,7 +696,7 @@ static int place_and_tile(GtLowered *l, double *stitch, GtDiag *d) {
     slice_levels(l); /* the tiler's cost reads where every operand lives */
     lower_check_step(l, LOWER_PLACEMENT);
     quiet.nerrors = quiet.max_errors;
-    if (fill_tiling(l, *stitch > 0.01 ? &quiet : d) == 0) break;
+    if (lower_fill_tiling(l, *stitch > 0.01 ? &quiet : d) == 0) break;
     if (*stitch <= 0.01) return -1;
     *stitch /= 2;
     if (*stitch <= 0.01) *stitch = 0;
@@ -718,15 +707,15 @@ static int place_and_tile(GtLowered *l, double *stitch, GtDiag *d) {
 
 /* The steps of lower.h's LowerStep in order, each checked; stops after `stop` (placement and
  * tiling are one loop, so a stop at placement has the tiles too). */
-int gt_plan(GtLowered *l, LowerStep stop, GtDiag *d) {
+int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d) {
   SchedView v;
   if (schedule_view(l, &v, d)) return -1;
   l->op_group = v.op_group;
   l->gt_order = l->opt.gt_level >= GTL_INSTANCES ? v.order : "group";
-  group_kernels(l, gt_fuse);
+  lower_group_kernels(l, gt_fuse);
   lower_check_step(l, LOWER_KERNELS);
   if (stop == LOWER_KERNELS) return 0;
-  if (fill_kernel_units(l, d)) return -1;
+  if (lower_fill_kernel_units(l, d)) return -1;
   lower_check_step(l, LOWER_UNITS);
   if (stop == LOWER_UNITS) return 0;
   plan_kernels(l, &v);

@@ -19,11 +19,11 @@
 
 #include <string.h>
 
-static const GtTensor *T(const GtGraph *g, int id) { return &g->tensors[id]; }
-static int64_t last_dim(const GtTensor *t) { return t->ndim ? t->dim[t->ndim - 1] : 1; }
-static int64_t dtb(const GtTensor *t) { return dtype_bytes(t->dtype); }
+static const GsTensor *T(const GsGraph *g, int id) { return &g->tensors[id]; }
+static int64_t last_dim(const GsTensor *t) { return t->ndim ? t->dim[t->ndim - 1] : 1; }
+static int64_t dtb(const GsTensor *t) { return arch_dtype_bytes(t->dtype); }
 
-int op_is_memory_intensive(GtOpKind k) {
+int lower_op_is_memory_intensive(GsOpKind k) {
   switch (k) {
   case OP_CONV2D: case OP_CONV1D: case OP_DENSE: case OP_MATMUL: case OP_INTERACTION:
   case OP_EMBEDDING: case OP_CONCAT: case OP_SPLIT: case OP_RESHAPE: case OP_TRANSPOSE:
@@ -33,7 +33,7 @@ int op_is_memory_intensive(GtOpKind k) {
   }
 }
 
-int op_is_tvm_tail(GtOpKind k) {
+int lower_op_is_tvm_tail(GsOpKind k) {
   switch (k) {
   case OP_BATCHNORM: case OP_RELU: case OP_RELU6: case OP_GELU: case OP_SIGMOID: case OP_SWISH:
   case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
@@ -48,9 +48,9 @@ typedef struct {
   int64_t n, c, h, w, co, ho, wo, kh, kw, sh, sw, pt, dh, groups, bias;
 } ConvDims;
 
-static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
+static ConvDims conv_dims(const GsGraph *g, const GsOp *o) {
   ConvDims c;
-  const GtTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
+  const GsTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
   c.n = x->dim[0];
   c.c = x->dim[1];
   c.co = y->dim[1];
@@ -64,7 +64,7 @@ static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
     c.pt = o->at.pad[0];
     c.dh = o->at.dilation[0];
   } else {
-    die("conv_dims on %s", opkind_name(o->kind));
+    die("conv_dims on %s", graph_opkind_name(o->kind));
   }
   if (c.kh < 1) c.kh = 1;
   if (c.kw < 1) c.kw = 1;
@@ -78,8 +78,8 @@ static ConvDims conv_dims(const GtGraph *g, const GtOp *o) {
 
 static int conv_depthwise(const ConvDims *c) { return c->groups > 1 && c->groups == c->c; }
 
-GtLowerKind op_lower_kind(const GtGraph *g, int op) {
-  const GtOp *o = &g->ops[op];
+GsLowerKind lower_op_kind(const GsGraph *g, int op) {
+  const GsOp *o = &g->ops[op];
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: {
     ConvDims c = conv_dims(g, o);
@@ -107,7 +107,7 @@ static void conv_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0
 typedef struct {
   int64_t s0, nseg, h0, h1;
 } SegRange;
-static SegRange seg_range(int64_t seg_rows, const GtTile *t) {
+static SegRange seg_range(int64_t seg_rows, const GsTile *t) {
   SegRange s;
   s.s0 = t->r0 / seg_rows;
   int64_t last = (t->r1 - 1) / seg_rows;
@@ -116,20 +116,20 @@ static SegRange seg_range(int64_t seg_rows, const GtTile *t) {
     s.h0 = t->r0 - s.s0 * seg_rows;
     s.h1 = t->r1 - s.s0 * seg_rows;
   } else {
-    gt_assert(t->r0 % seg_rows == 0 && t->r1 % seg_rows == 0);
+    gs_assert(t->r0 % seg_rows == 0 && t->r1 % seg_rows == 0);
     s.h0 = 0;
     s.h1 = seg_rows;
   }
   return s;
 }
 
-static int64_t matmul_batches(const GtTensor *t, int64_t rows, int64_t cols) {
-  int64_t e = tensor_elems(t);
+static int64_t matmul_batches(const GsTensor *t, int64_t rows, int64_t cols) {
+  int64_t e = graph_tensor_elems(t);
   return e / (rows * cols);
 }
 
-static int64_t interaction_pairs(const GtGraph *g, const GtOp *o, int64_t *f, int64_t *dd) {
-  const GtTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
+static int64_t interaction_pairs(const GsGraph *g, const GsOp *o, int64_t *f, int64_t *dd) {
+  const GsTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
   if (x->ndim >= 3) {
     *f = x->dim[x->ndim - 2];
     *dd = x->dim[x->ndim - 1];
@@ -142,9 +142,9 @@ static int64_t interaction_pairs(const GtGraph *g, const GtOp *o, int64_t *f, in
 }
 
 /* Convolutions: rows are (sample, output row); columns output channels; k input channels. */
-static void geom_conv(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_conv(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
   ConvDims c = conv_dims(g, o);
   int64_t xdt = dtb(T(g, o->in[0]));
@@ -172,13 +172,13 @@ static void geom_conv(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
 }
 
 /* Dense: rows are every leading position, columns the units, k the input features. */
-static void geom_dense(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_dense(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
-  const GtTensor *x = T(g, o->in[0]);
+  const GsTensor *x = T(g, o->in[0]);
   int64_t kk = last_dim(x);
-  m->rows = tensor_elems(x) / kk;
+  m->rows = graph_tensor_elems(x) / kk;
   m->seg_rows = m->rows;
   m->rows_per_sample = m->rows % batch == 0 ? m->rows / batch : 0;
   m->cols = last_dim(y);
@@ -190,11 +190,11 @@ static void geom_dense(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
 }
 
 /* Matmul: rows are (batch, m), columns n, k the shared dimension. */
-static void geom_matmul(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_matmul(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
-  const GtTensor *x = T(g, o->in[0]);
+  const GsTensor *x = T(g, o->in[0]);
   int64_t mm = x->dim[x->ndim - 2], kk = last_dim(x), nn = last_dim(y);
   int64_t bo = matmul_batches(y, mm, nn);
   m->rows = bo * mm;
@@ -209,9 +209,9 @@ static void geom_matmul(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
 }
 
 /* Windowed pooling: rows are (sample, output row), channel tiles inside a core. */
-static void geom_pool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_pool(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
   ConvDims c = conv_dims(g, o);
   m->col_align = 1;
@@ -226,11 +226,11 @@ static void geom_pool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
 }
 
 /* Global average pooling: a row per sample, its channels as columns. */
-static void geom_gavgpool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_gavgpool(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
-  const GtTensor *x = T(g, o->in[0]);
+  const GsTensor *x = T(g, o->in[0]);
   m->rows = x->dim[0];
   m->seg_rows = 1;
   m->col_align = 1;
@@ -242,13 +242,13 @@ static void geom_gavgpool(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
 }
 
 /* Row-wise ops (embedding, interaction, the rest): a row is the output's last axis. */
-static void geom_rowwise(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+static void geom_rowwise(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t ydt = dtb(y);
   /* row-wise: a row is the output's last axis */
   int64_t last = last_dim(y);
-  m->rows = tensor_elems(y) / (last ? last : 1);
+  m->rows = graph_tensor_elems(y) / (last ? last : 1);
   m->seg_rows = m->rows;
   m->rows_per_sample = (y->ndim && y->dim[0] % batch == 0) ? m->rows / batch : 0;
   m->out_row_bytes = last * ydt;
@@ -257,18 +257,18 @@ static void geom_rowwise(const GtGraph *g, int op, int64_t batch, GtGeom *m) {
     m->in_row_bytes = bag * dtb(T(g, o->in[0])) + bag * last * ydt;
   } else {
     for (int i = 0; i < o->nin; i++) {
-      const GtTensor *x = T(g, o->in[i]);
-      if (tensor_elems(x) % m->rows == 0 && tensor_elems(x) >= m->rows)
-        m->in_row_bytes += tensor_bytes(x) / m->rows;
+      const GsTensor *x = T(g, o->in[i]);
+      if (graph_tensor_elems(x) % m->rows == 0 && graph_tensor_elems(x) >= m->rows)
+        m->in_row_bytes += graph_tensor_bytes(x) / m->rows;
       else
-        m->w_fixed_bytes += tensor_bytes(x);
+        m->w_fixed_bytes += graph_tensor_bytes(x);
     }
-    m->w_fixed_bytes += op_weight_bytes(g, op);
+    m->w_fixed_bytes += lower_op_weight_bytes(g, op);
   }
 }
 
-void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
-  const GtOp *o = &g->ops[op];
+void lower_fill_geom(const GsGraph *g, int op, const GsArch *a, GsGeom *m) {
+  const GsOp *o = &g->ops[op];
   memset(m, 0, sizeof *m);
   m->cols = 1;
   m->k = 1;
@@ -295,16 +295,16 @@ void fill_geom(const GtGraph *g, int op, const GtArch *a, GtGeom *m) {
 
 /* Rows of an embedding table resident in DDR: the rows one iteration can touch, at most the
  * table (docs/schedulers.md: a 40 M-row MLPerf table is not kept whole). */
-static int64_t embedding_rows(const GtGraph *g, const GtOp *o) {
-  const GtTensor *y = T(g, o->out[0]);
+static int64_t embedding_rows(const GsGraph *g, const GsOp *o) {
+  const GsTensor *y = T(g, o->out[0]);
   int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
-  int64_t touched = tensor_elems(y) / last_dim(y) * bag;
+  int64_t touched = graph_tensor_elems(y) / last_dim(y) * bag;
   return min64(o->at.vocab > 0 ? o->at.vocab : 1, touched);
 }
 
-int64_t op_weight_bytes(const GtGraph *g, int op) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+int64_t lower_op_weight_bytes(const GsGraph *g, int op) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: {
@@ -320,17 +320,18 @@ int64_t op_weight_bytes(const GtGraph *g, int op) {
   }
 }
 
-int64_t op_compulsory_weight_bytes(const GtGraph *g, int op) {
-  return op_weight_bytes(g, op); /* embeddings: the resident rows, each gathered at least once */
+int64_t lower_op_compulsory_weight_bytes(const GsGraph *g, int op) {
+  /* embeddings: the resident rows, each gathered at least once */
+  return lower_op_weight_bytes(g, op);
 }
 
-static GtSpan span1(int64_t off, int64_t bytes) {
-  GtSpan s = {off, bytes, 1, bytes, 1, bytes};
+static GsSpan span1(int64_t off, int64_t bytes) {
+  GsSpan s = {off, bytes, 1, bytes, 1, bytes};
   return s;
 }
 
-/* tile_input_span of a conv or pooling op (input i = 0, NHWC). */
-static void conv_input_span(const GtGraph *g, const GtOp *o, const GtTile *t, int64_t dt, GtSpan *s) {
+/* lower_tile_input_span of a conv or pooling op (input i = 0, NHWC). */
+static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, int64_t dt, GsSpan *s) {
   /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
    * strided pattern (one row per pixel) */
   ConvDims c = conv_dims(g, o);
@@ -379,10 +380,10 @@ static void conv_input_span(const GtGraph *g, const GtOp *o, const GtTile *t, in
   }
 }
 
-/* tile_input_span of a matmul: a (i = 0: rows x k chunk) or b (i = 1: k chunk x columns). */
-static void matmul_input_span(const GtGraph *g, const GtOp *o, int i, const GtTile *t, int64_t dt,
-                              GtSpan *s) {
-  const GtTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
+/* lower_tile_input_span of a matmul: a (i = 0: rows x k chunk) or b (i = 1: k chunk x columns). */
+static void matmul_input_span(const GsGraph *g, const GsOp *o, int i, const GsTile *t, int64_t dt,
+                              GsSpan *s) {
+  const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
   int64_t mm = T(g, o->in[0])->dim[T(g, o->in[0])->ndim - 2], kk = last_dim(T(g, o->in[0]));
   int64_t nn = last_dim(y), bo = matmul_batches(y, mm, nn);
   SegRange r = seg_range(mm, t);
@@ -407,9 +408,9 @@ static void matmul_input_span(const GtGraph *g, const GtOp *o, int i, const GtTi
   }
 }
 
-int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
+int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSpan *s) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
   int64_t dt = dtb(x);
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL:
@@ -444,7 +445,7 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
   }
   case OP_EMBEDDING: {
     int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
-    int64_t per_row = tensor_elems(x) / (tensor_elems(y) / last_dim(y));
+    int64_t per_row = graph_tensor_elems(x) / (graph_tensor_elems(y) / last_dim(y));
     if (per_row < 1) per_row = bag;
     *s = span1(t->r0 * per_row * dt, (t->r1 - t->r0) * per_row * dt);
     return 1;
@@ -452,8 +453,8 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
   default: {
     /* row-wise ops: operands with a whole number of elements per output row are sliced by
      * rows; smaller (broadcast) operands are loaded whole once per core (w_fixed_bytes). */
-    int64_t rows = tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
-    int64_t xe = tensor_elems(x);
+    int64_t rows = graph_tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
+    int64_t xe = graph_tensor_elems(x);
     if (xe % rows != 0 || xe < rows) return 0;
     int64_t rb = xe / rows * dt;
     *s = span1(t->r0 * rb, (t->r1 - t->r0) * rb);
@@ -462,9 +463,9 @@ int tile_input_span(const GtGraph *g, int op, int i, const GtTile *t, GtSpan *s)
   }
 }
 
-int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+int lower_tile_weight_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: {
@@ -490,9 +491,9 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     return 1;
   }
   case OP_MATMUL:
-    return tile_input_span(g, op, 1, t, s);
+    return lower_tile_input_span(g, op, 1, t, s);
   case OP_BATCHNORM: case OP_LAYERNORM:
-    *s = span1(0, op_weight_bytes(g, op));
+    *s = span1(0, lower_op_weight_bytes(g, op));
     return 1;
   case OP_EMBEDDING: {
     /* Row gathers: the indices are data, so the rows' addresses are not known statically.
@@ -514,7 +515,7 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     } else {
       /* more rows than the table has (a token-type table): rows are read again; the pattern's
        * stride shrinks below a row so that it stays inside the table (0: a one-row table, the
-       * same row each time; e_mov makes that a mov per row) */
+       * same row each time; emit_mov makes that a mov per row) */
       s->off = 0;
       s->stride = vocab > 1 ? max64(1, (vocab * rowb - rowb) / (n - 1)) : 0;
     }
@@ -525,9 +526,9 @@ int tile_weight_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
   }
 }
 
-void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
+void lower_tile_output_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
@@ -572,16 +573,16 @@ void tile_output_span(const GtGraph *g, int op, const GtTile *t, GtSpan *s) {
     return;
   }
   default: {
-    int64_t rows = tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
-    int64_t rb = tensor_bytes(y) / rows;
+    int64_t rows = graph_tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
+    int64_t rb = graph_tensor_bytes(y) / rows;
     *s = span1(t->r0 * rb, (t->r1 - t->r0) * rb);
     return;
   }
   }
 }
 
-static GtComputeStep vstep(GtVop v, int64_t elems, int64_t param, int uses_b) {
-  GtComputeStep s;
+static GsComputeStep vstep(GsVop v, int64_t elems, int64_t param, int uses_b) {
+  GsComputeStep s;
   memset(&s, 0, sizeof s);
   s.vop = v;
   s.elems = elems;
@@ -590,7 +591,7 @@ static GtComputeStep vstep(GtVop v, int64_t elems, int64_t param, int uses_b) {
   return s;
 }
 
-static int elementwise_vop(GtOpKind k, GtVop *v) {
+static int elementwise_vop(GsOpKind k, GsVop *v) {
   switch (k) {
   case OP_RELU: *v = V_RELU; return 1;
   case OP_RELU6: *v = V_RELU6; return 1;
@@ -608,47 +609,47 @@ static int elementwise_vop(GtOpKind k, GtVop *v) {
   }
 }
 
-int op_input_whole(const GtGraph *g, int op, int i) {
-  const GtOp *o = &g->ops[op];
-  if (op_lower_kind(g, op) != LK_VEC) return 0;
+int lower_op_input_whole(const GsGraph *g, int op, int i) {
+  const GsOp *o = &g->ops[op];
+  if (lower_op_kind(g, op) != LK_VEC) return 0;
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_GAVGPOOL:
     return 0;
   default: {
-    GtTile t = {0, 1, 0, 1, 0, 1};
-    GtSpan s;
-    return !tile_input_span(g, op, i, &t, &s);
+    GsTile t = {0, 1, 0, 1, 0, 1};
+    GsSpan s;
+    return !lower_tile_input_span(g, op, i, &t, &s);
   }
   }
 }
 
-GtComputeStep tail_step(const GtGraph *g, int op, int64_t elems) {
-  const GtOp *o = &g->ops[op];
-  const GtTensor *y = T(g, o->out[0]);
-  GtVop v;
+GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *y = T(g, o->out[0]);
+  GsVop v;
   switch (o->kind) {
   case OP_LAYERNORM: return vstep(V_LNORM, elems, last_dim(y), 0);
   case OP_SOFTMAX: return vstep(V_SOFTMAX, elems, last_dim(y), 0);
   default: {
     int n = elementwise_vop(o->kind, &v);
-    if (!n) die("%s cannot be a fused tail", opkind_name(o->kind));
+    if (!n) die("%s cannot be a fused tail", graph_opkind_name(o->kind));
     return vstep(v, elems, 0, n == 2);
   }
   }
 }
 
-GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtDtype cdt) {
-  GtOperandBytes b = {0, 0, 0};
-  GtComputeStep st[GT_MAX_STEPS];
-  int64_t es = dtype_bytes(cdt);
-  int n = tile_compute(g, op, t, st, GT_MAX_STEPS);
+GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, GsDtype cdt) {
+  GsOperandBytes b = {0, 0, 0};
+  GsComputeStep st[GS_MAX_STEPS];
+  int64_t es = arch_dtype_bytes(cdt);
+  int n = lower_tile_compute(g, op, t, st, GS_MAX_STEPS);
   for (int i = 0; i < n; i++) {
     if (st[i].is_gemm) {
       b.a = max64(b.a, st[i].m * st[i].k * es);
       b.b = max64(b.b, st[i].k * st[i].n * es);
       b.o = max64(b.o, st[i].m * st[i].n * es);
     } else {
-      GtVop v = st[i].vop;
+      GsVop v = st[i].vop;
       int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG;
       int64_t p = st[i].param > 0 ? st[i].param : 1;
       b.a = max64(b.a, st[i].elems * es);
@@ -659,8 +660,8 @@ GtOperandBytes tile_operand_bytes(const GtGraph *g, int op, const GtTile *t, GtD
 }
 
 /* A gemm step m x n x k. */
-static GtComputeStep gemm_step(int64_t m, int64_t n, int64_t k) {
-  GtComputeStep s;
+static GsComputeStep gemm_step(int64_t m, int64_t n, int64_t k) {
+  GsComputeStep s;
   memset(&s, 0, sizeof s);
   s.is_gemm = 1;
   s.m = m;
@@ -673,7 +674,7 @@ static GtComputeStep gemm_step(int64_t m, int64_t n, int64_t k) {
  * convolution, one gemm per filter tap (kh·kw of them) over the tile's output pixels and its
  * input-channel chunk, accumulating — the input tile stays in its raw (channels-last) form,
  * which holds at least pixels × channels elements for every tap. */
-static int conv_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtComputeStep *st, int max) {
+static int conv_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsComputeStep *st, int max) {
   ConvDims c = conv_dims(g, o);
   int64_t rows = t->r1 - t->r0;
   if (conv_depthwise(&c)) {
@@ -696,30 +697,30 @@ static int conv_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtComp
 /* Feature i against features i+1.. (or i.. with self-interaction): one dot-product instruction
  * per feature, so no instruction reads more than the F·D input rows; with more features than
  * steps, one per group of consecutive features (g of them: up to g·F·D). */
-static int interaction_compute(const GtGraph *g, const GtOp *o, int64_t rows, GtComputeStep *st,
+static int interaction_compute(const GsGraph *g, const GsOp *o, int64_t rows, GsComputeStep *st,
                                int max) {
   int64_t f, dd;
   interaction_pairs(g, o, &f, &dd);
   int room = max - (o->at.pad_interaction ? 1 : 0), n = 0;
-  gt_assert(room >= 1);
+  gs_assert(room >= 1);
   int64_t per = ceil_div64(f, room), acc = 0;
   for (int64_t i = 0; i < f; i++) {
     acc += max64(0, f - 1 - i + (o->at.self_interaction ? 1 : 0));
     if (acc == 0 || ((i + 1) % per && i + 1 < f)) continue;
-    gt_assert(n < room);
+    gs_assert(n < room);
     st[n++] = vstep(V_DOT, rows * acc * dd, dd, 1);
     acc = 0;
   }
   if (o->at.pad_interaction) {
-    gt_assert(n < max);
+    gs_assert(n < max);
     st[n++] = vstep(V_COPY, rows * dd, 0, 0);
   }
   return n;
 }
 
 /* The vector step of a pooling, row-wise or elementwise op over tile t (0 steps: none). */
-static int vector_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtComputeStep *st) {
-  const GtTensor *y = T(g, o->out[0]);
+static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsComputeStep *st) {
+  const GsTensor *y = T(g, o->out[0]);
   int64_t rows = t->r1 - t->r0;
   switch (o->kind) {
   case OP_MAXPOOL: case OP_AVGPOOL: {
@@ -730,7 +731,7 @@ static int vector_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtCo
     return 1;
   }
   case OP_GAVGPOOL: {
-    const GtTensor *x = T(g, o->in[0]);
+    const GsTensor *x = T(g, o->in[0]);
     int64_t hw = x->dim[2] * x->dim[3];
     st[0] = vstep(V_POOLAVG, rows * hw * (t->c1 - t->c0), hw, 0);
     return 1;
@@ -754,18 +755,18 @@ static int vector_compute(const GtGraph *g, const GtOp *o, const GtTile *t, GtCo
     return 1;
   }
   default: {
-    GtVop v;
+    GsVop v;
     int n = elementwise_vop(o->kind, &v);
-    if (!n) die("no vector lowering for %s", opkind_name(o->kind));
+    if (!n) die("no vector lowering for %s", graph_opkind_name(o->kind));
     st[0] = vstep(v, rows * last_dim(y), 0, n == 2);
     return 1;
   }
   }
 }
 
-int tile_compute(const GtGraph *g, int op, const GtTile *t, GtComputeStep *st, int max) {
-  gt_assert(max >= 2);
-  const GtOp *o = &g->ops[op];
+int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *st, int max) {
+  gs_assert(max >= 2);
+  const GsOp *o = &g->ops[op];
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D:
     return conv_compute(g, o, t, st, max);

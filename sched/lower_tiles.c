@@ -43,16 +43,16 @@ typedef struct {
 /* What the pieces of one core's gemm/vector kernel share while its streams are emitted. */
 typedef struct {
   Emit *e;
-  GtKernel *k;
-  const GtGeom *gm;
-  GtGraph *g;
-  const GtOp *h;                  /* the head op */
+  GsKernel *k;
+  const GsGeom *gm;
+  GsGraph *g;
+  const GsOp *h;                  /* the head op */
   int c, core;                    /* cluster, core */
   int64_t ra, rb, ca, cb;         /* the core's rows [ra, rb) and columns [ca, cb) */
   int qin, qout, qh, qt;          /* queues: dma_in, dma_out, head unit, tail unit */
   int sh, st;                     /* the head's and the tail's unit slot */
-  GtDtype dt;                     /* the head output's dtype */
-  GtDtype cdt, tdt;               /* what the head and the tail unit compute in */
+  GsDtype dt;                     /* the head output's dtype */
+  GsDtype cdt, tdt;               /* what the head and the tail unit compute in */
   LbAlloc la;
   GemmParts p;
   int64_t abytes[MAX_PARTS], wbytes, obytes; /* region sizes: the worst tile of the core */
@@ -71,7 +71,7 @@ typedef struct {
 
 /* What one step needs to know, its neighbours included. */
 typedef struct {
-  GtTile t;
+  GsTile t;
   int64_t kp;                     /* position of the k chunk in the tile's k loop */
   int newA, newW;                 /* the step loads A / W */
   int nextA, nextW;               /* the next step loads A / W: this step releases them */
@@ -80,9 +80,9 @@ typedef struct {
 } GemmStep;
 
 /* Tensor t's span s (through its pieces) to offset 0 of region dreg as tile dtile, on qin. */
-static void load_span(Emit *e, GtKernel *k, int qin, int c, int t, GtSpan s, uint32_t dreg,
+static void load_span(Emit *e, GsKernel *k, int qin, int c, int t, GsSpan s, uint32_t dreg,
                       uint32_t dtile) {
-  load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
+  emit_load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
 }
 
 /* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
@@ -92,30 +92,30 @@ static void add_resident(GemmParts *p, int op, int t) {
 }
 
 /* Sorts the operands of kernel k into p (see GemmParts). Emits nothing. */
-static void classify_operands(const GtGraph *g, const GtKernel *k, GemmParts *p) {
-  const GtOp *h = &g->ops[k->head];
+static void classify_operands(const GsGraph *g, const GsKernel *k, GemmParts *p) {
+  const GsOp *h = &g->ops[k->head];
   memset(p, 0, sizeof *p);
   for (int i = 0; i < h->nin; i++) {
     if (h->kind == OP_MATMUL && i == 1) continue;
-    if (op_input_whole(g, k->head, i)) continue;
+    if (lower_op_input_whole(g, k->head, i)) continue;
     p->apart[p->na++] = i;
   }
-  const GtTensor *hy = &g->tensors[h->out[0]];
+  const GsTensor *hy = &g->tensors[h->out[0]];
   for (int i = 0; i < h->nin; i++)
-    if (op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
-  p->has_w = op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
+    if (lower_op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
+  p->has_w = lower_op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
   p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
-  if (op_lower_kind(g, k->head) == LK_VEC && op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
+  if (lower_op_kind(g, k->head) == LK_VEC && lower_op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
     add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
     p->has_w = 0;
   }
   for (int j = 1; j < k->nops; j++) {
-    const GtOp *op = &g->ops[k->ops[j]];
-    if (op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
+    const GsOp *op = &g->ops[k->ops[j]];
+    if (lower_op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
     for (int i = 0; i < op->nin; i++) {
       if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-      if (tensor_elems(&g->tensors[op->in[i]]) == tensor_elems(hy)) {
-        gt_assert(p->nr < MAX_PARTS);
+      if (graph_tensor_elems(&g->tensors[op->in[i]]) == graph_tensor_elems(hy)) {
+        gs_assert(p->nr < MAX_PARTS);
         p->rop[p->nr] = j;
         p->rin[p->nr++] = op->in[i];
       } else {
@@ -126,43 +126,44 @@ static void classify_operands(const GtGraph *g, const GtKernel *k, GemmParts *p)
 }
 
 /* The tile of the core at rows [r0, r1), the column tile starting at c0 and k chunk kt. */
-static GtTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, int64_t kt) {
-  const GtKernel *k = x->k;
-  GtTile t = {r0, r1, c0, min64(x->cb, c0 + k->tc), kt * k->tk, min64(x->gm->k, (kt + 1) * k->tk)};
+static GsTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, int64_t kt) {
+  const GsKernel *k = x->k;
+  GsTile t = {r0, r1, c0, min64(x->cb, c0 + k->tc), kt * k->tk, min64(x->gm->k, (kt + 1) * k->tk)};
   return t;
 }
 
 /* Grows the region sizes to hold tile t: its spans of A, W and the output, at least what the
- * unit reads and writes for it (window-expanded a, b and the result: tile_operand_bytes), and
+ * unit reads and writes for it (window-expanded a, b and the result: lower_tile_operand_bytes), and
  * the output at the tail's compute dtype. */
-static void size_tile(GemmCore *x, const GtTile *t) {
-  const GtKernel *k = x->k;
+static void size_tile(GemmCore *x, const GsTile *t) {
+  const GsKernel *k = x->k;
   const GemmParts *p = &x->p;
-  GtSpan s, os;
+  GsSpan s, os;
   for (int i = 0; i < p->na; i++)
-    if (tile_input_span(x->g, k->head, p->apart[i], t, &s))
+    if (lower_tile_input_span(x->g, k->head, p->apart[i], t, &s))
       x->abytes[i] = max64(x->abytes[i], span_bytes(&s));
-  if (p->has_w && tile_weight_span(x->g, k->head, t, &s))
+  if (p->has_w && lower_tile_weight_span(x->g, k->head, t, &s))
     x->wbytes = max64(x->wbytes, span_bytes(&s));
-  tile_output_span(x->g, k->head, t, &os);
+  lower_tile_output_span(x->g, k->head, t, &os);
   x->obytes = max64(x->obytes, span_bytes(&os));
-  GtOperandBytes ob = tile_operand_bytes(x->g, k->head, t, k->cdt_head);
+  GsOperandBytes ob = lower_tile_operand_bytes(x->g, k->head, t, k->cdt_head);
   if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
   else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
   x->wbytes = max64(x->wbytes, ob.b);
   x->obytes = max64(x->obytes, ob.o);
-  x->obytes = max64(x->obytes, span_bytes(&os) / dtype_bytes(x->dt) * dtype_bytes(k->cdt_tail));
+  x->obytes =
+      max64(x->obytes, span_bytes(&os) / arch_dtype_bytes(x->dt) * arch_dtype_bytes(k->cdt_tail));
 }
 
 /* Buffer sizes: the worst tile of this core. Emits nothing. */
 static void size_buffers(GemmCore *x) {
-  const GtKernel *k = x->k;
+  const GsKernel *k = x->k;
   int64_t seg = x->gm->seg_rows;
-  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) {
-    int64_t r1 = next_row(r, x->rb, k->tr, seg);
+  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) {
+    int64_t r1 = emit_next_row(r, x->rb, k->tr, seg);
     for (int64_t c0 = x->ca; c0 < x->cb; c0 += k->tc)
       for (int64_t kt = 0; kt < x->nkt; kt++) {
-        GtTile t = gemm_tile(x, r, r1, c0, kt);
+        GsTile t = gemm_tile(x, r, r1, c0, kt);
         size_tile(x, &t);
       }
   }
@@ -171,12 +172,13 @@ static void size_buffers(GemmCore *x) {
 /* The double-buffered regions in the core's LB, slot 0 then slot 1: the A parts, W (one
  * region for both slots when the weights are resident), the R operands and O. */
 static void alloc_regions(GemmCore *x) {
-  const GtKernel *k = x->k;
+  const GsKernel *k = x->k;
   for (int b = 0; b < 2; b++) {
-    for (int i = 0; i < x->p.na; i++) x->A.reg[b][i] = lb_region(&x->la, x->abytes[i]);
-    if (x->p.has_w && (b == 0 || !k->w_resident)) x->W.reg[b][0] = lb_region(&x->la, x->wbytes);
-    for (int i = 0; i < x->p.nr; i++) x->R.reg[b][i] = lb_region(&x->la, x->obytes);
-    x->O.reg[b][0] = lb_region(&x->la, x->obytes);
+    for (int i = 0; i < x->p.na; i++) x->A.reg[b][i] = emit_lb_region(&x->la, x->abytes[i]);
+    if (x->p.has_w && (b == 0 || !k->w_resident))
+      x->W.reg[b][0] = emit_lb_region(&x->la, x->wbytes);
+    for (int i = 0; i < x->p.nr; i++) x->R.reg[b][i] = emit_lb_region(&x->la, x->obytes);
+    x->O.reg[b][0] = emit_lb_region(&x->la, x->obytes);
   }
   if (k->w_resident) x->W.reg[1][0] = x->W.reg[0][0];
 }
@@ -185,31 +187,31 @@ static void alloc_regions(GemmCore *x) {
 static void stage_wait(GemmCore *x, int ch) {
   if (x->waited & (1u << ch)) return;
   x->waited |= 1u << ch;
-  e_sem(x->e, x->qin, I_SEMWAIT, stage_sem(x->e, x->k, x->core, ch));
+  emit_sem(x->e, x->qin, I_SEMWAIT, emit_stage_sem(x->e, x->k, x->core, ch));
 }
 
 /* The resident loads on dma_in, a region each: an op's weights from its DDR region, a
  * tensor through its pieces; then, with the weights staged in GB, the wait for them. */
 static void load_residents(GemmCore *x) {
   Emit *e = x->e;
-  GtKernel *k = x->k;
+  GsKernel *k = x->k;
   for (int i = 0; i < x->p.nf; i++) {
     int op = x->p.fop[i], t = x->p.fin[i];
     if (t >= 0) {
-      int64_t tb = tensor_bytes(&x->g->tensors[t]);
-      GtSpan s = {0, tb, 1, tb, 1, tb};
-      x->F[i] = lb_region(&x->la, tb);
-      x->Ft[i] = program_new_tile(e->p, NULL);
+      int64_t tb = graph_tensor_bytes(&x->g->tensors[t]);
+      GsSpan s = {0, tb, 1, tb, 1, tb};
+      x->F[i] = emit_lb_region(&x->la, tb);
+      x->Ft[i] = prog_new_tile(e->p, NULL);
       load_span(e, k, x->qin, x->c, t, s, x->F[i], x->Ft[i]);
       continue;
     }
-    int64_t wb = op_weight_bytes(x->g, op);
-    GtSpan s = {0, wb, 1, wb, 1, wb};
+    int64_t wb = lower_op_weight_bytes(x->g, op);
+    GsSpan s = {0, wb, 1, wb, 1, wb};
     k->ddr_read += wb;
-    x->F[i] = lb_region(&x->la, span_bytes(&s));
-    x->Ft[i] = program_new_tile(e->p, NULL);
-    GtSpan dst = local_of(&s);
-    e_mov(e, x->qin, x->F[i], x->Ft[i], &dst, e->s->w_reg[op], e->s->w_tile[op], &s);
+    x->F[i] = emit_lb_region(&x->la, span_bytes(&s));
+    x->Ft[i] = prog_new_tile(e->p, NULL);
+    GsSpan dst = emit_local_of(&s);
+    emit_mov(e, x->qin, x->F[i], x->Ft[i], &dst, e->s->w_reg[op], e->s->w_tile[op], &s);
   }
   if (k->w_via_gb && k->w_chunks == 0) stage_wait(x, 0);
 }
@@ -226,11 +228,11 @@ static void load_residents(GemmCore *x) {
  * output (or of a residual operand) is the same byte column of every pixel, so each core also
  * starts its column loop at its own tile (the output tiles are independent). */
 static void build_steps(GemmCore *x) {
-  const GtKernel *k = x->k;
+  const GsKernel *k = x->k;
   int64_t seg = x->gm->seg_rows, nkt = x->nkt;
   int64_t ncol_t = x->ncol_t = ceil_div64(x->cb - x->ca, k->tc);
   int64_t nrow_t = 0;
-  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) nrow_t++;
+  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) nrow_t++;
   x->nrow_t = nrow_t;
   x->nsteps = nrow_t * ncol_t * nkt;
   int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
@@ -241,7 +243,7 @@ static void build_steps(GemmCore *x) {
   int64_t i = 0, ri = 0;
   int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
   if (!r0s) die("out of memory");
-  for (int64_t r = x->ra; r < x->rb; r = next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
+  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
   r0s[ri] = x->rb;
   for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
     for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
@@ -295,15 +297,15 @@ static GemmStep step_at(const GemmCore *x, int64_t si) {
 
 /* dma_in: tile t's A parts into A's next slot (waiting for its release from the third load
  * on). */
-static void load_a(GemmCore *x, const GtTile *t) {
+static void load_a(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GtKernel *k = x->k;
+  GsKernel *k = x->k;
   int cur = x->curA = (int)(x->nA % 2);
-  if (x->nA >= 2) e_wait(e, x->qin, F_AFREE);
+  if (x->nA >= 2) emit_wait(e, x->qin, F_AFREE);
   for (int i = 0; i < x->p.na; i++) {
-    GtSpan s;
-    if (tile_input_span(x->g, k->head, x->p.apart[i], t, &s)) {
-      x->A.tile[cur][i] = program_new_tile(e->p, NULL);
+    GsSpan s;
+    if (lower_tile_input_span(x->g, k->head, x->p.apart[i], t, &s)) {
+      x->A.tile[cur][i] = prog_new_tile(e->p, NULL);
       load_span(e, k, x->qin, x->c, x->h->in[x->p.apart[i]], s, x->A.reg[cur][i],
                 x->A.tile[cur][i]);
     }
@@ -314,27 +316,27 @@ static void load_a(GemmCore *x, const GtTile *t) {
 /* dma_in: tile t's weights into W's next slot (waiting for its release from the third load
  * on unless A's flag covers it): a matmul's b through its pieces, else from the weights
  * staged in GB or the op's DDR weight region. */
-static void load_w(GemmCore *x, const GtTile *t) {
+static void load_w(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GtKernel *k = x->k;
+  GsKernel *k = x->k;
   int cur = x->curW = (int)(x->nW % 2);
-  if (x->nW >= 2 && !x->w_with_a) e_wait(e, x->qin, F_WFREE);
-  GtSpan s;
-  if (tile_weight_span(x->g, k->head, t, &s)) {
-    uint32_t reg = x->W.reg[cur][0], tile = x->W.tile[cur][0] = program_new_tile(e->p, NULL);
-    GtSpan dst = local_of(&s);
+  if (x->nW >= 2 && !x->w_with_a) emit_wait(e, x->qin, F_WFREE);
+  GsSpan s;
+  if (lower_tile_weight_span(x->g, k->head, t, &s)) {
+    uint32_t reg = x->W.reg[cur][0], tile = x->W.tile[cur][0] = prog_new_tile(e->p, NULL);
+    GsSpan dst = emit_local_of(&s);
     if (x->h->kind == OP_MATMUL) {
       load_span(e, k, x->qin, x->c, x->h->in[1], s, reg, tile);
     } else if (k->w_via_gb) {
-      int ch = stage_chunk_of(k, t->c0);
+      int ch = emit_stage_chunk_of(k, t->c0);
       int64_t c0, cb;
-      stage_chunk(x->g, k, ch, &c0, &cb);
+      emit_stage_chunk(x->g, k, ch, &c0, &cb);
       stage_wait(x, ch);
       s.off -= c0;
       const StagedW *sw = &e->s->gbw[x->c];
-      e_mov(e, x->qin, reg, tile, &dst, sw->reg[ch], sw->tile[ch], &s);
+      emit_mov(e, x->qin, reg, tile, &dst, sw->reg[ch], sw->tile[ch], &s);
     } else {
-      e_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
+      emit_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
       k->ddr_read += span_bytes(&s);
     }
   }
@@ -343,14 +345,14 @@ static void load_w(GemmCore *x, const GtTile *t) {
 
 /* dma_in: the R operands over tile t's output span into R's next slot (waiting for its
  * release from the third load on). */
-static void load_r(GemmCore *x, const GtTile *t) {
+static void load_r(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
   int cur = x->curR = (int)(x->nR % 2);
-  if (x->nR >= 2) e_wait(e, x->qin, F_RFREE);
-  GtSpan os;
-  tile_output_span(x->g, x->k->head, t, &os);
+  if (x->nR >= 2) emit_wait(e, x->qin, F_RFREE);
+  GsSpan os;
+  lower_tile_output_span(x->g, x->k->head, t, &os);
   for (int i = 0; i < x->p.nr; i++) {
-    x->R.tile[cur][i] = program_new_tile(e->p, NULL);
+    x->R.tile[cur][i] = prog_new_tile(e->p, NULL);
     load_span(e, x->k, x->qin, x->c, x->p.rin[i], os, x->R.reg[cur][i], x->R.tile[cur][i]);
   }
   x->nR++;
@@ -362,12 +364,12 @@ static void step_loads(GemmCore *x, const GemmStep *s) {
   if (s->newA && x->p.na) load_a(x, &s->t);
   if (s->newW) load_w(x, &s->t);
   if (s->last_k && x->p.nr) load_r(x, &s->t);
-  e_signal(x->e, x->qin, x->qh, x->sh, F_READY);
+  emit_signal(x->e, x->qin, x->qh, x->sh, F_READY);
 }
 
 /* The head unit's gemm instruction O (+)= A x W of compute step cs (acc: accumulate). */
-static GtInst *head_gemm(GemmCore *x, const GtComputeStep *cs, int acc) {
-  GtInst *in = e_inst(x->e, x->qh, I_GEMM);
+static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
+  GsInst *in = emit_inst(x->e, x->qh, I_GEMM);
   in->r[1] = x->A.reg[x->curA][0];
   in->t[1] = x->A.tile[x->curA][0];
   in->r[2] = x->W.reg[x->curW][0];
@@ -382,10 +384,10 @@ static GtInst *head_gemm(GemmCore *x, const GtComputeStep *cs, int acc) {
 /* The head unit's vector instruction of compute step cs, on A (an embedding: on the rows in
  * W). Its second operand, when it reads one: a depthwise conv's filter taps in W, else A's
  * second part, else the head's first resident tensor, else its first operand again. */
-static GtInst *head_vec(GemmCore *x, const GtComputeStep *cs) {
+static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
   const GemmParts *p = &x->p;
   int a = x->curA, w = x->curW;
-  GtInst *in = e_inst(x->e, x->qh, I_VEC);
+  GsInst *in = emit_inst(x->e, x->qh, I_VEC);
   in->sub = (uint8_t)cs->vop;
   int from_w = x->h->kind == OP_EMBEDDING;
   in->r[1] = from_w ? x->W.reg[w][0] : x->A.reg[a][0];
@@ -416,18 +418,18 @@ static GtInst *head_vec(GemmCore *x, const GtComputeStep *cs) {
  * releases A and W after the last step with their keys. */
 static void step_head(GemmCore *x, const GemmStep *s) {
   Emit *e = x->e;
-  GtKernel *k = x->k;
-  e_wait(e, x->qh, F_READY);
+  GsKernel *k = x->k;
+  emit_wait(e, x->qh, F_READY);
   if (s->kp == 0) {
     x->curO = (int)(x->nO % 2);
-    if (x->nO >= 2) e_wait(e, x->qh, F_OFREE);
+    if (x->nO >= 2) emit_wait(e, x->qh, F_OFREE);
   }
-  GtComputeStep cs[GT_MAX_STEPS];
-  int ncs = tile_compute(x->g, k->head, &s->t, cs, GT_MAX_STEPS);
+  GsComputeStep cs[GS_MAX_STEPS];
+  int ncs = lower_tile_compute(x->g, k->head, &s->t, cs, GS_MAX_STEPS);
   for (int i = 0; i < ncs; i++) {
     int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
-    uint32_t nt = acc ? 0 : program_new_tile(e->p, NULL);
-    GtInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i]);
+    uint32_t nt = acc ? 0 : prog_new_tile(e->p, NULL);
+    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i]);
     in->dtype = (uint8_t)x->cdt;
     in->r[0] = x->O.reg[x->curO][0];
     if (acc) {
@@ -438,14 +440,14 @@ static void step_head(GemmCore *x, const GemmStep *s) {
     }
   }
   if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
-  if (x->p.na && (s->nextA || s->last_step)) e_signal(e, x->qh, x->qin, Q_DMA_IN, F_AFREE);
+  if (x->p.na && (s->nextA || s->last_step)) emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_AFREE);
   if (x->p.has_w && !x->w_with_a && (s->nextW || s->last_step))
-    e_signal(e, x->qh, x->qin, Q_DMA_IN, F_WFREE);
+    emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_WFREE);
 }
 
 /* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
  * first R entry not used yet), else its resident tensor. Returns 0 if it has neither. */
-static int tail_operand_b(const GemmCore *x, int j, int *ri, GtInst *in) {
+static int tail_operand_b(const GemmCore *x, int j, int *ri, GsInst *in) {
   const GemmParts *p = &x->p;
   for (int i = *ri; i < p->nr; i++)
     if (p->rop[i] == j) {
@@ -466,45 +468,45 @@ static int tail_operand_b(const GemmCore *x, int j, int *ri, GtInst *in) {
 /* The tail unit at an output tile's last k chunk (os: the tile's output span): takes the tile
  * from the head (a flag when they are different units), runs every fused op in place on O (a
  * new tile each), releases R and hands O to dma_out. */
-static void step_tail(GemmCore *x, const GtSpan *os) {
+static void step_tail(GemmCore *x, const GsSpan *os) {
   Emit *e = x->e;
-  const GtKernel *k = x->k;
+  const GsKernel *k = x->k;
   if (x->qt != x->qh) {
-    e_signal(e, x->qh, x->qt, x->st, F_MID);
-    e_wait(e, x->qt, F_MID);
+    emit_signal(e, x->qh, x->qt, x->st, F_MID);
+    emit_wait(e, x->qt, F_MID);
   }
-  int64_t oelems = span_bytes(os) / dtype_bytes(x->dt);
+  int64_t oelems = span_bytes(os) / arch_dtype_bytes(x->dt);
   int ri = 0;
   for (int j = 1; j < k->nops; j++) {
-    GtComputeStep ts = tail_step(x->g, k->ops[j], oelems);
-    GtInst *in = e_inst(e, x->qt, I_VEC);
+    GsComputeStep ts = lower_tail_step(x->g, k->ops[j], oelems);
+    GsInst *in = emit_inst(e, x->qt, I_VEC);
     in->sub = (uint8_t)ts.vop;
     in->dtype = (uint8_t)x->tdt;
     in->r[1] = x->O.reg[x->curO][0];
     in->t[1] = x->otile;
     if (ts.uses_b) {
       int found = tail_operand_b(x, j, &ri, in);
-      gt_assert(found);
+      gs_assert(found);
     }
     inst_vec_set_elems(in, ts.elems);
     inst_vec_set_param(in, ts.param);
     in->r[0] = x->O.reg[x->curO][0];
-    x->otile = program_new_tile(e->p, NULL);
+    x->otile = prog_new_tile(e->p, NULL);
     in->t[0] = x->otile;
   }
-  if (x->p.nr) e_signal(e, x->qt, x->qin, Q_DMA_IN, F_RFREE);
-  e_signal(e, x->qt, x->qout, Q_DMA_OUT, F_OREADY);
+  if (x->p.nr) emit_signal(e, x->qt, x->qin, Q_DMA_IN, F_RFREE);
+  emit_signal(e, x->qt, x->qout, Q_DMA_OUT, F_OREADY);
 }
 
 /* dma_out: stores O's tile (os: its output span) to the kernel's output and releases the slot
  * to the head unit. */
-static void step_store(GemmCore *x, const GtSpan *os) {
+static void step_store(GemmCore *x, const GsSpan *os) {
   Emit *e = x->e;
-  GtKernel *k = x->k;
-  e_wait(e, x->qout, F_OREADY);
+  GsKernel *k = x->k;
+  emit_wait(e, x->qout, F_OREADY);
   int out_t = x->g->ops[k->ops[k->nops - 1]].out[0];
-  store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
-  e_signal(e, x->qout, x->qh, x->sh, F_OFREE);
+  emit_store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
+  emit_signal(e, x->qout, x->qh, x->sh, F_OFREE);
   x->nO++;
 }
 
@@ -515,8 +517,8 @@ static void emit_step(GemmCore *x, int64_t si) {
   step_loads(x, &s);
   step_head(x, &s);
   if (s.last_k) {
-    GtSpan os;
-    tile_output_span(x->g, x->k->head, &s.t, &os);
+    GsSpan os;
+    lower_tile_output_span(x->g, x->k->head, &s.t, &os);
     step_tail(x, &os);
     step_store(x, &os);
   }
@@ -526,28 +528,28 @@ static void emit_step(GemmCore *x, int64_t si) {
  * is zero again at the kernel's end. */
 static void emit_drains(GemmCore *x) {
   Emit *e = x->e;
-  for (int64_t i = 0; i < min64(x->nA, 2) && x->p.na; i++) e_wait(e, x->qin, F_AFREE);
+  for (int64_t i = 0; i < min64(x->nA, 2) && x->p.na; i++) emit_wait(e, x->qin, F_AFREE);
   for (int64_t i = 0; i < min64(x->nW, 2) && x->p.has_w && !x->w_with_a; i++)
-    e_wait(e, x->qin, F_WFREE);
-  for (int64_t i = 0; i < min64(x->nR, 2); i++) e_wait(e, x->qin, F_RFREE);
-  for (int64_t i = 0; i < min64(x->nO, 2); i++) e_wait(e, x->qh, F_OFREE);
+    emit_wait(e, x->qin, F_WFREE);
+  for (int64_t i = 0; i < min64(x->nR, 2); i++) emit_wait(e, x->qin, F_RFREE);
+  for (int64_t i = 0; i < min64(x->nO, 2); i++) emit_wait(e, x->qh, F_OFREE);
   for (int ch = 0; ch < x->k->w_chunks && x->k->w_via_gb; ch++) stage_wait(x, ch);
 }
 
 /* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and
  * columns [ca, cb) (the steps: see the section comment above). */
-void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, int64_t ra,
+void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb) {
   GemmCore x = {.e = e, .k = k, .gm = gm, .g = e->g, .h = &e->g->ops[k->head], .c = c,
                 .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb};
-  x.qin = core_q(e, c, core, Q_DMA_IN);
-  x.qout = core_q(e, c, core, Q_DMA_OUT);
-  x.qh = core_q(e, c, core, k->unit_head);
-  x.qt = core_q(e, c, core, k->unit_tail);
+  x.qin = emit_core_q(e, c, core, Q_DMA_IN);
+  x.qout = emit_core_q(e, c, core, Q_DMA_OUT);
+  x.qh = emit_core_q(e, c, core, k->unit_head);
+  x.qt = emit_core_q(e, c, core, k->unit_tail);
   x.sh = k->unit_head;
   x.st = k->unit_tail;
-  gt_assert(x.qin >= 0 && x.qout >= 0 && x.qh >= 0 && x.qt >= 0);
-  lb_begin(e, &x.la, c, core, k);
+  gs_assert(x.qin >= 0 && x.qout >= 0 && x.qh >= 0 && x.qt >= 0);
+  emit_lb_begin(e, &x.la, c, core, k);
   classify_operands(x.g, k, &x.p);
   x.dt = x.g->tensors[x.h->out[0]].dtype;
   x.cdt = k->cdt_head;
@@ -557,86 +559,86 @@ void emit_core_gemmvec(Emit *e, GtKernel *k, const GtGeom *gm, int c, int core, 
   alloc_regions(&x);
   load_residents(&x);
   build_steps(&x);
-  x.a_cols = op_lower_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
+  x.a_cols = lower_op_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
   x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   x.w_with_a = w_follows_a(&x);
   for (int64_t si = 0; si < x.nsteps; si++) emit_step(&x, si);
   free(x.steps);
-  gt_assert(!k->w_resident || x.nW <= 1);
+  gs_assert(!k->w_resident || x.nW <= 1);
   emit_drains(&x);
 }
 
-void emit_core_copy(Emit *e, GtKernel *k, int c, int core, int idx) {
-  GtGraph *g = e->g;
-  const GtOp *h = &g->ops[k->head];
-  int qin = core_q(e, c, core, Q_DMA_IN), qout = core_q(e, c, core, Q_DMA_OUT);
+void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
+  GsGraph *g = e->g;
+  const GsOp *h = &g->ops[k->head];
+  int qin = emit_core_q(e, c, core, Q_DMA_IN), qout = emit_core_q(e, c, core, Q_DMA_OUT);
   LbAlloc la;
-  lb_begin(e, &la, c, core, k);
-  CopyPart pp[GT_MAX_OPERANDS];
-  int np = copy_parts(e, k, pp);
+  emit_lb_begin(e, &la, c, core, k);
+  CopyPart pp[GS_MAX_OPERANDS];
+  int np = emit_copy_parts(e, k, pp);
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
   uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
   int64_t nA = 0;
   int64_t idxb = 0;
   if (h->kind == OP_EMBEDDING) {
-    idxb = tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
+    idxb = graph_tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
     slot = (la.cap / 2 - 128) / 64 * 64;
   }
   for (int b = 0; b < 2; b++) {
     if (h->kind == OP_EMBEDDING) {
       int64_t rows_fit = slot / (pp[0].dst_inner + idxb);
-      Ai[b] = lb_region(&la, idxb * rows_fit);
-      A[b] = lb_region(&la, pp[0].dst_inner * rows_fit);
+      Ai[b] = emit_lb_region(&la, idxb * rows_fit);
+      A[b] = emit_lb_region(&la, pp[0].dst_inner * rows_fit);
     } else {
-      A[b] = lb_region(&la, slot);
+      A[b] = emit_lb_region(&la, slot);
     }
   }
   for (int pi = 0; pi < np; pi++) {
     CopyPart *p = &pp[pi];
     int64_t rowb = h->kind == OP_EMBEDDING ? p->dst_inner : (p->src_inner < p->dst_inner ? p->src_inner : p->dst_inner);
     int64_t krows, rps, a0, a1;
-    kernel_rows(e, k, &krows, &rps);
-    gt_assert(krows == p->outer);
-    core_rows(e, k, krows, rps, c, idx, &a0, &a1);
+    emit_kernel_rows(e, k, &krows, &rps);
+    gs_assert(krows == p->outer);
+    emit_core_rows(e, k, krows, rps, c, idx, &a0, &a1);
     int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
     int64_t tr = slot / per_row_slot;
     int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
     if (tr < 1) tr = 1;
-    if (h->kind == OP_EMBEDDING) gt_assert(nchunks == 1);
+    if (h->kind == OP_EMBEDDING) gs_assert(nchunks == 1);
     for (int64_t r = a0; r < a1; r = min64(a1, r + tr)) {
       int64_t rr = min64(a1, r + tr) - r;
       for (int64_t ch = 0; ch < nchunks; ch++) {
         int64_t b0 = ch * slot, b1 = nchunks == 1 ? rowb : min64(rowb, b0 + slot);
         int cur = (int)(nA % 2);
-        if (nA >= 2) e_wait(e, qin, F_AFREE);
-        uint32_t tile = program_new_tile(e->p, NULL);
-        GtSpan ss, ds;
+        if (nA >= 2) emit_wait(e, qin, F_AFREE);
+        uint32_t tile = prog_new_tile(e->p, NULL);
+        GsSpan ss, ds;
         if (h->kind == OP_EMBEDDING) {
-          GtSpan is = {r * idxb, rr * idxb, 1, rr * idxb, 1, rr * idxb};
-          uint32_t itile = program_new_tile(e->p, NULL);
+          GsSpan is = {r * idxb, rr * idxb, 1, rr * idxb, 1, rr * idxb};
+          uint32_t itile = prog_new_tile(e->p, NULL);
           load_span(e, k, qin, c, p->src, is, Ai[cur], itile);
-          GtTile t = {r, r + rr, 0, 1, 0, 1};
-          tile_weight_span(g, k->head, &t, &ss);
-          GtSpan dl = local_of(&ss);
-          e_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
+          GsTile t = {r, r + rr, 0, 1, 0, 1};
+          lower_tile_weight_span(g, k->head, &t, &ss);
+          GsSpan dl = emit_local_of(&ss);
+          emit_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
           k->ddr_read += span_bytes(&ss);
-          ds = (GtSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
-          ss = local_of(&ds);
+          ds = (GsSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
+          ss = emit_local_of(&ds);
         } else {
-          ss = (GtSpan){r * p->src_inner + p->src_pre + b0, b1 - b0, rr, p->src_inner, 1, rr * p->src_inner};
-          GtSpan dl = local_of(&ss);
+          ss = (GsSpan){r * p->src_inner + p->src_pre + b0, b1 - b0, rr, p->src_inner, 1, rr * p->src_inner};
+          GsSpan dl = emit_local_of(&ss);
           load_span(e, k, qin, c, p->src, ss, A[cur], tile);
-          ds = (GtSpan){r * p->dst_inner + p->dst_pre + b0, b1 - b0, rr, p->dst_inner, 1, rr * p->dst_inner};
+          ds = (GsSpan){r * p->dst_inner + p->dst_pre + b0, b1 - b0, rr, p->dst_inner, 1, rr * p->dst_inner};
           ss = dl;
         }
         nA++;
-        e_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
-        e_wait(e, qout, F_OREADY);
-        store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
-        e_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
+        emit_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
+        emit_wait(e, qout, F_OREADY);
+        emit_store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
+        emit_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
       }
     }
   }
-  for (int64_t i = 0; i < min64(nA, 2); i++) e_wait(e, qin, F_AFREE);
+  for (int64_t i = 0; i < min64(nA, 2); i++) emit_wait(e, qin, F_AFREE);
 }
 

@@ -1,4 +1,4 @@
-/* lower_tiling.c — fill_tiling: the partition of every kernel over a cluster's cores (rows
+/* lower_tiling.c — lower_fill_tiling: the partition of every kernel over a cluster's cores (rows
  * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
  * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
  * the core's budget, keeping the choice with the shortest estimated time of the busiest core —
@@ -7,8 +7,8 @@
  * buffering"; the formulas are the simulator's, sched/unit_timing.h).
  *
  * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
- * tiles; lower_tile_need, which lower_check.c compares) fits its kernel_tile_budget; an op whose
- * smallest tile does not is a user error naming the kernel and both sizes.
+ * tiles; lower_tile_need, which lower_check.c compares) fits its lower_kernel_tile_budget; an
+ * op whose smallest tile does not is a user error naming the kernel and both sizes.
  */
 #include "lower.h"
 #include "unit_timing.h"
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t cluster_share_samples(const GtLowered *l) {
+static int64_t cluster_share_samples(const GsLowered *l) {
   int64_t b = l->graph->batch, d = l->arch->nclusters;
   return (b + d - 1) / d;
 }
@@ -40,44 +40,44 @@ static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
 /* DDR bytes one access of span s costs: the simulator's burst rounding (unit_timing.h,
  * timing_ddr_bytes_bound) at the worst start the span's offsets allow, since a tile is priced
  * before addresses exist (DDR tensors start on 256-byte boundaries: lower_emit.c). */
-static int64_t ddr_span_cost(const GtSpan *s, int burst) {
-  GtAccess a = {s->off, s->row_bytes, s->rows, s->stride, s->planes, s->pstride};
+static int64_t ddr_span_cost(const GsSpan *s, int burst) {
+  GsAccess a = {s->off, s->row_bytes, s->rows, s->stride, s->planes, s->pstride};
   return timing_ddr_bytes_bound(&a, burst);
 }
 
 /* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives). */
-static void mem_cost(const GtLowered *l, int t, const GtSpan *s, int64_t *ddr, int64_t *gb) {
+static void mem_cost(const GsLowered *l, int t, const GsSpan *s, int64_t *ddr, int64_t *gb) {
   if (t >= 0 && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
   else *ddr += ddr_span_cost(s, l->arch->ddr_burst_bytes);
 }
 
 /* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
-static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom *gm, int64_t tr,
+static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int64_t tr,
                             int64_t tc, int64_t tk) {
-  const GtGraph *g = l->graph;
+  const GsGraph *g = l->graph;
   TileBytes tb;
   memset(&tb, 0, sizeof tb);
-  GtTile cand[3];
+  GsTile cand[3];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
   int64_t mid = (gm->seg_rows - part) / 2;
-  cand[nc++] = (GtTile){mid, mid + part, 0, tc, 0, tk};
-  cand[nc++] = (GtTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  cand[nc++] = (GsTile){mid, mid + part, 0, tc, 0, tk};
+  cand[nc++] = (GsTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
   if (tr >= gm->seg_rows && gm->rows >= gm->seg_rows) {
     int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
-    cand[nc++] = (GtTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+    cand[nc++] = (GsTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
   }
-  const GtOp *h = &g->ops[k->head];
+  const GsOp *h = &g->ops[k->head];
   for (int c = 0; c < nc; c++) {
-    GtTile *t = &cand[c];
-    GtSpan s;
+    GsTile *t = &cand[c];
+    GsSpan s;
     int64_t a = 0, w = 0, o, da = 0, dw = 0, dout = 0, dr = 0, ga = 0, gw = 0, gout = 0, gr = 0;
     int64_t na = 0, nr = 0, xa = 0, xw = 0, xr = 0, xo;
-    GtOperandBytes ob = tile_operand_bytes(g, k->head, t, k->cdt_head);
+    GsOperandBytes ob = lower_tile_operand_bytes(g, k->head, t, k->cdt_head);
     int first = 1;
     for (int i = 0; i < h->nin; i++) {
       if (h->kind == OP_MATMUL && i == 1) continue;
-      if (tile_input_span(g, k->head, i, t, &s)) {
+      if (lower_tile_input_span(g, k->head, i, t, &s)) {
         int64_t x = span_bytes(&s);
         if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
         a += align64(x);
@@ -87,24 +87,24 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
         first = 0;
       }
     }
-    if (tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
+    if (lower_tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
       w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
       xw = span_bytes(&s);
       if (k->w_via_gb) gw = span_bytes(&s);
       else dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
     }
-    tile_output_span(g, k->head, t, &s);
+    lower_tile_output_span(g, k->head, t, &s);
     mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &dout, &gout);
     xo = span_bytes(&s);
     o = max64(span_bytes(&s), ob.o);
-    o = max64(o, span_bytes(&s) / dtype_bytes(g->tensors[h->out[0]].dtype) * dtype_bytes(k->cdt_tail));
+    o = max64(o, span_bytes(&s) / arch_dtype_bytes(g->tensors[h->out[0]].dtype) * arch_dtype_bytes(k->cdt_tail));
     int64_t r = 0;
     for (int j = 1; j < k->nops; j++) {
-      const GtOp *op = &g->ops[k->ops[j]];
+      const GsOp *op = &g->ops[k->ops[j]];
       for (int i = 0; i < op->nin; i++) {
-        const GtTensor *x = &g->tensors[op->in[i]];
+        const GsTensor *x = &g->tensors[op->in[i]];
         if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-        if (tensor_elems(x) == tensor_elems(&g->tensors[h->out[0]])) {
+        if (graph_tensor_elems(x) == graph_tensor_elems(&g->tensors[h->out[0]])) {
           r += align64(o);
           mem_cost(l, op->in[i], &s, &dr, &gr);
           xr += span_bytes(&s);
@@ -134,12 +134,12 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
   /* resident bytes: broadcast operands and parameters of the head and the tail */
   int64_t fixed = align64(gm->w_fixed_bytes);
   for (int j = 1; j < k->nops; j++) {
-    const GtOp *op = &g->ops[k->ops[j]];
-    fixed += align64(op_weight_bytes(g, k->ops[j]));
+    const GsOp *op = &g->ops[k->ops[j]];
+    fixed += align64(lower_op_weight_bytes(g, k->ops[j]));
     for (int i = 0; i < op->nin; i++) {
-      const GtTensor *x = &g->tensors[op->in[i]];
+      const GsTensor *x = &g->tensors[op->in[i]];
       if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-      if (tensor_elems(x) != tensor_elems(&g->tensors[h->out[0]])) fixed += align64(tensor_bytes(x));
+      if (graph_tensor_elems(x) != graph_tensor_elems(&g->tensors[h->out[0]])) fixed += align64(graph_tensor_bytes(x));
     }
   }
   tb.fixed = fixed;
@@ -149,29 +149,29 @@ static TileBytes tile_bytes(const GtLowered *l, const GtKernel *k, const GtGeom 
 /* Cycles of one step of kernel k with tile sizes (tr, tc, tk) on the head unit (*head) and of
  * the fused tail on the tail unit after the step's last k chunk (*tail): the simulator's own
  * formulas (unit_timing.h) over the instructions lower_tiles.c emits for that tile. */
-static void step_compute_cycles(const GtLowered *l, const GtKernel *k, const GtGeom *gm,
+static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsGeom *gm,
                                 int64_t tr, int64_t tc, int64_t tk, double *head, double *tail) {
-  const GtArch *a = l->arch;
-  const GtGraph *g = l->graph;
+  const GsArch *a = l->arch;
+  const GsGraph *g = l->graph;
   *head = *tail = 0;
   if (k->unit_head < Q_UNIT0) return;
-  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
-  const GtUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
-  GtTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
-  GtComputeStep cs[GT_MAX_STEPS];
-  int n = tile_compute(g, k->head, &t, cs, GT_MAX_STEPS);
+  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
+  const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+  GsTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
+  GsComputeStep cs[GS_MAX_STEPS];
+  int n = lower_tile_compute(g, k->head, &t, cs, GS_MAX_STEPS);
   for (int i = 0; i < n; i++) {
     int64_t c = cs[i].is_gemm ? timing_matrix(u, cs[i].m, cs[i].n, cs[i].k, k->cdt_head)
                               : timing_vector(u, cs[i].vop, cs[i].elems, k->cdt_head);
     *head += (double)max64(c, 0);
   }
   if (k->nops < 2) return;
-  const GtUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
-  GtSpan os;
-  tile_output_span(g, k->head, &t, &os);
-  int64_t oelems = span_bytes(&os) / dtype_bytes(g->tensors[g->ops[k->head].out[0]].dtype);
+  const GsUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+  GsSpan os;
+  lower_tile_output_span(g, k->head, &t, &os);
+  int64_t oelems = span_bytes(&os) / arch_dtype_bytes(g->tensors[g->ops[k->head].out[0]].dtype);
   for (int j = 1; j < k->nops; j++) {
-    GtComputeStep ts = tail_step(g, k->ops[j], oelems);
+    GsComputeStep ts = lower_tail_step(g, k->ops[j], oelems);
     *tail += (double)max64(timing_vector(ut, ts.vop, ts.elems, k->cdt_tail), 0);
   }
 }
@@ -181,7 +181,7 @@ static int64_t tile_need(const TileBytes *tb, int w_resident) {
 }
 
 /* The rows of the cluster with the most rows, and its per-core share. */
-static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom *gm) {
+static int64_t cluster_rows(const GsLowered *l, const GsKernel *k, const GsGeom *gm) {
   if (k->s1 > 0 && gm->rows_per_sample > 0) return (k->s1 - k->s0) * gm->rows_per_sample;
   if (!k->split_clusters) return gm->rows;
   return cluster_share_samples(l) * gm->rows_per_sample;
@@ -189,10 +189,10 @@ static int64_t cluster_rows(const GtLowered *l, const GtKernel *k, const GtGeom 
 
 /* The GB bytes [w0, w1) of each cluster that hold a kernel's staged weights: the whole GB under
  * tvm (it keeps nothing else there); under astitch what the kernel outputs leave (the lower
- * gb_tensor_bytes, fill_placement); the top quarter is kept for the tiles of cores without LB
+ * gb_tensor_bytes, lower_fill_placement); the top quarter is kept for the tiles of cores without LB
  * when the config has any. graphturbo splits the GB as astitch does. */
-void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
-  const GtArch *a = l->arch;
+void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1) {
+  const GsArch *a = l->arch;
   int lbless = 0;
   for (int i = 0; i < a->ncore_kinds; i++)
     if (a->core_kinds[i].lb_bytes <= 0) lbless = 1;
@@ -203,8 +203,8 @@ void gb_weight_area(const GtLowered *l, int64_t *w0, int64_t *w1) {
 /* The partition of kernel k over its cluster's cores: rows only (batch and spatial rows), so
  * that with channels-last storage each core's share of the output is one contiguous byte range,
  * which lower_emit.c makes its own region; columns are cut only into tiles inside a core. */
-static void partition_rows(const GtLowered *l, GtKernel *k, const GtGeom *gm) {
-  const GtArch *a = l->arch;
+static void partition_rows(const GsLowered *l, GsKernel *k, const GsGeom *gm) {
+  const GsArch *a = l->arch;
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
                                          : a->core_kinds[k->core_kind].count;
   int64_t R = cluster_rows(l, k, gm);
@@ -215,9 +215,9 @@ static void partition_rows(const GtLowered *l, GtKernel *k, const GtGeom *gm) {
 
 /* What the tile search holds fixed for one kernel. */
 typedef struct {
-  const GtLowered *l;
-  const GtKernel *k;
-  const GtGeom *gm;
+  const GsLowered *l;
+  const GsKernel *k;
+  const GsGeom *gm;
   int64_t core_rows, core_cols;
   double ddr_cores, gb_bw, noc, lat0;
   int overlap; /* price the pipeline's fill and drain (graphturbo full: tiles sized for overlap) */
@@ -240,15 +240,15 @@ typedef struct {
  * added, which is what makes smaller tiles pay. */
 static TileChoice tile_cost(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk, int order,
                             int wres) {
-  const GtLowered *l = ts->l;
-  const GtArch *a = l->arch;
-  const GtKernel *k = ts->k;
-  const GtGraph *g = l->graph;
+  const GsLowered *l = ts->l;
+  const GsArch *a = l->arch;
+  const GsKernel *k = ts->k;
+  const GsGraph *g = l->graph;
   int64_t ntr = ceil_div64(ts->core_rows, tr), nct = ceil_div64(ts->core_cols, tc);
   int64_t nkt = ceil_div64(ts->gm->k, tk);
   TileBytes tb = tile_bytes(l, k, ts->gm, tr, tc, tk);
-  GtOpKind hk = g->ops[k->head].kind;
-  int a_cols = op_lower_kind(g, k->head) == LK_VEC && ts->gm->cols > 1;
+  GsOpKind hk = g->ops[k->head].kind;
+  int a_cols = lower_op_kind(g, k->head) == LK_VEC && ts->gm->cols > 1;
   int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
   double steps = (double)(ntr * nct * nkt), nout = (double)(ntr * nct);
   double head, tail;
@@ -304,7 +304,7 @@ static int64_t most_rows(const TileSearch *ts, int64_t tc, int64_t tk, int wres,
  * estimate's error cannot fake; smaller gains measured as losses as often as gains). */
 #define TILE_OVERLAP_GAIN 0.9
 
-static int hk_conv_dense(GtOpKind hk) {
+static int hk_conv_dense(GsOpKind hk) {
   return hk == OP_CONV2D || hk == OP_CONV1D || hk == OP_DENSE;
 }
 
@@ -318,9 +318,9 @@ static int hk_conv_dense(GtOpKind hk) {
  * below TILE_OVERLAP_GAIN of the whole staging's; sets *chunks (0: staged whole). */
 static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t budget, double ahead,
                                 int *chunks) {
-  const GtLowered *l = ts->l;
-  const GtGeom *gm = ts->gm;
-  double stage = (double)op_weight_bytes(l->graph, ts->k->head) * l->arch->nclusters /
+  const GsLowered *l = ts->l;
+  const GsGeom *gm = ts->gm;
+  double stage = (double)lower_op_weight_bytes(l->graph, ts->k->head) * l->arch->nclusters /
                  l->arch->ddr_bytes_per_cycle;
   double keep = fmax(best.cost, best.ddr + ahead) + stage;
   TileChoice pick = best;
@@ -350,7 +350,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
 /* Weights stay resident when one tile holds all of the core's (conv, dense); a matmul's b and
  * an embedding's rows change with the rows. */
 static int tile_wres(const TileSearch *ts, int64_t tc, int64_t tk) {
-  GtOpKind hk = ts->l->graph->ops[ts->k->head].kind;
+  GsOpKind hk = ts->l->graph->ops[ts->k->head].kind;
   return ceil_div64(ts->core_cols, tc) == 1 && ceil_div64(ts->gm->k, tk) == 1 && hk_conv_dense(hk);
 }
 
@@ -370,7 +370,7 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
     TileChoice ch = tile_cost(ts, tr, best.tc, best.tk, best.order, best.wres);
     if (ch.cost < bar && ch.cost < keep.cost) keep = ch;
   }
-  const GtGeom *gm = ts->gm;
+  const GsGeom *gm = ts->gm;
   for (int64_t tk = gm->k;; tk = ceil_div64(tk, 2)) {
     for (int64_t tc = ts->core_cols;; tc = ceil_div64(tc, 2)) {
       if (tc < ts->core_cols && gm->col_align > 1 && tc > gm->col_align)
@@ -388,20 +388,20 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
   return keep;
 }
 
-static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, const double *ahead, GtDiag *d) {
-  const GtArch *a = l->arch;
-  const GtGraph *g = l->graph;
-  GtGeom gm;
-  fill_geom(g, k->head, a, &gm);
+static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
+  const GsArch *a = l->arch;
+  const GsGraph *g = l->graph;
+  GsGeom gm;
+  lower_fill_geom(g, k->head, a, &gm);
   partition_rows(l, k, &gm);
   /* weights staged once per cluster DDR -> GB when more than one core reads them and they fit
-   * the GB's weight area (gb_weight_area) */
-  int64_t wb = op_weight_bytes(g, k->head);
+   * the GB's weight area (lower_gb_weight_area) */
+  int64_t wb = lower_op_weight_bytes(g, k->head);
   int64_t w0, w1;
-  gb_weight_area(l, &w0, &w1);
-  k->w_via_gb = op_lower_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
+  lower_gb_weight_area(l, &w0, &w1);
+  k->w_via_gb = lower_op_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
                 k->pr * k->pc > 1 && wb <= w1 - w0;
-  int64_t budget = kernel_tile_budget(l, k);
+  int64_t budget = lower_kernel_tile_budget(l, k);
   TileSearch ts = {l, k, &gm, ceil_div64(cluster_rows(l, k, &gm), k->pr), gm.cols, 0, 0, 0, 0, 0};
   /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
    * the kernel is split over clusters) and its cluster's GB ports */
@@ -432,13 +432,13 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, const double *ahead, G
   k->w_chunks = 0;
   if (best.tr >= 1 && ahead) best = tile_streamed(&ts, best, budget, *ahead, &k->w_chunks);
   if (best.tr < 1) {
-    const GtOp *o = &g->ops[k->head];
+    const GsOp *o = &g->ops[k->head];
     TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
                               gm.split_k ? 1 : gm.k);
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
                "bytes, a '%s' core has %lld for tiles",
-               k->name, opkind_name(o->kind), (long long)tile_need(&tb, 0),
+               k->name, graph_opkind_name(o->kind), (long long)tile_need(&tb, 0),
                a->core_kinds[k->core_kind].name, (long long)budget);
     return -1;
   }
@@ -452,8 +452,8 @@ static int fill_tiling_gemmvec(GtLowered *l, GtKernel *k, const double *ahead, G
   return 0;
 }
 
-static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
-  const GtArch *a = l->arch;
+static int fill_tiling_copy(GsLowered *l, GsKernel *k) {
+  const GsArch *a = l->arch;
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
                                          : a->core_kinds[k->core_kind].count;
   k->pr = P;
@@ -463,15 +463,15 @@ static int fill_tiling_copy(GtLowered *l, GtKernel *k) {
 }
 
 /* Copies and single-row gathers: DMA only, no tiles of their own. */
-static int is_copy_kernel(const GtLowered *l, const GtKernel *k) {
-  GtLowerKind lk = op_lower_kind(l->graph, k->head);
+static int is_copy_kernel(const GsLowered *l, const GsKernel *k) {
+  GsLowerKind lk = lower_op_kind(l->graph, k->head);
   return lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1);
 }
 
 /* requires: placement; fills each kernel's partition and tile sizes. */
-int fill_tiling(GtLowered *l, GtDiag *d) {
+int lower_fill_tiling(GsLowered *l, GsDiag *d) {
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
+    GsKernel *k = &l->kernels[ki];
     k->w_gb_off = -1; /* graphturbo full plans them after tiling (lower_gt.c) */
     k->w_from = ki;
     int rc = is_copy_kernel(l, k) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, NULL, d);
@@ -484,28 +484,28 @@ int fill_tiling(GtLowered *l, GtDiag *d) {
  * (not during an earlier kernel) are tiled again with chunked staging allowed (tile_streamed),
  * their DDR shared with the stagings of later kernels the plan put under them; the ones staged
  * ahead keep their tiles, as nothing waits for their staging. */
-void fill_tiling_streams(GtLowered *l) {
-  const GtArch *a = l->arch;
+void lower_fill_tiling_streams(GsLowered *l) {
+  const GsArch *a = l->arch;
   for (int ki = 0; ki < l->nkernels; ki++) {
-    GtKernel *k = &l->kernels[ki];
-    GtOpKind hk = l->graph->ops[k->head].kind;
+    GsKernel *k = &l->kernels[ki];
+    GsOpKind hk = l->graph->ops[k->head].kind;
     if (!k->w_via_gb || k->w_from != ki || !hk_conv_dense(hk)) continue;
     double ahead = 0;
     for (int j = ki + 1; j <= ki + GT_AHEAD_MAX && j < l->nkernels; j++)
       if (l->kernels[j].w_via_gb && l->kernels[j].w_from == ki)
-        ahead += (double)op_weight_bytes(l->graph, l->kernels[j].head) * a->nclusters /
+        ahead += (double)lower_op_weight_bytes(l->graph, l->kernels[j].head) * a->nclusters /
                  a->ddr_bytes_per_cycle;
-    GtDiag quiet; /* it was tiled before: this cannot fail */
+    GsDiag quiet; /* it was tiled before: this cannot fail */
     diag_init(&quiet);
     quiet.nerrors = quiet.max_errors;
-    gt_assert(fill_tiling_gemmvec(l, k, &ahead, &quiet) == 0);
+    gs_assert(fill_tiling_gemmvec(l, k, &ahead, &quiet) == 0);
   }
 }
 
-int64_t lower_tile_need(const GtLowered *l, const GtKernel *k) {
+int64_t lower_tile_need(const GsLowered *l, const GsKernel *k) {
   if (is_copy_kernel(l, k)) return 0;
-  GtGeom gm;
-  fill_geom(l->graph, k->head, l->arch, &gm);
+  GsGeom gm;
+  lower_fill_geom(l->graph, k->head, l->arch, &gm);
   TileBytes tb = tile_bytes(l, k, &gm, k->tr, k->tc, k->tk);
   return tile_need(&tb, k->w_resident);
 }

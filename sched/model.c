@@ -5,7 +5,7 @@
 
 #include "graph.h"
 
-GtGraph *model_load(const char *path, GtDiag *d) {
+GsGraph *model_load(const char *path, GsDiag *d) {
   if (util_has_ext(path, ".gtg")) return gtg_load(path, d);
   if (util_has_ext(path, ".onnx")) return onnx_load(path, d);
   diag_error(d, path, 0, 0, NULL, "unknown model format: expected a .gtg or .onnx file");

@@ -98,7 +98,7 @@ static OxVal *out_const(OxCtx *c, const Onnx__NodeProto *n, int nd, const int64_
 }
 
 static void fold_elementwise(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, int nin) {
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   int nd = bcast(c, in, nin, dims);
   int is_int = in[nin - 1]->is_int;
   if (is_op(n, "Where")) is_int = in[1]->is_int;
@@ -140,9 +140,9 @@ static int norm_axis(OxCtx *c, int64_t a, int rank) {
 static void fold_gather(OxCtx *c, const Onnx__NodeProto *n, OxVal *data, OxVal *idx) {
   if (data->ndim < 1) ox_fail(c, "Gather of a scalar");
   int axis = norm_axis(c, ox_attr_i(n, "axis", 0), data->ndim);
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   int nd = 0;
-  if (data->ndim - 1 + idx->ndim > GT_MAX_DIMS) ox_fail(c, "result rank too large");
+  if (data->ndim - 1 + idx->ndim > GS_MAX_DIMS) ox_fail(c, "result rank too large");
   for (int i = 0; i < axis; i++) dims[nd++] = data->dims[i];
   for (int i = 0; i < idx->ndim; i++) dims[nd++] = idx->dims[i];
   for (int i = axis + 1; i < data->ndim; i++) dims[nd++] = data->dims[i];
@@ -162,7 +162,7 @@ static void fold_gather(OxCtx *c, const Onnx__NodeProto *n, OxVal *data, OxVal *
 static void fold_concat(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, int nin) {
   int r = in[0]->ndim;
   int axis = norm_axis(c, ox_attr_i(n, "axis", 0), r);
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   memcpy(dims, in[0]->dims, sizeof dims);
   dims[axis] = 0;
   for (int i = 0; i < nin; i++) {
@@ -185,20 +185,20 @@ static void fold_concat(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, in
 static int ints_input_or_attr(OxCtx *c, const Onnx__NodeProto *n, size_t slot, const char *attr,
                               int64_t *out) {
   if (c->opset < 13 || (slot == 1 && is_op(n, "Slice") && c->opset < 10))
-    return ox_attr_ints(c, n, attr, out, GT_MAX_DIMS);
+    return ox_attr_ints(c, n, attr, out, GS_MAX_DIMS);
   if (slot >= n->n_input || !n->input[slot][0]) return -1;
   OxVal *v = ox_val(c, n->input[slot]);
-  if (v->nelem > GT_MAX_DIMS) ox_fail(c, "too many %s", attr);
+  if (v->nelem > GS_MAX_DIMS) ox_fail(c, "too many %s", attr);
   for (int64_t i = 0; i < v->nelem; i++) out[i] = elem_int(c, v, i, attr);
   return (int)v->nelem;
 }
 
 static void fold_squeeze(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, int unsq) {
-  int64_t axes[GT_MAX_DIMS], dims[GT_MAX_DIMS];
+  int64_t axes[GS_MAX_DIMS], dims[GS_MAX_DIMS];
   int na = ints_input_or_attr(c, n, 1, "axes", axes);
   int nd = unsq ? x->ndim + (na > 0 ? na : 0) : x->ndim, k = 0;
-  int mark[2 * GT_MAX_DIMS] = {0};
-  if (nd > GT_MAX_DIMS) ox_fail(c, "result rank too large");
+  int mark[2 * GS_MAX_DIMS] = {0};
+  if (nd > GS_MAX_DIMS) ox_fail(c, "result rank too large");
   for (int i = 0; i < na; i++) mark[norm_axis(c, axes[i], nd)] = 1;
   if (unsq) {
     for (int i = 0, j = 0; i < nd; i++) dims[k++] = mark[i] ? 1 : x->dims[j++];
@@ -214,12 +214,12 @@ static void fold_squeeze(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, int unsq)
 }
 
 static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
-  int64_t starts[GT_MAX_DIMS], ends[GT_MAX_DIMS], axes[GT_MAX_DIMS], steps[GT_MAX_DIMS];
+  int64_t starts[GS_MAX_DIMS], ends[GS_MAX_DIMS], axes[GS_MAX_DIMS], steps[GS_MAX_DIMS];
   int ns, ne, na, nst = -1;
   if (c->opset < 10) {
-    ns = ox_attr_ints(c, n, "starts", starts, GT_MAX_DIMS);
-    ne = ox_attr_ints(c, n, "ends", ends, GT_MAX_DIMS);
-    na = ox_attr_ints(c, n, "axes", axes, GT_MAX_DIMS);
+    ns = ox_attr_ints(c, n, "starts", starts, GS_MAX_DIMS);
+    ne = ox_attr_ints(c, n, "ends", ends, GS_MAX_DIMS);
+    na = ox_attr_ints(c, n, "axes", axes, GS_MAX_DIMS);
   } else {
     ns = ne = na = -1;
     OxVal *v[4] = {0};
@@ -229,14 +229,14 @@ static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
     int *cnt[4] = {&ns, &ne, &na, &nst};
     for (int s = 0; s < 4; s++) {
       if (!v[s]) continue;
-      if (v[s]->nelem > GT_MAX_DIMS) ox_fail(c, "too many Slice entries");
+      if (v[s]->nelem > GS_MAX_DIMS) ox_fail(c, "too many Slice entries");
       *cnt[s] = (int)v[s]->nelem;
       for (int64_t i = 0; i < v[s]->nelem; i++) dst[s][i] = elem_int(c, v[s], i, "Slice bound");
     }
   }
   if (ns < 0 || ne != ns || (na >= 0 && na != ns) || (nst >= 0 && nst != ns))
     ox_fail(c, "Slice needs starts and ends of the same length");
-  int64_t b[GT_MAX_DIMS], st[GT_MAX_DIMS], dims[GT_MAX_DIMS];
+  int64_t b[GS_MAX_DIMS], st[GS_MAX_DIMS], dims[GS_MAX_DIMS];
   for (int k = 0; k < x->ndim; k++) {
     b[k] = 0;
     st[k] = 1;
@@ -275,9 +275,9 @@ static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
 }
 
 static void fold_reshape(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *shape) {
-  int64_t dims[GT_MAX_DIMS], known = 1;
+  int64_t dims[GS_MAX_DIMS], known = 1;
   int nd = (int)shape->nelem, infer = -1;
-  if (shape->ndim != 1 || nd > GT_MAX_DIMS) ox_fail(c, "bad Reshape target");
+  if (shape->ndim != 1 || nd > GS_MAX_DIMS) ox_fail(c, "bad Reshape target");
   for (int i = 0; i < nd; i++) {
     dims[i] = elem_int(c, shape, i, "Reshape target");
     if (dims[i] == 0 && !ox_attr_i(n, "allowzero", 0)) {
@@ -304,7 +304,7 @@ static void fold_reshape(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *sh
 }
 
 static void fold_shape(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
-  OxSym d[GT_MAX_DIMS];
+  OxSym d[GS_MAX_DIMS];
   int r;
   if (x->kind == VAL_ACT) {
     r = ox_act_shape(c, x->tensor, d);
@@ -347,8 +347,8 @@ static void fold_constant(OxCtx *c, const Onnx__NodeProto *n) {
 }
 
 static void fold_constant_of_shape(OxCtx *c, const Onnx__NodeProto *n, OxVal *shape) {
-  int64_t dims[GT_MAX_DIMS];
-  if (shape->nelem > GT_MAX_DIMS) ox_fail(c, "ConstantOfShape rank too large");
+  int64_t dims[GS_MAX_DIMS];
+  if (shape->nelem > GS_MAX_DIMS) ox_fail(c, "ConstantOfShape rank too large");
   for (int64_t i = 0; i < shape->nelem; i++) dims[i] = elem_int(c, shape, i, "ConstantOfShape");
   OxSym fill = sym_c(0);
   int is_int = 0;
@@ -367,10 +367,10 @@ static void fold_constant_of_shape(OxCtx *c, const Onnx__NodeProto *n, OxVal *sh
 static void fold_expand(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *shape) {
   OxVal tmp = {0};
   tmp.ndim = (int)shape->nelem;
-  if (tmp.ndim > GT_MAX_DIMS) ox_fail(c, "Expand rank too large");
+  if (tmp.ndim > GS_MAX_DIMS) ox_fail(c, "Expand rank too large");
   for (int i = 0; i < tmp.ndim; i++) tmp.dims[i] = elem_int(c, shape, i, "Expand shape");
   OxVal *in[2] = {x, &tmp};
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   int nd = bcast(c, in, 2, dims);
   OxVal *o = out_const(c, n, nd, dims, x->is_int);
   for (int64_t e = 0; e < o->nelem; e++) o->data[e] = x->data[bcast_index(x, dims, nd, e)];

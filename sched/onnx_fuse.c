@@ -108,7 +108,7 @@ static int node_index(OxCtx *c, Node *n) {
 }
 
 /* Marks the nodes of a match; the last one emits. Fails (returns 0) if any is taken. */
-static int claim(OxCtx *c, Node **nodes, int k, GtOpKind kind, const char *x, int64_t axis) {
+static int claim(OxCtx *c, Node **nodes, int k, GsOpKind kind, const char *x, int64_t axis) {
   int idx[16], last = -1;
   for (int i = 0; i < k; i++) {
     idx[i] = node_index(c, nodes[i]);
@@ -172,8 +172,8 @@ static void match_swish(OxCtx *c, Node *sig) {
 /* The single reduced axis of a ReduceMean with keepdims (attribute, or input from opset 18). */
 static int reduce_axis(OxCtx *c, Node *r, int64_t *axis) {
   if (!is_op(r, "ReduceMean") || !ox_attr_i(r, "keepdims", 1)) return 0;
-  int64_t axes[GT_MAX_DIMS];
-  int na = ox_attr_ints(c, r, "axes", axes, GT_MAX_DIMS);
+  int64_t axes[GS_MAX_DIMS];
+  int na = ox_attr_ints(c, r, "axes", axes, GS_MAX_DIMS);
   if (na < 0 && r->n_input > 1) {
     OxVal *v = ox_val(c, r->input[1]);
     double d;

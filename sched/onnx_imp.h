@@ -13,8 +13,8 @@
  * `file:NODE:1: error: ...` (NODE = 1-based index in graph.node) and longjmps back to
  * onnx_load(), which frees everything and returns NULL.
  */
-#ifndef GT_ONNX_IMP_H
-#define GT_ONNX_IMP_H
+#ifndef GS_ONNX_IMP_H
+#define GS_ONNX_IMP_H
 
 #include <setjmp.h>
 
@@ -37,7 +37,7 @@ typedef struct {
   int tensor;               /* VAL_ACT: GT tensor id */
   /* VAL_CONST: */
   int ndim;
-  int64_t dims[GT_MAX_DIMS];
+  int64_t dims[GS_MAX_DIMS];
   int64_t nelem;
   OxSym *data;              /* values when known and small, else NULL (weights) */
   int is_int;               /* integer element type */
@@ -54,16 +54,16 @@ typedef struct {
 enum { FUSE_NONE, FUSE_SKIP, FUSE_EMIT };
 typedef struct {
   int state;                /* FUSE_*: SKIP nodes are absorbed, EMIT nodes emit the fused op */
-  GtOpKind kind;            /* fused op (OP_GELU, OP_SWISH, OP_LAYERNORM) */
+  GsOpKind kind;            /* fused op (OP_GELU, OP_SWISH, OP_LAYERNORM) */
   const char *x;            /* the pattern's input value */
   int64_t axis;             /* layernorm: the reduced axis as written in the model */
 } OxFuse;
 
 typedef struct {
   const char *path;
-  GtDiag *d;
-  GtArena *scratch;         /* everything below that is not in the graph */
-  GtGraph *g;
+  GsDiag *d;
+  GsArena *scratch;         /* everything below that is not in the graph */
+  GsGraph *g;
   Onnx__GraphProto *gp;
   int64_t opset;            /* default-domain opset version */
   int node;                 /* node being imported (index into gp->node), -1 outside */
@@ -78,7 +78,7 @@ typedef struct {
   int symbolic;             /* some activation input has the symbolic batch */
   /* shape cache: tensor dims inferred at batch 3 and 5, valid while g->nops == cache_nops */
   int cache_nops, cache_ntensors, cache_cap; /* dims3/dims5: heap, freed by onnx_load */
-  int64_t (*dims3)[GT_MAX_DIMS], (*dims5)[GT_MAX_DIMS];
+  int64_t (*dims3)[GS_MAX_DIMS], (*dims5)[GS_MAX_DIMS];
 } OxCtx;
 
 /* A double as int64_t without undefined behaviour: NaN -> 0, out of range -> the limit. */
@@ -92,7 +92,7 @@ static inline int64_t ox_clamp_i64(double v) {
 /* onnx_import.c */
 /* onnx_load() on bytes already in memory (`path` names them in messages): the fuzz target's
  * entry point. */
-GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d);
+GsGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GsDiag *d);
 _Noreturn void ox_fail(OxCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_map_get(const OxMap *m, const char *key);            /* -1 if absent */
 void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v);
@@ -110,11 +110,11 @@ OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *v); /* registers a
 _Noreturn void ox_abort(OxCtx *c);                          /* error already reported */
 int ox_is_weight_name(const OxCtx *c, const char *name);    /* initializer or weight input */
 
-const char *ox_gt_name(OxCtx *c, const char *onnx_name);    /* sanitised, unique GT name */
+const char *ox_gs_name(OxCtx *c, const char *onnx_name);    /* sanitised, unique GT name */
 void ox_bind_act(OxCtx *c, const char *name, int tensor);     /* name -> activation tensor */
 const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def, char *buf,
                       size_t size);
-GtDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name);
+GsDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name);
 
 /* onnx_map.c: maps one node (or fails naming it as unsupported); emits a fused pattern. */
 void ox_map_node(OxCtx *c, const Onnx__NodeProto *n);

@@ -86,7 +86,7 @@ void ox_map_put(OxCtx *c, OxMap *m, const char *key, int v) {
 /* A GT tensor name for an ONNX value: [A-Za-z_][A-Za-z0-9_.]*, unique in the graph. ONNX
  * names like "/layer1/Conv_output_0" or "onnx::Add_12" become "layer1_Conv_output_0" and
  * "onnx__Add_12". */
-const char *ox_gt_name(OxCtx *c, const char *onnx_name) {
+const char *ox_gs_name(OxCtx *c, const char *onnx_name) {
   size_t len = strlen(onnx_name);
   char *s = arena_alloc(c->scratch, len + 24);
   size_t j = 0;
@@ -164,8 +164,8 @@ int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what) {
 
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int) {
   OxVal tmp = {0};
-  if (ndim > GT_MAX_DIMS) ox_fail(c, "constant '%s' has rank %d (at most %d)", name, ndim,
-                                  (int)GT_MAX_DIMS);
+  if (ndim > GS_MAX_DIMS) ox_fail(c, "constant '%s' has rank %d (at most %d)", name, ndim,
+                                  (int)GS_MAX_DIMS);
   tmp.ndim = ndim;
   tmp.nelem = ox_elems(c, dims, ndim, name);
   for (int i = 0; i < ndim; i++) tmp.dims[i] = dims[i];
@@ -258,8 +258,8 @@ static int is_u64(int32_t t) {
 void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, OxVal *v) {
   memset(v, 0, sizeof *v);
   v->kind = VAL_CONST;
-  if (t->n_dims > GT_MAX_DIMS)
-    ox_fail(c, "tensor '%s' has rank %zu (at most %d)", name, t->n_dims, (int)GT_MAX_DIMS);
+  if (t->n_dims > GS_MAX_DIMS)
+    ox_fail(c, "tensor '%s' has rank %zu (at most %d)", name, t->n_dims, (int)GS_MAX_DIMS);
   int32_t dt = t->has_data_type ? t->data_type : 0;
   int sz = elem_size(dt);
   if (!sz) ox_fail(c, "tensor '%s' has unsupported element type %d", name, (int)dt);
@@ -352,7 +352,7 @@ int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
 /* Infers the graph built so far at batch 3 and at batch 5 (once per graph change): a dim that
  * is the same in both is fixed; one that scales 3:5 is k*N. */
 static void refresh_shapes(OxCtx *c) {
-  GtGraph *g = c->g;
+  GsGraph *g = c->g;
   if (c->cache_nops == g->nops && c->cache_ntensors == g->ntensors && c->dims3) return;
   if (g->ntensors > c->cache_cap) {
     int cap = 2 * g->ntensors;
@@ -365,7 +365,7 @@ static void refresh_shapes(OxCtx *c) {
   }
   graph_fill_outputs(g);
   for (int pass = 0; pass < 2; pass++) {
-    int64_t(*dst)[GT_MAX_DIMS] = pass ? c->dims5 : c->dims3;
+    int64_t(*dst)[GS_MAX_DIMS] = pass ? c->dims5 : c->dims3;
     if (graph_infer(g, pass ? 5 : 3, c->d) != 0) ox_abort(c);
     for (int t = 0; t < g->ntensors; t++)
       memcpy(dst[t], g->tensors[t].dim, sizeof dst[t]);
@@ -375,11 +375,11 @@ static void refresh_shapes(OxCtx *c) {
 }
 
 int ox_act_shape(OxCtx *c, int t, OxSym *dims) {
-  const GtTensor *T = &c->g->tensors[t];
+  const GsTensor *T = &c->g->tensors[t];
   if (T->producer < 0) {
     for (int i = 0; i < T->ndim; i++) {
-      dims[i].n = T->decl[i] == GT_DIM_N;
-      dims[i].v = T->decl[i] == GT_DIM_N ? 1.0 : (double)T->decl[i];
+      dims[i].n = T->decl[i] == GS_DIM_N;
+      dims[i].v = T->decl[i] == GS_DIM_N ? 1.0 : (double)T->decl[i];
     }
     return T->ndim;
   }
@@ -401,7 +401,7 @@ int ox_act_shape(OxCtx *c, int t, OxSym *dims) {
 
 /* ---------------------------------------------------------------- graph inputs */
 
-GtDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name) {
+GsDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name) {
   switch (t) {
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return DT_FP32;
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return DT_FP16;
@@ -424,9 +424,9 @@ static const Onnx__TypeProto__Tensor *tensor_type(OxCtx *c, const Onnx__ValueInf
     ox_fail(c, "graph input '%s' is not a tensor", name);
   const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
   if (!tt->shape) ox_fail(c, "graph input '%s' has no shape", name);
-  if (tt->shape->n_dim > GT_MAX_DIMS)
+  if (tt->shape->n_dim > GS_MAX_DIMS)
     ox_fail(c, "graph input '%s' has rank %zu (at most %d)", name, tt->shape->n_dim,
-            (int)GT_MAX_DIMS);
+            (int)GS_MAX_DIMS);
   return tt;
 }
 
@@ -458,7 +458,7 @@ static int feeds_weight_slot(const OxCtx *c, const char *name) {
 }
 
 static void import_inputs(OxCtx *c) {
-  GtGraph *g = c->g;
+  GsGraph *g = c->g;
   const Onnx__GraphProto *gp = c->gp;
   int first_float = 1;
   /* the batch is symbolic when any activation input has a symbolic dim */
@@ -476,7 +476,7 @@ static void import_inputs(OxCtx *c) {
     int sym = has_symbolic_dim(tt);
     int weight = !sym && (feeds_weight_slot(c, vi->name) ||
                           (c->symbolic && !elem_is_int(et) && elem_size(et)));
-    int64_t decl[GT_MAX_DIMS];
+    int64_t decl[GS_MAX_DIMS];
     int nd = (int)tt->shape->n_dim;
     for (int k = 0; k < nd; k++) {
       const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
@@ -486,7 +486,7 @@ static void import_inputs(OxCtx *c) {
                   (long long)dm->dim_value);
         decl[k] = dm->dim_value;
       } else if (k == 0) {
-        decl[k] = GT_DIM_N;
+        decl[k] = GS_DIM_N;
       } else {
         ox_fail(c, "input '%s': dimension %d is symbolic ('%s'); only the batch (dimension 0) "
                    "may be; export with fixed sizes for the others", vi->name, k,
@@ -503,15 +503,15 @@ static void import_inputs(OxCtx *c) {
       ox_bind_const(c, vi->name, &w);
       continue;
     }
-    GtDtype dt = ox_map_dtype(c, et, vi->name);
+    GsDtype dt = ox_map_dtype(c, et, vi->name);
     if (first_float && !elem_is_int(et)) {
       g->dtype = dt;
       first_float = 0;
     }
-    if (nd > 0 && decl[0] != GT_DIM_N && g->default_batch == 0) g->default_batch = decl[0];
+    if (nd > 0 && decl[0] != GS_DIM_N && g->default_batch == 0) g->default_batch = decl[0];
     if (nd < 1) ox_fail(c, "input '%s' is a scalar; activations need a rank of 1 or more",
                         vi->name);
-    int t = graph_add_input(g, ox_gt_name(c, vi->name), nd, decl, dt);
+    int t = graph_add_input(g, ox_gs_name(c, vi->name), nd, decl, dt);
     if (t < 0) die("graph_add_input rejected '%s'", vi->name);
     ox_bind_act(c, vi->name, t);
   }
@@ -529,14 +529,14 @@ static int64_t default_opset(OxCtx *c, const Onnx__ModelProto *m) {
 }
 
 static void check_outputs(OxCtx *c) {
-  GtGraph *g = c->g;
+  GsGraph *g = c->g;
   int64_t b = g->default_batch;
   for (size_t i = 0; i < c->gp->n_output; i++) {
     const Onnx__ValueInfoProto *vi = c->gp->output[i];
     OxVal *v = vi->name ? ox_val(c, vi->name) : NULL;
     if (!v) ox_fail(c, "graph output '%s' is not computed by any node", vi->name ? vi->name : "");
     if (v->kind != VAL_ACT) ox_fail(c, "graph output '%s' is a constant", vi->name);
-    const GtTensor *t = &g->tensors[v->tensor];
+    const GsTensor *t = &g->tensors[v->tensor];
     if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         !vi->type->tensor_type || !vi->type->tensor_type->shape)
       continue;
@@ -596,7 +596,7 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
     ox_fail(c, "opset %lld is not supported (7 to 21)", (long long)c->opset);
   const Onnx__GraphProto *gp = c->gp;
   if (gp->n_node == 0) ox_fail(c, "the graph has no nodes");
-  GtGraph *g = c->g;
+  GsGraph *g = c->g;
   g->name = model_name(c, gp->name);
   g->file = arena_strdup(g->arena, c->path);
   g->version = 1;
@@ -649,19 +649,19 @@ static void import_graph(OxCtx *c, const Onnx__ModelProto *m) {
   check_outputs(c);
 }
 
-GtGraph *onnx_load(const char *path, GtDiag *d) {
+GsGraph *onnx_load(const char *path, GsDiag *d) {
   size_t len = 0;
-  char *buf = read_file(path, &len);
+  char *buf = util_read_file(path, &len);
   if (!buf) {
     diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
     return NULL;
   }
-  GtGraph *g = ox_import_bytes(path, (const uint8_t *)buf, len, d);
+  GsGraph *g = ox_import_bytes(path, (const uint8_t *)buf, len, d);
   free(buf);
   return g;
 }
 
-GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDiag *d) {
+GsGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GsDiag *d) {
   if (len == 0) {
     diag_error(d, path, 0, 0, NULL, "empty file, not an ONNX model");
     return NULL;
@@ -680,7 +680,7 @@ GtGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GtDi
   c->node = -1;
   c->scratch = arena_new();
   c->g = graph_new("model");
-  GtGraph *g = NULL;
+  GsGraph *g = NULL;
   if (setjmp(c->fail) == 0) {
     import_graph(c, m);
     g = c->g;

@@ -18,7 +18,7 @@
 #include "onnx_imp.h"
 
 static int64_t act_dim(OxCtx *c, int t, int axis, const char *what) {
-  OxSym d[GT_MAX_DIMS];
+  OxSym d[GS_MAX_DIMS];
   int nd = ox_act_shape(c, t, d);
   if (axis < 0) axis += nd;
   if (axis < 0 || axis >= nd) ox_fail(c, "%s: axis out of range for rank %d", what, nd);
@@ -36,14 +36,14 @@ static int to_int(OxCtx *c, int64_t v, const char *what) {
   return (int)v;
 }
 
-/* Encodes a symbolic shape as an IR reshape target: N -> GT_DIM_N, k*N (k != 1) -> -2. */
-static void encode_shape(OxCtx *c, const OxSym *d, int nd, GtAttrs *at) {
+/* Encodes a symbolic shape as an IR reshape target: N -> GS_DIM_N, k*N (k != 1) -> -2. */
+static void encode_shape(OxCtx *c, const OxSym *d, int nd, GsAttrs *at) {
   int infer = 0;
-  if (nd > GT_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GT_MAX_DIMS);
+  if (nd > GS_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GS_MAX_DIMS);
   at->nshape = nd;
   for (int i = 0; i < nd; i++) {
     if (d[i].n && d[i].v == 1.0) {
-      at->shape[i] = GT_DIM_N;
+      at->shape[i] = GS_DIM_N;
     } else if (d[i].n) {
       if (infer++) ox_fail(c, "result shape has two batch-dependent dimensions");
       at->shape[i] = -2;
@@ -57,14 +57,14 @@ static void encode_shape(OxCtx *c, const OxSym *d, int nd, GtAttrs *at) {
 
 static void require_unused_extra_outputs(OxCtx *c, const Onnx__NodeProto *n);
 
-static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
-                   const GtAttrs *at, const char *const *names, int nout) {
-  const char *gn[GT_MAX_OPERANDS];
-  gt_assert(nout >= 1 && nout <= GT_MAX_OPERANDS);
-  for (int i = 0; i < nout; i++) gn[i] = ox_gt_name(c, names[i]);
+static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, const int *in, int nin,
+                   const GsAttrs *at, const char *const *names, int nout) {
+  const char *gn[GS_MAX_OPERANDS];
+  gs_assert(nout >= 1 && nout <= GS_MAX_OPERANDS);
+  for (int i = 0; i < nout; i++) gn[i] = ox_gs_name(c, names[i]);
   int id = graph_add_op(c->g, k, in, nin, gn, nout, at);
-  if (id < 0) die("graph_add_op rejected %s with %d operands", opkind_name(k), nin);
-  GtOp *op = &c->g->ops[id];
+  if (id < 0) die("graph_add_op rejected %s with %d operands", graph_opkind_name(k), nin);
+  GsOp *op = &c->g->ops[id];
   const char *nm = n->name && *n->name ? n->name : names[0];
   op->name = arena_strdup(c->g->arena, nm);
   op->line = c->node + 1;
@@ -77,20 +77,20 @@ static int emit_op(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in
 }
 
 /* Emits k over `in` with the node's outputs as results and binds them. */
-static int emit(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, const int *in, int nin,
-                const GtAttrs *at) {
+static int emit(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, const int *in, int nin,
+                const GsAttrs *at) {
   int nout = k == OP_SPLIT ? (int)n->n_output : 1;
-  if (nout > GT_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GT_MAX_OPERANDS);
+  if (nout > GS_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GS_MAX_OPERANDS);
   if (k != OP_SPLIT) require_unused_extra_outputs(c, n);
   int id = emit_op(c, n, k, in, nin, at, (const char *const *)n->output, nout);
   for (int i = 0; i < nout; i++) ox_bind_act(c, n->output[i], c->g->ops[id].out[i]);
   return id;
 }
 
-static int emit1(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k, int x, const GtAttrs *at) {
-  GtAttrs def;
+static int emit1(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, int x, const GsAttrs *at) {
+  GsAttrs def;
   if (!at) {
-    attrs_default(&def);
+    graph_attrs_default(&def);
     at = &def;
   }
   return emit(c, n, k, &x, 1, at);
@@ -115,7 +115,7 @@ static int const_act(OxCtx *c, OxVal *v) {
     }
     name = arena_strdup(c->scratch, key);
   }
-  int64_t decl[GT_MAX_DIMS];
+  int64_t decl[GS_MAX_DIMS];
   int nd = v->ndim;
   for (int i = 0; i < nd; i++) decl[i] = v->dims[i];
   if (nd == 0) {
@@ -124,7 +124,7 @@ static int const_act(OxCtx *c, OxVal *v) {
   }
   for (int i = 0; i < nd; i++)
     if (decl[i] < 1) ox_fail(c, "constant '%s' is empty", v->name);
-  int t = graph_add_input(c->g, ox_gt_name(c, name), nd, decl, c->g->dtype);
+  int t = graph_add_input(c->g, ox_gs_name(c, name), nd, decl, c->g->dtype);
   if (t < 0) die("graph_add_input rejected constant '%s'", v->name);
   c->g->tensors[t].line = c->node + 1;
   c->g->tensors[t].col = 1;
@@ -136,7 +136,7 @@ static int const_act(OxCtx *c, OxVal *v) {
 static OxVal *in_val(OxCtx *c, const Onnx__NodeProto *n, size_t i) {
   if (i >= n->n_input || !n->input[i][0]) return NULL;
   OxVal *v = ox_val(c, n->input[i]);
-  gt_assert(v); /* checked for every input before mapping */
+  gs_assert(v); /* checked for every input before mapping */
   return v;
 }
 
@@ -184,10 +184,10 @@ static void require_unused_extra_outputs(OxCtx *c, const Onnx__NodeProto *n) {
 
 /* ---------------------------------------------------------------- op mappings */
 
-static void map_unary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
+static void map_unary(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k) {
   require_unused_extra_outputs(c, n);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   int x = in_act(c, n, 0);
   int id = emit_op(c, n, k, &x, 1, &at, (const char *const *)n->output, 1);
   ox_bind_act(c, n->output[0], c->g->ops[id].out[0]);
@@ -202,9 +202,9 @@ static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
   alias(c, n->output[0], need_val(c, n, 0, "data"));
 }
 
-static int is_float_dtype(GtDtype t) { return t == DT_FP16 || t == DT_BF16 || t == DT_FP32; }
+static int is_float_dtype(GsDtype t) { return t == DT_FP16 || t == DT_BF16 || t == DT_FP32; }
 
-static int gt_consumers(const GtGraph *g, int t) {
+static int gs_consumers(const GsGraph *g, int t) {
   int k = 0;
   for (int i = 0; i < g->nops; i++)
     for (int j = 0; j < g->ops[i].nin; j++) k += g->ops[i].in[j] == t;
@@ -223,8 +223,8 @@ static void map_cast(OxCtx *c, const Onnx__NodeProto *n) {
   }
   const Onnx__AttributeProto *a = ox_attr(n, "to");
   if (!a || !a->has_i) ox_fail(c, "Cast without 'to'");
-  GtDtype to = ox_map_dtype(c, (int32_t)a->i, n->output[0]);
-  GtGraph *g = c->g;
+  GsDtype to = ox_map_dtype(c, (int32_t)a->i, n->output[0]);
+  GsGraph *g = c->g;
   if (is_float_dtype(to) == is_float_dtype(g->tensors[x->tensor].dtype)) {
     ox_bind_act(c, n->output[0], x->tensor);
     return;
@@ -232,7 +232,7 @@ static void map_cast(OxCtx *c, const Onnx__NodeProto *n) {
   if (!is_float_dtype(to)) ox_fail(c, "Cast of a float activation to an integer type");
   int chain[64], k = 0;
   for (int t = x->tensor;; t = g->ops[g->tensors[t].producer].in[0]) {
-    if (k == 64 || gt_consumers(g, t) > (k == 0 ? 0 : 1))
+    if (k == 64 || gs_consumers(g, t) > (k == 0 ? 0 : 1))
       ox_fail(c, "Cast of an integer activation to float is supported only for an integer "
                  "graph input used by nothing else");
     chain[k++] = t;
@@ -240,7 +240,7 @@ static void map_cast(OxCtx *c, const Onnx__NodeProto *n) {
     if (p < 0) break;
     if (g->ops[p].kind != OP_RESHAPE && g->ops[p].kind != OP_TRANSPOSE)
       ox_fail(c, "Cast to float of an integer value computed by %s",
-              opkind_name(g->ops[p].kind));
+              graph_opkind_name(g->ops[p].kind));
   }
   for (int i = 0; i < k; i++) g->tensors[chain[i]].dtype = to;
   c->cache_nops = -1;
@@ -314,7 +314,7 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   if (w->ndim != 3 && w->ndim != 4)
     ox_fail(c, "only 1-D and 2-D convolutions are supported (the weight has rank %d)", w->ndim);
   int sp = w->ndim - 2;
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   if (xr != w->ndim)
     ox_fail(c, "the input has rank %d but the weight has rank %d", xr, w->ndim);
@@ -337,14 +337,14 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   spatial_ints(c, n, "strides", sp, 1, s);
   spatial_ints(c, n, "dilations", sp, 1, dl);
   pads_for(c, n, sp, in, k, s, dl, pads);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.units = w->dims[0];
   at.groups = to_int(c, group, "group");
   OxVal *b = in_val(c, n, 2);
   if (b && (b->kind != VAL_CONST || b->nelem != w->dims[0]))
     ox_fail(c, "bias must be a constant of %lld elements", (long long)w->dims[0]);
-  at.bias = b != NULL; /* attrs_default() assumes PyTorch's bias=1 */
+  at.bias = b != NULL; /* graph_attrs_default() assumes PyTorch's bias=1 */
   if (sp == 2) {
     for (int i = 0; i < 2; i++) {
       at.kernel[i] = to_int(c, k[i], "kernel");
@@ -363,10 +363,10 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   emit(c, n, sp == 2 ? OP_CONV2D : OP_CONV1D, &x, 1, &at);
 }
 
-static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GtOpKind kind) {
+static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   require_unused_extra_outputs(c, n); /* MaxPool's indices */
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   int64_t k[2], s[2], dl[2], pads[4], in[2];
   int nk = ox_attr_ints(c, n, "kernel_shape", k, 2);
@@ -376,8 +376,8 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GtOpKind kind) {
   spatial_ints(c, n, "dilations", 2, 1, dl);
   if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated pooling is not supported");
   pads_for(c, n, 2, in, k, s, dl, pads);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   for (int i = 0; i < 2; i++) {
     at.kernel[i] = to_int(c, k[i], "kernel");
     at.stride[i] = to_int(c, s[i], "stride");
@@ -395,7 +395,7 @@ static void map_avgpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_
 
 static void map_gavgpool(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   if (ox_act_shape(c, x, xs) != 4) ox_fail(c, "only NCHW (rank 4) input is supported");
   emit1(c, n, OP_GAVGPOOL, x, NULL);
 }
@@ -415,7 +415,7 @@ static void map_batchnorm(OxCtx *c, const Onnx__NodeProto *n) {
 }
 
 static void emit_layernorm(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t axis) {
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
   if (norm_axis(c, axis, r, "normalised axis") != r - 1)
     ox_fail(c, "layer normalisation over axis %lld; only the last axis is supported",
@@ -439,22 +439,22 @@ static void map_layernorm(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_softmax(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
   int64_t axis = ox_attr_i(n, "axis", c->opset < 13 ? 1 : -1);
   int a = norm_axis(c, axis, r, "axis");
   if (c->opset < 13 && a != r - 1) /* before opset 13 Softmax flattens [axis:] into one */
     ox_fail(c, "Softmax (opset %lld) over the flattened axes %d.. is not supported",
             (long long)c->opset, a);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.axis = a;
   emit1(c, n, OP_SOFTMAX, x, &at);
 }
 
 static void emit_reshape(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd) {
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   encode_shape(c, d, nd, &at);
   emit1(c, n, OP_RESHAPE, x, &at);
 }
@@ -486,7 +486,7 @@ static void reshape_val(OxCtx *c, const Onnx__NodeProto *n, OxVal *v, const OxSy
 
 static void map_flatten(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *x = need_val(c, n, 0, "input");
-  OxSym xs[GT_MAX_DIMS], out[2] = {{1, 0}, {1, 0}};
+  OxSym xs[GS_MAX_DIMS], out[2] = {{1, 0}, {1, 0}};
   int r = val_shape(c, x, xs);
   int64_t axis = ox_attr_i(n, "axis", 1);
   int a = axis == r ? r : norm_axis(c, axis, r, "axis");
@@ -502,15 +502,15 @@ static void map_flatten(OxCtx *c, const Onnx__NodeProto *n) {
 static int target_shape(OxCtx *c, const OxVal *t, OxSym *out, const char *what) {
   if (t->kind != VAL_CONST || !t->data)
     ox_fail(c, "the %s is computed from activations, not from shapes and constants", what);
-  if (t->ndim != 1 || t->nelem > GT_MAX_DIMS)
-    ox_fail(c, "the %s must be a 1-D constant of at most %d elements", what, (int)GT_MAX_DIMS);
+  if (t->ndim != 1 || t->nelem > GS_MAX_DIMS)
+    ox_fail(c, "the %s must be a 1-D constant of at most %d elements", what, (int)GS_MAX_DIMS);
   for (int i = 0; i < t->nelem; i++) out[i] = t->data[i];
   return (int)t->nelem;
 }
 
 static void map_reshape(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *x = need_val(c, n, 0, "data");
-  OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS], d[GS_MAX_DIMS];
   int r = val_shape(c, x, xs);
   int nd = target_shape(c, need_val(c, n, 1, "shape"), d, "target shape");
   int allowzero = (int)ox_attr_i(n, "allowzero", 0);
@@ -547,10 +547,10 @@ static void map_reshape(OxCtx *c, const Onnx__NodeProto *n) {
 
 /* Squeeze/Unsqueeze of an activation: a reshape. */
 static int axes_of(OxCtx *c, const Onnx__NodeProto *n, int64_t *axes) {
-  if (c->opset < 13) return ox_attr_ints(c, n, "axes", axes, GT_MAX_DIMS);
+  if (c->opset < 13) return ox_attr_ints(c, n, "axes", axes, GS_MAX_DIMS);
   OxVal *a = in_val(c, n, 1);
   if (!a) return -1;
-  if (a->kind != VAL_CONST || !a->data || a->nelem > GT_MAX_DIMS)
+  if (a->kind != VAL_CONST || !a->data || a->nelem > GS_MAX_DIMS)
     ox_fail(c, "axes must be a small constant");
   for (int i = 0; i < a->nelem; i++) axes[i] = ox_sym_int(c, a->data[i], "axis");
   return (int)a->nelem;
@@ -558,13 +558,13 @@ static int axes_of(OxCtx *c, const Onnx__NodeProto *n, int64_t *axes) {
 
 static void map_squeeze(OxCtx *c, const Onnx__NodeProto *n, int unsq) {
   OxVal *x = need_val(c, n, 0, "data");
-  OxSym xs[GT_MAX_DIMS], d[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS], d[GS_MAX_DIMS];
   int r = val_shape(c, x, xs);
-  int64_t axes[GT_MAX_DIMS];
+  int64_t axes[GS_MAX_DIMS];
   int na = axes_of(c, n, axes);
   int nd = unsq ? r + (na < 0 ? 0 : na) : r;
-  int mark[GT_MAX_DIMS + GT_MAX_DIMS] = {0};
-  if (nd > GT_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GT_MAX_DIMS);
+  int mark[GS_MAX_DIMS + GS_MAX_DIMS] = {0};
+  if (nd > GS_MAX_DIMS) ox_fail(c, "result has rank %d (at most %d)", nd, (int)GS_MAX_DIMS);
   if (unsq && na < 0) ox_fail(c, "Unsqueeze without axes");
   for (int i = 0; i < na; i++) mark[norm_axis(c, axes[i], nd, "axis")] = 1;
   int k = 0;
@@ -585,12 +585,12 @@ static void map_squeeze0(OxCtx *c, const Onnx__NodeProto *n) { map_squeeze(c, n,
 
 static void map_transpose(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
-  int64_t perm[GT_MAX_DIMS];
-  int np = ox_attr_ints(c, n, "perm", perm, GT_MAX_DIMS);
-  GtAttrs at;
-  attrs_default(&at);
+  int64_t perm[GS_MAX_DIMS];
+  int np = ox_attr_ints(c, n, "perm", perm, GS_MAX_DIMS);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.nperm = r;
   if (np >= 0 && np != r) ox_fail(c, "perm has %d entries for rank %d", np, r);
   for (int i = 0; i < r; i++)
@@ -600,20 +600,20 @@ static void map_transpose(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_split(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
   int a = norm_axis(c, ox_attr_i(n, "axis", 0), r, "axis");
   int nout = (int)n->n_output;
-  if (nout > GT_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GT_MAX_OPERANDS);
-  int64_t len = ox_sym_int(c, xs[a], "split axis"), sizes[GT_MAX_OPERANDS], sum = 0;
+  if (nout > GS_MAX_OPERANDS) ox_fail(c, "%d outputs (at most %d)", nout, (int)GS_MAX_OPERANDS);
+  int64_t len = ox_sym_int(c, xs[a], "split axis"), sizes[GS_MAX_OPERANDS], sum = 0;
   int ns;
   if (c->opset < 13) {
-    ns = ox_attr_ints(c, n, "split", sizes, GT_MAX_OPERANDS);
+    ns = ox_attr_ints(c, n, "split", sizes, GS_MAX_OPERANDS);
   } else {
     OxVal *s = in_val(c, n, 1);
     ns = -1;
     if (s) {
-      if (s->kind != VAL_CONST || !s->data || s->nelem > GT_MAX_OPERANDS)
+      if (s->kind != VAL_CONST || !s->data || s->nelem > GS_MAX_OPERANDS)
         ox_fail(c, "split sizes must be a small constant");
       ns = (int)s->nelem;
       for (int i = 0; i < ns; i++) sizes[i] = ox_sym_int(c, s->data[i], "split size");
@@ -625,8 +625,8 @@ static void map_split(OxCtx *c, const Onnx__NodeProto *n) {
     for (int i = 0; i < ns; i++) sizes[i] = len / nout;
   }
   if (ns != nout) ox_fail(c, "%d split sizes for %d outputs", ns, nout);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.axis = a;
   at.nsizes = ns;
   for (int i = 0; i < ns; i++) {
@@ -644,17 +644,17 @@ static void map_concat(OxCtx *c, const Onnx__NodeProto *n) {
   if (nin < 1) ox_fail(c, "no inputs");
   int *in = arena_alloc(c->scratch, (size_t)nin * sizeof *in);
   for (int i = 0; i < nin; i++) in[i] = in_act(c, n, (size_t)i);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, in[0], xs);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.axis = norm_axis(c, ox_attr_i(n, "axis", 0), r, "axis");
-  /* More operands than the IR allows: concatenate in chunks of GT_MAX_OPERANDS, then the
+  /* More operands than the IR allows: concatenate in chunks of GS_MAX_OPERANDS, then the
    * chunks (the extra copies are documented in docs/onnx.md). */
-  while (nin > GT_MAX_OPERANDS) {
+  while (nin > GS_MAX_OPERANDS) {
     int m = 0;
-    for (int i = 0; i < nin; i += GT_MAX_OPERANDS) {
-      int k = nin - i < GT_MAX_OPERANDS ? nin - i : GT_MAX_OPERANDS;
+    for (int i = 0; i < nin; i += GS_MAX_OPERANDS) {
+      int k = nin - i < GS_MAX_OPERANDS ? nin - i : GS_MAX_OPERANDS;
       if (k == 1) {
         in[m++] = in[i];
         continue;
@@ -675,7 +675,7 @@ static int fold_bias(OxCtx *c, const Onnx__NodeProto *n, const OxVal *x, const O
   if (strcmp(n->op_type, "Add") != 0 || x->kind != VAL_ACT || b->kind != VAL_CONST) return 0;
   int p = c->g->tensors[x->tensor].producer;
   if (p < 0) return 0;
-  GtOp *op = &c->g->ops[p];
+  GsOp *op = &c->g->ops[p];
   if ((op->kind != OP_DENSE && op->kind != OP_CONV2D && op->kind != OP_CONV1D) || op->at.bias)
     return 0;
   if (b->nelem != op->at.units) return 0;
@@ -689,7 +689,7 @@ static int fold_bias(OxCtx *c, const Onnx__NodeProto *n, const OxVal *x, const O
   if (feat < 0) return 0;
   for (int i = 0; i < b->ndim; i++)
     if (i != feat && b->dims[i] != 1) return 0;
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x->tensor, xs);
   if (b->ndim > r) return 0;
   op->at.bias = 1;
@@ -697,7 +697,7 @@ static int fold_bias(OxCtx *c, const Onnx__NodeProto *n, const OxVal *x, const O
   return 1;
 }
 
-static void map_binary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
+static void map_binary(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k) {
   OxVal *a = need_val(c, n, 0, "A"), *b = need_val(c, n, 1, "B");
   if (a->kind == VAL_CONST && b->kind == VAL_ACT && k == OP_ADD && fold_bias(c, n, b, a)) return;
   if (b->kind == VAL_CONST && a->kind == VAL_ACT && fold_bias(c, n, a, b)) return;
@@ -709,7 +709,7 @@ static void map_binary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
     int all = 1;
     for (int64_t i = 0; i < cst->nelem; i++)
       if (cst->data[i].n || cst->data[i].v != ident) all = 0;
-    OxSym xs[GT_MAX_DIMS];
+    OxSym xs[GS_MAX_DIMS];
     int r = ox_act_shape(c, x->tensor, xs);
     if (all && cst->ndim <= r) {
       for (int i = 0; i < cst->ndim; i++)
@@ -721,8 +721,8 @@ static void map_binary(OxCtx *c, const Onnx__NodeProto *n, GtOpKind k) {
     }
   }
   int in[2] = {in_act(c, n, 0), in_act(c, n, 1)};
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   emit(c, n, k, in, 2, &at);
 }
 
@@ -737,8 +737,8 @@ static void emit_dense(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t kdim, 
   if (k != kdim)
     ox_fail(c, "the input has %lld features, the weight expects %lld", (long long)k,
             (long long)kdim);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.units = units;
   at.bias = bias;
   emit1(c, n, OP_DENSE, x, &at);
@@ -751,8 +751,8 @@ static void map_matmul(OxCtx *c, const Onnx__NodeProto *n) {
     return;
   }
   int in[2] = {in_act(c, n, 0), in_act(c, n, 1)};
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   emit(c, n, OP_MATMUL, in, 2, &at);
 }
 
@@ -774,10 +774,10 @@ static void map_gemm(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_reducemean(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
-  int64_t axes[GT_MAX_DIMS];
-  int na = c->opset < 18 ? ox_attr_ints(c, n, "axes", axes, GT_MAX_DIMS) : axes_of(c, n, axes);
+  int64_t axes[GS_MAX_DIMS];
+  int na = c->opset < 18 ? ox_attr_ints(c, n, "axes", axes, GS_MAX_DIMS) : axes_of(c, n, axes);
   int spatial = r == 4 && na == 2;
   for (int i = 0; spatial && i < na; i++)
     if (norm_axis(c, axes[i], r, "axis") != 2 + i) spatial = 0;
@@ -789,8 +789,8 @@ static void map_reducemean(OxCtx *c, const Onnx__NodeProto *n) {
     return;
   }
   const char *nm = arena_printf(c->scratch, "%s.pool", n->output[0]);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   int id = emit_op(c, n, OP_GAVGPOOL, &x, 1, &at, &nm, 1);
   emit_reshape(c, n, c->g->ops[id].out[0], xs, 2);
 }
@@ -804,8 +804,8 @@ static int emit_take(OxCtx *c, const Onnx__NodeProto *n, int x, int axis, int64_
   if (start < 0 || len < 1 || start + len > dim)
     ox_fail(c, "slice [%lld, %lld) of an axis of %lld", (long long)start,
             (long long)(start + len), (long long)dim);
-  GtAttrs at;
-  attrs_default(&at);
+  GsAttrs at;
+  graph_attrs_default(&at);
   at.axis = axis;
   const char *names[3];
   int keep = 0;
@@ -828,8 +828,8 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *data = need_val(c, n, 0, "data"), *idx = need_val(c, n, 1, "indices");
   int64_t axis = ox_attr_i(n, "axis", 0);
   if (data->kind == VAL_CONST && idx->kind == VAL_ACT && data->ndim == 2 && axis == 0) {
-    GtAttrs at;
-    attrs_default(&at);
+    GsAttrs at;
+    graph_attrs_default(&at);
     at.vocab = data->dims[0];
     at.dim = data->dims[1];
     at.bag = 1;
@@ -841,7 +841,7 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
      * position ids): a constant of the result's shape */
     OxVal r = {0};
     int a = norm_axis(c, axis, data->ndim, "axis");
-    if (data->ndim - 1 + idx->ndim > GT_MAX_DIMS) ox_fail(c, "result rank too large");
+    if (data->ndim - 1 + idx->ndim > GS_MAX_DIMS) ox_fail(c, "result rank too large");
     for (int i = 0; i < a; i++) r.dims[r.ndim++] = data->dims[i];
     for (int i = 0; i < idx->ndim; i++) r.dims[r.ndim++] = idx->dims[i];
     for (int i = a + 1; i < data->ndim; i++) r.dims[r.ndim++] = data->dims[i];
@@ -852,7 +852,7 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
   }
   if (data->kind == VAL_ACT && idx->kind == VAL_CONST && idx->data && idx->nelem == 1) {
     /* x[:, i] (ViT's class token): take one slice; a scalar index drops the axis */
-    OxSym xs[GT_MAX_DIMS];
+    OxSym xs[GS_MAX_DIMS];
     int r = ox_act_shape(c, data->tensor, xs);
     int a = norm_axis(c, axis, r, "axis");
     int64_t i = ox_sym_int(c, idx->data[0], "Gather index"), len = ox_sym_int(c, xs[a], "axis");
@@ -875,19 +875,19 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
 /* Slice of an activation with constant bounds and step 1: one split per sliced axis. */
 static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
-  OxSym xs[GT_MAX_DIMS];
+  OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x, xs);
-  int64_t v[4][GT_MAX_DIMS];
+  int64_t v[4][GS_MAX_DIMS];
   int cnt[4] = {-1, -1, -1, -1};
   const char *attr[4] = {"starts", "ends", "axes", "steps"};
   for (int s = 0; s < 4; s++) {
     if (c->opset < 10) {
-      if (s < 3) cnt[s] = ox_attr_ints(c, n, attr[s], v[s], GT_MAX_DIMS);
+      if (s < 3) cnt[s] = ox_attr_ints(c, n, attr[s], v[s], GS_MAX_DIMS);
       continue;
     }
     OxVal *b = in_val(c, n, (size_t)s + 1);
     if (!b) continue;
-    if (b->kind != VAL_CONST || !b->data || b->nelem > GT_MAX_DIMS)
+    if (b->kind != VAL_CONST || !b->data || b->nelem > GS_MAX_DIMS)
       ox_fail(c, "Slice %s must be a small constant", attr[s]);
     cnt[s] = (int)b->nelem;
     for (int i = 0; i < b->nelem; i++) v[s][i] = ox_sym_int(c, b->data[i], attr[s]);
@@ -916,7 +916,7 @@ static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *x = need_val(c, n, 0, "input");
-  OxSym t[GT_MAX_DIMS], xs[GT_MAX_DIMS], out[GT_MAX_DIMS];
+  OxSym t[GS_MAX_DIMS], xs[GS_MAX_DIMS], out[GS_MAX_DIMS];
   int nt = target_shape(c, need_val(c, n, 1, "shape"), t, "expanded shape");
   int r;
   if (x->kind == VAL_ACT) {
@@ -943,15 +943,15 @@ static void map_expand(OxCtx *c, const Onnx__NodeProto *n) {
   if (x->kind == VAL_ACT)
     ox_fail(c, "Expand that broadcasts an activation is not supported");
   /* A constant broadcast over the batch (ViT's class token): an input of the expanded shape. */
-  int64_t decl[GT_MAX_DIMS];
+  int64_t decl[GS_MAX_DIMS];
   for (int i = 0; i < nd; i++) {
     if (out[i].n && out[i].v != 1) ox_fail(c, "expanded shape has a multiple of the batch");
-    decl[i] = out[i].n ? GT_DIM_N : ox_clamp_i64(out[i].v);
-    if (decl[i] < 1 && decl[i] != GT_DIM_N) ox_fail(c, "expanded dim %d is %lld", i,
+    decl[i] = out[i].n ? GS_DIM_N : ox_clamp_i64(out[i].v);
+    if (decl[i] < 1 && decl[i] != GS_DIM_N) ox_fail(c, "expanded dim %d is %lld", i,
                                                     (long long)decl[i]);
   }
   if (nd < 1) ox_fail(c, "Expand to a scalar");
-  int tid = graph_add_input(c->g, ox_gt_name(c, x->name), nd, decl, c->g->dtype);
+  int tid = graph_add_input(c->g, ox_gs_name(c, x->name), nd, decl, c->g->dtype);
   if (tid < 0) die("graph_add_input rejected '%s'", n->output[0]);
   c->g->tensors[tid].line = c->node + 1;
   c->g->tensors[tid].col = 1;

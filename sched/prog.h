@@ -1,15 +1,15 @@
 /* prog.h — a Program: per-queue instruction streams, the contract between sched/ and sim/.
  *
  * Queues. Every core has queues 0 = dma_in, 1 = dma_out, and 2 + i for the i-th unit of its
- * core kind (GtCoreKind.unit[i]); every cluster has one DMA queue per cluster DMA engine
+ * core kind (GsCoreKind.unit[i]); every cluster has one DMA queue per cluster DMA engine
  * (core = -1). All queues run concurrently, each in order.
  * Assembly names: `c0.k3.dma_in`, `c0.k3.dma_out`, `c0.k3.<unit name>`, `c0.dma1`.
  *
  * Encodings: .gtp (binary, zlib, versioned header) and .gtasm (text); both are defined by
  * isa.def and described in docs/isa.md.
  */
-#ifndef GT_PROG_H
-#define GT_PROG_H
+#ifndef GS_PROG_H
+#define GS_PROG_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -21,13 +21,13 @@
 extern "C" {
 #endif
 
-typedef enum { E_ANY, E_DMA, E_MATRIX, E_VECTOR, E_SCALAR } GtEngine;
+typedef enum { E_ANY, E_DMA, E_MATRIX, E_VECTOR, E_SCALAR } GsEngine;
 
 typedef enum {
 #define ISA(e, m, eng, d) e,
 #include "isa.def"
   I_COUNT
-} GtOpcode;
+} GsOpcode;
 
 /* The opcodes again, named by mnemonic (ISA_OP_mov == I_MOV): isa.def's operand lines name
  * their opcode by mnemonic. */
@@ -40,122 +40,122 @@ typedef enum {
 #define VOP(e, n, in, s, m, d, t, r, desc) e,
 #include "isa.def"
   V_COUNT
-} GtVop;
+} GsVop;
 
-typedef enum { LVL_DDR, LVL_GB, LVL_LB } GtLevel;
-typedef enum { SCOPE_CLUSTER, SCOPE_CHIP } GtScope;
+typedef enum { LVL_DDR, LVL_GB, LVL_LB } GsLevel;
+typedef enum { SCOPE_CLUSTER, SCOPE_CHIP } GsScope;
 enum { Q_DMA_IN = 0, Q_DMA_OUT = 1, Q_UNIT0 = 2 };
-enum { GT_INST_NUM = 10 };
+enum { GS_INST_NUM = 10 };
 
 typedef struct {
-  uint8_t op;     /* GtOpcode */
+  uint8_t op;     /* GsOpcode */
   uint8_t sub;    /* level / vop / queue / scope, by opcode */
-  uint8_t dtype;  /* GtDtype */
+  uint8_t dtype;  /* GsDtype */
   uint8_t flags;
   uint32_t r[3];  /* regions: r0 written, r1 r2 read */
   uint32_t t[3];  /* tiles: t0 left in r0, t1 t2 expected in r1 r2 */
-  int64_t n[GT_INST_NUM];
-} GtInst;
+  int64_t n[GS_INST_NUM];
+} GsInst;
 
 typedef struct {
   int cluster;
   int core;       /* -1: a cluster DMA queue */
   int index;      /* queue index in the core, or the cluster DMA engine */
-  GtVec insts;    /* GtInst */
-} GtQueue;
+  GsVec insts;    /* GsInst */
+} GsQueue;
 
 typedef struct {
   int nqueues;
-  GtQueue *queues;      /* heap; program_free releases */
+  GsQueue *queues;      /* heap; prog_free releases */
   uint32_t nregions;    /* region ids are 1..nregions-1 (0 = none) */
   uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
   char **tile_names;    /* optional, [ntiles], for messages; NULL entries allowed */
   char **region_names;  /* optional, [nregions] */
-} GtProgram;
+} GsProgram;
 
 /* Static facts from isa.def. */
-const char *isa_mnemonic(GtOpcode op);
-GtEngine isa_engine(GtOpcode op);
-const char *vop_name(GtVop v);
-int vop_inputs(GtVop v);
+const char *isa_mnemonic(GsOpcode op);
+GsEngine isa_engine(GsOpcode op);
+const char *isa_vop_name(GsVop v);
+int isa_vop_inputs(GsVop v);
 /* 1 when the op works over groups or windows of `param` elements (param must be >= 1). */
-int vop_needs_param(GtVop v);
-int vop_passes(GtVop v, GtVClass c);
+int isa_vop_needs_param(GsVop v);
+int isa_vop_passes(GsVop v, GsVClass c);
 
 /* Building programs (schedulers) */
-GtProgram *program_new(void);
-void program_free(GtProgram *p);
+GsProgram *prog_new(void);
+void prog_free(GsProgram *p);
 /* Queue for (cluster, core, index); created on first use. core = -1: cluster DMA engine.
- * Creating a queue may move p->queues: a GtQueue* from an earlier call is valid only until
+ * Creating a queue may move p->queues: a GsQueue* from an earlier call is valid only until
  * the next call that creates a queue (create every queue first, or look it up again). */
-GtQueue *program_queue(GtProgram *p, int cluster, int core, int index);
-GtInst *program_emit(GtQueue *q);  /* appends a zeroed instruction */
-uint32_t program_new_region(GtProgram *p, const char *name);
-uint32_t program_new_tile(GtProgram *p, const char *name);
+GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index);
+GsInst *prog_emit(GsQueue *q);  /* appends a zeroed instruction */
+uint32_t prog_new_region(GsProgram *p, const char *name);
+uint32_t prog_new_tile(GsProgram *p, const char *name);
 
 /* Queue name as in assembly, e.g. "c0.k3.mme"; buf of at least 64 bytes. */
-const char *program_queue_name(const GtArch *a, const GtQueue *q, char *buf, size_t n);
+const char *gtasm_queue_name(const GsArch *a, const GsQueue *q, char *buf, size_t n);
 /* One instruction as assembly text (no newline). */
-void inst_format(const GtArch *a, const GtProgram *p, const GtInst *in, char *buf, size_t n);
+void gtasm_inst_format(const GsArch *a, const GsProgram *p, const GsInst *in, char *buf, size_t n);
 
 /* Files. Loaders report `file:line:col: error:` (gtasm) or `file: error:` (gtp) to d and
  * return NULL on bad input. Writers go through a temporary name and rename. */
-GtProgram *gtasm_parse(const char *path, const char *text, const GtArch *a, GtDiag *d);
-int gtasm_write(FILE *out, const GtArch *a, const GtProgram *p);
-GtProgram *gtp_read(const char *path, GtDiag *d);
-int gtp_write(const char *path, const GtProgram *p);
+GsProgram *gtasm_parse(const char *path, const char *text, const GsArch *a, GsDiag *d);
+int gtasm_write(FILE *out, const GsArch *a, const GsProgram *p);
+GsProgram *gtp_read(const char *path, GsDiag *d);
+int gtp_write(const char *path, const GsProgram *p);
 /* Static checks against an arch: queues, units, cores and clusters exist; engines match. */
-int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file);
+int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file);
 
 /* ---- Additions (isa helper, issue 4) ---- */
-const char *isa_description(GtOpcode op);
-const char *vop_description(GtVop v);
-const char *isa_engine_name(GtEngine e);   /* "any", "dma", "matrix", "vector", "scalar" */
-const char *level_name(GtLevel l);         /* "ddr", "gb", "lb" */
-const char *scope_name(GtScope s);         /* "cluster", "chip" */
-enum { GT_LEVEL_COUNT = 3, GT_SCOPE_COUNT = 2 };
+const char *isa_description(GsOpcode op);
+const char *isa_vop_description(GsVop v);
+const char *isa_engine_name(GsEngine e);   /* "any", "dma", "matrix", "vector", "scalar" */
+const char *isa_level_name(GsLevel l);     /* "ddr", "gb", "lb" */
+const char *isa_scope_name(GsScope s);     /* "cluster", "chip" */
+enum { GS_LEVEL_COUNT = 3, GS_SCOPE_COUNT = 2 };
 
 /* The operands of an opcode, in assembly order, from isa.def's operand lines: assembly name,
- * the GtInst field it lives in, and what its values mean. */
+ * the GsInst field it lives in, and what its values mean. */
 typedef enum {
   OPF_REGION,  /* r[index] */
   OPF_TILE,    /* t[index] */
   OPF_NUM,     /* n[index] */
-  OPF_SUB,     /* sub: a level, vop, queue or scope (see GtOperandKind) */
+  OPF_SUB,     /* sub: a level, vop, queue or scope (see GsOperandKind) */
   OPF_DTYPE,   /* dtype */
   OPF_FLAGS    /* flags */
-} GtOperandField;
+} GsOperandField;
 typedef enum { OPK_INT, OPK_REGION, OPK_TILE, OPK_LEVEL, OPK_VOP, OPK_QUEUE, OPK_SCOPE,
-               OPK_DTYPE } GtOperandKind;
+               OPK_DTYPE } GsOperandKind;
 typedef struct {
   const char *name;      /* as written in assembly, e.g. "dst_tile" */
-  GtOperandField field;
+  GsOperandField field;
   int index;             /* for r/t/n */
-  GtOperandKind kind;
-} GtOperand;
-int isa_operand_count(GtOpcode op);
-const GtOperand *isa_operand(GtOpcode op, int i);
-int64_t inst_get(const GtInst *in, const GtOperand *o);
-void inst_set(GtInst *in, const GtOperand *o, int64_t v);
+  GsOperandKind kind;
+} GsOperand;
+int isa_operand_count(GsOpcode op);
+const GsOperand *isa_operand(GsOpcode op, int i);
+int64_t isa_inst_get(const GsInst *in, const GsOperand *o);
+void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v);
 /* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
  * (encoders, the unused-field check). Code about one opcode uses isa_ops.h's accessors. */
-int64_t inst_field(const GtInst *in, GtOperandField f, int index);
-void inst_set_field(GtInst *in, GtOperandField f, int index, int64_t v);
+int64_t isa_inst_field(const GsInst *in, GsOperandField f, int index);
+void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v);
 
 /* A queue's index in p->queues for (cluster, core, index), or -1; never creates one. */
-int program_find_queue(const GtProgram *p, int cluster, int core, int index);
+int prog_find_queue(const GsProgram *p, int cluster, int core, int index);
 /* Total instructions over all queues. */
-int64_t program_ninsts(const GtProgram *p);
+int64_t prog_ninsts(const GsProgram *p);
 /* Load a program by extension: .gtasm (text, needs a for unit names; may be NULL when only
  * numeric queue names are used) or .gtp (binary). Errors to d; NULL on bad input. */
-GtProgram *program_load(const char *path, const GtArch *a, GtDiag *d);
-/* Save by extension (.gtp or .gtasm) through write_file_atomic; 0 ok, -1 with errno. */
-int program_save(const char *path, const GtArch *a, const GtProgram *p);
+GsProgram *prog_load(const char *path, const GsArch *a, GsDiag *d);
+/* Save by extension (.gtp or .gtasm) through util_write_file_atomic; 0 ok, -1 with errno. */
+int prog_save(const char *path, const GsArch *a, const GsProgram *p);
 
-/* Region and tile counts above GT_MAX_IDS are rejected by the readers (bounds the names arrays). */
-enum { GT_MAX_IDS = 1 << 26 };
-/* Region and tile names are at most GT_MAX_NAME bytes (the assembler rejects longer ones). */
-enum { GT_MAX_NAME = 65535 };
+/* Region and tile counts above GS_MAX_IDS are rejected by the readers (bounds the names arrays). */
+enum { GS_MAX_IDS = 1 << 26 };
+/* Region and tile names are at most GS_MAX_NAME bytes (the assembler rejects longer ones). */
+enum { GS_MAX_NAME = 65535 };
 /* .gtp: the format version gtp_write writes and the only one gtp_read accepts; fixed sizes
  * of the header, a queue table entry and an instruction word (docs/isa.md). */
 enum { GTP_VERSION = 1, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
@@ -164,17 +164,17 @@ void isa_write_doc(FILE *out);
 /* Pieces of that document owned by the format modules. */
 void gtp_write_layout_doc(FILE *out);
 void gtasm_write_grammar_doc(FILE *out);
-/* Queue facts against an arch (prog_check.c), shared by the assembler and program_check.
+/* Queue facts against an arch (prog_check.c), shared by the assembler and prog_check.
  * Each returns 1 if fine, else 0 with the reason in why. a may be NULL: then only the
  * queue's shape is checked (a cluster DMA queue or a core's dma_in/dma_out vs a unit queue). */
-int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, size_t n);
-int queue_accepts(const GtArch *a, int core, int index, GtOpcode op, char *why, size_t n);
+int prog_queue_exists(const GsArch *a, int cluster, int core, int index, char *why, size_t n);
+int prog_queue_accepts(const GsArch *a, int core, int index, GsOpcode op, char *why, size_t n);
 /* The core kind of core `core` of a cluster (cores numbered kind by kind), or NULL. */
-const GtCoreKind *prog_core_kind(const GtArch *a, int core);
+const GsCoreKind *prog_core_kind(const GsArch *a, int core);
 /* Make ids < nregions / < ntiles valid (counts only grow; new names are NULL). */
-void program_reserve_ids(GtProgram *p, uint32_t nregions, uint32_t ntiles);
+void prog_reserve_ids(GsProgram *p, uint32_t nregions, uint32_t ntiles);
 /* Give id its name (replacing any); the id must be valid. */
-void program_set_name(GtProgram *p, int is_tile, uint32_t id, const char *name);
+void prog_set_name(GsProgram *p, int is_tile, uint32_t id, const char *name);
 
 #ifdef __cplusplus
 }

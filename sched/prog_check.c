@@ -6,15 +6,15 @@
  * scope, dtype, signal target) out of range or unsupported by the unit, region/tile ids out
  * of range, fields an opcode does not use that are not zero, required counts that are zero.
  * Everything that depends on execution order (stale tiles, overlapping allocations, capacity,
- * deadlock) is the simulator's. Invariant: program_check never modifies the program and
- * reports every error it finds up to the GtDiag's max_errors.
+ * deadlock) is the simulator's. Invariant: prog_check never modifies the program and
+ * reports every error it finds up to the GsDiag's max_errors.
  */
 #include "prog.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-const GtCoreKind *prog_core_kind(const GtArch *a, int core) {
+const GsCoreKind *prog_core_kind(const GsArch *a, int core) {
   if (!a || core < 0) return NULL;
   for (int k = 0; k < a->ncore_kinds; k++) {
     if (core < a->core_kinds[k].count) return &a->core_kinds[k];
@@ -23,7 +23,7 @@ const GtCoreKind *prog_core_kind(const GtArch *a, int core) {
   return NULL;
 }
 
-static int cores_in_cluster(const GtArch *a) {
+static int cores_in_cluster(const GsArch *a) {
   int n = 0;
   for (int k = 0; k < a->ncore_kinds; k++) n += a->core_kinds[k].count;
   return n;
@@ -38,14 +38,14 @@ static int fail(char *why, size_t n, const char *fmt, ...) {
   return 0;
 }
 
-int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, size_t n) {
+int prog_queue_exists(const GsArch *a, int cluster, int core, int index, char *why, size_t n) {
   if (cluster < 0) return fail(why, n, "cluster %d is negative", cluster);
   if (core < -1) return fail(why, n, "core %d is negative", core);
   if (index < 0) return fail(why, n, "queue index %d is negative", index);
   if (!a) {
-    if (core >= 0 && index >= Q_UNIT0 + GT_MAX_UNITS_PER_CORE)
+    if (core >= 0 && index >= Q_UNIT0 + GS_MAX_UNITS_PER_CORE)
       return fail(why, n, "queue index %d: a core has at most %d queues", index,
-                  Q_UNIT0 + GT_MAX_UNITS_PER_CORE);
+                  Q_UNIT0 + GS_MAX_UNITS_PER_CORE);
     return 1;
   }
   if (cluster >= a->nclusters)
@@ -57,7 +57,7 @@ int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, s
                   index, a->name ? a->name : "?", a->dma_engines);
     return 1;
   }
-  const GtCoreKind *k = prog_core_kind(a, core);
+  const GsCoreKind *k = prog_core_kind(a, core);
   if (!k)
     return fail(why, n, "core %d does not exist (arch '%s' has %d per cluster)", core,
                 a->name ? a->name : "?", cores_in_cluster(a));
@@ -71,8 +71,8 @@ int queue_exists(const GtArch *a, int cluster, int core, int index, char *why, s
   return 1;
 }
 
-int queue_accepts(const GtArch *a, int core, int index, GtOpcode op, char *why, size_t n) {
-  GtEngine e = isa_engine(op);
+int prog_queue_accepts(const GsArch *a, int core, int index, GsOpcode op, char *why, size_t n) {
+  GsEngine e = isa_engine(op);
   int is_dma = core < 0 || index < Q_UNIT0;
   if (e == E_ANY) return 1;
   if (e == E_DMA) {
@@ -84,9 +84,9 @@ int queue_accepts(const GtArch *a, int core, int index, GtOpcode op, char *why, 
   if (is_dma)
     return fail(why, n, "%s runs on a %s unit, not on a DMA queue", isa_mnemonic(op),
                 isa_engine_name(e));
-  const GtCoreKind *k = prog_core_kind(a, core);
+  const GsCoreKind *k = prog_core_kind(a, core);
   if (!a || !k || index - Q_UNIT0 >= k->nunits) return 1; /* shape known only */
-  const GtUnitKind *u = &a->units[k->unit[index - Q_UNIT0]];
+  const GsUnitKind *u = &a->units[k->unit[index - Q_UNIT0]];
   unsigned need = e == E_MATRIX ? CAP_MATRIX : e == E_VECTOR ? CAP_VECTOR : CAP_SCALAR;
   if (!(u->caps & need))
     return fail(why, n, "%s runs on a %s unit; unit '%s' is not one", isa_mnemonic(op),
@@ -104,11 +104,11 @@ static int must_be_positive(const char *name) {
 }
 
 typedef struct {
-  const GtProgram *p;
-  const GtArch *a;
-  GtDiag *d;
+  const GsProgram *p;
+  const GsArch *a;
+  GsDiag *d;
   const char *file;
-  const GtQueue *q;
+  const GsQueue *q;
   size_t i;
 } Ctx;
 
@@ -119,19 +119,19 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const GtInst *in = &VEC_AT(&c->q->insts, GtInst, c->i);
-  if (in->op < I_COUNT) inst_format(c->a, c->p, in, text, sizeof text);
+  const GsInst *in = &VEC_AT(&c->q->insts, GsInst, c->i);
+  if (in->op < I_COUNT) gtasm_inst_format(c->a, c->p, in, text, sizeof text);
   else snprintf(text, sizeof text, "opcode %u", in->op);
   diag_error(c->d, c->file, 0, 0, NULL, "queue %s, instruction %zu (%s): %s",
-             program_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
+             gtasm_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
 }
 
 /* Fields an opcode does not name must be zero (isa.def). */
-static void check_unused_fields(Ctx *c, const GtInst *in) {
-  GtOpcode op = (GtOpcode)in->op;
+static void check_unused_fields(Ctx *c, const GsInst *in) {
+  GsOpcode op = (GsOpcode)in->op;
   int used_r = 0, used_t = 0, used_n = 0, used_sub = 0, used_dt = 0, used_fl = 0;
   for (int k = 0; k < isa_operand_count(op); k++) {
-    const GtOperand *o = isa_operand(op, k);
+    const GsOperand *o = isa_operand(op, k);
     switch (o->field) {
     case OPF_REGION: used_r |= 1 << o->index; break;
     case OPF_TILE: used_t |= 1 << o->index; break;
@@ -145,22 +145,22 @@ static void check_unused_fields(Ctx *c, const GtInst *in) {
     if (!(used_r & 1 << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
     if (!(used_t & 1 << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
   }
-  for (int k = 0; k < GT_INST_NUM; k++)
-    if (!(used_n & 1 << k) && inst_field(in, OPF_NUM, k))
+  for (int k = 0; k < GS_INST_NUM; k++)
+    if (!(used_n & 1 << k) && isa_inst_field(in, OPF_NUM, k))
       inst_error(c, "field n%d is not used by %s and must be 0", k, isa_mnemonic(op));
   if (!used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
   if (!used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
   if (!used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
 }
 
-static const GtUnitKind *queue_unit(const GtArch *a, const GtQueue *q) {
-  const GtCoreKind *k = prog_core_kind(a, q->core);
+static const GsUnitKind *queue_unit(const GsArch *a, const GsQueue *q) {
+  const GsCoreKind *k = prog_core_kind(a, q->core);
   if (!k || q->index < Q_UNIT0 || q->index - Q_UNIT0 >= k->nunits) return NULL;
   return &a->units[k->unit[q->index - Q_UNIT0]];
 }
 
-static void check_alloc(Ctx *c, const GtInst *in) {
-  const GtArch *a = c->a;
+static void check_alloc(Ctx *c, const GsInst *in) {
+  const GsArch *a = c->a;
   int64_t cluster = inst_alloc_cluster(in), core = inst_alloc_core(in);
   if (in->sub == LVL_DDR) return;
   if (cluster >= a->nclusters) {
@@ -171,7 +171,7 @@ static void check_alloc(Ctx *c, const GtInst *in) {
   if (in->sub == LVL_GB && a->gb_bytes == 0)
     inst_error(c, "arch '%s' has no global buffer", a->name ? a->name : "?");
   if (in->sub == LVL_LB) {
-    const GtCoreKind *k = core <= 0x7fffffff ? prog_core_kind(a, (int)core) : NULL;
+    const GsCoreKind *k = core <= 0x7fffffff ? prog_core_kind(a, (int)core) : NULL;
     if (!k)
       inst_error(c, "core %lld does not exist (arch '%s' has %d per cluster)", (long long)core,
                  a->name ? a->name : "?", cores_in_cluster(a));
@@ -184,7 +184,7 @@ static void check_alloc(Ctx *c, const GtInst *in) {
 /* A mov's pattern: bytes split evenly into rows x planes, and no two rows (or planes) of the
  * destination on the same bytes — one transfer writing a byte twice is no transfer a DMA
  * engine does. Source rows may overlap: a sliding window reads rows again. */
-static void check_mov(Ctx *c, const GtInst *in) {
+static void check_mov(Ctx *c, const GsInst *in) {
   int64_t bytes = inst_mov_bytes(in), pstride = inst_mov_dst_pstride(in);
   int64_t rows = inst_mov_rows(in) ? inst_mov_rows(in) : 1;
   int64_t planes = inst_mov_planes(in) ? inst_mov_planes(in) : 1;
@@ -205,29 +205,29 @@ static void check_mov(Ctx *c, const GtInst *in) {
 }
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
-static void check_vec_param(Ctx *c, const GtInst *in) {
+static void check_vec_param(Ctx *c, const GsInst *in) {
   int64_t param = inst_vec_param(in), elems = inst_vec_elems(in);
-  if (vop_needs_param((GtVop)in->sub) && (param < 1 || (elems > 0 && param > elems)))
+  if (isa_vop_needs_param((GsVop)in->sub) && (param < 1 || (elems > 0 && param > elems)))
     inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
-               vop_name((GtVop)in->sub), (long long)param, (long long)elems);
+               isa_vop_name((GsVop)in->sub), (long long)param, (long long)elems);
 }
 
-static void check_inst(Ctx *c, const GtInst *in) {
-  const GtProgram *p = c->p;
-  const GtArch *a = c->a;
-  const GtQueue *q = c->q;
+static void check_inst(Ctx *c, const GsInst *in) {
+  const GsProgram *p = c->p;
+  const GsArch *a = c->a;
+  const GsQueue *q = c->q;
   char why[256];
   if (in->op >= I_COUNT) {
     inst_error(c, "opcode %u out of range (0..%d)", in->op, I_COUNT - 1);
     return;
   }
-  GtOpcode op = (GtOpcode)in->op;
-  if (!queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
+  GsOpcode op = (GsOpcode)in->op;
+  if (!prog_queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
   check_unused_fields(c, in);
-  const GtUnitKind *u = queue_unit(a, q);
+  const GsUnitKind *u = queue_unit(a, q);
   for (int k = 0; k < isa_operand_count(op); k++) {
-    const GtOperand *o = isa_operand(op, k);
-    int64_t v = inst_get(in, o);
+    const GsOperand *o = isa_operand(op, k);
+    int64_t v = isa_inst_get(in, o);
     switch (o->kind) {
     case OPK_INT:
       if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
@@ -237,7 +237,7 @@ static void check_inst(Ctx *c, const GtInst *in) {
       if (v >= p->nregions)
         inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
                    (long long)v, p->nregions - 1);
-      else if (v == 0 && (op != I_VEC || o->index != 2 || vop_inputs((GtVop)in->sub) == 2))
+      else if (v == 0 && (op != I_VEC || o->index != 2 || isa_vop_inputs((GsVop)in->sub) == 2))
         inst_error(c, "%s names no region", o->name);
       break;
     case OPK_TILE:
@@ -248,10 +248,10 @@ static void check_inst(Ctx *c, const GtInst *in) {
         inst_error(c, "%s: a data instruction names the tile of every region it uses", o->name);
       break;
     case OPK_LEVEL:
-      if (v >= GT_LEVEL_COUNT) inst_error(c, "level %lld out of range", (long long)v);
+      if (v >= GS_LEVEL_COUNT) inst_error(c, "level %lld out of range", (long long)v);
       break;
     case OPK_SCOPE:
-      if (v >= GT_SCOPE_COUNT) inst_error(c, "scope %lld out of range", (long long)v);
+      if (v >= GS_SCOPE_COUNT) inst_error(c, "scope %lld out of range", (long long)v);
       break;
     case OPK_VOP:
       if (v >= V_COUNT) inst_error(c, "vector op %lld out of range (0..%d)", (long long)v, V_COUNT - 1);
@@ -259,15 +259,15 @@ static void check_inst(Ctx *c, const GtInst *in) {
     case OPK_DTYPE:
       if (v >= DT_COUNT) inst_error(c, "dtype %lld out of range (0..%d)", (long long)v, DT_COUNT - 1);
       else if (u && op == I_GEMM && u->mac_rate[v] <= 0)
-        inst_error(c, "unit '%s' does not support dtype %s", u->name, dtype_name((GtDtype)v));
+        inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
       else if (u && op == I_VEC && u->lanes[v] <= 0)
-        inst_error(c, "unit '%s' does not support dtype %s", u->name, dtype_name((GtDtype)v));
+        inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
       break;
     case OPK_QUEUE:
       if (q->core < 0)
         inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                    "sempost/semwait/barrier");
-      else if (!queue_exists(a, q->cluster, q->core, (int)v, why, sizeof why))
+      else if (!prog_queue_exists(a, q->cluster, q->core, (int)v, why, sizeof why))
         inst_error(c, "signal target: %s", why);
       break;
     }
@@ -275,7 +275,7 @@ static void check_inst(Ctx *c, const GtInst *in) {
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                "sempost/semwait/barrier");
-  if (op == I_ALLOC && a && in->sub < GT_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
+  if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
       inst_alloc_core(in) >= 0)
     check_alloc(c, in);
   if (op == I_MOV && inst_mov_bytes(in) > 0 && inst_mov_rows(in) >= 0 && inst_mov_planes(in) >= 0)
@@ -283,23 +283,23 @@ static void check_inst(Ctx *c, const GtInst *in) {
   if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
 }
 
-int program_check(const GtProgram *p, const GtArch *a, GtDiag *d, const char *file) {
+int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
   char why[256], qn[64];
   Ctx c = {p, a, d, file, NULL, 0};
   for (int qi = 0; qi < p->nqueues; qi++) {
-    const GtQueue *q = &p->queues[qi];
+    const GsQueue *q = &p->queues[qi];
     c.q = q;
-    if (!queue_exists(a, q->cluster, q->core, q->index, why, sizeof why)) {
-      diag_error(d, file, 0, 0, NULL, "queue %s: %s", program_queue_name(a, q, qn, sizeof qn), why);
+    if (!prog_queue_exists(a, q->cluster, q->core, q->index, why, sizeof why)) {
+      diag_error(d, file, 0, 0, NULL, "queue %s: %s", gtasm_queue_name(a, q, qn, sizeof qn), why);
       continue;
     }
     /* quadratic in queues, which stay below ~10^4 (IPU GC2: 2 x 1216 cores x 3 queues, about
      * 3·10^7 compares, tens of ms); the .gtp reader sorts instead since it sees raw files */
-    if (program_find_queue(p, q->cluster, q->core, q->index) != qi)
+    if (prog_find_queue(p, q->cluster, q->core, q->index) != qi)
       diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
-                 program_queue_name(a, q, qn, sizeof qn));
-    for (c.i = 0; c.i < q->insts.len; c.i++) check_inst(&c, &VEC_AT(&q->insts, GtInst, c.i));
+                 gtasm_queue_name(a, q, qn, sizeof qn));
+    for (c.i = 0; c.i < q->insts.len; c.i++) check_inst(&c, &VEC_AT(&q->insts, GsInst, c.i));
   }
   return d->nerrors == before ? 0 : -1;
 }

@@ -10,15 +10,15 @@
 
 #include <string.h>
 
-void runstats_init_units(GtRunStats *r, const GtArch *a) {
+void report_init_units(GsRunStats *r, const GsArch *a) {
   r->nunits = 0;
-  for (int u = 0; u < a->nunit_kinds && r->nunits < GT_REPORT_MAX_UNITS; u++) {
+  for (int u = 0; u < a->nunit_kinds && r->nunits < GS_REPORT_MAX_UNITS; u++) {
     int64_t n = 0;
     for (int k = 0; k < a->ncore_kinds; k++)
       for (int i = 0; i < a->core_kinds[k].nunits; i++)
         if (a->core_kinds[k].unit[i] == u) n += a->core_kinds[k].count;
     if (!n) continue;
-    GtUnitUse *x = &r->units[r->nunits++];
+    GsUnitUse *x = &r->units[r->nunits++];
     memset(x, 0, sizeof *x);
     x->name = a->units[u].name;
     x->caps = a->units[u].caps;
@@ -27,14 +27,14 @@ void runstats_init_units(GtRunStats *r, const GtArch *a) {
 }
 
 /* The matrix units (or, on a chip without any, every unit) averaged per instance. */
-GtTimeSplit report_time_split(const GtRunStats *r, const GtArch *a) {
-  GtTimeSplit t;
+GsTimeSplit report_time_split(const GsRunStats *r, const GsArch *a) {
+  GsTimeSplit t;
   memset(&t, 0, sizeof t);
   int any_matrix = 0;
   for (int u = 0; u < r->nunits; u++) any_matrix |= (r->units[u].caps & CAP_MATRIX) != 0;
   double n = 0;
   for (int u = 0; u < r->nunits; u++) {
-    const GtUnitUse *x = &r->units[u];
+    const GsUnitUse *x = &r->units[u];
     if (any_matrix && !(x->caps & CAP_MATRIX)) continue;
     t.busy += x->busy_cycles;
     t.data += x->stall_data_cycles;
@@ -53,8 +53,8 @@ GtTimeSplit report_time_split(const GtRunStats *r, const GtArch *a) {
   return t;
 }
 
-GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r) {
-  GtRunSummary s;
+GsRunSummary report_summary(const GsLowered *l, const GsRunStats *r) {
+  GsRunSummary s;
   memset(&s, 0, sizeof s);
   double hz = l->arch->clock_mhz * 1e6;
   s.time_s = (double)r->cycles / hz;
@@ -71,7 +71,7 @@ GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r) {
   return s;
 }
 
-uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki) {
+uint64_t report_kernel_cycles(const GsLowered *l, const GsRunStats *r, int ki) {
   int per = l->nkernels + 1; /* a set-up episode, then one per kernel */
   if (r->nepisodes != per * l->iterations) return 0;
   uint64_t sum = 0;
@@ -83,14 +83,14 @@ uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki) {
 }
 
 /* Peak FLOP/s of the cores that run kernel k (all its units at its compute dtypes). */
-static double kernel_peak(const GtLowered *l, const GtKernel *k) {
-  const GtArch *a = l->arch;
-  const GtCoreKind *ck = &a->core_kinds[k->core_kind];
+static double kernel_peak(const GsLowered *l, const GsKernel *k) {
+  const GsArch *a = l->arch;
+  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
   double per_core = 0;
   for (int i = 0; i < ck->nunits; i++) {
-    const GtUnitKind *u = &a->units[ck->unit[i]];
+    const GsUnitKind *u = &a->units[ck->unit[i]];
     double m = 0, v = 0;
-    if (u->caps & CAP_MATRIX) m = 2 * unit_macs_per_cycle(u, k->cdt_head);
+    if (u->caps & CAP_MATRIX) m = 2 * arch_unit_macs_per_cycle(u, k->cdt_head);
     if (u->caps & CAP_VECTOR) v = 2.0 * u->lanes[k->cdt_tail];
     per_core += m > v ? m : v;
   }
@@ -98,8 +98,8 @@ static double kernel_peak(const GtLowered *l, const GtKernel *k) {
   return per_core * k->pr * k->pc * clusters * a->clock_mhz * 1e6;
 }
 
-const char *report_kernel_bound(const GtLowered *l, int ki) {
-  const GtKernel *k = &l->kernels[ki];
+const char *report_kernel_bound(const GsLowered *l, int ki) {
+  const GsKernel *k = &l->kernels[ki];
   double peak = kernel_peak(l, k);
   double tc = peak > 0 ? (double)k->flops / peak : 0;
   double bytes = (double)(k->ddr_read + k->ddr_write) / (l->iterations > 0 ? l->iterations : 1);
@@ -107,9 +107,9 @@ const char *report_kernel_bound(const GtLowered *l, int ki) {
   return tc >= tm ? "compute" : "memory";
 }
 
-const char *report_strategy(const GtLowered *l, char *buf, size_t n) {
-  if (l->opt.sched != SCHED_GRAPHTURBO) snprintf(buf, n, "%s", sched_name(l->opt.sched));
-  else snprintf(buf, n, "%s:%s", sched_name(l->opt.sched), gt_ladder_name(l->opt.gt_level));
+const char *report_strategy(const GsLowered *l, char *buf, size_t n) {
+  if (l->opt.sched != SCHED_GRAPHTURBO) snprintf(buf, n, "%s", lower_sched_name(l->opt.sched));
+  else snprintf(buf, n, "%s:%s", lower_sched_name(l->opt.sched), gt_ladder_name(l->opt.gt_level));
   return buf;
 }
 
@@ -121,12 +121,12 @@ typedef struct {
   int cores;
 } InstSum;
 
-static InstSum inst_sum(const GtLowered *l, const GtRunStats *r, int ri) {
+static InstSum inst_sum(const GsLowered *l, const GsRunStats *r, int ri) {
   InstSum x;
   memset(&x, 0, sizeof x);
   const GtRunInst *in = &l->insts[ri];
   for (int ki = in->k0; ki < in->k1; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     x.cycles += report_kernel_cycles(l, r, ki);
     x.ddr_read += k->ddr_read;
     x.ddr_write += k->ddr_write;
@@ -137,19 +137,19 @@ static InstSum inst_sum(const GtLowered *l, const GtRunStats *r, int ri) {
   return x;
 }
 
-static void inst_slice(const GtRunInst *in, const GtLowered *l, char *buf, size_t n) {
+static void inst_slice(const GtRunInst *in, const GsLowered *l, char *buf, size_t n) {
   if (in->s1 > 0) snprintf(buf, n, "[%lld,%lld)", (long long)in->s0, (long long)in->s1);
   else snprintf(buf, n, "[0,%lld)", (long long)l->per_cluster);
 }
 
-static void write_text_gt(FILE *out, const GtLowered *l) {
+static void write_text_gt(FILE *out, const GsLowered *l) {
   fprintf(out, "graphturbo      level %s, order %s, %d instances, %lld spilled slices (%lld B)\n",
           gt_ladder_name(l->opt.gt_level), l->gt_order, l->ninsts, (long long)l->spills,
           (long long)l->spill_bytes);
   for (int i = 0; i < l->nnotes; i++) fprintf(out, "note            %s\n", l->notes[i]);
 }
 
-static void write_text_insts(FILE *out, const GtLowered *l, const GtRunStats *r) {
+static void write_text_insts(FILE *out, const GsLowered *l, const GsRunStats *r) {
   fprintf(out, "%-4s %-10s %-12s %7s %6s %12s %14s %14s %6s\n", "#", "instance", "samples", "layers",
           "cores", "cycles", "ddr_read_B", "ddr_write_B", "spills");
   for (int ri = 0; ri < l->ninsts; ri++) {
@@ -164,11 +164,11 @@ static void write_text_insts(FILE *out, const GtLowered *l, const GtRunStats *r)
   }
 }
 
-static void kernel_ops(const GtLowered *l, const GtKernel *k, char *buf, size_t n) {
+static void kernel_ops(const GsLowered *l, const GsKernel *k, char *buf, size_t n) {
   size_t used = 0;
   buf[0] = 0;
   for (int i = 0; i < k->nops && used + 1 < n; i++) {
-    int w = snprintf(buf + used, n - used, "%s%s", i ? "+" : "", opkind_name(l->graph->ops[k->ops[i]].kind));
+    int w = snprintf(buf + used, n - used, "%s%s", i ? "+" : "", graph_opkind_name(l->graph->ops[k->ops[i]].kind));
     if (w < 0) break;
     used += (size_t)w;
   }
@@ -193,9 +193,9 @@ static void csv_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
+static void write_text(FILE *out, const GsLowered *l, const GsRunStats *r, const GsRunSummary *s,
                        const char *model, const char *arch_file) {
-  const GtArch *a = l->arch;
+  const GsArch *a = l->arch;
   char label[64];
   fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file,
           report_strategy(l, label, sizeof label));
@@ -229,7 +229,7 @@ static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const
   fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %-7s %s\n", "#", "kernel", "ops", "cycles",
           "ddr_read_B", "ddr_write_B", "bound", "out");
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     char ops[256];
     kernel_ops(l, k, ops, sizeof ops);
     int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
@@ -239,7 +239,7 @@ static void write_text(FILE *out, const GtLowered *l, const GtRunStats *r, const
   }
 }
 
-static void write_json_gt(FILE *out, const GtLowered *l, const GtRunStats *r) {
+static void write_json_gt(FILE *out, const GsLowered *l, const GsRunStats *r) {
   fprintf(out, "  \"graphturbo\": {\"level\": \"%s\", \"order\": \"%s\", \"spills\": %lld, "
                "\"spill_bytes\": %lld, \"notes\": [",
           gt_ladder_name(l->opt.gt_level), l->gt_order, (long long)l->spills, (long long)l->spill_bytes);
@@ -261,9 +261,9 @@ static void write_json_gt(FILE *out, const GtLowered *l, const GtRunStats *r) {
   fprintf(out, "    ]},\n");
 }
 
-static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const GtRunSummary *s,
+static void write_json(FILE *out, const GsLowered *l, const GsRunStats *r, const GsRunSummary *s,
                        const char *model, const char *arch_file) {
-  const GtArch *a = l->arch;
+  const GsArch *a = l->arch;
   fprintf(out, "{\n  \"model\": ");
   util_json_str(out, model);
   fprintf(out, ",\n  \"arch\": ");
@@ -295,7 +295,7 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
   }
   fprintf(out, "},\n  \"kernels\": [\n");
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     char ops[256];
     kernel_ops(l, k, ops, sizeof ops);
     int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
@@ -312,7 +312,7 @@ static void write_json(FILE *out, const GtLowered *l, const GtRunStats *r, const
   fprintf(out, "  ]\n}\n");
 }
 
-static void write_csv_insts(FILE *out, const GtLowered *l, const GtRunStats *r) {
+static void write_csv_insts(FILE *out, const GsLowered *l, const GsRunStats *r) {
   fprintf(out, "instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,"
                "ddr_write_bytes,spills\n");
   for (int ri = 0; ri < l->ninsts; ri++) {
@@ -327,14 +327,14 @@ static void write_csv_insts(FILE *out, const GtLowered *l, const GtRunStats *r) 
           r->ddr_write, (long long)l->spills);
 }
 
-static void write_csv(FILE *out, const GtLowered *l, const GtRunStats *r) {
+static void write_csv(FILE *out, const GsLowered *l, const GsRunStats *r) {
   if (l->opt.sched == SCHED_GRAPHTURBO) {
     write_csv_insts(out, l, r);
     return;
   }
   fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\n");
   for (int ki = 0; ki < l->nkernels; ki++) {
-    const GtKernel *k = &l->kernels[ki];
+    const GsKernel *k = &l->kernels[ki];
     char ops[256];
     kernel_ops(l, k, ops, sizeof ops);
     int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
@@ -349,9 +349,9 @@ static void write_csv(FILE *out, const GtLowered *l, const GtRunStats *r) {
           r->ddr_write, (long long)l->total_flops);
 }
 
-void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunStats *r,
+void report_write(FILE *out, GsReportFormat f, const GsLowered *l, const GsRunStats *r,
                   const char *model, const char *arch_file) {
-  GtRunSummary s = report_summary(l, r);
+  GsRunSummary s = report_summary(l, r);
   if (f == REPORT_JSON) write_json(out, l, r, &s, model, arch_file);
   else if (f == REPORT_CSV) write_csv(out, l, r);
   else write_text(out, l, r, &s, model, arch_file);
@@ -361,11 +361,11 @@ void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunSt
  * the fastest") says: the parts add up to x's cycles minus f's. */
 typedef struct {
   double total, compute, ddr, data, sync, resource, idle;
-} GtGap;
+} GsGap;
 
-static GtGap gap_to(const GtRunStats *x, const GtRunStats *f, const GtArch *a) {
-  GtTimeSplit sx = report_time_split(x, a), sf = report_time_split(f, a);
-  GtGap g;
+static GsGap gap_to(const GsRunStats *x, const GsRunStats *f, const GsArch *a) {
+  GsTimeSplit sx = report_time_split(x, a), sf = report_time_split(f, a);
+  GsGap g;
   g.total = (double)x->cycles - (double)f->cycles;
   g.compute = sx.busy - sf.busy;
   g.ddr = sx.ddr - sf.ddr;
@@ -376,14 +376,14 @@ static GtGap gap_to(const GtRunStats *x, const GtRunStats *f, const GtArch *a) {
   return g;
 }
 
-static int fastest(const GtRunStats *const *rs, int n) {
+static int fastest(const GsRunStats *const *rs, int n) {
   int b = 0;
   for (int i = 1; i < n; i++)
     if (rs[i]->cycles < rs[b]->cycles) b = i;
   return b;
 }
 
-static void write_gap_text(FILE *out, const GtLowered *const *ls, const GtRunStats *const *rs, int n) {
+static void write_gap_text(FILE *out, const GsLowered *const *ls, const GsRunStats *const *rs, int n) {
   int b = fastest(rs, n);
   char nm[64];
   fprintf(out, "\ngap to the fastest (%s), cycles: matrix units' busy time, the extra DDR traffic "
@@ -393,16 +393,16 @@ static void write_gap_text(FILE *out, const GtLowered *const *ls, const GtRunSta
   fprintf(out, "%-21s %12s %12s %12s %12s %12s %12s %12s\n", "strategy", "gap", "compute",
           "ddr_traffic", "other_data", "sync", "resource", "idle");
   for (int i = 0; i < n; i++) {
-    GtGap g = gap_to(rs[i], rs[b], ls[i]->arch);
+    GsGap g = gap_to(rs[i], rs[b], ls[i]->arch);
     fprintf(out, "%-21s %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f\n",
             report_strategy(ls[i], nm, sizeof nm), g.total, g.compute, g.ddr, g.data, g.sync,
             g.resource, g.idle);
   }
 }
 
-void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
-                    const GtRunStats *const *rs, int n, const char *model) {
-  GtRunSummary base = report_summary(ls[0], rs[0]);
+void report_compare(FILE *out, GsReportFormat f, const GsLowered *const *ls,
+                    const GsRunStats *const *rs, int n, const char *model) {
+  GsRunSummary base = report_summary(ls[0], rs[0]);
   int best = fastest(rs, n);
   if (f == REPORT_JSON) fprintf(out, "{\"model\": \"%s\", \"rows\": [\n", model);
   else if (f == REPORT_CSV) {
@@ -419,7 +419,7 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
     fprintf(out, "\n");
   }
   for (int i = 0; i < n; i++) {
-    GtRunSummary s = report_summary(ls[i], rs[i]);
+    GsRunSummary s = report_summary(ls[i], rs[i]);
     double sp = base.throughput > 0 ? s.throughput / base.throughput : 0;
     char nm[64];
     report_strategy(ls[i], nm, sizeof nm);
@@ -437,8 +437,8 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
         util_json_str(out, rs[i]->units[u].name);
         fprintf(out, ": %.6f", s.util[u]);
       }
-      GtGap g = gap_to(rs[i], rs[best], ls[i]->arch);
-      GtTimeSplit t = report_time_split(rs[i], ls[i]->arch);
+      GsGap g = gap_to(rs[i], rs[best], ls[i]->arch);
+      GsTimeSplit t = report_time_split(rs[i], ls[i]->arch);
       fprintf(out, "}, \"matrix_time\": {\"busy\": %.3f, \"data\": %.3f, \"sync\": %.3f, "
                    "\"resource\": %.3f, \"idle\": %.3f, \"ddr\": %.3f}, \"gap\": {\"to\": %d, "
                    "\"cycles\": %.0f, \"compute\": %.3f, \"ddr_traffic\": %.3f, \"other_data\": %.3f, "
@@ -450,7 +450,7 @@ void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
               s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write, ls[i]->outputs_ddr,
               ls[i]->outputs_gb, ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, ",%.6f", s.util[u]);
-      GtGap g = gap_to(rs[i], rs[best], ls[i]->arch);
+      GsGap g = gap_to(rs[i], rs[best], ls[i]->arch);
       fprintf(out, ",%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", g.total, g.compute, g.ddr, g.data,
               g.sync, g.resource, g.idle);
     } else {

@@ -1,11 +1,11 @@
 /* report.h — the run report of a scheduled model (text, JSON, CSV) and the --compare table.
  *
- * The simulator's results reach the report as a GtRunStats (plain C), filled by the CLI from
+ * The simulator's results reach the report as a GsRunStats (plain C), filled by the CLI from
  * the SystemC model's SimResult, so the report is testable without SystemC. Every column, its
  * unit and the roofline's definition are in docs/schedulers.md.
  */
-#ifndef GT_REPORT_H
-#define GT_REPORT_H
+#ifndef GS_REPORT_H
+#define GS_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-enum { GT_REPORT_MAX_UNITS = 16 };
+enum { GS_REPORT_MAX_UNITS = 16 };
 
 typedef struct {
   const char *name;        /* unit kind name from the config (e.g. "mme") */
@@ -25,7 +25,7 @@ typedef struct {
   double stall_data_cycles, stall_flag_cycles, stall_resource_cycles; /* likewise (the
                               simulator's per-queue stalls by cause, docs/timing.md) */
   int64_t instances;       /* instances on the chip (all clusters, all cores of kinds that have it) */
-} GtUnitUse;
+} GsUnitUse;
 
 /* The time of the matrix units of a run, per unit on average (cycles): the run's cycles split
  * into busy, stalled by cause, and idle (no queue, or done before the run's end). The parts add
@@ -33,43 +33,43 @@ typedef struct {
 typedef struct {
   double busy, data, sync, resource, idle;
   double ddr;              /* the run's DDR bytes at the chip's DDR bandwidth (cycles) */
-} GtTimeSplit;
+} GsTimeSplit;
 
 typedef struct {
   uint64_t cycles;
   int nepisodes;
   const uint64_t *episode_end;  /* completion cycle of every chip barrier episode, in order */
   int nunits;
-  GtUnitUse units[GT_REPORT_MAX_UNITS];
+  GsUnitUse units[GS_REPORT_MAX_UNITS];
   double ddr_read, ddr_write;   /* bytes the simulator moved */
-} GtRunStats;
+} GsRunStats;
 
-GtTimeSplit report_time_split(const GtRunStats *r, const GtArch *a);
+GsTimeSplit report_time_split(const GsRunStats *r, const GsArch *a);
 
 /* Derived figures of one run. */
 typedef struct {
   double time_s, throughput, latency_s;
   double bound_compute_s, bound_memory_s, bound_s, achieved; /* roofline */
-  double util[GT_REPORT_MAX_UNITS];
-} GtRunSummary;
+  double util[GS_REPORT_MAX_UNITS];
+} GsRunSummary;
 
 /* Fill the unit list (names and instances) from the arch; busy cycles stay 0. */
-void runstats_init_units(GtRunStats *r, const GtArch *a);
-GtRunSummary report_summary(const GtLowered *l, const GtRunStats *r);
+void report_init_units(GsRunStats *r, const GsArch *a);
+GsRunSummary report_summary(const GsLowered *l, const GsRunStats *r);
 /* Cycles of kernel ki summed over iterations (from the barrier episodes). */
-uint64_t report_kernel_cycles(const GtLowered *l, const GtRunStats *r, int ki);
+uint64_t report_kernel_cycles(const GsLowered *l, const GsRunStats *r, int ki);
 /* "compute" or "memory": whichever ideal time is longer for the kernel on its cores. */
-const char *report_kernel_bound(const GtLowered *l, int ki);
+const char *report_kernel_bound(const GsLowered *l, int ki);
 
 /* "tvm", "astitch", or "graphturbo:LEVEL" into buf. */
-const char *report_strategy(const GtLowered *l, char *buf, size_t n);
+const char *report_strategy(const GsLowered *l, char *buf, size_t n);
 
-typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GtReportFormat;
-void report_write(FILE *out, GtReportFormat f, const GtLowered *l, const GtRunStats *r,
+typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GsReportFormat;
+void report_write(FILE *out, GsReportFormat f, const GsLowered *l, const GsRunStats *r,
                   const char *model, const char *arch_file);
 /* --compare: one row per strategy; rows[0] is the baseline for the speedup. */
-void report_compare(FILE *out, GtReportFormat f, const GtLowered *const *ls,
-                    const GtRunStats *const *rs, int n, const char *model);
+void report_compare(FILE *out, GsReportFormat f, const GsLowered *const *ls,
+                    const GsRunStats *const *rs, int n, const char *model);
 
 #ifdef __cplusplus
 }

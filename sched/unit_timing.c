@@ -11,7 +11,7 @@ static int64_t ceil_rate(int64_t work, double rate) {
   return (int64_t)ceil((double)work / rate - 1e-9);
 }
 
-int64_t timing_matrix(const GtUnitKind *u, int64_t m, int64_t n, int64_t k, GtDtype t) {
+int64_t timing_matrix(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, GsDtype t) {
   if (!(u->caps & CAP_MATRIX) || (unsigned)t >= DT_COUNT) return -1;
   double rate = u->mac_rate[t];
   if (rate <= 0) return -1;
@@ -31,30 +31,30 @@ int64_t timing_matrix(const GtUnitKind *u, int64_t m, int64_t n, int64_t k, GtDt
   return folds * (2 * R + C - 2 + ceil_rate(T, rate)) + u->matrix_latency_cycles;
 }
 
-int64_t timing_vector(const GtUnitKind *u, GtVop op, int64_t elems, GtDtype t) {
+int64_t timing_vector(const GsUnitKind *u, GsVop op, int64_t elems, GsDtype t) {
   if (!(u->caps & CAP_VECTOR) || (unsigned)t >= DT_COUNT || (unsigned)op >= V_COUNT) return -1;
   int lanes = u->lanes[t];
   if (lanes <= 0) return -1;
   int64_t per_group = 0;
-  for (int c = 0; c < VC_COUNT; c++) per_group += (int64_t)vop_passes(op, (GtVClass)c) * u->op_cost[c];
+  for (int c = 0; c < VC_COUNT; c++) per_group += (int64_t)isa_vop_passes(op, (GsVClass)c) * u->op_cost[c];
   return u->vector_latency_cycles + cdiv(elems, lanes) * per_group;
 }
 
-int64_t timing_scalar(const GtUnitKind *u, int64_t ops) {
+int64_t timing_scalar(const GsUnitKind *u, int64_t ops) {
   if (!(u->caps & CAP_SCALAR) || u->scalar_ops_per_cycle <= 0) return -1;
   return cdiv(ops, u->scalar_ops_per_cycle);
 }
 
-int64_t timing_access_extent(const GtAccess *a) {
+int64_t timing_access_extent(const GsAccess *a) {
   return a->base + (a->planes - 1) * a->plane_stride + (a->rows - 1) * a->row_stride + a->row_bytes;
 }
 
-GtAccess timing_ddr_runs(const GtAccess *a) {
+GsAccess timing_ddr_runs(const GsAccess *a) {
   if (a->rows <= 1 && a->planes <= 1) return *a;
   int64_t L = a->row_bytes;
   if (a->row_stride == L && (a->planes <= 1 || a->plane_stride == a->rows * L)) {
     int64_t all = L * a->rows * a->planes;
-    return (GtAccess){a->base, all, 1, all, 1, all};
+    return (GsAccess){a->base, all, 1, all, 1, all};
   }
   return *a;
 }
@@ -68,8 +68,8 @@ void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_
   }
 }
 
-int64_t timing_ddr_bytes(const GtAccess *a, int burst) {
-  GtAccess r = timing_ddr_runs(a);
+int64_t timing_ddr_bytes(const GsAccess *a, int burst) {
+  GsAccess r = timing_ddr_runs(a);
   if (r.row_bytes <= 0) return 0;
   int64_t sum = 0, lo, hi;
   for (int64_t p = 0; p < r.planes; p++)
@@ -92,8 +92,8 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-int64_t timing_ddr_bytes_bound(const GtAccess *a, int burst) {
-  GtAccess r = timing_ddr_runs(a);
+int64_t timing_ddr_bytes_bound(const GsAccess *a, int burst) {
+  GsAccess r = timing_ddr_runs(a);
   if (r.row_bytes <= 0) return 0;
   int64_t B = burst > 1 ? burst : 1, g = gcd64(B, r.base), lo, hi;
   if (r.rows > 1) g = gcd64(g, r.row_stride);

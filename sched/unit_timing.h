@@ -1,10 +1,10 @@
 /* unit_timing.h — the compute formulas of the model and the DDR's burst rounding (docs/timing.md)
- * as pure functions of GtArch figures, shared by the simulator (which charges every instruction
+ * as pure functions of GsArch figures, shared by the simulator (which charges every instruction
  * and transfer with them) and the tiler (which estimates a tile's cycles and DDR bytes with the
  * same functions, so the two cannot drift apart; docs/timing.md, "One timing model").
  * No function here reads a clock or global state. All results are cycles of the chip clock. */
-#ifndef GT_UNIT_TIMING_H
-#define GT_UNIT_TIMING_H
+#ifndef GS_UNIT_TIMING_H
+#define GS_UNIT_TIMING_H
 
 #include <stdint.h>
 
@@ -21,14 +21,14 @@ extern "C" {
  *   systolic:  folds · (2R + C − 2 + ceil(T / rate)) + latency        (SCALE-Sim, see doc)
  *              output-stationary: folds = ceil(m/R)·ceil(n/C), T = k
  *              weight-stationary: folds = ceil(k/R)·ceil(n/C), T = m */
-int64_t timing_matrix(const GtUnitKind *u, int64_t m, int64_t n, int64_t k, GtDtype t);
+int64_t timing_matrix(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, GsDtype t);
 
 /* Vector unit: latency + ceil(elems / lanes[t]) · Σ_class passes(op, class)·op_cost[class];
  * -1 if lanes[t] is 0 or the unit has no vector capability. */
-int64_t timing_vector(const GtUnitKind *u, GtVop op, int64_t elems, GtDtype t);
+int64_t timing_vector(const GsUnitKind *u, GsVop op, int64_t elems, GsDtype t);
 
 /* Scalar unit: ceil(ops / scalar_ops_per_cycle); -1 without scalar capability. */
-int64_t timing_scalar(const GtUnitKind *u, int64_t ops);
+int64_t timing_scalar(const GsUnitKind *u, int64_t ops);
 
 /* ---- DDR bursts (docs/timing.md, "DDR address mapping") ---- */
 
@@ -36,15 +36,15 @@ int64_t timing_scalar(const GtUnitKind *u, int64_t ops);
  * base + p·plane_stride + r·row_stride (strides as given: 0 is the same row again). */
 typedef struct {
   int64_t base, row_bytes, rows, row_stride, planes, plane_stride;
-} GtAccess;
+} GsAccess;
 
 /* One past the highest byte the pattern touches (base included). */
-int64_t timing_access_extent(const GtAccess *a);
+int64_t timing_access_extent(const GsAccess *a);
 
 /* The rows the DDR serves pattern a as: one row of all its bytes when its rows follow each
  * other without a gap (within and across planes), else a itself — every row a run of its own.
  * Each row of the result is rounded out to whole bursts (timing_burst_span). */
-GtAccess timing_ddr_runs(const GtAccess *a);
+GsAccess timing_ddr_runs(const GsAccess *a);
 
 /* The whole bursts [*lo, *hi) that bytes [addr, addr + len) touch: a partial burst costs a
  * whole one; burst <= 1 leaves the range as it is. */
@@ -52,13 +52,13 @@ void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_
 
 /* DDR bytes of pattern a at its addresses: every run of timing_ddr_runs rounded out to whole
  * bursts — what the simulator charges (its channels' bytes add up to this). */
-int64_t timing_ddr_bytes(const GtAccess *a, int burst);
+int64_t timing_ddr_bytes(const GsAccess *a, int burst);
 
 /* DDR bytes of pattern a when only the alignment of its addresses is known (the tiler prices
  * tiles before addresses exist, from offsets in a burst-aligned tensor): every run starts at a
  * multiple of g = gcd(burst, base, the strides between runs), so each costs at most what a run
  * starting at burst − g does. Equal to timing_ddr_bytes when every run starts on a burst. */
-int64_t timing_ddr_bytes_bound(const GtAccess *a, int burst);
+int64_t timing_ddr_bytes_bound(const GsAccess *a, int burst);
 
 #ifdef __cplusplus
 }

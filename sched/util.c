@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-noreturn void gt_die(const char *file, int line, const char *fmt, ...) {
+noreturn void util_die(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "gtsim: internal error at %s:%d: ", file, line);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fputc('\n', stderr);
-  exit(GT_EXIT_INTERNAL);
+  exit(GS_EXIT_INTERNAL);
 }
 
 typedef struct Block {
@@ -28,19 +28,19 @@ typedef struct Block {
   _Alignas(16) unsigned char data[];
 } Block;
 
-struct GtArena {
+struct GsArena {
   Block *head;
 };
 
 enum { BLOCK_SIZE = 64 * 1024 };
 
-GtArena *arena_new(void) {
-  GtArena *a = calloc(1, sizeof *a);
+GsArena *arena_new(void) {
+  GsArena *a = calloc(1, sizeof *a);
   if (!a) die("out of memory");
   return a;
 }
 
-void arena_free(GtArena *a) {
+void arena_free(GsArena *a) {
   if (!a) return;
   for (Block *b = a->head, *n; b; b = n) {
     n = b->next;
@@ -49,7 +49,7 @@ void arena_free(GtArena *a) {
   free(a);
 }
 
-void *arena_alloc(GtArena *a, size_t n) {
+void *arena_alloc(GsArena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   Block *b = a->head;
   if (!b || b->size - b->used < n) {
@@ -72,16 +72,16 @@ void *arena_alloc(GtArena *a, size_t n) {
   return p;
 }
 
-char *arena_strndup(GtArena *a, const char *s, size_t n) {
+char *arena_strndup(GsArena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);
   memcpy(p, s, n);
   p[n] = 0;
   return p;
 }
 
-char *arena_strdup(GtArena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+char *arena_strdup(GsArena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
-char *arena_printf(GtArena *a, const char *fmt, ...) {
+char *arena_printf(GsArena *a, const char *fmt, ...) {
   va_list ap, ap2;
   va_start(ap, fmt);
   va_copy(ap2, ap);
@@ -94,12 +94,12 @@ char *arena_printf(GtArena *a, const char *fmt, ...) {
   return p;
 }
 
-void vec_init(GtVec *v, size_t elem) {
+void vec_init(GsVec *v, size_t elem) {
   memset(v, 0, sizeof *v);
   v->elem = elem;
 }
 
-void *vec_push(GtVec *v) {
+void *vec_push(GsVec *v) {
   if (v->len == v->cap) {
     size_t cap = v->cap ? v->cap * 2 : 16;
     void *d = realloc(v->data, cap * v->elem);
@@ -113,13 +113,13 @@ void *vec_push(GtVec *v) {
   return slot;
 }
 
-void vec_free(GtVec *v) {
+void vec_free(GsVec *v) {
   free(v->data);
   v->data = NULL;
   v->len = v->cap = 0;
 }
 
-void diag_init(GtDiag *d) {
+void diag_init(GsDiag *d) {
   memset(d, 0, sizeof *d);
   d->out = stderr;
   d->max_errors = 1;
@@ -140,7 +140,7 @@ void diag_show_line(FILE *out, const char *src, int line, int col) {
   }
 }
 
-void diag_error(GtDiag *d, const char *file, int line, int col, const char *src,
+void diag_error(GsDiag *d, const char *file, int line, int col, const char *src,
                 const char *fmt, ...) {
   int max = d->max_errors > 0 ? d->max_errors : 1;
   d->nerrors++;
@@ -157,7 +157,7 @@ void diag_error(GtDiag *d, const char *file, int line, int col, const char *src,
   diag_show_line(out, src, line, col);
 }
 
-char *read_file(const char *path, size_t *len) {
+char *util_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
@@ -196,7 +196,7 @@ int util_write_in_place(const char *path) {
   return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len) {
+int util_write_file_atomic(const char *path, const void *data, size_t len) {
   if (util_write_in_place(path)) { /* a device or FIFO: written, never replaced */
     FILE *f = fopen(path, "wb");
     if (!f) return -1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_isa.sh — program files at scale (part of `make bench`): a generated program of 1 M
 # instructions over 32 cores (2 clusters x 16 cores, numeric queue names, no --arch), timed
-# through the assembler, the .gtp writer/reader, program_check (tiny.cfg with 16 cores per
+# through the assembler, the .gtp writer/reader, prog_check (tiny.cfg with 16 cores per
 # cluster, whose units mme/vec are the program's q2/q3) and the disassembler. Prints a markdown
 # section. Usage: GTSIM=build/gtsim bash scripts/bench_isa.sh [NINSTS]
 set -eu
@@ -54,7 +54,7 @@ echo "| step | wall s | M inst/s | peak RSS MiB |"
 echo "|---|---|---|---|"
 row "assemble .gtasm -> write .gtp" "$GTSIM" "$T/p.gtasm" --emit "$T/p.gtp"
 row "read .gtp -> write .gtp" "$GTSIM" "$T/p.gtp" --emit "$T/q.gtp"
-row "read .gtp -> program_check -> write .gtp" "$GTSIM" --arch configs/tiny.cfg --set core.pe.count=16 "$T/p.gtp" --emit "$T/r.gtp"
+row "read .gtp -> prog_check -> write .gtp" "$GTSIM" --arch configs/tiny.cfg --set core.pe.count=16 "$T/p.gtp" --emit "$T/r.gtp"
 row "read .gtp -> disassemble to .gtasm" "$GTSIM" --disasm "$T/p.gtp" -o "$T/q.gtasm"
 echo
 echo "Sizes: .gtasm $(($(stat -c %s "$T/p.gtasm") / 1024)) KiB, .gtp $(($(stat -c %s "$T/p.gtp") / 1024)) KiB" \

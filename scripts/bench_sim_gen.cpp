@@ -21,9 +21,9 @@ static double secs(std::chrono::steady_clock::time_point a, std::chrono::steady_
 int sc_main(int argc, char **argv) {
   long target = argc > 1 ? atol(argv[1]) : 1000000;
   const char *sets[] = {"core.pe.count=16"};  // 2 clusters x 16 cores = 32 cores
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtArch *A = arch_load("configs/tiny.cfg", sets, 1, &d);
+  GsArch *A = arch_load("configs/tiny.cfg", sets, 1, &d);
   if (!A) return 1;
   auto t0 = std::chrono::steady_clock::now();
   Simulator sim(A);

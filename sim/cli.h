@@ -1,6 +1,6 @@
 // cli.h — options shared by the modes of the gtsim command line (sim/main.cpp).
-#ifndef GT_CLI_H
-#define GT_CLI_H
+#ifndef GS_CLI_H
+#define GS_CLI_H
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -48,8 +48,8 @@ struct CliOptions {
 };
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
-GtArch *cli_load_arch(const CliOptions &o);
-int gtsim_cli(int argc, char **argv);
+GsArch *cli_load_arch(const CliOptions &o);
+int cli_main(int argc, char **argv);
 // --stats mode (sim/cli_stats.cpp); returns the exit status.
 int cli_stats(const CliOptions &o);
 // Model runs: schedule + simulate + report (sim/cli_run.cpp); returns the exit status.

@@ -20,7 +20,7 @@ extern "C" {
 
 static int gt_usage(const char *msg) {
   fprintf(stderr, "gtsim: %s\n(try 'gtsim --help')\n", msg);
-  return GT_EXIT_INPUT;
+  return GS_EXIT_INPUT;
 }
 
 int cli_gt_option(CliOptions &o, const char *name, const char *value) {
@@ -94,7 +94,7 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
   } else {
     return gt_usage((std::string("unknown option: --") + name).c_str());
   }
-  return GT_EXIT_OK;
+  return GS_EXIT_OK;
 }
 
 int cli_gt_dump(const CliOptions &o) {
@@ -115,13 +115,13 @@ int cli_gt_dump(const CliOptions &o) {
   if (o.inputs.size() != 1) return gt_usage("--dump-after/--dump-schedule need exactly one model file");
   if (!o.arch) return gt_usage("--dump-after/--dump-schedule need --arch FILE");
   if (o.dump_after && o.json) return gt_usage("--json goes with --dump-schedule, not --dump-after");
-  GtArch *a = cli_load_arch(o);
-  GtDiag d;
+  GsArch *a = cli_load_arch(o);
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = model_load(o.inputs[0], &d);
+  GsGraph *g = model_load(o.inputs[0], &d);
   if (!g) {
     arch_free(a);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
   if (batch % a->nclusters != 0) {
@@ -130,13 +130,13 @@ int cli_gt_dump(const CliOptions &o) {
             o.inputs[0], (long long)batch, a->nclusters, a->name);
     graph_free(g);
     arch_free(a);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   int64_t n = batch / a->nclusters;
   if (n != g->batch && graph_infer(g, n, &d) != 0) {
     graph_free(g);
     arch_free(a);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   GtSchedule *s = gt_schedule(g, a, &o.gt, last);
   if (o.gt_time) {

@@ -1,5 +1,5 @@
 // cli_output.cpp — where a mode's output goes: rendered into memory first, then written
-// atomically to -o FILE (write_file_atomic: a failed run leaves no partial file) or to stdout.
+// atomically to -o FILE (util_write_file_atomic: a failed run leaves no partial file) or to stdout.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -18,12 +18,12 @@ int cli_write_output(const char *path, const std::function<void(FILE *)> &print)
   if (!f) die("open_memstream failed");
   print(f);
   fclose(f);
-  int rc = GT_EXIT_OK;
+  int rc = GS_EXIT_OK;
   if (!path) {
     fwrite(buf, 1, len, stdout);
-  } else if (write_file_atomic(path, buf, len) != 0) {
+  } else if (util_write_file_atomic(path, buf, len) != 0) {
     fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
-    rc = GT_EXIT_INPUT;
+    rc = GS_EXIT_INPUT;
   }
   free(buf);
   return rc;

@@ -50,7 +50,7 @@ static double wall_seconds() {
 
 // One strategy of --sched/--compare: a name, and for graphturbo an optional ":LEVEL".
 struct Strategy {
-  GtSchedKind kind;
+  GsSchedKind kind;
   int level;  // GtLadder; -1: --gt-level's
 };
 
@@ -65,21 +65,21 @@ static std::vector<Strategy> parse_strategies(const char *list, const char *what
     size_t colon = item.find(':');
     std::string name = item.substr(0, colon);
     Strategy st{SCHED_TVM, -1};
-    if (sched_parse(name.c_str(), &st.kind) != 0) {
+    if (lower_sched_parse(name.c_str(), &st.kind) != 0) {
       fprintf(stderr, "gtsim: %s: unknown strategy '%s' (known: tvm, astitch, graphturbo)\n", what,
               name.c_str());
-      exit(GT_EXIT_INPUT);
+      exit(GS_EXIT_INPUT);
     }
     if (colon != std::string::npos) {
       GtLadder lv;
       if (st.kind != SCHED_GRAPHTURBO) {
         fprintf(stderr, "gtsim: %s: '%s': only graphturbo takes a level\n", what, item.c_str());
-        exit(GT_EXIT_INPUT);
+        exit(GS_EXIT_INPUT);
       }
       if (gt_ladder_parse(item.c_str() + colon + 1, &lv) != 0) {
         fprintf(stderr, "gtsim: %s: '%s': unknown level (known: gb, lb, instances, full)\n", what,
                 item.c_str());
-        exit(GT_EXIT_INPUT);
+        exit(GS_EXIT_INPUT);
       }
       st.level = lv;
     }
@@ -91,10 +91,10 @@ static std::vector<Strategy> parse_strategies(const char *list, const char *what
 }
 
 // Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
-static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
+static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
                           std::vector<uint64_t> &episodes) {
   memset(rs, 0, sizeof *rs);
-  runstats_init_units(rs, a);
+  report_init_units(rs, a);
   rs->cycles = r.cycles;
   // kernel boundaries as cluster 0 sees them: chip barriers and its own cluster barriers
   episodes.clear();
@@ -122,7 +122,7 @@ static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
       std::string unit = q.substr(dot + 1);
       for (int u = 0; u < rs->nunits; u++) {
         if (unit != rs->units[u].name) continue;
-        GtUnitUse *x = &rs->units[u];
+        GsUnitUse *x = &rs->units[u];
         double *field[] = {&x->busy_cycles, &x->stall_data_cycles, &x->stall_flag_cycles,
                            &x->stall_resource_cycles};
         *field[w] += s.value;
@@ -132,8 +132,8 @@ static void fill_runstats(GtRunStats *rs, const GtArch *a, const SimResult &r,
 }
 
 // The lowering options of strategy `stg` under the command line's options.
-static GtLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
-  GtLowerOptions lo;
+static GsLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
+  GsLowerOptions lo;
   lower_options_default(&lo);
   lo.sched = stg.kind;
   lo.batch = o.batch;
@@ -151,16 +151,16 @@ int cli_lower_dump(const CliOptions &o, LowerStep step) {
   if (o.compare) {
     fprintf(stderr, "gtsim: --dump-after %s shows one strategy: use --sched, not --compare\n",
             lower_step_name(step));
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (o.json || o.csv) {
     fprintf(stderr, "gtsim: --dump-after %s prints text only (no --json or --csv)\n", lower_step_name(step));
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (!o.arch || o.inputs.size() != 1) {
     fprintf(stderr, "gtsim: --dump-after %s needs --arch FILE and exactly one model file\n",
             lower_step_name(step));
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   Strategy stg = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched")[0];
   if (!lower_step_runs(stg.kind, step)) {
@@ -169,42 +169,42 @@ int cli_lower_dump(const CliOptions &o, LowerStep step) {
       if (lower_step_runs(stg.kind, (LowerStep)s))
         steps += std::string(steps.empty() ? "" : ", ") + lower_step_name((LowerStep)s);
     fprintf(stderr, "gtsim: --dump-after: '%s' is a graphturbo lowering step; %s has %s\n",
-            lower_step_name(step), sched_name(stg.kind), steps.c_str());
-    return GT_EXIT_INPUT;
+            lower_step_name(step), lower_sched_name(stg.kind), steps.c_str());
+    return GS_EXIT_INPUT;
   }
-  GtArch *a = cli_load_arch(o);
-  GtDiag d;
+  GsArch *a = cli_load_arch(o);
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  GtGraph *g = model_load(o.inputs[0], &d);
-  GtLowerOptions lo = lower_options(o, stg);
-  GtLowered *l = g ? lower_plan(g, a, &lo, step, &d) : nullptr;
-  int rc = GT_EXIT_INPUT;
+  GsGraph *g = model_load(o.inputs[0], &d);
+  GsLowerOptions lo = lower_options(o, stg);
+  GsLowered *l = g ? lower_plan(g, a, &lo, step, &d) : nullptr;
+  int rc = GS_EXIT_INPUT;
   if (l) rc = cli_write_output(o.output, [&](FILE *f) { lower_dump(f, l, step); });
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
   return rc;
 }
 
 struct RunOut {
-  GtLowered *l = nullptr;
-  GtRunStats rs;
+  GsLowered *l = nullptr;
+  GsRunStats rs;
   std::vector<uint64_t> episodes;
   RunOut() = default;
   RunOut(const RunOut &) = delete;
   RunOut &operator=(const RunOut &) = delete;
-  ~RunOut() { lowered_free(l); }
+  ~RunOut() { lower_free(l); }
 };
 
 // The report of one run, or with --compare the table of all (to stdout or -o FILE).
 static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<RunOut>> &runs,
                         const std::string &model) {
-  GtReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
+  GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
   return cli_write_output(o.output, [&](FILE *mem) {
     if (o.compare) {
-      std::vector<const GtLowered *> ls;
-      std::vector<const GtRunStats *> rss;
+      std::vector<const GsLowered *> ls;
+      std::vector<const GsRunStats *> rss;
       for (auto &r : runs) {
         ls.push_back(r->l);
         rss.push_back(&r->rs);
@@ -219,57 +219,57 @@ static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<R
 int cli_run_model(const CliOptions &o) {
   if (!o.arch) {
     fprintf(stderr, "gtsim: running a model needs --arch FILE\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (o.inputs.size() != 1) {
     fprintf(stderr, "gtsim: give exactly one model file\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (o.json && o.csv) {
     fprintf(stderr, "gtsim: --json and --csv exclude each other\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   std::vector<Strategy> strategies =
       o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
   if (o.compare && o.emit) {
     fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (o.emit && !util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm")) {
     fprintf(stderr, "gtsim: --emit: output must end in .gtp or .gtasm: %s\n", o.emit);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
-  GtArch *a = cli_load_arch(o);
-  GtDiag d;
+  GsArch *a = cli_load_arch(o);
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
   const char *path = o.inputs[0];
-  GtGraph *g = model_load(path, &d);
+  GsGraph *g = model_load(path, &d);
   if (!g) {
     arch_free(a);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   Simulator sim(a);
   std::vector<std::unique_ptr<RunOut>> runs;
-  int rc = GT_EXIT_OK;
+  int rc = GS_EXIT_OK;
   for (const Strategy &stg : strategies) {
-    GtSchedKind k = stg.kind;
-    GtLowerOptions lo = lower_options(o, stg);
+    GsSchedKind k = stg.kind;
+    GsLowerOptions lo = lower_options(o, stg);
     auto ro = std::make_unique<RunOut>();
     double t0 = wall_seconds();
-    progress("gtsim: %s: scheduling %s ...", sched_name(k), path);
+    progress("gtsim: %s: scheduling %s ...", lower_sched_name(k), path);
     ro->l = lower_run(g, a, &lo, &d);
     progress(nullptr);
     double t1 = wall_seconds();
     if (!ro->l) {
-      rc = GT_EXIT_INPUT;
+      rc = GS_EXIT_INPUT;
       break;
     }
-    if (program_check(ro->l->prog, a, &d, path) != 0)
-      die("the %s schedule of %s fails the static program check", sched_name(k), path);
-    if (o.emit && program_save(o.emit, a, ro->l->prog) != 0) {
+    if (prog_check(ro->l->prog, a, &d, path) != 0)
+      die("the %s schedule of %s fails the static program check", lower_sched_name(k), path);
+    if (o.emit && prog_save(o.emit, a, ro->l->prog) != 0) {
       fprintf(stderr, "%s: error: cannot write: %s\n", o.emit, strerror(errno));
-      rc = GT_EXIT_INPUT;
+      rc = GS_EXIT_INPUT;
       break;
     }
     SimOptions so;
@@ -279,23 +279,24 @@ int cli_run_model(const CliOptions &o) {
       so.perfetto_path = o.perfetto;
     }
     SimResult r;
-    progress("gtsim: %s: simulating %.1f M instructions ...", sched_name(k),
-             (double)program_ninsts(ro->l->prog) / 1e6);
+    progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
+             (double)prog_ninsts(ro->l->prog) / 1e6);
     int st = sim.run(ro->l->prog, so, &r);
     progress(nullptr);
     if (o.timing)
       fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
-              sched_name(k), t1 - t0, wall_seconds() - t1, (unsigned long long)r.instructions);
+              lower_sched_name(k), t1 - t0, wall_seconds() - t1,
+              (unsigned long long)r.instructions);
     runs.push_back(std::move(ro));
     if (st != 0) {
       fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", path,
-              sched_name(k), r.message.c_str());
-      rc = st == 1 ? GT_EXIT_INPUT : GT_EXIT_SIM;
+              lower_sched_name(k), r.message.c_str());
+      rc = st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
       break;
     }
     fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
-  if (rc == GT_EXIT_OK) rc = write_report(o, runs, g->name ? g->name : path);
+  if (rc == GS_EXIT_OK) rc = write_report(o, runs, g->name ? g->name : path);
   runs.clear();
   graph_free(g);
   arch_free(a);

@@ -21,7 +21,7 @@ long long cli_parse_batch(const char *s) {
   return v;
 }
 
-static void print(FILE *out, const GtGraph *g, const CliOptions &o) {
+static void print(FILE *out, const GsGraph *g, const CliOptions &o) {
   if (o.csv) graph_print_stats_csv(out, g);
   else graph_print_stats(out, g, o.json);
 }
@@ -29,20 +29,20 @@ static void print(FILE *out, const GtGraph *g, const CliOptions &o) {
 int cli_stats(const CliOptions &o) {
   if (o.csv && o.json) {
     fprintf(stderr, "gtsim: --json and --csv exclude each other\n(try 'gtsim --help')\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   if (o.inputs.size() != 1) {
     fprintf(stderr, "gtsim: --stats needs exactly one model file\n(try 'gtsim --help')\n");
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = model_load(o.inputs[0], &d);
-  if (!g) return GT_EXIT_INPUT;
+  GsGraph *g = model_load(o.inputs[0], &d);
+  if (!g) return GS_EXIT_INPUT;
   int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
   if (batch != g->batch && graph_infer(g, batch, &d) != 0) {
     graph_free(g);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   int rc = cli_write_output(o.output, [&](FILE *f) { print(f, g, o); });
   graph_free(g);

@@ -94,7 +94,7 @@ static const char *usage_text =
 
 [[noreturn]] static void usage_error(const char *msg) {
   fprintf(stderr, "gtsim: %s\n(try 'gtsim --help')\n", msg);
-  exit(GT_EXIT_INPUT);
+  exit(GS_EXIT_INPUT);
 }
 
 // --sched NAME: tvm, astitch, graphturbo or graphturbo:LEVEL (the level is checked where the
@@ -111,53 +111,53 @@ static bool is_program_file(const char *path) {
 }
 
 // Loads a .gtasm/.gtp program (assembled against a, which may be null); exits 1 on error.
-static GtProgram *load_program_or_exit(const char *path, const GtArch *a) {
-  GtDiag d;
+static GsProgram *load_program_or_exit(const char *path, const GsArch *a) {
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
   if (!is_program_file(path)) usage_error((std::string("not a program file (.gtasm or .gtp): ") + path).c_str());
-  GtProgram *p = program_load(path, a, &d);
-  if (!p) exit(GT_EXIT_INPUT);
+  GsProgram *p = prog_load(path, a, &d);
+  if (!p) exit(GS_EXIT_INPUT);
   return p;
 }
 
 // --disasm PROG: the program as .gtasm on stdout (or -o FILE). No static checks: a program
 // that fails them is exactly what one wants to read.
 static int cmd_disasm(const CliOptions &o) {
-  GtArch *a = o.arch ? cli_load_arch(o) : nullptr;
-  GtProgram *p = load_program_or_exit(o.disasm, a);
-  int rc = GT_EXIT_OK;
+  GsArch *a = o.arch ? cli_load_arch(o) : nullptr;
+  GsProgram *p = load_program_or_exit(o.disasm, a);
+  int rc = GS_EXIT_OK;
   if (o.output) {
-    if (program_save(o.output, a, p) != 0) {
+    if (prog_save(o.output, a, p) != 0) {
       fprintf(stderr, "%s: error: cannot write: %s\n", o.output, strerror(errno));
-      rc = GT_EXIT_INPUT;
+      rc = GS_EXIT_INPUT;
     }
   } else if (gtasm_write(stdout, a, p) != 0) {
-    rc = GT_EXIT_INPUT;
+    rc = GS_EXIT_INPUT;
   }
-  program_free(p);
+  prog_free(p);
   if (a) arch_free(a);
   return rc;
 }
 
 // PROG.gtasm|PROG.gtp --emit OUT.gtp|OUT.gtasm: assemble or convert; with --arch the program
-// must pass program_check first, so a written .gtp is one the simulator accepts statically.
+// must pass prog_check first, so a written .gtp is one the simulator accepts statically.
 static int cmd_emit_program(const CliOptions &o) {
   if (!util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm"))
     usage_error((std::string("--emit: output must end in .gtp or .gtasm: ") + o.emit).c_str());
-  GtArch *a = o.arch ? cli_load_arch(o) : nullptr;
-  GtProgram *p = load_program_or_exit(o.inputs[0], a);
-  GtDiag d;
+  GsArch *a = o.arch ? cli_load_arch(o) : nullptr;
+  GsProgram *p = load_program_or_exit(o.inputs[0], a);
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  int rc = GT_EXIT_OK;
-  if (a && program_check(p, a, &d, o.inputs[0]) != 0) {
-    rc = GT_EXIT_INPUT;
-  } else if (program_save(o.emit, a, p) != 0) {
+  int rc = GS_EXIT_OK;
+  if (a && prog_check(p, a, &d, o.inputs[0]) != 0) {
+    rc = GS_EXIT_INPUT;
+  } else if (prog_save(o.emit, a, p) != 0) {
     fprintf(stderr, "%s: error: cannot write: %s\n", o.emit, strerror(errno));
-    rc = GT_EXIT_INPUT;
+    rc = GS_EXIT_INPUT;
   }
-  program_free(p);
+  prog_free(p);
   if (a) arch_free(a);
   return rc;
 }
@@ -167,8 +167,8 @@ static int cmd_emit_program(const CliOptions &o) {
 static int cmd_run_program(const CliOptions &o) {
   if (!o.arch) usage_error("running a program needs --arch FILE");
   if (o.json && o.csv) usage_error("--json and --csv exclude each other");
-  GtArch *a = cli_load_arch(o);
-  GtProgram *p = load_program_or_exit(o.inputs[0], a);
+  GsArch *a = cli_load_arch(o);
+  GsProgram *p = load_program_or_exit(o.inputs[0], a);
   int rc;
   {
     Simulator sim(a);
@@ -188,12 +188,12 @@ static int cmd_run_program(const CliOptions &o) {
       });
     }
   }
-  program_free(p);
+  prog_free(p);
   arch_free(a);
   return rc;
 }
 
-int gtsim_cli(int argc, char **argv) {
+int cli_main(int argc, char **argv) {
   CliOptions o;
   enum {
     O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
@@ -268,7 +268,7 @@ int gtsim_cli(int argc, char **argv) {
     case O_DUMP_AFTER: o.dump_after = optarg; break;
     case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
     case O_GT_OPT:
-      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GT_EXIT_INPUT;
+      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GS_EXIT_INPUT;
       break;
     case O_TRACE: o.trace = optarg; break;
     case O_PERFETTO: o.perfetto = optarg; break;
@@ -300,7 +300,7 @@ int gtsim_cli(int argc, char **argv) {
   if (!o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_run_program(o);
   if (o.describe) {
     if (!o.arch) usage_error("--describe needs --arch FILE");
-    GtArch *a = cli_load_arch(o);
+    GsArch *a = cli_load_arch(o);
     arch_describe(a, stdout, o.json);
     arch_free(a);
     return 0;
@@ -309,19 +309,19 @@ int gtsim_cli(int argc, char **argv) {
     return cli_run_model(o);
   if (argc == 1) {
     fputs(usage_text, stderr);
-    return GT_EXIT_INPUT;
+    return GS_EXIT_INPUT;
   }
   usage_error("nothing to do: give --describe or an input file");
-  return GT_EXIT_INPUT;
+  return GS_EXIT_INPUT;
 }
 
-GtArch *cli_load_arch(const CliOptions &o) {
-  GtDiag d;
+GsArch *cli_load_arch(const CliOptions &o) {
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
   std::vector<const char *> sets(o.sets.begin(), o.sets.end());
-  GtArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
-  if (!a) exit(GT_EXIT_INPUT);
+  GsArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
+  if (!a) exit(GS_EXIT_INPUT);
   return a;
 }
 
@@ -330,7 +330,7 @@ GtArch *cli_load_arch(const CliOptions &o) {
 // exception escaping the simulator is an internal error too.
 int sc_main(int argc, char **argv) {
   try {
-    return gtsim_cli(argc, argv);
+    return cli_main(argc, argv);
   } catch (const std::bad_alloc &) {
     fprintf(stderr, "gtsim: internal error: out of memory\n");
   } catch (const sc_core::sc_report &r) {
@@ -339,7 +339,7 @@ int sc_main(int argc, char **argv) {
   } catch (const std::exception &e) {
     fprintf(stderr, "gtsim: internal error: %s\n", e.what());
   }
-  return GT_EXIT_INTERNAL;
+  return GS_EXIT_INTERNAL;
 }
 
 int main(int argc, char **argv) {

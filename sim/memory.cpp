@@ -28,7 +28,7 @@ static std::string until_text(double until, double origin) {
 // the kernel time it wakes at.
 static bool before(double now, double until) { return now < until - 1e-6; }
 
-void MemoryState::reset(const GtProgram *p) {
+void MemoryState::reset(const GsProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
   regions.assign(p->nregions, Region());

@@ -2,8 +2,8 @@
 // are allocated to which region, and which tile each region holds. The queue threads call
 // these at issue; each returns an empty string when the access is legal, else the check
 // message (the caller adds queue, instruction index and text).
-#ifndef GT_MEMORY_H
-#define GT_MEMORY_H
+#ifndef GS_MEMORY_H
+#define GS_MEMORY_H
 
 #include <cstdint>
 #include <map>
@@ -16,7 +16,7 @@ extern "C" {
 
 struct Buffer {
   std::string name;     // "ddr", "c0.gb", "c0.k1.lb"
-  int level = LVL_DDR;  // GtLevel
+  int level = LVL_DDR;  // GsLevel
   int cluster = -1, core = -1;
   int64_t capacity = 0;
   std::map<int64_t, std::pair<int64_t, uint32_t>> live;  // offset -> (end, region)
@@ -44,10 +44,10 @@ class MemoryState {
  public:
   std::vector<Buffer> bufs;
   std::vector<Region> regions;
-  const GtProgram *prog = nullptr;
+  const GsProgram *prog = nullptr;
   double origin = 0;  // the run's start (absolute cycles); messages give cycles from it
 
-  void reset(const GtProgram *p);
+  void reset(const GsProgram *p);
   std::string region_name(uint32_t r) const;
   std::string tile_name(uint32_t t) const;
 

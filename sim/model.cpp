@@ -24,19 +24,19 @@ using namespace sc_core;
 
 static const double kForever = 1e300;
 
-DdrModule::DdrModule(sc_module_name n, const GtArch *a) : sc_module(n) {
+DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
   for (BwResource &c : channels) c.bytes_per_cycle = a->ddr_bytes_per_cycle / (double)channels.size();
 }
-GbModule::GbModule(sc_module_name n, const GtArch *a) : sc_module(n), buf(-1) {
+GbModule::GbModule(sc_module_name n, const GsArch *a) : sc_module(n), buf(-1) {
   ports.resize((size_t)std::max(1, a->gb_ports));
   for (BwResource &p : ports) p.bytes_per_cycle = a->gb_port_bytes_per_cycle;
 }
-LbModule::LbModule(sc_module_name n, const GtCoreKind *k) : sc_module(n), buf(-1) {
+LbModule::LbModule(sc_module_name n, const GsCoreKind *k) : sc_module(n), buf(-1) {
   ports.resize((size_t)std::max(1, k->lb_ports));
   for (BwResource &p : ports) p.bytes_per_cycle = k->lb_port_bytes_per_cycle;
 }
-NocModule::NocModule(sc_module_name n, const GtArch *a) : sc_module(n) {
+NocModule::NocModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   link_in.resize((size_t)a->cores_per_cluster);
   link_out.resize((size_t)a->cores_per_cluster);
   for (BwResource &l : link_in) l.bytes_per_cycle = a->noc_link_bytes_per_cycle;
@@ -44,14 +44,14 @@ NocModule::NocModule(sc_module_name n, const GtArch *a) : sc_module(n) {
 }
 
 // Queue names as in assembly (sched/gtasm.c), e.g. "c0.k3.mme", "c0.dma1".
-static std::string queue_name(const GtArch *a, int cluster, int core, int index) {
-  GtQueue gq;
+static std::string queue_name(const GsArch *a, int cluster, int core, int index) {
+  GsQueue gq;
   memset(&gq, 0, sizeof gq);
   gq.cluster = cluster;
   gq.core = core;
   gq.index = index;
   char buf[96];
-  return program_queue_name(a, &gq, buf, sizeof buf);
+  return gtasm_queue_name(a, &gq, buf, sizeof buf);
 }
 
 // Adds queue slot (cluster, core, index) to the model; returns its id.
@@ -70,7 +70,7 @@ static int add_queue(SimModel &m, int cluster, int core, int index, int unit_kin
 // are gtsim.c0.k1.mme etc.; queue slots and buffers are numbered in this construction order.
 CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
     : sc_module(n), kind(&m.arch->core_kinds[arch_core_kind_of(m.arch, k)]) {
-  const GtArch *a = m.arch;
+  const GsArch *a = m.arch;
   lb.reset(new LbModule("lb", kind));
   Buffer l;
   l.name = "c" + std::to_string(c) + ".k" + std::to_string(k) + ".lb";
@@ -84,7 +84,7 @@ CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
   dma_in.reset(new DmaEngine("dma_in", first_queue));
   dma_out.reset(new DmaEngine("dma_out", add_queue(m, c, k, Q_DMA_OUT, -1)));
   for (int i = 0; i < kind->nunits; i++) {
-    const GtUnitKind *u = &a->units[kind->unit[i]];
+    const GsUnitKind *u = &a->units[kind->unit[i]];
     int q = add_queue(m, c, k, Q_UNIT0 + i, kind->unit[i]);
     std::string un = u->name;  // a kind listing one unit twice gets "mme" and "mme_1"
     for (int j = 0; j < i; j++)
@@ -94,7 +94,7 @@ CoreModule::CoreModule(sc_module_name n, SimModel &m, int c, int k)
 }
 
 ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n) {
-  const GtArch *a = m.arch;
+  const GsArch *a = m.arch;
   gb.reset(new GbModule("gb", a));
   gb->buf = m.gb_buffer(c);
   noc.reset(new NocModule("noc", a));
@@ -108,12 +108,12 @@ ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n
   }
 }
 
-int64_t UnitModule::cycles(const GtInst &in) const {
+int64_t UnitModule::cycles(const GsInst &in) const {
   switch (in.op) {
   case I_GEMM:
     return timing_matrix(kind, inst_gemm_m(&in), inst_gemm_n(&in), inst_gemm_k(&in),
-                         (GtDtype)in.dtype);
-  case I_VEC: return timing_vector(kind, (GtVop)in.sub, inst_vec_elems(&in), (GtDtype)in.dtype);
+                         (GsDtype)in.dtype);
+  case I_VEC: return timing_vector(kind, (GsVop)in.sub, inst_vec_elems(&in), (GsDtype)in.dtype);
   case I_SCALAR: return timing_scalar(kind, inst_scalar_ops(&in));
   default: return -1;
   }
@@ -121,7 +121,7 @@ int64_t UnitModule::cycles(const GtInst &in) const {
 
 SC_HAS_PROCESS(SimModel);
 
-SimModel::SimModel(sc_module_name n, const GtArch *a) : sc_module(n), arch(a) {
+SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   ps_per_cycle_ = (double)sc_time(1, SC_NS).value();  // one cycle = one SystemC nanosecond
   // Stacks: queue threads are shallow (no recursion); sanitizers need more room.
 #if defined(__SANITIZE_ADDRESS__)
@@ -190,9 +190,9 @@ void SimModel::trace_occ(int buf) {
   for (auto &r : recorders_) r->occupancy(now() - start_, buf, mem.bufs[(size_t)buf].occupancy);
 }
 
-std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in) {
+std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &in) {
   char buf[512];
-  inst_format(a, p, &in, buf, sizeof buf);
+  gtasm_inst_format(a, p, &in, buf, sizeof buf);
   return buf;
 }
 
@@ -204,7 +204,7 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   char cyc[64];
   snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
   error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
-           " (" + inst_text(arch, prog_, ((const GtInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
+           " (" + model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
   wake_all();
   return false;
 }
@@ -220,14 +220,14 @@ std::string SimModel::operand_place(const QState &q, uint32_t r) const {
          ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
 }
 
-bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
+bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
-  const GtUnitKind *u = unit->kind;
-  GtDtype dt = (GtDtype)in.dtype;
-  int64_t es = dtype_bytes(dt);
-  // program_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
+  const GsUnitKind *u = unit->kind;
+  GsDtype dt = (GsDtype)in.dtype;
+  int64_t es = arch_dtype_bytes(dt);
+  // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
   int64_t d = unit->cycles(in);
-  gt_assert(d >= 0);
+  gs_assert(d >= 0);
   double t0 = now();
   std::string e;
   if (in.op == I_GEMM) {
@@ -238,9 +238,9 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
     if (e.empty()) e = mem.read(in.r[2], in.t[2], 0, k * n * es, qid, t0, until);
     if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
     q.macs += (double)m * (double)n * (double)k;
-    q.ideal += (double)m * (double)n * (double)k / unit_macs_per_cycle(u, dt);
+    q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
-    GtVop op = (GtVop)in.sub;
+    GsVop op = (GsVop)in.sub;
     int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
     // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
     bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
@@ -258,7 +258,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GtInst &in, size_t idx) {
   wait_until(t0 + (double)d);
   if (in.op != I_SCALAR) mem.write_end(in.r[0], in.t[0]);
   q.busy += (double)d;
-  for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GtOpcode)in.op), idx);
+  for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
   return !abort_;
 }
 
@@ -272,7 +272,7 @@ BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
 }
 }  // namespace
 
-bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
+bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
   int64_t bytes = inst_mov_bytes(&in);
   int64_t rows = inst_mov_rows(&in) ? inst_mov_rows(&in) : 1;
@@ -287,9 +287,9 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   int64_t row = bytes / (rows * planes);
   int64_t src_stride = inst_mov_src_stride(&in), dst_stride = inst_mov_dst_stride(&in);
   int64_t src_pstride = inst_mov_src_pstride(&in), dst_pstride = inst_mov_dst_pstride(&in);
-  GtAccess sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
+  GsAccess sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
   sp.plane_stride = src_pstride ? src_pstride : rows * sp.row_stride;
-  GtAccess dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
+  GsAccess dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
   dp.plane_stride = dst_pstride ? dst_pstride : rows * dp.row_stride;
   double t0 = now();
   std::string e = mem.read(rs, in.t[1], sp.base, bytes ? timing_access_extent(&sp) - sp.base : 0, qid, t0, kForever);
@@ -306,15 +306,15 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   int nlinks = 0;
   bool noc = false;
   const Buffer *side[2] = {&SB, &DB};
-  const GtAccess *pat[2] = {&sp, &dp};
+  const GsAccess *pat[2] = {&sp, &dp};
   const Region *reg[2] = {&S, &D};
   for (int s = 0; s < 2; s++) {
     const Buffer &B = *side[s];
     if (B.level == LVL_DDR) {
-      GtAccess a = *pat[s];
+      GsAccess a = *pat[s];
       a.base += reg[s]->offset;
-      ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
-                        q.chan);
+      timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
+                               arch->ddr_burst_bytes, q.chan);
       latency += arch->ddr_latency_cycles;
     } else if (B.level == LVL_GB) {
       ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
@@ -341,8 +341,8 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
     latency += arch->cluster_link_latency_cycles;
   }
 
-  // Stream the chunks; each reserves its whole path (bw_reserve) and the queue sleeps until it
-  // has passed, so a competing transfer's chunks interleave with this one's.
+  // Stream the chunks; each reserves its whole path (timing_bw_reserve) and the queue sleeps
+  // until it has passed, so a competing transfer's chunks interleave with this one's.
   double t = t0 + latency, stall = 0;
   int64_t left = bytes;
   double ddr_total = 0;
@@ -365,7 +365,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
     }
     for (int i = 0; i < nlinks; i++) q.uses.push_back({links[i], (double)c});
     double start;
-    double end = bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
+    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
     stall += start - t;
     wait_until(end);
     t = end;
@@ -394,7 +394,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GtInst &in, size_t idx) {
   return true;
 }
 
-bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
+bool SimModel::exec_sync(QState &q, int qid, const GsInst &in, size_t idx) {
   double t0 = now();
   char key[64];
   switch (in.op) {
@@ -503,7 +503,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GtInst &in, size_t idx) {
   return true;
 }
 
-bool SimModel::exec(QState &q, int qid, const GtInst &in, size_t idx) {
+bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
     int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
@@ -529,7 +529,7 @@ bool SimModel::exec(QState &q, int qid, const GtInst &in, size_t idx) {
 
 void SimModel::queue_thread(int qid) {
   QState &q = queues[(size_t)qid];
-  const GtInst *insts = (const GtInst *)q.prog->insts.data;
+  const GsInst *insts = (const GsInst *)q.prog->insts.data;
   size_t n = q.prog->insts.len;
   for (size_t i = 0; i < n && !abort_; i++) {
     q.pc = i;

@@ -1,7 +1,7 @@
 // model.h — the SystemC modules (one per hardware resource) and the queue threads.
 // Internal to sim/: the public API is sim.h.
-#ifndef GT_MODEL_H
-#define GT_MODEL_H
+#ifndef GS_MODEL_H
+#define GS_MODEL_H
 
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
@@ -20,21 +20,21 @@ class SimRecorder;  // trace.h
 // ---- Thin modules: each holds the state of one resource; timing math is in timing.h. ----
 struct DdrModule : sc_core::sc_module {
   std::vector<BwResource> channels;  // one per DDR channel
-  explicit DdrModule(sc_core::sc_module_name n, const GtArch *a);
+  explicit DdrModule(sc_core::sc_module_name n, const GsArch *a);
 };
 struct GbModule : sc_core::sc_module {  // a cluster's global buffer and its ports
   std::vector<BwResource> ports;
   int buf;  // MemoryState buffer index
-  GbModule(sc_core::sc_module_name n, const GtArch *a);
+  GbModule(sc_core::sc_module_name n, const GsArch *a);
 };
 struct LbModule : sc_core::sc_module {  // a core's local buffer and its ports
   std::vector<BwResource> ports;
   int buf;
-  LbModule(sc_core::sc_module_name n, const GtCoreKind *k);
+  LbModule(sc_core::sc_module_name n, const GsCoreKind *k);
 };
 struct NocModule : sc_core::sc_module {  // in-cluster interconnect: one link per core per direction
   std::vector<BwResource> link_in, link_out;
-  NocModule(sc_core::sc_module_name n, const GtArch *a);
+  NocModule(sc_core::sc_module_name n, const GsArch *a);
 };
 struct DmaEngine : sc_core::sc_module {  // executes the mov instructions of one queue
   int queue;                             // queue slot
@@ -42,16 +42,16 @@ struct DmaEngine : sc_core::sc_module {  // executes the mov instructions of one
 };
 // A matrix, vector or scalar unit (or one with several capabilities, like the IPU's tiles).
 struct UnitModule : sc_core::sc_module {
-  const GtUnitKind *kind;
+  const GsUnitKind *kind;
   int queue;
-  UnitModule(sc_core::sc_module_name n, const GtUnitKind *k, int q)
+  UnitModule(sc_core::sc_module_name n, const GsUnitKind *k, int q)
       : sc_module(n), kind(k), queue(q) {}
   // Cycles of a gemm/vec/scalar instruction on this unit (timing.h); -1 if unsupported.
-  int64_t cycles(const GtInst &in) const;
+  int64_t cycles(const GsInst &in) const;
 };
 class SimModel;
 struct CoreModule : sc_core::sc_module {
-  const GtCoreKind *kind;
+  const GsCoreKind *kind;
   std::unique_ptr<LbModule> lb;
   std::unique_ptr<DmaEngine> dma_in, dma_out;
   std::vector<std::unique_ptr<UnitModule>> units;
@@ -76,8 +76,8 @@ enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM };
 struct QState {
   std::string name;
   int cluster = 0, core = -1, index = 0;
-  int unit_kind = -1;            // GtArch.units index for unit queues, -1 for DMA queues
-  const GtQueue *prog = nullptr;  // the program's queue, null if the program has none
+  int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
+  const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
   size_t pc = 0;
   bool done = false;
   double end = 0;
@@ -118,11 +118,11 @@ struct Traffic {
 
 class SimModel : public sc_core::sc_module {
  public:
-  SimModel(sc_core::sc_module_name n, const GtArch *a);
+  SimModel(sc_core::sc_module_name n, const GsArch *a);
   ~SimModel() override;
-  int run(const GtProgram *p, const SimOptions &o, SimResult *r);
+  int run(const GsProgram *p, const SimOptions &o, SimResult *r);
 
-  const GtArch *arch;
+  const GsArch *arch;
   std::unique_ptr<DdrModule> ddr;
   std::vector<std::unique_ptr<ClusterModule>> clusters;
   std::vector<QState> queues;       // every queue slot
@@ -141,22 +141,22 @@ class SimModel : public sc_core::sc_module {
  private:
   void controller();
   void queue_thread(int q);
-  bool exec(QState &q, int qid, const GtInst &in, size_t idx);
-  bool exec_mov(QState &q, int qid, const GtInst &in, size_t idx);
-  bool exec_compute(QState &q, int qid, const GtInst &in, size_t idx);
-  bool exec_sync(QState &q, int qid, const GtInst &in, size_t idx);
+  bool exec(QState &q, int qid, const GsInst &in, size_t idx);
+  bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
+  bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
+  bool exec_sync(QState &q, int qid, const GsInst &in, size_t idx);
   bool fail(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
   void wait_until(double t);
   void wake_all();
-  std::string static_check(const GtProgram *p);
+  std::string static_check(const GsProgram *p);
   std::string deadlock_report();
   void register_stats(SimResult *r, double cycles);
   void trace_occ(int buf);
 
   sc_core::sc_event start_ev_;
-  const GtProgram *prog_ = nullptr;
+  const GsProgram *prog_ = nullptr;
   const char *prog_name_ = "program";
   double start_ = 0;       // the run's start in model time (0: now() counts from start_ps_)
   uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
@@ -176,6 +176,6 @@ class SimModel : public sc_core::sc_module {
 };
 
 // One instruction as text for messages: "mnemonic name=value ..." in isa.def operand order.
-std::string inst_text(const GtArch *a, const GtProgram *p, const GtInst &in);
+std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &in);
 
 #endif

@@ -18,7 +18,7 @@ using namespace sc_core;
 
 static bool g_simulator_exists = false;
 
-Simulator::Simulator(const GtArch *a) : arch_(a) {
+Simulator::Simulator(const GsArch *a) : arch_(a) {
   if (g_simulator_exists)
     die("a second Simulator in one process: SystemC elaborates once (see sim/sim.h)");
   g_simulator_exists = true;
@@ -27,31 +27,31 @@ Simulator::Simulator(const GtArch *a) : arch_(a) {
 
 Simulator::~Simulator() = default;
 
-int Simulator::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
+int Simulator::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   return model_->run(p, o, r);
 }
 
-// The static checks are program_check's (sched/prog_check.c: queues, units, cores, clusters,
+// The static checks are prog_check's (sched/prog_check.c: queues, units, cores, clusters,
 // engines, ids, dtypes the units support); its messages are collected here. Then every program
 // queue is bound to its queue slot.
-std::string SimModel::static_check(const GtProgram *p) {
+std::string SimModel::static_check(const GsProgram *p) {
   char *buf = nullptr;
   size_t len = 0;
   FILE *ms = open_memstream(&buf, &len);
   if (!ms) die("open_memstream failed");
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = ms;
   d.max_errors = 20;
-  int rc = program_check(p, arch, &d, prog_name_);
+  int rc = prog_check(p, arch, &d, prog_name_);
   fclose(ms);
   std::string msg(buf ? buf : "", len);
   free(buf);
   if (rc != 0) return msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
   for (int i = 0; i < p->nqueues; i++) {
-    const GtQueue &gq = p->queues[i];
+    const GsQueue &gq = p->queues[i];
     int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
-    gt_assert(slot >= 0 && !queues[(size_t)slot].prog);  // program_check guarantees both
+    gs_assert(slot >= 0 && !queues[(size_t)slot].prog);  // prog_check guarantees both
     queues[(size_t)slot].prog = &gq;
   }
   return "";
@@ -61,7 +61,7 @@ std::string SimModel::deadlock_report() {
   std::string s = std::string(prog_name_) + ": error: deadlock: the program cannot continue; blocked queues:\n";
   for (QState &q : queues) {
     if (!q.prog || q.done || q.prog->insts.len == 0) continue;
-    const GtInst &in = ((const GtInst *)q.prog->insts.data)[q.pc];
+    const GsInst &in = ((const GsInst *)q.prog->insts.data)[q.pc];
     std::string what;
     switch (q.wait) {
     case WK_FLAG: {
@@ -77,7 +77,7 @@ std::string SimModel::deadlock_report() {
     case WK_SEM: what = "waits for semaphore " + q.wait_key + " (value 0)"; break;
     default: what = "blocked"; break;
     }
-    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + inst_text(arch, prog_, in) +
+    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + model_inst_text(arch, prog_, in) +
          "): " + what + "\n";
   }
   return s;
@@ -140,7 +140,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   }
 }
 
-int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
+int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   *r = SimResult();
   prog_ = p;
   prog_name_ = o.program_name ? o.program_name : "program";
@@ -184,7 +184,7 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
       char *end;
       long long v = strtoll(env, &end, 10);
       if (end == env || *end || v <= 0) {
-        r->status = GT_EXIT_INPUT;
+        r->status = GS_EXIT_INPUT;
         r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
         return r->status;
       }
@@ -193,20 +193,20 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   }
   std::string e = static_check(p);
   if (!e.empty()) {
-    r->status = GT_EXIT_SIM;
+    r->status = GS_EXIT_SIM;
     r->message = e;
     for (QState &q : queues) q.prog = nullptr;
     return r->status;
   }
   std::string err;
   if (o.trace_path) {
-    auto t = gtt_open(o.trace_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GT_EXIT_INPUT; r->message = err; return r->status; }
+    auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, &err);
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
     recorders_.push_back(std::move(t));
   }
   if (o.perfetto_path) {
-    auto t = perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GT_EXIT_INPUT; r->message = err; return r->status; }
+    auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
     recorders_.push_back(std::move(t));
   }
   for (auto &rec : recorders_) {
@@ -244,12 +244,12 @@ int SimModel::run(const GtProgram *p, const SimOptions &o, SimResult *r) {
   register_stats(r, cycles);
   for (auto &rec : recorders_)
     if (!rec->finish(r->cycles, &err) && error_.empty()) {
-      r->status = GT_EXIT_INPUT;
+      r->status = GS_EXIT_INPUT;
       r->message = err;
     }
   recorders_.clear();
   if (!error_.empty()) {
-    r->status = GT_EXIT_SIM;
+    r->status = GS_EXIT_SIM;
     r->message = error_;
   }
   for (QState &q : queues) q.prog = nullptr;

@@ -1,13 +1,18 @@
 // sim.h — the public API of the SystemC hardware model: run a Program on an architecture.
 //
-// Module map of sim/ (C++17 on SystemC 2.3):
+// Module map of sim/ (C++17 on SystemC 2.3). Free functions start with their module's prefix,
+// given first below (classes scope their own members):
 //   sim.h/sim.cpp       this API: Simulator (elaborates once), run() of one program after another
-//   timing.h/.cpp       timing formulas as plain functions (no SystemC): matrix, vector, scalar,
-//                       transfers, bandwidth reservation of shared resources (docs/timing.md)
+//   timing.h/.cpp       timing_: the transfers' part of the timing model (the rest is
+//                       sched/unit_timing.h) as plain functions (no SystemC): bandwidth
+//                       reservation of shared resources, DDR bytes per channel
+//                       (docs/timing.md)
 //   memory.h/.cpp       buffer and region state: allocations, occupancy, tiles held (the checks)
-//   model.h/.cpp        the SystemC modules, one per resource, and the queue threads
+//   model.h/.cpp        model_: the SystemC modules, one per resource, and the queue threads
 //   stats.cpp           the stats registry and its text/JSON printers
-//   trace.h/.cpp        recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
+//   trace.h/.cpp        trace_: recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
+//   cli.h, main.cpp     cli_: the command line: options, modes, cli_main() (main and sc_main)
+//   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output
 //
 // Time: one SystemC nanosecond is one cycle of the chip clock (whatever clock_mhz is); stats
 // convert cycles to seconds with clock_mhz. Every run starts at the kernel's current time and
@@ -17,8 +22,8 @@
 // for one architecture, constructed before the first run. Any number of programs may then be
 // run one after another on it (the kernel is resumed with sc_start; all model state is reset
 // between runs), including after a run that failed a check or deadlocked.
-#ifndef GT_SIM_H
-#define GT_SIM_H
+#ifndef GS_SIM_H
+#define GS_SIM_H
 
 #include <cstdint>
 #include <cstdio>
@@ -88,17 +93,17 @@ class SimModel;  // model.h
 class Simulator {
  public:
   // Elaborates the modules for `a` (which must outlive the Simulator). At most one per process.
-  explicit Simulator(const GtArch *a);
+  explicit Simulator(const GsArch *a);
   ~Simulator();
   Simulator(const Simulator &) = delete;
   Simulator &operator=(const Simulator &) = delete;
 
   // Runs one program to completion (or to the first check failure / a deadlock) and fills r.
   // Returns r->status. The program must outlive the call only.
-  int run(const GtProgram *p, const SimOptions &o, SimResult *r);
+  int run(const GsProgram *p, const SimOptions &o, SimResult *r);
 
  private:
-  const GtArch *arch_;
+  const GsArch *arch_;
   std::unique_ptr<SimModel> model_;
 };
 

@@ -1,4 +1,4 @@
-// timing.cpp — the transfer formulas (docs/timing.md), pure functions of GtArch figures
+// timing.cpp — the transfer formulas (docs/timing.md), pure functions of GsArch figures
 // (the compute formulas and the DDR's burst rounding are sched/unit_timing.c).
 // Invariant: no function here reads a clock or global state; the same inputs give the same
 // cycles, so unit tests check them against hand calculations without the SystemC kernel.
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-double bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
+double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
   double start = now, dur = 0;
   for (int i = 0; i < nuses; i++) {
     start = std::max(start, uses[i].res->free_at);
@@ -24,8 +24,8 @@ double bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
   return start + dur;
 }
 
-void ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
-                       std::vector<double> &per_channel) {
+void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
+                              std::vector<double> &per_channel) {
   if (len <= 0) return;
   int64_t lo, hi;
   timing_burst_span(addr, len, burst, &lo, &hi);
@@ -42,13 +42,13 @@ void ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, 
   }
 }
 
-void ddr_pattern_bytes(const GtAccess &ap, int interleave, int channels, int burst,
-                       std::vector<double> &per_channel) {
-  GtAccess r = timing_ddr_runs(&ap);
+void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
+                              std::vector<double> &per_channel) {
+  GsAccess r = timing_ddr_runs(&ap);
   for (int64_t p = 0; p < r.planes; p++)
     for (int64_t i = 0; i < r.rows; i++)
-      ddr_channel_bytes(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, interleave,
-                        channels, burst, per_channel);
+      timing_ddr_channel_bytes(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes,
+                               interleave, channels, burst, per_channel);
 }
 
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle) {

@@ -1,8 +1,8 @@
 // timing.h — the timing formulas of the model as plain functions (no SystemC kernel), so unit
-// tests call them with known inputs. Every figure comes from GtArch; docs/timing.md derives
+// tests call them with known inputs. Every figure comes from GsArch; docs/timing.md derives
 // each formula. All results are in cycles of the chip clock.
-#ifndef GT_TIMING_H
-#define GT_TIMING_H
+#ifndef GS_TIMING_H
+#define GS_TIMING_H
 
 #include <cstdint>
 #include <vector>
@@ -40,19 +40,19 @@ struct BwUse {
 //   start = max(now, max_r free_at_r),   each r busy for bytes_r / bw_r from start,
 //   end = start + max_r bytes_r / bw_r   (the chunk moves at the pace of its slowest resource).
 // Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
-double bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
+double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
 
 // DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
 // % channels, after rounding the access out to whole bursts (timing_burst_span: a partial
 // burst costs a full one). Adds into per_channel[channels].
-void ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
-                       std::vector<double> &per_channel);
+void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
+                              std::vector<double> &per_channel);
 
-// DDR bytes per channel of a mov side's access pattern (GtAccess, unit_timing.h): each run of
+// DDR bytes per channel of a mov side's access pattern (GsAccess, unit_timing.h): each run of
 // timing_ddr_runs (the whole pattern when its rows are contiguous, else every row) rounded out
 // to whole bursts; the channels add up to timing_ddr_bytes.
-void ddr_pattern_bytes(const GtAccess &ap, int interleave, int channels, int burst,
-                       std::vector<double> &per_channel);
+void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
+                              std::vector<double> &per_channel);
 
 // Ideal (uncontended) time of a transfer: latency + ceil(bytes / narrowest bandwidth).
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle);

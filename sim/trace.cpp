@@ -124,7 +124,7 @@ class PerfettoRecorder : public SimRecorder {
 
 }  // namespace
 
-std::unique_ptr<SimRecorder> gtt_open(const char *path, double clock_mhz, std::string *err) {
+std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, std::string *err) {
   std::string tmp = tmp_name(path);
   gzFile f = gzopen(tmp.c_str(), "wb6");
   if (!f) {
@@ -136,7 +136,8 @@ std::unique_ptr<SimRecorder> gtt_open(const char *path, double clock_mhz, std::s
   return std::unique_ptr<SimRecorder>(new GttRecorder(f, path, tmp));
 }
 
-std::unique_ptr<SimRecorder> perfetto_open(const char *path, double clock_mhz, std::string *err) {
+std::unique_ptr<SimRecorder> trace_perfetto_open(const char *path, double clock_mhz,
+                                                 std::string *err) {
   std::string tmp = tmp_name(path);
   FILE *f = fopen(tmp.c_str(), "w");
   if (!f) {

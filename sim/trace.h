@@ -1,8 +1,8 @@
 // trace.h — recorders: observers the model calls at every occupancy change and every timed
 // instruction. They live outside the models and stream to their files while
 // the simulation runs, so memory stays bounded. Formats: traces/README.md.
-#ifndef GT_TRACE_H
-#define GT_TRACE_H
+#ifndef GS_TRACE_H
+#define GS_TRACE_H
 
 #include <cstdint>
 #include <memory>
@@ -23,7 +23,8 @@ class SimRecorder {
 };
 
 // Open the recorders; nullptr + *err when the file cannot be created.
-std::unique_ptr<SimRecorder> gtt_open(const char *path, double clock_mhz, std::string *err);
-std::unique_ptr<SimRecorder> perfetto_open(const char *path, double clock_mhz, std::string *err);
+std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, std::string *err);
+std::unique_ptr<SimRecorder> trace_perfetto_open(const char *path, double clock_mhz,
+                                                 std::string *err);
 
 #endif

@@ -25,7 +25,7 @@ import sys
 
 FORMAT_VERSION = 1
 
-# Attribute print order (the GtAttrs field order of sched/graph.h).
+# Attribute print order (the GsAttrs field order of sched/graph.h).
 ATTR_ORDER = ("units", "kernel", "stride", "pad", "dilation", "groups", "bias", "axis",
               "sizes", "perm", "shape", "vocab", "dim", "bag", "self_interaction",
               "pad_interaction")
@@ -329,7 +329,7 @@ DLRM_TABLES = (39884406, 39043, 17289, 7420, 20263, 3, 7120, 1543, 63, 38532951,
                585935, 12972, 108, 36)
 DLRM_BOTTOM = (512, 256, 128)
 DLRM_TOP = (1024, 1024, 512, 256, 1)
-MAX_OPERANDS = 8   # GT_MAX_OPERANDS in sched/graph.h: concat takes at most 8 inputs
+MAX_OPERANDS = 8   # GS_MAX_OPERANDS in sched/graph.h: concat takes at most 8 inputs
 
 
 def dlrm():

@@ -25,7 +25,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 # model CFG NAME "ROWS COLS K" LINES...: $tmp/CFG.NAME.gtg, and the kernel's geometry as the
-# tiler sees it (sched/lower_ops.c, fill_geom) in GEOM[CFG.NAME]: rows per sample, columns, k.
+# tiler sees it (sched/lower_ops.c, lower_fill_geom) in GEOM[CFG.NAME]: rows per sample, columns, k.
 # conv: output rows (ho), output channels, input channels; dense: one row, units, inputs;
 # depthwise: output rows, channels, 1; row ops: rows, 1, 1. stcp920-hw's conv and dense are
 # larger, so that its 1.5 MiB LBs need several tiles a core (at least under graphturbo).

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char *write_mem(const GtGraph *g) {
+static char *write_mem(const GsGraph *g) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -31,14 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!text) return 0;
   memcpy(text, data, size);
   text[size] = 0;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = null;
-  GtGraph *g = gtg_parse("fuzz.gtg", text, &d);
+  GsGraph *g = gtg_parse("fuzz.gtg", text, &d);
   free(text);
   if (!g) return 0;
   char *t1 = write_mem(g);
-  GtGraph *h = gtg_parse("written.gtg", t1, &d);
+  GsGraph *h = gtg_parse("written.gtg", t1, &d);
   if (!h) {
     fprintf(stderr, "written graph does not parse:\n%s\n", t1);
     abort();

@@ -17,10 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static FILE *devnull;
   if (!devnull) devnull = fopen("/dev/null", "w");
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = devnull;
-  GtGraph *g = ox_import_bytes("fuzz.onnx", data, size, &d);
+  GsGraph *g = ox_import_bytes("fuzz.onnx", data, size, &d);
   if (!g) return 0;
   if (graph_infer(g, 2, &d) == 0)
     for (int i = 0; i < g->nops; i++) (void)graph_op_cost(g, i);

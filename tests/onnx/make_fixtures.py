@@ -426,7 +426,7 @@ def vit(layers=12, img=224, patch=16, D=768, H=12, FF=3072, classes=1000):
 
 
 def concat10():
-    """DenseNet-121's blocks concatenate up to 32 inputs, more than the IR's GT_MAX_OPERANDS:
+    """DenseNet-121's blocks concatenate up to 32 inputs, more than the IR's GS_MAX_OPERANDS:
     Concat of ten [N, 2, 4, 4] tensors (relu of the input, then the input nine times)."""
     b = Builder(9)
     r = b.node("Relu", ["x"], "/relu/Relu")

@@ -1,8 +1,8 @@
-// simtest.h — helpers for the simulator tests: tiny.cfg's machine as a GtArch built by hand
+// simtest.h — helpers for the simulator tests: tiny.cfg's machine as a GsArch built by hand
 // (every value below is the one in configs/tiny.cfg, so hand calculations in the tests use the
 // same numbers), and a small builder for programs.
-#ifndef GT_SIMTEST_H
-#define GT_SIMTEST_H
+#ifndef GS_SIMTEST_H
+#define GS_SIMTEST_H
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +22,7 @@ extern "C" int sc_main(int argc, char **argv);
 #include "timing.h"
 
 // configs/tiny.cfg, field by field.
-static inline void tiny_arch(GtArch *a) {
+static inline void tiny_arch(GsArch *a) {
   memset(a, 0, sizeof *a);
   a->name = "tiny";
   a->clock_mhz = 1000;
@@ -44,7 +44,7 @@ static inline void tiny_arch(GtArch *a) {
   a->dma_engines = 2;
   a->dma_latency_cycles = 20;
   a->ncore_kinds = 1;
-  GtCoreKind *k = &a->core_kinds[0];
+  GsCoreKind *k = &a->core_kinds[0];
   k->name = "pe";
   k->count = 2;
   k->lb_bytes = 64 << 10;
@@ -57,7 +57,7 @@ static inline void tiny_arch(GtArch *a) {
   k->unit[2] = 2;
   k->dma_engines = 1;
   a->nunit_kinds = 3;
-  GtUnitKind *m = &a->units[0];
+  GsUnitKind *m = &a->units[0];
   m->name = "mme";
   m->caps = CAP_MATRIX;
   m->shape = MAT_CUBE;
@@ -65,7 +65,7 @@ static inline void tiny_arch(GtArch *a) {
   m->mac_rate[DT_FP16] = 1;
   m->mac_rate[DT_INT8] = 2;
   m->matrix_latency_cycles = 8;
-  GtUnitKind *v = &a->units[1];
+  GsUnitKind *v = &a->units[1];
   v->name = "vec";
   v->caps = CAP_VECTOR;
   v->lanes[DT_FP16] = 16;
@@ -77,7 +77,7 @@ static inline void tiny_arch(GtArch *a) {
   v->op_cost[VC_TRANSC] = 8;
   v->op_cost[VC_REDUCE] = 2;
   v->vector_latency_cycles = 4;
-  GtUnitKind *s = &a->units[2];
+  GsUnitKind *s = &a->units[2];
   s->name = "scl";
   s->caps = CAP_SCALAR;
   s->scalar_ops_per_cycle = 1;
@@ -89,30 +89,30 @@ static inline void tiny_arch(GtArch *a) {
 // tiny.cfg's queue indices on a core: 0 dma_in, 1 dma_out, 2 mme, 3 vec, 4 scl.
 enum { TQ_IN = 0, TQ_OUT = 1, TQ_MME = 2, TQ_VEC = 3, TQ_SCL = 4 };
 
-// A queue of a program under construction, by its coordinates: program_queue() may move the
-// queue array when it creates another queue, so a GtQueue pointer is looked up at each use.
+// A queue of a program under construction, by its coordinates: prog_queue() may move the
+// queue array when it creates another queue, so a GsQueue pointer is looked up at each use.
 struct QRef {
   int cluster, core, index;
 };
 
 // A program under construction.
 struct Prog {
-  GtProgram *p = program_new();
-  ~Prog() { program_free(p); }
+  GsProgram *p = prog_new();
+  ~Prog() { prog_free(p); }
   QRef q(int cluster, int core, int index) {
-    program_queue(p, cluster, core, index);
+    prog_queue(p, cluster, core, index);
     return QRef{cluster, core, index};
   }
-  uint32_t region(const char *name) { return program_new_region(p, name); }
-  uint32_t tile(const char *name) { return program_new_tile(p, name); }
-  GtInst *emit(QRef q, GtOpcode op) {
-    GtInst *in = program_emit(program_queue(p, q.cluster, q.core, q.index));
+  uint32_t region(const char *name) { return prog_new_region(p, name); }
+  uint32_t tile(const char *name) { return prog_new_tile(p, name); }
+  GsInst *emit(QRef q, GsOpcode op) {
+    GsInst *in = prog_emit(prog_queue(p, q.cluster, q.core, q.index));
     in->op = (uint8_t)op;
     return in;
   }
-  void alloc(QRef q, uint32_t r, GtLevel lvl, int cluster, int core, int64_t off, int64_t bytes,
+  void alloc(QRef q, uint32_t r, GsLevel lvl, int cluster, int core, int64_t off, int64_t bytes,
              uint32_t init = 0) {
-    GtInst *in = emit(q, I_ALLOC);
+    GsInst *in = emit(q, I_ALLOC);
     in->r[0] = r;
     in->sub = (uint8_t)lvl;
     inst_alloc_set_cluster(in, cluster);
@@ -122,8 +122,8 @@ struct Prog {
     in->t[0] = init;
   }
   void free_(QRef q, uint32_t r) { emit(q, I_FREE)->r[0] = r; }
-  GtInst *mov(QRef q, uint32_t dst, uint32_t dtile, uint32_t src, uint32_t stile, int64_t bytes) {
-    GtInst *in = emit(q, I_MOV);
+  GsInst *mov(QRef q, uint32_t dst, uint32_t dtile, uint32_t src, uint32_t stile, int64_t bytes) {
+    GsInst *in = emit(q, I_MOV);
     in->r[0] = dst;
     in->t[0] = dtile;
     in->r[1] = src;
@@ -131,17 +131,17 @@ struct Prog {
     inst_mov_set_bytes(in, bytes);
     return in;
   }
-  GtInst *gemm(QRef q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
-               int64_t m, int64_t n, int64_t k, GtDtype t) {
-    GtInst *in = emit(q, I_GEMM);
+  GsInst *gemm(QRef q, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, uint32_t b, uint32_t bt,
+               int64_t m, int64_t n, int64_t k, GsDtype t) {
+    GsInst *in = emit(q, I_GEMM);
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
     inst_gemm_set_m(in, m); inst_gemm_set_n(in, n); inst_gemm_set_k(in, k);
     in->dtype = (uint8_t)t;
     return in;
   }
-  GtInst *vec(QRef q, GtVop op, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, int64_t elems,
-              GtDtype t, uint32_t b = 0, uint32_t bt = 0) {
-    GtInst *in = emit(q, I_VEC);
+  GsInst *vec(QRef q, GsVop op, uint32_t d, uint32_t dt, uint32_t a, uint32_t at, int64_t elems,
+              GsDtype t, uint32_t b = 0, uint32_t bt = 0) {
+    GsInst *in = emit(q, I_VEC);
     in->sub = (uint8_t)op;
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
     inst_vec_set_elems(in, elems);
@@ -150,19 +150,19 @@ struct Prog {
   }
   void scalar(QRef q, int64_t ops) { inst_scalar_set_ops(emit(q, I_SCALAR), ops); }
   void signal(QRef q, int target, int64_t flag) {
-    GtInst *in = emit(q, I_SIGNAL);
+    GsInst *in = emit(q, I_SIGNAL);
     in->sub = (uint8_t)target;
     inst_signal_set_flag(in, flag);
   }
   void wait(QRef q, int64_t flag) { inst_wait_set_flag(emit(q, I_WAIT), flag); }
-  void barrier(QRef q, GtScope s, int64_t id, int64_t count) {
-    GtInst *in = emit(q, I_BARRIER);
+  void barrier(QRef q, GsScope s, int64_t id, int64_t count) {
+    GsInst *in = emit(q, I_BARRIER);
     in->sub = (uint8_t)s;
     inst_barrier_set_id(in, id);
     inst_barrier_set_count(in, count);
   }
-  void sem(QRef q, bool post, GtScope s, int64_t id) {
-    GtInst *in = emit(q, post ? I_SEMPOST : I_SEMWAIT);
+  void sem(QRef q, bool post, GsScope s, int64_t id) {
+    GsInst *in = emit(q, post ? I_SEMPOST : I_SEMWAIT);
     in->sub = (uint8_t)s;
     if (post) inst_sempost_set_id(in, id);
     else inst_semwait_set_id(in, id);

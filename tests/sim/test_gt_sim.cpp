@@ -31,44 +31,44 @@ extern "C" {
 
 extern "C" int sc_main(int argc, char **argv);
 
-static GtArch *g_arch;
+static GsArch *g_arch;
 static Simulator *g_sim;
 
 // Lowers `text` (batch 1) under strategy s; graphturbo at ladder level `lvl` keeping a
 // fraction `stitch` of each LB for layer outputs.
-static GtLowered *lower(const char *text, GtSchedKind s, GtLadder lvl, double stitch) {
-  GtDiag d;
+static GsLowered *lower(const char *text, GsSchedKind s, GtLadder lvl, double stitch) {
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_parse("gt.gtg", text, &d);
+  GsGraph *g = gtg_parse("gt.gtg", text, &d);
   if (!g) fail_msg("graph does not parse");
-  GtLowerOptions o;
+  GsLowerOptions o;
   lower_options_default(&o);
   o.sched = s;
   o.batch = 1;
   o.gt_level = lvl;
   o.gt_stitch = stitch;
-  GtLowered *l = lower_run(g, g_arch, &o, &d);
+  GsLowered *l = lower_run(g, g_arch, &o, &d);
   if (!l) fail_msg("lowering failed");
   return l;
 }
 
-static void finish(GtLowered *l) {
-  GtGraph *g = l->graph;
-  lowered_free(l);
+static void finish(GsLowered *l) {
+  GsGraph *g = l->graph;
+  lower_free(l);
   graph_free(g);
 }
 
-static int simulate(const GtLowered *l, SimResult *r) {
+static int simulate(const GsLowered *l, SimResult *r) {
   SimOptions so;
   return g_sim->run(l->prog, so, r);
 }
 
-static void simulate_ok(const GtLowered *l, SimResult *r) {
+static void simulate_ok(const GsLowered *l, SimResult *r) {
   if (simulate(l, r) != 0) fail_msg("simulation failed: %s", r->message.c_str());
 }
 
 // The slice of tensor `name` (exactly one: one instance, one cluster).
-static const GtSlice *slice_of(const GtLowered *l, const char *name) {
+static const GtSlice *slice_of(const GsLowered *l, const char *name) {
   int t = graph_find_tensor(l->graph, name);
   assert_true(t >= 0);
   const GtSlice *found = nullptr;
@@ -88,8 +88,8 @@ static const GtSlice *slice_of(const GtLowered *l, const char *name) {
 //   y [1,16,8,8] = 16·64·2 = 2048 B
 // Two layers (a conv is an anchor; nothing elementwise follows it), so two kernels.
 // Where `a` can live: the LB is 64 KiB, the default gt_stitch 0.75 keeps 48 KiB of it for
-// layer outputs, and 4096 B fit. The GB is 2048 B; fill_gb_split keeps its top for the largest
-// gemm weights, min(1024, 2048/4·3) = 1024 B, leaving 1024 B < 4096 B for layer outputs.
+// layer outputs, and 4096 B fit. The GB is 2048 B; lower_fill_gb_split keeps its top for the
+// largest gemm weights, min(1024, 2048/4·3) = 1024 B, leaving 1024 B < 4096 B for layer outputs.
 // The tiles fit without cutting columns or k (so weights load once, every input row once):
 // conv a needs 2·2048 (A) + 1024 (W resident) + 2·4096 (O) = 13312 B, conv b
 // 2·4096 + 1024 + 2·2048 = 13312 B, both far below the 64 KiB - 4 KiB below the kept `a`.
@@ -104,7 +104,7 @@ static const double X = 2048, WA = 1024, A = 4096, WB = 1024, Y = 2048;
 static void chain_kept_in_lb(void **) {
   GtLadder levels[] = {GTL_INSTANCES, GTL_FULL};
   for (GtLadder lvl : levels) {
-    GtLowered *l = lower(chain, SCHED_GRAPHTURBO, lvl, 0.75);
+    GsLowered *l = lower(chain, SCHED_GRAPHTURBO, lvl, 0.75);
     assert_int_equal(l->nkernels, 2);
     const GtSlice *s = slice_of(l, "a");
     assert_int_equal(s->want, LVL_LB);
@@ -136,7 +136,7 @@ static void chain_kept_in_lb(void **) {
 static void chain_spilled_to_ddr(void **) {
   GtLadder levels[] = {GTL_INSTANCES, GTL_FULL};
   for (GtLadder lvl : levels) {
-    GtLowered *l = lower(chain, SCHED_GRAPHTURBO, lvl, 0);
+    GsLowered *l = lower(chain, SCHED_GRAPHTURBO, lvl, 0);
     assert_int_equal(l->nkernels, 2);
     const GtSlice *s = slice_of(l, "a");
     // where it was meant to live depends on the schedule alone, not on gt_stitch: the LB,
@@ -158,14 +158,14 @@ static void chain_spilled_to_ddr(void **) {
 // tvm: a kernel per layer, everything through DDR: the same traffic as the spilled
 // graphturbo, i.e. 2·4096 B more in all than graphturbo keeping `a` in the LB.
 static void chain_tvm_through_ddr(void **) {
-  GtLowered *l = lower(chain, SCHED_TVM, GTL_FULL, 0.75);
+  GsLowered *l = lower(chain, SCHED_TVM, GTL_FULL, 0.75);
   SimResult r;
   simulate_ok(l, &r);
   double rd = r.stats.get("ddr.read_bytes"), wr = r.stats.get("ddr.write_bytes");
   assert_true(rd == X + WA + WB + A);  // 8192
   assert_true(wr == Y + A);            // 6144
   finish(l);
-  GtLowered *g = lower(chain, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+  GsLowered *g = lower(chain, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
   SimResult rg;
   simulate_ok(g, &rg);
   double gt = rg.stats.get("ddr.read_bytes") + rg.stats.get("ddr.write_bytes");
@@ -187,40 +187,40 @@ static const char *small =
     "r2 = relu(c2)\n"
     "c3 = conv2d(r2) units=16 kernel=1 bias=0\n";
 
-static std::vector<GtInst> insts_of(const GtQueue &q) {
-  std::vector<GtInst> v;
-  for (size_t i = 0; i < q.insts.len; i++) v.push_back(VEC_AT(&q.insts, GtInst, i));
+static std::vector<GsInst> insts_of(const GsQueue &q) {
+  std::vector<GsInst> v;
+  for (size_t i = 0; i < q.insts.len; i++) v.push_back(VEC_AT(&q.insts, GsInst, i));
   return v;
 }
 
-static void set_insts(GtQueue *q, const std::vector<GtInst> &v) {
-  GtVec nv;
-  vec_init(&nv, sizeof(GtInst));
-  for (const GtInst &in : v) *(GtInst *)vec_push(&nv) = in;
+static void set_insts(GsQueue *q, const std::vector<GsInst> &v) {
+  GsVec nv;
+  vec_init(&nv, sizeof(GsInst));
+  for (const GsInst &in : v) *(GsInst *)vec_push(&nv) = in;
   vec_free(&q->insts);
   q->insts = nv;
 }
 
-static int count_barriers(const GtQueue &q) {
+static int count_barriers(const GsQueue &q) {
   int n = 0;
-  for (size_t i = 0; i < q.insts.len; i++) n += VEC_AT(&q.insts, GtInst, i).op == I_BARRIER;
+  for (size_t i = 0; i < q.insts.len; i++) n += VEC_AT(&q.insts, GsInst, i).op == I_BARRIER;
   return n;
 }
 
 // Every queue joins the set-up barrier and one barrier after each kernel (one iteration):
 // nkernels + 1 barriers, kernel j's instructions between occurrence j and j + 1.
-static void check_barrier_layout(const GtLowered *l) {
+static void check_barrier_layout(const GsLowered *l) {
   for (int i = 0; i < l->prog->nqueues; i++)
     assert_int_equal(count_barriers(l->prog->queues[i]), l->nkernels + 1);
 }
 
 // Does kernel j + 1 read an output of kernel j?
-static int reads_previous(const GtLowered *l, int j) {
-  const GtGraph *g = l->graph;
-  const GtKernel *p = &l->kernels[j], *k = &l->kernels[j + 1];
-  const GtOp *last = &g->ops[p->ops[p->nops - 1]];
+static int reads_previous(const GsLowered *l, int j) {
+  const GsGraph *g = l->graph;
+  const GsKernel *p = &l->kernels[j], *k = &l->kernels[j + 1];
+  const GsOp *last = &g->ops[p->ops[p->nops - 1]];
   for (int a = 0; a < k->nops; a++) {
-    const GtOp *op = &g->ops[k->ops[a]];
+    const GsOp *op = &g->ops[k->ops[a]];
     for (int i = 0; i < op->nin; i++)
       for (int o = 0; o < last->nout; o++)
         if (op->in[i] == last->out[o]) return 1;
@@ -229,11 +229,11 @@ static int reads_previous(const GtLowered *l, int j) {
 }
 
 // (a) the barrier between kernel j and kernel j + 1 (occurrence j + 1) removed from every queue
-static void remove_barrier(GtProgram *p, int j) {
+static void remove_barrier(GsProgram *p, int j) {
   for (int i = 0; i < p->nqueues; i++) {
-    std::vector<GtInst> v = insts_of(p->queues[i]), w;
+    std::vector<GsInst> v = insts_of(p->queues[i]), w;
     int seen = 0;
-    for (const GtInst &in : v) {
+    for (const GsInst &in : v) {
       if (in.op == I_BARRIER && seen++ == j + 1) continue;
       w.push_back(in);
     }
@@ -245,12 +245,12 @@ static void remove_barrier(GtProgram *p, int j) {
 // (b) the blocks of kernels j and j + 1 swapped in every queue (barriers stay in place):
 // segment s is what lies before barrier occurrence s (the last one: after the last barrier);
 // kernel j is segment j + 1.
-static void swap_kernels(GtProgram *p, int j) {
+static void swap_kernels(GsProgram *p, int j) {
   for (int i = 0; i < p->nqueues; i++) {
-    std::vector<GtInst> v = insts_of(p->queues[i]);
-    std::vector<std::vector<GtInst>> seg(1);
-    std::vector<GtInst> bars;
-    for (const GtInst &in : v) {
+    std::vector<GsInst> v = insts_of(p->queues[i]);
+    std::vector<std::vector<GsInst>> seg(1);
+    std::vector<GsInst> bars;
+    for (const GsInst &in : v) {
       if (in.op == I_BARRIER) {
         bars.push_back(in);
         seg.emplace_back();
@@ -260,7 +260,7 @@ static void swap_kernels(GtProgram *p, int j) {
     }
     assert_true((int)seg.size() > j + 2);
     std::swap(seg[(size_t)j + 1], seg[(size_t)j + 2]);
-    std::vector<GtInst> w;
+    std::vector<GsInst> w;
     for (size_t s = 0; s < seg.size(); s++) {
       w.insert(w.end(), seg[s].begin(), seg[s].end());
       if (s < bars.size()) w.push_back(bars[s]);
@@ -271,7 +271,7 @@ static void swap_kernels(GtProgram *p, int j) {
 }
 
 static void small_model_runs(void **) {
-  GtLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+  GsLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
   assert_int_equal(l->nkernels, 4);
   check_barrier_layout(l);
   for (int j = 0; j + 1 < l->nkernels; j++) assert_true(reads_previous(l, j));
@@ -283,7 +283,7 @@ static void small_model_runs(void **) {
 
 static void mutation_missing_barrier(void **) {
   for (int j = 0; j + 1 < 4; j++) {
-    GtLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+    GsLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
     assert_int_equal(l->nkernels, 4);
     check_barrier_layout(l);
     assert_true(reads_previous(l, j));
@@ -300,7 +300,7 @@ static void mutation_missing_barrier(void **) {
 
 static void mutation_swapped_kernels(void **) {
   for (int j = 0; j + 1 < 4; j++) {
-    GtLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+    GsLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
     assert_int_equal(l->nkernels, 4);
     check_barrier_layout(l);
     assert_true(reads_previous(l, j));
@@ -342,13 +342,13 @@ static void same_result(const SimResult &a, const SimResult &b) {
 }
 
 static void deterministic(void **) {
-  GtLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+  GsLowered *l = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
   SimResult r1, r2, r3, r4;
   simulate_ok(l, &r1);
   simulate_ok(l, &r2);
   same_result(r1, r2);
   // a failing run in between
-  GtLowered *bad = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+  GsLowered *bad = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
   swap_kernels(bad->prog, 0);
   SimResult rb;
   assert_int_equal(simulate(bad, &rb), 2);
@@ -357,14 +357,14 @@ static void deterministic(void **) {
   same_result(r1, r3);
   finish(l);
   // a fresh lowering of the same graph
-  GtLowered *l2 = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
+  GsLowered *l2 = lower(small, SCHED_GRAPHTURBO, GTL_FULL, 0.75);
   simulate_ok(l2, &r4);
   same_result(r1, r4);
   finish(l2);
 }
 
 int sc_main(int, char **) {
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   const char *sets[] = {"chip.clusters=1", "core.pe.count=1", "cluster.gb_kib=2"};
   g_arch = arch_load("configs/tiny.cfg", sets, 3, &d);

@@ -32,20 +32,20 @@ extern "C" {
 
 extern "C" int sc_main(int argc, char **argv);
 
-static GtArch *g_arch;
+static GsArch *g_arch;
 static Simulator *g_sim;
 
 struct Run {
-  GtLowered *l;
+  GsLowered *l;
   SimResult r;
 };
 
-static Run schedule_and_run(const char *text, GtSchedKind s) {
-  GtDiag d;
+static Run schedule_and_run(const char *text, GsSchedKind s) {
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_parse("conv.gtg", text, &d);
+  GsGraph *g = gtg_parse("conv.gtg", text, &d);
   if (!g) fail_msg("graph does not parse");
-  GtLowerOptions o;
+  GsLowerOptions o;
   lower_options_default(&o);
   o.sched = s;
   o.batch = 1;
@@ -59,8 +59,8 @@ static Run schedule_and_run(const char *text, GtSchedKind s) {
 }
 
 static void finish(Run &run) {
-  GtGraph *g = run.l->graph;
-  lowered_free(run.l);
+  GsGraph *g = run.l->graph;
+  lower_free(run.l);
   graph_free(g);
 }
 
@@ -120,10 +120,10 @@ static void never_below_roofline(void **) {
   const char *graphs[] = {conv_compute, conv_memory};
   for (const char *gr : graphs)
     for (int s = 0; s < SCHED_COUNT; s++) {
-      Run run = schedule_and_run(gr, (GtSchedKind)s);
-      GtRunStats rs;
+      Run run = schedule_and_run(gr, (GsSchedKind)s);
+      GsRunStats rs;
       memset(&rs, 0, sizeof rs);
-      runstats_init_units(&rs, g_arch);
+      report_init_units(&rs, g_arch);
       std::vector<uint64_t> ep;
       for (const SimEpisode &e : run.r.episodes) ep.push_back(e.cycle);
       for (const SimEpisode &e : run.r.cluster_episodes) ep.push_back(e.cycle); // one cluster
@@ -131,7 +131,7 @@ static void never_below_roofline(void **) {
       rs.cycles = run.r.cycles;
       rs.nepisodes = (int)ep.size();
       rs.episode_end = ep.data();
-      GtRunSummary sum = report_summary(run.l, &rs);
+      GsRunSummary sum = report_summary(run.l, &rs);
       assert_true(sum.time_s >= sum.bound_s);
       assert_true(sum.bound_s > 0);
       uint64_t total = ep.empty() ? 0 : ep[0];
@@ -142,7 +142,7 @@ static void never_below_roofline(void **) {
 }
 
 int sc_main(int, char **) {
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   const char *sets[] = {"chip.clusters=1", "core.pe.count=1"};
   g_arch = arch_load("configs/tiny.cfg", sets, 2, &d);

@@ -18,7 +18,7 @@
 
 #include "simtest.h"
 
-static GtArch g_arch;
+static GsArch g_arch;
 static Simulator *g_sim;
 
 struct Rng {  // xorshift64*: deterministic, no time seed
@@ -83,11 +83,11 @@ static void build(Prog &pr, uint64_t seed, int drop, Facts *f, int drop_wait = -
           pr.gemm(U, o, ty, buf[i % 2], tx, w, tw, m, 16, 16, DT_FP16);
           compute += timing_matrix(&g_arch.units[0], m, 16, 16, DT_FP16);
         } else {
-          GtVop op = (GtVop)(rng.below(V_COUNT));
-          GtInst *v = pr.vec(U, op, o, ty, buf[i % 2], tx, S / 2, DT_FP16, vop_inputs(op) == 2 ? w : 0,
-                             vop_inputs(op) == 2 ? tw : 0);
+          GsVop op = (GsVop)(rng.below(V_COUNT));
+          GsInst *v = pr.vec(U, op, o, ty, buf[i % 2], tx, S / 2, DT_FP16, isa_vop_inputs(op) == 2 ? w : 0,
+                             isa_vop_inputs(op) == 2 ? tw : 0);
           // one group: the checks need 1 <= param <= elems
-          if (vop_needs_param(op)) inst_vec_set_param(v, S / 2);
+          if (isa_vop_needs_param(op)) inst_vec_set_param(v, S / 2);
           compute += timing_vector(&g_arch.units[1], op, S / 2, DT_FP16);
         }
         if (i + 2 < iters) signal(U, TQ_IN, 1);  // every signal has its wait

@@ -4,7 +4,7 @@
 // except the core mix; expected cycles are computed here.
 #include "simtest.h"
 
-static GtArch g_arch;
+static GsArch g_arch;
 static Simulator *g_sim;
 enum { GEMM_CORE = 8 };
 
@@ -77,7 +77,7 @@ int sc_main(int, char **) {
   g_arch.nclusters = 1;
   g_arch.gb_bytes = 1 << 20;
   g_arch.ncore_kinds = 2;
-  GtCoreKind *tpc = &g_arch.core_kinds[0], *gemm = &g_arch.core_kinds[1];
+  GsCoreKind *tpc = &g_arch.core_kinds[0], *gemm = &g_arch.core_kinds[1];
   tpc->name = "tpc";
   tpc->count = 8;
   tpc->lb_bytes = 80 << 10;

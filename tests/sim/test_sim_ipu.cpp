@@ -3,7 +3,7 @@
 // vector work (queues dma_in, dma_out, ipu: 7296 queues). Figures are tiny.cfg's otherwise.
 #include "simtest.h"
 
-static GtArch g_arch;
+static GsArch g_arch;
 static Simulator *g_sim;
 enum { CORES = 1216, Q_IPU = 2 };
 
@@ -52,13 +52,13 @@ static void no_gb(void **) {
 int sc_main(int, char **) {
   tiny_arch(&g_arch);
   g_arch.gb_bytes = 0;
-  GtCoreKind *k = &g_arch.core_kinds[0];
+  GsCoreKind *k = &g_arch.core_kinds[0];
   k->name = "tile";
   k->count = CORES;
   k->lb_bytes = 256 << 10;
   k->nunits = 1;
   k->unit[0] = 3;
-  GtUnitKind *u = &g_arch.units[3];
+  GsUnitKind *u = &g_arch.units[3];
   *u = g_arch.units[1];  // vec's lanes and costs
   u->name = "ipu";
   u->caps = CAP_MATRIX | CAP_VECTOR;

@@ -3,11 +3,11 @@
 // Expected cycles come from docs/timing.md's formulas, computed here.
 #include "simtest.h"
 
-static GtArch g_arch;
+static GsArch g_arch;
 static Simulator *g_sim;
 enum { Q_MME = 2, Q_SOS = 3, Q_SWS = 4 };
 
-static int64_t gemm_on(int queue, int64_t m, int64_t n, int64_t k, GtDtype t) {
+static int64_t gemm_on(int queue, int64_t m, int64_t n, int64_t k, GsDtype t) {
   Prog pr;
   uint32_t ta = pr.tile("a"), tb = pr.tile("b"), to = pr.tile("o");
   uint32_t a = pr.region("a"), b = pr.region("b"), o = pr.region("o");
@@ -46,7 +46,7 @@ static void systolic_weight_stationary(void **) {
 int sc_main(int, char **) {
   tiny_arch(&g_arch);
   for (int i = 3; i < 5; i++) {
-    GtUnitKind *u = &g_arch.units[i];
+    GsUnitKind *u = &g_arch.units[i];
     memset(u, 0, sizeof *u);
     u->name = i == 3 ? "sos" : "sws";
     u->caps = CAP_MATRIX;
@@ -59,7 +59,7 @@ int sc_main(int, char **) {
     u->matrix_latency_cycles = 6;
   }
   g_arch.nunit_kinds = 5;
-  GtCoreKind *k = &g_arch.core_kinds[0];
+  GsCoreKind *k = &g_arch.core_kinds[0];
   k->nunits = 4;
   k->unit[0] = 0;  // mme
   k->unit[1] = 3;  // sos

@@ -5,10 +5,10 @@
 
 #include "simtest.h"
 
-static GtArch A;
+static GsArch A;
 
 static void cube_fp16_int8_and_rounding(void **) {
-  const GtUnitKind *u = &A.units[0];  // cube 4x4x4, rate fp16 1, int8 2, latency 8
+  const GsUnitKind *u = &A.units[0];  // cube 4x4x4, rate fp16 1, int8 2, latency 8
   // 16x16x16: ceil(16/4)^3 = 64 blocks at 1 per cycle + 8
   assert_int_equal(timing_matrix(u, 16, 16, 16, DT_FP16), 64 + 8);
   // int8 at rate 2: 64 / 2 = 32 + 8
@@ -24,7 +24,7 @@ static void cube_fp16_int8_and_rounding(void **) {
 }
 
 static void systolic_os_ws(void **) {
-  GtUnitKind u;
+  GsUnitKind u;
   memset(&u, 0, sizeof u);
   u.caps = CAP_MATRIX;
   u.shape = MAT_SYSTOLIC;
@@ -46,7 +46,7 @@ static void systolic_os_ws(void **) {
 }
 
 static void vector_per_class(void **) {
-  const GtUnitKind *u = &A.units[1];  // lanes fp16 16; costs simple 1 mul 1 div 4 transc 8 reduce 2
+  const GsUnitKind *u = &A.units[1];  // lanes fp16 16; costs simple 1 mul 1 div 4 transc 8 reduce 2
   // 1000 fp16 elements -> ceil(1000/16) = 63 lane-groups; + latency 4
   assert_int_equal(timing_vector(u, V_RELU, 1000, DT_FP16), 4 + 63 * 1);  // 1 simple pass
   assert_int_equal(timing_vector(u, V_MUL, 1000, DT_FP16), 4 + 63 * 1);   // 1 mul pass
@@ -62,7 +62,7 @@ static void vector_per_class(void **) {
 }
 
 static void scalar_ops(void **) {
-  GtUnitKind u = A.units[2];
+  GsUnitKind u = A.units[2];
   assert_int_equal(timing_scalar(&u, 10), 10);  // 1 op per cycle
   u.scalar_ops_per_cycle = 4;
   assert_int_equal(timing_scalar(&u, 10), 3);   // ceil(10/4)
@@ -72,20 +72,20 @@ static void scalar_ops(void **) {
 static void ddr_mapping(void **) {
   std::vector<double> ch(2, 0.0);
   // 1024 B from 0, 256 B interleave over 2 channels: 512 each
-  ddr_channel_bytes(0, 1024, 256, 2, 64, ch);
+  timing_ddr_channel_bytes(0, 1024, 256, 2, 64, ch);
   assert_true(ch[0] == 512 && ch[1] == 512);
   ch.assign(2, 0);
   // [100, 200) rounds out to bursts [64, 256): 192 B, all in channel 0
-  ddr_channel_bytes(100, 100, 256, 2, 64, ch);
+  timing_ddr_channel_bytes(100, 100, 256, 2, 64, ch);
   assert_true(ch[0] == 192 && ch[1] == 0);
   ch.assign(2, 0);
   // [200, 300) -> [192, 320): 64 B in channel 0, 64 B in channel 1
-  ddr_channel_bytes(200, 100, 256, 2, 64, ch);
+  timing_ddr_channel_bytes(200, 100, 256, 2, 64, ch);
   assert_true(ch[0] == 64 && ch[1] == 64);
   ch.assign(2, 0);
   // 16 rows of 256 B with a 512 B stride: every row starts at a multiple of 512 -> channel 0
-  GtAccess ap{0, 256, 16, 512, 1, 0};
-  ddr_pattern_bytes(ap, 256, 2, 64, ch);
+  GsAccess ap{0, 256, 16, 512, 1, 0};
+  timing_ddr_pattern_bytes(ap, 256, 2, 64, ch);
   assert_true(ch[0] == 4096 && ch[1] == 0);
   assert_int_equal(timing_access_extent(&ap), 15 * 512 + 256);
 }
@@ -98,27 +98,27 @@ static void ddr_bursts(void **) {
   timing_burst_span(100, 100, 1, &lo, &hi);   // no bursts: the bytes themselves
   assert_true(lo == 100 && hi == 200);
   // contiguous rows and planes are one run: 4 x 96 B from 0 -> [0, 384), 384 B
-  GtAccess all{0, 96, 2, 96, 2, 192};
-  GtAccess r = timing_ddr_runs(&all);
+  GsAccess all{0, 96, 2, 96, 2, 192};
+  GsAccess r = timing_ddr_runs(&all);
   assert_true(r.rows == 1 && r.planes == 1 && r.row_bytes == 384);
   assert_int_equal(timing_ddr_bytes(&all, 64), 384);
   // rows contiguous inside a plane but planes 1024 apart: every row is a run of its own
   // [0,96)->128, [96,192)->[64,192) 128, [1024,1120)->128, [1120,1216)->[1088,1216) 128
-  GtAccess planes{0, 96, 2, 96, 2, 1024};
+  GsAccess planes{0, 96, 2, 96, 2, 1024};
   r = timing_ddr_runs(&planes);
   assert_true(r.rows == 2 && r.planes == 2 && r.row_bytes == 96);
   assert_int_equal(timing_ddr_bytes(&planes, 64), 4 * 128);
   std::vector<double> ch(2, 0.0);
-  ddr_pattern_bytes(planes, 256, 2, 64, ch);  // the channels add up to the same bytes
+  timing_ddr_pattern_bytes(planes, 256, 2, 64, ch);  // the channels add up to the same bytes
   assert_true(ch[0] + ch[1] == 4 * 128);
   // the bound: runs 96 apart from 0 start at multiples of g = gcd(64, 0, 96) = 32, so each
   // 64 B run is charged as if it started at 64 - 32 = 32: [32, 96) -> [0, 128), 3 x 128;
   // at their addresses [0,64) 64, [96,160)->[64,192) 128, [192,256) 64 = 256
-  GtAccess odd{0, 64, 3, 96, 1, 0};
+  GsAccess odd{0, 64, 3, 96, 1, 0};
   assert_int_equal(timing_ddr_bytes_bound(&odd, 64), 3 * 128);
   assert_int_equal(timing_ddr_bytes(&odd, 64), 256);
   // burst-aligned runs: the bound is exact, 4 rows of 100 B at a 128 B stride -> 4 x 128
-  GtAccess al{0, 100, 4, 128, 1, 0};
+  GsAccess al{0, 100, 4, 128, 1, 0};
   assert_int_equal(timing_ddr_bytes_bound(&al, 64), 512);
   assert_int_equal(timing_ddr_bytes(&al, 64), 512);
 }
@@ -130,11 +130,11 @@ static void reservation_interleaves(void **) {
   BwUse a[2] = {{&ddr, 256}, {&linkA, 256}}, b[2] = {{&ddr, 256}, {&linkB, 256}};
   double s;
   // A first at t=0: 256/16 = 16 cycles on the shared channel
-  assert_true(bw_reserve(a, 2, 0, &s) == 16 && s == 0);
+  assert_true(timing_bw_reserve(a, 2, 0, &s) == 16 && s == 0);
   // B at t=0 waits for the channel: [16, 32]
-  assert_true(bw_reserve(b, 2, 0, &s) == 32 && s == 16);
+  assert_true(timing_bw_reserve(b, 2, 0, &s) == 32 && s == 16);
   // A's second chunk, requested when its first ended (16), goes after B's: [32, 48]
-  assert_true(bw_reserve(a, 2, 16, &s) == 48 && s == 32);
+  assert_true(timing_bw_reserve(a, 2, 16, &s) == 48 && s == 32);
   // the channel served 3 chunks of 16 cycles
   assert_true(ddr.busy == 48 && ddr.bytes == 768);
   // a lone transfer: latency 127 + 4096 / 16
@@ -143,9 +143,9 @@ static void reservation_interleaves(void **) {
 
 // The tests' hand-built machine is configs/tiny.cfg: every figure the model reads is equal.
 static void hand_built_tiny_is_tiny_cfg(void **) {
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtArch *L = arch_load("configs/tiny.cfg", NULL, 0, &d);
+  GsArch *L = arch_load("configs/tiny.cfg", NULL, 0, &d);
   assert_non_null(L);
   assert_true(L->clock_mhz == A.clock_mhz && L->nclusters == A.nclusters);
   assert_true(L->cluster_link_bytes_per_cycle == A.cluster_link_bytes_per_cycle);
@@ -166,7 +166,7 @@ static void hand_built_tiny_is_tiny_cfg(void **) {
   assert_int_equal(L->dma_latency_cycles, A.dma_latency_cycles);
   assert_int_equal(L->ncore_kinds, 1);
   assert_int_equal(L->cores_per_cluster, A.cores_per_cluster);
-  const GtCoreKind *lk = &L->core_kinds[0], *ak = &A.core_kinds[0];
+  const GsCoreKind *lk = &L->core_kinds[0], *ak = &A.core_kinds[0];
   assert_int_equal(lk->count, ak->count);
   assert_int_equal(lk->lb_bytes, ak->lb_bytes);
   assert_int_equal(lk->lb_ports, ak->lb_ports);
@@ -174,7 +174,7 @@ static void hand_built_tiny_is_tiny_cfg(void **) {
   assert_int_equal(lk->lb_latency_cycles, ak->lb_latency_cycles);
   assert_int_equal(lk->nunits, ak->nunits);
   for (int i = 0; i < lk->nunits; i++) {
-    const GtUnitKind *lu = &L->units[lk->unit[i]], *au = &A.units[ak->unit[i]];
+    const GsUnitKind *lu = &L->units[lk->unit[i]], *au = &A.units[ak->unit[i]];
     assert_string_equal(lu->name, au->name);
     assert_int_equal(lu->caps, au->caps);
     if (lu->caps & CAP_MATRIX) {

@@ -9,7 +9,7 @@
 
 #include "simtest.h"
 
-static GtArch g_arch;
+static GsArch g_arch;
 static Simulator *g_sim;
 static SimResult g_last;  // the last run of two_loads()
 
@@ -71,9 +71,9 @@ static int64_t two_loads(int64_t second_offset, int64_t chunk = 0) {
   x.pr.alloc(qb, sb, LVL_DDR, 0, 0, 8192 + second_offset, 8192, x.t);
   x.pr.alloc(qa, da, LVL_LB, 0, 0, 0, 4096);
   x.pr.alloc(qb, db, LVL_LB, 0, 1, 0, 4096);
-  GtInst *a = x.pr.mov(qa, da, x.t, sa, x.t, 4096);
-  GtInst *b = x.pr.mov(qb, db, x.t, sb, x.t, 4096);
-  for (GtInst *in : {a, b}) {
+  GsInst *a = x.pr.mov(qa, da, x.t, sa, x.t, 4096);
+  GsInst *b = x.pr.mov(qb, db, x.t, sb, x.t, 4096);
+  for (GsInst *in : {a, b}) {
     inst_mov_set_rows(in, 16);
     inst_mov_set_src_stride(in, 512);
   }
@@ -138,7 +138,7 @@ static void episodes_attribute_cycles_and_ddr_bytes(void **) {
 }
 
 // One mov between two buffers; returns cycles.
-static int64_t one_mov(GtLevel sl, int sc, int sk, GtLevel dl, int dc, int dk, bool cluster_dma,
+static int64_t one_mov(GsLevel sl, int sc, int sk, GsLevel dl, int dc, int dk, bool cluster_dma,
                        SimResult *out = nullptr) {
   Xfer x;
   QRef q = cluster_dma ? x.pr.q(sc, -1, 0) : x.pr.q(sc, sk, TQ_IN);
@@ -172,7 +172,7 @@ static void transfer_paths(void **) {
 }
 
 // Operands sit in c0.k0's LB holding their tiles from the start; returns the run's cycles.
-static int64_t one_compute(GtOpcode op, GtVop vop, int64_t elems, GtDtype t, SimResult *out = nullptr) {
+static int64_t one_compute(GsOpcode op, GsVop vop, int64_t elems, GsDtype t, SimResult *out = nullptr) {
   Prog pr;
   uint32_t ta = pr.tile("a"), tb = pr.tile("b"), to = pr.tile("o");
   uint32_t a = pr.region("a"), b = pr.region("b"), o = pr.region("o");
@@ -182,10 +182,10 @@ static int64_t one_compute(GtOpcode op, GtVop vop, int64_t elems, GtDtype t, Sim
   pr.alloc(q, o, LVL_LB, 0, 0, 16384, 8192);
   if (op == I_GEMM) pr.gemm(q, o, to, a, ta, b, tb, elems, elems, elems, t);
   else {
-    uint32_t b2 = vop_inputs(vop) == 2 ? b : 0, tb2 = vop_inputs(vop) == 2 ? tb : 0;
-    GtInst *in = pr.vec(q, vop, o, to, a, ta, elems, t, b2, tb2);
+    uint32_t b2 = isa_vop_inputs(vop) == 2 ? b : 0, tb2 = isa_vop_inputs(vop) == 2 ? tb : 0;
+    GsInst *in = pr.vec(q, vop, o, to, a, ta, elems, t, b2, tb2);
     // one group over all elements (the cost does not depend on it)
-    if (vop_needs_param(vop)) inst_vec_set_param(in, elems);
+    if (isa_vop_needs_param(vop)) inst_vec_set_param(in, elems);
   }
   SimResult r = run(pr);
   if (out) *out = r;
@@ -253,7 +253,7 @@ static void flag_orders_queues(void **) {
 // Double buffering: dma_in loads tile i into buffer i%2 and signals vec (flag 0); vec waits,
 // computes on it, and signals dma_in (flag 1) that the buffer is free again. A load takes
 // T = 127 + 1024/16 = 191 cycles; the steady state per iteration is max(compute, T).
-static SimResult double_buffer(GtVop op, int64_t elems, int iters) {
+static SimResult double_buffer(GsVop op, int64_t elems, int iters) {
   Prog pr;
   QRef in = pr.q(0, 0, TQ_IN), v = pr.q(0, 0, TQ_VEC);
   uint32_t src = pr.region("x.ddr"), buf[2] = {pr.region("buf0"), pr.region("buf1")}, out = pr.region("out");
@@ -268,7 +268,7 @@ static SimResult double_buffer(GtVop op, int64_t elems, int iters) {
   pr.alloc(in, out, LVL_LB, 0, 0, 2048, 1024);
   for (int i = 0; i < iters; i++) {
     if (i >= 2) pr.wait(in, 1);
-    GtInst *m = pr.mov(in, buf[i % 2], tiles[(size_t)i], src, tiles[0], 1024);
+    GsInst *m = pr.mov(in, buf[i % 2], tiles[(size_t)i], src, tiles[0], 1024);
     inst_mov_set_src_off(m, 1024 * i);
     pr.signal(in, TQ_VEC, 0);
     pr.wait(v, 0);
@@ -560,7 +560,7 @@ static void check_sync_bounds_races(void **) {
     uint32_t s = x.pr.region("s"), d = x.pr.region("d");
     x.pr.alloc(q, s, LVL_DDR, 0, 0, 0, 8192, x.t);
     x.pr.alloc(q, d, LVL_LB, 0, 0, 0, 1024);
-    GtInst *in = x.pr.mov(q, d, x.t, s, x.t, 1024);
+    GsInst *in = x.pr.mov(q, d, x.t, s, x.t, 1024);
     inst_mov_set_rows(in, 4);
     inst_mov_set_src_stride(in, 512);
     inst_mov_set_planes(in, 2);

@@ -1,16 +1,16 @@
 /* isa_testlib.h — shared by the ISA tests (include after cmocka.h).
- * tiny_arch(): configs/tiny.cfg as a GtArch filled by hand, for the ISA tests (they must
+ * tiny_arch(): configs/tiny.cfg as a GsArch filled by hand, for the ISA tests (they must
  * not depend on the config parser; test_isa_check compares it with arch_load of the file).
- * Only the fields the assembler and program_check read are filled. A second core kind
+ * Only the fields the assembler and prog_check read are filled. A second core kind
  * "gemm" (no LB; units mme, scl) is added when `hetero` is set, to test queue names across
  * core kinds (like Goya's TPC + GEMM cores). */
-#ifndef ISA_TESTLIB_H
-#define ISA_TESTLIB_H
+#ifndef GS_ISA_TESTLIB_H
+#define GS_ISA_TESTLIB_H
 #include <string.h>
 
 #include "prog.h"
 
-static inline void tiny_arch(GtArch *a, int hetero) {
+static inline void tiny_arch(GsArch *a, int hetero) {
   memset(a, 0, sizeof *a);
   a->name = "tiny";
   a->clock_mhz = 1000;
@@ -19,7 +19,7 @@ static inline void tiny_arch(GtArch *a, int hetero) {
   a->gb_bytes = 256 * 1024;
   a->dma_engines = 2;
   a->nunit_kinds = 3;
-  GtUnitKind *m = &a->units[0], *v = &a->units[1], *s = &a->units[2];
+  GsUnitKind *m = &a->units[0], *v = &a->units[1], *s = &a->units[2];
   m->name = "mme";
   m->caps = CAP_MATRIX;
   m->shape = MAT_CUBE;
@@ -34,7 +34,7 @@ static inline void tiny_arch(GtArch *a, int hetero) {
   s->name = "scl";
   s->caps = CAP_SCALAR;
   s->scalar_ops_per_cycle = 1;
-  GtCoreKind *k = &a->core_kinds[0];
+  GsCoreKind *k = &a->core_kinds[0];
   k->name = "pe";
   k->count = 2;
   k->lb_bytes = 64 * 1024;
@@ -45,7 +45,7 @@ static inline void tiny_arch(GtArch *a, int hetero) {
   k->dma_engines = 1;
   a->ncore_kinds = 1;
   if (hetero) {
-    GtCoreKind *g = &a->core_kinds[1];
+    GsCoreKind *g = &a->core_kinds[1];
     g->name = "gemm";
     g->count = 1;
     g->lb_bytes = 0;
@@ -57,13 +57,13 @@ static inline void tiny_arch(GtArch *a, int hetero) {
   a->cores_per_cluster = hetero ? 3 : 2;
 }
 
-static inline const GtInst *inst(const GtProgram *p, int q, size_t i) {
+static inline const GsInst *inst(const GsProgram *p, int q, size_t i) {
   assert_true(q < p->nqueues);
   assert_true(i < p->queues[q].insts.len);
-  return &VEC_AT(&p->queues[q].insts, GtInst, i);
+  return &VEC_AT(&p->queues[q].insts, GsInst, i);
 }
 
-static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
+static inline void assert_same_program(const GsProgram *a, const GsProgram *b) {
   assert_int_equal(a->nqueues, b->nqueues);
   assert_int_equal(a->nregions, b->nregions);
   assert_int_equal(a->ntiles, b->ntiles);
@@ -73,7 +73,7 @@ static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
     assert_int_equal(a->queues[q].index, b->queues[q].index);
     assert_int_equal(a->queues[q].insts.len, b->queues[q].insts.len);
     for (size_t i = 0; i < a->queues[q].insts.len; i++) {
-      const GtInst *x = inst(a, q, i), *y = inst(b, q, i);
+      const GsInst *x = inst(a, q, i), *y = inst(b, q, i);
       assert_int_equal(x->op, y->op);
       assert_int_equal(x->sub, y->sub);
       assert_int_equal(x->dtype, y->dtype);
@@ -82,8 +82,8 @@ static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
         assert_int_equal(x->r[k], y->r[k]);
         assert_int_equal(x->t[k], y->t[k]);
       }
-      for (int k = 0; k < GT_INST_NUM; k++)
-        assert_int_equal(inst_field(x, OPF_NUM, k), inst_field(y, OPF_NUM, k));
+      for (int k = 0; k < GS_INST_NUM; k++)
+        assert_int_equal(isa_inst_field(x, OPF_NUM, k), isa_inst_field(y, OPF_NUM, k));
     }
   }
   for (uint32_t i = 0; i < a->ntiles; i++) {
@@ -103,32 +103,32 @@ static inline void assert_same_program(const GtProgram *a, const GtProgram *b) {
 /* every_opcode_program(): every opcode, every VOP, odd names, unnamed ids, extreme numbers. */
 /* A program built through the emitter API with every opcode, every VOP, all dtypes,
  * odd names (quotes, spaces, brackets), unnamed ids, negative and 64-bit numbers. */
-static inline GtProgram *every_opcode_program(void) {
-  GtProgram *p = program_new();
-  uint32_t r1 = program_new_region(p, "in[0]");
-  uint32_t r2 = program_new_region(p, "has space \"and\" quote\\");
-  uint32_t r3 = program_new_region(p, NULL);
-  uint32_t t1 = program_new_tile(p, "x.0:1$a-b");
-  uint32_t t2 = program_new_tile(p, "9starts with digit");
-  uint32_t t3 = program_new_tile(p, NULL);
-  program_reserve_ids(p, 10, 12); /* unused ids at the end survive too */
-  GtQueue *q = program_queue(p, 1, 1, Q_UNIT0 + 1); /* c1.k1.vec */
+static inline GsProgram *every_opcode_program(void) {
+  GsProgram *p = prog_new();
+  uint32_t r1 = prog_new_region(p, "in[0]");
+  uint32_t r2 = prog_new_region(p, "has space \"and\" quote\\");
+  uint32_t r3 = prog_new_region(p, NULL);
+  uint32_t t1 = prog_new_tile(p, "x.0:1$a-b");
+  uint32_t t2 = prog_new_tile(p, "9starts with digit");
+  uint32_t t3 = prog_new_tile(p, NULL);
+  prog_reserve_ids(p, 10, 12); /* unused ids at the end survive too */
+  GsQueue *q = prog_queue(p, 1, 1, Q_UNIT0 + 1); /* c1.k1.vec */
   for (int v = 0; v < V_COUNT; v++) {
-    GtInst *in = program_emit(q);
+    GsInst *in = prog_emit(q);
     in->op = I_VEC;
     in->sub = (uint8_t)v;
     in->r[0] = r1;
     in->t[0] = t1;
     in->r[1] = r2;
     in->t[1] = t2;
-    in->r[2] = vop_inputs((GtVop)v) == 2 ? r3 : 0;
-    in->t[2] = vop_inputs((GtVop)v) == 2 ? t3 : 0;
+    in->r[2] = isa_vop_inputs((GsVop)v) == 2 ? r3 : 0;
+    in->t[2] = isa_vop_inputs((GsVop)v) == 2 ? t3 : 0;
     inst_vec_set_elems(in, 1000 + v);
     inst_vec_set_param(in, v);
     in->dtype = (uint8_t)(v % DT_COUNT);
   }
-  q = program_queue(p, 0, -1, 1); /* c0.dma1 */
-  GtInst *in = program_emit(q);
+  q = prog_queue(p, 0, -1, 1); /* c0.dma1 */
+  GsInst *in = prog_emit(q);
   in->op = I_MOV;
   in->r[0] = r1;
   in->t[0] = t1;
@@ -143,16 +143,16 @@ static inline GtProgram *every_opcode_program(void) {
   inst_mov_set_planes(in, INT64_MAX - 6);
   inst_mov_set_src_pstride(in, INT64_MAX - 7);
   inst_mov_set_dst_pstride(in, INT64_MAX - 8);
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_SEMPOST;
   in->sub = SCOPE_CHIP;
   inst_sempost_set_id(in, 3);
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_SEMWAIT;
   in->sub = SCOPE_CLUSTER;
-  inst_semwait_set_id(in, -7); /* not valid for program_check, but the text must carry it */
-  q = program_queue(p, 0, 0, Q_UNIT0); /* c0.k0.mme */
-  in = program_emit(q);
+  inst_semwait_set_id(in, -7); /* not valid for prog_check, but the text must carry it */
+  q = prog_queue(p, 0, 0, Q_UNIT0); /* c0.k0.mme */
+  in = prog_emit(q);
   in->op = I_GEMM;
   in->r[0] = 9;
   in->t[0] = 11;
@@ -165,23 +165,23 @@ static inline GtProgram *every_opcode_program(void) {
   inst_gemm_set_k(in, 16);
   in->dtype = DT_INT8;
   in->flags = 1;
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_BARRIER;
   in->sub = SCOPE_CHIP;
   inst_barrier_set_id(in, 2);
   inst_barrier_set_count(in, 4);
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_SIGNAL;
   in->sub = Q_DMA_OUT;
   inst_signal_set_flag(in, 5);
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_WAIT;
   inst_wait_set_flag(in, INT64_MIN);
-  q = program_queue(p, 1, 0, Q_UNIT0 + 2); /* c1.k0.scl */
-  in = program_emit(q);
+  q = prog_queue(p, 1, 0, Q_UNIT0 + 2); /* c1.k0.scl */
+  in = prog_emit(q);
   in->op = I_SCALAR;
   inst_scalar_set_ops(in, 12);
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_ALLOC;
   in->r[0] = r3;
   in->sub = LVL_GB;
@@ -189,10 +189,10 @@ static inline GtProgram *every_opcode_program(void) {
   inst_alloc_set_offset(in, 4096);
   inst_alloc_set_bytes(in, 512);
   in->t[0] = t2;
-  in = program_emit(q);
+  in = prog_emit(q);
   in->op = I_FREE;
   in->r[0] = r3;
-  program_queue(p, 1, 1, Q_DMA_IN); /* an empty queue is kept */
+  prog_queue(p, 1, 1, Q_DMA_IN); /* an empty queue is kept */
   return p;
 }
 

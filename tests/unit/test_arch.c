@@ -24,25 +24,25 @@
   } while (0)
 #define EXACT 1e-12
 
-static GtArch *load(const char *path) {
-  GtDiag d;
+static GsArch *load(const char *path) {
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  GtArch *a = arch_load(path, NULL, 0, &d);
+  GsArch *a = arch_load(path, NULL, 0, &d);
   if (!a) fail_msg("%s does not load", path);
   return a;
 }
 
-static GtArch *load_set(const char *path, const char *const *sets, int n) {
-  GtDiag d;
+static GsArch *load_set(const char *path, const char *const *sets, int n) {
+  GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  GtArch *a = arch_load(path, sets, n, &d);
+  GsArch *a = arch_load(path, sets, n, &d);
   if (!a) fail_msg("%s with --set does not load", path);
   return a;
 }
 
-static const GtUnitKind *unit_named(const GtArch *a, const char *name) {
+static const GsUnitKind *unit_named(const GsArch *a, const char *name) {
   for (int i = 0; i < a->nunit_kinds; i++)
     if (strcmp(a->units[i].name, name) == 0) return &a->units[i];
   fail_msg("no unit kind %s", name);
@@ -54,7 +54,7 @@ static const GtUnitKind *unit_named(const GtArch *a, const char *name) {
  * 8 MiB LLB per cluster. */
 static void test_stcp920(void **state) {
   (void)state;
-  GtArch *a = load("configs/stcp920.cfg");
+  GsArch *a = load("configs/stcp920.cfg");
   double fp16 = 4.0 * 8 * (64 * 32) * 2 * 1e9; /* = 131.072e12 */
   assert_close(arch_peak_flops(a, DT_FP16), fp16, EXACT);
   assert_close(arch_peak_flops(a, DT_INT8), 2 * fp16, EXACT);
@@ -68,7 +68,7 @@ static void test_stcp920(void **state) {
   assert_close(a->ddr_bytes_per_cycle, 136e9 / 1e9, EXACT); /* 136 B/cycle at 1 GHz */
   assert_int_equal(a->ddr_channels, 4);
   assert_close(arch_peak_flops(a, DT_FP32), 0, EXACT); /* the MME has no fp32 */
-  const GtUnitKind *vme = unit_named(a, "vme");
+  const GsUnitKind *vme = unit_named(a, "vme");
   assert_int_equal(vme->lanes[DT_FP16], 64); /* [S13] 64 fp16 MACs/cycle */
   arch_free(a);
 }
@@ -76,8 +76,8 @@ static void test_stcp920(void **state) {
 /* Same chip with the per-core buffers of [S13] Table 6: 1 MiB + 256 KiB + 256 KiB. */
 static void test_stcp920_hw(void **state) {
   (void)state;
-  GtArch *a = load("configs/stcp920-hw.cfg");
-  GtArch *p = load("configs/stcp920.cfg");
+  GsArch *a = load("configs/stcp920-hw.cfg");
+  GsArch *p = load("configs/stcp920.cfg");
   assert_int_equal(a->core_kinds[0].lb_bytes, 1024 * 1024 + 256 * 1024 + 256 * 1024);
   assert_close(arch_peak_flops(a, DT_FP16), arch_peak_flops(p, DT_FP16), EXACT);
   assert_close(a->ddr_bytes_per_cycle, p->ddr_bytes_per_cycle, EXACT);
@@ -90,7 +90,7 @@ static void test_stcp920_hw(void **state) {
  * 8192; published 256 TFLOPS fp16 / 512 TOPS int8 at ~1 GHz; HBM 1.2 TB/s; 32 MiB L2. */
 static void test_ascend910(void **state) {
   (void)state;
-  GtArch *a = load("configs/ascend910.cfg");
+  GsArch *a = load("configs/ascend910.cfg");
   double fp16 = 32.0 * (16 * 16 * 16) * 2 * 1e9; /* = 262.1e12 */
   assert_close(arch_peak_flops(a, DT_FP16), fp16, EXACT);
   double f = arch_peak_flops(a, DT_FP16);
@@ -98,7 +98,7 @@ static void test_ascend910(void **state) {
   assert_close(arch_peak_flops(a, DT_INT8), 512e12, 0.03);
   assert_close(a->ddr_bytes_per_cycle, 1.2e12 / 1e9, EXACT);
   assert_int_equal(a->gb_bytes, 32 * 1024 * 1024);
-  const GtUnitKind *v = unit_named(a, "vector");
+  const GsUnitKind *v = unit_named(a, "vector");
   assert_int_equal(v->lanes[DT_FP16], 2048 / 16); /* 2048-bit vector [S2] */
   assert_int_equal(v->lanes[DT_INT8], 2048 / 8);
   assert_int_equal(v->lanes[DT_FP32], 2048 / 32);
@@ -108,7 +108,7 @@ static void test_ascend910(void **state) {
 /* Ascend 310 ([S4]): 2 cores, 8 TFLOPS fp16, 16 TOPS int8; 8 MiB L2 ([S6] l2_size). */
 static void test_ascend310(void **state) {
   (void)state;
-  GtArch *a = load("configs/ascend310.cfg");
+  GsArch *a = load("configs/ascend310.cfg");
   assert_close(arch_peak_flops(a, DT_FP16), 2.0 * 2048 * 2 * 1e9, EXACT);
   assert_close(arch_peak_flops(a, DT_FP16), 8e12, 0.03);
   assert_close(arch_peak_flops(a, DT_INT8), 16e12, 0.03);
@@ -122,18 +122,18 @@ static void test_ascend310(void **state) {
  * and 1 GEMM core without LB; cores numbered by core kind in file order. */
 static void test_goya_numbering(void **state) {
   (void)state;
-  GtArch *a = load("configs/goya.cfg");
+  GsArch *a = load("configs/goya.cfg");
   assert_int_equal(a->nclusters, 1);
   assert_int_equal(a->cores_per_cluster, 8 + 1);
   for (int c = 0; c < 8; c++) {
     assert_int_equal(arch_core_kind_of(a, c), 0);
     assert_string_equal(arch_core(a, c)->name, "tpc");
     assert_int_equal(arch_core(a, c)->lb_bytes, 81 * 1024);
-    const GtUnitKind *u = &a->units[arch_core(a, c)->unit[0]];
+    const GsUnitKind *u = &a->units[arch_core(a, c)->unit[0]];
     assert_true(u->caps == CAP_VECTOR);
   }
   assert_int_equal(arch_core_kind_of(a, 8), 1);
-  const GtCoreKind *g = arch_core(a, 8);
+  const GsCoreKind *g = arch_core(a, 8);
   assert_string_equal(g->name, "gemm");
   assert_int_equal(g->lb_bytes, 0);
   assert_int_equal(g->nunits, 1);
@@ -145,7 +145,7 @@ static void test_goya_numbering(void **state) {
   /* SRAM 0x32A0000 bytes [S8] minus the 32 KiB the driver reserves */
   assert_int_equal(a->gb_bytes, 0x32A0000 - 32 * 1024);
   /* TPC: 2048-bit SIMD = 256 int8 lanes [S12]; 8 TPCs */
-  const GtUnitKind *vpu = unit_named(a, "vpu");
+  const GsUnitKind *vpu = unit_named(a, "vpu");
   assert_int_equal(vpu->lanes[DT_INT8] * 8, 2048);
   assert_close(arch_peak_flops(a, DT_INT8), 65536.0 * 2 * 1.575e9, EXACT);
   arch_free(a);
@@ -155,7 +155,7 @@ static void test_goya_numbering(void **state) {
  * no GB; 124.5 TFLOPS fp16 and 31.1 TFLOPS fp32 per IPU. */
 static void test_ipu_gc2(void **state) {
   (void)state;
-  GtArch *a = load("configs/ipu-gc2.cfg");
+  GsArch *a = load("configs/ipu-gc2.cfg");
   assert_int_equal(a->nclusters, 2);
   assert_int_equal(a->cores_per_cluster, 1216);
   assert_int_equal(a->gb_bytes, 0);
@@ -163,7 +163,7 @@ static void test_ipu_gc2(void **state) {
   assert_close(arch_peak_flops(a, DT_FP16), 2 * 1216.0 * 32 * 2 * 1.6e9, EXACT);
   assert_close(arch_peak_flops(a, DT_FP16) / 2, 124.5e12, 0.01);
   assert_close(arch_peak_flops(a, DT_FP32) / 2, 31.1e12, 0.01);
-  const GtUnitKind *u = &a->units[a->core_kinds[0].unit[0]];
+  const GsUnitKind *u = &a->units[a->core_kinds[0].unit[0]];
   assert_true(u->caps == (CAP_MATRIX | CAP_VECTOR));
   assert_int_equal(a->core_kinds[0].nunits, 1);
   arch_free(a);
@@ -173,13 +173,13 @@ static void test_ipu_gc2(void **state) {
  * DDR3 34 GB/s; 24 MiB Unified Buffer. */
 static void test_tpuv1(void **state) {
   (void)state;
-  GtArch *a = load("configs/tpuv1.cfg");
+  GsArch *a = load("configs/tpuv1.cfg");
   assert_close(arch_peak_flops(a, DT_INT8), 256.0 * 256 * 2 * 700e6, EXACT); /* 91.75e12 */
   assert_close(arch_peak_flops(a, DT_INT8), 92e12, 0.005);
-  const GtUnitKind *m = unit_named(a, "mxu");
+  const GsUnitKind *m = unit_named(a, "mxu");
   assert_int_equal(m->shape, MAT_SYSTOLIC);
   assert_int_equal(m->dataflow, DF_WEIGHT_STATIONARY);
-  assert_close(unit_base_macs(m), 65536, EXACT);
+  assert_close(arch_unit_base_macs(m), 65536, EXACT);
   assert_close(a->ddr_bytes_per_cycle, 34e9 / 700e6, EXACT);
   assert_int_equal(a->ddr_latency_cycles, 70); /* 100 ns x 0.7 GHz, no rounding up to 71 */
   assert_int_equal(a->gb_bytes, 24 * 1024 * 1024);
@@ -189,23 +189,23 @@ static void test_tpuv1(void **state) {
 /* tiny.cfg: every figure from its round numbers. */
 static void test_tiny(void **state) {
   (void)state;
-  GtArch *a = load("configs/tiny.cfg");
+  GsArch *a = load("configs/tiny.cfg");
   assert_int_equal(a->cores_per_cluster, 2);
   assert_close(a->ddr_bytes_per_cycle, 32e9 / 1e9, EXACT);
   assert_int_equal(a->ddr_latency_cycles, 100);
   assert_int_equal(a->ddr_interleave_bytes, 256);
   assert_int_equal(a->ddr_capacity_bytes, 1024LL << 20);
-  const GtCoreKind *c = &a->core_kinds[0];
+  const GsCoreKind *c = &a->core_kinds[0];
   assert_int_equal(c->nunits, 3);
   assert_string_equal(a->units[c->unit[0]].name, "mme"); /* queue order of the file */
   assert_string_equal(a->units[c->unit[1]].name, "vec");
   assert_string_equal(a->units[c->unit[2]].name, "scl");
-  const GtUnitKind *m = unit_named(a, "mme");
-  assert_close(unit_macs_per_cycle(m, DT_FP16), 4 * 4 * 4, EXACT);
-  assert_close(unit_macs_per_cycle(m, DT_INT8), 2 * 4 * 4 * 4, EXACT);
-  assert_close(unit_macs_per_cycle(m, DT_FP32), 0, EXACT);
+  const GsUnitKind *m = unit_named(a, "mme");
+  assert_close(arch_unit_macs_per_cycle(m, DT_FP16), 4 * 4 * 4, EXACT);
+  assert_close(arch_unit_macs_per_cycle(m, DT_INT8), 2 * 4 * 4 * 4, EXACT);
+  assert_close(arch_unit_macs_per_cycle(m, DT_FP32), 0, EXACT);
   assert_close(arch_peak_macs_per_cycle(a, DT_FP16), 2 * 2 * 64, EXACT);
-  const GtUnitKind *v = unit_named(a, "vec");
+  const GsUnitKind *v = unit_named(a, "vec");
   assert_int_equal(v->op_cost[VC_TRANSC], 8);
   assert_int_equal(v->lanes[DT_BF16], 0); /* default */
   assert_int_equal(a->gb_bytes, 256 * 1024);
@@ -218,11 +218,11 @@ static void test_set_overrides(void **state) {
                         "unit.mme.rate_int8=4",    "chip.clusters=3",
                         "chip.clusters=5",         "cluster.gb_kib=0",
                         "unit.vec.lanes_bf16=16"};
-  GtArch *a = load_set("configs/tiny.cfg", sets, 7);
+  GsArch *a = load_set("configs/tiny.cfg", sets, 7);
   assert_close(a->ddr_bytes_per_cycle, 32e9 / 500e6, EXACT); /* 64 B/cycle */
   assert_int_equal(a->ddr_latency_cycles, 50);
   assert_int_equal(a->core_kinds[0].lb_bytes, 128 * 1024);
-  assert_close(unit_macs_per_cycle(unit_named(a, "mme"), DT_INT8), 4.0 * 64, EXACT);
+  assert_close(arch_unit_macs_per_cycle(unit_named(a, "mme"), DT_INT8), 4.0 * 64, EXACT);
   assert_int_equal(a->nclusters, 5); /* the last --set wins */
   assert_int_equal(a->gb_bytes, 0);  /* the gb_* keys of the file are then unused, no error */
   assert_int_equal(unit_named(a, "vec")->lanes[DT_BF16], 16);
@@ -240,9 +240,9 @@ static const char *minimal =
 
 static void test_load_string_defaults(void **state) {
   (void)state;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtArch *a = arch_load_string("mini", minimal, NULL, 0, &d);
+  GsArch *a = arch_load_string("mini", minimal, NULL, 0, &d);
   assert_non_null(a);
   assert_int_equal(d.nerrors, 0);
   assert_string_equal(a->name, "m");
@@ -266,7 +266,7 @@ static void test_errors_collected(void **state) {
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = mem;
   d.max_errors = 10;
@@ -279,7 +279,7 @@ static void test_errors_collected(void **state) {
   memcpy(p, "clusters = x", 12);
   p = strstr(text, "units = s");
   memcpy(p, "units = q", 9);
-  GtArch *a = arch_load_string("bad", text, NULL, 0, &d);
+  GsArch *a = arch_load_string("bad", text, NULL, 0, &d);
   fclose(mem);
   assert_null(a);
   assert_int_equal(d.nerrors, 3);
@@ -298,22 +298,22 @@ static void test_describe_round_trip(void **state) {
                                "configs/ascend310.cfg", "configs/goya.cfg",
                                "configs/ipu-gc2.cfg",   "configs/tpuv1.cfg"};
   for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
-    GtArch *a = load(cfgs[i]);
+    GsArch *a = load(cfgs[i]);
     char *t1 = NULL, *t2 = NULL;
     size_t l1 = 0, l2 = 0;
     FILE *m = open_memstream(&t1, &l1);
     arch_describe(a, m, 0);
     fclose(m);
-    GtDiag d;
+    GsDiag d;
     diag_init(&d);
-    GtArch *b = arch_load_string(cfgs[i], t1, NULL, 0, &d);
+    GsArch *b = arch_load_string(cfgs[i], t1, NULL, 0, &d);
     if (!b) fail_msg("describe output of %s does not re-load", cfgs[i]);
     m = open_memstream(&t2, &l2);
     arch_describe(b, m, 0);
     fclose(m);
     assert_string_equal(t1, t2);
     for (int t = 0; t < DT_COUNT; t++)
-      assert_close(arch_peak_flops(b, (GtDtype)t), arch_peak_flops(a, (GtDtype)t), EXACT);
+      assert_close(arch_peak_flops(b, (GsDtype)t), arch_peak_flops(a, (GsDtype)t), EXACT);
     free(t1);
     free(t2);
     arch_free(a);
@@ -325,15 +325,15 @@ static void test_describe_round_trip(void **state) {
 static void test_round_trip_exact_float(void **state) {
   (void)state;
   const char *sets[] = {"chip.clock_mhz=333.33333333333331", "ddr.latency_ns=0.1"};
-  GtArch *a = load_set("configs/tiny.cfg", sets, 2);
+  GsArch *a = load_set("configs/tiny.cfg", sets, 2);
   char *t = NULL;
   size_t l = 0;
   FILE *m = open_memstream(&t, &l);
   arch_describe(a, m, 0);
   fclose(m);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtArch *b = arch_load_string("rt", t, NULL, 0, &d);
+  GsArch *b = arch_load_string("rt", t, NULL, 0, &d);
   assert_non_null(b);
   assert_true(b->clock_mhz == a->clock_mhz);
   assert_true(b->ddr_latency_ns == 0.1);
@@ -349,7 +349,7 @@ static void test_round_trip_exact_float(void **state) {
 static void test_syntax_variants(void **state) {
   (void)state;
   size_t len;
-  char *text = read_file("configs/tiny.cfg", &len);
+  char *text = util_read_file("configs/tiny.cfg", &len);
   assert_non_null(text);
   char *v = malloc(3 * len + 16);
   size_t o = 0;
@@ -364,10 +364,10 @@ static void test_syntax_variants(void **state) {
     } else v[o++] = text[i];
   }
   v[o] = 0;
-  GtArch *a = load("configs/tiny.cfg");
-  GtDiag d;
+  GsArch *a = load("configs/tiny.cfg");
+  GsDiag d;
   diag_init(&d);
-  GtArch *b = arch_load_string("configs/tiny.cfg", v, NULL, 0, &d);
+  GsArch *b = arch_load_string("configs/tiny.cfg", v, NULL, 0, &d);
   assert_non_null(b);
   char *t1 = NULL, *t2 = NULL;
   size_t l1 = 0, l2 = 0;

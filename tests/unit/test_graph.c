@@ -14,9 +14,9 @@
 #include "graph.h"
 
 enum { B = 2 }; /* batch bound by graph_infer in these tests */
-#define N GT_DIM_N
+#define N GS_DIM_N
 
-static GtGraph *g;
+static GsGraph *g;
 static int x0;
 
 static int setup(void **st) {
@@ -36,13 +36,13 @@ static int input(const char *name, int ndim, const int64_t *d) {
   return id;
 }
 
-static int op1(GtOpKind k, int a, const char *out, const GtAttrs *at) {
+static int op1(GsOpKind k, int a, const char *out, const GsAttrs *at) {
   int o = graph_add_op(g, k, &a, 1, &out, 1, at);
   assert_true(o >= 0);
   return o;
 }
 
-static int op2(GtOpKind k, int a, int b, const char *out) {
+static int op2(GsOpKind k, int a, int b, const char *out) {
   int in[2] = {a, b};
   int o = graph_add_op(g, k, in, 2, &out, 1, NULL);
   assert_true(o >= 0);
@@ -52,7 +52,7 @@ static int op2(GtOpKind k, int a, int b, const char *out) {
 /* Runs graph_infer with messages captured into buf; returns its result. */
 static char msg[4096];
 static int infer(void) {
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   FILE *f = fmemopen(msg, sizeof msg, "w");
   d.out = f;
@@ -62,7 +62,7 @@ static int infer(void) {
 }
 
 static void assert_shape(int op, int j, int ndim, ...) {
-  const GtTensor *t = &g->tensors[g->ops[op].out[j]];
+  const GsTensor *t = &g->tensors[g->ops[op].out[j]];
   assert_int_equal(t->ndim, ndim);
   va_list ap;
   va_start(ap, ndim);
@@ -70,9 +70,9 @@ static void assert_shape(int op, int j, int ndim, ...) {
   va_end(ap);
 }
 
-static GtAttrs conv(int64_t units, int k, int s, int p, int dil, int groups, int bias) {
-  GtAttrs a;
-  attrs_default(&a);
+static GsAttrs conv(int64_t units, int k, int s, int p, int dil, int groups, int bias) {
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.units = units;
   a.kernel[0] = a.kernel[1] = k;
   a.stride[0] = a.stride[1] = s;
@@ -88,13 +88,13 @@ static int64_t win(int64_t in, int k, int s, int p, int d) { return (in + 2 * p 
 static void test_conv2d_stem(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 3, 224, 224});
-  GtAttrs a = conv(64, 7, 2, 3, 1, 1, 0);
+  GsAttrs a = conv(64, 7, 2, 3, 1, 1, 0);
   int o = op1(OP_CONV2D, x0, "c", &a);
   assert_int_equal(infer(), 0);
   int64_t h = win(224, 7, 2, 3, 1); /* (224+6-6-1)/2+1 = 112 */
   assert_int_equal(h, 112);
   assert_shape(o, 0, 4, (int64_t)B, (int64_t)64, h, h);
-  GtOpCost c = graph_op_cost(g, o);
+  GsOpCost c = graph_op_cost(g, o);
   assert_int_equal(c.macs, (int64_t)B * 64 * h * h * 3 * 7 * 7);
   assert_int_equal(c.params, 64 * 3 * 7 * 7);
   assert_int_equal(c.flops, 2 * c.macs);
@@ -106,14 +106,14 @@ static void test_conv2d_stem(void **st) {
 static void test_conv2d_dilation_groups_bias(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 64, 33, 32});
-  GtAttrs a = conv(128, 3, 2, 2, 2, 4, 1);
+  GsAttrs a = conv(128, 3, 2, 2, 2, 4, 1);
   int o = op1(OP_CONV2D, x0, "c", &a);
   assert_int_equal(infer(), 0);
   int64_t h = win(33, 3, 2, 2, 2), w = win(32, 3, 2, 2, 2); /* (33+4-5)/2+1=17, (31)/2+1=16 */
   assert_int_equal(h, 17);
   assert_int_equal(w, 16);
   assert_shape(o, 0, 4, (int64_t)B, (int64_t)128, h, w);
-  GtOpCost c = graph_op_cost(g, o);
+  GsOpCost c = graph_op_cost(g, o);
   assert_int_equal(c.macs, (int64_t)B * 128 * h * w * (64 / 4) * 9);
   assert_int_equal(c.params, 128 * (64 / 4) * 9 + 128);
   assert_int_equal(c.flops, 2 * c.macs + (int64_t)B * 128 * h * w); /* + one bias add each */
@@ -122,7 +122,7 @@ static void test_conv2d_dilation_groups_bias(void **st) {
 static void test_conv2d_asymmetric(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 8, 17, 17});
-  GtAttrs a = conv(8, 1, 1, 0, 1, 1, 0);
+  GsAttrs a = conv(8, 1, 1, 0, 1, 1, 0);
   a.kernel[0] = 1, a.kernel[1] = 7;
   a.pad[0] = 0, a.pad[1] = 3, a.pad[2] = 0, a.pad[3] = 3; /* Inception 1x7 */
   int o = op1(OP_CONV2D, x0, "c", &a);
@@ -134,13 +134,13 @@ static void test_conv2d_asymmetric(void **st) {
 static void test_depthwise(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 32, 112, 112});
-  GtAttrs a = conv(32, 3, 2, 1, 1, 32, 0);
+  GsAttrs a = conv(32, 3, 2, 1, 1, 32, 0);
   int o = op1(OP_CONV2D, x0, "dw", &a);
   assert_int_equal(infer(), 0);
   int64_t h = win(112, 3, 2, 1, 1); /* (112+2-3)/2+1 = 56 */
   assert_int_equal(h, 56);
   assert_shape(o, 0, 4, (int64_t)B, (int64_t)32, h, h);
-  GtOpCost c = graph_op_cost(g, o);
+  GsOpCost c = graph_op_cost(g, o);
   assert_int_equal(c.macs, (int64_t)B * 32 * h * h * 1 * 9); /* Cin/groups = 1 */
   assert_int_equal(c.params, 32 * 9);
 }
@@ -148,24 +148,24 @@ static void test_depthwise(void **st) {
 static void test_conv1d(void **st) {
   (void)st;
   x0 = input("x", 3, (int64_t[]){N, 144, 100});
-  GtAttrs a = conv(144, 31, 1, 15, 1, 144, 1); /* Conformer depthwise conv, kernel 31 */
+  GsAttrs a = conv(144, 31, 1, 15, 1, 144, 1); /* Conformer depthwise conv, kernel 31 */
   int o = op1(OP_CONV1D, x0, "c", &a);
-  GtAttrs p = conv(288, 1, 1, 0, 1, 1, 1);
+  GsAttrs p = conv(288, 1, 1, 0, 1, 1, 1);
   int o2 = op1(OP_CONV1D, g->ops[o].out[0], "pw", &p);
-  GtAttrs s = conv(16, 3, 2, 0, 1, 1, 0);
+  GsAttrs s = conv(16, 3, 2, 0, 1, 1, 0);
   int o3 = op1(OP_CONV1D, x0, "sub", &s);
   assert_int_equal(infer(), 0);
   assert_shape(o, 0, 3, (int64_t)B, (int64_t)144, (int64_t)100);
   assert_shape(o2, 0, 3, (int64_t)B, (int64_t)288, (int64_t)100);
   assert_shape(o3, 0, 3, (int64_t)B, (int64_t)16, win(100, 3, 2, 0, 1)); /* 97/2+1 = 49 */
-  GtOpCost c = graph_op_cost(g, o);
+  GsOpCost c = graph_op_cost(g, o);
   assert_int_equal(c.macs, (int64_t)B * 144 * 100 * 31);
   assert_int_equal(c.params, 144 * 31 + 144);
   assert_int_equal(graph_op_cost(g, o2).params, 288 * 144 + 288);
 }
 
-static GtAttrs pool(int k, int s, int p, int ceil_mode) {
-  GtAttrs a = conv(0, k, s, p, 1, 1, 0);
+static GsAttrs pool(int k, int s, int p, int ceil_mode) {
+  GsAttrs a = conv(0, k, s, p, 1, 1, 0);
   a.ceil_mode = ceil_mode;
   return a;
 }
@@ -173,7 +173,7 @@ static GtAttrs pool(int k, int s, int p, int ceil_mode) {
 static void test_pool_floor_ceil(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 8, 112, 5});
-  GtAttrs fl = pool(3, 2, 0, 0), ce = pool(3, 2, 0, 1), pe = pool(2, 2, 1, 1);
+  GsAttrs fl = pool(3, 2, 0, 0), ce = pool(3, 2, 0, 1), pe = pool(2, 2, 1, 1);
   int a = op1(OP_MAXPOOL, x0, "a", &fl);
   int b = op1(OP_MAXPOOL, x0, "b", &ce);
   int c = op1(OP_AVGPOOL, x0, "c", &pe);
@@ -256,8 +256,8 @@ static void test_matmul_inner_mismatch(void **st) {
 static void test_dense_norms(void **st) {
   (void)st;
   x0 = input("x", 3, (int64_t[]){N, 128, 768});
-  GtAttrs a;
-  attrs_default(&a);
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.units = 3072;
   int d = op1(OP_DENSE, x0, "d", &a);
   int ln = op1(OP_LAYERNORM, x0, "ln", NULL);
@@ -265,7 +265,7 @@ static void test_dense_norms(void **st) {
   int bn = op1(OP_BATCHNORM, c, "bn", NULL);
   assert_int_equal(infer(), 0);
   assert_shape(d, 0, 3, (int64_t)B, (int64_t)128, (int64_t)3072);
-  GtOpCost k = graph_op_cost(g, d);
+  GsOpCost k = graph_op_cost(g, d);
   assert_int_equal(k.macs, (int64_t)B * 128 * 768 * 3072);
   assert_int_equal(k.params, 768 * 3072 + 3072);
   assert_int_equal(graph_op_cost(g, ln).params, 2 * 768);
@@ -278,7 +278,7 @@ static void test_activations(void **st) {
   (void)st;
   x0 = input("x", 3, (int64_t[]){N, 512, 10});
   static const struct {
-    GtOpKind k;
+    GsOpKind k;
     int flops;
   } t[] = {{OP_RELU, 1}, {OP_RELU6, 2}, {OP_GELU, 5}, {OP_SIGMOID, 3},
            {OP_SWISH, 4}, {OP_TANH, 1}, {OP_SOFTMAX, 5}};
@@ -288,8 +288,8 @@ static void test_activations(void **st) {
     snprintf(name, sizeof name, "a%d", i);
     ops[i] = op1(t[i].k, x0, name, NULL);
   }
-  GtAttrs a;
-  attrs_default(&a);
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.axis = 1;
   int glu = op1(OP_GLU, x0, "glu", &a);
   assert_int_equal(infer(), 0);
@@ -304,22 +304,22 @@ static void test_activations(void **st) {
 static void test_split_concat(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 64, 8, 8});
-  GtAttrs a;
-  attrs_default(&a);
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.axis = 1;
   a.nsizes = 2;
   a.sizes[0] = 16, a.sizes[1] = 48;
   const char *outs[] = {"s1", "s2"};
   int sp = graph_add_op(g, OP_SPLIT, &x0, 1, outs, 2, &a);
   assert_true(sp >= 0);
-  GtAttrs e;
-  attrs_default(&e);
+  GsAttrs e;
+  graph_attrs_default(&e);
   e.axis = -3;
   const char *q[] = {"q0", "q1", "q2", "q3"};
   int eq = graph_add_op(g, OP_SPLIT, &x0, 1, q, 4, &e); /* no sizes: 4 equal parts */
   assert_true(eq >= 0);
-  GtAttrs c;
-  attrs_default(&c);
+  GsAttrs c;
+  graph_attrs_default(&c);
   c.axis = 1;
   int in[3] = {g->ops[sp].out[1], g->ops[sp].out[0], g->ops[eq].out[2]};
   const char *cn = "cat";
@@ -335,8 +335,8 @@ static void test_split_concat(void **st) {
 static void test_split_bad_sizes(void **st) {
   (void)st;
   x0 = input("x", 2, (int64_t[]){N, 64});
-  GtAttrs a;
-  attrs_default(&a);
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.nsizes = 2;
   a.sizes[0] = 16, a.sizes[1] = 32;
   const char *outs[] = {"s1", "s2"};
@@ -348,18 +348,18 @@ static void test_split_bad_sizes(void **st) {
 static void test_transpose_reshape(void **st) {
   (void)st;
   x0 = input("x", 3, (int64_t[]){N, 128, 768});
-  GtAttrs r;
-  attrs_default(&r);
+  GsAttrs r;
+  graph_attrs_default(&r);
   r.nshape = 4;
-  r.shape[0] = GT_DIM_N, r.shape[1] = 128, r.shape[2] = 12, r.shape[3] = 64;
+  r.shape[0] = GS_DIM_N, r.shape[1] = 128, r.shape[2] = 12, r.shape[3] = 64;
   int rs = op1(OP_RESHAPE, x0, "r", &r);
-  GtAttrs t;
-  attrs_default(&t);
+  GsAttrs t;
+  graph_attrs_default(&t);
   t.nperm = 4;
   t.perm[0] = 0, t.perm[1] = 2, t.perm[2] = 1, t.perm[3] = 3;
   int tr = op1(OP_TRANSPOSE, g->ops[rs].out[0], "t", &t);
-  GtAttrs f;
-  attrs_default(&f);
+  GsAttrs f;
+  graph_attrs_default(&f);
   f.nshape = 2;
   f.shape[0] = -2, f.shape[1] = 768; /* -2: inferred = N*128 */
   int fl = op1(OP_RESHAPE, x0, "f", &f);
@@ -372,10 +372,10 @@ static void test_transpose_reshape(void **st) {
 static void test_reshape_bad_count(void **st) {
   (void)st;
   x0 = input("x", 2, (int64_t[]){N, 10});
-  GtAttrs r;
-  attrs_default(&r);
+  GsAttrs r;
+  graph_attrs_default(&r);
   r.nshape = 2;
-  r.shape[0] = GT_DIM_N, r.shape[1] = 3;
+  r.shape[0] = GS_DIM_N, r.shape[1] = 3;
   op1(OP_RESHAPE, x0, "r", &r);
   assert_int_equal(infer(), -1);
   assert_non_null(strstr(msg, "[2, 10]"));
@@ -386,19 +386,19 @@ static void test_embedding(void **st) {
   (void)st;
   int ids = graph_add_input(g, "ids", 2, (int64_t[]){N, 128}, DT_INT32);
   int bag = graph_add_input(g, "bag", 2, (int64_t[]){N, 20}, DT_INT32);
-  GtAttrs a;
-  attrs_default(&a);
+  GsAttrs a;
+  graph_attrs_default(&a);
   a.vocab = 30522, a.dim = 768;
   int e = op1(OP_EMBEDDING, ids, "e", &a);
-  GtAttrs b;
-  attrs_default(&b);
+  GsAttrs b;
+  graph_attrs_default(&b);
   b.vocab = 1000, b.dim = 64, b.bag = 20;
   int eb = op1(OP_EMBEDDING, bag, "eb", &b);
   assert_int_equal(infer(), 0);
   assert_shape(e, 0, 3, (int64_t)B, (int64_t)128, (int64_t)768);
   assert_int_equal(g->tensors[g->ops[e].out[0]].dtype, DT_FP16); /* the graph's dtype */
   assert_shape(eb, 0, 2, (int64_t)B, (int64_t)64);
-  GtOpCost c = graph_op_cost(g, eb);
+  GsOpCost c = graph_op_cost(g, eb);
   assert_int_equal(c.params, 1000 * 64);
   assert_int_equal(c.flops, (int64_t)B * 64 * 19); /* 19 adds per output element of a bag */
   assert_int_equal(c.in_bytes, (int64_t)B * 20 * 4);
@@ -408,11 +408,11 @@ static void test_embedding(void **st) {
 static void test_interaction(void **st) {
   (void)st;
   x0 = input("x", 3, (int64_t[]){N, 27, 128}); /* MLPerf DLRM: 1 dense + 26 sparse, D=128 */
-  GtAttrs p;
-  attrs_default(&p);
+  GsAttrs p;
+  graph_attrs_default(&p);
   p.pad_interaction = 1;
-  GtAttrs s;
-  attrs_default(&s);
+  GsAttrs s;
+  graph_attrs_default(&s);
   s.self_interaction = 1;
   int a = op1(OP_INTERACTION, x0, "a", NULL);
   int b = op1(OP_INTERACTION, x0, "b", &p);
@@ -427,7 +427,7 @@ static void test_interaction(void **st) {
 static void test_conv_errors(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 6, 4, 4});
-  GtAttrs a = conv(8, 3, 1, 0, 1, 4, 0); /* 6 channels, groups 4 */
+  GsAttrs a = conv(8, 3, 1, 0, 1, 4, 0); /* 6 channels, groups 4 */
   op1(OP_CONV2D, x0, "c", &a);
   assert_int_equal(infer(), -1);
   assert_non_null(strstr(msg, "groups=4"));
@@ -437,7 +437,7 @@ static void test_conv_errors(void **st) {
 static void test_kernel_too_big(void **st) {
   (void)st;
   x0 = input("x", 4, (int64_t[]){N, 6, 4, 4});
-  GtAttrs a = conv(8, 5, 1, 0, 1, 1, 0);
+  GsAttrs a = conv(8, 5, 1, 0, 1, 1, 0);
   op1(OP_CONV2D, x0, "c", &a);
   assert_int_equal(infer(), -1);
   assert_non_null(strstr(msg, "does not fit"));
@@ -468,7 +468,7 @@ static void test_batch_rebind(void **st) {
   (void)st;
   x0 = input("x", 2, (int64_t[]){N, 4});
   int o = op1(OP_RELU, x0, "y", NULL);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   assert_int_equal(graph_infer(g, 7, &d), 0);
   assert_shape(o, 0, 2, (int64_t)7, (int64_t)4);
@@ -524,7 +524,7 @@ static void test_graph_check(void **st) {
   assert_int_equal(infer(), 0);
   assert_null(graph_check(g));
   /* Swap the two ops: b now reads a's output before it is defined. */
-  GtOp tmp = g->ops[a];
+  GsOp tmp = g->ops[a];
   g->ops[a] = g->ops[b];
   g->ops[b] = tmp;
   const char *m = graph_check(g);
@@ -543,12 +543,12 @@ static void test_graph_check(void **st) {
 static void test_opkind_names(void **st) {
   (void)st;
   for (int k = 0; k < OP_COUNT; k++) {
-    GtOpKind p;
-    assert_int_equal(opkind_parse(opkind_name((GtOpKind)k), &p), 0);
+    GsOpKind p;
+    assert_int_equal(graph_opkind_parse(graph_opkind_name((GsOpKind)k), &p), 0);
     assert_int_equal(p, k);
   }
-  GtOpKind p;
-  assert_int_equal(opkind_parse("conv3d", &p), -1);
+  GsOpKind p;
+  assert_int_equal(graph_opkind_parse("conv3d", &p), -1);
   assert_true(gtg_name_valid("layer1.0_conv"));
   assert_false(gtg_name_valid("1x"));
   assert_true(gtg_name_valid("bert-128"));

@@ -31,21 +31,21 @@ static int pick(Rng *r, int n) { return (int)(rnd(r) % (uint64_t)n); }
 
 /* One op to add: kind, operand ids, output count, attributes. */
 typedef struct {
-  GtOpKind kind;
-  int in[GT_MAX_OPERANDS], nin, nout;
-  GtAttrs at;
+  GsOpKind kind;
+  int in[GS_MAX_OPERANDS], nin, nout;
+  GsAttrs at;
 } Step;
 
-static GtGraph *build(const Step *steps, int n) {
-  GtGraph *g = graph_new("random");
+static GsGraph *build(const Step *steps, int n) {
+  GsGraph *g = graph_new("random");
   g->default_batch = 2; /* the batch the candidates are inferred at, written in the header */
-  int64_t a[] = {GT_DIM_N, 4, 6, 6}, b[] = {GT_DIM_N, 6, 8}, c[] = {GT_DIM_N, 3};
+  int64_t a[] = {GS_DIM_N, 4, 6, 6}, b[] = {GS_DIM_N, 6, 8}, c[] = {GS_DIM_N, 3};
   assert_int_equal(graph_add_input(g, "img", 4, a, DT_FP16), 0);
   assert_int_equal(graph_add_input(g, "seq", 3, b, DT_FP16), 1);
   assert_int_equal(graph_add_input(g, "ids", 2, c, DT_INT32), 2);
   for (int s = 0; s < n; s++) {
-    char names[GT_MAX_OPERANDS][16];
-    const char *outs[GT_MAX_OPERANDS];
+    char names[GS_MAX_OPERANDS][16];
+    const char *outs[GS_MAX_OPERANDS];
     for (int j = 0; j < steps[s].nout; j++) {
       snprintf(names[j], sizeof names[j], "t%d_%d", s, j);
       outs[j] = names[j];
@@ -60,7 +60,7 @@ static GtGraph *build(const Step *steps, int n) {
 
 /* A random operand: usually one of the rank the kind wants (conv2d/pool 4, conv1d and
  * interaction 3), preferring recent tensors so chains get long; operands may repeat. */
-static int pick_operand(Rng *r, const GtGraph *g, GtOpKind k) {
+static int pick_operand(Rng *r, const GsGraph *g, GsOpKind k) {
   int want = k == OP_CONV2D || k == OP_MAXPOOL || k == OP_AVGPOOL || k == OP_GAVGPOOL ? 4
              : k == OP_CONV1D || k == OP_INTERACTION                                 ? 3
                                                                                      : 0;
@@ -71,15 +71,15 @@ static int pick_operand(Rng *r, const GtGraph *g, GtOpKind k) {
   return pick(r, 3) ? n - 1 - pick(r, n < 4 ? n : 4) : pick(r, n);
 }
 
-static void random_step(Rng *r, const GtGraph *g, Step *st) {
+static void random_step(Rng *r, const GsGraph *g, Step *st) {
   memset(st, 0, sizeof *st);
-  st->kind = (GtOpKind)pick(r, OP_COUNT);
-  int lo = opkind_min_inputs(st->kind), hi = opkind_max_inputs(st->kind);
+  st->kind = (GsOpKind)pick(r, OP_COUNT);
+  int lo = graph_opkind_min_inputs(st->kind), hi = graph_opkind_max_inputs(st->kind);
   st->nin = lo + pick(r, hi - lo + 1 > 3 ? 3 : hi - lo + 1);
   for (int i = 0; i < st->nin; i++) st->in[i] = pick_operand(r, g, st->kind);
   st->nout = st->kind == OP_SPLIT ? 1 + pick(r, 3) : 1;
-  GtAttrs *at = &st->at;
-  attrs_default(at);
+  GsAttrs *at = &st->at;
+  graph_attrs_default(at);
   static const int small[] = {1, 1, 2, 3, 4, 6};
   at->units = small[pick(r, 6)] * (1 + pick(r, 2));
   at->kernel[0] = small[pick(r, 6)];
@@ -105,7 +105,7 @@ static void random_step(Rng *r, const GtGraph *g, Step *st) {
   }
   at->nshape = 1 + pick(r, 3);
   for (int i = 0; i < at->nshape; i++) at->shape[i] = small[pick(r, 6)];
-  at->shape[pick(r, at->nshape)] = pick(r, 2) ? GT_DIM_N : -2;
+  at->shape[pick(r, at->nshape)] = pick(r, 2) ? GS_DIM_N : -2;
   at->vocab = 10 + pick(r, 50);
   at->dim = small[pick(r, 6)];
   at->bag = pick(r, 3) ? 1 : 3;
@@ -114,8 +114,8 @@ static void random_step(Rng *r, const GtGraph *g, Step *st) {
 }
 
 /* The attributes that .gtg can carry for this kind must survive the round trip. */
-static void same_attrs(const GtOp *p, const GtOp *q) {
-  const GtAttrs *a = &p->at, *b = &q->at;
+static void same_attrs(const GsOp *p, const GsOp *q) {
+  const GsAttrs *a = &p->at, *b = &q->at;
   switch (p->kind) {
   case OP_CONV2D:
   case OP_CONV1D:
@@ -164,7 +164,7 @@ static void same_attrs(const GtOp *p, const GtOp *q) {
   }
 }
 
-static char *write_mem(const GtGraph *g) {
+static char *write_mem(const GsGraph *g) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -180,12 +180,12 @@ static void test_seed(void **state) {
   Step steps[MAX_STEPS];
   int n = 0;
   FILE *null = fopen("/dev/null", "w");
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = null;
   /* Grow the graph one accepted op at a time; a candidate graph_infer rejects is dropped. */
   for (int t = 0; t < TRIES && n < MAX_STEPS; t++) {
-    GtGraph *g = build(steps, n);
+    GsGraph *g = build(steps, n);
     assert_int_equal(graph_infer(g, 2, &d), 0); /* ranks for pick_operand */
     random_step(&r, g, &steps[n]);
     graph_free(g);
@@ -193,17 +193,17 @@ static void test_seed(void **state) {
     if (graph_infer(g, 2, &d) == 0) n++;
     graph_free(g);
   }
-  GtGraph *g = build(steps, n);
+  GsGraph *g = build(steps, n);
   assert_int_equal(graph_infer(g, 2, &d), 0);
   assert_null(graph_check(g));
   char *t1 = write_mem(g);
-  GtGraph *h = gtg_parse("random.gtg", t1, &d);
+  GsGraph *h = gtg_parse("random.gtg", t1, &d);
   if (!h) print_error("seed %llu: written graph does not parse:\n%s\n", (unsigned long long)seed, t1);
   assert_non_null(h);
   assert_int_equal(h->ntensors, g->ntensors);
   assert_int_equal(h->nops, g->nops);
   for (int o = 0; o < g->nops; o++) {
-    const GtOp *p = &g->ops[o], *q = &h->ops[o];
+    const GsOp *p = &g->ops[o], *q = &h->ops[o];
     assert_int_equal(p->kind, q->kind);
     assert_int_equal(p->nin, q->nin);
     assert_int_equal(p->nout, q->nout);
@@ -223,7 +223,7 @@ static void test_seed(void **state) {
                           (size_t)g->tensors[t].ndim * sizeof(int64_t));
     }
     for (int o = 0; o < g->nops; o++) {
-      GtOpCost x = graph_op_cost(g, o), y = graph_op_cost(h, o);
+      GsOpCost x = graph_op_cost(g, o), y = graph_op_cost(h, o);
       assert_memory_equal(&x, &y, sizeof x);
       assert_true(x.flops >= 2 * x.macs);
     }

@@ -28,31 +28,31 @@ static uint32_t rnd(uint32_t n) { /* xorshift64*, deterministic */
 }
 
 static FILE *devnull;
-static int quiet_infer(GtGraph *g, int64_t n) { /* the generator's own mistakes are silent */
-  GtDiag d;
+static int quiet_infer(GsGraph *g, int64_t n) { /* the generator's own mistakes are silent */
+  GsDiag d;
   diag_init(&d);
   d.out = devnull;
   return graph_infer(g, n, &d);
 }
 
-static char *name(GtGraph *g) { return arena_printf(g->arena, "t%d", g->ntensors); }
+static char *name(GsGraph *g) { return arena_printf(g->arena, "t%d", g->ntensors); }
 
 /* A random 4-D activation of the graph built so far. */
-static int pick(const GtGraph *g) {
+static int pick(const GsGraph *g) {
   for (;;) {
     int t = (int)rnd((uint32_t)g->ntensors);
     if (g->tensors[t].ndim == 4) return t;
   }
 }
 
-static int add_op(GtGraph *g, GtOpKind k, const int *in, int nin, const GtAttrs *at) {
+static int add_op(GsGraph *g, GsOpKind k, const int *in, int nin, const GsAttrs *at) {
   const char *out = name(g);
   return graph_add_op(g, k, in, nin, &out, 1, at);
 }
 
-static GtGraph *random_graph(int64_t n) {
-  GtGraph *g = graph_new("fuzz");
-  int64_t d[4] = {GT_DIM_N, 4 << rnd(3), 4 + rnd(13), 0};
+static GsGraph *random_graph(int64_t n) {
+  GsGraph *g = graph_new("fuzz");
+  int64_t d[4] = {GS_DIM_N, 4 << rnd(3), 4 + rnd(13), 0};
   d[3] = d[2];
   graph_add_input(g, "x", 4, d, DT_FP16);
   if (quiet_infer(g, n) != 0) return g; /* shapes of the input for pick() */
@@ -60,9 +60,9 @@ static GtGraph *random_graph(int64_t n) {
   for (int i = 0; i < nops; i++) {
     if (quiet_infer(g, n) != 0) break; /* keep dims current for the choices */
     int x = pick(g);
-    const GtTensor *t = &g->tensors[x];
-    GtAttrs at;
-    attrs_default(&at);
+    const GsTensor *t = &g->tensors[x];
+    GsAttrs at;
+    graph_attrs_default(&at);
     switch (rnd(9)) {
     case 0: add_op(g, rnd(2) ? OP_RELU : OP_BATCHNORM, &x, 1, NULL); break;
     case 1:
@@ -97,7 +97,7 @@ static GtGraph *random_graph(int64_t n) {
     case 6: { /* channel concat with a tensor of the same N, H, W */
       for (int tries = 0; tries < 20; tries++) {
         int c = pick(g);
-        const GtTensor *u = &g->tensors[c];
+        const GsTensor *u = &g->tensors[c];
         if (c != x && u->dim[0] == t->dim[0] && u->dim[2] == t->dim[2] && u->dim[3] == t->dim[3]) {
           int in[2] = {x, c};
           at.axis = 1;
@@ -122,20 +122,20 @@ static GtGraph *random_graph(int64_t n) {
   if (rnd(2)) { /* a classifier head */
     int x = pick(g);
     int gp = add_op(g, OP_GAVGPOOL, &x, 1, NULL);
-    GtAttrs at;
-    attrs_default(&at);
+    GsAttrs at;
+    graph_attrs_default(&at);
     at.nshape = 2;
-    at.shape[0] = GT_DIM_N;
+    at.shape[0] = GS_DIM_N;
     at.shape[1] = -2;
     int r = add_op(g, OP_RESHAPE, &g->ops[gp].out[0], 1, &at);
-    attrs_default(&at);
+    graph_attrs_default(&at);
     at.units = 10;
     add_op(g, OP_DENSE, &g->ops[r].out[0], 1, &at);
   }
   return g;
 }
 
-static char *json_of(const GtGraph *g, const GtArch *a, const GtOptions *o, size_t *len,
+static char *json_of(const GsGraph *g, const GsArch *a, const GtOptions *o, size_t *len,
                      int *ninsts) {
   GtSchedule *s = gt_schedule(g, a, o, GT_NPASSES - 1);
   /* identities: instances = sum of the live groups' factors; every instance bound */
@@ -163,13 +163,13 @@ static void random_graphs(void **state) {
   for (int seed = 1; seed <= nseeds; seed++) {
     rng = 0x9E3779B97F4A7C15u * (uint64_t)seed;
     int64_t n = 1 + rnd(8);
-    GtGraph *g = random_graph(n);
+    GsGraph *g = random_graph(n);
     if (g->nops == 0 || quiet_infer(g, n) != 0) {
       graph_free(g);
       continue;
     }
     static const int cores[] = {1, 2, 3, 8, 9};
-    GtArch a;
+    GsArch a;
     memset(&a, 0, sizeof a);
     a.name = "fuzz";
     a.nclusters = 1;

@@ -58,7 +58,7 @@ static const char *const SG5[] = {"ib.add", "ib.out"};
 static void fig5(void **state) {
   (void)state;
   /* stage-1 blocks at n = 8 on x = [8, 64, 56, 56] */
-  GtGraph *g = tg_new("fig5", 8);
+  GsGraph *g = tg_new("fig5", 8);
   int x = tg_input(g, "x", 4, (int64_t)8, (int64_t)64, (int64_t)56, (int64_t)56);
   x = tg_bottleneck(g, "cb", x, 64, 1, 1);
   tg_bottleneck(g, "ib", x, 64, 1, 0);
@@ -67,7 +67,7 @@ static void fig5(void **state) {
    *   SG1: largest op = c.bn reading and writing 4U/image: 8 x 8U = 64U -> 64U/4 <= 16U: f=4
    *   SG2: s.bn the same: 64U -> f=4;  SG4: 64U -> f=4
    *   SG3, SG5: add 3 x 4U x 8 = 96U -> 96U/8 = 12U <= 16U, 96U/4 = 24U > 16U: f=8 */
-  GtArch a = tg_arch(4, 8, 2 * U, 0);
+  GsArch a = tg_arch(4, 8, 2 * U, 0);
   GtSchedule *s = gt_schedule(g, &a, NULL, GT_PASS_GROUP);
   /* the initial chains are exactly Fig. 5's five sub-graphs */
   assert_int_equal(s->ninit, 5);
@@ -113,16 +113,16 @@ static void fig5(void **state) {
 /* Stage peaks at 8 images: 96U, 48U, 24U, 12U. An LB of 16U per cluster (2U per core) gives
  * the smallest factor in {1,2,4,8} with peak/f <= 16U: 96/8=12 (96/4=24 > 16) -> 8;
  * 48/4=12 -> 4; 24/2=12 -> 2; 12/1 -> 1: the paper's 8, 4, 2, 1. */
-static GtSchedule *running_example(GtGraph **gp) {
+static GtSchedule *running_example(GsGraph **gp) {
   *gp = tg_resnet50(8);
-  static GtArch a;
+  static GsArch a;
   a = tg_arch(4, 8, 2 * U, 8 << 20);
   return gt_schedule(*gp, &a, NULL, GT_NPASSES - 1);
 }
 
 static void resnet50_running_example_groups(void **state) {
   (void)state;
-  GtGraph *g;
+  GsGraph *g;
   GtSchedule *s = running_example(&g);
   assert_int_equal(s->nlive, 4);
   /* the stem's largest op (its batchnorm, 8U/image = 64U) has f=4 <= 8, so rule (i) lets
@@ -160,7 +160,7 @@ static int lab(const char *l) {
 
 static void resnet50_running_example_dag_and_order(void **state) {
   (void)state;
-  GtGraph *g;
+  GsGraph *g;
   GtSchedule *s = running_example(&g);
   assert_int_equal(s->ninsts, 15);
   /* gray edges: 8*4 + 4*2 + 2*1 = 42; kept: the tree, 8 + 4 + 2 = 14 */
@@ -196,7 +196,7 @@ static void resnet50_running_example_dag_and_order(void **state) {
 
 static void resnet50_running_example_bind_concat(void **state) {
   (void)state;
-  GtGraph *g;
+  GsGraph *g;
   GtSchedule *s = running_example(&g);
   /* plain_binding, outermost first, trying 8, 4, 2, 1 of the cores left:
    *   a [1,256,56,56]: 1 -> 1, 256 -> 8          = [1,8,1,1]
@@ -252,8 +252,8 @@ static void resnet50_stcp920_hw_lb(void **state) {
    * stage peaks 192U, 96U, 48U, 24U; candidates on N are 1, 2, 4, 8, 16:
    *   192/8 = 24 <= 31.35 (192/4 = 48 > 31.35) -> 8;  96/4 = 24 -> 4;  48/2 = 24 -> 2;  24 -> 1.
    * H ties on the factor and loses on the depth, so all split N: 8, 4, 2, 1 instances. */
-  GtGraph *g = tg_resnet50(16);
-  GtArch a = tg_arch(4, 8, 1536 * 1024, 8 << 20);
+  GsGraph *g = tg_resnet50(16);
+  GsArch a = tg_arch(4, 8, 1536 * 1024, 8 << 20);
   GtSchedule *s = gt_schedule(g, &a, NULL, GT_NPASSES - 1);
   assert_int_equal(s->nlive, 4);
   int64_t f[4] = {8, 4, 2, 1};
@@ -283,8 +283,8 @@ static void resnet50_stcp920_paper_lb(void **state) {
    * no stage forms one group. What does split by images: a stage-4 identity block's main
    * path, whose largest op is its last batchnorm (reads and writes [2048,7,7] = 0.5U each:
    * 1U per image, 8U at n = 8): 8U/8 = 1U <= 1.306U, 8U/4 = 2U > 1.306U -> f = 8 on N. */
-  GtGraph *g = tg_resnet50(8);
-  GtArch a = tg_arch(4, 8, 64 * 1024, 8 << 20);
+  GsGraph *g = tg_resnet50(8);
+  GsArch a = tg_arch(4, 8, 64 * 1024, 8 << 20);
   GtSchedule *s = gt_schedule(g, &a, NULL, GT_NPASSES - 1);
   assert_true(s->nlive > 4);
   for (int i = 0; i < s->nlive; i++) {
@@ -310,12 +310,12 @@ static void fig9_copy_redistribute(void **state) {
    * T = 4*512*28*28*2 = 3211264 B. peak(A) = 2T (read + write), peak(B) = T + 4*512*2.
    * LB = T + 4096: A needs f=2 (2T/2 = T fits, 2T does not), B fits whole (f=1); rule (i)
    * f(B)=1 >= f(A)=2 fails, so A's two instances [2,512,28,28] feed B's single one. */
-  GtGraph *g = tg_new("fig9", 4);
+  GsGraph *g = tg_new("fig9", 4);
   int x = tg_input(g, "x", 4, (int64_t)4, (int64_t)512, (int64_t)28, (int64_t)28);
   int r = tg_unary(g, OP_RELU, "A", x);
   tg_gap(g, "B", r);
   int64_t T = 4 * 512 * 28 * 28 * 2;
-  GtArch a = tg_arch(1, 8, 0, 0);
+  GsArch a = tg_arch(1, 8, 0, 0);
   GtOptions o;
   gt_options_default(&o);
   o.init = GT_INIT_OP;
@@ -330,7 +330,7 @@ static void fig9_copy_redistribute(void **state) {
   memcpy(s->insts[0].bind, b0, sizeof b0);
   memcpy(s->insts[1].bind, b1, sizeof b1);
   s->insts[1].scope = GT_SCOPE_LB;
-  insert_concats(s);
+  gt_insert_concats(s);
   gt_check(s, GT_PASS_CONCAT);
   /* expected: copy(GB -> LB) of part 0; redistribute([2,2]) (per-dim minimum of [2,2] and
    * [2,4]) of part 1; concat [4,512,28,28] in LB bound [2+2, 2] = [4,2] (8 cores). */
@@ -364,10 +364,10 @@ static void plain_binding_example(void **state) {
   (void)state;
   /* §3.4's example: an output [2,28,28,512] on 8 cores is bound [2,4]: 2 divides 2 (8 and
    * 4 do not), then 4 cores are left and 4 divides 28. A 4-image relu split in two. */
-  GtGraph *g = tg_new("bind", 4);
+  GsGraph *g = tg_new("bind", 4);
   int x = tg_input(g, "x", 4, (int64_t)4, (int64_t)28, (int64_t)28, (int64_t)512);
   tg_unary(g, OP_RELU, "r", x);
-  GtArch a = tg_arch(1, 8, 0, 0);
+  GsArch a = tg_arch(1, 8, 0, 0);
   GtOptions o;
   gt_options_default(&o);
   o.lb_bytes = 4 * 28 * 28 * 512 * 2; /* 2T / 2 = T fits: f = 2 */
@@ -385,7 +385,7 @@ static void deterministic_json(void **state) {
   char *buf[2];
   size_t len[2];
   for (int r = 0; r < 2; r++) {
-    GtGraph *g;
+    GsGraph *g;
     GtSchedule *s = running_example(&g);
     FILE *f = open_memstream(&buf[r], &len[r]);
     gt_dump_json(f, s);

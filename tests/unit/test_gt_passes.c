@@ -27,7 +27,7 @@ static void assert_range(GtReq r, int dim, int64_t lo, int64_t hi) {
 
 static void dims_windows_and_pieces(void **state) {
   (void)state;
-  GtGraph *g = tg_new("dims", 2);
+  GsGraph *g = tg_new("dims", 2);
   int x = tg_input(g, "x", 4, (int64_t)2, (int64_t)8, (int64_t)16, (int64_t)16);
   int c = tg_conv(g, "c", x, 8, 3, 2, 1); /* [2,8,8,8] */
   int op = g->tensors[c].producer;
@@ -39,7 +39,7 @@ static void dims_windows_and_pieces(void **state) {
   assert_range(gt_op_input_req(g, op, 0, 0, 1, 2, 0), 0, 1, 2);
   assert_int_equal(gt_op_input_req(g, op, 0, 1, 0, 4, 0).kind, GT_REQ_FULL);
   /* depthwise (groups = 8 = channels): channels [4,8) read channels [4,8) */
-  GtAttrs at = tg_attrs();
+  GsAttrs at = tg_attrs();
   at.units = 8;
   at.kernel[0] = at.kernel[1] = 3;
   at.pad[0] = at.pad[1] = at.pad[2] = at.pad[3] = 1;
@@ -50,7 +50,7 @@ static void dims_windows_and_pieces(void **state) {
   /* concat of [2,3,..] and [2,5,..] on axis 1: output channels [2,6) read [2,3) of the
    * first and [0,3) of the second */
   int a = tg_input(g, "a", 2, (int64_t)2, (int64_t)3), b = tg_input(g, "b", 2, (int64_t)2, (int64_t)5);
-  GtAttrs ca = tg_attrs();
+  GsAttrs ca = tg_attrs();
   ca.axis = 1;
   int in2[2] = {a, b};
   int64_t cshape[2] = {2, 8};
@@ -75,11 +75,11 @@ static void dims_windows_and_pieces(void **state) {
   tg_free(g);
 }
 
-static GtSchedule *relu_schedule(GtGraph **gp, int64_t n, int64_t w, int64_t lb) {
+static GtSchedule *relu_schedule(GsGraph **gp, int64_t n, int64_t w, int64_t lb) {
   *gp = tg_new("relu", n);
   int x = tg_input(*gp, "x", 2, n, w);
   tg_unary(*gp, OP_RELU, "r", x);
-  GtArch a = tg_arch(1, 8, 0, 0);
+  GsArch a = tg_arch(1, 8, 0, 0);
   GtOptions o;
   gt_options_default(&o);
   o.lb_bytes = lb;
@@ -88,7 +88,7 @@ static GtSchedule *relu_schedule(GtGraph **gp, int64_t n, int64_t w, int64_t lb)
 
 static void candidate_factors(void **state) {
   (void)state;
-  GtGraph *g;
+  GsGraph *g;
   /* relu over [24,64] fp16: peak = in + out = 2 * 24*64*2 = 6144 B. Candidates with c = 8:
    * 1, 2, 4, then 8, 9, 10, ...; only divisors: 1, 2, 4, 8, 12, 24 on dim 0 and 1, 2, 4,
    * 8, 16, 32, 64 on dim 1. LB 1228 B: 6144/v <= 1228 needs v >= 5.003 -> 8 on both dims;
@@ -111,7 +111,7 @@ static void candidate_factors(void **state) {
   tg_free(g);
   /* LB 1 B: nothing fits (the largest factor, 64, leaves 96 B): no SplitInfo, one instance
    * with its output in GB */
-  GtArch a = tg_arch(1, 8, 0, 0);
+  GsArch a = tg_arch(1, 8, 0, 0);
   GtOptions o;
   gt_options_default(&o);
   o.lb_bytes = 1;
@@ -137,11 +137,11 @@ static void recompute_model(void **state) {
    * --gt-max-recompute 0.9 (limit 1.9), kept with 1.0 (limit 2.0), where H (dim 2) wins the
    * tie with W. */
   for (int pass = 0; pass < 2; pass++) {
-    GtGraph *g = tg_new("convs", 1);
+    GsGraph *g = tg_new("convs", 1);
     int x = tg_input(g, "x", 4, (int64_t)1, (int64_t)8, (int64_t)16, (int64_t)16);
     x = tg_conv(g, "c1", x, 8, 3, 1, 1);
     tg_conv(g, "c2", x, 8, 3, 1, 1);
-    GtArch a = tg_arch(1, 8, 0, 0);
+    GsArch a = tg_arch(1, 8, 0, 0);
     GtOptions o;
     gt_options_default(&o);
     o.lb_bytes = 910;
@@ -168,11 +168,11 @@ static void rule_i_refuses_downsampling(void **state) {
    * v >= 2.86 -> 4; pool v >= 1.79 -> 2. Straight merge relu -> pool: f(Q) = 2 < f(P) = 4,
    * rule (i) refuses: two groups, no merge. With LB 4 MiB both fit whole (f = 1 = 1): merged. */
   for (int pass = 0; pass < 2; pass++) {
-    GtGraph *g = tg_new("down", 8);
+    GsGraph *g = tg_new("down", 8);
     int x = tg_input(g, "x", 4, (int64_t)8, (int64_t)64, (int64_t)32, (int64_t)32);
     x = tg_unary(g, OP_RELU, "r", x);
     tg_maxpool(g, "p", x, 2, 2, 0);
-    GtArch a = tg_arch(1, 8, 0, 0);
+    GsArch a = tg_arch(1, 8, 0, 0);
     GtOptions o;
     gt_options_default(&o);
     o.init = GT_INIT_OP;
@@ -200,10 +200,10 @@ static void init_modes(void **state) {
   int want[3] = {3, 5, 12};
   GtInitGroups mode[3] = {GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP};
   for (int i = 0; i < 3; i++) {
-    GtGraph *g = tg_new("block", 2);
+    GsGraph *g = tg_new("block", 2);
     int x = tg_input(g, "x", 4, (int64_t)2, (int64_t)64, (int64_t)8, (int64_t)8);
     tg_bottleneck(g, "b", x, 16, 1, 1);
-    GtArch a = tg_arch(1, 8, 1 << 20, 0);
+    GsArch a = tg_arch(1, 8, 1 << 20, 0);
     GtOptions o;
     gt_options_default(&o);
     o.init = mode[i];
@@ -218,13 +218,13 @@ static void lb_scope_readings(void **state) {
   (void)state;
   /* Goya-like: 8 cores with 81 KiB LB and 1 GEMM core without. cluster = 8 * 82944 =
    * 663552 B; core = the smallest non-zero LB, 82944 B; 9 cores bind. */
-  GtArch a = tg_arch(1, 8, 81 * 1024, 0);
+  GsArch a = tg_arch(1, 8, 81 * 1024, 0);
   a.ncore_kinds = 2;
   a.core_kinds[1].name = "mme";
   a.core_kinds[1].count = 1;
   a.core_kinds[1].lb_bytes = 0;
   a.cores_per_cluster = 9;
-  GtGraph *g = tg_new("relu", 18);
+  GsGraph *g = tg_new("relu", 18);
   int x = tg_input(g, "x", 2, (int64_t)18, (int64_t)5);
   tg_unary(g, OP_RELU, "r", x);
   GtOptions o;
@@ -248,20 +248,20 @@ static void softmax_axis_not_bound(void **state) {
   /* softmax over the last axis of [2,64], whole (LB 1 MiB): plain_binding gives dim 0 the
    * factor 2 (8 and 4 do not divide 2); dim 1 is the normalised axis, annotated "cannot be
    * bound" (a core cannot normalise a slice of it alone), so it stays 1: [2,1], not [2,4]. */
-  GtGraph *g = tg_new("softmax", 2);
+  GsGraph *g = tg_new("softmax", 2);
   int x = tg_input(g, "x", 2, (int64_t)2, (int64_t)64);
-  GtAttrs at = tg_attrs();
+  GsAttrs at = tg_attrs();
   at.axis = -1;
   int64_t shape[2] = {2, 64};
   tg_op(g, OP_SOFTMAX, "sm", &x, 1, &at, 2, shape);
-  GtArch a = tg_arch(1, 8, 1 << 20, 0);
+  GsArch a = tg_arch(1, 8, 1 << 20, 0);
   GtSchedule *s = gt_schedule(g, &a, NULL, GT_NPASSES - 1);
   assert_int_equal(s->ninsts, 1);
   assert_int_equal(s->insts[0].bind[0], 2);
   assert_int_equal(s->insts[0].bind[1], 1);
   gt_free(s);
   /* a relu of the same shape is bound [2,4] */
-  GtGraph *h = tg_new("relu", 2);
+  GsGraph *h = tg_new("relu", 2);
   x = tg_input(h, "x", 2, (int64_t)2, (int64_t)64);
   tg_unary(h, OP_RELU, "r", x);
   s = gt_schedule(h, &a, NULL, GT_NPASSES - 1);
@@ -277,14 +277,14 @@ static void footprint_readings(void **state) {
    * 32 B, as one group. op: the largest op working set is an add, 2 inputs + 1 output = 3T =
    * 96 B. live: at r3, x (read by s), r1 (read by t), r2 and r3 are live: 4T = 128 B
    * (at s: x, r1, r3, s = 4T; at t: r1, s, t = 3T). */
-  GtGraph *g = tg_new("live", 2);
+  GsGraph *g = tg_new("live", 2);
   int x = tg_input(g, "x", 2, (int64_t)2, (int64_t)8);
   int r1 = tg_unary(g, OP_RELU, "r1", x);
   int r2 = tg_unary(g, OP_RELU, "r2", r1);
   int r3 = tg_unary(g, OP_RELU, "r3", r2);
   int sm = tg_binary(g, OP_ADD, "s", x, r3);
   tg_binary(g, OP_ADD, "t", sm, r1);
-  GtArch a = tg_arch(1, 8, 1 << 20, 0);
+  GsArch a = tg_arch(1, 8, 1 << 20, 0);
   int all[5] = {0, 1, 2, 3, 4};
   for (int mode = 0; mode < 2; mode++) {
     GtOptions o;
@@ -301,8 +301,8 @@ static void footprint_readings(void **state) {
 
 static void order_option(void **state) {
   (void)state;
-  GtGraph *g = tg_resnet50(8);
-  GtArch a = tg_arch(4, 8, 2 * 64 * 56 * 56 * 2, 0); /* the running example's 16U LB */
+  GsGraph *g = tg_resnet50(8);
+  GsArch a = tg_arch(4, 8, 2 * 64 * 56 * 56 * 2, 0); /* the running example's 16U LB */
   GtOptions o;
   gt_options_default(&o);
   o.order = GT_ORDER_BFS;
@@ -323,8 +323,8 @@ static void checker_names_the_pass(void **state) {
   assert_true(pid >= 0);
   if (pid == 0) { /* break the order after the order pass, then check it */
     dup2(fd[1], 2);
-    GtGraph *g = tg_resnet50(8);
-    GtArch a = tg_arch(4, 8, 2 * 64 * 56 * 56 * 2, 0);
+    GsGraph *g = tg_resnet50(8);
+    GsArch a = tg_arch(4, 8, 2 * 64 * 56 * 56 * 2, 0);
     GtSchedule *s = gt_schedule(g, &a, NULL, GT_PASS_ORDER);
     int t = s->order_dfs[0];
     s->order_dfs[0] = s->order_dfs[14];

@@ -14,7 +14,7 @@
 
 #include "isa_testlib.h"
 
-static GtArch tiny, hetero;
+static GsArch tiny, hetero;
 
 static int setup(void **state) {
   (void)state;
@@ -24,16 +24,16 @@ static int setup(void **state) {
 }
 
 /* Assemble text; errors go to a buffer returned in *msg (caller frees). */
-static GtProgram *assemble(const char *text, const GtArch *a, char **msg) {
+static GsProgram *assemble(const char *text, const GsArch *a, char **msg) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   assert_non_null(m);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = m;
   d.max_errors = 10;
-  GtProgram *p = gtasm_parse("t.gtasm", text, a, &d);
+  GsProgram *p = gtasm_parse("t.gtasm", text, a, &d);
   fclose(m);
   if (msg) *msg = buf;
   else free(buf);
@@ -41,7 +41,7 @@ static GtProgram *assemble(const char *text, const GtArch *a, char **msg) {
 }
 
 static char *slurp(const char *path) {
-  char *t = read_file(path, NULL);
+  char *t = util_read_file(path, NULL);
   assert_non_null(t);
   return t;
 }
@@ -51,7 +51,7 @@ static void test_basic_fields(void **state) {
   (void)state;
   char *text = slurp("tests/cases/asm/basic.gtasm");
   char *msg;
-  GtProgram *p = assemble(text, &tiny, &msg);
+  GsProgram *p = assemble(text, &tiny, &msg);
   if (!p) fail_msg("%s", msg);
   free(msg);
   /* three .queue directives, in order of first appearance */
@@ -70,7 +70,7 @@ static void test_basic_fields(void **state) {
   assert_string_equal(p->region_names[4], "x_lb");
   assert_string_equal(p->tile_names[3], "t_y");
   /* alloc region=r_w level=ddr offset=2048 bytes=2048 init=t_w */
-  const GtInst *a = inst(p, 0, 1);
+  const GsInst *a = inst(p, 0, 1);
   assert_int_equal(a->op, I_ALLOC);
   assert_int_equal(a->r[0], 2);
   assert_int_equal(a->sub, LVL_DDR);
@@ -82,7 +82,7 @@ static void test_basic_fields(void **state) {
   assert_int_equal(a->sub, LVL_LB);
   assert_int_equal(a->r[0], 4);
   /* mov dst=w_lb dst_tile=t_w src=r_w src_tile=t_w bytes=2048 rows=32 src_stride=64 ... */
-  const GtInst *m = inst(p, 0, 7);
+  const GsInst *m = inst(p, 0, 7);
   assert_int_equal(m->op, I_MOV);
   assert_int_equal(m->r[0], 5);
   assert_int_equal(m->t[0], 2);
@@ -96,7 +96,7 @@ static void test_basic_fields(void **state) {
   assert_int_equal(inst(p, 0, 8)->op, I_SIGNAL);
   assert_int_equal(inst(p, 0, 8)->sub, Q_UNIT0);
   /* gemm ... m=32 n=32 k=32 dtype=fp16 */
-  const GtInst *g = inst(p, 1, 1);
+  const GsInst *g = inst(p, 1, 1);
   assert_int_equal(g->op, I_GEMM);
   assert_int_equal(g->r[0], 6);
   assert_int_equal(g->r[1], 4);
@@ -107,14 +107,14 @@ static void test_basic_fields(void **state) {
   assert_int_equal(g->dtype, DT_FP16);
   assert_int_equal(inst(p, 1, 2)->sub, Q_DMA_OUT);
   /* statically valid on tiny */
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  assert_int_equal(program_check(p, &tiny, &d, "basic.gtasm"), 0);
-  program_free(p);
+  assert_int_equal(prog_check(p, &tiny, &d, "basic.gtasm"), 0);
+  prog_free(p);
   free(text);
 }
 
-static char *disassemble(const GtProgram *p, const GtArch *a) {
+static char *disassemble(const GsProgram *p, const GsArch *a) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -123,9 +123,9 @@ static char *disassemble(const GtProgram *p, const GtArch *a) {
   return buf;
 }
 
-static void roundtrip(const GtProgram *p, const GtArch *a) {
+static void roundtrip(const GsProgram *p, const GsArch *a) {
   char *text = disassemble(p, a), *msg;
-  GtProgram *q = assemble(text, a, &msg);
+  GsProgram *q = assemble(text, a, &msg);
   if (!q) fail_msg("re-assembly failed:\n%s\n--- text:\n%s", msg, text);
   assert_same_program(p, q);
   /* and the second disassembly is the same text */
@@ -134,74 +134,74 @@ static void roundtrip(const GtProgram *p, const GtArch *a) {
   free(text2);
   free(msg);
   free(text);
-  program_free(q);
+  prog_free(q);
 }
 
 static void test_roundtrip_basic(void **state) {
   (void)state;
   char *text = slurp("tests/cases/asm/basic.gtasm");
-  GtProgram *p = assemble(text, &tiny, NULL);
+  GsProgram *p = assemble(text, &tiny, NULL);
   assert_non_null(p);
   roundtrip(p, &tiny);
   roundtrip(p, NULL); /* without an arch: numeric queue names qN */
-  program_free(p);
+  prog_free(p);
   free(text);
 }
 
 static void test_roundtrip_every_opcode(void **state) {
   (void)state;
-  GtProgram *p = every_opcode_program();
+  GsProgram *p = every_opcode_program();
   roundtrip(p, &tiny);
   roundtrip(p, NULL);
-  program_free(p);
+  prog_free(p);
 }
 
 /* Duplicate names: printed once, later ids by number; the program still round-trips except
  * for the name of the later id, which is dropped (documented). */
 static void test_duplicate_names_disasm(void **state) {
   (void)state;
-  GtProgram *p = program_new();
-  uint32_t a = program_new_tile(p, "x"), b = program_new_tile(p, "x");
-  GtInst *in = program_emit(program_queue(p, 0, 0, Q_DMA_IN));
+  GsProgram *p = prog_new();
+  uint32_t a = prog_new_tile(p, "x"), b = prog_new_tile(p, "x");
+  GsInst *in = prog_emit(prog_queue(p, 0, 0, Q_DMA_IN));
   in->op = I_ALLOC;
-  in->r[0] = program_new_region(p, "r");
+  in->r[0] = prog_new_region(p, "r");
   in->t[0] = b;
   char *text = disassemble(p, &tiny), *msg;
-  GtProgram *q = assemble(text, &tiny, &msg);
+  GsProgram *q = assemble(text, &tiny, &msg);
   if (!q) fail_msg("%s\n%s", msg, text);
   assert_int_equal(inst(q, 0, 0)->t[0], b);
   assert_string_equal(q->tile_names[a], "x");
   assert_null(q->tile_names[b]);
   free(msg);
   free(text);
-  program_free(q);
-  program_free(p);
+  prog_free(q);
+  prog_free(p);
 }
 
 /* Names far longer than any line buffer survive the text (the disassembler never cuts). */
 static void test_long_names(void **state) {
   (void)state;
-  GtProgram *p = program_new();
+  GsProgram *p = prog_new();
   char *name = malloc(20001);
   for (int i = 0; i < 20000; i++) name[i] = (char)('a' + i % 26);
   name[20000] = 0;
   name[7] = ' '; /* forces quoting */
-  GtInst *in = program_emit(program_queue(p, 0, 0, Q_DMA_IN));
+  GsInst *in = prog_emit(prog_queue(p, 0, 0, Q_DMA_IN));
   in->op = I_MOV;
-  in->r[0] = program_new_region(p, name);
-  in->t[0] = program_new_tile(p, name + 10); /* bare */
+  in->r[0] = prog_new_region(p, name);
+  in->t[0] = prog_new_tile(p, name + 10); /* bare */
   inst_mov_set_bytes(in, 1);
   roundtrip(p, &tiny);
   char small[32];
-  inst_format(&tiny, p, in, small, sizeof small); /* messages are cut to fit */
+  gtasm_inst_format(&tiny, p, in, small, sizeof small); /* messages are cut to fit */
   assert_int_equal(strlen(small), sizeof small - 1);
   free(name);
-  program_free(p);
+  prog_free(p);
   /* one byte over the limit is an error at the name */
-  char *text = malloc(GT_MAX_NAME + 32);
+  char *text = malloc(GS_MAX_NAME + 32);
   int n = sprintf(text, "gtasm 1\n.tile ");
-  memset(text + n, 'x', GT_MAX_NAME + 1);
-  strcpy(text + n + GT_MAX_NAME + 1, "\n");
+  memset(text + n, 'x', GS_MAX_NAME + 1);
+  strcpy(text + n + GS_MAX_NAME + 1, "\n");
   char *msg;
   assert_null(assemble(text, &tiny, &msg));
   assert_non_null(strstr(msg, "t.gtasm:2:7: error: a name is at most 65535 bytes"));
@@ -212,54 +212,54 @@ static void test_long_names(void **state) {
 static void test_queue_names(void **state) {
   (void)state;
   char buf[64];
-  GtQueue q = {0, 1, Q_UNIT0 + 1, {0}};
-  assert_string_equal(program_queue_name(&tiny, &q, buf, sizeof buf), "c0.k1.vec");
-  q = (GtQueue){1, 0, Q_DMA_OUT, {0}};
-  assert_string_equal(program_queue_name(&tiny, &q, buf, sizeof buf), "c1.k0.dma_out");
-  q = (GtQueue){1, -1, 1, {0}};
-  assert_string_equal(program_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
-  q = (GtQueue){0, 1, Q_UNIT0 + 2, {0}};
-  assert_string_equal(program_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
+  GsQueue q = {0, 1, Q_UNIT0 + 1, {0}};
+  assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c0.k1.vec");
+  q = (GsQueue){1, 0, Q_DMA_OUT, {0}};
+  assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.k0.dma_out");
+  q = (GsQueue){1, -1, 1, {0}};
+  assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
+  q = (GsQueue){0, 1, Q_UNIT0 + 2, {0}};
+  assert_string_equal(gtasm_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
   /* hetero: core 2 is the "gemm" kind with units mme, scl */
-  q = (GtQueue){0, 2, Q_UNIT0 + 1, {0}};
-  assert_string_equal(program_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
-  GtProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
+  q = (GsQueue){0, 2, Q_UNIT0 + 1, {0}};
+  assert_string_equal(gtasm_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
+  GsProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
                           "signal queue=scl\n", &hetero, NULL);
   assert_non_null(p);
   assert_int_equal(p->queues[0].index, Q_UNIT0 + 1);
   assert_int_equal(p->queues[1].index, Q_UNIT0);
   assert_int_equal(inst(p, 1, 0)->sub, Q_UNIT0 + 1);
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_inst_format(void **state) {
   (void)state;
-  GtProgram *p = program_new();
-  GtInst in = {0};
+  GsProgram *p = prog_new();
+  GsInst in = {0};
   in.op = I_VEC;
   in.sub = V_SOFTMAX;
-  in.r[0] = program_new_region(p, "y");
-  in.t[0] = program_new_tile(p, "t y");
+  in.r[0] = prog_new_region(p, "y");
+  in.t[0] = prog_new_tile(p, "t y");
   in.r[1] = 2; /* unnamed: printed by number */
-  program_reserve_ids(p, 3, 2);
+  prog_reserve_ids(p, 3, 2);
   inst_vec_set_elems(&in, 4096);
   inst_vec_set_param(&in, 128);
   in.dtype = DT_FP32;
   char buf[256];
-  inst_format(&tiny, p, &in, buf, sizeof buf);
+  gtasm_inst_format(&tiny, p, &in, buf, sizeof buf);
   assert_string_equal(buf, "vec op=softmax dst=y dst_tile=\"t y\" a=2 elems=4096 param=128 dtype=fp32");
-  GtInst s = {0};
+  GsInst s = {0};
   s.op = I_SIGNAL;
   s.sub = Q_UNIT0 + 1;
-  inst_format(&tiny, p, &s, buf, sizeof buf);
+  gtasm_inst_format(&tiny, p, &s, buf, sizeof buf);
   assert_string_equal(buf, "signal queue=vec"); /* every core kind of tiny has vec at q3 */
-  inst_format(&hetero, p, &s, buf, sizeof buf);
+  gtasm_inst_format(&hetero, p, &s, buf, sizeof buf);
   assert_string_equal(buf, "signal queue=q3"); /* kinds disagree: by number */
   /* a tiny buffer truncates, never overflows */
   char small[8];
-  inst_format(&tiny, p, &in, small, sizeof small);
+  gtasm_inst_format(&tiny, p, &in, small, sizeof small);
   assert_string_equal(small, "vec op=");
-  program_free(p);
+  prog_free(p);
 }
 
 /* ---- errors: message and position ---- */
@@ -318,7 +318,7 @@ static void test_errors(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *msg;
-    GtProgram *p = assemble(cases[i].text, &tiny, &msg);
+    GsProgram *p = assemble(cases[i].text, &tiny, &msg);
     if (p || !strstr(msg, cases[i].expect))
       fail_msg("case %zu: expected \"%s\", got \"%s\"", i, cases[i].expect, msg);
     free(msg);
@@ -352,7 +352,7 @@ static void test_no_arch(void **state) {
   assert_null(assemble("gtasm 1\n.queue c0.k0.mme\n", NULL, &msg));
   assert_non_null(strstr(msg, "t.gtasm:2:14: error: unit queue name 'mme' needs an arch"));
   free(msg);
-  GtProgram *p = assemble("gtasm 1\n.queue c7.k9.q2\ngemm m=1\nsignal queue=q3\n"
+  GsProgram *p = assemble("gtasm 1\n.queue c7.k9.q2\ngemm m=1\nsignal queue=q3\n"
                           ".queue c0.k0.dma_in\nmov bytes=1\n", NULL, &msg);
   if (!p) fail_msg("%s", msg);
   free(msg);
@@ -363,14 +363,14 @@ static void test_no_arch(void **state) {
   assert_null(assemble("gtasm 1\n.queue c0.k0.q2\nmov bytes=1\n", NULL, &msg));
   assert_non_null(strstr(msg, "mov runs on a DMA queue"));
   free(msg);
-  program_free(p);
+  prog_free(p);
 }
 
 /* Operands in any order, hex and negative numbers, comments and CRLF line ends. */
 static void test_syntax_details(void **state) {
   (void)state;
   char *msg;
-  GtProgram *p = assemble("gtasm 1   # header\r\n"
+  GsProgram *p = assemble("gtasm 1   # header\r\n"
                           ".tile \"x y\" 5\r\n"
                           "\t.queue c1.k1.dma_out\r\n"
                           "mov bytes=0x10 src_tile=\"x y\" dst_off=-3 # trailing\r\n"
@@ -385,7 +385,7 @@ static void test_syntax_details(void **state) {
   assert_int_equal(inst_mov_dst_off(inst(p, 0, 0)), -3);
   assert_int_equal(inst(p, 0, 0)->t[1], 5);
   assert_int_equal(inst(p, 0, 1)->t[1], 5);
-  program_free(p);
+  prog_free(p);
 }
 
 /* Random mutations of a valid text (fixed seed): the assembler must assemble or report, never
@@ -415,11 +415,11 @@ static void test_fuzz_text(void **state) {
       else m[at] = alphabet[next_rand() % (sizeof alphabet - 1)];
     }
     char *msg;
-    GtProgram *p = assemble(m, &tiny, &msg);
+    GsProgram *p = assemble(m, &tiny, &msg);
     if (p) {
       accepted++;
       roundtrip(p, &tiny);
-      program_free(p);
+      prog_free(p);
     } else {
       assert_non_null(strstr(msg, "t.gtasm:")); /* always located */
     }

@@ -16,12 +16,12 @@
 static char msg[8192];
 
 /* Parses text as "t.gtg", capturing the diagnostics in msg. */
-static GtGraph *parse(const char *text) {
-  GtDiag d;
+static GsGraph *parse(const char *text) {
+  GsDiag d;
   diag_init(&d);
   FILE *f = fmemopen(msg, sizeof msg, "w");
   d.out = f;
-  GtGraph *g = gtg_parse("t.gtg", text, &d);
+  GsGraph *g = gtg_parse("t.gtg", text, &d);
   fclose(f);
   return g;
 }
@@ -30,7 +30,7 @@ static GtGraph *parse(const char *text) {
 
 static void test_minimal_and_comments(void **st) {
   (void)st;
-  GtGraph *g = parse("# leading comment\n\n  gtg 1   # version\nmodel res-net.v1 batch=3\n"
+  GsGraph *g = parse("# leading comment\n\n  gtg 1   # version\nmodel res-net.v1 batch=3\n"
                      "input x: fp32[N,4]  # no spaces needed\n"
                      "y = relu(x)\n\n\tz=dense(y)units=2 bias=0\n");
   assert_non_null(g);
@@ -41,8 +41,8 @@ static void test_minimal_and_comments(void **st) {
   assert_int_equal(g->nops, 2);
   assert_int_equal(g->ninputs, 1);
   assert_int_equal(g->tensors[g->inputs[0]].dtype, DT_FP32);
-  assert_int_equal(g->tensors[g->inputs[0]].decl[0], GT_DIM_N);
-  const GtOp *z = &g->ops[1];
+  assert_int_equal(g->tensors[g->inputs[0]].decl[0], GS_DIM_N);
+  const GsOp *z = &g->ops[1];
   assert_int_equal(z->kind, OP_DENSE);
   assert_int_equal(z->at.units, 2);
   assert_int_equal(z->at.bias, 0);
@@ -56,7 +56,7 @@ static void test_minimal_and_comments(void **st) {
 
 static void test_attribute_spellings(void **st) {
   (void)st;
-  GtGraph *g = parse(HDR "a = conv2d(x) units=8 kernel=3 stride=2 pad=1\n"
+  GsGraph *g = parse(HDR "a = conv2d(x) units=8 kernel=3 stride=2 pad=1\n"
                          "b = conv2d(x) units=8 kernel=1,3 stride=1,2 pad=0,1 dilation=1,2\n"
                          "c = conv2d(x) units=8 kernel=2 pad=1,0,0,1 groups=4 bias=0\n"
                          "r = reshape(x) shape=N,-1,16\n"
@@ -64,7 +64,7 @@ static void test_attribute_spellings(void **st) {
                          "d = conv1d(s) units=4 kernel=1,3 pad=0,2,0,0 groups=4\n"
                          "input, out2 = split(s) axis=-1 sizes=4, 6\n");
   assert_non_null(g);
-  const GtAttrs *a = &g->ops[0].at, *b = &g->ops[1].at, *c = &g->ops[2].at;
+  const GsAttrs *a = &g->ops[0].at, *b = &g->ops[1].at, *c = &g->ops[2].at;
   assert_int_equal(a->kernel[0], 3);
   assert_int_equal(a->kernel[1], 3);
   assert_int_equal(a->pad[0] + a->pad[1] + a->pad[2] + a->pad[3], 4);
@@ -81,17 +81,17 @@ static void test_attribute_spellings(void **st) {
   assert_int_equal(c->pad[2], 0);
   assert_int_equal(c->pad[3], 1);
   assert_int_equal(c->groups, 4);
-  const GtAttrs *r = &g->ops[3].at;
+  const GsAttrs *r = &g->ops[3].at;
   assert_int_equal(r->nshape, 3);
-  assert_int_equal(r->shape[0], GT_DIM_N);
+  assert_int_equal(r->shape[0], GS_DIM_N);
   assert_int_equal(r->shape[1], -2); /* "-1" in the text: the inferred dim */
-  const GtTensor *rt = &g->tensors[g->ops[3].out[0]];
+  const GsTensor *rt = &g->tensors[g->ops[3].out[0]];
   assert_int_equal(rt->dim[1], 4 * 8 * 8 / 16);
-  const GtAttrs *d = &g->ops[4].at;
+  const GsAttrs *d = &g->ops[4].at;
   assert_int_equal(d->kernel[1], 3); /* 1-D windows live in index 1 */
   assert_int_equal(d->pad[1], 2);
   assert_int_equal(d->pad[3], 0);
-  const GtTensor *dt = &g->tensors[g->ops[4].out[0]];
+  const GsTensor *dt = &g->tensors[g->ops[4].out[0]];
   assert_int_equal(dt->dim[2], 10 + 2 - 3 + 1); /* L + pl + pr - k + 1 */
   assert_int_equal(g->ops[5].nout, 2); /* "input" may name a tensor when followed by ',' */
   assert_string_equal(g->tensors[g->ops[5].out[0]].name, "input");
@@ -168,7 +168,7 @@ static const ErrCase cases[] = {
 /* One cmocka test per case (the case is the test's state), so TAP names each one. */
 static void test_error_case(void **st) {
   const ErrCase *c = *st;
-  GtGraph *g = parse(c->text);
+  GsGraph *g = parse(c->text);
   char where[64];
   snprintf(where, sizeof where, "t.gtg:%d:%d: error: ", c->line, c->col);
   if (g || strncmp(msg, where, strlen(where)) != 0 || !strstr(msg, c->needle)) {
@@ -187,11 +187,11 @@ static void test_error_case(void **st) {
 
 static void test_load_errors(void **st) {
   (void)st;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   FILE *f = fmemopen(msg, sizeof msg, "w");
   d.out = f;
-  GtGraph *g = gtg_load("tests/cases/gtg/does-not-exist.gtg", &d);
+  GsGraph *g = gtg_load("tests/cases/gtg/does-not-exist.gtg", &d);
   fclose(f);
   assert_null(g);
   assert_non_null(strstr(msg, "does-not-exist.gtg: error: cannot read"));
@@ -199,14 +199,15 @@ static void test_load_errors(void **st) {
 
 static void test_every_op_kind_parses(void **st) {
   (void)st;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_load("tests/cases/gtg/all_ops.gtg", &d);
+  GsGraph *g = gtg_load("tests/cases/gtg/all_ops.gtg", &d);
   assert_non_null(g);
   int seen[OP_COUNT] = {0};
   for (int o = 0; o < g->nops; o++) seen[g->ops[o].kind]++;
   for (int k = 0; k < OP_COUNT; k++) {
-    if (!seen[k]) print_error("op kind %s missing from all_ops.gtg\n", opkind_name((GtOpKind)k));
+    if (!seen[k])
+      print_error("op kind %s missing from all_ops.gtg\n", graph_opkind_name((GsOpKind)k));
     assert_true(seen[k] > 0);
   }
   graph_free(g);

@@ -16,7 +16,7 @@
 
 #include "graph.h"
 
-static char *write_mem(const GtGraph *g) {
+static char *write_mem(const GsGraph *g) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -30,20 +30,20 @@ static void test_replay(void **st) {
   const char *path = *st;
   FILE *null = fopen("/dev/null", "w");
   assert_non_null(null);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = null;
   size_t len;
-  char *text = read_file(path, &len);
+  char *text = util_read_file(path, &len);
   assert_non_null(text);
-  GtGraph *g = gtg_parse(path, text, &d); /* bytes after a NUL are ignored, as in the target */
+  GsGraph *g = gtg_parse(path, text, &d); /* bytes after a NUL are ignored, as in the target */
   free(text);
   if (!g) {
     assert_int_equal(d.nerrors, 1);
   } else {
     assert_int_equal(d.nerrors, 0);
     char *t1 = write_mem(g);
-    GtGraph *h = gtg_parse("written.gtg", t1, &d);
+    GsGraph *h = gtg_parse("written.gtg", t1, &d);
     assert_non_null(h);
     char *t2 = write_mem(h);
     assert_string_equal(t1, t2);

@@ -17,7 +17,7 @@
 
 #include "graph.h"
 
-static void attrs_equal(const GtAttrs *a, const GtAttrs *b, int op) {
+static void attrs_equal(const GsAttrs *a, const GsAttrs *b, int op) {
 #define EQ(f)                                                                        \
   do {                                                                               \
     if (a->f != b->f) {                                                              \
@@ -51,7 +51,7 @@ static void attrs_equal(const GtAttrs *a, const GtAttrs *b, int op) {
 #undef EQ
 }
 
-static void graphs_equal(const GtGraph *a, const GtGraph *b) {
+static void graphs_equal(const GsGraph *a, const GsGraph *b) {
   assert_string_equal(a->name, b->name);
   assert_int_equal(a->default_batch, b->default_batch);
   assert_int_equal(a->batch, b->batch);
@@ -63,7 +63,7 @@ static void graphs_equal(const GtGraph *a, const GtGraph *b) {
   for (int i = 0; i < a->ninputs; i++) assert_int_equal(a->inputs[i], b->inputs[i]);
   for (int i = 0; i < a->noutputs; i++) assert_int_equal(a->outputs[i], b->outputs[i]);
   for (int t = 0; t < a->ntensors; t++) {
-    const GtTensor *x = &a->tensors[t], *y = &b->tensors[t];
+    const GsTensor *x = &a->tensors[t], *y = &b->tensors[t];
     assert_string_equal(x->name, y->name);
     assert_int_equal(x->ndim, y->ndim);
     assert_int_equal(x->dtype, y->dtype);
@@ -74,7 +74,7 @@ static void graphs_equal(const GtGraph *a, const GtGraph *b) {
     }
   }
   for (int o = 0; o < a->nops; o++) {
-    const GtOp *p = &a->ops[o], *q = &b->ops[o];
+    const GsOp *p = &a->ops[o], *q = &b->ops[o];
     assert_int_equal(p->kind, q->kind);
     assert_int_equal(p->nin, q->nin);
     assert_int_equal(p->nout, q->nout);
@@ -84,7 +84,7 @@ static void graphs_equal(const GtGraph *a, const GtGraph *b) {
   }
 }
 
-static char *write_mem(const GtGraph *g) {
+static char *write_mem(const GsGraph *g) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -96,12 +96,12 @@ static char *write_mem(const GtGraph *g) {
 
 static void test_file(void **st) {
   const char *path = *st;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtGraph *a = gtg_load(path, &d);
+  GsGraph *a = gtg_load(path, &d);
   assert_non_null(a);
   char *t1 = write_mem(a);
-  GtGraph *b = gtg_parse("written.gtg", t1, &d);
+  GsGraph *b = gtg_parse("written.gtg", t1, &d);
   if (!b) print_error("written text of %s does not parse:\n%s\n", path, t1);
   assert_non_null(b);
   graphs_equal(a, b);
@@ -117,20 +117,20 @@ static void test_file(void **st) {
  * produce) is written with sanitized unique names and reads back with the same structure. */
 static void test_invalid_names(void **st) {
   (void)st;
-  GtGraph *g = graph_new("torch-jit export");
-  int x = graph_add_input(g, "input.1", 2, (int64_t[]){GT_DIM_N, 8}, DT_FP16);
-  int y = graph_add_input(g, "0bad", 2, (int64_t[]){GT_DIM_N, 8}, DT_FP16);
+  GsGraph *g = graph_new("torch-jit export");
+  int x = graph_add_input(g, "input.1", 2, (int64_t[]){GS_DIM_N, 8}, DT_FP16);
+  int y = graph_add_input(g, "0bad", 2, (int64_t[]){GS_DIM_N, 8}, DT_FP16);
   const char *n1 = "/layer/Add_output_0", *n2 = "__layer_Add_output_0_2";
   int in[2] = {x, y};
   assert_true(graph_add_op(g, OP_ADD, in, 2, &n1, 1, NULL) >= 0);
   int z = g->ntensors - 1;
   assert_true(graph_add_op(g, OP_RELU, &z, 1, &n2, 1, NULL) >= 0);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   assert_int_equal(graph_infer(g, 1, &d), 0);
   graph_fill_outputs(g);
   char *t = write_mem(g);
-  GtGraph *b = gtg_parse("w.gtg", t, &d);
+  GsGraph *b = gtg_parse("w.gtg", t, &d);
   if (!b) print_error("%s\n", t);
   assert_non_null(b);
   assert_int_equal(b->nops, 2);

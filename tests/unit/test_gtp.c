@@ -17,7 +17,7 @@
 
 #include "isa_testlib.h"
 
-static GtArch tiny;
+static GsArch tiny;
 static char dir[64], path[128];
 
 static int setup(void **state) {
@@ -37,7 +37,7 @@ static int teardown(void **state) {
 }
 
 static unsigned char *file_bytes(size_t *len) {
-  unsigned char *b = (unsigned char *)read_file(path, len);
+  unsigned char *b = (unsigned char *)util_read_file(path, len);
   assert_non_null(b);
   return b;
 }
@@ -50,14 +50,14 @@ static void put_bytes(const void *b, size_t len) {
 }
 
 /* Read path; on failure *msg holds the diagnostics (caller frees). */
-static GtProgram *read_gtp(char **msg) {
+static GsProgram *read_gtp(char **msg) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = m;
-  GtProgram *p = gtp_read(path, &d);
+  GsProgram *p = gtp_read(path, &d);
   fclose(m);
   if (p) assert_int_equal(d.nerrors, 0);
   else assert_true(d.nerrors > 0 && len > 0); /* a failure always says why */
@@ -68,7 +68,7 @@ static GtProgram *read_gtp(char **msg) {
 
 static void expect_reject(const char *what) {
   char *msg;
-  GtProgram *p = read_gtp(&msg);
+  GsProgram *p = read_gtp(&msg);
   char want[256];
   snprintf(want, sizeof want, "%s: error: %s", path, what);
   if (p || !strstr(msg, want)) fail_msg("expected \"%s\", got \"%s\"", want, msg);
@@ -86,67 +86,67 @@ static void set_le(unsigned char *b, int n, uint64_t v) {
 
 static void test_roundtrip(void **state) {
   (void)state;
-  GtProgram *p = every_opcode_program();
+  GsProgram *p = every_opcode_program();
   assert_int_equal(gtp_write(path, p), 0);
-  GtProgram *q = read_gtp(NULL);
+  GsProgram *q = read_gtp(NULL);
   assert_non_null(q);
   assert_same_program(p, q);
-  program_free(q);
+  prog_free(q);
   /* the empty program, too */
-  GtProgram *e = program_new();
+  GsProgram *e = prog_new();
   assert_int_equal(gtp_write(path, e), 0);
   q = read_gtp(NULL);
   assert_non_null(q);
   assert_same_program(e, q);
-  program_free(q);
-  program_free(e);
-  /* program_save/program_load pick the format by extension */
+  prog_free(q);
+  prog_free(e);
+  /* prog_save/prog_load pick the format by extension */
   char p2[160];
   snprintf(p2, sizeof p2, "%s/q.gtasm", dir);
-  assert_int_equal(program_save(p2, &tiny, p), 0);
-  GtDiag d;
+  assert_int_equal(prog_save(p2, &tiny, p), 0);
+  GsDiag d;
   diag_init(&d);
-  q = program_load(p2, &tiny, &d);
+  q = prog_load(p2, &tiny, &d);
   assert_non_null(q);
   assert_same_program(p, q);
-  program_free(q);
+  prog_free(q);
   unlink(p2);
-  program_free(p);
+  prog_free(p);
 }
 
 /* A large program (100k instructions) goes through the streaming codec intact. */
 static void test_large(void **state) {
   (void)state;
-  GtProgram *p = program_new();
+  GsProgram *p = prog_new();
   for (int i = 0; i < 100000; i++) {
-    GtInst *in = program_emit(program_queue(p, i % 2, i % 3, 2 + i % 3));
+    GsInst *in = prog_emit(prog_queue(p, i % 2, i % 3, 2 + i % 3));
     in->op = (uint8_t)(i % I_COUNT);
-    inst_set_field(in, OPF_NUM, i % GT_INST_NUM, (int64_t)i * 7919);
+    isa_inst_set_field(in, OPF_NUM, i % GS_INST_NUM, (int64_t)i * 7919);
     in->r[i % 3] = (uint32_t)i;
   }
-  program_reserve_ids(p, 100000, 3);
+  prog_reserve_ids(p, 100000, 3);
   assert_int_equal(gtp_write(path, p), 0);
-  GtProgram *q = read_gtp(NULL);
+  GsProgram *q = read_gtp(NULL);
   assert_non_null(q);
   assert_same_program(p, q);
-  program_free(q);
-  program_free(p);
+  prog_free(q);
+  prog_free(p);
 }
 
 /* The header and the instruction word at the offsets docs/isa.md draws. */
 static void test_layout(void **state) {
   (void)state;
-  GtProgram *p = program_new();
-  program_reserve_ids(p, 5, 9);
-  GtQueue *q = program_queue(p, 1, -1, 1);
-  GtInst *in = program_emit(q);
+  GsProgram *p = prog_new();
+  prog_reserve_ids(p, 5, 9);
+  GsQueue *q = prog_queue(p, 1, -1, 1);
+  GsInst *in = prog_emit(q);
   in->op = I_MOV;
   in->sub = 0xa1;
   in->dtype = 0xa2;
   in->flags = 0xa3;
   for (int i = 0; i < 3; i++) in->r[i] = 0x11111111u * (uint32_t)(i + 1);
   for (int i = 0; i < 3; i++) in->t[i] = 0x01020304u + (uint32_t)i;
-  for (int i = 0; i < GT_INST_NUM; i++) inst_set_field(in, OPF_NUM, i, -1 - i);
+  for (int i = 0; i < GS_INST_NUM; i++) isa_inst_set_field(in, OPF_NUM, i, -1 - i);
   assert_int_equal(gtp_write(path, p), 0);
   size_t len;
   unsigned char *f = file_bytes(&len);
@@ -178,18 +178,18 @@ static void test_layout(void **state) {
   assert_int_equal(le(w + 4, 4), 0);
   for (int i = 0; i < 3; i++) assert_int_equal(le(w + 8 + 4 * i, 4), 0x11111111u * (uint32_t)(i + 1));
   for (int i = 0; i < 3; i++) assert_int_equal(le(w + 20 + 4 * i, 4), 0x01020304u + (uint32_t)i);
-  for (int i = 0; i < GT_INST_NUM; i++) assert_int_equal(le(w + 32 + 8 * i, 8), (uint64_t)(-1 - i));
+  for (int i = 0; i < GS_INST_NUM; i++) assert_int_equal(le(w + 32 + 8 * i, 8), (uint64_t)(-1 - i));
   free(b);
   free(f);
-  program_free(p);
+  prog_free(p);
 }
 
 /* ---- rejections of the raw file ---- */
 
 static unsigned char *valid_file(size_t *len) {
-  GtProgram *p = every_opcode_program();
+  GsProgram *p = every_opcode_program();
   assert_int_equal(gtp_write(path, p), 0);
-  program_free(p);
+  prog_free(p);
   return file_bytes(len);
 }
 
@@ -360,17 +360,17 @@ static void mutate(unsigned char *b, size_t len) {
   }
 }
 
-/* A read that succeeds must give a program that program_check and the disassembler can
+/* A read that succeeds must give a program that prog_check and the disassembler can
  * handle (they must not crash on arbitrary field values). */
-static void exercise(GtProgram *p) {
-  GtDiag d;
+static void exercise(GsProgram *p) {
+  GsDiag d;
   diag_init(&d);
   d.out = fopen("/dev/null", "w");
   d.max_errors = 1000;
-  program_check(p, &tiny, &d, "fuzz");
+  prog_check(p, &tiny, &d, "fuzz");
   gtasm_write(d.out, &tiny, p);
   fclose(d.out);
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_fuzz_file(void **state) {
@@ -384,7 +384,7 @@ static void test_fuzz_file(void **state) {
     if (it % 2) mutate(g, 48);
     else mutate(g, len);
     put_bytes(g, len);
-    GtProgram *p = read_gtp(NULL);
+    GsProgram *p = read_gtp(NULL);
     if (p) ok++, exercise(p);
   }
   print_message("# %d of 3000 raw mutations were still readable\n", ok);
@@ -413,7 +413,7 @@ static void test_fuzz_body(void **state) {
     set_le(g + 32, 8, it % 5 == 0 ? blen : n); /* and some with a stale body size */
     set_le(g + 40, 8, zl);
     put_bytes(g, 48 + zl);
-    GtProgram *p = read_gtp(NULL);
+    GsProgram *p = read_gtp(NULL);
     if (p) ok++, exercise(p);
   }
   print_message("# %d of 3000 body mutations were still readable\n", ok);

@@ -16,12 +16,12 @@
 #include "isa_testlib.h"
 
 /* An opcode's operands as "name=field ...", fields as in isa.def's header (r0, n3, sub). */
-static void spec_of(GtOpcode op, char *buf, size_t n) {
+static void spec_of(GsOpcode op, char *buf, size_t n) {
   static const char *const field[] = {"r", "t", "n", "sub", "dtype", "flags"};
   size_t len = 0;
   buf[0] = 0;
   for (int i = 0; i < isa_operand_count(op); i++) {
-    const GtOperand *o = isa_operand(op, i);
+    const GsOperand *o = isa_operand(op, i);
     len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", i ? " " : "", o->name, field[o->field]);
     if (o->field <= OPF_NUM) len += (size_t)snprintf(buf + len, n - len, "%d", o->index);
     assert_true(len < n);
@@ -49,11 +49,11 @@ static void test_operand_table(void **state) {
   };
   char spec[512];
   for (int op = 0; op < I_COUNT; op++) {
-    spec_of((GtOpcode)op, spec, sizeof spec);
+    spec_of((GsOpcode)op, spec, sizeof spec);
     assert_non_null(want[op]);
     assert_string_equal(spec, want[op]);
   }
-  const GtOperand *o = isa_operand(I_VEC, 0);
+  const GsOperand *o = isa_operand(I_VEC, 0);
   assert_string_equal(o->name, "op");
   assert_int_equal(o->kind, OPK_VOP);
   assert_int_equal(isa_operand(I_GEMM, 10)->kind, OPK_INT);
@@ -67,23 +67,23 @@ static void test_operand_table(void **state) {
 
 /* The accessors isa_ops.h generates for NUM(m, name, i) read and write the field that the
  * operand table gives operand `name` of opcode m, and nothing else. */
-static void check_accessor(const char *mnemonic, const char *name, int64_t (*get)(const GtInst *),
-                           void (*set)(GtInst *, int64_t)) {
+static void check_accessor(const char *mnemonic, const char *name, int64_t (*get)(const GsInst *),
+                           void (*set)(GsInst *, int64_t)) {
   int op = 0;
-  while (op < I_COUNT && strcmp(isa_mnemonic((GtOpcode)op), mnemonic) != 0) op++;
+  while (op < I_COUNT && strcmp(isa_mnemonic((GsOpcode)op), mnemonic) != 0) op++;
   assert_true(op < I_COUNT);
-  const GtOperand *o = NULL;
-  for (int i = 0; i < isa_operand_count((GtOpcode)op); i++)
-    if (strcmp(isa_operand((GtOpcode)op, i)->name, name) == 0) o = isa_operand((GtOpcode)op, i);
+  const GsOperand *o = NULL;
+  for (int i = 0; i < isa_operand_count((GsOpcode)op); i++)
+    if (strcmp(isa_operand((GsOpcode)op, i)->name, name) == 0) o = isa_operand((GsOpcode)op, i);
   assert_non_null(o);
   assert_int_equal(o->field, OPF_NUM);
-  GtInst in, zero;
+  GsInst in, zero;
   memset(&in, 0, sizeof in);
   in.op = (uint8_t)op;
   zero = in;
   set(&in, -1234567890123);
-  assert_int_equal(inst_get(&in, o), -1234567890123);
-  inst_set(&in, o, 77);
+  assert_int_equal(isa_inst_get(&in, o), -1234567890123);
+  isa_inst_set(&in, o, 77);
   assert_int_equal(get(&in), 77);
   set(&in, 0);
   assert_memory_equal(&in, &zero, sizeof in);
@@ -95,26 +95,26 @@ static void test_named_accessors(void **state) {
 #define NUM(m, name, i) check_accessor(#m, #name, inst_##m##_##name, inst_##m##_set_##name), n++;
 #include "isa.def"
   for (int op = 0; op < I_COUNT; op++)
-    for (int i = 0; i < isa_operand_count((GtOpcode)op); i++)
-      want += isa_operand((GtOpcode)op, i)->field == OPF_NUM;
+    for (int i = 0; i < isa_operand_count((GsOpcode)op); i++)
+      want += isa_operand((GsOpcode)op, i)->field == OPF_NUM;
   assert_int_equal(n, want);
 }
 
-/* inst_set then inst_get gives the value back, and touches only that operand's field. */
+/* isa_inst_set then isa_inst_get gives the value back, and touches only that operand's field. */
 static void test_inst_get_set(void **state) {
   (void)state;
   for (int op = 0; op < I_COUNT; op++)
-    for (int i = 0; i < isa_operand_count((GtOpcode)op); i++) {
-      const GtOperand *o = isa_operand((GtOpcode)op, i);
-      GtInst in, zero;
+    for (int i = 0; i < isa_operand_count((GsOpcode)op); i++) {
+      const GsOperand *o = isa_operand((GsOpcode)op, i);
+      GsInst in, zero;
       memset(&in, 0, sizeof in);
       memset(&zero, 0, sizeof zero);
       int64_t v = o->field == OPF_NUM ? -123456789012345 : o->field <= OPF_TILE ? 4000000000 : 200;
-      inst_set(&in, o, v);
-      assert_int_equal(inst_get(&in, o), v);
-      for (int j = 0; j < isa_operand_count((GtOpcode)op); j++)
-        if (j != i) assert_int_equal(inst_get(&in, isa_operand((GtOpcode)op, j)), 0);
-      inst_set(&in, o, 0);
+      isa_inst_set(&in, o, v);
+      assert_int_equal(isa_inst_get(&in, o), v);
+      for (int j = 0; j < isa_operand_count((GsOpcode)op); j++)
+        if (j != i) assert_int_equal(isa_inst_get(&in, isa_operand((GsOpcode)op, j)), 0);
+      isa_inst_set(&in, o, 0);
       assert_memory_equal(&in, &zero, sizeof in);
     }
 }
@@ -123,48 +123,48 @@ static void test_names_unique(void **state) {
   (void)state;
   for (int a = 0; a < I_COUNT; a++)
     for (int b = a + 1; b < I_COUNT; b++)
-      assert_string_not_equal(isa_mnemonic((GtOpcode)a), isa_mnemonic((GtOpcode)b));
+      assert_string_not_equal(isa_mnemonic((GsOpcode)a), isa_mnemonic((GsOpcode)b));
   for (int a = 0; a < V_COUNT; a++)
     for (int b = a + 1; b < V_COUNT; b++)
-      assert_string_not_equal(vop_name((GtVop)a), vop_name((GtVop)b));
+      assert_string_not_equal(isa_vop_name((GsVop)a), isa_vop_name((GsVop)b));
   assert_string_equal(isa_mnemonic(I_COUNT), "?");
-  assert_string_equal(vop_name(V_COUNT), "?");
-  assert_string_equal(level_name(LVL_GB), "gb");
-  assert_string_equal(scope_name(SCOPE_CHIP), "chip");
+  assert_string_equal(isa_vop_name(V_COUNT), "?");
+  assert_string_equal(isa_level_name(LVL_GB), "gb");
+  assert_string_equal(isa_scope_name(SCOPE_CHIP), "chip");
   assert_string_equal(isa_engine_name(E_MATRIX), "matrix");
   /* softmax: 2 simple + 1 div + 1 transc + 2 reduce passes (isa.def) */
-  assert_int_equal(vop_passes(V_SOFTMAX, VC_SIMPLE), 2);
-  assert_int_equal(vop_passes(V_SOFTMAX, VC_REDUCE), 2);
-  assert_int_equal(vop_inputs(V_GLU), 2);
+  assert_int_equal(isa_vop_passes(V_SOFTMAX, VC_SIMPLE), 2);
+  assert_int_equal(isa_vop_passes(V_SOFTMAX, VC_REDUCE), 2);
+  assert_int_equal(isa_vop_inputs(V_GLU), 2);
 }
 
 static void test_program_helpers(void **state) {
   (void)state;
-  GtProgram *p = program_new();
+  GsProgram *p = prog_new();
   assert_int_equal(p->nregions, 1);
-  program_reserve_ids(p, 40, 3);
+  prog_reserve_ids(p, 40, 3);
   assert_int_equal(p->nregions, 40);
   assert_int_equal(p->ntiles, 3);
-  program_set_name(p, 0, 39, "last");
-  assert_int_equal(program_new_region(p, "next"), 40);
+  prog_set_name(p, 0, 39, "last");
+  assert_int_equal(prog_new_region(p, "next"), 40);
   assert_string_equal(p->region_names[39], "last");
   assert_string_equal(p->region_names[40], "next");
   assert_null(p->region_names[38]);
-  program_set_name(p, 1, 2, "t");
-  program_set_name(p, 1, 2, "u"); /* replaces */
+  prog_set_name(p, 1, 2, "t");
+  prog_set_name(p, 1, 2, "u"); /* replaces */
   assert_string_equal(p->tile_names[2], "u");
-  program_reserve_ids(p, 2, 2); /* never shrinks */
+  prog_reserve_ids(p, 2, 2); /* never shrinks */
   assert_int_equal(p->nregions, 41);
-  for (int i = 0; i < 70; i++) program_new_tile(p, i % 2 ? "x" : NULL);
+  for (int i = 0; i < 70; i++) prog_new_tile(p, i % 2 ? "x" : NULL);
   assert_int_equal(p->ntiles, 73);
   assert_string_equal(p->tile_names[72], "x");
-  program_queue(p, 0, 0, 1);
-  program_emit(program_queue(p, 1, -1, 0));
-  program_emit(program_queue(p, 1, -1, 0));
-  assert_int_equal(program_find_queue(p, 1, -1, 0), 1);
-  assert_int_equal(program_find_queue(p, 1, 0, 0), -1);
-  assert_int_equal(program_ninsts(p), 2);
-  program_free(p);
+  prog_queue(p, 0, 0, 1);
+  prog_emit(prog_queue(p, 1, -1, 0));
+  prog_emit(prog_queue(p, 1, -1, 0));
+  assert_int_equal(prog_find_queue(p, 1, -1, 0), 1);
+  assert_int_equal(prog_find_queue(p, 1, 0, 0), -1);
+  assert_int_equal(prog_ninsts(p), 2);
+  prog_free(p);
 }
 
 static char *generated_doc(void) {
@@ -183,12 +183,13 @@ static void test_doc_content(void **state) {
   (void)state;
   char *doc = generated_doc(), want[128];
   for (int op = 0; op < I_COUNT; op++) {
-    snprintf(want, sizeof want, "### `%s` (opcode %d, engine %s)", isa_mnemonic((GtOpcode)op),
-             op, isa_engine_name(isa_engine((GtOpcode)op)));
+    snprintf(want, sizeof want, "### `%s` (opcode %d, engine %s)", isa_mnemonic((GsOpcode)op),
+             op, isa_engine_name(isa_engine((GsOpcode)op)));
     assert_non_null(strstr(doc, want));
   }
   for (int v = 0; v < V_COUNT; v++) {
-    snprintf(want, sizeof want, "| %d | `%s` | %d |", v, vop_name((GtVop)v), vop_inputs((GtVop)v));
+    snprintf(want, sizeof want, "| %d | `%s` | %d |", v, isa_vop_name((GsVop)v),
+             isa_vop_inputs((GsVop)v));
     assert_non_null(strstr(doc, want));
   }
   assert_non_null(strstr(doc, "timing.md"));
@@ -207,15 +208,15 @@ static void test_doc_example(void **state) {
   char *e = strstr(b, "```\n");
   assert_non_null(e);
   *e = 0;
-  GtArch tiny;
+  GsArch tiny;
   tiny_arch(&tiny, 0);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtProgram *p = gtasm_parse("doc-example", b, &tiny, &d);
+  GsProgram *p = gtasm_parse("doc-example", b, &tiny, &d);
   assert_non_null(p);
-  assert_int_equal(program_check(p, &tiny, &d, "doc-example"), 0);
-  assert_int_equal(program_ninsts(p), 7);
-  program_free(p);
+  assert_int_equal(prog_check(p, &tiny, &d, "doc-example"), 0);
+  assert_int_equal(prog_ninsts(p), 7);
+  prog_free(p);
   free(doc);
 }
 
@@ -223,7 +224,7 @@ static void test_doc_example(void **state) {
 static void test_doc_fresh(void **state) {
   (void)state;
   char *doc = generated_doc();
-  char *file = read_file("docs/isa.md", NULL);
+  char *file = util_read_file("docs/isa.md", NULL);
   if (!file) fail_msg("docs/isa.md missing (run from the repo root)");
   if (strcmp(doc, file) != 0)
     fail_msg("docs/isa.md differs from the generated text; refresh with "

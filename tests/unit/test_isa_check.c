@@ -1,4 +1,4 @@
-/* test_isa_check.c — program_check, the static checks against an arch: one case per rule,
+/* test_isa_check.c — prog_check, the static checks against an arch: one case per rule,
  * each starting from a valid one-instruction program and breaking one thing, with the
  * expected message (queue, instruction index and text, and what is wrong) written out. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include "isa_testlib.h"
 
-static GtArch tiny, hetero, nogb;
+static GsArch tiny, hetero, nogb;
 
 static int setup(void **state) {
   (void)state;
@@ -24,29 +24,29 @@ static int setup(void **state) {
   return 0;
 }
 
-/* Runs program_check; returns its diagnostics (caller frees) and the result in *rc. */
-static char *check(const GtProgram *p, const GtArch *a, int *rc) {
+/* Runs prog_check; returns its diagnostics (caller frees) and the result in *rc. */
+static char *check(const GsProgram *p, const GsArch *a, int *rc) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = m;
   d.max_errors = 50;
-  *rc = program_check(p, a, &d, "f.gtp");
+  *rc = prog_check(p, a, &d, "f.gtp");
   fclose(m);
   assert_true((*rc == 0) == (d.nerrors == 0));
   return buf;
 }
 
-static void expect_ok(const GtProgram *p, const GtArch *a) {
+static void expect_ok(const GsProgram *p, const GsArch *a) {
   int rc;
   char *msg = check(p, a, &rc);
   if (rc != 0) fail_msg("expected no error, got:\n%s", msg);
   free(msg);
 }
 
-static void expect_error(const GtProgram *p, const GtArch *a, const char *want) {
+static void expect_error(const GsProgram *p, const GsArch *a, const char *want) {
   int rc;
   char *msg = check(p, a, &rc);
   if (rc == 0 || !strstr(msg, want)) fail_msg("expected \"%s\", got \"%s\"", want, msg);
@@ -55,17 +55,17 @@ static void expect_error(const GtProgram *p, const GtArch *a, const char *want) 
 
 /* A valid program with one instruction of `op` on a queue that takes it; returns the
  * instruction so a case can break one field. Regions 1..3 and tiles 1..3 exist. */
-static GtInst *one(GtProgram **pp, GtOpcode op) {
-  GtProgram *p = program_new();
+static GsInst *one(GsProgram **pp, GsOpcode op) {
+  GsProgram *p = prog_new();
   for (int i = 0; i < 3; i++) {
-    program_new_region(p, NULL);
-    program_new_tile(p, NULL);
+    prog_new_region(p, NULL);
+    prog_new_tile(p, NULL);
   }
   int index = isa_engine(op) == E_DMA ? Q_DMA_IN
               : isa_engine(op) == E_VECTOR ? Q_UNIT0 + 1
               : isa_engine(op) == E_SCALAR ? Q_UNIT0 + 2
                                            : Q_UNIT0;
-  GtInst *in = program_emit(program_queue(p, 1, 1, index));
+  GsInst *in = prog_emit(prog_queue(p, 1, 1, index));
   in->op = (uint8_t)op;
   switch (op) {
   case I_ALLOC:
@@ -108,63 +108,63 @@ static GtInst *one(GtProgram **pp, GtOpcode op) {
 static void test_valid_each_opcode(void **state) {
   (void)state;
   for (int op = 0; op < I_COUNT; op++) {
-    GtProgram *p;
-    one(&p, (GtOpcode)op);
+    GsProgram *p;
+    one(&p, (GsOpcode)op);
     expect_ok(p, &tiny);
-    program_free(p);
+    prog_free(p);
   }
 }
 
 static void test_message_format(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_GEMM);
+  GsProgram *p;
+  GsInst *in = one(&p, I_GEMM);
   inst_gemm_set_n(in, 0);
   expect_error(p, &tiny,
                "f.gtp: error: queue c1.k1.mme, instruction 0 (gemm dst=1 dst_tile=1 a=2 a_tile=2 "
                "b=3 b_tile=3 m=16 k=16 dtype=fp16): n must be positive\n");
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_queues(void **state) {
   (void)state;
-  GtProgram *p = program_new();
-  program_queue(p, 2, 0, Q_DMA_IN);
+  GsProgram *p = prog_new();
+  prog_queue(p, 2, 0, Q_DMA_IN);
   expect_error(p, &tiny, "queue c2.k0.dma_in: cluster 2 does not exist (arch 'tiny' has 2)");
-  program_free(p);
-  p = program_new();
-  program_queue(p, 0, 2, Q_DMA_IN);
+  prog_free(p);
+  p = prog_new();
+  prog_queue(p, 0, 2, Q_DMA_IN);
   expect_error(p, &tiny, "queue c0.k2.dma_in: core 2 does not exist (arch 'tiny' has 2 per cluster)");
   /* hetero has a third core, of kind gemm, which has no DMA engine (like Goya's GEMM core) */
   expect_error(p, &hetero, "queue c0.k2.dma_in: core kind 'gemm' has no DMA engine (dma_engines = 0): no dma_in queue");
   p->queues[0].index = Q_UNIT0;
   expect_ok(p, &hetero);
-  program_free(p);
-  p = program_new();
-  program_queue(p, 0, 1, Q_UNIT0 + 3);
+  prog_free(p);
+  p = prog_new();
+  prog_queue(p, 0, 1, Q_UNIT0 + 3);
   expect_error(p, &tiny, "queue c0.k1.q5: queue index 5 does not exist (core kind 'pe' has 5 "
                "queues: dma_in, dma_out and 3 units)");
-  program_free(p);
-  p = program_new();
-  program_queue(p, 0, 2, Q_UNIT0 + 2);
+  prog_free(p);
+  p = prog_new();
+  prog_queue(p, 0, 2, Q_UNIT0 + 2);
   expect_error(p, &hetero, "queue c0.k2.q4: queue index 4 does not exist (core kind 'gemm' has 4");
-  program_free(p);
-  p = program_new();
-  program_queue(p, 1, -1, 2);
+  prog_free(p);
+  p = prog_new();
+  prog_queue(p, 1, -1, 2);
   expect_error(p, &tiny, "queue c1.dma2: cluster DMA engine 2 does not exist (arch 'tiny' has 2 per cluster)");
-  program_free(p);
-  p = program_new();
-  program_queue(p, 0, 0, Q_DMA_IN);
-  program_queue(p, 0, 0, Q_DMA_OUT);
+  prog_free(p);
+  p = prog_new();
+  prog_queue(p, 0, 0, Q_DMA_IN);
+  prog_queue(p, 0, 0, Q_DMA_OUT);
   p->queues[1].index = Q_DMA_IN; /* what a broken writer could produce */
   expect_error(p, &tiny, "queue c0.k0.dma_in appears twice");
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_engines(void **state) {
   (void)state;
   static const struct {
-    GtOpcode op;
+    GsOpcode op;
     int index;
     const char *want;
   } cases[] = {
@@ -175,14 +175,14 @@ static void test_engines(void **state) {
       {I_MOV, Q_UNIT0, "mov runs on a DMA queue (dma_in, dma_out or a cluster DMA engine), not on a unit queue"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    GtProgram *p;
+    GsProgram *p;
     one(&p, cases[i].op);
     p->queues[0].index = cases[i].index;
     expect_error(p, &tiny, cases[i].want);
-    program_free(p);
+    prog_free(p);
   }
   /* mov on a cluster DMA queue and on dma_out is fine; sync ops go anywhere */
-  GtProgram *p;
+  GsProgram *p;
   one(&p, I_MOV);
   p->queues[0].core = -1;
   p->queues[0].index = 1;
@@ -190,18 +190,18 @@ static void test_engines(void **state) {
   p->queues[0].core = 0;
   p->queues[0].index = Q_DMA_OUT;
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
   one(&p, I_BARRIER);
   p->queues[0].core = -1;
   p->queues[0].index = 0;
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_enum_operands(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_VEC);
+  GsProgram *p;
+  GsInst *in = one(&p, I_VEC);
   in->sub = V_COUNT;
   expect_error(p, &tiny, "vector op 22 out of range (0..21)");
   in->sub = V_RELU;
@@ -209,31 +209,31 @@ static void test_enum_operands(void **state) {
   expect_error(p, &tiny, "dtype 6 out of range (0..5)");
   in->dtype = DT_INT16; /* tiny's vec has no int16 lanes */
   expect_error(p, &tiny, "unit 'vec' does not support dtype int16");
-  program_free(p);
+  prog_free(p);
   in = one(&p, I_GEMM);
   in->dtype = DT_FP32; /* tiny's mme has rate_fp16 and rate_int8 only */
   expect_error(p, &tiny, "unit 'mme' does not support dtype fp32");
   in->dtype = DT_INT8;
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
   in = one(&p, I_ALLOC);
   in->sub = 3;
   expect_error(p, &tiny, "level 3 out of range");
-  program_free(p);
+  prog_free(p);
   in = one(&p, I_SEMPOST);
   in->sub = 2;
   expect_error(p, &tiny, "scope 2 out of range");
-  program_free(p);
+  prog_free(p);
   in = one(&p, I_GEMM);
   in->op = 200;
   expect_error(p, &tiny, "instruction 0 (opcode 200): opcode 200 out of range (0..10)");
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_flags(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_SIGNAL);
+  GsProgram *p;
+  GsInst *in = one(&p, I_SIGNAL);
   in->sub = Q_UNIT0 + 3;
   expect_error(p, &tiny, "signal target: queue index 5 does not exist");
   in->sub = Q_UNIT0 + 2;
@@ -241,18 +241,18 @@ static void test_flags(void **state) {
   p->queues[0].core = -1;
   p->queues[0].index = 0;
   expect_error(p, &tiny, "queue c1.dma0, instruction 0 (signal queue=scl): flags are per core");
-  program_free(p);
+  prog_free(p);
   one(&p, I_WAIT);
   p->queues[0].core = -1;
   p->queues[0].index = 1;
   expect_error(p, &tiny, "queue c1.dma1, instruction 0 (wait): flags are per core");
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_ids(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_MOV);
+  GsProgram *p;
+  GsInst *in = one(&p, I_MOV);
   in->r[1] = 4;
   expect_error(p, &tiny, "src: region 4 out of range (the program has ids 1..3)");
   in->r[1] = 2;
@@ -264,7 +264,7 @@ static void test_ids(void **state) {
   in->r[1] = 2;
   in->t[1] = 0;
   expect_error(p, &tiny, "src_tile: a data instruction names the tile of every region it uses");
-  program_free(p);
+  prog_free(p);
   /* b of a one-input vop may be 0, of a two-input vop it may not */
   in = one(&p, I_VEC);
   expect_ok(p, &tiny);
@@ -273,19 +273,19 @@ static void test_ids(void **state) {
   in->r[2] = 3;
   in->t[2] = 3;
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
   /* alloc's init tile may be 0 */
   in = one(&p, I_ALLOC);
   expect_ok(p, &tiny);
   in->r[0] = 0;
   expect_error(p, &tiny, "region names no region");
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_alloc_places(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_ALLOC);
+  GsProgram *p;
+  GsInst *in = one(&p, I_ALLOC);
   inst_alloc_set_cluster(in, 2);
   expect_error(p, &tiny, "cluster 2 does not exist (arch 'tiny' has 2)");
   inst_alloc_set_cluster(in, 1);
@@ -298,13 +298,13 @@ static void test_alloc_places(void **state) {
   in->sub = LVL_DDR;
   inst_alloc_set_cluster(in, 7);
   expect_ok(p, &tiny); /* DDR is the chip's: cluster and core are ignored */
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_numbers(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_MOV);
+  GsProgram *p;
+  GsInst *in = one(&p, I_MOV);
   inst_mov_set_dst_off(in, -4);
   expect_error(p, &tiny, "dst_off=-4 is negative");
   inst_mov_set_dst_off(in, 0);
@@ -318,11 +318,11 @@ static void test_numbers(void **state) {
   expect_ok(p, &tiny);
   inst_mov_set_planes(in, INT64_MAX);
   expect_error(p, &tiny, "is not a multiple of rows=4 x planes=9223372036854775807");
-  program_free(p);
+  prog_free(p);
   in = one(&p, I_BARRIER);
   inst_barrier_set_count(in, 0);
   expect_error(p, &tiny, "count must be positive");
-  program_free(p);
+  prog_free(p);
 }
 
 /* One transfer never writes a byte twice: destination rows and planes may not overlap (4096 B
@@ -330,8 +330,8 @@ static void test_numbers(void **state) {
  * 128 need a plane stride of 3 x 128 + 128 = 512); source rows may (a sliding window). */
 static void test_overlapping_rows(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_MOV);
+  GsProgram *p;
+  GsInst *in = one(&p, I_MOV);
   inst_mov_set_rows(in, 4);
   inst_mov_set_dst_stride(in, 1000);
   expect_error(p, &tiny, "dst_stride=1000 is shorter than a row (1024 bytes): the rows overlap");
@@ -346,14 +346,14 @@ static void test_overlapping_rows(void **state) {
   expect_error(p, &tiny, "dst_pstride=511 is shorter than a plane (512 bytes): the planes overlap");
   inst_mov_set_dst_pstride(in, 512);
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
 }
 
 /* Grouped and windowed vector ops need 1 <= param <= elems. */
 static void test_vec_param(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_VEC);
+  GsProgram *p;
+  GsInst *in = one(&p, I_VEC);
   in->sub = V_SOFTMAX;
   expect_error(p, &tiny, "vec softmax needs 1 <= param <= elems (param=0, elems=1024)");
   inst_vec_set_param(in, 2048);
@@ -365,16 +365,16 @@ static void test_vec_param(void **state) {
   expect_error(p, &tiny, "vec poolmax needs 1 <= param <= elems");
   in->sub = V_RELU; /* elementwise: param unused */
   expect_ok(p, &tiny);
-  program_free(p);
+  prog_free(p);
 }
 
 static void test_unused_fields(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_FREE);
-  inst_set_field(in, OPF_NUM, 5, 3);
+  GsProgram *p;
+  GsInst *in = one(&p, I_FREE);
+  isa_inst_set_field(in, OPF_NUM, 5, 3);
   expect_error(p, &tiny, "field n5 is not used by free and must be 0");
-  inst_set_field(in, OPF_NUM, 5, 0);
+  isa_inst_set_field(in, OPF_NUM, 5, 0);
   in->t[2] = 1;
   expect_error(p, &tiny, "field t2 is not used by free and must be 0");
   in->t[2] = 0;
@@ -386,17 +386,17 @@ static void test_unused_fields(void **state) {
   in->flags = 0;
   in->sub = 1;
   expect_error(p, &tiny, "field sub is not used by free and must be 0");
-  program_free(p);
+  prog_free(p);
 }
 
 /* Every error is reported, in program order, not only the first. */
 static void test_all_reported(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_GEMM);
+  GsProgram *p;
+  GsInst *in = one(&p, I_GEMM);
   inst_gemm_set_m(in, 0);
   in->dtype = DT_FP32;
-  GtInst *in2 = program_emit(&p->queues[0]);
+  GsInst *in2 = prog_emit(&p->queues[0]);
   *in2 = *in;
   inst_gemm_set_m(in2, 16);
   int rc;
@@ -410,30 +410,30 @@ static void test_all_reported(void **state) {
   for (const char *c = msg; *c; c++) lines += *c == '\n';
   assert_int_equal(lines, 3); /* m positive and dtype on 0, dtype on 1 */
   free(msg);
-  program_free(p);
+  prog_free(p);
 }
 
-/* Without an arch program_check still checks shapes and ranges (used by --emit). */
+/* Without an arch prog_check still checks shapes and ranges (used by --emit). */
 static void test_null_arch(void **state) {
   (void)state;
-  GtProgram *p;
-  GtInst *in = one(&p, I_GEMM);
+  GsProgram *p;
+  GsInst *in = one(&p, I_GEMM);
   expect_ok(p, NULL);
   p->queues[0].index = Q_DMA_OUT;
   expect_error(p, NULL, "queue c1.k1.dma_out, instruction 0 (gemm");
-  in = &VEC_AT(&p->queues[0].insts, GtInst, 0);
+  in = &VEC_AT(&p->queues[0].insts, GsInst, 0);
   in->op = I_MOV;
   expect_error(p, NULL, "field r2 is not used by mov");
-  program_free(p);
+  prog_free(p);
 }
 
 /* The hand-built arch the ISA tests use is configs/tiny.cfg: compare with the parser's view
- * of the file, field by field for everything the assembler and program_check read. */
+ * of the file, field by field for everything the assembler and prog_check read. */
 static void test_tiny_matches_config(void **state) {
   (void)state;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtArch *a = arch_load("configs/tiny.cfg", NULL, 0, &d);
+  GsArch *a = arch_load("configs/tiny.cfg", NULL, 0, &d);
   assert_non_null(a);
   assert_string_equal(a->name, tiny.name);
   assert_int_equal(a->nclusters, tiny.nclusters);
@@ -442,13 +442,13 @@ static void test_tiny_matches_config(void **state) {
   assert_int_equal(a->cores_per_cluster, tiny.cores_per_cluster);
   assert_int_equal(a->ncore_kinds, tiny.ncore_kinds);
   for (int k = 0; k < a->ncore_kinds; k++) {
-    const GtCoreKind *x = &a->core_kinds[k], *y = &tiny.core_kinds[k];
+    const GsCoreKind *x = &a->core_kinds[k], *y = &tiny.core_kinds[k];
     assert_string_equal(x->name, y->name);
     assert_int_equal(x->count, y->count);
     assert_int_equal(x->lb_bytes, y->lb_bytes);
     assert_int_equal(x->nunits, y->nunits);
     for (int u = 0; u < x->nunits; u++) {
-      const GtUnitKind *ux = &a->units[x->unit[u]], *uy = &tiny.units[y->unit[u]];
+      const GsUnitKind *ux = &a->units[x->unit[u]], *uy = &tiny.units[y->unit[u]];
       assert_string_equal(ux->name, uy->name);
       assert_int_equal(ux->caps, uy->caps);
       for (int t = 0; t < DT_COUNT; t++) {

@@ -35,7 +35,7 @@
 
 static void bottom_up_first_fit_in_gap(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 256, 16, IVL_BOTTOM_UP);
   /* empty buffer: the lowest offset is lo = 0; A = [0,32) over steps 0..9 */
   assert_int_equal(ivl_alloc(&v, 32, 0, 9, 1), 0);
@@ -61,7 +61,7 @@ static void bottom_up_first_fit_in_gap(void **state) {
 
 static void disjoint_lifetimes_share_bytes(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 128, 16, IVL_BOTTOM_UP);
   /* A = [0,64) over 0..3 */
   assert_int_equal(ivl_alloc(&v, 64, 0, 3, 1), 0);
@@ -82,7 +82,7 @@ static void disjoint_lifetimes_share_bytes(void **state) {
 
 static void top_down_from_top_and_highest_gap(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 256, 16, IVL_TOP_DOWN);
   /* empty: the highest offset is cap - 32 = 224; A = [224,256) over 0..9 */
   assert_int_equal(ivl_alloc(&v, 32, 0, 9, 1), 224);
@@ -106,7 +106,7 @@ static void top_down_from_top_and_highest_gap(void **state) {
 
 static void sizes_rounded_to_align(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 1024, 64, IVL_BOTTOM_UP);
   /* 1 byte -> ceil(1/64)*64 = 64: A = [0,64) */
   assert_int_equal(ivl_alloc(&v, 1, 0, 0, 1), 0);
@@ -137,7 +137,7 @@ static void sizes_rounded_to_align(void **state) {
 
 static void full_returns_minus_one_and_places_nothing(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 256, 16, IVL_BOTTOM_UP);
   /* A = [0,128), B = [128,224) over 0..5; [224,256) = 32 bytes left over those steps */
   assert_int_equal(ivl_alloc(&v, 128, 0, 5, 1), 0);
@@ -170,7 +170,7 @@ static void full_returns_minus_one_and_places_nothing(void **state) {
 
 static void remove_then_realloc(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 256, 16, IVL_BOTTOM_UP);
   /* A = [0,64), B = [64,128), C = [128,192), all over 0..9 */
   assert_int_equal(ivl_alloc(&v, 64, 0, 9, 10), 0);
@@ -207,7 +207,7 @@ static void remove_then_realloc(void **state) {
 
 static void lowest_at_steps(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, 256, 16, IVL_TOP_DOWN);
   /* no block: cap */
   assert_int_equal(ivl_lowest(&v, 0), 256);
@@ -234,7 +234,7 @@ static void lowest_at_steps(void **state) {
 
 static void lo_respected(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   /* bottom-up in [64,256): the first block starts at lo = 64, not 0 */
   ivl_init(&v, 64, 256, 16, IVL_BOTTOM_UP);
   assert_int_equal(ivl_lowest(&v, 0), 256);
@@ -273,7 +273,7 @@ static void lo_respected(void **state) {
 
 static void take_without_free_is_a_bump(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   /* the emitter's DDR: unbounded, 256-byte alignment; a bump pointer would advance by each size
    * rounded up to 256 */
   ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
@@ -312,7 +312,7 @@ static void take_without_free_is_a_bump(void **state) {
 
 static void take_remove_in_program_order(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   /* DDR over two iterations: W = [0,512) for the whole run (id -1); iteration 0 takes
    * A (300 -> 512) at 512 and B (100 -> 256) at 1024 */
   ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
@@ -379,7 +379,7 @@ static void take_remove_in_program_order(void **state) {
 
 static void peak_is_high_water_mark(void **state) {
   (void)state;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 128, 1024, 64, IVL_BOTTOM_UP);
   /* no block: lo */
   assert_int_equal(ivl_peak(&v), 128);
@@ -447,8 +447,8 @@ static int feasible(const Ref *ref, int n, int64_t off, int64_t bytes, int t0, i
 
 /* lo is a multiple of align in every configuration (with an unaligned lo, bottom-up places a
  * first block at lo itself, which is then not a multiple of align); cap need not be one. */
-static void run_random(GtIvlPolicy pol, int64_t lo, int64_t cap, int64_t align, int nalloc) {
-  GtIvl v;
+static void run_random(GsIvlPolicy pol, int64_t lo, int64_t cap, int64_t align, int nalloc) {
+  GsIvl v;
   ivl_init(&v, lo, cap, align, pol);
   Ref *ref = calloc((size_t)nalloc, sizeof(Ref));
   assert_non_null(ref);
@@ -497,12 +497,12 @@ static void run_random(GtIvlPolicy pol, int64_t lo, int64_t cap, int64_t align, 
   /* final pairwise check over what the allocator holds (not over the mirror) */
   assert_int_equal(v.n, n);
   for (int i = 0; i < v.n; i++) {
-    const GtIvlBlock *a = &v.b[i];
+    const GsIvlBlock *a = &v.b[i];
     assert_true(a->off >= lo && a->off + a->bytes <= cap);
     assert_int_equal(a->off % align, 0);
     assert_int_equal(a->bytes % align, 0);
     for (int j = i + 1; j < v.n; j++) {
-      const GtIvlBlock *b = &v.b[j];
+      const GsIvlBlock *b = &v.b[j];
       if (time_overlap(a->t0, a->t1, b->t0, b->t1) && byte_overlap(a->off, a->bytes, b->off, b->bytes))
         fail_msg("blocks %d [%lld,+%lld) steps %d..%d and %d [%lld,+%lld) steps %d..%d overlap", a->id,
                  (long long)a->off, (long long)a->bytes, a->t0, a->t1, b->id, (long long)b->off,
@@ -547,7 +547,7 @@ static void random_property(void **state) {
 static void random_program_order(void **state) {
   (void)state;
   rng_state = 0x2545f4914f6cdd1dULL;
-  GtIvl v;
+  GsIvl v;
   ivl_init(&v, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
   int64_t bump = 0;
   for (int k = 0; k < 200; k++) {

@@ -18,31 +18,31 @@
 
 #include "lower.h"
 
-static GtArch *load_arch(const char *path, const char *const *sets, int n) {
-  GtDiag d;
+static GsArch *load_arch(const char *path, const char *const *sets, int n) {
+  GsDiag d;
   diag_init(&d);
-  GtArch *a = arch_load(path, sets, n, &d);
+  GsArch *a = arch_load(path, sets, n, &d);
   if (!a) fail_msg("%s does not load", path);
   return a;
 }
 
-static GtGraph *parse(const char *text) {
-  GtDiag d;
+static GsGraph *parse(const char *text) {
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_parse("test.gtg", text, &d);
+  GsGraph *g = gtg_parse("test.gtg", text, &d);
   if (!g) fail_msg("test graph does not parse");
   return g;
 }
 
-static GtLowered *lower(GtGraph *g, const GtArch *a, GtSchedKind s, int64_t batch, int64_t bpc) {
-  GtDiag d;
+static GsLowered *lower(GsGraph *g, const GsArch *a, GsSchedKind s, int64_t batch, int64_t bpc) {
+  GsDiag d;
   diag_init(&d);
-  GtLowerOptions o;
+  GsLowerOptions o;
   lower_options_default(&o);
   o.sched = s;
   o.batch = batch;
   o.batch_per_cluster = bpc;
-  GtLowered *l = lower_run(g, a, &o, &d);
+  GsLowered *l = lower_run(g, a, &o, &d);
   if (!l) fail_msg("lowering failed");
   return l;
 }
@@ -66,7 +66,7 @@ static const char *resnetish =
     "d = dense(f) units=10 bias=1\n"
     "s = softmax(d)\n";
 
-static void expect_kernels(const GtLowered *l, int n, const int *sizes, const GtOpKind *heads) {
+static void expect_kernels(const GsLowered *l, int n, const int *sizes, const GsOpKind *heads) {
   assert_int_equal(l->nkernels, n);
   for (int i = 0; i < n; i++) {
     assert_int_equal(l->kernels[i].nops, sizes[i]);
@@ -78,18 +78,18 @@ static void expect_kernels(const GtLowered *l, int n, const int *sizes, const Gt
  * is a kernel of its own; the reshape is no kernel at all. */
 static void test_group_tvm(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
-  GtGraph *g = parse(resnetish);
-  GtLowered *l = lower(g, a, SCHED_TVM, 4, 0);
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse(resnetish);
+  GsLowered *l = lower(g, a, SCHED_TVM, 4, 0);
   int sizes[] = {3, 1, 4, 1, 1, 1};
-  GtOpKind heads[] = {OP_CONV2D, OP_MAXPOOL, OP_CONV2D, OP_GAVGPOOL, OP_DENSE, OP_SOFTMAX};
+  GsOpKind heads[] = {OP_CONV2D, OP_MAXPOOL, OP_CONV2D, OP_GAVGPOOL, OP_DENSE, OP_SOFTMAX};
   expect_kernels(l, 6, sizes, heads);
   /* Table 3: every kernel output in DDR (r1 p1 r2 g d s: 6); the fused intermediates in LB:
    * c1 b1 of the first kernel, c2 b2 a2 of the third (5); the reshape's output is an alias */
   assert_int_equal(l->outputs_ddr, 6);
   assert_int_equal(l->outputs_lb, 5);
   assert_int_equal(l->outputs_gb, 0);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -108,38 +108,38 @@ static const char *bertish =
 
 static void test_group_astitch(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
-  GtGraph *g = parse(bertish);
-  GtLowered *t = lower(g, a, SCHED_TVM, 2, 0);
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse(bertish);
+  GsLowered *t = lower(g, a, SCHED_TVM, 2, 0);
   int ts[] = {2, 1, 1, 1};
-  GtOpKind th[] = {OP_DENSE, OP_LAYERNORM, OP_GELU, OP_DENSE};
+  GsOpKind th[] = {OP_DENSE, OP_LAYERNORM, OP_GELU, OP_DENSE};
   expect_kernels(t, 4, ts, th);
-  lowered_free(t);
-  GtLowered *s = lower(g, a, SCHED_ASTITCH, 2, 0);
+  lower_free(t);
+  GsLowered *s = lower(g, a, SCHED_ASTITCH, 2, 0);
   int ss[] = {2, 2, 1};
-  GtOpKind sh[] = {OP_DENSE, OP_LAYERNORM, OP_DENSE};
+  GsOpKind sh[] = {OP_DENSE, OP_LAYERNORM, OP_DENSE};
   expect_kernels(s, 3, ss, sh);
   /* per cluster 1 sample × 16 × 32 × 2 B = 1 KiB fits tiny's GB: both inner outputs in GB */
   assert_int_equal(s->outputs_gb, 2);
   assert_int_equal(s->outputs_ddr, 1);
-  lowered_free(s);
+  lower_free(s);
   graph_free(g);
   arch_free(a);
 }
 
 /* Bytes moved from and to DDR, summed over the program's movs by the level of their regions
  * (read from the alloc instructions): independent of the lowering's own counters. */
-static void program_ddr_bytes(const GtProgram *p, int64_t *rd, int64_t *wr) {
+static void program_ddr_bytes(const GsProgram *p, int64_t *rd, int64_t *wr) {
   unsigned char *lvl = calloc(p->nregions, 1);
   for (int q = 0; q < p->nqueues; q++)
     for (size_t i = 0; i < p->queues[q].insts.len; i++) {
-      const GtInst *in = &VEC_AT(&p->queues[q].insts, GtInst, i);
+      const GsInst *in = &VEC_AT(&p->queues[q].insts, GsInst, i);
       if (in->op == I_ALLOC) lvl[in->r[0]] = (unsigned char)(in->sub + 1);
     }
   *rd = *wr = 0;
   for (int q = 0; q < p->nqueues; q++)
     for (size_t i = 0; i < p->queues[q].insts.len; i++) {
-      const GtInst *in = &VEC_AT(&p->queues[q].insts, GtInst, i);
+      const GsInst *in = &VEC_AT(&p->queues[q].insts, GsInst, i);
       if (in->op != I_MOV) continue;
       if (lvl[in->r[1]] == LVL_DDR + 1) *rd += inst_mov_bytes(in);
       if (lvl[in->r[0]] == LVL_DDR + 1) *wr += inst_mov_bytes(in);
@@ -152,10 +152,10 @@ static void program_ddr_bytes(const GtProgram *p, int64_t *rd, int64_t *wr) {
 static void test_tvm_kernel_ddr_bytes(void **state) {
   (void)state;
   const char *sets[] = {"chip.clusters=1"};
-  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
-  GtGraph *g = parse("gtg 1\nmodel d batch=8 dtype=fp16\ninput x: fp16[N, 64]\n"
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse("gtg 1\nmodel d batch=8 dtype=fp16\ninput x: fp16[N, 64]\n"
                      "y = dense(x) units=32 bias=1\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 8, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 8, 0);
   int64_t in = 8 * 64 * 2, w = 32 * (64 + 1) * 2, out = 8 * 32 * 2;
   int64_t rd, wr;
   program_ddr_bytes(l->prog, &rd, &wr);
@@ -166,16 +166,16 @@ static void test_tvm_kernel_ddr_bytes(void **state) {
   /* roofline inputs: 2 FLOP per MAC + one bias add per output; compulsory = in + w + out */
   assert_int_equal(l->total_flops, 2 * 8 * 64 * 32 + 8 * 32);
   assert_int_equal(l->compulsory_ddr_bytes, in + w + out);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
 
-static int64_t count_op(const GtProgram *p, GtOpcode op) {
+static int64_t count_op(const GsProgram *p, GsOpcode op) {
   int64_t n = 0;
   for (int q = 0; q < p->nqueues; q++)
     for (size_t i = 0; i < p->queues[q].insts.len; i++)
-      if (VEC_AT(&p->queues[q].insts, GtInst, i).op == op) n++;
+      if (VEC_AT(&p->queues[q].insts, GsInst, i).op == op) n++;
   return n;
 }
 
@@ -184,18 +184,18 @@ static int64_t count_op(const GtProgram *p, GtOpcode op) {
  * per cluster: iterations of 4 and 1 samples. */
 static void test_iterations(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
-  GtGraph *g = parse(resnetish);
-  GtLowered *l = lower(g, a, SCHED_TVM, 8, 1);
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse(resnetish);
+  GsLowered *l = lower(g, a, SCHED_TVM, 8, 1);
   assert_int_equal(l->iterations, 4);
   assert_int_equal(l->per_cluster, 1);
   assert_int_equal(l->nbarriers, 4 * (6 + 1));
   assert_int_equal(count_op(l->prog, I_BARRIER), l->nbarriers * l->prog->nqueues);
-  lowered_free(l);
+  lower_free(l);
   l = lower(g, a, SCHED_TVM, 5, 2);
   assert_int_equal(l->iterations, 2);
   assert_int_equal(l->batch, 5);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -208,41 +208,41 @@ static void test_iterations(void **state) {
 static void test_iterations_when_ddr_is_small(void **state) {
   (void)state;
   const char *sets[] = {"ddr.capacity_mib=1"};
-  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
-  GtGraph *g = parse(resnetish);
-  GtLowered *l = lower(g, a, SCHED_TVM, 256, 0);
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse(resnetish);
+  GsLowered *l = lower(g, a, SCHED_TVM, 256, 0);
   assert_int_equal(l->per_cluster, 64);
   assert_int_equal(l->iterations, 2);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
 
 /* No LB allocation of any core reaches past its local buffer, and every program passes the
  * static check, on tiny and on the paper's 64 KiB stcp920. */
-static void check_program(const GtLowered *l, const GtArch *a) {
+static void check_program(const GsLowered *l, const GsArch *a) {
   for (int q = 0; q < l->prog->nqueues; q++)
     for (size_t i = 0; i < l->prog->queues[q].insts.len; i++) {
-      const GtInst *in = &VEC_AT(&l->prog->queues[q].insts, GtInst, i);
+      const GsInst *in = &VEC_AT(&l->prog->queues[q].insts, GsInst, i);
       if (in->op != I_ALLOC || in->sub != LVL_LB) continue;
       assert_true(inst_alloc_offset(in) + inst_alloc_bytes(in) <=
                   arch_core(a, (int)inst_alloc_core(in))->lb_bytes);
     }
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  assert_int_equal(program_check(l->prog, a, &d, "lowered"), 0);
+  assert_int_equal(prog_check(l->prog, a, &d, "lowered"), 0);
 }
 
 static void test_fits_and_checks(void **state) {
   (void)state;
   const char *cfgs[] = {"configs/tiny.cfg", "configs/stcp920.cfg", "configs/goya.cfg"};
   for (int c = 0; c < 3; c++) {
-    GtArch *a = load_arch(cfgs[c], NULL, 0);
-    GtGraph *g = parse(resnetish);
+    GsArch *a = load_arch(cfgs[c], NULL, 0);
+    GsGraph *g = parse(resnetish);
     for (int s = 0; s < SCHED_COUNT; s++) {
-      GtLowered *l = lower(g, a, (GtSchedKind)s, 8, 0);
+      GsLowered *l = lower(g, a, (GsSchedKind)s, 8, 0);
       check_program(l, a);
-      lowered_free(l);
+      lower_free(l);
     }
     graph_free(g);
     arch_free(a);
@@ -253,17 +253,17 @@ static void test_fits_and_checks(void **state) {
  * relu tail cannot stay in the conv's kernel and becomes a kernel on the TPCs. */
 static void test_goya_tail_split(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/goya.cfg", NULL, 0);
-  GtGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
+  GsArch *a = load_arch("configs/goya.cfg", NULL, 0);
+  GsGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
                      "c = conv2d(x) units=16 kernel=3 pad=1\nr = relu(c)\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 1, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 1, 0);
   assert_int_equal(l->nkernels, 2);
   assert_string_equal(a->core_kinds[l->kernels[0].core_kind].name, "gemm");
   assert_string_equal(a->core_kinds[l->kernels[1].core_kind].name, "tpc");
   /* Goya's MME has no fp16: the gemm runs at its fastest dtype (int8), sizes stay fp16 */
   assert_int_equal(l->kernels[0].cdt_head, DT_INT8);
   check_program(l, a);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -272,20 +272,20 @@ static void test_goya_tail_split(void **state) {
  * names the kernel and both sizes. */
 static void test_untileable(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
-  GtGraph *g = parse("gtg 1\nmodel n batch=1 dtype=fp16\ninput x: fp16[N, 1048576]\n"
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse("gtg 1\nmodel n batch=1 dtype=fp16\ninput x: fp16[N, 1048576]\n"
                      "y = layernorm(x)\n");
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = mem;
-  GtLowerOptions o;
+  GsLowerOptions o;
   lower_options_default(&o);
   o.sched = SCHED_TVM;
   o.batch = 1;
-  GtLowered *l = lower_run(g, a, &o, &d);
+  GsLowered *l = lower_run(g, a, &o, &d);
   fclose(mem);
   assert_null(l);
   assert_int_equal(d.nerrors, 1);
@@ -297,7 +297,7 @@ static void test_untileable(void **state) {
   arch_free(a);
 }
 
-static char *asm_text(const GtLowered *l, const GtArch *a) {
+static char *asm_text(const GsLowered *l, const GsArch *a) {
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
@@ -308,17 +308,17 @@ static char *asm_text(const GtLowered *l, const GtArch *a) {
 
 static void test_deterministic(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg", NULL, 0);
-  GtGraph *g = parse(resnetish);
-  GtLowered *l1 = lower(g, a, SCHED_ASTITCH, 4, 0);
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse(resnetish);
+  GsLowered *l1 = lower(g, a, SCHED_ASTITCH, 4, 0);
   char *t1 = asm_text(l1, a);
-  GtLowered *l2 = lower(g, a, SCHED_ASTITCH, 4, 0);
+  GsLowered *l2 = lower(g, a, SCHED_ASTITCH, 4, 0);
   char *t2 = asm_text(l2, a);
   assert_string_equal(t1, t2);
   free(t1);
   free(t2);
-  lowered_free(l1);
-  lowered_free(l2);
+  lower_free(l1);
+  lower_free(l2);
   graph_free(g);
   arch_free(a);
 }
@@ -330,17 +330,17 @@ static void test_deterministic(void **state) {
 static void test_strided_pointwise_reads_sampled_pixels(void **state) {
   (void)state;
   const char *sets[] = {"chip.clusters=1"};
-  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
-  GtGraph *g = parse("gtg 1\nmodel s batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse("gtg 1\nmodel s batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
                      "y = conv2d(x) units=16 kernel=1 stride=2 bias=0\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 1, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 1, 0);
   int64_t in = 4 * 4 * 16 * 2, w = 16 * 16 * 2, out = 4 * 4 * 16 * 2;
   int64_t rd, wr;
   program_ddr_bytes(l->prog, &rd, &wr);
   assert_int_equal(rd, in + w);
   assert_int_equal(wr, out);
   assert_int_equal(l->kernels[0].ddr_read, in + w);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -351,12 +351,12 @@ static void test_strided_pointwise_reads_sampled_pixels(void **state) {
  * 2- or 4-byte pieces moves the same bursts two or three times. */
 static void test_stem_keeps_channels_whole(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/stcp920.cfg", NULL, 0);
-  GtGraph *g = parse("gtg 1\nmodel s batch=64 dtype=fp16\ninput x: fp16[N, 3, 224, 224]\n"
+  GsArch *a = load_arch("configs/stcp920.cfg", NULL, 0);
+  GsGraph *g = parse("gtg 1\nmodel s batch=64 dtype=fp16\ninput x: fp16[N, 3, 224, 224]\n"
                      "y = conv2d(x) units=64 kernel=7 stride=2 pad=3 bias=0\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 64, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 64, 0);
   assert_int_equal(l->kernels[0].tk, 3);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -392,17 +392,17 @@ static long long first_load_off(const char *text, const char *queue, const char 
 static void test_k_loop_rotated_per_core(void **state) {
   (void)state;
   const char *sets[] = {"chip.clusters=1"};
-  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
-  GtGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 16384]\n"
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 16384]\n"
                      "y = dense(x) units=64 bias=0\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 2, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 2, 0);
   int64_t tk = l->kernels[0].tk;
   assert_true(tk < 16384); /* cut in k */
   char *t = asm_text(l, a);
   assert_int_equal(first_load_off(t, "c0.k0.dma_in", "t:x"), 0);
   assert_int_equal(first_load_off(t, "c0.k1.dma_in", "t:x"), 16384 * 2 + tk * 2);
   free(t);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -414,17 +414,17 @@ static void test_k_loop_rotated_per_core(void **state) {
 static void test_column_loop_rotated_per_core(void **state) {
   (void)state;
   const char *sets[] = {"chip.clusters=1"};
-  GtArch *a = load_arch("configs/tiny.cfg", sets, 1);
-  GtGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 64]\n"
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse("gtg 1\nmodel d batch=2 dtype=fp16\ninput x: fp16[N, 64]\n"
                      "y = dense(x) units=16384 bias=0\n");
-  GtLowered *l = lower(g, a, SCHED_TVM, 2, 0);
+  GsLowered *l = lower(g, a, SCHED_TVM, 2, 0);
   int64_t tc = l->kernels[0].tc;
   assert_true(tc < 16384); /* cut in columns */
   char *t = asm_text(l, a);
   assert_int_equal(first_mov_off(t, "c0.k0.dma_out", "dst", "\"t:y[0,32768)\""), 0);
   assert_int_equal(first_mov_off(t, "c0.k1.dma_out", "dst", "\"t:y[32768,65536)\""), tc * 2);
   free(t);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }

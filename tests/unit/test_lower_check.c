@@ -21,10 +21,10 @@
 
 #include "lower.h"
 
-static GtArch *load_arch(const char *path) {
-  GtDiag d;
+static GsArch *load_arch(const char *path) {
+  GsDiag d;
   diag_init(&d);
-  GtArch *a = arch_load(path, NULL, 0, &d);
+  GsArch *a = arch_load(path, NULL, 0, &d);
   if (!a) fail_msg("%s does not load", path);
   return a;
 }
@@ -44,26 +44,26 @@ static const char *cnn =
     "f = reshape(y) shape=N,-1\n"
     "logits = dense(f) units=10\n";
 
-static GtGraph *parse(const char *text) {
-  GtDiag d;
+static GsGraph *parse(const char *text) {
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_parse("test.gtg", text, &d);
+  GsGraph *g = gtg_parse("test.gtg", text, &d);
   if (!g) fail_msg("test graph does not parse");
   return g;
 }
 
-static GtLowered *plan(GtGraph *g, const GtArch *a, GtSchedKind s, LowerStep stop) {
-  GtDiag d;
+static GsLowered *plan(GsGraph *g, const GsArch *a, GsSchedKind s, LowerStep stop) {
+  GsDiag d;
   diag_init(&d);
-  GtLowerOptions o;
+  GsLowerOptions o;
   lower_options_default(&o);
   o.sched = s;
-  GtLowered *l = lower_plan(g, a, &o, stop, &d);
+  GsLowered *l = lower_plan(g, a, &o, stop, &d);
   if (!l) fail_msg("planning failed");
   return l;
 }
 
-static int tensor_id(const GtGraph *g, const char *name) {
+static int tensor_id(const GsGraph *g, const char *name) {
   for (int t = 0; t < g->ntensors; t++)
     if (strcmp(g->tensors[t].name, name) == 0) return t;
   fail_msg("no tensor %s", name);
@@ -71,11 +71,11 @@ static int tensor_id(const GtGraph *g, const char *name) {
 }
 
 /* lower_check's return value and its message (empty when none). */
-static char *check(const GtLowered *l, LowerStep s, int *rc) {
+static char *check(const GsLowered *l, LowerStep s, int *rc) {
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   d.out = mem;
   *rc = lower_check(l, s, &d);
@@ -83,7 +83,7 @@ static char *check(const GtLowered *l, LowerStep s, int *rc) {
   return buf;
 }
 
-static void expect_ok(const GtLowered *l, LowerStep s) {
+static void expect_ok(const GsLowered *l, LowerStep s) {
   int rc;
   char *m = check(l, s, &rc);
   if (rc != 0 || m[0]) fail_msg("step %s: unexpected violation: %s", lower_step_name(s), m);
@@ -91,7 +91,7 @@ static void expect_ok(const GtLowered *l, LowerStep s) {
 }
 
 /* The check of step s fails naming the step and `what`. */
-static void expect_broken(const GtLowered *l, LowerStep s, const char *what) {
+static void expect_broken(const GsLowered *l, LowerStep s, const char *what) {
   int rc;
   char *m = check(l, s, &rc);
   char step[64];
@@ -101,7 +101,7 @@ static void expect_broken(const GtLowered *l, LowerStep s, const char *what) {
   free(m);
 }
 
-static void expect_ok_until(const GtLowered *l, LowerStep last) {
+static void expect_ok_until(const GsLowered *l, LowerStep last) {
   for (int s = 0; s < (int)last; s++)
     if (lower_step_runs(l->opt.sched, (LowerStep)s)) expect_ok(l, (LowerStep)s);
 }
@@ -112,12 +112,12 @@ static void test_real_plans_pass(void **state) {
   (void)state;
   const char *cfgs[] = {"configs/tiny.cfg", "configs/stcp920.cfg", "configs/goya.cfg"};
   for (int c = 0; c < 3; c++) {
-    GtArch *a = load_arch(cfgs[c]);
-    GtGraph *g = parse(cnn);
+    GsArch *a = load_arch(cfgs[c]);
+    GsGraph *g = parse(cnn);
     for (int s = 0; s < SCHED_COUNT; s++) {
-      GtLowered *l = plan(g, a, (GtSchedKind)s, s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING);
+      GsLowered *l = plan(g, a, (GsSchedKind)s, s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING);
       expect_ok_until(l, LOWER_NSTEPS);
-      lowered_free(l);
+      lower_free(l);
     }
     graph_free(g);
     arch_free(a);
@@ -127,26 +127,26 @@ static void test_real_plans_pass(void **state) {
 /* lower_plan stops after the step asked for: nothing of a later step is there. */
 static void test_plan_stops(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
-  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_KERNELS);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_TVM, LOWER_KERNELS);
   assert_int_equal(l->nkernels, 5);
   assert_null(l->place);
-  lowered_free(l);
+  lower_free(l);
   l = plan(g, a, SCHED_ASTITCH, LOWER_PLACEMENT);
   assert_non_null(l->place);
   assert_int_equal(l->kernels[0].tr, 0); /* not tiled */
-  lowered_free(l);
+  lower_free(l);
   l = plan(g, a, SCHED_GRAPHTURBO, LOWER_UNITS);
   assert_int_equal(l->nkernels, 5); /* the layers */
   assert_int_equal(l->ninsts, 0);
   assert_int_equal(l->nslices, 0);
-  lowered_free(l);
+  lower_free(l);
   l = plan(g, a, SCHED_GRAPHTURBO, LOWER_SLICES);
   assert_true(l->ninsts >= 1);
   assert_true(l->nslices >= 5);
   assert_null(l->place);
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -154,21 +154,21 @@ static void test_plan_stops(void **state) {
 /* Kernels: an op dropped from a kernel; a producer moved after its consumer. */
 static void test_kernels_broken(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
   for (int s = 0; s < SCHED_COUNT; s++) {
-    GtLowered *l = plan(g, a, (GtSchedKind)s, LOWER_UNITS);
+    GsLowered *l = plan(g, a, (GsSchedKind)s, LOWER_UNITS);
     assert_int_equal(l->kernels[0].nops, 3);
     l->kernels[0].nops = 2; /* r1 = relu(b1) in no kernel */
     expect_broken(l, LOWER_KERNELS, "op 'r1' is in no kernel");
     expect_broken(l, LOWER_UNITS, "op 'r1' is in no kernel");
     l->kernels[0].nops = 3;
-    GtKernel k0 = l->kernels[0];
+    GsKernel k0 = l->kernels[0];
     l->kernels[0] = l->kernels[1];
     l->kernels[1] = k0; /* the maxpool before the conv that makes its input */
     expect_broken(l, LOWER_KERNELS,
                   "kernel 0 'p1': op 'p1' reads 'r1', which op 'r1' makes in no earlier kernel");
-    lowered_free(l);
+    lower_free(l);
   }
   graph_free(g);
   arch_free(a);
@@ -178,10 +178,10 @@ static void test_kernels_broken(void **state) {
  * vector unit at all. The kernels' invariants still hold. */
 static void test_units_broken(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
-  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_UNITS);
-  GtKernel *dense = &l->kernels[4], *conv = &l->kernels[0];
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_TVM, LOWER_UNITS);
+  GsKernel *dense = &l->kernels[4], *conv = &l->kernels[0];
   int head = dense->unit_head;
   dense->unit_head = conv->unit_tail; /* vec */
   expect_ok(l, LOWER_KERNELS);
@@ -189,7 +189,7 @@ static void test_units_broken(void **state) {
   dense->unit_head = head;
   conv->unit_tail = -1;
   expect_broken(l, LOWER_UNITS, "kernel 0 'c1': tail op 'b1' has no vector unit");
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -198,9 +198,9 @@ static void test_units_broken(void **state) {
  * tensor past the end of the GB's tensor area. */
 static void test_placement_broken(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
-  GtLowered *l = plan(g, a, SCHED_TVM, LOWER_PLACEMENT);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_TVM, LOWER_PLACEMENT);
   int r1 = tensor_id(g, "r1"), c1 = tensor_id(g, "c1");
   l->place[r1].level = LVL_GB;
   expect_ok(l, LOWER_UNITS);
@@ -209,12 +209,12 @@ static void test_placement_broken(void **state) {
   expect_ok(l, LOWER_PLACEMENT);
   l->place[c1].level = LVL_DDR;
   expect_broken(l, LOWER_PLACEMENT, "kernel 0 'c1': fused intermediate 'c1' lives at level 0");
-  lowered_free(l);
+  lower_free(l);
   l = plan(g, a, SCHED_ASTITCH, LOWER_PLACEMENT);
   assert_int_equal(l->place[r1].level, LVL_GB);
   l->place[r1].gb_offset = l->gb_tensor_bytes - 64;
   expect_broken(l, LOWER_PLACEMENT, "GB tensor 'r1' at");
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -222,18 +222,18 @@ static void test_placement_broken(void **state) {
 /* Tiling: the conv's tile grown to whole rows: over its budget. Nothing before tiling sees it. */
 static void test_tiling_broken(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
   for (int s = 0; s < SCHED_COUNT; s++) {
-    GtLowered *l = plan(g, a, (GtSchedKind)s, LOWER_TILING);
-    assert_true(lower_tile_need(l, &l->kernels[0]) <= kernel_tile_budget(l, &l->kernels[0]));
+    GsLowered *l = plan(g, a, (GsSchedKind)s, LOWER_TILING);
+    assert_true(lower_tile_need(l, &l->kernels[0]) <= lower_kernel_tile_budget(l, &l->kernels[0]));
     l->kernels[0].tr = (int64_t)1 << 20;
     expect_ok_until(l, LOWER_TILING);
     expect_broken(l, LOWER_TILING, "kernel 0 'c1': its worst-case tile needs");
     l->kernels[0].tr = 1;
     l->kernels[0].tk = 0;
     expect_broken(l, LOWER_TILING, "kernel 0 'c1' has tiles 1 x");
-    lowered_free(l);
+    lower_free(l);
   }
   graph_free(g);
   arch_free(a);
@@ -244,9 +244,9 @@ static void test_tiling_broken(void **state) {
  * (staging: the tiles would overwrite the slice; tiling alone cannot see it). */
 static void test_graphturbo_broken(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
-  GtLowered *l = plan(g, a, SCHED_GRAPHTURBO, LOWER_STAGING);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_GRAPHTURBO, LOWER_STAGING);
   GtRunInst *last = &l->insts[l->ninsts - 1];
   last->k1--;
   expect_broken(l, LOWER_SLICES, "the instances run 4 kernels of 5");
@@ -263,7 +263,7 @@ static void test_graphturbo_broken(void **state) {
   l->kernels[1].budget = a->core_kinds[0].lb_bytes; /* r1 is read by kernel 1 */
   expect_ok_until(l, LOWER_STAGING);
   expect_broken(l, LOWER_STAGING, "is below kernel 1's tile budget 65536");
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }
@@ -271,9 +271,9 @@ static void test_graphturbo_broken(void **state) {
 /* lower_check_step: a violation is an internal error, exit 3, naming the step. */
 static void test_violation_exits_3(void **state) {
   (void)state;
-  GtArch *a = load_arch("configs/tiny.cfg");
-  GtGraph *g = parse(cnn);
-  GtLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
   l->kernels[1].nops = 0;
   int fd[2];
   assert_int_equal(pipe(fd), 0);
@@ -296,13 +296,13 @@ static void test_violation_exits_3(void **state) {
   int st = 0;
   waitpid(pid, &st, 0);
   assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), GT_EXIT_INTERNAL);
+  assert_int_equal(WEXITSTATUS(st), GS_EXIT_INTERNAL);
   if (!strstr(buf, "invariant broken after lowering step 'kernels' (astitch): kernel 1 'p1' has no ops") ||
       !strstr(buf, "internal error"))
     fail_msg("stderr: %s", buf);
   l->kernels[1].nops = 1;
   lower_check_step(l, LOWER_KERNELS); /* returns */
-  lowered_free(l);
+  lower_free(l);
   graph_free(g);
   arch_free(a);
 }

@@ -30,23 +30,23 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1
   return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
 }
 
-static GtGraph *load_diag(const char *name) {
+static GsGraph *load_diag(const char *name) {
   char path[1200];
   snprintf(path, sizeof path, "%s/%s", fixdir, name);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   FILE *f = fmemopen(msg, sizeof msg, "w");
   d.out = f;
-  GtGraph *g = model_load(path, &d);
+  GsGraph *g = model_load(path, &d);
   fclose(f);
   return g;
 }
 
-static GtGraph *load(const char *name, int64_t batch) {
-  GtGraph *g = load_diag(name);
+static GsGraph *load(const char *name, int64_t batch) {
+  GsGraph *g = load_diag(name);
   if (!g) fprintf(stderr, "# %s", msg);
   assert_non_null(g);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   assert_int_equal(graph_infer(g, batch, &d), 0);
   return g;
@@ -56,37 +56,37 @@ typedef struct {
   int64_t macs, params;
 } Totals;
 
-static Totals totals(const GtGraph *g) {
+static Totals totals(const GsGraph *g) {
   Totals t = {0, 0};
   for (int i = 0; i < g->nops; i++) {
-    GtOpCost c = graph_op_cost(g, i);
+    GsOpCost c = graph_op_cost(g, i);
     t.macs += c.macs;
     t.params += c.params;
   }
   return t;
 }
 
-static int count(const GtGraph *g, GtOpKind k) {
+static int count(const GsGraph *g, GsOpKind k) {
   int n = 0;
   for (int i = 0; i < g->nops; i++) n += g->ops[i].kind == k;
   return n;
 }
 
-static const GtOp *nth_op(const GtGraph *g, GtOpKind k, int nth) {
+static const GsOp *nth_op(const GsGraph *g, GsOpKind k, int nth) {
   for (int i = 0; i < g->nops; i++)
     if (g->ops[i].kind == k && nth-- == 0) return &g->ops[i];
-  fail_msg("no op %s #%d", opkind_name(k), nth);
+  fail_msg("no op %s #%d", graph_opkind_name(k), nth);
   return NULL;
 }
 
-static void assert_shape(const GtTensor *t, int nd, const int64_t *want) {
+static void assert_shape(const GsTensor *t, int nd, const int64_t *want) {
   assert_int_equal(t->ndim, nd);
   for (int i = 0; i < nd; i++) assert_int_equal(t->dim[i], want[i]);
 }
 
 /* The model's output: the graph output made by the last op (Gather/Slice on activations add
  * unread split parts as further outputs, docs/onnx.md). */
-static const GtTensor *output(const GtGraph *g) {
+static const GsTensor *output(const GsGraph *g) {
   for (int i = 0; i < g->noutputs; i++)
     if (g->tensors[g->outputs[i]].producer == g->nops - 1) return &g->tensors[g->outputs[i]];
   fail_msg("the last op makes no graph output");
@@ -115,7 +115,7 @@ static int64_t resnet_params(void) {
 
 static void check_resnet(const char *file) {
   enum { B = 3 };
-  GtGraph *g = load(file, B);
+  GsGraph *g = load(file, B);
   Totals t = totals(g);
   assert_int_equal(t.macs, B * resnet_macs_per_sample());
   assert_int_equal(t.params, resnet_params());
@@ -130,15 +130,15 @@ static void check_resnet(const char *file) {
   assert_int_equal(g->nops, 14);
   /* the weights are never graph inputs, whichever way the export passed them */
   assert_int_equal(g->ninputs, 1);
-  assert_int_equal(g->tensors[g->inputs[0]].decl[0], GT_DIM_N);
-  const GtOp *stem = nth_op(g, OP_CONV2D, 0);
+  assert_int_equal(g->tensors[g->inputs[0]].decl[0], GS_DIM_N);
+  const GsOp *stem = nth_op(g, OP_CONV2D, 0);
   assert_int_equal(stem->at.bias, 0);
   assert_int_equal(stem->at.stride[0], 2);
   assert_int_equal(stem->at.pad[0], 3);
-  const GtOp *mp = nth_op(g, OP_MAXPOOL, 0);
+  const GsOp *mp = nth_op(g, OP_MAXPOOL, 0);
   int64_t h2 = out_size(out_size(R_H, 7, 2, 3, 3, 1), 3, 2, 1, 1, 1);
   assert_shape(&g->tensors[mp->out[0]], 4, (int64_t[]){B, R_C, h2, h2});
-  const GtOp *fc = nth_op(g, OP_DENSE, 0);
+  const GsOp *fc = nth_op(g, OP_DENSE, 0);
   assert_int_equal(fc->at.units, R_CLASSES);
   assert_int_equal(fc->at.bias, 1);
   assert_int_equal(g->noutputs, 1);
@@ -159,9 +159,9 @@ static void test_resnet_graph_only(void **st) {
 /* The symbolic batch stays symbolic: MACs scale linearly with the batch bound later. */
 static void test_symbolic_batch(void **st) {
   (void)st;
-  GtGraph *g = load("resnet_block.onnx", 1);
+  GsGraph *g = load("resnet_block.onnx", 1);
   int64_t one = totals(g).macs;
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
   assert_int_equal(graph_infer(g, 7, &d), 0);
   assert_int_equal(totals(g).macs, 7 * one);
@@ -174,7 +174,7 @@ static void test_symbolic_batch(void **st) {
 enum { E_S = 8, E_D = 16, E_H = 2, E_DH = 8, E_FF = 32 };
 static void check_encoder(const char *file) {
   enum { B = 4 };
-  GtGraph *g = load(file, B);
+  GsGraph *g = load(file, B);
   Totals t = totals(g);
   int64_t per_sample = 4 * (int64_t)E_S * E_D * E_D          /* q, k, v, output projections */
                        + 2 * (int64_t)E_H * E_S * E_S * E_DH /* scores and context */
@@ -196,12 +196,12 @@ static void check_encoder(const char *file) {
   assert_int_equal(count(g, OP_MUL), 0);
   assert_int_equal(count(g, OP_DIV), 1); /* scores / sqrt(dh) */
   /* Shape/Gather/Unsqueeze/Concat folded into targets that keep the symbolic batch */
-  const GtOp *r = nth_op(g, OP_RESHAPE, 0);
+  const GsOp *r = nth_op(g, OP_RESHAPE, 0);
   assert_int_equal(r->at.nshape, 4);
-  assert_int_equal(r->at.shape[0], GT_DIM_N);
+  assert_int_equal(r->at.shape[0], GS_DIM_N);
   assert_int_equal(r->at.shape[2], E_H);
   assert_int_equal(r->at.shape[3], E_DH);
-  const GtOp *scores = nth_op(g, OP_MATMUL, 0);
+  const GsOp *scores = nth_op(g, OP_MATMUL, 0);
   assert_shape(&g->tensors[scores->out[0]], 4, (int64_t[]){B, E_H, E_S, E_S});
   /* the 1/sqrt(dh) divisor is a constant operand: an input of shape [1] (docs/onnx.md) */
   assert_int_equal(g->ninputs, 2);
@@ -224,7 +224,7 @@ static void test_encoder_graph_only(void **st) {
 static void test_mobilenet(void **st) {
   (void)st;
   enum { B = 2, H = 16 };
-  GtGraph *g = load("mobilenet_block.onnx", B);
+  GsGraph *g = load("mobilenet_block.onnx", B);
   int64_t h = out_size(H, 3, 2, 1, 1, 1); /* 8 */
   int64_t macs = H * H * 8 * 32 + h * h * 32 * 9 + h * h * 32 * 16  /* block 1 */
                  + h * h * 16 * 64 + h * h * 64 * 9 + h * h * 64 * 16; /* block 2 */
@@ -233,7 +233,7 @@ static void test_mobilenet(void **st) {
                    2 * (32 + 32 + 16 + 64 + 64 + 16);
   assert_int_equal(totals(g).params, params);
   assert_int_equal(count(g, OP_RELU6), 4);
-  const GtOp *dw = nth_op(g, OP_CONV2D, 1);
+  const GsOp *dw = nth_op(g, OP_CONV2D, 1);
   assert_int_equal(dw->at.groups, 32);
   assert_int_equal(dw->at.units, 32);
   assert_int_equal(dw->at.stride[1], 2);
@@ -247,7 +247,7 @@ static void test_mobilenet(void **st) {
 static void test_densenet(void **st) {
   (void)st;
   enum { B = 2, H = 7 };
-  GtGraph *g = load("densenet_block.onnx", B);
+  GsGraph *g = load("densenet_block.onnx", B);
   int64_t px = H * H;
   int64_t macs = px * 16 * 32 + px * 32 * 8 * 9 + px * 24 * 32 + px * 32 * 8 * 9 + px * 32 * 16;
   assert_int_equal(totals(g).macs, B * macs);
@@ -266,12 +266,12 @@ static void test_densenet(void **st) {
 static void test_misc17(void **st) {
   (void)st;
   enum { B = 3, L = 32 };
-  GtGraph *g = load("misc17.onnx", B);
+  GsGraph *g = load("misc17.onnx", B);
   int64_t lo = out_size(L, 3, 1, 2, 2, 2);
   assert_int_equal(lo, 32);
   assert_int_equal(totals(g).macs, B * (lo * 8 * 4 * 3 + lo * 8 * 5));
   assert_int_equal(totals(g).params, 8 * 4 * 3 + 8 + 2 * 8 + lo * 8 * 5);
-  const GtOp *cv = nth_op(g, OP_CONV1D, 0);
+  const GsOp *cv = nth_op(g, OP_CONV1D, 0);
   assert_int_equal(cv->at.kernel[1], 3);
   assert_int_equal(cv->at.dilation[1], 2);
   assert_int_equal(cv->at.bias, 1);
@@ -279,7 +279,7 @@ static void test_misc17(void **st) {
   assert_int_equal(count(g, OP_SWISH), 1);
   assert_int_equal(count(g, OP_SIGMOID), 1); /* the one outside the swish pattern */
   assert_int_equal(count(g, OP_TANH), 1);
-  const GtOp *sp = nth_op(g, OP_SPLIT, 0);
+  const GsOp *sp = nth_op(g, OP_SPLIT, 0);
   assert_int_equal(sp->nout, 2);
   assert_int_equal(sp->at.sizes[0], 3);
   assert_int_equal(sp->at.sizes[1], 5);
@@ -291,17 +291,17 @@ static void test_misc17(void **st) {
 
 static void test_clip_attrs(void **st) {
   (void)st;
-  GtGraph *g = load("clip_attrs.onnx", 2);
+  GsGraph *g = load("clip_attrs.onnx", 2);
   assert_int_equal(g->nops, 2);
   assert_int_equal(g->ops[0].kind, OP_RELU6);
   assert_int_equal(g->ops[1].kind, OP_RELU);
   graph_free(g);
 }
 
-/* Ten operands, IR limit GT_MAX_OPERANDS (8): chunks of 8 and 2, then one concat of the two. */
+/* Ten operands, IR limit GS_MAX_OPERANDS (8): chunks of 8 and 2, then one concat of the two. */
 static void test_concat_chunks(void **st) {
   (void)st;
-  GtGraph *g = load("concat10.onnx", 2);
+  GsGraph *g = load("concat10.onnx", 2);
   assert_int_equal(count(g, OP_CONCAT), 3);
   assert_shape(output(g), 4, (int64_t[]){2, 20, 4, 4});
   graph_free(g);
@@ -311,7 +311,7 @@ static void test_concat_chunks(void **st) {
 static void test_conv_variants(void **st) {
   (void)st;
   enum { B = 2 };
-  GtGraph *g = load("conv_variants.onnx", B);
+  GsGraph *g = load("conv_variants.onnx", B);
   /* c1: 3x3, group 2, stride (2, 1), dilation (2, 1), pads t,l,b,r = 1,0,2,1 */
   int64_t h1 = out_size(11, 3, 2, 1, 2, 2), w1 = out_size(9, 3, 1, 0, 1, 1);
   assert_int_equal(h1, 5);
@@ -320,7 +320,7 @@ static void test_conv_variants(void **st) {
    * pixel at the end (ONNX operator spec) */
   int64_t h2 = (h1 + 1) / 2, w2 = (w1 + 1) / 2;
   int64_t ph = (h2 - 1) * 2 + 3 - h1, pw = (w2 - 1) * 2 + 3 - w1;
-  const GtOp *c1 = nth_op(g, OP_CONV2D, 0), *c2 = nth_op(g, OP_CONV2D, 1);
+  const GsOp *c1 = nth_op(g, OP_CONV2D, 0), *c2 = nth_op(g, OP_CONV2D, 1);
   assert_int_equal(c1->at.groups, 2);
   assert_int_equal(c1->at.pad[0], 1);
   assert_int_equal(c1->at.pad[1], 0);
@@ -346,7 +346,7 @@ static void test_bias_reshape(void **st) {
   (void)st;
   const char *files[] = {"bias_reshape.onnx", "bias_reshape_graphonly.onnx"};
   for (int i = 0; i < 2; i++) {
-    GtGraph *g = load(files[i], 2);
+    GsGraph *g = load(files[i], 2);
     assert_int_equal(g->nops, 1);
     assert_int_equal(g->ninputs, 1);
     assert_int_equal(g->ops[0].at.bias, 1);
@@ -359,11 +359,11 @@ static void test_bias_reshape(void **st) {
 /* x[:, 1:5, 2:-1] of [N, 6, 10]: a split per sliced axis, the middle part kept. */
 static void test_slice_activation(void **st) {
   (void)st;
-  GtGraph *g = load("slice_act.onnx", 2);
+  GsGraph *g = load("slice_act.onnx", 2);
   assert_int_equal(count(g, OP_SPLIT), 2);
   assert_int_equal(nth_op(g, OP_SPLIT, 0)->at.sizes[1], 5 - 1);
   assert_int_equal(nth_op(g, OP_SPLIT, 1)->at.sizes[1], (10 - 1) - 2);
-  const GtOp *r = nth_op(g, OP_RELU, 0);
+  const GsOp *r = nth_op(g, OP_RELU, 0);
   assert_shape(&g->tensors[r->out[0]], 3, (int64_t[]){2, 4, 7});
   graph_free(g);
 }
@@ -381,7 +381,7 @@ enum { BL = 12, BS = 128, BD = 768, BH = 12, BFF = 3072, BVOCAB = 30522 };
 static void test_bert_base(void **st) {
   (void)st;
   enum { B = 2 };
-  GtGraph *g = load("bert_base_graphonly.onnx", B);
+  GsGraph *g = load("bert_base_graphonly.onnx", B);
   int64_t layer_macs = 4 * (int64_t)BS * BD * BD + 2 * (int64_t)BS * BS * BD +
                        2 * (int64_t)BS * BD * BFF;
   Totals t = totals(g);
@@ -419,7 +419,7 @@ static void test_bert_base(void **st) {
 static void test_vit_b16(void **st) {
   (void)st;
   enum { B = 2, P = 16, IMG = 224, D = 768, FF = 3072, L = 12, CLASSES = 1000 };
-  GtGraph *g = load("vit_b16_graphonly.onnx", B);
+  GsGraph *g = load("vit_b16_graphonly.onnx", B);
   int64_t tokens = (IMG / P) * (IMG / P), S = tokens + 1;
   int64_t macs = tokens * D * 3 * P * P                                   /* conv_proj */
                  + L * (4 * S * D * D + 2 * S * S * D + 2 * S * D * FF)    /* encoder */
@@ -435,7 +435,7 @@ static void test_vit_b16(void **st) {
   assert_true(within_3pct(params + D + S * D, 86.6e6));
   int cls = graph_find_tensor(g, "class_token");
   assert_true(cls >= 0);
-  assert_int_equal(g->tensors[cls].decl[0], GT_DIM_N); /* expanded over the batch */
+  assert_int_equal(g->tensors[cls].decl[0], GS_DIM_N); /* expanded over the batch */
   assert_int_equal(count(g, OP_SPLIT), L + 1);         /* q/k/v per layer, x[:, 0] */
   assert_int_equal(count(g, OP_LAYERNORM), 2 * L + 1);
   assert_int_equal(g->noutputs, 2); /* logits and the unread tokens 1..196 of x[:, 0] */
@@ -446,7 +446,7 @@ static void test_vit_b16(void **st) {
 /* ---- errors: NULL, a message naming the culprit, never a crash ---- */
 
 static void expect_error(const char *file, const char *const *needles) {
-  GtGraph *g = load_diag(file);
+  GsGraph *g = load_diag(file);
   assert_null(g);
   for (; *needles; needles++)
     if (!strstr(msg, *needles)) fail_msg("message lacks '%s': %s", *needles, msg);
@@ -521,7 +521,7 @@ static void test_error_every_prefix(void **st) {
     assert_non_null(o);
     fwrite(buf, 1, cut, o);
     fclose(o);
-    GtGraph *g = load_diag("prefix.onnx");
+    GsGraph *g = load_diag("prefix.onnx");
     if (g) {
       ok++;
       graph_free(g);
@@ -562,12 +562,12 @@ static void test_error_mutations(void **st) {
       assert_non_null(o);
       fwrite(mut, 1, len, o);
       fclose(o);
-      GtGraph *g = load_diag("mutated.onnx");
+      GsGraph *g = load_diag("mutated.onnx");
       if (!g) {
         assert_non_null(strstr(msg, "mutated.onnx"));
         continue;
       }
-      GtDiag d;
+      GsDiag d;
       diag_init(&d);
       d.out = fopen("/dev/null", "w");
       if (graph_infer(g, 2, &d) == 0)
@@ -591,11 +591,11 @@ static void test_fuzz_regressions(void **st) {
     if (len < 5 || strcmp(e->d_name + len - 5, ".onnx") != 0) continue;
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    GtDiag d;
+    GsDiag d;
     diag_init(&d);
     FILE *f = fmemopen(msg, sizeof msg, "w");
     d.out = f;
-    GtGraph *g = model_load(path, &d);
+    GsGraph *g = model_load(path, &d);
     fclose(f);
     if (g) graph_free(g);
     else if (!strstr(msg, e->d_name)) fail_msg("%s: no located message: %s", path, msg);
@@ -609,15 +609,15 @@ static void test_fuzz_regressions(void **st) {
 
 static void roundtrip(const char *file) {
   enum { B = 2 };
-  GtGraph *g = load(file, B);
+  GsGraph *g = load(file, B);
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   gtg_write(f, g);
   fclose(f);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtGraph *h = gtg_parse("roundtrip.gtg", text, &d);
+  GsGraph *h = gtg_parse("roundtrip.gtg", text, &d);
   if (!h) fprintf(stderr, "# %s\n", text);
   assert_non_null(h);
   assert_int_equal(graph_infer(h, B, &d), 0);
@@ -625,7 +625,7 @@ static void roundtrip(const char *file) {
   assert_int_equal(totals(h).params, totals(g).params);
   assert_int_equal(h->nops, g->nops);
   assert_int_equal(h->noutputs, g->noutputs);
-  const GtTensor *a = output(g), *b = output(h);
+  const GsTensor *a = output(g), *b = output(h);
   assert_shape(b, a->ndim, a->dim);
   free(text);
   graph_free(h);
@@ -656,12 +656,12 @@ static void test_convert_cli(void **st) {
     remove(out);
     snprintf(cmd, sizeof cmd, "'%s' --convert '%s/%s' -o '%s'", gtsim, fixdir, files[i], out);
     assert_int_equal(system(cmd), 0);
-    GtDiag d;
+    GsDiag d;
     diag_init(&d);
-    GtGraph *h = gtg_load(out, &d);
+    GsGraph *h = gtg_load(out, &d);
     assert_non_null(h);
     assert_int_equal(graph_infer(h, 5, &d), 0);
-    GtGraph *g = load(files[i], 5);
+    GsGraph *g = load(files[i], 5);
     assert_int_equal(totals(h).macs, totals(g).macs);
     assert_int_equal(totals(h).params, totals(g).params);
     graph_free(g);

@@ -26,36 +26,36 @@ typedef struct {
   int64_t macs, params;
 } Totals;
 
-static GtGraph *load(const char *model, int64_t batch) {
+static GsGraph *load(const char *model, int64_t batch) {
   char path[256];
   snprintf(path, sizeof path, "workloads/%s.gtg", model);
-  GtDiag d;
+  GsDiag d;
   diag_init(&d);
-  GtGraph *g = gtg_load(path, &d);
+  GsGraph *g = gtg_load(path, &d);
   if (!g) fail_msg("%s does not load", path);
   if (graph_infer(g, batch, &d) != 0) fail_msg("%s: shape inference fails at batch %lld", path,
                                                (long long)batch);
   return g;
 }
 
-static Totals totals(const GtGraph *g) {
+static Totals totals(const GsGraph *g) {
   Totals t = {0, 0};
   for (int i = 0; i < g->nops; i++) {
-    GtOpCost c = graph_op_cost(g, i);
+    GsOpCost c = graph_op_cost(g, i);
     t.macs += c.macs;
     t.params += c.params;
   }
   return t;
 }
 
-static int64_t params_of_kind(const GtGraph *g, GtOpKind k) {
+static int64_t params_of_kind(const GsGraph *g, GsOpKind k) {
   int64_t p = 0;
   for (int i = 0; i < g->nops; i++)
     if (g->ops[i].kind == k) p += graph_op_cost(g, i).params;
   return p;
 }
 
-static int count_kind(const GtGraph *g, GtOpKind k) {
+static int count_kind(const GsGraph *g, GsOpKind k) {
   int n = 0;
   for (int i = 0; i < g->nops; i++) n += g->ops[i].kind == k;
   return n;
@@ -80,7 +80,7 @@ static int count_kind(const GtGraph *g, GtOpKind k) {
 /* ---- ResNet-50 v1.5 ---------------------------------------------------------------- */
 static void test_resnet50(void **state) {
   (void)state;
-  GtGraph *g = load("resnet50", 1);
+  GsGraph *g = load("resnet50", 1);
   Totals t = totals(g);
   /* torchvision resnet50 (IMAGENET1K_V1/V2 model card, v1.5): 4.09 GFLOPS (torchvision counts
    * multiply-adds) and 25,557,032 parameters; He et al. 2016 give 3.8e9 for v1, v1.5 moves the
@@ -114,7 +114,7 @@ static void test_resnet50(void **state) {
 /* ---- MobileNet-v2 ------------------------------------------------------------------ */
 static void test_mobilenetv2(void **state) {
   (void)state;
-  GtGraph *g = load("mobilenetv2", 1);
+  GsGraph *g = load("mobilenetv2", 1);
   Totals t = totals(g);
   /* Sandler et al. 2018 Table 4: 300 M multiply-adds; torchvision mobilenet_v2 model card:
    * 0.30 GFLOPS and 3,504,872 parameters (the paper rounds to 3.4 M). Issue 3: 0.30 G, 3.5 M. */
@@ -140,7 +140,7 @@ static void test_mobilenetv2(void **state) {
   /* 17 inverted residual blocks: 17 depthwise convs (groups == channels). */
   int dw = 0;
   for (int i = 0; i < g->nops; i++) {
-    const GtOp *o = &g->ops[i];
+    const GsOp *o = &g->ops[i];
     if (o->kind == OP_CONV2D && o->at.groups > 1) {
       assert_int_equal(o->at.groups, g->tensors[o->in[0]].dim[1]);
       dw++;
@@ -153,7 +153,7 @@ static void test_mobilenetv2(void **state) {
 /* ---- DenseNet-121 ------------------------------------------------------------------ */
 static void test_densenet121(void **state) {
   (void)state;
-  GtGraph *g = load("densenet121", 1);
+  GsGraph *g = load("densenet121", 1);
   Totals t = totals(g);
   /* Issue 3: ≈ 2.9 GMAC and 8.0 M parameters, the commonly quoted DenseNet-121 figures;
    * torchvision densenet121 card: 2.83 GFLOPS (multiply-adds) and 7,978,856 parameters. The
@@ -191,7 +191,7 @@ static void test_densenet121(void **state) {
 /* ---- ViT-B/16 ---------------------------------------------------------------------- */
 static void test_vit_b16(void **state) {
   (void)state;
-  GtGraph *g = load("vit-b16", 1);
+  GsGraph *g = load("vit-b16", 1);
   Totals t = totals(g);
   /* Dosovitskiy et al. 2021 Table 1: ViT-Base 86 M parameters; torchvision vit_b_16 card:
    * 17.56 GFLOPS (multiply-adds) and 86,567,656 parameters. Issue 3: ≈ 17.6 G, 86 M. */
@@ -221,7 +221,7 @@ static int64_t bert_macs(int64_t S, int64_t D, int64_t F) {
 }
 
 static void check_bert(const char *model, int64_t seq) {
-  GtGraph *g = load(model, 1);
+  GsGraph *g = load(model, 1);
   Totals t = totals(g);
   const int64_t D = 768, F = 3072;
   assert_int_equal(bert_layer_params(D, F), 7087872);
@@ -251,7 +251,7 @@ static void test_bert512(void **state) { (void)state; check_bert("bert-512", 512
  * part by 4 and the attention part by 16. Checked between two loaded graphs. */
 static void test_bert_growth(void **state) {
   (void)state;
-  GtGraph *a = load("bert-128", 1), *b = load("bert-512", 1);
+  GsGraph *a = load("bert-128", 1), *b = load("bert-512", 1);
   int64_t ma = totals(a).macs, mb = totals(b).macs;
   const int64_t D = 768, F = 3072;
   int64_t lin128 = 12 * 128 * (4 * D * D + 2 * D * F), att128 = 12 * 2 * 128 * 128 * D;
@@ -265,7 +265,7 @@ static void test_bert_growth(void **state) {
 /* ---- DLRM (MLPerf Criteo Terabyte) ------------------------------------------------- */
 static void test_dlrm(void **state) {
   (void)state;
-  GtGraph *g = load("dlrm", 1);
+  GsGraph *g = load("dlrm", 1);
   Totals t = totals(g);
   /* MLPerf DLRM reference (facebookresearch/dlrm, --max-ind-range=40000000): bottom MLP
    * 13-512-256-128, top MLP 479-1024-1024-512-256-1, 26 tables of these rows, width 128. */
@@ -299,7 +299,7 @@ static void test_dlrm(void **state) {
 /* ---- Conformer-M encoder ----------------------------------------------------------- */
 static void test_conformer(void **state) {
   (void)state;
-  GtGraph *g = load("conformer", 1);
+  GsGraph *g = load("conformer", 1);
   Totals t = totals(g);
   /* Gulati et al. 2020, Table 1, Conformer (M): 16 blocks, model dim 256, 4 heads, conv kernel
    * 32 (30.7 M parameters including its 640-wide LSTM decoder, which the zoo omits). Input:
@@ -342,12 +342,12 @@ static const struct {
 static void test_all_batches(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof zoo / sizeof zoo[0]; i++) {
-    GtGraph *g1 = load(zoo[i].name, 1);
+    GsGraph *g1 = load(zoo[i].name, 1);
     if (g1->default_batch != zoo[i].batch)
       fail_msg("%s: header batch %lld, paper %lld", zoo[i].name, (long long)g1->default_batch,
                (long long)zoo[i].batch);
     Totals t1 = totals(g1);
-    GtGraph *gb = load(zoo[i].name, zoo[i].batch);
+    GsGraph *gb = load(zoo[i].name, zoo[i].batch);
     Totals tb = totals(gb);
     assert_i64(zoo[i].name, tb.macs, zoo[i].batch * t1.macs);
     assert_i64(zoo[i].name, tb.params, t1.params);
