@@ -193,54 +193,56 @@ static int cmd_run_program(const CliOptions &o) {
   return rc;
 }
 
+// The long options and their codes (short ones are their own characters).
+enum {
+  O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
+  O_DISASM, O_EMIT, O_ISA_DOC,
+};
+enum { O_STATS = 320, O_BATCH };
+enum { O_CONVERT = 330 };
+enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
+enum { O_TRACE = 340, O_PERFETTO };
+enum { O_COMPARE = 400, O_BPC, O_TIMING };
+static const struct option longopts[] = {
+    {"arch", required_argument, 0, O_ARCH},
+    {"set", required_argument, 0, O_SET},
+    {"describe", no_argument, 0, O_DESCRIBE},
+    {"json", no_argument, 0, O_JSON},
+    {"csv", no_argument, 0, O_CSV},
+    {"config-doc", no_argument, 0, O_CONFIG_DOC},
+    {"disasm", required_argument, 0, O_DISASM},
+    {"emit", required_argument, 0, O_EMIT},
+    {"isa-doc", no_argument, 0, O_ISA_DOC},
+    {"version", no_argument, 0, O_VERSION},
+    {"help", no_argument, 0, 'h'},
+    {"stats", no_argument, 0, O_STATS},
+    {"batch", required_argument, 0, O_BATCH},
+    {"convert", required_argument, 0, O_CONVERT},
+    {"sched", required_argument, 0, O_SCHED},
+    {"dump-after", required_argument, 0, O_DUMP_AFTER},
+    {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
+    {"gt-lb-scope", required_argument, 0, O_GT_OPT},
+    {"gt-lb-bytes", required_argument, 0, O_GT_OPT},
+    {"gt-init", required_argument, 0, O_GT_OPT},
+    {"gt-max-recompute", required_argument, 0, O_GT_OPT},
+    {"gt-order", required_argument, 0, O_GT_OPT},
+    {"gt-time", no_argument, 0, O_GT_OPT},
+    {"gt-footprint", required_argument, 0, O_GT_OPT},
+    {"gt-level", required_argument, 0, O_GT_OPT},
+    {"gt-spill", required_argument, 0, O_GT_OPT},
+    {"gt-stitch", required_argument, 0, O_GT_OPT},
+    {"gt-prefetch", required_argument, 0, O_GT_OPT},
+    {"gt-prefetch-gb", required_argument, 0, O_GT_OPT},
+    {"trace", required_argument, 0, O_TRACE},
+    {"perfetto", required_argument, 0, O_PERFETTO},
+    {"compare", required_argument, 0, O_COMPARE},
+    {"batch-per-cluster", required_argument, 0, O_BPC},
+    {"timing", no_argument, 0, O_TIMING},
+    {0, 0, 0, 0},
+};
+
 int cli_main(int argc, char **argv) {
   CliOptions o;
-  enum {
-    O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
-    O_DISASM, O_EMIT, O_ISA_DOC,
-  };
-  enum { O_STATS = 320, O_BATCH };
-  enum { O_CONVERT = 330 };
-  enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
-  enum { O_TRACE = 340, O_PERFETTO };
-  enum { O_COMPARE = 400, O_BPC, O_TIMING };
-  static const struct option longopts[] = {
-      {"arch", required_argument, 0, O_ARCH},
-      {"set", required_argument, 0, O_SET},
-      {"describe", no_argument, 0, O_DESCRIBE},
-      {"json", no_argument, 0, O_JSON},
-      {"csv", no_argument, 0, O_CSV},
-      {"config-doc", no_argument, 0, O_CONFIG_DOC},
-      {"disasm", required_argument, 0, O_DISASM},
-      {"emit", required_argument, 0, O_EMIT},
-      {"isa-doc", no_argument, 0, O_ISA_DOC},
-      {"version", no_argument, 0, O_VERSION},
-      {"help", no_argument, 0, 'h'},
-      {"stats", no_argument, 0, O_STATS},
-      {"batch", required_argument, 0, O_BATCH},
-      {"convert", required_argument, 0, O_CONVERT},
-      {"sched", required_argument, 0, O_SCHED},
-      {"dump-after", required_argument, 0, O_DUMP_AFTER},
-      {"dump-schedule", no_argument, 0, O_DUMP_SCHEDULE},
-      {"gt-lb-scope", required_argument, 0, O_GT_OPT},
-      {"gt-lb-bytes", required_argument, 0, O_GT_OPT},
-      {"gt-init", required_argument, 0, O_GT_OPT},
-      {"gt-max-recompute", required_argument, 0, O_GT_OPT},
-      {"gt-order", required_argument, 0, O_GT_OPT},
-      {"gt-time", no_argument, 0, O_GT_OPT},
-      {"gt-footprint", required_argument, 0, O_GT_OPT},
-      {"gt-level", required_argument, 0, O_GT_OPT},
-      {"gt-spill", required_argument, 0, O_GT_OPT},
-      {"gt-stitch", required_argument, 0, O_GT_OPT},
-      {"gt-prefetch", required_argument, 0, O_GT_OPT},
-      {"gt-prefetch-gb", required_argument, 0, O_GT_OPT},
-      {"trace", required_argument, 0, O_TRACE},
-      {"perfetto", required_argument, 0, O_PERFETTO},
-      {"compare", required_argument, 0, O_COMPARE},
-      {"batch-per-cluster", required_argument, 0, O_BPC},
-      {"timing", no_argument, 0, O_TIMING},
-      {0, 0, 0, 0},
-  };
   opterr = 0;
   int c;
   int li = -1;

@@ -272,6 +272,14 @@ BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
 }
 }  // namespace
 
+// One side of a mov as an access pattern: a stride of 0 means the row's (plane's) length.
+static GsAccess mov_access(int64_t off, int64_t row, int64_t rows, int64_t stride, int64_t planes,
+                           int64_t pstride) {
+  GsAccess a{off, row, rows, stride ? stride : row, planes, 0};
+  a.plane_stride = pstride ? pstride : rows * a.row_stride;
+  return a;
+}
+
 bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
   int64_t bytes = inst_mov_bytes(&in);
@@ -285,12 +293,10 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
     return fail(qid, idx, msg);
   }
   int64_t row = bytes / (rows * planes);
-  int64_t src_stride = inst_mov_src_stride(&in), dst_stride = inst_mov_dst_stride(&in);
-  int64_t src_pstride = inst_mov_src_pstride(&in), dst_pstride = inst_mov_dst_pstride(&in);
-  GsAccess sp{inst_mov_src_off(&in), row, rows, src_stride ? src_stride : row, planes, 0};
-  sp.plane_stride = src_pstride ? src_pstride : rows * sp.row_stride;
-  GsAccess dp{inst_mov_dst_off(&in), row, rows, dst_stride ? dst_stride : row, planes, 0};
-  dp.plane_stride = dst_pstride ? dst_pstride : rows * dp.row_stride;
+  GsAccess sp = mov_access(inst_mov_src_off(&in), row, rows, inst_mov_src_stride(&in), planes,
+                           inst_mov_src_pstride(&in));
+  GsAccess dp = mov_access(inst_mov_dst_off(&in), row, rows, inst_mov_dst_stride(&in), planes,
+                           inst_mov_dst_pstride(&in));
   double t0 = now();
   std::string e = mem.read(rs, in.t[1], sp.base, bytes ? timing_access_extent(&sp) - sp.base : 0, qid, t0, kForever);
   if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? timing_access_extent(&dp) - dp.base : 0, qid, t0, kForever, false);
