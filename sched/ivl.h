@@ -12,9 +12,9 @@
  *   ivl_remove frees it, so first fit sees exactly the blocks taken and not yet freed. With no
  *   free in between, bottom-up first fit puts each block at the aligned end of the one before
  *   (the layout of a bump pointer); after frees it reuses the lowest gap that holds the block.
- *   Users: DDR (lower_emit.c, lower_emit_gt.c: weights, graph inputs and outputs for the whole
+ *   Users: DDR (emit.c, emit_slices.c: weights, graph inputs and outputs for the whole
  *   run, each iteration's intermediates until its end) and each core's tile regions
- *   (lower_emit.c, emit_lb_region: until the next kernel's start).
+ *   (emit.c, emit_lb_region: until the next kernel's start).
  *
  * Policy: first fit among the blocks alive at some step of [t0, t1], in address order from the
  * bottom (IVL_BOTTOM_UP: the lowest offset that fits) or from the top (IVL_TOP_DOWN: the

@@ -2,7 +2,7 @@
  * grouping (with a strategy's fuse rule), unit selection and placement of kernel outputs;
  * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
  * per iteration, the report's totals), lower_plan() the same planning stopped after a step
- * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c;
+ * (--dump-after). Tiling is lower_tiling.c, emission emit.c and emit_tiles.c;
  * lower_free also frees the emitter's allocators (emit_free).
  *
  * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
@@ -385,7 +385,7 @@ int lower_fill_placement(GsLowered *l) {
     if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
   /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
   /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
-   * of kernel k1+1 (lower_emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
+   * of kernel k1+1 (emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
   GsIvl blocks;
   lower_fill_gb_split(l);
   int64_t gb_cap = l->gb_tensor_bytes;
@@ -454,17 +454,59 @@ static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
   return 0;
 }
 
+/* A kernel shares data across clusters: it runs on cluster 0 alone, or reads a tensor whole. */
+static int shares_clusters(const GsLowered *l, int ki) {
+  const GsKernel *k = &l->kernels[ki];
+  const GsGraph *g = l->graph;
+  if (!k->split_clusters && l->arch->nclusters > 1) return 1;
+  for (int j = 0; j < k->nops; j++)
+    for (int i = 0; i < g->ops[k->ops[j]].nin; i++)
+      if (lower_op_input_whole(g, k->ops[j], i) && g->tensors[g->ops[k->ops[j]].in[i]].producer >= 0)
+        return 1;
+  return 0;
+}
+
+/* Kernels that run on every cluster over its own samples need no other cluster, so a cluster
+ * barrier ends them; a kernel that shares data across clusters is fenced by chip barriers on
+ * both sides. An iteration's last kernel ends with a chip barrier: its DDR is freed and the
+ * next one's allocated by cluster 0's queue. Only plans whose clusters run independently
+ * (dma_by_sem) use cluster barriers; tvm and astitch end every kernel at a chip barrier. */
+void lower_fill_barriers(GsLowered *l) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GsKernel *k = &l->kernels[ki];
+    int chip = !l->dma_by_sem || ki == l->nkernels - 1 || shares_clusters(l, ki) ||
+               (ki + 1 < l->nkernels && shares_clusters(l, ki + 1));
+    k->end_scope = chip ? SCOPE_CHIP : SCOPE_CLUSTER;
+  }
+}
+
 /* Steps 1-4 (lower.h) up to and including `stop`, each followed by its checker. */
 static int plan(GsLowered *l, LowerStep stop, GsDiag *d) {
-  if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, stop, d);
-  if (l->opt.sched == SCHED_TVM) lower_group_kernels_tvm(l);
-  else lower_group_kernels_astitch(l);
-  lower_check_step(l, LOWER_KERNELS);
-  if (stop == LOWER_KERNELS) return 0;
-  if (lower_fill_kernel_units(l, d)) return -1;
-  lower_check_step(l, LOWER_UNITS);
-  if (stop == LOWER_UNITS) return 0;
-  return place_and_tile(l, stop, d);
+  int rc;
+  if (l->opt.sched == SCHED_GRAPHTURBO) {
+    rc = gt_plan(l, stop, d);
+  } else {
+    if (l->opt.sched == SCHED_TVM) lower_group_kernels_tvm(l);
+    else lower_group_kernels_astitch(l);
+    lower_check_step(l, LOWER_KERNELS);
+    if (stop == LOWER_KERNELS) return 0;
+    if (lower_fill_kernel_units(l, d)) return -1;
+    lower_check_step(l, LOWER_UNITS);
+    if (stop == LOWER_UNITS) return 0;
+    rc = place_and_tile(l, stop, d);
+  }
+  if (rc == 0 && l->kernels) lower_fill_barriers(l);
+  return rc;
+}
+
+/* The cores per cluster of each kind the run's queues serve: the most any kernel of the first
+ * iteration's plan uses; a re-plan for a smaller last iteration partitions over these. */
+static void fix_active_cores(GsLowered *l) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    int used = k->pr * k->pc;
+    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
+  }
 }
 
 /* Drops the plan (everything in the arena) before planning again. */
@@ -533,18 +575,22 @@ static int check_ddr_fixed(const GsLowered *l, GsDiag *d) {
 static int emit_iterations(GsLowered *l, GsDiag *d) {
   GsGraph *g = l->graph;
   int64_t done = 0, B = l->batch, PD = l->per_cluster * l->arch->nclusters;
-  for (int it = 0; it < l->iterations; it++) {
+  fix_active_cores(l);
+  GsEmitter *em = emit_new(l, l->prog, &l->tally);
+  int rc = 0;
+  for (int it = 0; it < l->iterations && rc == 0; it++) {
     int64_t bit = min64(B - done, PD);
     if (bit != g->batch) {
-      if (graph_infer(g, bit, d)) return -1;
-      if (l->opt.sched == SCHED_GRAPHTURBO ? plan(l, LOWER_STAGING, d)
-                                           : place_and_tile(l, LOWER_TILING, d))
-        return -1;
+      rc = graph_infer(g, bit, d);
+      if (rc == 0 && l->opt.sched == SCHED_GRAPHTURBO) rc = plan(l, LOWER_STAGING, d);
+      else if (rc == 0 && (rc = place_and_tile(l, LOWER_TILING, d)) == 0) lower_fill_barriers(l);
+      if (rc) break;
     }
-    emit_program(l, done, it);
+    emit_iteration(em, l, done, it);
     done += bit;
   }
-  return 0;
+  emit_delete(em);
+  return rc;
 }
 
 /* Peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
@@ -596,9 +642,12 @@ static int report_totals(GsLowered *l, GsDiag *d) {
     }
   }
   l->ddr_read = l->ddr_write = 0;
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    l->ddr_read += l->kernels[ki].ddr_read;
-    l->ddr_write += l->kernels[ki].ddr_write;
+  l->spills = l->spill_bytes = 0;
+  for (int ti = 0; ti < l->tally.ntasks; ti++) {
+    l->ddr_read += l->tally.task[ti].ddr_read;
+    l->ddr_write += l->tally.task[ti].ddr_write;
+    l->spills += l->tally.task[ti].spills;
+    l->spill_bytes += l->tally.task[ti].spill_bytes;
   }
   return 0;
 }
@@ -640,7 +689,7 @@ fail:
 
 void lower_free(GsLowered *l) {
   if (!l) return;
-  emit_free(l);
+  emit_tally_free(&l->tally);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);

@@ -6,7 +6,7 @@
  * NCHW is their logical order (conv1d's NCL is NLC, handled as NHWC with H = L, W = 1); other
  * tensors are row-major as declared. With channels last, the output rows (n, h) of a conv or a
  * pooling are contiguous, so every core's share of an output is one contiguous byte range
- * (lower_emit.c gives each share its own region). Weight regions in DDR, one per op:
+ * (emit.c gives each share its own region). Weight regions in DDR, one per op:
  *   conv/dense: [out_channels][k_elems_per_channel + bias]  (a column's weights are contiguous)
  *   batchnorm: scale and shift [2][C]; layernorm: gamma and beta [2][last]
  *   embedding: the table [vocab][dim]

@@ -39,7 +39,7 @@ static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
 
 /* DDR bytes one access of span s costs: the simulator's burst rounding (unit_timing.h,
  * timing_ddr_bytes_bound) at the worst start the span's offsets allow, since a tile is priced
- * before addresses exist (DDR tensors start on 256-byte boundaries: lower_emit.c). */
+ * before addresses exist (DDR tensors start on 256-byte boundaries: emit.c). */
 static int64_t ddr_span_cost(const GsSpan *s, int burst) {
   GsAccess a = {s->off, s->row_bytes, s->rows, s->stride, s->planes, s->pstride};
   return timing_ddr_bytes_bound(&a, burst);
@@ -148,7 +148,7 @@ static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom 
 
 /* Cycles of one step of kernel k with tile sizes (tr, tc, tk) on the head unit (*head) and of
  * the fused tail on the tail unit after the step's last k chunk (*tail): the simulator's own
- * formulas (unit_timing.h) over the instructions lower_tiles.c emits for that tile. */
+ * formulas (unit_timing.h) over the instructions emit_tiles.c emits for that tile. */
 static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsGeom *gm,
                                 int64_t tr, int64_t tc, int64_t tk, double *head, double *tail) {
   const GsArch *a = l->arch;
@@ -202,7 +202,7 @@ void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1) {
 
 /* The partition of kernel k over its cluster's cores: rows only (batch and spatial rows), so
  * that with channels-last storage each core's share of the output is one contiguous byte range,
- * which lower_emit.c makes its own region; columns are cut only into tiles inside a core. */
+ * which emit.c makes its own region; columns are cut only into tiles inside a core. */
 static void partition_rows(const GsLowered *l, GsKernel *k, const GsGeom *gm) {
   const GsArch *a = l->arch;
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
@@ -458,7 +458,7 @@ static int fill_tiling_copy(GsLowered *l, GsKernel *k) {
                                          : a->core_kinds[k->core_kind].count;
   k->pr = P;
   k->pc = 1;
-  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (lower_emit.c) */
+  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (emit.c) */
   return 0;
 }
 

@@ -36,10 +36,10 @@
  *   lower_tiling.c    lower_: a kernel's partition over a cluster's cores, tile sizes
  *   lower_ops.c       lower_: how each op kind becomes tiles
  *   lower_emit.[ch]   emit_: the shared emitter: memory map, kernels over clusters and cores
- *   lower_tiles.c     emit_: the shared emitter: one kernel's instruction streams on one core
+ *   emit_tiles.c     emit_: the shared emitter: one kernel's instruction streams on one core
  *   lower_gt.c        gt_: graphturbo lowering: instances as kernels, kept tensors, spills
  *                     (gt_plan)
- *   lower_emit_gt.c   gt_: graphturbo's slices as regions in the Program
+ *   emit_slices.c   gt_: graphturbo's slices as regions in the Program
  *   lower_check.c     lower_: the lowering's invariants, checked after every planning step
  *   lower_dump.c      lower_: the plan after a step as text (--dump-after STEP)
  *   ivl.[ch]          ivl_: the allocator of DDR, GB and LB: first fit over blocks with

@@ -203,15 +203,15 @@ static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<R
   GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
   return cli_write_output(o.output, [&](FILE *mem) {
     if (o.compare) {
-      std::vector<const GsLowered *> ls;
+      std::vector<const GsSchedSummary *> ls;
       std::vector<const GsRunStats *> rss;
       for (auto &r : runs) {
-        ls.push_back(r->l);
+        ls.push_back(lower_summary(r->l));
         rss.push_back(&r->rs);
       }
       report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
     } else {
-      report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
+      report_write(mem, f, lower_summary(runs[0]->l), &runs[0]->rs, model.c_str(), o.arch);
     }
   });
 }

@@ -1,13 +1,13 @@
-/* lower_tiles.c — the instruction streams of one kernel on one core: the double-buffered
+/* emit_tiles.c — the instruction streams of one kernel on one core: the double-buffered
  * pipeline of a gemm/vector kernel (dma_in loads, the head unit computes, the tail unit runs the
  * fused ops in place, dma_out stores; flags between them) and the two-slot copy pipeline of
- * concat/split/embedding kernels. lower_emit.c places the kernels, owns the memory map and
+ * concat/split/embedding kernels. emit.c places the kernels, owns the memory map and
  * calls these per core.
  *
  * Invariant: every buffer release is matched by one wait — inside the kernel for the third load
  * of a slot on, and by the drains at its end — so every flag is zero again at the barrier.
  */
-#include "lower_emit.h"
+#include "emit_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +43,9 @@ typedef struct {
 /* What the pieces of one core's gemm/vector kernel share while its streams are emitted. */
 typedef struct {
   Emit *e;
-  GsKernel *k;
+  const GsKernel *k;
   const GsGeom *gm;
-  GsGraph *g;
+  const GsGraph *g;
   const GsOp *h;                  /* the head op */
   int c, core;                    /* cluster, core */
   int64_t ra, rb, ca, cb;         /* the core's rows [ra, rb) and columns [ca, cb) */
@@ -80,7 +80,7 @@ typedef struct {
 } GemmStep;
 
 /* Tensor t's span s (through its pieces) to offset 0 of region dreg as tile dtile, on qin. */
-static void load_span(Emit *e, GsKernel *k, int qin, int c, int t, GsSpan s, uint32_t dreg,
+static void load_span(Emit *e, const GsKernel *k, int qin, int c, int t, GsSpan s, uint32_t dreg,
                       uint32_t dtile) {
   emit_load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
 }
@@ -159,8 +159,8 @@ static void size_tile(GemmCore *x, const GsTile *t) {
 static void size_buffers(GemmCore *x) {
   const GsKernel *k = x->k;
   int64_t seg = x->gm->seg_rows;
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) {
-    int64_t r1 = emit_next_row(r, x->rb, k->tr, seg);
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) {
+    int64_t r1 = lower_next_row(r, x->rb, k->tr, seg);
     for (int64_t c0 = x->ca; c0 < x->cb; c0 += k->tc)
       for (int64_t kt = 0; kt < x->nkt; kt++) {
         GsTile t = gemm_tile(x, r, r1, c0, kt);
@@ -194,7 +194,7 @@ static void stage_wait(GemmCore *x, int ch) {
  * tensor through its pieces; then, with the weights staged in GB, the wait for them. */
 static void load_residents(GemmCore *x) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   for (int i = 0; i < x->p.nf; i++) {
     int op = x->p.fop[i], t = x->p.fin[i];
     if (t >= 0) {
@@ -207,7 +207,7 @@ static void load_residents(GemmCore *x) {
     }
     int64_t wb = lower_op_weight_bytes(x->g, op);
     GsSpan s = {0, wb, 1, wb, 1, wb};
-    k->ddr_read += wb;
+    emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, wb, 0);
     x->F[i] = emit_lb_region(&x->la, span_bytes(&s));
     x->Ft[i] = prog_new_tile(e->p, NULL);
     GsSpan dst = emit_local_of(&s);
@@ -232,7 +232,7 @@ static void build_steps(GemmCore *x) {
   int64_t seg = x->gm->seg_rows, nkt = x->nkt;
   int64_t ncol_t = x->ncol_t = ceil_div64(x->cb - x->ca, k->tc);
   int64_t nrow_t = 0;
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) nrow_t++;
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) nrow_t++;
   x->nrow_t = nrow_t;
   x->nsteps = nrow_t * ncol_t * nkt;
   int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
@@ -243,7 +243,7 @@ static void build_steps(GemmCore *x) {
   int64_t i = 0, ri = 0;
   int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
   if (!r0s) die("out of memory");
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
   r0s[ri] = x->rb;
   for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
     for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
@@ -299,7 +299,7 @@ static GemmStep step_at(const GemmCore *x, int64_t si) {
  * on). */
 static void load_a(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   int cur = x->curA = (int)(x->nA % 2);
   if (x->nA >= 2) emit_wait(e, x->qin, F_AFREE);
   for (int i = 0; i < x->p.na; i++) {
@@ -318,7 +318,7 @@ static void load_a(GemmCore *x, const GsTile *t) {
  * staged in GB or the op's DDR weight region. */
 static void load_w(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   int cur = x->curW = (int)(x->nW % 2);
   if (x->nW >= 2 && !x->w_with_a) emit_wait(e, x->qin, F_WFREE);
   GsSpan s;
@@ -337,7 +337,7 @@ static void load_w(GemmCore *x, const GsTile *t) {
       emit_mov(e, x->qin, reg, tile, &dst, sw->reg[ch], sw->tile[ch], &s);
     } else {
       emit_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
-      k->ddr_read += span_bytes(&s);
+      emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&s), 0);
     }
   }
   x->nW++;
@@ -418,7 +418,7 @@ static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
  * releases A and W after the last step with their keys. */
 static void step_head(GemmCore *x, const GemmStep *s) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   emit_wait(e, x->qh, F_READY);
   if (s->kp == 0) {
     x->curO = (int)(x->nO % 2);
@@ -502,7 +502,7 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
  * to the head unit. */
 static void step_store(GemmCore *x, const GsSpan *os) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   emit_wait(e, x->qout, F_OREADY);
   int out_t = x->g->ops[k->ops[k->nops - 1]].out[0];
   emit_store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
@@ -538,7 +538,7 @@ static void emit_drains(GemmCore *x) {
 
 /* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and
  * columns [ca, cb) (the steps: see the section comment above). */
-void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
+void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb) {
   GemmCore x = {.e = e, .k = k, .gm = gm, .g = e->g, .h = &e->g->ops[k->head], .c = c,
                 .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb};
@@ -568,14 +568,14 @@ void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, 
   emit_drains(&x);
 }
 
-void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
-  GsGraph *g = e->g;
+void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
+  const GsGraph *g = e->g;
   const GsOp *h = &g->ops[k->head];
   int qin = emit_core_q(e, c, core, Q_DMA_IN), qout = emit_core_q(e, c, core, Q_DMA_OUT);
   LbAlloc la;
   emit_lb_begin(e, &la, c, core, k);
-  CopyPart pp[GS_MAX_OPERANDS];
-  int np = emit_copy_parts(e, k, pp);
+  GsCopyPart pp[GS_MAX_OPERANDS];
+  int np = lower_copy_parts(e->g, k, pp);
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
   uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
   int64_t nA = 0;
@@ -594,12 +594,12 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
     }
   }
   for (int pi = 0; pi < np; pi++) {
-    CopyPart *p = &pp[pi];
+    GsCopyPart *p = &pp[pi];
     int64_t rowb = h->kind == OP_EMBEDDING ? p->dst_inner : (p->src_inner < p->dst_inner ? p->src_inner : p->dst_inner);
     int64_t krows, rps, a0, a1;
-    emit_kernel_rows(e, k, &krows, &rps);
+    lower_kernel_rows(e->g, e->a, k, &krows, &rps);
     gs_assert(krows == p->outer);
-    emit_core_rows(e, k, krows, rps, c, idx, &a0, &a1);
+    lower_core_rows(e->g, e->a, k, krows, rps, c, idx, &a0, &a1);
     int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
     int64_t tr = slot / per_row_slot;
     int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
@@ -621,7 +621,7 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
           lower_tile_weight_span(g, k->head, &t, &ss);
           GsSpan dl = emit_local_of(&ss);
           emit_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
-          k->ddr_read += span_bytes(&ss);
+          emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&ss), 0);
           ds = (GsSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
           ss = emit_local_of(&ds);
         } else {
