@@ -77,6 +77,22 @@ void emit_wait(Emit *e, int qi, int flag) {
   GsInst *in = emit_inst(e, qi, I_WAIT);
   inst_wait_set_flag(in, flag);
 }
+/* Two slots: double buffering, what every kernel's pipes use. */
+EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits) {
+  EmitPipe p = {prod, prod_slot, free_flag, 2, waits, 0};
+  return p;
+}
+int emit_pipe_take(Emit *e, EmitPipe *p) {
+  if (p->waits && p->n >= p->slots) emit_wait(e, p->prod, p->free_flag);
+  return (int)(p->n++ % p->slots);
+}
+void emit_pipe_give(Emit *e, EmitPipe *p, int from) {
+  if (p->waits) emit_signal(e, from, p->prod, p->prod_slot, p->free_flag);
+}
+void emit_pipe_drain(Emit *e, EmitPipe *p) {
+  for (int64_t i = 0; p->waits && i < min64(p->n, p->slots); i++) emit_wait(e, p->prod, p->free_flag);
+}
+
 void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id) {
   GsInst *in = emit_inst(e, qi, op);
   in->sub = SCOPE_CLUSTER;

@@ -110,6 +110,25 @@ void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int6
 void emit_free_region(Emit *e, int qi, uint32_t r);
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);
+/* A pipe: a ring of `slots` buffers that a producer queue fills and a consumer queue empties,
+ * the synchronisation protocol of every kernel's streams. The producer takes the next slot
+ * (emit_pipe_take returns its index): from the (slots+1)-th take on it first waits for the
+ * consumer's release of that slot, a `free_flag` raised on the producer's queue by
+ * emit_pipe_give. emit_pipe_drain makes the producer wait for every release still owed, so the
+ * flag is zero again when the buffers go: a kernel drains its pipes at its end; a pipe whose
+ * buffers a plan keeps across kernels would drain when they are freed. A pipe with waits = 0
+ * rides on another one's releases (W when it is loaded and released exactly with A): it counts
+ * takes but neither waits nor is given back. */
+typedef struct {
+  int prod, prod_slot;          /* the producer's queue and its slot on the core */
+  int free_flag;
+  int slots, waits;
+  int64_t n;                    /* takes so far */
+} EmitPipe;
+EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits);
+int emit_pipe_take(Emit *e, EmitPipe *p);
+void emit_pipe_give(Emit *e, EmitPipe *p, int from);
+void emit_pipe_drain(Emit *e, EmitPipe *p);
 /* op: I_SEMPOST or I_SEMWAIT, of a cluster semaphore. */
 void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */

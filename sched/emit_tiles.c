@@ -63,7 +63,7 @@ typedef struct {
   int a_cols;                     /* A's key includes the column tile */
   int w_rows;                     /* W's key includes the row tile */
   int w_with_a;                   /* W is loaded and released exactly when A is: one flag */
-  int64_t nA, nW, nR, nO;         /* loads of A, W, R and stores of O so far */
+  EmitPipe pa, pw, pr, po;        /* A, W, R: dma_in -> the units; O: head -> dma_out */
   int curA, curW, curR, curO;     /* the slot each buffer uses now */
   uint32_t otile;                 /* the tile O's current slot holds */
   unsigned waited;                /* staged weight chunks this core has waited for (bit set) */
@@ -300,8 +300,7 @@ static GemmStep step_at(const GemmCore *x, int64_t si) {
 static void load_a(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
   const GsKernel *k = x->k;
-  int cur = x->curA = (int)(x->nA % 2);
-  if (x->nA >= 2) emit_wait(e, x->qin, F_AFREE);
+  int cur = x->curA = emit_pipe_take(e, &x->pa);
   for (int i = 0; i < x->p.na; i++) {
     GsSpan s;
     if (lower_tile_input_span(x->g, k->head, x->p.apart[i], t, &s)) {
@@ -310,7 +309,6 @@ static void load_a(GemmCore *x, const GsTile *t) {
                 x->A.tile[cur][i]);
     }
   }
-  x->nA++;
 }
 
 /* dma_in: tile t's weights into W's next slot (waiting for its release from the third load
@@ -319,8 +317,7 @@ static void load_a(GemmCore *x, const GsTile *t) {
 static void load_w(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
   const GsKernel *k = x->k;
-  int cur = x->curW = (int)(x->nW % 2);
-  if (x->nW >= 2 && !x->w_with_a) emit_wait(e, x->qin, F_WFREE);
+  int cur = x->curW = emit_pipe_take(e, &x->pw);
   GsSpan s;
   if (lower_tile_weight_span(x->g, k->head, t, &s)) {
     uint32_t reg = x->W.reg[cur][0], tile = x->W.tile[cur][0] = prog_new_tile(e->p, NULL);
@@ -340,22 +337,19 @@ static void load_w(GemmCore *x, const GsTile *t) {
       emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&s), 0);
     }
   }
-  x->nW++;
 }
 
 /* dma_in: the R operands over tile t's output span into R's next slot (waiting for its
  * release from the third load on). */
 static void load_r(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  int cur = x->curR = (int)(x->nR % 2);
-  if (x->nR >= 2) emit_wait(e, x->qin, F_RFREE);
+  int cur = x->curR = emit_pipe_take(e, &x->pr);
   GsSpan os;
   lower_tile_output_span(x->g, x->k->head, t, &os);
   for (int i = 0; i < x->p.nr; i++) {
     x->R.tile[cur][i] = prog_new_tile(e->p, NULL);
     load_span(e, x->k, x->qin, x->c, x->p.rin[i], os, x->R.reg[cur][i], x->R.tile[cur][i]);
   }
-  x->nR++;
 }
 
 /* dma_in for one step: A and W when their keys change, R at an output tile's last k chunk;
@@ -420,10 +414,7 @@ static void step_head(GemmCore *x, const GemmStep *s) {
   Emit *e = x->e;
   const GsKernel *k = x->k;
   emit_wait(e, x->qh, F_READY);
-  if (s->kp == 0) {
-    x->curO = (int)(x->nO % 2);
-    if (x->nO >= 2) emit_wait(e, x->qh, F_OFREE);
-  }
+  if (s->kp == 0) x->curO = emit_pipe_take(e, &x->po);
   GsComputeStep cs[GS_MAX_STEPS];
   int ncs = lower_tile_compute(x->g, k->head, &s->t, cs, GS_MAX_STEPS);
   for (int i = 0; i < ncs; i++) {
@@ -440,9 +431,8 @@ static void step_head(GemmCore *x, const GemmStep *s) {
     }
   }
   if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
-  if (x->p.na && (s->nextA || s->last_step)) emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_AFREE);
-  if (x->p.has_w && !x->w_with_a && (s->nextW || s->last_step))
-    emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_WFREE);
+  if (x->p.na && (s->nextA || s->last_step)) emit_pipe_give(e, &x->pa, x->qh);
+  if (x->p.has_w && (s->nextW || s->last_step)) emit_pipe_give(e, &x->pw, x->qh);
 }
 
 /* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
@@ -494,7 +484,7 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
     x->otile = prog_new_tile(e->p, NULL);
     in->t[0] = x->otile;
   }
-  if (x->p.nr) emit_signal(e, x->qt, x->qin, Q_DMA_IN, F_RFREE);
+  if (x->p.nr) emit_pipe_give(e, &x->pr, x->qt);
   emit_signal(e, x->qt, x->qout, Q_DMA_OUT, F_OREADY);
 }
 
@@ -506,8 +496,7 @@ static void step_store(GemmCore *x, const GsSpan *os) {
   emit_wait(e, x->qout, F_OREADY);
   int out_t = x->g->ops[k->ops[k->nops - 1]].out[0];
   emit_store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
-  emit_signal(e, x->qout, x->qh, x->sh, F_OFREE);
-  x->nO++;
+  emit_pipe_give(e, &x->po, x->qout);
 }
 
 /* Step si on the four queues: the loads, the head's compute and, at an output tile's last k
@@ -524,15 +513,14 @@ static void emit_step(GemmCore *x, int64_t si) {
   }
 }
 
-/* The drains: a wait for each of the last (up to) two releases of every buffer, so every flag
- * is zero again at the kernel's end. */
+/* The drains: every pipe waits for the releases it is still owed, so every flag is zero again
+ * at the kernel's end. */
 static void emit_drains(GemmCore *x) {
   Emit *e = x->e;
-  for (int64_t i = 0; i < min64(x->nA, 2) && x->p.na; i++) emit_wait(e, x->qin, F_AFREE);
-  for (int64_t i = 0; i < min64(x->nW, 2) && x->p.has_w && !x->w_with_a; i++)
-    emit_wait(e, x->qin, F_WFREE);
-  for (int64_t i = 0; i < min64(x->nR, 2); i++) emit_wait(e, x->qin, F_RFREE);
-  for (int64_t i = 0; i < min64(x->nO, 2); i++) emit_wait(e, x->qh, F_OFREE);
+  emit_pipe_drain(e, &x->pa);
+  emit_pipe_drain(e, &x->pw);
+  emit_pipe_drain(e, &x->pr);
+  emit_pipe_drain(e, &x->po);
   for (int ch = 0; ch < x->k->w_chunks && x->k->w_via_gb; ch++) stage_wait(x, ch);
 }
 
@@ -562,9 +550,13 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   x.a_cols = lower_op_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
   x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   x.w_with_a = w_follows_a(&x);
+  x.pa = emit_pipe(x.qin, Q_DMA_IN, F_AFREE, 1);
+  x.pw = emit_pipe(x.qin, Q_DMA_IN, F_WFREE, x.p.has_w && !x.w_with_a);
+  x.pr = emit_pipe(x.qin, Q_DMA_IN, F_RFREE, 1);
+  x.po = emit_pipe(x.qh, x.sh, F_OFREE, 1);
   for (int64_t si = 0; si < x.nsteps; si++) emit_step(&x, si);
   free(x.steps);
-  gs_assert(!k->w_resident || x.nW <= 1);
+  gs_assert(!k->w_resident || x.pw.n <= 1);
   emit_drains(&x);
 }
 
@@ -578,7 +570,7 @@ void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
   int np = lower_copy_parts(e->g, k, pp);
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
   uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
-  int64_t nA = 0;
+  EmitPipe pa = emit_pipe(qin, Q_DMA_IN, F_AFREE, 1);
   int64_t idxb = 0;
   if (h->kind == OP_EMBEDDING) {
     idxb = graph_tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
@@ -609,8 +601,7 @@ void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
       int64_t rr = min64(a1, r + tr) - r;
       for (int64_t ch = 0; ch < nchunks; ch++) {
         int64_t b0 = ch * slot, b1 = nchunks == 1 ? rowb : min64(rowb, b0 + slot);
-        int cur = (int)(nA % 2);
-        if (nA >= 2) emit_wait(e, qin, F_AFREE);
+        int cur = emit_pipe_take(e, &pa);
         uint32_t tile = prog_new_tile(e->p, NULL);
         GsSpan ss, ds;
         if (h->kind == OP_EMBEDDING) {
@@ -631,14 +622,13 @@ void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
           ds = (GsSpan){r * p->dst_inner + p->dst_pre + b0, b1 - b0, rr, p->dst_inner, 1, rr * p->dst_inner};
           ss = dl;
         }
-        nA++;
         emit_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
         emit_wait(e, qout, F_OREADY);
         emit_store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
-        emit_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
+        emit_pipe_give(e, &pa, qout);
       }
     }
   }
-  for (int64_t i = 0; i < min64(nA, 2); i++) emit_wait(e, qin, F_AFREE);
+  emit_pipe_drain(e, &pa);
 }
 
