@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* ---- gemm / vector kernels ----
- * emit_core_gemmvec sorts the kernel's operands (classify_operands), sizes the buffers for the
+ * emit_core_gemmvec sorts the kernel's operands (lower_kernel_operands), sizes the buffers for the
  * worst tile of the core (size_buffers), places the regions (alloc_regions), loads the resident
  * operands (load_residents), lists the steps (build_steps), emits every step (emit_step: dma_in
  * loads, head unit, tail unit, dma_out store) and ends with the drains (emit_drains). */
@@ -27,18 +27,6 @@ typedef struct {
   int64_t kp;
 } StepT;
 
-/* A kernel's operands by how they reach the units: the head's activation inputs sliced per
- * tile (A: the head input index of each part), the weights loaded per tile (W, has_w), the
- * tail operands of the head output's size loaded per output tile (R: tail op position j in
- * k->ops, operand tensor) and the operands loaded whole once per core (F: op, operand tensor
- * or -1 for the op's weights). */
-typedef struct {
-  int apart[MAX_PARTS], na;
-  int rop[MAX_PARTS], rin[MAX_PARTS], nr;
-  int fop[MAX_PARTS * 2], fin[MAX_PARTS * 2], nf;
-  int has_w;
-  int is_conv;                    /* the head is a conv (a vector one: depthwise) */
-} GemmParts;
 
 /* What the pieces of one core's gemm/vector kernel share while its streams are emitted. */
 typedef struct {
@@ -54,7 +42,7 @@ typedef struct {
   GsDtype dt;                     /* the head output's dtype */
   GsDtype cdt, tdt;               /* what the head and the tail unit compute in */
   LbAlloc la;
-  GemmParts p;
+  GsKernelOperands p;
   int64_t abytes[MAX_PARTS], wbytes, obytes; /* region sizes: the worst tile of the core */
   Slots A, W, R, O;               /* double-buffered regions, the tiles they hold */
   uint32_t F[MAX_PARTS * 2], Ft[MAX_PARTS * 2]; /* resident regions and tiles */
@@ -85,46 +73,6 @@ static void load_span(Emit *e, const GsKernel *k, int qin, int c, int t, GsSpan 
   emit_load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
 }
 
-/* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
-static void add_resident(GemmParts *p, int op, int t) {
-  p->fop[p->nf] = op;
-  p->fin[p->nf++] = t;
-}
-
-/* Sorts the operands of kernel k into p (see GemmParts). Emits nothing. */
-static void classify_operands(const GsGraph *g, const GsKernel *k, GemmParts *p) {
-  const GsOp *h = &g->ops[k->head];
-  memset(p, 0, sizeof *p);
-  for (int i = 0; i < h->nin; i++) {
-    if (h->kind == OP_MATMUL && i == 1) continue;
-    if (lower_op_input_whole(g, k->head, i)) continue;
-    p->apart[p->na++] = i;
-  }
-  const GsTensor *hy = &g->tensors[h->out[0]];
-  for (int i = 0; i < h->nin; i++)
-    if (lower_op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
-  p->has_w = lower_op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
-  p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
-  if (lower_op_kind(g, k->head) == LK_VEC && lower_op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
-    add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
-    p->has_w = 0;
-  }
-  for (int j = 1; j < k->nops; j++) {
-    const GsOp *op = &g->ops[k->ops[j]];
-    if (lower_op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
-    for (int i = 0; i < op->nin; i++) {
-      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-      if (graph_tensor_elems(&g->tensors[op->in[i]]) == graph_tensor_elems(hy)) {
-        gs_assert(p->nr < MAX_PARTS);
-        p->rop[p->nr] = j;
-        p->rin[p->nr++] = op->in[i];
-      } else {
-        add_resident(p, k->ops[j], op->in[i]);
-      }
-    }
-  }
-}
-
 /* The tile of the core at rows [r0, r1), the column tile starting at c0 and k chunk kt. */
 static GsTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, int64_t kt) {
   const GsKernel *k = x->k;
@@ -137,7 +85,7 @@ static GsTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, i
  * the output at the tail's compute dtype. */
 static void size_tile(GemmCore *x, const GsTile *t) {
   const GsKernel *k = x->k;
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   GsSpan s, os;
   for (int i = 0; i < p->na; i++)
     if (lower_tile_input_span(x->g, k->head, p->apart[i], t, &s))
@@ -379,7 +327,7 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
  * W). Its second operand, when it reads one: a depthwise conv's filter taps in W, else A's
  * second part, else the head's first resident tensor, else its first operand again. */
 static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   int a = x->curA, w = x->curW;
   GsInst *in = emit_inst(x->e, x->qh, I_VEC);
   in->sub = (uint8_t)cs->vop;
@@ -438,7 +386,7 @@ static void step_head(GemmCore *x, const GemmStep *s) {
 /* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
  * first R entry not used yet), else its resident tensor. Returns 0 if it has neither. */
 static int tail_operand_b(const GemmCore *x, int j, int *ri, GsInst *in) {
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   for (int i = *ri; i < p->nr; i++)
     if (p->rop[i] == j) {
       in->r[2] = x->R.reg[x->curR][i];
@@ -524,6 +472,16 @@ static void emit_drains(GemmCore *x) {
   for (int ch = 0; ch < x->k->w_chunks && x->k->w_via_gb; ch++) stage_wait(x, ch);
 }
 
+/* The tiler chose the kernel's tiles by its measure of their bytes (lower_tile_need, from the
+ * same operand classification); the regions this core allocated must not exceed it, or the
+ * tiler's budget and the real allocation have drifted apart: a scheduler bug. */
+static void check_regions(const GemmCore *x) {
+  int64_t used = ivl_peak(x->la.ivl), need = lower_tile_need(x->e->l, x->k);
+  if (used > need)
+    die("kernel %s, core %d: its tile regions take %lld B, more than the tiler's measure of "
+        "%lld B", x->k->name, x->core, (long long)used, (long long)need);
+}
+
 /* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and
  * columns [ca, cb) (the steps: see the section comment above). */
 void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
@@ -538,7 +496,7 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   x.st = k->unit_tail;
   gs_assert(x.qin >= 0 && x.qout >= 0 && x.qh >= 0 && x.qt >= 0);
   emit_lb_begin(e, &x.la, c, core, k);
-  classify_operands(x.g, k, &x.p);
+  lower_kernel_operands(x.g, k, &x.p);
   x.dt = x.g->tensors[x.h->out[0]].dtype;
   x.cdt = k->cdt_head;
   x.tdt = k->cdt_tail;
@@ -546,6 +504,7 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   size_buffers(&x);
   alloc_regions(&x);
   load_residents(&x);
+  check_regions(&x);
   build_steps(&x);
   x.a_cols = lower_op_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
   x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;

@@ -319,6 +319,22 @@ GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems);
 /* Input i of op is read whole by every tile (a broadcast operand), not sliced per tile. */
 int lower_op_input_whole(const GsGraph *g, int op, int i);
+/* A kernel's operands by how they reach its units — the one classification that the tiler's
+ * budget (lower_tiling.c) and the emitter's buffers (emit_tiles.c) both use: the head's
+ * activation inputs sliced per tile (A: head input indices), the weights loaded per tile (W,
+ * has_w), the tail operands of the head output's size loaded per output tile (R: tail op
+ * position j in k->ops and operand tensor), and the operands a core loads whole once (F: op
+ * and operand tensor, or -1 for the op's weights: bn/ln parameters, broadcast inputs). */
+typedef struct {
+  int apart[GS_MAX_OPERANDS], na;
+  int rop[GS_MAX_OPERANDS], rin[GS_MAX_OPERANDS], nr;
+  int fop[GS_MAX_OPERANDS * 2], fin[GS_MAX_OPERANDS * 2], nf;
+  int has_w;
+  int is_conv;               /* the head is a conv (a vector one: depthwise) */
+} GsKernelOperands;
+void lower_kernel_operands(const GsGraph *g, const GsKernel *k, GsKernelOperands *p);
+/* Bytes of resident operand i of p: its tensor, or its op's weights. */
+int64_t lower_resident_bytes(const GsGraph *g, const GsKernelOperands *p, int i);
 
 /* The partition of a kernel's rows (lower_partition.c): its rows and rows per sample (0: the
  * kernel runs on cluster 0 only); core i's rows [a0, a1) in cluster c; the first row of the

@@ -623,6 +623,52 @@ int lower_op_input_whole(const GsGraph *g, int op, int i) {
   }
 }
 
+/* ---- a kernel's operands ---- */
+
+/* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
+static void add_resident(GsKernelOperands *p, int op, int t) {
+  p->fop[p->nf] = op;
+  p->fin[p->nf++] = t;
+}
+
+void lower_kernel_operands(const GsGraph *g, const GsKernel *k, GsKernelOperands *p) {
+  const GsOp *h = &g->ops[k->head];
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < h->nin; i++) {
+    if (h->kind == OP_MATMUL && i == 1) continue;
+    if (lower_op_input_whole(g, k->head, i)) continue;
+    p->apart[p->na++] = i;
+  }
+  const GsTensor *hy = &g->tensors[h->out[0]];
+  for (int i = 0; i < h->nin; i++)
+    if (lower_op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
+  p->has_w = lower_op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
+  p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
+  if (lower_op_kind(g, k->head) == LK_VEC && lower_op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
+    add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
+    p->has_w = 0;
+  }
+  for (int j = 1; j < k->nops; j++) {
+    const GsOp *op = &g->ops[k->ops[j]];
+    if (lower_op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
+    for (int i = 0; i < op->nin; i++) {
+      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+      if (graph_tensor_elems(&g->tensors[op->in[i]]) == graph_tensor_elems(hy)) {
+        gs_assert(p->nr < GS_MAX_OPERANDS);
+        p->rop[p->nr] = j;
+        p->rin[p->nr++] = op->in[i];
+      } else {
+        add_resident(p, k->ops[j], op->in[i]);
+      }
+    }
+  }
+}
+
+int64_t lower_resident_bytes(const GsGraph *g, const GsKernelOperands *p, int i) {
+  return p->fin[i] >= 0 ? graph_tensor_bytes(&g->tensors[p->fin[i]])
+                        : lower_op_weight_bytes(g, p->fop[i]);
+}
+
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
   const GsOp *o = &g->ops[op];
   const GsTensor *y = T(g, o->out[0]);
