@@ -1,14 +1,17 @@
-/* emit.c — writes the Program of a planned lowering: the queues, the memory map (DDR,
- * GB and LB regions), and every kernel over the clusters and cores, with a chip barrier after
- * it. The streams of one kernel on one core are emit_tiles.c's:
- *   dma_in : [free last kernel's LB regions] alloc; resident loads; per step: wait a free A/W/R
- *            slot (from the 3rd load on), load, signal READY to the head unit
- *   head   : per step: wait READY, wait a free O slot (from the 3rd output tile on), gemm or vec,
- *            release A/W after their last use (signal dma_in), hand the tile to the tail unit
- *   tail   : wait MID, run the fused ops in place on O, release R, signal OREADY to dma_out
- *   dma_out: wait OREADY, store O, release O (signal head)
- * All queues of every active core (and cluster DMA queue 0 when weights are staged in GB) join
- * every chip barrier.
+/* emit.c — the emitter (emit.h): writes the Program of a plan: the queues, the memory map
+ * (DDR, GB and LB regions), and every kernel over the clusters and cores, with the barrier the
+ * plan put after it (GsKernel.end_scope). The streams of one kernel on one core are
+ * emit_tiles.c's, its buffers connected by pipes (emit_pipe_*, a free flag back per slot):
+ *   dma_in : [free last kernel's LB regions] alloc; resident loads; per step: take an A/W/R
+ *            slot (from the 3rd load on that waits for its release), load, signal READY
+ *   head   : per step: wait READY, take an O slot, gemm or vec, give A/W back after their last
+ *            use, hand the tile to the tail unit
+ *   tail   : wait MID, run the fused ops in place on O, give R back, signal OREADY to dma_out
+ *   dma_out: wait OREADY, store O, give O back to the head
+ * All queues of every active core join every barrier; the cluster DMA queues join them too
+ * unless the plan orders them by semaphores alone (GsLowered.dma_by_sem).
+ * What the emitter counts (DDR bytes and spills per task, barrier episodes, the DDR peak) goes
+ * to the tally it was given, never into the plan.
  *
  * Memory: weights and full-batch graph inputs/outputs are allocated in DDR at program start; an
  * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
@@ -17,7 +20,7 @@
  * reader (the interval rule of lower_fill_placement). LB regions live for one kernel.
  * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
  * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
- * taken with no free in between follow each other); the DDR allocator's peak is
+ * taken with no free in between follow each other); the DDR allocator's peak is the tally's
  * ddr_peak_bytes. GB tensors keep the offsets lower_fill_placement gave them.
  */
 #include "emit_impl.h"
@@ -615,7 +618,7 @@ void emit_lb_begin(Emit *e, LbAlloc *la, int c, int core, const GsKernel *k) {
   ivl_init(la->ivl, 0, la->cap, 64, IVL_BOTTOM_UP);
   la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
   la->gb_base = e->a->gb_bytes / 4 * 3 +
-                (int64_t)(core - arch_core_base(e->a, kind)) * lower_core_tile_budget(e->a, kind);
+                (int64_t)(core - arch_core_base(e->a, kind)) * arch_core_tile_budget(e->a, kind);
 }
 
 /* Frees, at the start of a kernel, every region the core allocated for the previous one. */

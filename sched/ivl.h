@@ -25,7 +25,7 @@
  *
  * Peak: ivl_peak is the high-water mark, the end of the highest block placed since ivl_init
  * (removed blocks included): [lo, peak) held every block the buffer ever held, so it is the
- * size the buffer must have (the program's DDR footprint, GsLowered.ddr_peak_bytes). The peak
+ * size the buffer must have (the program's DDR footprint, GsEmitTally.ddr_peak_bytes). The peak
  * sum of the bytes alive at once is not kept: it depends on the lifetimes only, not on the
  * layout, and no user needs it (it bounds the high-water mark from below; the difference is
  * fragmentation).

@@ -90,7 +90,7 @@ typedef struct {
    * cluster's share it runs on, the LB bytes left for its tiles, its output slices */
   int inst;                  /* -1 under tvm/astitch */
   int64_t s0, s1;            /* samples [s0, s1) of each cluster's share; s1 = 0: all of it */
-  int64_t budget;            /* > 0: tile budget per core (else lower_core_tile_budget) */
+  int64_t budget;            /* > 0: tile budget per core (else arch_core_tile_budget) */
   int slice0, nslices;       /* its output slices: l->slices[slice0 .. slice0 + nslices) */
   GsScope end_scope;         /* the barrier after it (lower_fill_barriers) */
   int64_t flops;             /* graph_op_cost flops of its ops, per iteration */
@@ -368,7 +368,7 @@ int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);
 int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule);
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down);
-/* The tile budget of kernel k on one core (its budget, else lower_core_tile_budget). */
+/* The tile budget of kernel k on one core (its budget, else arch_core_tile_budget). */
 int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k);
 /* Bytes of kernel k's worst-case double-buffered tile at its chosen tiles (lower_fill_tiling's own
  * measure; 0 for copy kernels, which size their chunks at emission). */
@@ -398,8 +398,6 @@ static inline int lower_keeps_slices(const GsLowered *l) { return l->nslices > 0
 void lower_fill_barriers(GsLowered *l);
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
-/* LB (or, for cores without LB, GB share) bytes one core may use for tiles. */
-int64_t lower_core_tile_budget(const GsArch *a, int core_kind);
 
 #ifdef __cplusplus
 }

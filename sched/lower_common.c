@@ -2,8 +2,8 @@
  * grouping (with a strategy's fuse rule), unit selection and placement of kernel outputs;
  * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
  * per iteration, the report's totals), lower_plan() the same planning stopped after a step
- * (--dump-after). Tiling is lower_tiling.c, emission emit.c and emit_tiles.c;
- * lower_free also frees the emitter's allocators (emit_free).
+ * (--dump-after). Tiling is lower_tiling.c, emission the emitter's (emit.h), which the driver
+ * runs once per iteration with l->tally as its accounting sink.
  *
  * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
  * full) after every step (plan(); a violation dies naming the step):
@@ -48,12 +48,6 @@ void lower_options_default(GsLowerOptions *o) {
 
 /* ---------------- grouping ---------------- */
 
-static int root_tensor(const GsGraph *g, int t) {
-  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
-    t = g->ops[g->tensors[t].producer].in[0];
-  return t;
-}
-
 static int is_graph_output(const GsGraph *g, int t) {
   for (int i = 0; i < g->noutputs; i++)
     if (g->outputs[i] == t) return 1;
@@ -97,10 +91,10 @@ void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
       for (int i = 0; i < o->nin; i++) {
         int t = o->in[i];
         if (t == cur) continue;
-        int p = g->tensors[root_tensor(g, t)].producer;
+        int p = g->tensors[graph_root(g, t)].producer;
         if (p >= 0 && (p >= h || !taken[p])) ok = 0;
         if (graph_tensor_elems(&g->tensors[t]) != graph_tensor_elems(hy) &&
-            graph_tensor_bytes(&g->tensors[t]) > lower_core_tile_budget(l->arch, 0) / 8)
+            graph_tensor_bytes(&g->tensors[t]) > arch_core_tile_budget(l->arch, 0) / 8)
           ok = 0;
       }
       if (!ok) break;
@@ -124,14 +118,7 @@ void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
 /* ---------------- units ---------------- */
 
 int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k) {
-  return k->budget > 0 ? k->budget : lower_core_tile_budget(l->arch, k->core_kind);
-}
-
-int64_t lower_core_tile_budget(const GsArch *a, int core_kind) {
-  const GsCoreKind *ck = &a->core_kinds[core_kind];
-  if (ck->lb_bytes > 0) return ck->lb_bytes;
-  /* no LB (Goya's GEMM core): its tiles live in a quarter of the GB, shared by cores of the kind */
-  return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
+  return k->budget > 0 ? k->budget : arch_core_tile_budget(l->arch, k->core_kind);
 }
 
 /* The dtype a unit computes an op of tensor dtype dt in: dt itself when supported, else the
@@ -363,7 +350,7 @@ int lower_fill_placement(GsLowered *l) {
   for (int o = 0; o < g->nops; o++) {
     const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) {
-      pl[op->out[0]].alias_of = root_tensor(g, op->in[0]);
+      pl[op->out[0]].alias_of = graph_root(g, op->in[0]);
       continue;
     }
     for (int j = 0; j < op->nout; j++) pl[op->out[j]].kernel = kof[o];
@@ -372,7 +359,7 @@ int lower_fill_placement(GsLowered *l) {
     const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) continue;
     for (int i = 0; i < op->nin; i++) {
-      int r = root_tensor(g, op->in[i]);
+      int r = graph_root(g, op->in[i]);
       if (kof[o] > pl[r].last_kernel) pl[r].last_kernel = kof[o];
     }
   }
@@ -401,11 +388,11 @@ int lower_fill_placement(GsLowered *l) {
       for (int o = 0; o < g->nops && ok; o++) {
         const GsOp *op = &g->ops[o];
         if (op->kind == OP_RESHAPE) {
-          if (root_tensor(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
+          if (graph_root(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
           continue;
         }
         for (int i = 0; i < op->nin; i++)
-          if (root_tensor(g, op->in[i]) == t) {
+          if (graph_root(g, op->in[i]) == t) {
             if (a->nclusters > 1 && !l->kernels[kof[o]].split_clusters) ok = 0;
             if (lower_op_input_whole(g, o, i)) ok = 0;
             if (op->kind == OP_MATMUL && i == 1) ok = 0; /* b may broadcast across samples */

@@ -426,7 +426,7 @@ static void place_pass(GsLowered *l, int level, GsIvl *ivls, int nres, int down)
 static void fill_budgets(GsLowered *l, const GsIvl *lbs) {
   for (int ki = 0; ki < l->nkernels; ki++) {
     GsKernel *k = &l->kernels[ki];
-    int64_t b = lower_core_tile_budget(l->arch, k->core_kind);
+    int64_t b = arch_core_tile_budget(l->arch, k->core_kind);
     if (l->arch->core_kinds[k->core_kind].lb_bytes > 0) {
       int c0 = arch_core_base(l->arch, k->core_kind);
       for (int i = 0; i < k->pr; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
