@@ -138,8 +138,13 @@ int graph_find_tensor(const GsGraph *g, const char *name); /* -1 if none */
 void graph_attrs_default(GsAttrs *at);  /* stride 1, dilation 1, groups 1, axis -1, ... */
 
 /* Bind the batch and infer/check every shape. Errors go to d with the op's position and
- * both shapes where a mismatch is the cause; returns 0 or -1. */
+ * both shapes where a mismatch is the cause; returns 0 or -1. A graph with a fixed batch
+ * (graph_batch_fixed) binds only its own, g->default_batch: any other is an error, since its
+ * shapes would not follow (an ONNX export with batch 1 run as batch 8 would report batch 8
+ * and compute batch 1). */
 int graph_infer(GsGraph *g, int64_t batch, GsDiag *d);
+/* 1 when no graph input has a symbolic batch dimension (GS_DIM_N): the shapes are fixed. */
+int graph_batch_fixed(const GsGraph *g);
 /* Recompute g->outputs (tensors with no consumer, in id order). */
 void graph_fill_outputs(GsGraph *g);
 /* The tensor whose storage t shares: t, or the input of the chain of reshapes making t. */

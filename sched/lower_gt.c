@@ -64,6 +64,14 @@ typedef struct {
 static int schedule_view(GsLowered *l, SchedView *v, GsDiag *d) {
   GsGraph *g = l->graph;
   int64_t bit = g->batch, share = ceil_div64(bit, l->arch->nclusters);
+  if (share != bit && graph_batch_fixed(g)) {
+    diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
+               "model '%s' has a fixed batch of %lld: graphturbo schedules one cluster's share "
+               "(%lld samples on config '%s'), which a fixed-batch model cannot be bound to; "
+               "export it with a symbolic batch dimension, or use --sched tvm or astitch",
+               g->name, (long long)bit, (long long)share, l->arch->name);
+    return -1;
+  }
   if (graph_infer(g, share, d)) return -1;
   GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, (GtPass)(GT_NPASSES - 1));
   v->ngroups = s->nlive;

@@ -350,7 +350,8 @@ int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
 }
 
 /* Infers the graph built so far at batch 3 and at batch 5 (once per graph change): a dim that
- * is the same in both is fixed; one that scales 3:5 is k*N. */
+ * is the same in both is fixed; one that scales 3:5 is k*N. A graph without a symbolic batch
+ * binds only its own (graph_infer): both passes use it and every dim is fixed. */
 static void refresh_shapes(OxCtx *c) {
   GsGraph *g = c->g;
   if (c->cache_nops == g->nops && c->cache_ntensors == g->ntensors && c->dims3) return;
@@ -366,7 +367,8 @@ static void refresh_shapes(OxCtx *c) {
   graph_fill_outputs(g);
   for (int pass = 0; pass < 2; pass++) {
     int64_t(*dst)[GS_MAX_DIMS] = pass ? c->dims5 : c->dims3;
-    if (graph_infer(g, pass ? 5 : 3, c->d) != 0) ox_abort(c);
+    int64_t b = !c->symbolic ? (g->default_batch > 0 ? g->default_batch : 1) : pass ? 5 : 3;
+    if (graph_infer(g, b, c->d) != 0) ox_abort(c);
     for (int t = 0; t < g->ntensors; t++)
       memcpy(dst[t], g->tensors[t].dim, sizeof dst[t]);
   }
@@ -680,6 +682,7 @@ GsGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GsDi
   c->node = -1;
   c->scratch = arena_new();
   c->g = graph_new("model");
+  c->g->default_batch = 0; /* a fixed-batch input sets it (import_inputs), else 1 at the end */
   GsGraph *g = NULL;
   if (setjmp(c->fail) == 0) {
     import_graph(c, m);

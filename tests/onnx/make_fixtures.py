@@ -543,6 +543,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "resnet_block": resnet(),
+        "resnet_block_b1": resnet(batch=1),
+        "resnet_block_b4": resnet(batch=4),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),
