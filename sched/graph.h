@@ -39,6 +39,8 @@ enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ 
   X(OP_SIGMOID, "sigmoid", 1, 1, "1 / (1 + exp(-x))")                                      \
   X(OP_SWISH, "swish", 1, 1, "x * sigmoid(x) (SiLU)")                                      \
   X(OP_TANH, "tanh", 1, 1, "tanh(x)")                                                      \
+  X(OP_HSIGMOID, "hard_sigmoid", 1, 1, "min(max(alpha x + beta, 0), 1): alpha, beta not kept")\
+  X(OP_HSWISH, "hard_swish", 1, 1, "x * hard_sigmoid(x) (MobileNet-v3)")                   \
   X(OP_GLU, "glu", 1, 1, "split axis in halves a, b: a * sigmoid(b)")                      \
   X(OP_ADD, "add", 2, 2, "a + b, numpy broadcast")                                        \
   X(OP_SUB, "sub", 2, 2, "a - b, numpy broadcast")                                        \

@@ -46,6 +46,8 @@ static int64_t flops_per_elem(GsOpKind k) {
   case OP_SIGMOID: return 3;   /* exp(-x), +1, reciprocal */
   case OP_SWISH: return 4;     /* sigmoid (3), *x */
   case OP_TANH: return 1;
+  case OP_HSIGMOID: return 4;  /* *alpha, +beta, max, min */
+  case OP_HSWISH: return 5;    /* hard_sigmoid (4), *x */
   case OP_GLU: return 4;       /* sigmoid(b) (3), a* */
   case OP_ADD:
   case OP_SUB:

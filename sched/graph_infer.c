@@ -404,6 +404,8 @@ static int infer_op(Ctx *c) {
   case OP_GELU:
   case OP_SIGMOID:
   case OP_SWISH:
+  case OP_HSIGMOID:
+  case OP_HSWISH:
   case OP_TANH: return set_out(c, 0, x->dim, x->ndim, x->dtype);
   case OP_ADD:
   case OP_SUB:

@@ -100,6 +100,8 @@ GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, i
   case OP_GELU:
   case OP_SIGMOID:
   case OP_SWISH:
+  case OP_HSIGMOID:
+  case OP_HSWISH:
   case OP_TANH:
     return ident(to, ti, dim, dim, lo, hi);
   case OP_ADD:

@@ -36,7 +36,8 @@ int lower_op_is_memory_intensive(GsOpKind k) {
 int lower_op_is_tvm_tail(GsOpKind k) {
   switch (k) {
   case OP_BATCHNORM: case OP_RELU: case OP_RELU6: case OP_GELU: case OP_SIGMOID: case OP_SWISH:
-  case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+  case OP_HSIGMOID: case OP_HSWISH: case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL:
+  case OP_DIV:
     return 1;
   default:
     return 0;
@@ -598,6 +599,8 @@ static int elementwise_vop(GsOpKind k, GsVop *v) {
   case OP_GELU: *v = V_GELU; return 1;
   case OP_SIGMOID: *v = V_SIGMOID; return 1;
   case OP_SWISH: *v = V_SWISH; return 1;
+  case OP_HSIGMOID: *v = V_HSIGMOID; return 1;
+  case OP_HSWISH: *v = V_HSWISH; return 1;
   case OP_TANH: *v = V_TANH; return 1;
   case OP_ADD: *v = V_ADD; return 2;
   case OP_SUB: *v = V_SUB; return 2;

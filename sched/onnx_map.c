@@ -196,6 +196,9 @@ static void map_unary(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k) {
 static void map_relu(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_RELU); }
 static void map_sigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_SIGMOID); }
 static void map_tanh(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_TANH); }
+/* HardSigmoid's alpha and beta change its values, not its cost: they are not kept. */
+static void map_hsigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSIGMOID); }
+static void map_hswish(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSWISH); }
 
 static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
   require_unused_extra_outputs(c, n); /* Dropout's mask */
@@ -969,6 +972,8 @@ static const struct {
     {"Clip", map_clip},
     {"Sigmoid", map_sigmoid},
     {"Tanh", map_tanh},
+    {"HardSigmoid", map_hsigmoid},
+    {"HardSwish", map_hswish},
     {"Gemm", map_gemm},
     {"MatMul", map_matmul},
     {"Add", map_add},

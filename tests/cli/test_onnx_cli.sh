@@ -27,7 +27,8 @@ ls "$out" | grep -q '\.tmp\.'
 check_rc "no temporary file left after a successful convert" $((!$?))
 
 # 2. --stats on the ONNX file and on its conversion agree (totals line of the text report)
-for m in resnet_block encoder densenet_block mobilenet_block misc17; do
+for m in resnet_block encoder densenet_block mobilenet_block misc17 mobilenetv3_block \
+         mobilenetv3_block13; do
   "$GTSIM" --convert "$dir/$m.onnx" -o "$out/$m.gtg" 2>"$out/err" &&
     "$GTSIM" --stats "$dir/$m.onnx" --batch 6 >"$out/$m.onnx.stats" 2>>"$out/err" &&
     "$GTSIM" --stats "$out/$m.gtg" --batch 6 >"$out/$m.gtg.stats" 2>>"$out/err"
@@ -116,6 +117,14 @@ check_eval "fixed batch 4 under tvm: the cycles of the symbolic export at batch 
 "$GTSIM" --arch configs/tiny.cfg "$dir/resnet_block_b4.onnx" >/dev/null 2>"$out/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "fixed batch of 4: graphturbo schedules one cluster's share" "$out/err"
 check_rc "fixed batch 4 under graphturbo on 2 clusters: exit 1 naming why" $? "rc=$rc" "$(cat "$out/err")"
+
+# 7. MobileNet-v3's hard_swish and hard_sigmoid run under every strategy, and the opset-13 form
+# (Mul(x, HardSigmoid(x))) is the same program as the opset-17 HardSwish: the same cycles
+for s in tvm astitch graphturbo; do
+  a=$("$GTSIM" --arch configs/tiny.cfg "$dir/mobilenetv3_block.onnx" --batch 4 --sched $s 2>"$out/err" | awk '/^cycles/ {print $2}')
+  b=$("$GTSIM" --arch configs/tiny.cfg "$dir/mobilenetv3_block13.onnx" --batch 4 --sched $s 2>>"$out/err" | awk '/^cycles/ {print $2}')
+  check_eval "mobilenetv3 block under $s: runs, opset 13 = opset 17 ($a cycles)" '[ -n "$a" ] && [ "$a" = "$b" ]'
+done
 
 # 5. a .gtg input converts to itself (model_load dispatches on the extension)
 "$GTSIM" --convert "$out/encoder.gtg" -o "$out/encoder2.gtg" 2>"$out/err"

@@ -284,6 +284,28 @@ def misc17():
                  name="misc17")
 
 
+def mobilenetv3(opset):
+    """A MobileNet-v3 block: Conv 8->16 3x3 pad 1 + hardswish, a squeeze-excite (global pool,
+    Conv 16->4 + ReLU, Conv 4->16 + HardSigmoid, Mul), Conv 16->8 1x1. Opset 14+ writes
+    hardswish as one HardSwish node; opset 13 as Mul(x, HardSigmoid(x)). x: [N, 8, 8, 8]."""
+    b = Builder(7)
+    y = b.conv("x", "conv1", 8, 16, 3, pad=1)
+    if opset >= 14:
+        y = b.node("HardSwish", [y], "/act/HardSwish")
+    else:
+        y = b.node("Mul", [y, b.node("HardSigmoid", [y], "/act/HardSigmoid", alpha=1.0 / 6)],
+                   "/act/Mul")
+    s = b.node("GlobalAveragePool", [y], "/se/GlobalAveragePool")
+    s = b.node("Relu", [b.conv(s, "se.fc1", 16, 4, 1)], "/se/Relu")
+    s = b.node("HardSigmoid", [b.conv(s, "se.fc2", 4, 16, 1)], "/se/HardSigmoid",
+               alpha=1.0 / 6, beta=0.5)
+    y = b.node("Mul", [y, s], "/se/Mul")
+    y = b.conv(y, "project", 16, 8, 1)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 8, 8])], opset=opset,
+                 name="mobilenetv3")
+
+
 def clip_attrs():
     """Clip with min/max attributes (opset 6..10), and Clip(0, inf) -> relu. x: [N, 4, 4, 4]."""
     b = Builder(6)
@@ -545,6 +567,8 @@ def main():
         "resnet_block": resnet(),
         "resnet_block_b1": resnet(batch=1),
         "resnet_block_b4": resnet(batch=4),
+        "mobilenetv3_block": mobilenetv3(17),
+        "mobilenetv3_block13": mobilenetv3(13),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

@@ -289,6 +289,29 @@ static void test_misc17(void **st) {
   graph_free(g);
 }
 
+/* mobilenetv3_block(13): conv 8->16 3x3 pad 1 on 8x8 + hardswish, squeeze-excite (global
+ * pool, conv 16->4 + relu, conv 4->16 + hardsigmoid, mul), conv 16->8 1x1; opset 17 writes
+ * hardswish as HardSwish, opset 13 as Mul(x, HardSigmoid(x)): both import as one hard_swish
+ * and one hard_sigmoid (the squeeze-excite's gate), with the same MACs:
+ * B * (64*16*8*9 + 16*4 + 4*16 + 64*8*16). Bias-free convs (Builder.conv's default). */
+static void test_mobilenetv3(void **st) {
+  (void)st;
+  enum { B = 2 };
+  const char *files[] = {"mobilenetv3_block.onnx", "mobilenetv3_block13.onnx"};
+  for (int i = 0; i < 2; i++) {
+    GsGraph *g = load(files[i], B);
+    assert_int_equal(count(g, OP_HSWISH), 1);
+    assert_int_equal(count(g, OP_HSIGMOID), 1);
+    assert_int_equal(count(g, OP_MUL), 1);
+    assert_int_equal(totals(g).macs, B * (64 * 16 * 8 * 9 + 16 * 4 + 4 * 16 + 64 * 8 * 16));
+    /* FLOPs of the two new ops: 5 per element of [B,16,8,8] and 4 per element of [B,16,1,1] */
+    const GsOp *hs = nth_op(g, OP_HSWISH, 0), *hg = nth_op(g, OP_HSIGMOID, 0);
+    assert_int_equal(graph_op_cost(g, (int)(hs - g->ops)).flops, 5 * B * 16 * 64);
+    assert_int_equal(graph_op_cost(g, (int)(hg - g->ops)).flops, 4 * B * 16);
+    graph_free(g);
+  }
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -693,6 +716,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_densenet),
       cmocka_unit_test(test_misc17),
       cmocka_unit_test(test_clip_attrs),
+      cmocka_unit_test(test_mobilenetv3),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
