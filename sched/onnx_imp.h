@@ -42,6 +42,10 @@ typedef struct {
   OxSym *data;              /* values when known and small, else NULL (weights) */
   int is_int;               /* integer element type */
   int input_tensor;         /* GT input tensor id + 1 once materialised (ox_const_act) */
+  /* VAL_ACT made by a constant-zero Pad: the spatial padding still to fold into the Conv or
+   * pool that reads it (top, left, bottom, right; 1-D: left, right in [1] and [3]) */
+  int padded;
+  int64_t pad[4];
 } OxVal;
 
 /* String-keyed open-addressing map (FNV-1a); keys live in the scratch arena. */

@@ -148,7 +148,87 @@ static OxVal *need_val(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char 
 
 static int in_act(OxCtx *c, const Onnx__NodeProto *n, size_t i) {
   OxVal *v = need_val(c, n, i, "data");
+  if (v->padded)
+    ox_fail(c, "input '%s' comes from a Pad, which folds only into a Conv, MaxPool or "
+               "AveragePool that reads it (docs/onnx.md)", v->name);
   return v->kind == VAL_ACT ? v->tensor : const_act(c, v);
+}
+
+/* Input i as in_act, and the padding of a Pad in front of it (zeros when none) for the
+ * caller to add to its own, in ONNX order [b0, b1, e0, e1] of the sp spatial axes. */
+static int in_act_padded(OxCtx *c, const Onnx__NodeProto *n, size_t i, int sp, int64_t *pads) {
+  OxVal *v = need_val(c, n, i, "data");
+  for (int k = 0; k < 2 * sp; k++) pads[k] = 0;
+  if (!v->padded) return in_act(c, n, i);
+  if (sp == 2) {
+    pads[0] = v->pad[0], pads[1] = v->pad[1], pads[2] = v->pad[2], pads[3] = v->pad[3];
+  } else {
+    pads[0] = v->pad[1], pads[1] = v->pad[3];
+  }
+  return v->tensor;
+}
+
+/* Adds a folded Pad's padding to the op's own; auto_pad is computed from the unpadded input,
+ * so the two together are refused. */
+static void add_pads(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *extra,
+                     int64_t *pads) {
+  int any = 0;
+  for (int k = 0; k < 2 * sp; k++) any |= extra[k] != 0;
+  char apbuf[32];
+  const char *ap = ox_attr_s(n, "auto_pad", "NOTSET", apbuf, sizeof apbuf);
+  if (any && strcmp(ap, "NOTSET") != 0 && strcmp(ap, "") != 0)
+    ox_fail(c, "a Pad in front of an op with auto_pad=%s cannot be folded", ap);
+  for (int k = 0; k < 2 * sp; k++) pads[k] += extra[k];
+}
+
+static int is_const_scalar(const OxVal *v, double *out);
+
+/* Pad: only the constant-zero padding of spatial axes, folded into the Conv/MaxPool/AveragePool
+ * that reads it (the output value carries it: OxVal.pad); all-zero pads are an identity. */
+static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
+  char mbuf[16];
+  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
+  OxVal *x = need_val(c, n, 0, "data");
+  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
+  int64_t p[2 * GS_MAX_DIMS];
+  int np;
+  double value = 0;
+  if (c->opset < 11) {
+    np = ox_attr_ints(c, n, "pads", p, 2 * GS_MAX_DIMS);
+    value = ox_attr_f(n, "value", 0);
+  } else {
+    OxVal *pv = need_val(c, n, 1, "pads");
+    if (pv->kind != VAL_CONST || !pv->data || pv->nelem > 2 * GS_MAX_DIMS)
+      ox_fail(c, "Pad's pads must be a constant");
+    np = (int)pv->nelem;
+    for (int k = 0; k < np; k++) p[k] = ox_sym_int(c, pv->data[k], "pad");
+    OxVal *cv = in_val(c, n, 2);
+    if (cv && !is_const_scalar(cv, &value)) ox_fail(c, "Pad's constant_value must be a constant");
+    if (in_val(c, n, 3)) ox_fail(c, "Pad's axes input is not supported");
+  }
+  OxSym xs[GS_MAX_DIMS];
+  int r = ox_act_shape(c, x->tensor, xs);
+  if (np != 2 * r) ox_fail(c, "Pad has %d pads for a rank-%d input", np, r);
+  int any = 0;
+  for (int k = 0; k < np; k++) {
+    if (p[k] < 0) ox_fail(c, "negative pads (cropping) are not supported");
+    any |= p[k] != 0;
+  }
+  if (!any) {
+    ox_bind_act(c, n->output[0], x->tensor);
+    return;
+  }
+  if (strcmp(mode, "constant") != 0 || value != 0)
+    ox_fail(c, "Pad mode=%s value=%g is not supported: only constant-zero padding that feeds a "
+               "Conv, MaxPool or AveragePool (it folds into their padding)", mode, value);
+  if ((r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
+    ox_fail(c, "Pad must pad only the spatial axes of an NCL or NCHW input");
+  int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
+  int64_t add[4] = {t, l, b, rt};
+  ox_bind_act(c, n->output[0], x->tensor);
+  OxVal *o = ox_val(c, n->output[0]);
+  o->padded = 1;
+  for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
 }
 
 static OxVal *in_weight(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
@@ -312,11 +392,12 @@ static void pads_for(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *
 }
 
 static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
   OxVal *w = in_weight(c, n, 1, "weight");
   if (w->ndim != 3 && w->ndim != 4)
     ox_fail(c, "only 1-D and 2-D convolutions are supported (the weight has rank %d)", w->ndim);
   int sp = w->ndim - 2;
+  int64_t extra[4];
+  int x = in_act_padded(c, n, 0, sp, extra);
   OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   if (xr != w->ndim)
@@ -340,6 +421,7 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   spatial_ints(c, n, "strides", sp, 1, s);
   spatial_ints(c, n, "dilations", sp, 1, dl);
   pads_for(c, n, sp, in, k, s, dl, pads);
+  add_pads(c, n, sp, extra, pads);
   GsAttrs at;
   graph_attrs_default(&at);
   at.units = w->dims[0];
@@ -368,7 +450,8 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   require_unused_extra_outputs(c, n); /* MaxPool's indices */
-  int x = in_act(c, n, 0);
+  int64_t extra[4];
+  int x = in_act_padded(c, n, 0, 2, extra);
   OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   int64_t k[2], s[2], dl[2], pads[4], in[2];
@@ -379,6 +462,7 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   spatial_ints(c, n, "dilations", 2, 1, dl);
   if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated pooling is not supported");
   pads_for(c, n, 2, in, k, s, dl, pads);
+  add_pads(c, n, 2, extra, pads);
   GsAttrs at;
   graph_attrs_default(&at);
   for (int i = 0; i < 2; i++) {
@@ -974,6 +1058,7 @@ static const struct {
     {"Tanh", map_tanh},
     {"HardSigmoid", map_hsigmoid},
     {"HardSwish", map_hswish},
+    {"Pad", map_pad},
     {"Gemm", map_gemm},
     {"MatMul", map_matmul},
     {"Add", map_add},

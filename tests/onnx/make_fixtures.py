@@ -306,6 +306,31 @@ def mobilenetv3(opset):
                  name="mobilenetv3")
 
 
+def pad_fold(opset):
+    """Pads in front of a Conv, an AveragePool and a MaxPool. x: [N, 4, 8, 8].
+    Pad 1 on H and W -> Conv 4->8 3x3 pad 0 (= a conv with pad 1: 8x8 out); a Pad of zeros
+    (PyTorch writes one before AveragePool) -> AveragePool 2x2/2 (4x4); Pad bottom/right 1 ->
+    MaxPool 2x2/2 with its own pads [1, 0, 0, 0] (t, l, b, r after folding: 1, 0, 1, 1; 3x2)."""
+    b = Builder(8)
+
+    def pads(name, v):
+        if opset < 11:
+            return {"pads": v}, []
+        return {}, [b.ints(name, v)]
+    a, i = pads("p1", [0, 0, 1, 1, 0, 0, 1, 1])
+    y = b.node("Pad", ["x"] + i, "/pad1/Pad", mode="constant", **a)
+    y = b.conv(y, "conv", 4, 8, 3)
+    a, i = pads("p2", [0, 0, 0, 0, 0, 0, 0, 0])
+    y = b.node("AveragePool", [b.node("Pad", [y] + i, "/pad2/Pad", **a)], "/pool/AveragePool",
+               kernel_shape=[2, 2], strides=[2, 2])
+    a, i = pads("p3", [0, 0, 0, 0, 0, 0, 1, 1])
+    y = b.node("MaxPool", [b.node("Pad", [y] + i, "/pad3/Pad", **a)], "/pool2/MaxPool",
+               kernel_shape=[2, 2], strides=[2, 2], pads=[1, 0, 0, 0])
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 3, 2])], opset=opset,
+                 name="pad_fold")
+
+
 def clip_attrs():
     """Clip with min/max attributes (opset 6..10), and Clip(0, inf) -> relu. x: [N, 4, 4, 4]."""
     b = Builder(6)
@@ -553,6 +578,16 @@ def bad_inputs():
     y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
     out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
+    b = Builder(20)  # a reflect Pad: no op to fold it into, no IR op for it
+    y = b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad", mode="reflect")
+    y = b.conv(y, "conv", 4, 4, 3)
+    out["pad_reflect"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                               [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 8])])
+    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into
+    y = b.node("Relu", [b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad")],
+               "/Relu")
+    out["pad_relu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                            [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 10, 10])])
     for m in out.values():
         m.ir_version = 8
     return out
@@ -569,6 +604,8 @@ def main():
         "resnet_block_b4": resnet(batch=4),
         "mobilenetv3_block": mobilenetv3(17),
         "mobilenetv3_block13": mobilenetv3(13),
+        "pad_fold": pad_fold(13),
+        "pad_fold10": pad_fold(10),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

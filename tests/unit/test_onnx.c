@@ -312,6 +312,33 @@ static void test_mobilenetv3(void **st) {
   }
 }
 
+/* pad_fold (make_fixtures.py), x [B, 4, 8, 8]: Pad 1 on H and W folds into the 3x3 conv
+ * (pad 1 all round: 8x8 out, MACs B*64*8*4*9); a Pad of zeros before the 2x2/2 AveragePool
+ * vanishes (pad 0: 4x4); Pad bottom/right 1 before the 2x2/2 MaxPool with pads [1,0,0,0]
+ * gives t,l,b,r = 1,0,1,1: height (4+1+1-2)/2+1 = 3, width floor((4+0+1-2)/2)+1 = 2, so
+ * [B, 8, 3, 2]. Opset 10 (pads as an attribute) and 13 (pads as an input) import the same
+ * graph. */
+static void test_pad_fold(void **st) {
+  (void)st;
+  enum { B = 2 };
+  const char *files[] = {"pad_fold.onnx", "pad_fold10.onnx"};
+  for (int i = 0; i < 2; i++) {
+    GsGraph *g = load(files[i], B);
+    assert_int_equal(g->nops, 3);
+    const GsOp *cv = nth_op(g, OP_CONV2D, 0), *ap = nth_op(g, OP_AVGPOOL, 0),
+               *mp = nth_op(g, OP_MAXPOOL, 0);
+    for (int k = 0; k < 4; k++) assert_int_equal(cv->at.pad[k], 1);
+    for (int k = 0; k < 4; k++) assert_int_equal(ap->at.pad[k], 0);
+    int want[4] = {1, 0, 1, 1};
+    for (int k = 0; k < 4; k++) assert_int_equal(mp->at.pad[k], want[k]);
+    assert_shape(&g->tensors[cv->out[0]], 4, (int64_t[]){B, 8, 8, 8});
+    assert_shape(&g->tensors[ap->out[0]], 4, (int64_t[]){B, 8, 4, 4});
+    assert_shape(output(g), 4, (int64_t[]){B, 8, 3, 2});
+    assert_int_equal(totals(g).macs, B * 64 * 8 * 4 * 9);
+    graph_free(g);
+  }
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -500,6 +527,10 @@ static void test_error_refused_models(void **st) {
   expect_error("broken_gelu.onnx",
                (const char *[]){"broken_gelu.onnx:3:1: error: node '/Erf' (Erf):",
                                 "only inside the erf-GELU and layernorm patterns", 0});
+  expect_error("pad_reflect.onnx",
+               (const char *[]){"pad_reflect.onnx:", "node '/Pad' (Pad):", "mode=reflect", 0});
+  expect_error("pad_relu.onnx",
+               (const char *[]){"pad_relu.onnx:", "node '/Relu' (Relu):", "comes from a Pad", 0});
   expect_error("unsorted.onnx",
                (const char *[]){"unsorted.onnx:1:1: error: node '/second' (Relu):",
                                 "input 't' is not defined before this node", 0});
@@ -717,6 +748,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_misc17),
       cmocka_unit_test(test_clip_attrs),
       cmocka_unit_test(test_mobilenetv3),
+      cmocka_unit_test(test_pad_fold),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
