@@ -258,8 +258,10 @@ typedef struct {
   int64_t cols;              /* output channels (LK_GEMM), 1 otherwise */
   int64_t k;                 /* reduction depth in "k units" (input channels for conv) */
   int64_t k_elems;           /* elements of one k unit (kh*kw for conv, 1 otherwise) */
-  int64_t col_align;         /* preferred column tile multiple (matrix unit n0) */
-  int split_cols, split_k;   /* columns / k may be cut (grouped convs: neither) */
+  int64_t col_align;         /* preferred column tile multiple (matrix unit n0); with
+                                col_strict, the only multiples column tiles may have */
+  int col_strict;            /* grouped convs: a column tile is whole groups */
+  int split_cols, split_k;   /* columns / k may be cut (grouped convs: columns by groups) */
   int64_t in_row_bytes;      /* bytes of input 0 per output row (whole k), for tile sizing */
   int64_t out_row_bytes;     /* bytes of output per row per column */
   int64_t halo_bytes;        /* extra input bytes a tile inside a segment reads (conv, pool) */

@@ -165,8 +165,14 @@ static void geom_conv(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
     int64_t cin_g = c.c / c.groups;
     m->k = cin_g;
     m->k_elems = c.kh * c.kw;
-    m->split_cols = c.groups == 1;
+    /* a grouped conv's column tile is whole groups (their input channels are a contiguous
+     * channel range); its k is never cut: a group's taps accumulate in one gemm */
+    m->split_cols = 1;
     m->split_k = c.groups == 1;
+    if (c.groups > 1) {
+      m->col_align = c.co / c.groups;
+      m->col_strict = 1;
+    }
     m->in_row_bytes = c.sh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
     m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
   }
@@ -351,6 +357,10 @@ static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, in
   } else if (c.groups == 1) {
     k0 = t->k0;
     k1 = t->k1;
+  } else { /* the groups of columns [c0, c1): their input channels */
+    int64_t cog = c.co / c.groups, cig = c.c / c.groups;
+    k0 = t->c0 / cog * cig;
+    k1 = ((t->c1 - 1) / cog + 1) * cig;
   }
   int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
   int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;

@@ -321,7 +321,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
       }
       if (tk <= 1 || !gm->split_k) break;
     }
-    if (tc <= 1 || tc <= gm->col_align) break;
+    if (tc <= 1 || tc <= gm->col_align) break; /* col_strict: never below */
   }
   return pick;
 }
@@ -360,7 +360,7 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
         TileChoice ch = tile_cost(ts, rows, tc, tk, order, wres);
         if (ch.cost < bar && ch.cost < keep.cost) keep = ch;
       }
-      if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break;
+      if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break; /* col_strict: never below */
     }
     if (tk <= 1 || !gm->split_k) break;
   }
@@ -402,7 +402,7 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
         TileChoice ch = tile_cost(&ts, tr, tc, tk, order, wres);
         if (best.cost < 0 || ch.cost < best.cost) best = ch;
       }
-      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && best.tr >= 1)) break;
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && (best.tr >= 1 || gm.col_strict))) break;
     }
     if (tk <= 1 || !gm.split_k) break;
   }
