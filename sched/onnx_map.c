@@ -279,6 +279,15 @@ static void map_tanh(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_TA
 /* HardSigmoid's alpha and beta change its values, not its cost: they are not kept. */
 static void map_hsigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSIGMOID); }
 static void map_hswish(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSWISH); }
+/* Gelu (opset 20): the erf form, and the tanh approximation priced as it (its FLOPs differ by
+ * one or two per element, docs/onnx.md). */
+static void map_gelu(OxCtx *c, const Onnx__NodeProto *n) {
+  char buf[16];
+  const char *ap = ox_attr_s(n, "approximate", "none", buf, sizeof buf);
+  if (strcmp(ap, "none") != 0 && strcmp(ap, "tanh") != 0)
+    ox_fail(c, "Gelu approximate='%s' is neither 'none' nor 'tanh'", ap);
+  map_unary(c, n, OP_GELU);
+}
 
 static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
   require_unused_extra_outputs(c, n); /* Dropout's mask */
@@ -1059,6 +1068,7 @@ static const struct {
     {"HardSigmoid", map_hsigmoid},
     {"HardSwish", map_hswish},
     {"Pad", map_pad},
+    {"Gelu", map_gelu},
     {"Gemm", map_gemm},
     {"MatMul", map_matmul},
     {"Add", map_add},

@@ -331,6 +331,22 @@ def pad_fold(opset):
                  name="pad_fold")
 
 
+def gelu20():
+    """Opset 20's single-node Gelu (erf form, then the tanh approximation) after a Gemm.
+    Debian's python3-onnx predates opset 20, so its checker is not run on this one.
+    x: [N, 16]."""
+    b = Builder(9)
+    y = b.node("Gemm", ["x", b.weight("fc.weight", [32, 16])], "/fc/Gemm", transB=1)
+    y = b.node("Gelu", [y], "/act/Gelu")
+    y = b.node("Gelu", [y], "/act2/Gelu", approximate="tanh")
+    g = helper.make_graph(b.nodes, "gelu20", [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N", 32])], initializer=b.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)],
+                          producer_name="gtsim-fixtures")
+    m.ir_version = 9
+    return m
+
+
 def clip_attrs():
     """Clip with min/max attributes (opset 6..10), and Clip(0, inf) -> relu. x: [N, 4, 4, 4]."""
     b = Builder(6)
@@ -606,6 +622,7 @@ def main():
         "mobilenetv3_block13": mobilenetv3(13),
         "pad_fold": pad_fold(13),
         "pad_fold10": pad_fold(10),
+        "gelu20": gelu20(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

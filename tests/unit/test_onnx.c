@@ -339,6 +339,17 @@ static void test_pad_fold(void **st) {
   }
 }
 
+/* gelu20: Gemm 16->32 without bias, then opset 20's Gelu twice (erf, tanh approximation). */
+static void test_gelu20(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("gelu20.onnx", B);
+  assert_int_equal(g->nops, 3);
+  assert_int_equal(count(g, OP_GELU), 2);
+  assert_int_equal(totals(g).macs, B * 16 * 32);
+  graph_free(g);
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -749,6 +760,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_clip_attrs),
       cmocka_unit_test(test_mobilenetv3),
       cmocka_unit_test(test_pad_fold),
+      cmocka_unit_test(test_gelu20),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
