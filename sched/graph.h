@@ -55,7 +55,8 @@ enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ 
   X(OP_RESHAPE, "reshape", 1, 1, "new shape, same element count")                          \
   X(OP_TRANSPOSE, "transpose", 1, 1, "permute axes")                                       \
   X(OP_EMBEDDING, "embedding", 1, 1, "rows of a [vocab, dim] table; bag>1 sums bag rows")  \
-  X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")
+  X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")  \
+  X(OP_RESIZE, "resize", 1, 1, "NCHW to spatial size (h,w): nearest, or bilinear (linear=1)")
 typedef enum {
 #define X(e, n, lo, hi, d) e,
   GS_OPKINDS(X)
@@ -84,6 +85,8 @@ typedef struct {
   int self_interaction;     /* interaction: include i==j pairs */
   int pad_interaction;      /* interaction: output also carries the dense feature */
   int ceil_mode;            /* maxpool/avgpool: output size rounds up (ONNX ceil_mode) */
+  int size[2];              /* resize: output height and width */
+  int linear;               /* resize: bilinear (4 neighbours) instead of nearest */
 } GsAttrs;
 
 typedef struct {

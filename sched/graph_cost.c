@@ -108,6 +108,9 @@ GsOpCost graph_op_cost(const GsGraph *g, int o) {
   case OP_AVGPOOL: /* one compare/add per window element */
     nonmac = smul(out_elems, smul(at->kernel[0], at->kernel[1]));
     break;
+  case OP_RESIZE: /* bilinear: 4 neighbours weighted and summed; nearest: a copy */
+    nonmac = at->linear ? smul(out_elems, 7) : 0;
+    break;
   case OP_GAVGPOOL: /* one add per input element */
     nonmac = graph_tensor_elems(x);
     break;

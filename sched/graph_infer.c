@@ -413,6 +413,11 @@ static int infer_op(Ctx *c) {
   case OP_DIV: return infer_broadcast(c);
   case OP_MAXPOOL:
   case OP_AVGPOOL: return infer_pool(c, at);
+  case OP_RESIZE: {
+    if (need_rank(c, x, 4, 4, "[N, C, H, W]")) return -1;
+    int64_t o[4] = {x->dim[0], x->dim[1], at->size[0], at->size[1]};
+    return set_out(c, 0, o, 4, x->dtype);
+  }
   case OP_GAVGPOOL: {
     if (need_rank(c, x, 3, GS_MAX_DIMS, "at least [N, C, L]")) return -1;
     int64_t o[GS_MAX_DIMS];

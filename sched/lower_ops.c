@@ -59,6 +59,9 @@ static ConvDims conv_dims(const GsGraph *g, const GsOp *o) {
     c.h = x->dim[2]; c.w = 1; c.ho = y->dim[2]; c.wo = 1;
     c.kh = o->at.kernel[1]; c.kw = 1; c.sh = o->at.stride[1]; c.sw = 1; c.pt = o->at.pad[1];
     c.dh = o->at.dilation[1];
+  } else if (o->kind == OP_RESIZE) { /* a 1x1 (nearest) or 2x2 (bilinear) window */
+    c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
+    c.kh = c.kw = o->at.linear ? 2 : 1; c.sh = c.sw = 1; c.pt = 0; c.dh = 1;
   } else if (o->kind == OP_CONV2D || o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL) {
     c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
     c.kh = o->at.kernel[0]; c.kw = o->at.kernel[1]; c.sh = o->at.stride[0]; c.sw = o->at.stride[1];
@@ -101,6 +104,14 @@ static void conv_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0
   *ih1 = min64(c->h, b);
   if (*ih1 <= *ih0) *ih1 = *ih0 + 1; /* a tile entirely in the padding still reads one row */
   if (*ih1 > c->h) { *ih1 = c->h; *ih0 = c->h - 1; }
+}
+
+/* Input rows [ih0, ih1) a resize's output rows [h0, h1) read (gt_dims.c's rule: the scaled
+ * range, one more row on each side when bilinear). */
+static void resize_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0, int64_t *ih1) {
+  int64_t lin = c->kh > 1;
+  *ih0 = max64(0, h0 * c->h / c->ho - lin);
+  *ih1 = min64(c->h, ceil_div64(h1 * c->h, c->ho) + lin);
 }
 
 /* Segment geometry of a tile: either inside one segment (nseg = 1, rows [h0,h1)) or whole
@@ -293,7 +304,7 @@ void lower_fill_geom(const GsGraph *g, int op, const GsArch *a, GsGeom *m) {
   case OP_CONV2D: case OP_CONV1D: geom_conv(g, op, batch, m); break;
   case OP_DENSE: geom_dense(g, op, batch, m); break;
   case OP_MATMUL: geom_matmul(g, op, batch, m); break;
-  case OP_MAXPOOL: case OP_AVGPOOL: geom_pool(g, op, batch, m); break;
+  case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE: geom_pool(g, op, batch, m); break;
   case OP_GAVGPOOL: geom_gavgpool(g, op, batch, m); break;
   default: geom_rowwise(g, op, batch, m); break;
   }
@@ -342,10 +353,11 @@ static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, in
   /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
    * strided pattern (one row per pixel) */
   ConvDims c = conv_dims(g, o);
-  int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
+  int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL || o->kind == OP_RESIZE;
   SegRange r = seg_range(c.ho, t);
   int64_t ih0 = 0, ih1 = c.h;
-  if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+  if (r.nseg == 1 && o->kind == OP_RESIZE) resize_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+  else if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
   int64_t k0 = 0, k1 = c.c;
   if (pool) {
     k0 = t->c0;
@@ -424,7 +436,7 @@ int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSp
   const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
   int64_t dt = dtb(x);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL:
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE:
     conv_input_span(g, o, t, dt, s);
     return 1;
   case OP_DENSE: {
@@ -542,10 +554,10 @@ void lower_tile_output_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s
   const GsTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE: {
     ConvDims c = conv_dims(g, o);
     SegRange r = seg_range(c.ho, t);
-    int64_t co = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL ? c.c : c.co;
+    int64_t co = o->kind == OP_CONV2D || o->kind == OP_CONV1D ? c.co : c.c;
     int64_t pix0 = (r.s0 * c.ho + r.h0) * c.wo, pix = r.nseg * (r.h1 - r.h0) * c.wo;
     if (t->c0 == 0 && t->c1 == co) {
       *s = span1(pix0 * co * dt, pix * co * dt);
@@ -627,6 +639,7 @@ int lower_op_input_whole(const GsGraph *g, int op, int i) {
   if (lower_op_kind(g, op) != LK_VEC) return 0;
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_GAVGPOOL:
+  case OP_RESIZE:
     return 0;
   default: {
     GsTile t = {0, 1, 0, 1, 0, 1};
@@ -787,6 +800,12 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
     int64_t win = c.kh * c.kw;
     st[0] = vstep(o->kind == OP_MAXPOOL ? V_POOLMAX : V_POOLAVG,
                   rows * c.wo * (t->c1 - t->c0) * win, win, 0);
+    return 1;
+  }
+  case OP_RESIZE: { /* nearest: a copy; bilinear: 4 weighted reads per output, as avg pooling */
+    ConvDims c = conv_dims(g, o);
+    int64_t out = rows * c.wo * (t->c1 - t->c0);
+    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, 0, 0);
     return 1;
   }
   case OP_GAVGPOOL: {

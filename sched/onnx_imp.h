@@ -108,6 +108,7 @@ const Onnx__AttributeProto *ox_attr(const Onnx__NodeProto *n, const char *name);
 int64_t ox_attr_i(const Onnx__NodeProto *n, const char *name, int64_t def);
 float ox_attr_f(const Onnx__NodeProto *n, const char *name, float def);
 int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *out, int max);
+int ox_attr_floats(OxCtx *c, const Onnx__NodeProto *n, const char *name, double *out, int max);
 /* Decodes an ONNX tensor (dims, element type, values when small) into *v, not registered. */
 void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, OxVal *v);
 OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *v); /* registers a copy */

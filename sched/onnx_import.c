@@ -330,6 +330,16 @@ int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *
   return (int)a->n_ints;
 }
 
+/* Returns the number of floats (-1 when the attribute is absent); more than max is an error. */
+int ox_attr_floats(OxCtx *c, const Onnx__NodeProto *n, const char *name, double *out, int max) {
+  const Onnx__AttributeProto *a = ox_attr(n, name);
+  if (!a) return -1;
+  if (a->n_floats > (size_t)max)
+    ox_fail(c, "attribute '%s' has %zu values (at most %d)", name, a->n_floats, max);
+  for (size_t i = 0; i < a->n_floats; i++) out[i] = a->floats[i];
+  return (int)a->n_floats;
+}
+
 /* A string attribute copied into buf (truncated to its size), or def when absent. */
 const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def,
                           char *buf, size_t size) {

@@ -486,6 +486,59 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   ox_bind_act(c, n->output[0], c->g->ops[id].out[0]);
 }
 
+/* The output height and width of a Resize/Upsample from its `sizes` (four dims, the first two
+ * the input's N and C) or `scales` (1 for N and C; output = floor(input x scale)). */
+static void resize_size(OxCtx *c, const Onnx__NodeProto *n, const OxSym *xs, int64_t *hw) {
+  int is_resize = strcmp(n->op_type, "Resize") == 0;
+  size_t si = is_resize && c->opset >= 11 ? 2 : 1;
+  OxVal *sizes = is_resize && c->opset >= 11 ? in_val(c, n, 3) : NULL;
+  OxVal *scales = in_val(c, n, si);
+  if (sizes && scales && scales->nelem > 0) ox_fail(c, "both scales and sizes are given");
+  OxVal *v = sizes ? sizes : scales;
+  double sc[4];
+  int ns = v ? 0 : ox_attr_floats(c, n, "scales", sc, 4); /* Upsample before opset 9 */
+  if (v && (v->kind != VAL_CONST || !v->data || v->nelem != 4))
+    ox_fail(c, "%s must be a constant of 4 values (N, C, H, W)", sizes ? "sizes" : "scales");
+  if (!v && ns != 4) ox_fail(c, "no scales or sizes to resize by");
+  if (sizes) {
+    if (sizes->data[0].n != 1 && ox_sym_int(c, sizes->data[0], "size") != ox_sym_int(c, xs[0], "batch"))
+      ox_fail(c, "Resize may not change the batch");
+    if (ox_sym_int(c, sizes->data[1], "size") != ox_sym_int(c, xs[1], "channels"))
+      ox_fail(c, "Resize may not change the channels");
+    for (int i = 0; i < 2; i++) hw[i] = ox_sym_int(c, sizes->data[2 + i], "size");
+    return;
+  }
+  for (int i = 0; i < 4; i++) sc[i] = v ? v->data[i].v : sc[i];
+  if (sc[0] != 1 || sc[1] != 1) ox_fail(c, "Resize may scale only H and W (scales %g, %g)", sc[0], sc[1]);
+  for (int i = 0; i < 2; i++) {
+    hw[i] = (int64_t)floor((double)ox_sym_int(c, xs[2 + i], "spatial size") * sc[2 + i]);
+    if (hw[i] < 1) ox_fail(c, "scale %g gives an empty output", sc[2 + i]);
+  }
+}
+
+/* Resize (opset 10+) and Upsample: nearest or (bi)linear over the spatial axes of NCHW. The
+ * coordinate convention (half_pixel, align_corners, ...) moves which inputs are read, not how
+ * many, so it does not change the cost and is not kept; cubic and antialias would. */
+static void map_resize(OxCtx *c, const Onnx__NodeProto *n) {
+  int x = in_act(c, n, 0);
+  OxSym xs[GS_MAX_DIMS];
+  if (ox_act_shape(c, x, xs) != 4) ox_fail(c, "only NCHW (rank 4) inputs can be resized");
+  char buf[24];
+  const char *mode = ox_attr_s(n, "mode", "nearest", buf, sizeof buf);
+  int linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
+  if (!linear && strcmp(mode, "nearest") != 0)
+    ox_fail(c, "Resize mode '%s' is not supported (nearest and linear are)", mode);
+  if (ox_attr_i(n, "antialias", 0)) ox_fail(c, "Resize with antialias=1 is not supported");
+  int64_t hw[2];
+  resize_size(c, n, xs, hw);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  at.size[0] = to_int(c, hw[0], "size");
+  at.size[1] = to_int(c, hw[1], "size");
+  at.linear = linear;
+  emit(c, n, OP_RESIZE, &x, 1, &at);
+}
+
 static void map_maxpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_MAXPOOL); }
 static void map_avgpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_AVGPOOL); }
 
@@ -1084,6 +1137,8 @@ static const struct {
     {"MaxPool", map_maxpool},
     {"AveragePool", map_avgpool},
     {"Flatten", map_flatten},
+    {"Resize", map_resize},
+    {"Upsample", map_resize},
     {"Reshape", map_reshape},
     {"Squeeze", map_squeeze0},
     {"Unsqueeze", map_unsqueeze},

@@ -331,6 +331,36 @@ def pad_fold(opset):
                  name="pad_fold")
 
 
+def resize_block():
+    """Up-sampling as segmentation heads write it. x: [N, 8, 8, 8]: Conv 8->8 3x3 pad 1,
+    Resize by scales [1, 1, 2, 2] (linear) to 16x16, Conv 8->4 1x1, then Resize nearest to
+    sizes Concat(Shape(x)[0:2], [32, 24]) (the batch symbolic, as FCN's interpolate to the
+    input size writes it) -> [N, 4, 32, 24]."""
+    b = Builder(10)
+    y = b.conv("x", "conv1", 8, 8, 3, pad=1)
+    scales = b.const("/Constant", [1.0, 1.0, 2.0, 2.0])
+    y = b.node("Resize", [y, "", scales], "/up1/Resize", mode="linear",
+               coordinate_transformation_mode="half_pixel")
+    y = b.conv(y, "conv2", 8, 4, 1)
+    shp = b.node("Shape", [y], "/Shape")
+    nc = b.node("Slice", [shp, b.ints("s0", [0]), b.ints("s1", [2])], "/Slice")
+    sizes = b.node("Concat", [nc, b.ints("hw", [32, 24])], "/Concat", axis=0)
+    y = b.node("Resize", [y, "", "", sizes], "/up2/Resize", mode="nearest")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 32, 24])], name="resize_block")
+
+
+def upsample9():
+    """Upsample (opset 9) with a scales input, nearest, x2. x: [N, 4, 5, 5] -> [N, 4, 10, 10]."""
+    b = Builder(11)
+    y = b.node("Upsample", ["x", b.const("/Constant", [1.0, 1.0, 2.0, 2.0])], "/Upsample",
+               mode="nearest")
+    y = b.node("Relu", [y], "/Relu")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 5, 5])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 10, 10])], opset=9,
+                 name="upsample9")
+
+
 def gelu20():
     """Opset 20's single-node Gelu (erf form, then the tanh approximation) after a Gemm.
     Debian's python3-onnx predates opset 20, so its checker is not run on this one.
@@ -623,6 +653,8 @@ def main():
         "pad_fold": pad_fold(13),
         "pad_fold10": pad_fold(10),
         "gelu20": gelu20(),
+        "resize_block": resize_block(),
+        "upsample9": upsample9(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

@@ -350,6 +350,30 @@ static void test_gelu20(void **st) {
   graph_free(g);
 }
 
+/* resize_block (make_fixtures.py), x [B, 8, 8, 8]: conv 3x3 8->8 (B*64*8*8*9 MACs), Resize
+ * linear by scales 2 -> [B, 8, 16, 16] (7 FLOPs per output: B*8*256*7), conv 1x1 8->4
+ * (B*256*4*8 MACs), Resize nearest to sizes Concat(Shape[0:2], [32, 24]) -> [B, 4, 32, 24]
+ * (no FLOPs). upsample9: Upsample x2 nearest of [B, 4, 5, 5] -> [B, 4, 10, 10]. */
+static void test_resize(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("resize_block.onnx", B);
+  assert_int_equal(count(g, OP_RESIZE), 2);
+  const GsOp *r1 = nth_op(g, OP_RESIZE, 0), *r2 = nth_op(g, OP_RESIZE, 1);
+  assert_int_equal(r1->at.linear, 1);
+  assert_int_equal(r2->at.linear, 0);
+  assert_shape(&g->tensors[r1->out[0]], 4, (int64_t[]){B, 8, 16, 16});
+  assert_shape(output(g), 4, (int64_t[]){B, 4, 32, 24});
+  assert_int_equal(totals(g).macs, B * (64 * 8 * 8 * 9 + 256 * 4 * 8));
+  assert_int_equal(graph_op_cost(g, (int)(r1 - g->ops)).flops, B * 8 * 256 * 7);
+  assert_int_equal(graph_op_cost(g, (int)(r2 - g->ops)).flops, 0);
+  graph_free(g);
+  g = load("upsample9.onnx", B);
+  assert_int_equal(count(g, OP_RESIZE), 1);
+  assert_shape(output(g), 4, (int64_t[]){B, 4, 10, 10});
+  graph_free(g);
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -761,6 +785,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_mobilenetv3),
       cmocka_unit_test(test_pad_fold),
       cmocka_unit_test(test_gelu20),
+      cmocka_unit_test(test_resize),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
