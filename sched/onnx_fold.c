@@ -21,7 +21,7 @@ static int is_op(const Onnx__NodeProto *n, const char *op) { return strcmp(n->op
 static const char *const fold_ops[] = {
     "Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
     "Add", "Sub", "Mul", "Div", "Equal", "Where", "ConstantOfShape", "Identity", "Reshape",
-    "Sqrt", "Neg", "Expand", "Range", "Floor", "Ceil",
+    "Sqrt", "Neg", "Expand", "Range", "Floor", "Ceil", "Mod",
 };
 
 static OxSym sym_c(double v) { return (OxSym){v, 0}; }
@@ -97,6 +97,16 @@ static OxVal *out_const(OxCtx *c, const Onnx__NodeProto *n, int nd, const int64_
   return ox_new_const(c, n->output[0], nd, dims, is_int);
 }
 
+/* Mod: with fmod=0 (integers) the result takes the divisor's sign, as Python's %; with fmod=1
+ * the dividend's, as C's fmod. Swin's window padding computes (w - W % w) % w this way. */
+static OxSym sym_mod(OxCtx *c, const Onnx__NodeProto *n, OxSym a, OxSym b) {
+  if (a.n || b.n) ox_fail(c, "cannot fold a Mod of the symbolic batch N");
+  if (b.v == 0) ox_fail(c, "Mod by zero");
+  double r = fmod(a.v, b.v);
+  if (!ox_attr_i(n, "fmod", 0) && r != 0 && (r < 0) != (b.v < 0)) r += b.v;
+  return sym_c(r);
+}
+
 static void fold_elementwise(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, int nin) {
   int64_t dims[GS_MAX_DIMS];
   int nd = bcast(c, in, nin, dims);
@@ -121,6 +131,7 @@ static void fold_elementwise(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *i
       if (a.n) ox_fail(c, "cannot fold the square root of the symbolic batch N");
       r = sym_c(sqrt(a.v));
     }
+    else if (is_op(n, "Mod")) r = sym_mod(c, n, a, b);
     else if (is_op(n, "Floor")) r = a.n ? a : sym_c(floor(a.v));
     else if (is_op(n, "Ceil")) r = a.n ? a : sym_c(ceil(a.v));
     else r = a; /* Identity */
@@ -419,7 +430,7 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
   int want = is_op(n, "Where") || is_op(n, "Range") ? 3
              : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") || is_op(n, "Div") ||
                        is_op(n, "Equal") || is_op(n, "Gather") || is_op(n, "Reshape") ||
-                       is_op(n, "Expand")
+                       is_op(n, "Expand") || is_op(n, "Mod")
                  ? 2
                  : 1;
   if (nin < want) ox_fail(c, "expected %d inputs, got %d", want, nin);

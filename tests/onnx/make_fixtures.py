@@ -361,6 +361,22 @@ def upsample9():
                  name="upsample9")
 
 
+def mod_pad():
+    """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
+    Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
+    7x7 stride-7 Conv 3->8. x: [N, 3, 20, 20] -> [N, 8, 3, 3]."""
+    b = Builder(12)
+    w = b.node("Gather", [b.node("Shape", ["x"], "/Shape"), b.ints("i3", 3)], "/Gather", axis=0)
+    pad = b.node("Mod", [b.node("Neg", [w], "/Neg"), b.ints("seven", 7)], "/Mod")
+    pad = b.node("Unsqueeze", [pad, b.ints("ax0", [0])], "/Unsqueeze")
+    z = b.ints("zeros6", [0, 0, 0, 0, 0, 0])
+    pads = b.node("Concat", [z, pad, pad], "/Concat", axis=0)
+    y = b.node("Pad", ["x", pads], "/Pad")
+    y = b.conv(y, "patch", 3, 8, 7, stride=7)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 3, 20, 20])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 3, 3])], name="mod_pad")
+
+
 def gelu20():
     """Opset 20's single-node Gelu (erf form, then the tanh approximation) after a Gemm.
     Debian's python3-onnx predates opset 20, so its checker is not run on this one.
@@ -655,6 +671,7 @@ def main():
         "gelu20": gelu20(),
         "resize_block": resize_block(),
         "upsample9": upsample9(),
+        "mod_pad": mod_pad(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

@@ -374,6 +374,22 @@ static void test_resize(void **st) {
   graph_free(g);
 }
 
+/* mod_pad: pad = Mod(-20, 7) = 1 (Python's sign rule; C's fmod would give -6), folded into
+ * the 7x7/7 conv as bottom and right padding: (20 + 1 - 7) / 7 + 1 = 3 rows and columns,
+ * MACs B * 9 * 8 * 3 * 49. */
+static void test_mod_pad(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GsGraph *g = load("mod_pad.onnx", B);
+  assert_int_equal(g->nops, 1);
+  const GsOp *cv = nth_op(g, OP_CONV2D, 0);
+  int want[4] = {0, 0, 1, 1};
+  for (int k = 0; k < 4; k++) assert_int_equal(cv->at.pad[k], want[k]);
+  assert_shape(output(g), 4, (int64_t[]){B, 8, 3, 3});
+  assert_int_equal(totals(g).macs, B * 9 * 8 * 3 * 49);
+  graph_free(g);
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -786,6 +802,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_pad_fold),
       cmocka_unit_test(test_gelu20),
       cmocka_unit_test(test_resize),
+      cmocka_unit_test(test_mod_pad),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
