@@ -30,6 +30,9 @@ typedef struct {
 typedef enum { VAL_NONE, VAL_ACT, VAL_CONST } OxValKind;
 
 enum { OX_MAX_CONST_DATA = 1 << 16 }; /* elements decoded from an initializer for folding */
+/* elements a folded constant may have: Swin's shifted-window masks are windows x 49 x 49
+ * (153,664 at 224x224); 16 bytes each while importing */
+enum { OX_MAX_FOLD_DATA = 1 << 20 };
 
 typedef struct {
   OxValKind kind;

@@ -170,7 +170,7 @@ OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, i
   tmp.nelem = ox_elems(c, dims, ndim, name);
   for (int i = 0; i < ndim; i++) tmp.dims[i] = dims[i];
   tmp.is_int = is_int;
-  if (tmp.nelem > OX_MAX_CONST_DATA)
+  if (tmp.nelem > OX_MAX_FOLD_DATA)
     ox_fail(c, "constant '%s' has %lld elements, too many to fold", name, (long long)tmp.nelem);
   tmp.data = arena_alloc(c->scratch, (size_t)(tmp.nelem ? tmp.nelem : 1) * sizeof(OxSym));
   return ox_bind_const(c, name, &tmp);

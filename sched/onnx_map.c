@@ -1022,6 +1022,38 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
 }
 
 /* Slice of an activation with constant bounds and step 1: one split per sliced axis. */
+/* x reshaped to dims d (a view), as a new tensor named `name`. */
+static int reshape_named(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd,
+                         const char *name) {
+  GsAttrs at;
+  graph_attrs_default(&at);
+  encode_shape(c, d, nd, &at);
+  int id = emit_op(c, n, OP_RESHAPE, &x, 1, &at, &name, 1);
+  return c->g->ops[id].out[0];
+}
+
+/* Every step-th element of axis a from lo, count of them (Swin's patch merging takes x[:, 0::2]
+ * and x[:, 1::2]): the axis viewed as [len/step, step], element lo % step of the inner one
+ * taken (a split), the first `count` of the outer one, and the view folded back. */
+static int take_strided(OxCtx *c, const Onnx__NodeProto *n, int x, OxSym *xs, int r, int a,
+                        int64_t lo, int64_t count, int64_t step, const char *name) {
+  int64_t len = ox_sym_int(c, xs[a], "sliced axis");
+  if (len % step || lo >= step || r + 1 > GS_MAX_DIMS)
+    ox_fail(c, "Slice with step %lld from %lld of an axis of %lld is not supported (the axis "
+               "must be a multiple of the step, the start below it)",
+            (long long)step, (long long)lo, (long long)len);
+  OxSym d[GS_MAX_DIMS];
+  for (int i = 0, j = 0; i < r; i++) {
+    d[j++] = i == a ? (OxSym){(double)(len / step), 0} : xs[i];
+    if (i == a) d[j++] = (OxSym){(double)step, 0};
+  }
+  int t = reshape_named(c, n, x, d, r + 1, arena_printf(c->scratch, "%s.view", name));
+  t = emit_take(c, n, t, a + 1, lo, 1, arena_printf(c->scratch, "%s.phase", name));
+  if (count < len / step) t = emit_take(c, n, t, a, 0, count, arena_printf(c->scratch, "%s.rows", name));
+  for (int i = 0; i < r; i++) d[i] = i == a ? (OxSym){(double)count, 0} : xs[i];
+  return reshape_named(c, n, t, d, r, name);
+}
+
 static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
   OxSym xs[GS_MAX_DIMS];
@@ -1047,18 +1079,20 @@ static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
   int t = x;
   for (int i = 0; i < cnt[0]; i++) {
     int a = norm_axis(c, cnt[2] >= 0 ? v[2][i] : i, r, "axis");
-    if (cnt[3] >= 0 && v[3][i] != 1) ox_fail(c, "Slice with step %lld on an activation",
-                                             (long long)v[3][i]);
+    int64_t step = cnt[3] >= 0 ? v[3][i] : 1;
+    if (step < 1) ox_fail(c, "Slice with step %lld on an activation", (long long)step);
     int64_t len = ox_sym_int(c, xs[a], "sliced axis"), lo = v[0][i], hi = v[1][i];
     if (lo < 0) lo += len;
     if (hi < 0) hi += len;
     lo = lo < 0 ? 0 : lo > len ? len : lo;
     hi = hi < lo ? lo : hi > len ? len : hi;
-    if (lo == 0 && hi == len) continue;
+    if (lo == 0 && hi == len && step == 1) continue;
     const char *nm = i + 1 == cnt[0] ? n->output[0]
                                      : arena_printf(c->scratch, "%s.axis%d", n->output[0], a);
-    t = emit_take(c, n, t, a, lo, hi - lo, nm);
-    xs[a] = (OxSym){(double)(hi - lo), 0};
+    int64_t count = (hi - lo + step - 1) / step;
+    if (step > 1) t = take_strided(c, n, t, xs, r, a, lo, count, step, nm);
+    else t = emit_take(c, n, t, a, lo, hi - lo, nm);
+    xs[a] = (OxSym){(double)count, 0};
   }
   ox_bind_act(c, n->output[0], t);
 }

@@ -128,7 +128,7 @@ done
 
 # 8. Pads folded into a conv and pools (asymmetric on the max pool), and up-sampling (bilinear
 # by scales, nearest to sizes), run under every strategy
-for m in pad_fold resize_block; do
+for m in pad_fold resize_block swin_bits; do
   for s in tvm astitch graphturbo; do
     "$GTSIM" --arch configs/tiny.cfg "$dir/$m.onnx" --batch 4 --sched $s -o /dev/null 2>"$out/err"
     check_rc "$m under $s runs" $? "$(head -c 300 "$out/err")"

@@ -377,6 +377,45 @@ def mod_pad():
                  [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 3, 3])], name="mod_pad")
 
 
+def swin_bits():
+    """What Swin's export needs besides Mod. x: [N, 8, 8, 4] (NHWC, as Swin's blocks hold it).
+    Patch merging: x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]
+    (Slice with step 2), Concat on C -> [N, 4, 4, 16]; the attention scale
+    Pow(Cast(Div(Shape[3] = 16, 2)), -0.5) multiplies it; MatMul by W [16, 8] -> [N, 4, 4, 8].
+    Two Reshape targets computed from constants: ScatterND([0, 0], [[1]], [-1]) = [0, -1]
+    -> [N, 128]; Squeeze(Transpose([[0], [-1]])) = [0, -1] on the other branch; and
+    Where(Not(Equal([0, 1], 1)), [0, 7], [9, -1]) = [0, -1] (Not folds) reshaping the slice
+    y[:, 0:1] [N, 1, 4, 8] -> [N, 32]. A wrong fold gives a target that does not fit."""
+    b = Builder(13)
+    parts = []
+    for h0, w0 in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        y = b.node("Slice", ["x", b.ints("st%d%d" % (h0, w0), [h0, w0]), b.ints("en%d%d" % (h0, w0), [8, 8]),
+                             b.ints("ax%d%d" % (h0, w0), [1, 2]), b.ints("sp%d%d" % (h0, w0), [2, 2])],
+                   "/merge/Slice_%d%d" % (h0, w0))
+        parts.append(y)
+    y = b.node("Concat", parts, "/merge/Concat", axis=-1)
+    c16 = b.node("Gather", [b.node("Shape", [y], "/Shape"), b.ints("i3", 3)], "/Gather", axis=0)
+    half = b.node("Cast", [b.node("Div", [c16, b.ints("two", 2)], "/Div")], "/Cast", to=1)
+    scale = b.node("Pow", [half, b.const("/Constant", -0.5)], "/Pow")
+    y = b.node("Mul", [y, scale], "/Mul")
+    y = b.node("MatMul", [y, b.weight("proj.weight", [16, 8])], "/proj/MatMul")
+    t1 = b.node("ScatterND", [b.ints("zeros2", [0, 0]), b.ints("idx", [[1]]), b.ints("upd", [-1])],
+                "/ScatterND")
+    out1 = b.node("Reshape", [y, t1], "/Reshape_1")
+    tr = b.node("Transpose", [b.ints("col", [[0], [-1]])], "/Transpose", perm=[1, 0])
+    t2 = b.node("Squeeze", [tr, b.ints("ax0", [0])], "/Squeeze")
+    out2 = b.node("Relu", [b.node("Reshape", [y, t2], "/Reshape_2")], "/Relu")
+    eq = b.node("Equal", [b.ints("zero1", [0, 1]), b.ints("one", 1)], "/Equal")
+    t3 = b.node("Where", [b.node("Not", [eq], "/Not"), b.ints("w0", [0, 7]), b.ints("w1", [9, -1])],
+                "/Where")
+    sl = b.node("Slice", [y, b.ints("s0", [0]), b.ints("s1", [1]), b.ints("s2", [1])], "/Slice")
+    out3 = b.node("Reshape", [sl, t3], "/Reshape_3")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 4])],
+                 [helper.make_tensor_value_info(out1, FLOAT, ["N", 128]),
+                  helper.make_tensor_value_info(out2, FLOAT, ["N", 128]),
+                  helper.make_tensor_value_info(out3, FLOAT, ["N", 32])], name="swin_bits")
+
+
 def gelu20():
     """Opset 20's single-node Gelu (erf form, then the tanh approximation) after a Gemm.
     Debian's python3-onnx predates opset 20, so its checker is not run on this one.
@@ -672,6 +711,7 @@ def main():
         "resize_block": resize_block(),
         "upsample9": upsample9(),
         "mod_pad": mod_pad(),
+        "swin_bits": swin_bits(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

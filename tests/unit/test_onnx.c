@@ -390,6 +390,31 @@ static void test_mod_pad(void **st) {
   graph_free(g);
 }
 
+/* swin_bits (make_fixtures.py), x [B, 8, 8, 4]: four step-2 slices, each over H and W (two
+ * splits per slice, of a [.., 4, 2, ..] view), concat -> [B, 4, 4, 16]; the scale
+ * Pow(16 / 2, -0.5) = 0.35355339 folds into a scalar input; dense 16 -> 8 (B*16*16*8 MACs);
+ * the three reshape targets fold from ScatterND, Transpose + Squeeze and Where(Not(..)) to
+ * [0, -1]: outputs [B, 128], [B, 128], and [B, 32] from the slice y[:, 0:1]. */
+static void test_swin_bits(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GsGraph *g = load("swin_bits.onnx", B);
+  assert_int_equal(count(g, OP_SPLIT), 4 * 2 + 1);
+  const GsOp *cat = nth_op(g, OP_CONCAT, 0);
+  assert_shape(&g->tensors[cat->out[0]], 4, (int64_t[]){B, 4, 4, 16});
+  assert_int_equal(totals(g).macs, B * 16 * 16 * 8);
+  int scale = graph_find_tensor(g, "scalar_0.353553391");
+  assert_true(scale >= 0); /* 8^-0.5 to 9 digits */
+  /* the declared outputs are the rank-2 ones (the parts slices drop are outputs too, of rank
+   * 4 and 5: docs/onnx.md, Limitations) */
+  int64_t want[3][2] = {{B, 128}, {B, 128}, {B, 32}};
+  int k = 0;
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->tensors[g->outputs[i]].ndim == 2) assert_shape(&g->tensors[g->outputs[i]], 2, want[k++]);
+  assert_int_equal(k, 3);
+  graph_free(g);
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -803,6 +828,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_gelu20),
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_mod_pad),
+      cmocka_unit_test(test_swin_bits),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),
