@@ -10,12 +10,12 @@ with a symbolic batch dimension, at each opset asked for. For each export it pri
   and the first error line when the import or a run fails.
 
 The reference MACs come from the ONNX graph alone, not from gtsim: onnx.shape_inference at
-batch 1, then
-Conv (output elements x Cin/groups x kernel), ConvTranspose (input elements x
-Cout/groups x kernel), Gemm (M x N x K) and MatMul (batch x M x N x K) — the count a reader of
-the graph would make (where shape inference cannot resolve shapes computed at run time,
-torchvision's published figure: PUBLISHED_GMACS). With --run CONFIG, each model also runs end to end at --batch under
-tvm, astitch and graphturbo.
+batch 1, then Conv (output elements x Cin/groups x kernel), ConvTranspose (input elements x
+Cout/groups x kernel), Gemm (M x N x K) and MatMul (batch x M x N x K) — the count a reader
+of the graph would make. Where shape inference cannot resolve a shape computed at run time
+(ShuffleNet's channel shuffle, Swin's padded windows) the reference is counted while PyTorch
+runs the model instead (torch_macs), marked "(PyTorch)". With --run CONFIG, each model also
+runs end to end at --batch under tvm, astitch and graphturbo.
 
   scripts/torchvision_onnx.py OUT [--opsets 13,17] [--models resnet50,...] [--run stcp920-hw]
       [--batch 4] [--gtsim build/gtsim] [--markdown table.md]
@@ -47,10 +47,7 @@ CLASSIFICATION = [
 ]
 SEGMENTATION = ["deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large", "fcn_resnet50"]
 IMAGE_SIZE = {"inception_v3": 299, "vit_h_14": 518}
-# Where onnx's shape inference cannot resolve shapes computed at run time (Swin's padded
-# windows), the reference is torchvision's published figure instead: the "GFLOPS" column of
-# its model documentation (0.15 and later), which counts multiply-adds, to two decimals.
-PUBLISHED_GMACS = {"swin_t": 4.49, "swin_s": 8.74, "swin_b": 15.43}
+
 
 
 def build(name):
@@ -81,6 +78,46 @@ def dims_of(vi):
     return [d.dim_value if d.HasField("dim_value") else 1 for d in vi.type.tensor_type.shape.dim]
 
 
+def need(shape, name):
+    """A value's shape; an error when shape inference left it unknown (never guessed)."""
+    s = shape.get(name)
+    if not s:
+        raise ValueError("no shape for '%s'" % name)
+    return s
+
+
+def torch_macs(name):
+    """MACs at batch 1 counted while PyTorch runs the model: every conv, linear and matrix
+    product call with its real operand shapes (the fallback reference when ONNX shape inference
+    cannot resolve the exported graph's run-time shapes)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    F = torch.nn.functional
+    total = [0]
+
+    class Count(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if func in (F.conv1d, F.conv2d):
+                w = args[1] if len(args) > 1 else kwargs["weight"]
+                total[0] += out.numel() * w[0].numel()
+            elif func is F.conv_transpose2d:
+                w = args[1]
+                total[0] += args[0].numel() * w[0].numel()
+            elif func is F.linear:
+                total[0] += out.numel() * args[0].shape[-1]
+            elif func in (torch.matmul, torch.bmm, torch.Tensor.matmul, torch.Tensor.__matmul__):
+                total[0] += out.numel() * args[0].shape[-1]
+            elif func in (torch.addmm, torch.baddbmm):
+                total[0] += out.numel() * args[1].shape[-1]
+            return out
+    model, seg = build(name)
+    size = IMAGE_SIZE.get(name, 520 if seg else 224)
+    with torch.no_grad(), Count():
+        model(torch.zeros(1, 3, size, size))
+    return total[0]
+
+
 def reference_macs(path):
     """MACs at batch 1 from the ONNX graph's own shapes (see the module docstring)."""
     import numpy as np
@@ -102,18 +139,18 @@ def reference_macs(path):
     for n in m.graph.node:
         attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
         if n.op_type == "Conv":  # weight [Cout, Cin/groups, k...]
-            w = shape[n.input[1]]
-            total += int(np.prod(shape[n.output[0]])) * (w[1] * int(np.prod(w[2:])))
+            w = need(shape, n.input[1])
+            total += int(np.prod(need(shape, n.output[0]))) * (w[1] * int(np.prod(w[2:])))
         elif n.op_type == "ConvTranspose":
-            w = shape[n.input[1]]
-            total += int(np.prod(shape[n.input[0]])) * (w[1] * int(np.prod(w[2:])))
+            w = need(shape, n.input[1])
+            total += int(np.prod(need(shape, n.input[0]))) * (w[1] * int(np.prod(w[2:])))
         elif n.op_type == "Gemm":
-            a = shape[n.input[0]]
+            a = need(shape, n.input[0])
             k = a[0] if attrs.get("transA", 0) else a[1]
-            total += int(np.prod(shape[n.output[0]])) * k
+            total += int(np.prod(need(shape, n.output[0]))) * k
         elif n.op_type == "MatMul":
-            a = shape[n.input[0]]
-            total += int(np.prod(shape[n.output[0]])) * a[-1]
+            a = need(shape, n.input[0])
+            total += int(np.prod(need(shape, n.output[0]))) * a[-1]
     return total
 
 
@@ -127,11 +164,11 @@ def check(args, name, opset, path):
     row = {"model": name, "opset": opset, "ref": None, "gtsim": None, "error": ""}
     try:
         row["ref"] = reference_macs(path)
-    except Exception as e:  # shapes computed at run time
-        if name in PUBLISHED_GMACS:
-            row["ref"] = int(PUBLISHED_GMACS[name] * 1e9)
-            row["published"] = True
-        else:
+    except Exception:  # shapes computed at run time: count while PyTorch runs it
+        try:
+            row["ref"] = torch_macs(name)
+            row["torch"] = True
+        except Exception as e:  # the reference is a convenience; say why it is missing
             row["error"] = "reference: %s" % e
     rc, out, err = gtsim(args, "--stats", path, "--batch", "1", "--json")
     if rc != 0:
@@ -150,9 +187,9 @@ def check(args, name, opset, path):
 def fmt(row):
     ref, got = row["ref"], row["gtsim"]
     diff = "" if not (ref and got) else "%+.2f%%" % (100.0 * (got - ref) / ref)
-    shown = "%.2f G (published)" % (ref / 1e9) if row.get("published") else "%.3f G" % (ref / 1e9)
+    shown = "%.3f G%s" % (ref / 1e9, " (PyTorch)" if row.get("torch") else "") if ref else "-"
     return "| %s | %d | %s | %s | %s | %s |" % (
-        row["model"], row["opset"], shown if ref else "-",
+        row["model"], row["opset"], shown,
         "%.3f G" % (got / 1e9) if got else "-", diff, row["error"] or "ok")
 
 
