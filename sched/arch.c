@@ -174,9 +174,15 @@ const ArchKey arch_keys[] = {
      .max = 65536, .def = NULL, .when = KW_SYSTOLIC, .desc = "systolic array columns (C)",
      .off = U_(sys_cols)},
     {.sec = SEC_UNIT, .key = "dataflow", .type = KT_ENUM, .unit = "", .def = NULL,
-     .when = KW_SYSTOLIC, .choices = "os|ws",
-     .desc = "systolic dataflow: os = output stationary, ws = weight stationary",
+     .when = KW_SYSTOLIC, .choices = "os|ws|is",
+     .desc = "systolic dataflow: os = output stationary, ws = weight stationary, is = input "
+             "stationary (docs/timing.md: the cycles of each)",
      .off = U_(dataflow)},
+    {.sec = SEC_UNIT, .key = "preload_overlap", .type = KT_INT, .unit = "", .min = 0, .max = 1,
+     .def = "0", .when = KW_SYSTOLIC,
+     .desc = "ws/is: 1 = the next fold's stationary operand is loaded while the current fold "
+             "streams (a double-buffered array, as TPUs have); 0 = each fold loads, then streams",
+     .off = U_(preload_overlap)},
 #define X(e, n, b)                                                                          \
   {.sec = SEC_UNIT, .key = "rate_" n, .type = KT_FLOAT, .unit = "× base", .min = 0,          \
    .max = 1024, .def = "0", .when = KW_MATRIX,                                             \
@@ -909,6 +915,12 @@ static void check_cross(Parser *p, GsArch *a) {
       if (any == 0)
         err(p, p->file, s->line, "%s: a matrix unit needs some rate_<dtype> > 0 (e.g. rate_fp16 = 1)",
             s->full);
+    }
+    if ((u->caps & CAP_MATRIX) && u->shape == MAT_SYSTOLIC && u->preload_overlap &&
+        u->dataflow == DF_OUTPUT_STATIONARY) {
+      loc_of(p, s, "preload_overlap", &f, &line);
+      err(p, f, line, "%s.preload_overlap: an output-stationary array preloads nothing (use it "
+                      "with dataflow = ws or is)", s->full);
     }
     if (u->caps & CAP_VECTOR) {
       long long any = 0;

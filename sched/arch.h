@@ -61,7 +61,7 @@ typedef enum {
 
 enum { CAP_MATRIX = 1, CAP_VECTOR = 2, CAP_SCALAR = 4 };
 typedef enum { MAT_CUBE, MAT_SYSTOLIC } GsMatShape;
-typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY } GsDataflow;
+typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY, DF_INPUT_STATIONARY } GsDataflow;
 
 typedef struct {
   const char *name;          /* from the section name [unit.NAME] */
@@ -71,6 +71,8 @@ typedef struct {
   int cube_m, cube_n, cube_k;      /* cube: one m0×n0×k0 block per cycle at rate 1 */
   int sys_rows, sys_cols;          /* systolic: R×C PEs */
   GsDataflow dataflow;             /* systolic only */
+  int preload_overlap;             /* systolic ws/is: the next fold's stationary operand loads
+                                      while this fold streams (TPU-style double buffering) */
   double mac_rate[DT_COUNT];       /* dtype multiplier on base MACs/cycle; 0 = unsupported */
   int matrix_latency_cycles;       /* pipeline latency added once per instruction */
   /* vector / scalar */

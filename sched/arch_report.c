@@ -142,7 +142,9 @@ static void unit_summary(const GsUnitKind *u, char *buf, size_t n) {
     snprintf(buf, n, "%s (%s; cube %dx%dx%d)", u->name, cls, u->cube_m, u->cube_n, u->cube_k);
   else
     snprintf(buf, n, "%s (%s; systolic %dx%d, %s)", u->name, cls, u->sys_rows, u->sys_cols,
-             u->dataflow == DF_WEIGHT_STATIONARY ? "weight-stationary" : "output-stationary");
+             u->dataflow == DF_WEIGHT_STATIONARY  ? "weight-stationary"
+             : u->dataflow == DF_INPUT_STATIONARY ? "input-stationary"
+                                                  : "output-stationary");
 }
 
 /* One table: rows unit kinds, core kinds, cluster, chip; columns the dtypes with a non-zero

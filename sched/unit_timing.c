@@ -20,15 +20,29 @@ int64_t timing_matrix(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, GsDt
     int64_t blocks = cdiv(m, u->cube_m) * cdiv(n, u->cube_n) * cdiv(k, u->cube_k);
     return ceil_rate(blocks, rate) + u->matrix_latency_cycles;
   }
+  return timing_systolic(u, m, n, k, rate) + u->matrix_latency_cycles;
+}
+
+/* SCALE-Sim v2's stall-free cycles (its reported total is one less: a zero-based count),
+ * T the streamed dimension at the dtype's rate:
+ *   os: ceil(M/R)·ceil(N/C) folds of T = K + R + C − 2   (outputs accumulate in place)
+ *   ws: ceil(K/R)·ceil(N/C) folds of 2R + C − 2 + T, T = M (load R rows of weights, stream)
+ *   is: ceil(K/R)·ceil(M/C) folds of 2R + C − 2 + T, T = N (inputs held, weights stream)
+ * With preload_overlap (ws, is) the next fold's load hides under this fold's stream: each
+ * fold takes max(T, R), plus one load and the fill and drain: F·max(T, R) + 2R + C − 2. */
+int64_t timing_systolic(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, double rate) {
   int64_t R = u->sys_rows, C = u->sys_cols, folds, T;
-  if (u->dataflow == DF_OUTPUT_STATIONARY) {
-    folds = cdiv(m, R) * cdiv(n, C);
-    T = k;
-  } else {
+  if (u->dataflow == DF_OUTPUT_STATIONARY)
+    return cdiv(m, R) * cdiv(n, C) * (ceil_rate(k, rate) + R + C - 2);
+  if (u->dataflow == DF_WEIGHT_STATIONARY) {
     folds = cdiv(k, R) * cdiv(n, C);
-    T = m;
+    T = ceil_rate(m, rate);
+  } else {
+    folds = cdiv(k, R) * cdiv(m, C);
+    T = ceil_rate(n, rate);
   }
-  return folds * (2 * R + C - 2 + ceil_rate(T, rate)) + u->matrix_latency_cycles;
+  if (u->preload_overlap) return folds * (T > R ? T : R) + 2 * R + C - 2;
+  return folds * (2 * R + C - 2 + T);
 }
 
 int64_t timing_vector(const GsUnitKind *u, GsVop op, int64_t elems, GsDtype t) {

@@ -18,10 +18,15 @@ extern "C" {
 /* Matrix unit: cycles of `gemm m n k` in dtype t, pipeline latency included; -1 if the unit
  * does not support t (mac_rate 0) or is not a matrix unit.
  *   cube:      ceil( ceil(m/m0)·ceil(n/n0)·ceil(k/k0) / rate ) + latency
- *   systolic:  folds · (2R + C − 2 + ceil(T / rate)) + latency        (SCALE-Sim, see doc)
- *              output-stationary: folds = ceil(m/R)·ceil(n/C), T = k
- *              weight-stationary: folds = ceil(k/R)·ceil(n/C), T = m */
+ *   systolic:  timing_systolic + latency                     (SCALE-Sim v2's formulas) */
 int64_t timing_matrix(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, GsDtype t);
+/* A systolic array's cycles for `gemm m n k` at `rate` times the base, T = the streamed
+ * dimension over the rate:
+ *   os: ceil(m/R)·ceil(n/C) · (T + R + C − 2),  T = k
+ *   ws: ceil(k/R)·ceil(n/C) · (2R + C − 2 + T), T = m
+ *   is: ceil(k/R)·ceil(m/C) · (2R + C − 2 + T), T = n
+ *   ws/is with preload_overlap: folds · max(T, R) + 2R + C − 2 */
+int64_t timing_systolic(const GsUnitKind *u, int64_t m, int64_t n, int64_t k, double rate);
 
 /* Vector unit: latency + ceil(elems / lanes[t]) · Σ_class passes(op, class)·op_cost[class];
  * -1 if lanes[t] is 0 or the unit has no vector capability. */

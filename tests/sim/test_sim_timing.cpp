@@ -34,15 +34,26 @@ static void systolic_os_ws(void **) {
   u.mac_rate[DT_INT8] = 2;
   u.matrix_latency_cycles = 3;
   u.dataflow = DF_OUTPUT_STATIONARY;
-  // OS, m=8 n=16 k=32: folds = ceil(8/4)*ceil(16/8) = 4, per fold 2*4 + 8 - 2 + 32 = 46
-  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 4 * 46 + 3);
-  // int8 streams T at twice the rate: 2*4 + 8 - 2 + 16 = 30
-  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_INT8), 4 * 30 + 3);
+  // SCALE-Sim v2, stall-free (R=4, C=8, latency 3 on top)
+  // OS, m=8 n=16 k=32: folds = ceil(8/4)*ceil(16/8) = 4, per fold k + R + C - 2 = 32 + 10 = 42
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 4 * 42 + 3);
+  // int8 streams k at twice the rate: 16 + 10 = 26
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_INT8), 4 * 26 + 3);
   u.dataflow = DF_WEIGHT_STATIONARY;
   // WS: folds = ceil(k/R)*ceil(n/C) = 8*2 = 16, T = m = 8: 2*4 + 8 - 2 + 8 = 22
   assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 16 * 22 + 3);
   // partial folds count whole: k=5 -> 2 folds of rows, n=9 -> 2 of columns, T = m = 1
   assert_int_equal(timing_matrix(&u, 1, 9, 5, DT_FP16), 4 * (2 * 4 + 8 - 2 + 1) + 3);
+  u.dataflow = DF_INPUT_STATIONARY;
+  // IS: folds = ceil(k/R)*ceil(m/C) = 8*1 = 8, T = n = 16: 2*4 + 8 - 2 + 16 = 30
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 8 * 30 + 3);
+  u.preload_overlap = 1;
+  // IS overlapped: 8 folds of max(T=16, R=4) = 16, plus 2R + C - 2 = 14 once
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 8 * 16 + 14 + 3);
+  u.dataflow = DF_WEIGHT_STATIONARY;
+  // WS overlapped: 16 folds of max(T=m=8, 4) + 14; with m=2 the load (R=4) bounds each fold
+  assert_int_equal(timing_matrix(&u, 8, 16, 32, DT_FP16), 16 * 8 + 14 + 3);
+  assert_int_equal(timing_matrix(&u, 2, 16, 32, DT_FP16), 16 * 4 + 14 + 3);
 }
 
 static void vector_per_class(void **) {
