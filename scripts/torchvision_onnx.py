@@ -46,7 +46,7 @@ CLASSIFICATION = [
     "wide_resnet50_2", "wide_resnet101_2",
 ]
 SEGMENTATION = ["deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large", "fcn_resnet50"]
-IMAGE_SIZE = {"inception_v3": 299, "vit_h_14": 518}
+IMAGE_SIZE = {"inception_v3": 299}
 
 
 
@@ -110,6 +110,11 @@ def torch_macs(name):
                 total[0] += out.numel() * args[0].shape[-1]
             elif func in (torch.addmm, torch.baddbmm):
                 total[0] += out.numel() * args[1].shape[-1]
+            elif func is F.multi_head_attention_forward:
+                # the mode does not see the calls inside a handled function: count
+                # nn.MultiheadAttention's q/k/v and output projections, scores and context
+                (lq, b, e), ls = args[0].shape, args[1].shape[0]
+                total[0] += lq * b * e * e + 2 * ls * b * e * e + 2 * b * lq * ls * e + lq * b * e * e
             return out
     model, seg = build(name)
     size = IMAGE_SIZE.get(name, 520 if seg else 224)
