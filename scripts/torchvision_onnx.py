@@ -75,13 +75,13 @@ def export(name, opset, path):
 
 
 def dims_of(vi):
-    return [d.dim_value if d.HasField("dim_value") else 1 for d in vi.type.tensor_type.shape.dim]
+    return [d.dim_value if d.HasField("dim_value") else 0 for d in vi.type.tensor_type.shape.dim]
 
 
 def need(shape, name):
     """A value's shape; an error when shape inference left it unknown (never guessed)."""
     s = shape.get(name)
-    if not s:
+    if not s or 0 in s:  # an unknown dim reads as 0
         raise ValueError("no shape for '%s'" % name)
     return s
 
