@@ -1,5 +1,6 @@
 # gtsim build. `make` builds build/gtsim; `make test` runs every test; `make demo` is the
-# main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables.
+# main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables;
+# `make install` (PREFIX, DESTDIR) installs the binary, configs, zoo, docs and scripts.
 # Sources are found by wildcard: a new sched/*.c, sim/*.cpp or tests/*/test_*.c(pp) needs no
 # edit here. Header dependencies are tracked with -MMD.
 
@@ -40,8 +41,21 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIMT_BIN  := $(SIMT_SRC:tests/sim/%.cpp=$(BUILD)/tests/%)
 TEST_BIN  := $(UNIT_BIN) $(SIMT_BIN)
 
-.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs
+.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs install uninstall FORCE
 all: $(GTSIM)
+
+# The version: the release and the git commit (+dirty with uncommitted changes), in a header
+# rewritten only when it changes, so a new commit rebuilds sim/main.o and nothing else.
+VERSION   := 0.1.0
+GIT_REV   := $(shell git describe --always --dirty --exclude '*' 2>/dev/null)
+VERSION_H := $(GEN)/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(GEN)
+	@v='#define GTSIM_VERSION "$(VERSION)$(if $(GIT_REV),+$(GIT_REV))"'; \
+	  [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
+$(MAIN_OBJ): $(VERSION_H)
+# Names of configs and models are also looked up in this source tree (sim/cli_find.cpp).
+$(BUILD)/obj/sim/cli_find.o: CPPFLAGS += -DGTSIM_SRCDIR='"$(CURDIR)"'
 
 $(DEPS_OK): scripts/deps.sh
 	@mkdir -p $(BUILD)
@@ -100,6 +114,28 @@ bench: $(GTSIM)
 
 clean:
 	rm -rf build build-asan
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: PREFIX/bin/gtsim; configs, zoo
+# and scripts in PREFIX/share/gtsim (where gtsim looks names up, relative to its own
+# executable, so the tree may be moved); README and docs in PREFIX/share/doc/gtsim.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SHARE   := $(DESTDIR)$(PREFIX)/share/gtsim
+DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/gtsim
+INSTALL_SCRIPTS := scripts/plot_occupancy
+install: $(GTSIM)
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs $(SHARE)/workloads $(SHARE)/scripts \
+	  $(DOCDIR)/paper
+	install -m 755 $(GTSIM) $(DESTDIR)$(PREFIX)/bin/gtsim
+	install -m 644 configs/*.cfg $(SHARE)/configs/
+	install -m 644 workloads/*.gtg workloads/README.md workloads/gen_zoo.py $(SHARE)/workloads/
+	install -m 755 $(INSTALL_SCRIPTS) $(SHARE)/scripts/
+	install -m 644 README.md docs/*.md $(DOCDIR)/
+	install -m 644 traces/README.md $(DOCDIR)/traces.md
+	install -m 644 docs/paper/* $(DOCDIR)/paper/
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gtsim
+	rm -rf $(SHARE) $(DOCDIR)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
 

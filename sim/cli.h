@@ -2,7 +2,9 @@
 #ifndef GS_CLI_H
 #define GS_CLI_H
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,9 @@ extern "C" {
 }
 
 struct CliOptions {
-  const char *arch = nullptr;
+  std::vector<std::string> given; // long names of the options given ("arch", "o" for -o), in order
+  std::deque<std::string> owned;  // strings the fields below may point into (resolved names)
+  const char *arch = nullptr;     // --arch, resolved to a file (sim/cli_find.cpp)
   std::vector<const char *> sets;
   std::vector<const char *> inputs;
   const char *output = nullptr;   // -o
@@ -46,6 +50,21 @@ struct CliOptions {
   long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
 };
+
+// The version: the release and the git commit it was built from ("0.1.0+a3d556f").
+const char *cli_version();
+// Was option NAME (its long name, "o" for -o) given?
+bool cli_given(const CliOptions &o, const char *name);
+
+// Names of configs and models through the search path (sim/cli_find.cpp, docs/cli.md).
+enum CliFileKind { CLI_FIND_ARCH, CLI_FIND_MODEL };
+// The directories a bare name of `kind` is looked for in, in order.
+std::vector<std::string> cli_search_dirs(CliFileKind kind);
+// The file `name` names: itself, or with its kind's extension added, in the search directories
+// (a name with a '/' only as a path, returned as given when missing). Unknown: exit 1 after "gtsim: OPTION: no ... 'NAME'"
+// (OPTION "" for the input file),
+// the directories searched and the close matches.
+std::string cli_find(CliFileKind kind, const char *name, const char *option);
 
 // Loads --arch with --set overrides; exits 1 with the parser's messages on error.
 GsArch *cli_load_arch(const CliOptions &o);

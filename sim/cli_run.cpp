@@ -90,6 +90,27 @@ static std::vector<Strategy> parse_strategies(const char *list, const char *what
   return v;
 }
 
+// The --gt-* options given must be read by some strategy: exits 1 naming the first one that
+// is not (no graphturbo strategy; --gt-level when every graphturbo strategy names its level;
+// --gt-time, which only the graphturbo dumps print).
+static void check_gt_options(const CliOptions &o, const std::vector<Strategy> &v, const char *what) {
+  bool gt = false, level_free = false;
+  for (const Strategy &s : v) {
+    gt |= s.kind == SCHED_GRAPHTURBO;
+    level_free |= s.kind == SCHED_GRAPHTURBO && s.level < 0;
+  }
+  for (const std::string &g : o.given) {
+    if (g.compare(0, 3, "gt-") != 0) continue;
+    const char *why = !gt ? "no strategy is graphturbo"
+                      : g == "gt-level" && !level_free ? "every graphturbo strategy names its level"
+                      : g == "gt-time" ? "it times the graphturbo dumps (--dump-after PASS)"
+                      : nullptr;
+    if (!why) continue;
+    fprintf(stderr, "gtsim: --%s is not used by %s: %s\n(try 'gtsim --help')\n", g.c_str(), what, why);
+    exit(GS_EXIT_INPUT);
+  }
+}
+
 // Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
 static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
                           std::vector<uint64_t> &episodes) {
@@ -162,7 +183,9 @@ int cli_lower_dump(const CliOptions &o, LowerStep step) {
             lower_step_name(step));
     return GS_EXIT_INPUT;
   }
-  Strategy stg = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched")[0];
+  std::vector<Strategy> one = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
+  check_gt_options(o, one, "--dump-after STEP");
+  Strategy stg = one[0];
   if (!lower_step_runs(stg.kind, step)) {
     std::string steps;
     for (int s = 0; s < LOWER_NSTEPS; s++)
@@ -231,8 +254,11 @@ int cli_run_model(const CliOptions &o) {
   }
   std::vector<Strategy> strategies =
       o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
-  if (o.compare && o.emit) {
-    fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
+  check_gt_options(o, strategies, "this run");
+  const char *one_run = o.emit ? "--emit" : o.sched ? "--sched" : o.trace ? "--trace" : o.perfetto ? "--perfetto" : nullptr;
+  if (o.compare && one_run) {
+    fprintf(stderr, "gtsim: %s is not used by --compare: it %s one run (use --sched)\n", one_run,
+            o.sched && !o.emit ? "names the strategy of" : "writes the output of");
     return GS_EXIT_INPUT;
   }
   if (o.emit && !util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm")) {

@@ -12,7 +12,8 @@
 //   stats.cpp           the stats registry and its text/JSON printers
 //   trace.h/.cpp        trace_: recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
 //   cli.h, main.cpp     cli_: the command line: options, modes, cli_main() (main and sc_main)
-//   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output
+//   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output,
+//                       names of configs and models through the search path (cli_find.cpp)
 //
 // Time: one SystemC nanosecond is one cycle of the chip clock (whatever clock_mhz is); stats
 // convert cycles to seconds with clock_mhz. Every run starts at the kernel's current time and
