@@ -12,6 +12,7 @@ extern "C" {
 #include "arch.h"
 #include "gt.h"
 #include "lower.h"
+#include "report.h"
 }
 
 struct CliOptions {
@@ -66,7 +67,10 @@ std::vector<std::string> cli_search_dirs(CliFileKind kind);
 // the directories searched and the close matches.
 std::string cli_find(CliFileKind kind, const char *name, const char *option);
 
-// Loads --arch with --set overrides; exits 1 with the parser's messages on error.
+// GTSIM_CHUNK_BYTES if set (null if not); exits 1 when it is not an integer in 1..2^30.
+const char *cli_chunk_env();
+// Loads --arch with GTSIM_CHUNK_BYTES, then the --set overrides; exits 1 with the parser's
+// messages on error.
 GsArch *cli_load_arch(const CliOptions &o);
 int cli_main(int argc, char **argv);
 // --stats mode (sim/cli_stats.cpp); returns the exit status.
@@ -84,6 +88,26 @@ int cli_gt_dump(const CliOptions &o);
 int cli_lower_dump(const CliOptions &o, LowerStep step);
 // Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.
 int cli_gt_option(CliOptions &o, const char *name, const char *value);
+// The context of a model run's report (sim/cli_context.cpp, docs/cli.md "Report context").
+struct CliContextField {
+  std::string key, value;  // value as text
+  bool numeric;            // JSON: written as a number
+};
+struct CliContextRun {
+  std::string strategy;    // "tvm", "graphturbo:full", ...
+  long long batch_per_cluster;
+};
+struct CliContext {
+  std::vector<CliContextField> fields;  // version, arch, arch file, model, model file, batch, chunk
+  std::vector<CliContextField> sets;    // every --set override, in order (the last of a key wins)
+  std::vector<CliContextRun> runs;      // one per report row of --compare; one otherwise
+};
+// The shared fields and the --set overrides (runs left for the caller to fill).
+CliContext cli_context(const CliOptions &o, const GsArch *a, const char *model, long long batch);
+// `report` (format f, a --compare table or not) with the context added: leading columns on
+// every CSV record, a "context" member first in the JSON object, a last line of text.
+std::string cli_context_apply(const std::string &report, GsReportFormat f, bool compare,
+                              const CliContext &c);
 // Renders with `print` into memory, then writes it atomically to `path` (-o FILE), or to stdout
 // when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
 // REASON" on stderr.

@@ -220,23 +220,35 @@ struct RunOut {
   ~RunOut() { lower_free(l); }
 };
 
-// The report of one run, or with --compare the table of all (to stdout or -o FILE).
-static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<RunOut>> &runs,
-                        const std::string &model) {
+// The report of one run, or with --compare the table of all, with its context (to stdout or
+// -o FILE).
+static int write_report(const CliOptions &o, const GsArch *a,
+                        const std::vector<std::unique_ptr<RunOut>> &runs, const std::string &model) {
   GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
-  return cli_write_output(o.output, [&](FILE *mem) {
-    if (o.compare) {
-      std::vector<const GsLowered *> ls;
-      std::vector<const GsRunStats *> rss;
-      for (auto &r : runs) {
-        ls.push_back(r->l);
-        rss.push_back(&r->rs);
-      }
-      report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
-    } else {
-      report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
+  CliContext ctx = cli_context(o, a, model.c_str(), (long long)runs[0]->l->batch);
+  for (auto &r : runs) {
+    char nm[64];
+    ctx.runs.push_back({report_strategy(r->l, nm, sizeof nm), (long long)r->l->per_cluster});
+  }
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) die("open_memstream failed");
+  if (o.compare) {
+    std::vector<const GsLowered *> ls;
+    std::vector<const GsRunStats *> rss;
+    for (auto &r : runs) {
+      ls.push_back(r->l);
+      rss.push_back(&r->rs);
     }
-  });
+    report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
+  } else {
+    report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
+  }
+  fclose(mem);
+  std::string text = cli_context_apply(std::string(buf, len), f, o.compare != nullptr, ctx);
+  free(buf);
+  return cli_write_output(o.output, [&](FILE *out) { fwrite(text.data(), 1, text.size(), out); });
 }
 
 int cli_run_model(const CliOptions &o) {
@@ -322,7 +334,7 @@ int cli_run_model(const CliOptions &o) {
     }
     fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
-  if (rc == GS_EXIT_OK) rc = write_report(o, runs, g->name ? g->name : path);
+  if (rc == GS_EXIT_OK) rc = write_report(o, a, runs, g->name ? g->name : path);
   runs.clear();
   graph_free(g);
   arch_free(a);

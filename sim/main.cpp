@@ -87,7 +87,8 @@ static const char *usage_text =
     "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
     "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
     "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
-    "                         (env GTSIM_CHUNK_BYTES: transfer chunk size, default 2048)\n"
+    "                         (the transfer chunk size is the config key chip.chunk_bytes;\n"
+    "                         env GTSIM_CHUNK_BYTES overrides it, --set overrides both)\n"
     "Output:\n"
     "  -o FILE                write the report (or doc, dump, listing) to FILE, complete or\n"
     "                         not at all, instead of stdout\n"
@@ -421,11 +422,33 @@ int cli_main(int argc, char **argv) {
   return m->run(o);
 }
 
+// GTSIM_CHUNK_BYTES, when set, overrides the config's chip.chunk_bytes like a --set before
+// the command line's own (which win); reports name where the chunk size came from.
+const char *cli_chunk_env() {
+  const char *env = getenv("GTSIM_CHUNK_BYTES");
+  if (!env) return nullptr;
+  char *end;
+  errno = 0;
+  long long v = strtoll(env, &end, 10);
+  if (errno || end == env || *end || v <= 0 || v > (1LL << 30)) {
+    fprintf(stderr, "gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '%s' (at most %lld)\n",
+            env, 1LL << 30);
+    exit(GS_EXIT_INPUT);
+  }
+  return env;
+}
+
 GsArch *cli_load_arch(const CliOptions &o) {
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  std::vector<const char *> sets(o.sets.begin(), o.sets.end());
+  std::string chunk;
+  std::vector<const char *> sets;
+  if (const char *env = cli_chunk_env()) {
+    chunk = std::string("chip.chunk_bytes=") + env;
+    sets.push_back(chunk.c_str());
+  }
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   GsArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
   if (!a) exit(GS_EXIT_INPUT);
   return a;

@@ -67,7 +67,7 @@ struct SimOptions {
   const char *program_name = nullptr;   // file name used in check messages (may be null)
   // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
-  // 0 = default (env GTSIM_CHUNK_BYTES, else 2048).
+  // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
 };
 
