@@ -1,6 +1,6 @@
 # gtsim build. `make` builds build/gtsim; `make test` runs every test; `make demo` is the
 # main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables;
-# `make install` (PREFIX, DESTDIR) installs the binary, configs, zoo, docs and scripts.
+# `make install` (PREFIX, DESTDIR) installs the binary, gtsim-sweep, configs, zoo, docs, scripts.
 # Sources are found by wildcard: a new sched/*.c, sim/*.cpp or tests/*/test_*.c(pp) needs no
 # edit here. Header dependencies are tracked with -MMD.
 
@@ -115,26 +115,31 @@ bench: $(GTSIM)
 clean:
 	rm -rf build build-asan
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: PREFIX/bin/gtsim; configs, zoo
+# make install [PREFIX=/usr/local] [DESTDIR=]: PREFIX/bin/gtsim and gtsim-sweep (a relative
+# symlink into the scripts, so that it finds its modules and the gtsim beside it); configs, zoo
 # and scripts in PREFIX/share/gtsim (where gtsim looks names up, relative to its own
 # executable, so the tree may be moved); README and docs in PREFIX/share/doc/gtsim.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SHARE   := $(DESTDIR)$(PREFIX)/share/gtsim
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/gtsim
-INSTALL_SCRIPTS := scripts/plot_occupancy
+INSTALL_SCRIPTS := scripts/plot_occupancy scripts/gtsim-sweep
 install: $(GTSIM)
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs $(SHARE)/workloads $(SHARE)/scripts \
-	  $(DOCDIR)/paper
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs $(SHARE)/workloads $(SHARE)/scripts/gs_sweep \
+	  $(DOCDIR)/paper $(DOCDIR)/sweeps
 	install -m 755 $(GTSIM) $(DESTDIR)$(PREFIX)/bin/gtsim
 	install -m 644 configs/*.cfg $(SHARE)/configs/
 	install -m 644 workloads/*.gtg workloads/README.md workloads/gen_zoo.py $(SHARE)/workloads/
 	install -m 755 $(INSTALL_SCRIPTS) $(SHARE)/scripts/
+	install -m 644 scripts/gs_python.py $(SHARE)/scripts/
+	install -m 644 scripts/gs_sweep/*.py $(SHARE)/scripts/gs_sweep/
+	ln -sf ../share/gtsim/scripts/gtsim-sweep $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
 	install -m 644 README.md docs/*.md $(DOCDIR)/
 	install -m 644 traces/README.md $(DOCDIR)/traces.md
 	install -m 644 docs/paper/* $(DOCDIR)/paper/
+	install -m 644 docs/sweeps/*.toml docs/sweeps/*.csv docs/sweeps/*.png $(DOCDIR)/sweeps/
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/gtsim
+	rm -f $(DESTDIR)$(PREFIX)/bin/gtsim $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
 	rm -rf $(SHARE) $(DOCDIR)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

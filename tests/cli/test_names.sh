@@ -18,10 +18,11 @@ field() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv
 make -s -C "$ROOT" install PREFIX="$tmp/p" BUILD="$BUILD_REL" >"$tmp/inst.log" 2>&1; rc=$?
 check_rc "make install PREFIX=DIR: exit 0" $rc "$(tail -5 "$tmp/inst.log")"
 missing=""
-for f in bin/gtsim share/gtsim/configs/ascend910.cfg share/gtsim/configs/tiny.cfg \
+for f in bin/gtsim bin/gtsim-sweep share/gtsim/scripts/gs_sweep/spec.py share/gtsim/configs/ascend910.cfg share/gtsim/configs/tiny.cfg \
          share/gtsim/workloads/resnet50.gtg share/gtsim/workloads/README.md \
          share/gtsim/scripts/plot_occupancy share/doc/gtsim/README.md share/doc/gtsim/cli.md \
-         share/doc/gtsim/config.md share/doc/gtsim/traces.md; do
+         share/doc/gtsim/config.md share/doc/gtsim/traces.md share/doc/gtsim/sweep.md \
+         share/doc/gtsim/sweeps/stcp920-buffers.toml; do
   [ -e "$tmp/p/$f" ] || missing="$missing $f"
 done
 check_eval "installed: binary, configs, zoo, scripts, docs" '[ -z "$missing" ]'
@@ -43,6 +44,14 @@ mv "$tmp/p" "$tmp/moved"
 (cd / && "$tmp/moved/bin/gtsim" --arch tiny --describe --json -o "$tmp/moved.json" 2>"$tmp/err")
 check_eval "moved install: names resolve under the new place" \
   '[ "$(field "$tmp/moved.json" source 2>/dev/null)" = "$tmp/moved/share/gtsim/configs/tiny.cfg" ]'
+
+# ... and so does the installed gtsim-sweep, with the gtsim beside it (GTSIM unset)
+printf '[grid]\narch = "tiny"\nmodel = "dlrm"\nbatch = 2\nstrategy = "tvm"\n' >"$tmp/s.toml"
+(cd / && env -u GTSIM "$tmp/moved/bin/gtsim-sweep" run "$tmp/s.toml" >/dev/null 2>"$tmp/err" &&
+  env -u GTSIM "$tmp/moved/bin/gtsim-sweep" export "$tmp/s.toml" --format json -o "$tmp/s.json"); rc=$?
+check_rc "installed gtsim-sweep: runs a sweep from /" $rc "$(tail -3 "$tmp/err")"
+check_eval "installed gtsim-sweep: used the installed gtsim and its configs" \
+  '"$PY" -c "import json,sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(\"SELECT json FROM reports\").fetchone()[0]; sys.exit(json.loads(r)[\"arch_file\"] != sys.argv[2])" "$tmp/s.db" "$tmp/moved/share/gtsim/configs/tiny.cfg"'
 
 # 4. DESTDIR stages under DESTDIR/PREFIX and nowhere else
 make -s -C "$ROOT" install DESTDIR="$tmp/stage" PREFIX=/opt/gs BUILD="$BUILD_REL" >"$tmp/inst.log" 2>&1
