@@ -189,7 +189,7 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def _raise_interrupted(signum, frame):
+def raise_interrupted(signum, frame):
     raise Interrupted()
 
 
@@ -199,7 +199,7 @@ def run_local(db, ctx, points, jobs, progress):
     back to pending. ctx as for execute."""
     byid = {sspec.point_id(p): p for p in points}
     running = set()
-    old = {s: signal.signal(s, _raise_interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, raise_interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
     pool = cf.ThreadPoolExecutor(max_workers=jobs)
     try:
         futs = {}
