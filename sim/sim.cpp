@@ -178,6 +178,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
       for (BwResource &x : core->lb->ports) x.free_at = start_;
   }
   chunk_ = o.chunk_bytes > 0 ? o.chunk_bytes : arch->chunk_bytes;
+  if (chunk_ <= 0) die("transfer chunk of %lld bytes: an arch built by hand must set chunk_bytes", (long long)chunk_);
   std::string e = static_check(p);
   if (!e.empty()) {
     r->status = GS_EXIT_SIM;
