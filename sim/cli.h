@@ -1,6 +1,7 @@
 // cli.h — options shared by the modes of the gtsim command line (sim/main.cpp).
 #ifndef GS_CLI_H
 #define GS_CLI_H
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -49,6 +50,8 @@ struct CliOptions {
   const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
   const char *compare = nullptr;  // --compare a,b: one table, a row per strategy (sim/cli_run.cpp)
   long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
+  bool batch_per_cluster_auto = false; // --batch-per-cluster auto: the best divisor, by simulation
+  bool objective_latency = false;  // --objective latency (default throughput), for auto
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
 };
 
@@ -93,9 +96,18 @@ struct CliContextField {
   std::string key, value;  // value as text
   bool numeric;            // JSON: written as a number
 };
+// One candidate of --batch-per-cluster auto (sim/cli_run.cpp).
+struct CliAutotuneRow {
+  long long per_cluster;
+  int iterations;
+  uint64_t cycles;
+  double throughput, latency_s;  // samples/s; s per iteration
+  int status;                    // 0: ran; else the exit status it failed with
+};
 struct CliContextRun {
   std::string strategy;    // "tvm", "graphturbo:full", ...
   long long batch_per_cluster;
+  std::vector<CliAutotuneRow> autotune;  // --batch-per-cluster auto's candidates (else empty)
 };
 struct CliContext {
   std::vector<CliContextField> fields;  // version, arch, arch file, model, model file, batch, chunk

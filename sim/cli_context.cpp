@@ -94,6 +94,21 @@ std::string apply_csv(const std::string &csv, const CliContext &c, bool compare)
   return out;
 }
 
+// --batch-per-cluster auto's candidates of run r as a JSON array.
+std::string json_autotune(const CliContextRun &r) {
+  std::string s = "[";
+  for (size_t i = 0; i < r.autotune.size(); i++) {
+    const CliAutotuneRow &x = r.autotune[i];
+    char b[320];
+    snprintf(b, sizeof b, "%s{\"batch_per_cluster\": %lld, \"iterations\": %d, \"status\": %d, "
+             "\"cycles\": %llu, \"throughput_samples_per_s\": %.9g, \"latency_s\": %.9g}",
+             i ? ", " : "", x.per_cluster, x.iterations, x.status, (unsigned long long)x.cycles,
+             x.throughput, x.latency_s);
+    s += b;
+  }
+  return s + "]";
+}
+
 std::string json_context(const CliContext &c, bool compare) {
   std::string s = "\"context\": {";
   for (const CliContextField &f : c.fields)
@@ -107,13 +122,39 @@ std::string json_context(const CliContext &c, bool compare) {
     st += (i ? ", " : "") + json_str(c.runs[i].strategy);
     bpc += (i ? ", " : "") + std::to_string(c.runs[i].batch_per_cluster);
   }
-  if (compare) s += "\"strategy\": [" + st + "], \"batch_per_cluster\": [" + bpc + "]}";
-  else s += "\"strategy\": " + st + ", \"batch_per_cluster\": " + bpc + "}";
+  if (compare) s += "\"strategy\": [" + st + "], \"batch_per_cluster\": [" + bpc + "]";
+  else s += "\"strategy\": " + st + ", \"batch_per_cluster\": " + bpc;
+  if (!c.runs[0].autotune.empty()) {  // every run or none was tuned
+    s += ", \"batch_per_cluster_auto\": [";
+    for (size_t i = 0; i < c.runs.size(); i++) s += (i ? ", " : "") + json_autotune(c.runs[i]);
+    s += "]";
+  }
+  return s + "}";
+}
+
+// The candidates as a table, the chosen one marked.
+std::string text_autotune(const CliContextRun &r) {
+  std::string s = "\nbatch per cluster, " + r.strategy + " (--batch-per-cluster auto):\n";
+  char b[200];
+  snprintf(b, sizeof b, "  %8s %10s %14s %12s %14s\n", "per_cl", "iterations", "cycles", "samples/s", "latency_ms");
+  s += b;
+  for (const CliAutotuneRow &x : r.autotune) {
+    if (x.status != 0)
+      snprintf(b, sizeof b, "  %8lld %10d   failed (exit %d)\n", x.per_cluster, x.iterations, x.status);
+    else
+      snprintf(b, sizeof b, "  %8lld %10d %14llu %12.2f %14.6f%s\n", x.per_cluster, x.iterations,
+               (unsigned long long)x.cycles, x.throughput, x.latency_s * 1e3,
+               x.per_cluster == r.batch_per_cluster ? "  <- chosen" : "");
+    s += b;
+  }
   return s;
 }
 
 std::string text_context(const CliContext &c) {
-  std::string s = "\ncontext        ";
+  std::string s;
+  for (const CliContextRun &r : c.runs)
+    if (!r.autotune.empty()) s += text_autotune(r);
+  s += "\ncontext        ";
   for (const CliContextField &f : c.fields) s += " " + f.key + "=" + f.value;
   for (const CliContextField &f : c.sets) s += " set:" + f.key + "=" + f.value;
   if (c.runs.size() == 1)

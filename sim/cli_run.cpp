@@ -214,6 +214,7 @@ struct RunOut {
   GsLowered *l = nullptr;
   GsRunStats rs;
   std::vector<uint64_t> episodes;
+  double tune_throughput = 0, tune_latency = 0;  // --batch-per-cluster auto: its figures
   RunOut() = default;
   RunOut(const RunOut &) = delete;
   RunOut &operator=(const RunOut &) = delete;
@@ -223,12 +224,13 @@ struct RunOut {
 // The report of one run, or with --compare the table of all, with its context (to stdout or
 // -o FILE).
 static int write_report(const CliOptions &o, const GsArch *a,
-                        const std::vector<std::unique_ptr<RunOut>> &runs, const std::string &model) {
+                        const std::vector<std::unique_ptr<RunOut>> &runs,
+                        const std::vector<std::vector<CliAutotuneRow>> &tunes, const std::string &model) {
   GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
   CliContext ctx = cli_context(o, a, model.c_str(), (long long)runs[0]->l->batch);
-  for (auto &r : runs) {
+  for (size_t i = 0; i < runs.size(); i++) {
     char nm[64];
-    ctx.runs.push_back({report_strategy(r->l, nm, sizeof nm), (long long)r->l->per_cluster});
+    ctx.runs.push_back({report_strategy(runs[i]->l, nm, sizeof nm), (long long)runs[i]->l->per_cluster, tunes[i]});
   }
   char *buf = nullptr;
   size_t len = 0;
@@ -251,90 +253,163 @@ static int write_report(const CliOptions &o, const GsArch *a,
   return cli_write_output(o.output, [&](FILE *out) { fwrite(text.data(), 1, text.size(), out); });
 }
 
-int cli_run_model(const CliOptions &o) {
-  if (!o.arch) {
-    fprintf(stderr, "gtsim: running a model needs --arch FILE\n");
+// What one model run works with.
+struct RunEnv {
+  const CliOptions &o;
+  Simulator &sim;
+  GsGraph *g;
+  const GsArch *a;
+  const char *path;
+  GsDiag *d;
+};
+
+// Simulates ro's program (with the command line's traces when `traces`) and fills its stats;
+// returns 0, or the exit status after printing the simulator's report.
+static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
+  GsSchedKind k = ro->l->opt.sched;
+  SimOptions so;
+  so.program_name = e.path;
+  if (traces) {
+    so.trace_path = e.o.trace;
+    so.perfetto_path = e.o.perfetto;
+  }
+  SimResult r;
+  double t1 = wall_seconds();
+  progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
+           (double)prog_ninsts(ro->l->prog) / 1e6);
+  int st = e.sim.run(ro->l->prog, so, &r);
+  progress(nullptr);
+  if (e.o.timing)
+    fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
+            lower_sched_name(k), t_sched, wall_seconds() - t1, (unsigned long long)r.instructions);
+  if (st != 0) {
+    fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", e.path,
+            lower_sched_name(k), r.message.c_str());
+    return st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
+  }
+  fill_runstats(&ro->rs, e.a, r, ro->episodes);
+  return GS_EXIT_OK;
+}
+
+// Schedules with lowering options lo into ro (writing --emit's program when `emit`), then
+// simulates; returns 0 or the exit status after printing why.
+static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
+  double t0 = wall_seconds();
+  progress("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
+  ro->l = lower_run(e.g, e.a, &lo, e.d);
+  progress(nullptr);
+  if (!ro->l) return GS_EXIT_INPUT;
+  if (prog_check(ro->l->prog, e.a, e.d, e.path) != 0)
+    die("the %s schedule of %s fails the static program check", lower_sched_name(lo.sched), e.path);
+  if (emit && prog_save(e.o.emit, e.a, ro->l->prog) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  if (o.inputs.size() != 1) {
-    fprintf(stderr, "gtsim: give exactly one model file\n");
+  return simulate(e, ro, traces, wall_seconds() - t0);
+}
+
+// --batch-per-cluster auto (docs/cli.md, "Batches per cluster"): every divisor P of the
+// per-cluster share ceil(B / clusters) is scheduled and simulated; the best by --objective
+// (highest throughput, or lowest latency per iteration; the smaller P on a tie) is kept in
+// *best, every candidate's figures in *rows. Traces and --emit are written for the best.
+static int autotune(const RunEnv &e, const Strategy &stg, std::unique_ptr<RunOut> *best,
+                    std::vector<CliAutotuneRow> *rows) {
+  long long B = e.o.batch > 0 ? e.o.batch : (long long)e.g->default_batch;
+  long long D = e.a->nclusters, share = (B + D - 1) / D;
+  for (long long p = 1; p <= share; p++) {
+    if (share % p != 0) continue;
+    GsLowerOptions lo = lower_options(e.o, stg);
+    lo.batch_per_cluster = p;
+    auto ro = std::make_unique<RunOut>();
+    CliAutotuneRow row{p, (int)((B + p * D - 1) / (p * D)), 0, 0, 0, 0};
+    row.status = run_one(e, lo, false, false, ro.get());
+    if (row.status == GS_EXIT_OK) {
+      GsRunSummary s = report_summary(ro->l, &ro->rs);
+      row.cycles = ro->rs.cycles;
+      row.throughput = s.throughput;
+      row.latency_s = s.latency_s;
+      bool better = !*best || (e.o.objective_latency ? row.latency_s < (*best)->tune_latency
+                                                      : row.throughput > (*best)->tune_throughput);
+      ro->tune_throughput = row.throughput;
+      ro->tune_latency = row.latency_s;
+      if (better) *best = std::move(ro);
+    }
+    rows->push_back(row);
+  }
+  if (!*best) {
+    fprintf(stderr, "%s: error: --batch-per-cluster auto: no candidate of 1..%lld ran under %s\n",
+            e.path, share, lower_sched_name(stg.kind));
     return GS_EXIT_INPUT;
   }
-  if (o.json && o.csv) {
-    fprintf(stderr, "gtsim: --json and --csv exclude each other\n");
+  if (e.o.emit && prog_save(e.o.emit, e.a, (*best)->l->prog) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  std::vector<Strategy> strategies =
-      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
-  check_gt_options(o, strategies, "this run");
+  bool traces = !e.o.compare && (e.o.trace || e.o.perfetto);
+  return traces ? simulate(e, best->get(), true, 0) : GS_EXIT_OK;
+}
+
+// The command line's checks of a model run; returns 0 or the exit status after the message.
+static int check_run_options(const CliOptions &o) {
+  if (!o.arch || o.inputs.size() != 1 || (o.json && o.csv)) {
+    fprintf(stderr, "gtsim: %s\n", !o.arch ? "running a model needs --arch FILE"
+                                  : o.inputs.size() != 1 ? "give exactly one model file"
+                                                         : "--json and --csv exclude each other");
+    return GS_EXIT_INPUT;
+  }
   const char *one_run = o.emit ? "--emit" : o.sched ? "--sched" : o.trace ? "--trace" : o.perfetto ? "--perfetto" : nullptr;
   if (o.compare && one_run) {
     fprintf(stderr, "gtsim: %s is not used by --compare: it %s one run (use --sched)\n", one_run,
             o.sched && !o.emit ? "names the strategy of" : "writes the output of");
     return GS_EXIT_INPUT;
   }
+  if (cli_given(o, "objective") && !o.batch_per_cluster_auto) {
+    fprintf(stderr, "gtsim: --objective is not used: it chooses among --batch-per-cluster auto's candidates\n");
+    return GS_EXIT_INPUT;
+  }
   if (o.emit && !util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm")) {
     fprintf(stderr, "gtsim: --emit: output must end in .gtp or .gtasm: %s\n", o.emit);
     return GS_EXIT_INPUT;
   }
+  return GS_EXIT_OK;
+}
+
+int cli_run_model(const CliOptions &o) {
+  int rc = check_run_options(o);
+  if (rc != GS_EXIT_OK) return rc;
+  std::vector<Strategy> strategies =
+      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
+  check_gt_options(o, strategies, "this run");
   GsArch *a = cli_load_arch(o);
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  const char *path = o.inputs[0];
-  GsGraph *g = model_load(path, &d);
+  GsGraph *g = model_load(o.inputs[0], &d);
   if (!g) {
     arch_free(a);
     return GS_EXIT_INPUT;
   }
   Simulator sim(a);
+  RunEnv e{o, sim, g, a, o.inputs[0], &d};
   std::vector<std::unique_ptr<RunOut>> runs;
-  int rc = GS_EXIT_OK;
+  std::vector<std::vector<CliAutotuneRow>> tunes;
   for (const Strategy &stg : strategies) {
-    GsSchedKind k = stg.kind;
-    GsLowerOptions lo = lower_options(o, stg);
-    auto ro = std::make_unique<RunOut>();
-    double t0 = wall_seconds();
-    progress("gtsim: %s: scheduling %s ...", lower_sched_name(k), path);
-    ro->l = lower_run(g, a, &lo, &d);
-    progress(nullptr);
-    double t1 = wall_seconds();
-    if (!ro->l) {
-      rc = GS_EXIT_INPUT;
-      break;
+    std::unique_ptr<RunOut> ro;
+    tunes.emplace_back();
+    if (o.batch_per_cluster_auto) {
+      rc = autotune(e, stg, &ro, &tunes.back());
+    } else {
+      ro = std::make_unique<RunOut>();
+      rc = run_one(e, lower_options(o, stg), o.emit != nullptr, !o.compare, ro.get());
     }
-    if (prog_check(ro->l->prog, a, &d, path) != 0)
-      die("the %s schedule of %s fails the static program check", lower_sched_name(k), path);
-    if (o.emit && prog_save(o.emit, a, ro->l->prog) != 0) {
-      fprintf(stderr, "%s: error: cannot write: %s\n", o.emit, strerror(errno));
-      rc = GS_EXIT_INPUT;
-      break;
-    }
-    SimOptions so;
-    so.program_name = path;
-    if (!o.compare) { // traces of one run (--compare would overwrite them strategy by strategy)
-      so.trace_path = o.trace;
-      so.perfetto_path = o.perfetto;
-    }
-    SimResult r;
-    progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
-             (double)prog_ninsts(ro->l->prog) / 1e6);
-    int st = sim.run(ro->l->prog, so, &r);
-    progress(nullptr);
-    if (o.timing)
-      fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
-              lower_sched_name(k), t1 - t0, wall_seconds() - t1,
-              (unsigned long long)r.instructions);
+    if (rc != GS_EXIT_OK) break;
+    // The report needs the plan and the stats, not the program: without it a --compare of
+    // six strategies holds one program at a time instead of six (BERT on stcp920: GBs each).
+    prog_free(ro->l->prog);
+    ro->l->prog = nullptr;
     runs.push_back(std::move(ro));
-    if (st != 0) {
-      fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", path,
-              lower_sched_name(k), r.message.c_str());
-      rc = st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
-      break;
-    }
-    fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
-  if (rc == GS_EXIT_OK) rc = write_report(o, a, runs, g->name ? g->name : path);
+  if (rc == GS_EXIT_OK) rc = write_report(o, a, runs, tunes, g->name ? g->name : o.inputs[0]);
   runs.clear();
   graph_free(g);
   arch_free(a);

@@ -50,7 +50,10 @@ static const char *usage_text =
     "Scheduling (docs/graphturbo.md):\n"
     "  --sched NAME           graphturbo (default), tvm or astitch (docs/schedulers.md);\n"
     "                         graphturbo:LEVEL sets --gt-level\n"
-    "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share)\n"
+    "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share);\n"
+    "                         auto: try every divisor of the share by simulation, keep the\n"
+    "                         best and print the candidates (docs/cli.md)\n"
+    "  --objective O          what auto maximises: throughput (default) or latency\n"
     "  --compare A,B          run each strategy and print one table, a row per strategy;\n"
     "                         graphturbo:LEVEL runs graphturbo at a ladder level\n"
     "  --timing               print scheduling and simulation wall time to stderr\n"
@@ -211,7 +214,7 @@ enum { O_STATS = 320, O_BATCH };
 enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
-enum { O_COMPARE = 400, O_BPC, O_TIMING };
+enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -247,6 +250,7 @@ static const struct option longopts[] = {
     {"compare", required_argument, 0, O_COMPARE},
     {"batch-per-cluster", required_argument, 0, O_BPC},
     {"timing", no_argument, 0, O_TIMING},
+    {"objective", required_argument, 0, O_OBJECTIVE},
     {0, 0, 0, 0},
 };
 
@@ -282,8 +286,14 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
   case O_TIMING: o.timing = true; break;
   case O_COMPARE: o.compare = arg; break;
   case O_BPC:
-    if ((o.batch_per_cluster = cli_parse_batch(arg)) < 1)
-      usage_error((std::string("--batch-per-cluster needs an integer >= 1, not '") + arg + "'").c_str());
+    if (!strcmp(arg, "auto")) o.batch_per_cluster_auto = true;
+    else if ((o.batch_per_cluster = cli_parse_batch(arg)) < 1)
+      usage_error((std::string("--batch-per-cluster needs an integer >= 1 or auto, not '") + arg + "'").c_str());
+    break;
+  case O_OBJECTIVE:
+    if (strcmp(arg, "throughput") && strcmp(arg, "latency"))
+      usage_error((std::string("--objective takes throughput or latency, not '") + arg + "'").c_str());
+    o.objective_latency = !strcmp(arg, "latency");
     break;
   default: die("option code %d has no case", c);
   }
@@ -363,7 +373,7 @@ static const Mode MODE_RUN_PROGRAM{"a program run", "arch set json csv o trace p
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch sched compare batch-per-cluster json csv o trace "
-                                 "perfetto emit timing" GT_GRAPH_OPTS GT_KERNEL_OPTS,
+                                 "perfetto emit timing objective" GT_GRAPH_OPTS GT_KERNEL_OPTS,
                                  1, cli_run_model};
 
 // The mode the options ask for (the first that applies, in this order), or null when none does.
