@@ -171,4 +171,13 @@ check_eval "a backwards range: exit 1 naming the key" '[ $rc -eq 1 ] && grep -q 
 printf '[grid]\narch = "tiny"\nmodel = "x"\nstrategy = "tvm:lb"\n' >"$tmp/e3.toml"
 "$SW" run "$tmp/e3.toml" 2>"$tmp/err"; rc=$?
 check_eval "a bad strategy: exit 1" '[ $rc -eq 1 ] && grep -q "unknown strategy .tvm:lb." "$tmp/err"'
+
+# 8. a Python without matplotlib (-S: no site packages): a copy of the interpreter at another
+# path re-runs the script under /usr/bin/python3; /usr/bin/python3 itself says how to get it
+cp "$(readlink -f "$PY")" "$tmp/py3"
+"$tmp/py3" -S "$SW" plot "$tmp/g.toml" pareto -o "$tmp/p2.png" >/dev/null 2>"$tmp/err"; rc=$?
+check_eval "another python3 without matplotlib: re-run under /usr/bin/python3, plot written" '[ $rc -eq 0 ] && png "$tmp/p2.png"'
+"$PY" -S "$SW" plot "$tmp/g.toml" pareto -o "$tmp/p3.png" >/dev/null 2>"$tmp/err"; rc=$?
+check_eval "/usr/bin/python3 without matplotlib: exit 1 with the install command, no file" \
+  '[ $rc -eq 1 ] && grep -q "lacks matplotlib" "$tmp/err" && grep -q "apt-get install -y python3-matplotlib" "$tmp/err" && [ ! -e "$tmp/p3.png" ]'
 done_testing
