@@ -93,8 +93,11 @@ $(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -o $@ $< $(LIBSIM) $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)
 
-# The summary line "N passed, N failed" comes from tests/run.sh.
-test: $(GTSIM) $(TEST_BIN)
+# The test programs build in parallel, then tests/run.sh runs them TEST_JOBS at once (default:
+# the cores) and prints the summary line "N passed, N failed".
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) $(GTSIM) $(TEST_BIN)
 	@BUILD=$(BUILD) bash tests/run.sh
 
 # The main job: schedule ResNet-50 (batch 64) on STCP920 with its real 1.5 MiB LBs under
