@@ -1027,6 +1027,23 @@ int arch_core_base(const GsArch *a, int kind) {
   return b;
 }
 
+int64_t arch_lb_bytes(const GsArch *a, int per_core) {
+  int64_t core = 0, cluster = 0;
+  for (int i = 0; i < a->ncore_kinds; i++) {
+    const GsCoreKind *k = &a->core_kinds[i];
+    if (k->lb_bytes <= 0) continue;
+    if (core == 0 || k->lb_bytes < core) core = k->lb_bytes;
+    cluster += k->lb_bytes * k->count;
+  }
+  return per_core ? core : cluster;
+}
+
+int64_t arch_core_tile_budget(const GsArch *a, int core_kind) {
+  const GsCoreKind *ck = &a->core_kinds[core_kind];
+  if (ck->lb_bytes > 0) return ck->lb_bytes;
+  return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
+}
+
 double arch_unit_base_macs(const GsUnitKind *u) {
   if (!(u->caps & CAP_MATRIX)) return 0;
   if (u->shape == MAT_CUBE) return (double)u->cube_m * u->cube_n * u->cube_k;

@@ -143,6 +143,15 @@ int arch_core_kind_of(const GsArch *a, int core); /* core index in cluster -> co
 const GsCoreKind *arch_core(const GsArch *a, int core);
 int arch_core_base(const GsArch *a, int kind);     /* core kind -> its first core index */
 
+/* The two local-capacity figures, side by side because they differ on purpose:
+ * arch_lb_bytes is the LB proper that kept tensors can use (GraphTurbo's sizeof(LB)): the
+ * smallest LB of a core kind that has one (per_core), or every LB of a cluster summed; cores
+ * without LB hold no kept tensors. arch_core_tile_budget is what one core of a kind may use
+ * for its tiles: its LB, or for a core without LB (Goya's GEMM core) its share of the GB's top
+ * quarter, where its tiles live. */
+int64_t arch_lb_bytes(const GsArch *a, int per_core);
+int64_t arch_core_tile_budget(const GsArch *a, int core_kind);
+
 /* Derived figures (all per cycle unless named otherwise). */
 double arch_unit_base_macs(const GsUnitKind *u);                 /* m0·n0·k0 or R·C */
 double arch_unit_macs_per_cycle(const GsUnitKind *u, GsDtype t); /* base × rate */

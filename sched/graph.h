@@ -39,6 +39,8 @@ enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ 
   X(OP_SIGMOID, "sigmoid", 1, 1, "1 / (1 + exp(-x))")                                      \
   X(OP_SWISH, "swish", 1, 1, "x * sigmoid(x) (SiLU)")                                      \
   X(OP_TANH, "tanh", 1, 1, "tanh(x)")                                                      \
+  X(OP_HSIGMOID, "hard_sigmoid", 1, 1, "min(max(alpha x + beta, 0), 1): alpha, beta not kept")\
+  X(OP_HSWISH, "hard_swish", 1, 1, "x * hard_sigmoid(x) (MobileNet-v3)")                   \
   X(OP_GLU, "glu", 1, 1, "split axis in halves a, b: a * sigmoid(b)")                      \
   X(OP_ADD, "add", 2, 2, "a + b, numpy broadcast")                                        \
   X(OP_SUB, "sub", 2, 2, "a - b, numpy broadcast")                                        \
@@ -53,7 +55,8 @@ enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ 
   X(OP_RESHAPE, "reshape", 1, 1, "new shape, same element count")                          \
   X(OP_TRANSPOSE, "transpose", 1, 1, "permute axes")                                       \
   X(OP_EMBEDDING, "embedding", 1, 1, "rows of a [vocab, dim] table; bag>1 sums bag rows")  \
-  X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")
+  X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")  \
+  X(OP_RESIZE, "resize", 1, 1, "NCHW to spatial size (h,w): nearest, or bilinear (linear=1)")
 typedef enum {
 #define X(e, n, lo, hi, d) e,
   GS_OPKINDS(X)
@@ -82,6 +85,8 @@ typedef struct {
   int self_interaction;     /* interaction: include i==j pairs */
   int pad_interaction;      /* interaction: output also carries the dense feature */
   int ceil_mode;            /* maxpool/avgpool: output size rounds up (ONNX ceil_mode) */
+  int size[2];              /* resize: output height and width */
+  int linear;               /* resize: bilinear (4 neighbours) instead of nearest */
 } GsAttrs;
 
 typedef struct {
@@ -138,8 +143,13 @@ int graph_find_tensor(const GsGraph *g, const char *name); /* -1 if none */
 void graph_attrs_default(GsAttrs *at);  /* stride 1, dilation 1, groups 1, axis -1, ... */
 
 /* Bind the batch and infer/check every shape. Errors go to d with the op's position and
- * both shapes where a mismatch is the cause; returns 0 or -1. */
+ * both shapes where a mismatch is the cause; returns 0 or -1. A graph with a fixed batch
+ * (graph_batch_fixed) binds only its own, g->default_batch: any other is an error, since its
+ * shapes would not follow (an ONNX export with batch 1 run as batch 8 would report batch 8
+ * and compute batch 1). */
 int graph_infer(GsGraph *g, int64_t batch, GsDiag *d);
+/* 1 when no graph input has a symbolic batch dimension (GS_DIM_N): the shapes are fixed. */
+int graph_batch_fixed(const GsGraph *g);
 /* Recompute g->outputs (tensors with no consumer, in id order). */
 void graph_fill_outputs(GsGraph *g);
 /* The tensor whose storage t shares: t, or the input of the chain of reshapes making t. */

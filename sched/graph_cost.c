@@ -46,6 +46,8 @@ static int64_t flops_per_elem(GsOpKind k) {
   case OP_SIGMOID: return 3;   /* exp(-x), +1, reciprocal */
   case OP_SWISH: return 4;     /* sigmoid (3), *x */
   case OP_TANH: return 1;
+  case OP_HSIGMOID: return 4;  /* *alpha, +beta, max, min */
+  case OP_HSWISH: return 5;    /* hard_sigmoid (4), *x */
   case OP_GLU: return 4;       /* sigmoid(b) (3), a* */
   case OP_ADD:
   case OP_SUB:
@@ -105,6 +107,9 @@ GsOpCost graph_op_cost(const GsGraph *g, int o) {
   case OP_MAXPOOL:
   case OP_AVGPOOL: /* one compare/add per window element */
     nonmac = smul(out_elems, smul(at->kernel[0], at->kernel[1]));
+    break;
+  case OP_RESIZE: /* bilinear: 4 neighbours weighted and summed; nearest: a copy */
+    nonmac = at->linear ? smul(out_elems, 7) : 0;
     break;
   case OP_GAVGPOOL: /* one add per input element */
     nonmac = graph_tensor_elems(x);

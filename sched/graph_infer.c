@@ -404,6 +404,8 @@ static int infer_op(Ctx *c) {
   case OP_GELU:
   case OP_SIGMOID:
   case OP_SWISH:
+  case OP_HSIGMOID:
+  case OP_HSWISH:
   case OP_TANH: return set_out(c, 0, x->dim, x->ndim, x->dtype);
   case OP_ADD:
   case OP_SUB:
@@ -411,6 +413,11 @@ static int infer_op(Ctx *c) {
   case OP_DIV: return infer_broadcast(c);
   case OP_MAXPOOL:
   case OP_AVGPOOL: return infer_pool(c, at);
+  case OP_RESIZE: {
+    if (need_rank(c, x, 4, 4, "[N, C, H, W]")) return -1;
+    int64_t o[4] = {x->dim[0], x->dim[1], at->size[0], at->size[1]};
+    return set_out(c, 0, o, 4, x->dtype);
+  }
   case OP_GAVGPOOL: {
     if (need_rank(c, x, 3, GS_MAX_DIMS, "at least [N, C, L]")) return -1;
     int64_t o[GS_MAX_DIMS];
@@ -443,12 +450,30 @@ static int check_cost(Ctx *c, GsOpCost *tot) {
   return 0;
 }
 
+int graph_batch_fixed(const GsGraph *g) {
+  for (int i = 0; i < g->ninputs; i++) {
+    const GsTensor *x = &g->tensors[g->inputs[i]];
+    for (int k = 0; k < x->ndim; k++)
+      if (x->decl[k] == GS_DIM_N) return 0;
+  }
+  return 1;
+}
+
 /* requires: ops in topological order (graph_check); maintains: names, ids and attributes
  * (only g->batch and the tensors' dim/dtype change, so it can be called again to re-bind). */
 int graph_infer(GsGraph *g, int64_t batch, GsDiag *d) {
   const char *file = g->file ? g->file : "<graph>";
   if (batch < 1 || batch > GS_MAX_DIM) {
     diag_error(d, file, 0, 0, NULL, "batch must be >= 1, not %lld", (long long)batch);
+    return -1;
+  }
+  if (g->default_batch > 0 && batch != g->default_batch && graph_batch_fixed(g)) {
+    diag_error(d, file, 0, 0, NULL,
+               "model '%s' has a fixed batch of %lld (no input has a symbolic batch dimension "
+               "N), so it cannot run at batch %lld; export it with a symbolic first dimension "
+               "(torch.onnx.export's dynamic_axes), or run it at batch %lld",
+               g->name ? g->name : file, (long long)g->default_batch, (long long)batch,
+               (long long)g->default_batch);
     return -1;
   }
   g->batch = batch;

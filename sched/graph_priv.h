@@ -32,7 +32,9 @@
   X(GA_BAG, "bag", GTG_K(OP_EMBEDDING), 0, 1, GTG_BIG, 1, 1)                                       \
   X(GA_SELF, "self_interaction", GTG_K(OP_INTERACTION), 0, 0, 1, 1, 1)                             \
   X(GA_PADI, "pad_interaction", GTG_K(OP_INTERACTION), 0, 0, 1, 1, 1)                              \
-  X(GA_CEIL, "ceil_mode", GTG_POOL, 0, 0, 1, 1, 1)
+  X(GA_CEIL, "ceil_mode", GTG_POOL, 0, 0, 1, 1, 1)                                                \
+  X(GA_SIZE, "size", GTG_K(OP_RESIZE), GTG_K(OP_RESIZE), 1, GTG_INT_MAX, 1, 2)                     \
+  X(GA_LINEAR, "linear", GTG_K(OP_RESIZE), 0, 0, 1, 1, 1)
 typedef enum {
 #define X(e, n, k, r, lo, hi, cmin, cmax) e,
   GTG_ATTRS(X)

@@ -51,22 +51,6 @@ void gt_options_default(GtOptions *o) {
 #endif
 }
 
-int gt_dtype_size(GsDtype t) {
-  static const int size[] = {
-#define X(e, n, b) b,
-      GS_DTYPES(X)
-#undef X
-  };
-  return (unsigned)t < DT_COUNT ? size[t] : 4;
-}
-
-int64_t gt_tensor_elems(const GsTensor *t) {
-  int64_t n = 1;
-  for (int i = 0; i < t->ndim; i++) n *= t->dim[i];
-  return n;
-}
-
-int64_t gt_tensor_bytes(const GsTensor *t) { return gt_tensor_elems(t) * gt_dtype_size(t->dtype); }
 
 /* ---- groups ---- */
 
@@ -93,7 +77,7 @@ static int64_t live_peak(GtSchedule *s, const GtGroup *gr) {
   for (int i = 0; i < gr->nouts; i++) s->t_last[gr->outs[i]] = n - 1;
   for (int i = 0; i < nt; i++) {
     int t = touched[i];
-    int64_t b = gt_tensor_bytes(&g->tensors[t]);
+    int64_t b = graph_tensor_bytes(&g->tensors[t]);
     delta[s->t_first[t]] += b;
     delta[s->t_last[t] + 1] -= b;
     s->t_first[t] = s->t_last[t] = -1;
@@ -135,7 +119,7 @@ GtGroup gt_make_group(GtSchedule *s, const int *ops, int nops) {
   if (s->opt.footprint == GT_FOOT_LIVE) gr.peak = live_peak(s, &gr);
   gr.out = outs[0];
   for (int i = 1; i < nouts; i++)
-    if (gt_tensor_bytes(&g->tensors[outs[i]]) > gt_tensor_bytes(&g->tensors[gr.out])) gr.out = outs[i];
+    if (graph_tensor_bytes(&g->tensors[outs[i]]) > graph_tensor_bytes(&g->tensors[gr.out])) gr.out = outs[i];
   gt_compute_group_splitinfo(s, &gr);
   return gr;
 }
@@ -239,16 +223,9 @@ void gt_fill_live_groups(GtSchedule *s) {
 
 /* ---- the pipeline ---- */
 
+/* sizeof(LB) of Alg. 1: --gt-lb-bytes, else the config's (arch_lb_bytes). */
 static int64_t lb_capacity(const GsArch *a, const GtOptions *o) {
-  if (o->lb_bytes > 0) return o->lb_bytes;
-  int64_t core = 0, cluster = 0;
-  for (int i = 0; i < a->ncore_kinds; i++) {
-    const GsCoreKind *k = &a->core_kinds[i];
-    if (k->lb_bytes <= 0) continue;
-    if (core == 0 || k->lb_bytes < core) core = k->lb_bytes;
-    cluster += k->lb_bytes * k->count;
-  }
-  return o->lb_scope == GT_LB_CORE ? core : cluster;
+  return o->lb_bytes > 0 ? o->lb_bytes : arch_lb_bytes(a, o->lb_scope == GT_LB_CORE);
 }
 
 static void setup(GtSchedule *s) {
@@ -286,9 +263,9 @@ static void setup(GtSchedule *s) {
       for (int j = 0; j < k; j++) dup |= o->in[j] == t;
       if (dup) continue;
       s->cons_ops[s->cons_start[t] + cnt[t]++] = (int)i;
-      ws += gt_tensor_bytes(&g->tensors[t]);
+      ws += graph_tensor_bytes(&g->tensors[t]);
     }
-    for (int k = 0; k < o->nout; k++) ws += gt_tensor_bytes(&g->tensors[o->out[k]]);
+    for (int k = 0; k < o->nout; k++) ws += graph_tensor_bytes(&g->tensors[o->out[k]]);
     s->op_ws[i] = ws;
   }
   for (size_t i = 0; i < nt; i++) s->req[i].kind = GT_REQ_NONE;

@@ -219,9 +219,6 @@ void gt_dump(FILE *out, const GtSchedule *s, GtPass p);
 void gt_dump_json(FILE *out, const GtSchedule *s);
 
 /* ---- helpers shared by the passes (gt.c, gt_dims.c, gt_splitinfo.c) ---- */
-int gt_dtype_size(GsDtype t);
-int64_t gt_tensor_elems(const GsTensor *t);
-int64_t gt_tensor_bytes(const GsTensor *t);
 /* Topological list of live groups into s->live (and each group's .topo). */
 void gt_fill_live_groups(GtSchedule *s);
 /* Producer / consumer groups of a live group (distinct, ascending topo); returns count. */

@@ -52,6 +52,14 @@ static GtReq channels(const GsTensor *to, const GsTensor *ti, int groups, int64_
   return req_range(ti, 1, (lo / kpg) * cpg, ((hi - 1) / kpg + 1) * cpg);
 }
 
+/* Output rows [lo, hi) of a resize from n rows to m read input rows floor(lo·n/m) ..
+ * ceil(hi·n/m), one more on each side when it interpolates (any coordinate convention). */
+static GtReq scaled(const GsTensor *ti, const GsTensor *to, int d, int64_t lo, int64_t hi,
+                    int linear) {
+  int64_t n = ti->dim[d], m = to->dim[d];
+  return req_range(ti, d, lo * n / m - linear, ceil_div64(hi * n, m) + linear);
+}
+
 static int norm_axis(int axis, int ndim) { return axis < 0 ? axis + ndim : axis; }
 
 GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k) {
@@ -80,6 +88,9 @@ GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, i
     return window(ti, 3, lo, hi, at->kernel[1], at->stride[1], at->dilation[1], at->pad[1]);
   case OP_GAVGPOOL:
     return dim < 2 ? ident(to, ti, dim, dim, lo, hi) : req_full();
+  case OP_RESIZE:
+    if (ti->ndim != 4 || to->ndim != 4) return req_full();
+    return dim < 2 ? ident(to, ti, dim, dim, lo, hi) : scaled(ti, to, dim, lo, hi, at->linear);
   case OP_DENSE:
     return dim < to->ndim - 1 ? aligned(to, ti, dim, lo, hi) : req_full();
   case OP_MATMUL: {
@@ -100,6 +111,8 @@ GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, i
   case OP_GELU:
   case OP_SIGMOID:
   case OP_SWISH:
+  case OP_HSIGMOID:
+  case OP_HSWISH:
   case OP_TANH:
     return ident(to, ti, dim, dim, lo, hi);
   case OP_ADD:

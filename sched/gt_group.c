@@ -11,11 +11,26 @@
  *             only consumer is Q; merge P + Q (so no path can leave and re-enter the merge).
  * Rule (i) (straight, branch): f(Q) >= f(P) and f(P+Q) <= f(Q); rule (ii) (diamond):
  * f(A+B+X) <= max(f(A), f(B), f(X)); and a merge must leave a group some split fits in LB.
+ * Rule (i) assumes the data shrinks from P to Q (down-sampling): it keeps P's large factor
+ * from reaching Q. Across an up-sampling (Q holds a resize that enlarges its input) the roles
+ * swap, the paper's §3.6 remark made concrete: f(P) >= f(Q) and f(P+Q) <= f(P), which keeps
+ * Q's large factor from reaching P (docs/graphturbo.md, "Up-sampling").
  * Invariant: live groups partition the ops and stay convex, so the group graph is a DAG.
  */
 #include "gt.h"
 
 static int64_t factor_of(const GtGroup *gr) { return gr->best.split ? gr->best.factor : GT_INF_FACTOR; }
+
+/* The group holds an op whose output has more elements than its input (a resize up). */
+static int upsamples(const GtSchedule *s, const GtGroup *gr) {
+  for (int i = 0; i < gr->nops; i++) {
+    const GsOp *o = &s->g->ops[gr->ops[i]];
+    if (o->kind == OP_RESIZE &&
+        graph_tensor_elems(&s->g->tensors[o->out[0]]) > graph_tensor_elems(&s->g->tensors[o->in[0]]))
+      return 1;
+  }
+  return 0;
+}
 
 static void log_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts, int n, int res) {
   if (s->nmerges == s->cap_merges) {
@@ -59,7 +74,8 @@ static int try_merge(GtSchedule *s, GtMergeKind kind, int iter, const int *parts
     ok = ok && fm <= fmax;                                         /* rule (ii) */
   } else {
     int64_t fp = factor_of(&s->groups[parts[0]]), fq = factor_of(&s->groups[parts[1]]);
-    ok = ok && fq >= fp && fm <= fq;                               /* rule (i) */
+    if (upsamples(s, &s->groups[parts[1]])) ok = ok && fp >= fq && fm <= fp; /* rule (i), up */
+    else ok = ok && fq >= fp && fm <= fq;                          /* rule (i) */
   }
   if (!ok) return -1;
   for (int i = 0; i < n; i++) s->groups[parts[i]].alive = 0;

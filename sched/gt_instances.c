@@ -108,7 +108,7 @@ void gt_split_instances(GtSchedule *s) {
     int64_t f = gr->best.split ? gr->best.factor : 1;
     int64_t ext = gr->best.split ? out->dim[gr->best.dim] : 1;
     int64_t out_bytes = 0;
-    for (int k = 0; k < gr->nouts; k++) out_bytes += gt_tensor_bytes(&g->tensors[gr->outs[k]]);
+    for (int k = 0; k < gr->nouts; k++) out_bytes += graph_tensor_bytes(&g->tensors[gr->outs[k]]);
     for (int k = 0; k < f; k++) {
       GtInstance *in = &s->insts[s->first_inst[gid] + k];
       in->group = gid;

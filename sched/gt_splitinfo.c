@@ -34,7 +34,7 @@ static double instance_work(GtSchedule *s, const GtGroup *gr, int d, int64_t lo,
     for (int k = 0; k < o->nout; k++) {
       const GsTensor *t = &g->tensors[o->out[k]];
       GtReq r = s->req[o->out[k]];
-      double e = (double)gt_tensor_elems(t);
+      double e = (double)graph_tensor_elems(t);
       if (r.kind == GT_REQ_FULL) w += e;
       else if (r.kind == GT_REQ_RANGE) w += e * (double)(r.hi - r.lo) / (double)t->dim[r.dim];
     }

@@ -894,50 +894,6 @@ GsProgram *gtasm_parse(const char *path, const char *text, const GsArch *a, GsDi
   return s.p;
 }
 
-/* -------------------------------------------------------------- load and save ---- */
-
-GsProgram *prog_load(const char *path, const GsArch *a, GsDiag *d) {
-  if (util_has_ext(path, ".gtp")) return gtp_read(path, d);
-  if (!util_has_ext(path, ".gtasm")) {
-    diag_error(d, path, 0, 0, NULL, "unknown program file type (expected .gtasm or .gtp)");
-    return NULL;
-  }
-  size_t len;
-  char *text = util_read_file(path, &len);
-  if (!text) {
-    diag_error(d, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
-    return NULL;
-  }
-  size_t nul = strlen(text);
-  if (nul != len) { /* the parser stops at a NUL: say so instead of ignoring the rest */
-    int line = 1, col = 1;
-    for (size_t i = 0; i < nul; i++) col = text[i] == '\n' ? (line++, 1) : col + 1;
-    diag_error(d, path, line, col, text, "NUL byte in a text file");
-    free(text);
-    return NULL;
-  }
-  GsProgram *p = gtasm_parse(path, text, a, d);
-  free(text);
-  return p;
-}
-
-int prog_save(const char *path, const GsArch *a, const GsProgram *p) {
-  if (util_has_ext(path, ".gtp")) return gtp_write(path, p);
-  if (!util_has_ext(path, ".gtasm")) {
-    errno = EINVAL;
-    return -1;
-  }
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (!m) return -1;
-  int r = gtasm_write(m, a, p);
-  if (fclose(m) != 0) r = -1;
-  if (r == 0) r = util_write_file_atomic(path, buf, len);
-  free(buf);
-  return r;
-}
-
 /* ------------------------------------------------------------------ the doc ---- */
 
 void gtasm_write_grammar_doc(FILE *out) {

@@ -53,6 +53,8 @@ int gtg_attr_set(GsAttrs *at, GsOpKind k, GtgAttr a, const int64_t *v, int n, co
   case GA_SELF: at->self_interaction = (int)v[0]; return 0;
   case GA_PADI: at->pad_interaction = (int)v[0]; return 0;
   case GA_CEIL: at->ceil_mode = (int)v[0]; return 0;
+  case GA_SIZE: return set_pair(at->size, v, n, why);
+  case GA_LINEAR: at->linear = (int)v[0]; return 0;
   case GA_COUNT: break;
   }
   die("bad attribute %d", (int)a);
@@ -95,6 +97,8 @@ int gtg_attr_get(const GsAttrs *at, GsOpKind k, GtgAttr a, int64_t *v) {
   case GA_SELF: return v[0] = at->self_interaction, 1;
   case GA_PADI: return v[0] = at->pad_interaction, 1;
   case GA_CEIL: return v[0] = at->ceil_mode, 1;
+  case GA_SIZE: return get_pair(at->size, v);
+  case GA_LINEAR: return v[0] = at->linear, 1;
   case GA_COUNT: break;
   }
   die("bad attribute %d", (int)a);

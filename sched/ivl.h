@@ -12,9 +12,9 @@
  *   ivl_remove frees it, so first fit sees exactly the blocks taken and not yet freed. With no
  *   free in between, bottom-up first fit puts each block at the aligned end of the one before
  *   (the layout of a bump pointer); after frees it reuses the lowest gap that holds the block.
- *   Users: DDR (lower_emit.c, lower_emit_gt.c: weights, graph inputs and outputs for the whole
+ *   Users: DDR (emit.c, emit_slices.c: weights, graph inputs and outputs for the whole
  *   run, each iteration's intermediates until its end) and each core's tile regions
- *   (lower_emit.c, emit_lb_region: until the next kernel's start).
+ *   (emit.c, emit_lb_region: until the next kernel's start).
  *
  * Policy: first fit among the blocks alive at some step of [t0, t1], in address order from the
  * bottom (IVL_BOTTOM_UP: the lowest offset that fits) or from the top (IVL_TOP_DOWN: the
@@ -25,7 +25,7 @@
  *
  * Peak: ivl_peak is the high-water mark, the end of the highest block placed since ivl_init
  * (removed blocks included): [lo, peak) held every block the buffer ever held, so it is the
- * size the buffer must have (the program's DDR footprint, GsLowered.ddr_peak_bytes). The peak
+ * size the buffer must have (the program's DDR footprint, GsEmitTally.ddr_peak_bytes). The peak
  * sum of the bytes alive at once is not kept: it depends on the lifetimes only, not on the
  * layout, and no user needs it (it bounds the high-water mark from below; the difference is
  * fragmentation).

@@ -9,17 +9,17 @@
  *   2. lower_fill_kernel_units              which core kind and units run each kernel
  *   3. lower_fill_placement                 where every kernel output lives (DDR, GB)
  *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes
- *   5. emit_program                         per-queue instruction streams (lower_emit.c,
- *                                           lower_tiles.c)
+ *   5. emit_iteration (emit.h)              per-queue instruction streams (emit.c,
+ *                                           emit_tiles.c)
  * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.
- * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program.
+ * Steps 1–4 only decide (they write the plan); step 5 is the only one that writes the Program,
+ * and it does not write the plan (its counts go to l->tally).
  * After every step the checker (lower_check.c) verifies the step's invariants; a violation is
  * a scheduler bug (exit 3). `--dump-after STEP` prints the plan after a step (lower_dump.c).
  * docs/schedulers.md describes every decision and the report's columns.
  *
  * Ids: kernels are numbered in execution order; a kernel's ops are graph op ids in topological
- * order (head first). Everything here lives in one GsArena per lowering, except the emitter's
- * allocators (emit_free, called by lower_free).
+ * order (head first). The plan lives in one GsArena per lowering; the emitter has its own.
  */
 #ifndef GS_LOWER_H
 #define GS_LOWER_H
@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "arch.h"
+#include "emit.h"
 #include "graph.h"
 #include "gt.h"
 #include "prog.h"
@@ -79,7 +80,7 @@ typedef struct {
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
   int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
-                                take, -1: not planned (the weight area's ends, lower_emit.c) */
+                                take, -1: not planned (the weight area's ends, emit.c) */
   int w_from;                /* ... staged at the start of that kernel (its own, or an earlier one) */
   int w_chunks;              /* graphturbo full: staged in this many chunks of whole column tiles,
                                 each posted to the cores as it lands (0: in one piece) */
@@ -89,10 +90,9 @@ typedef struct {
    * cluster's share it runs on, the LB bytes left for its tiles, its output slices */
   int inst;                  /* -1 under tvm/astitch */
   int64_t s0, s1;            /* samples [s0, s1) of each cluster's share; s1 = 0: all of it */
-  int64_t budget;            /* > 0: tile budget per core (else lower_core_tile_budget) */
+  int64_t budget;            /* > 0: tile budget per core (else arch_core_tile_budget) */
   int slice0, nslices;       /* its output slices: l->slices[slice0 .. slice0 + nslices) */
-  /* accounting (emit_program) */
-  int64_t ddr_read, ddr_write; /* bytes, whole kernel over all clusters and iterations */
+  GsScope end_scope;         /* the barrier after it (lower_fill_barriers) */
   int64_t flops;             /* graph_op_cost flops of its ops, per iteration */
   int64_t macs;
   const char *name;
@@ -110,7 +110,7 @@ typedef struct {
 /* GraphTurbo's ablation ladder (the paper's Fig. 15), each level on top of the one before:
  * gb = one kernel per group, outputs kept in GB; lb = kept in LB; instances = groups split into
  * instances and ordered; full = + across-layer scheduling (the next layer's weights staged in GB
- * while this one computes, lower_emit.c). */
+ * while this one computes, emit.c). */
 typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
 /* Level full stages a layer's weights at most --gt-prefetch kernels ahead (default, limit). */
 enum { GT_PREFETCH_DEFAULT = 2, GT_AHEAD_MAX = 8 };
@@ -170,7 +170,7 @@ typedef struct {
 } GtRunInst;
 
 /* The whole result: the plan (for the report) and the program. */
-typedef struct {
+typedef struct GsLowered {
   GsArena *arena;
   const GsArch *arch;
   GsGraph *graph;            /* borrowed; bound to the per-iteration batch of the last iteration */
@@ -182,8 +182,9 @@ typedef struct {
   GsKernel *kernels;
   GsTensorPlace *place;      /* [graph->ntensors] */
   GsProgram *prog;
-  int64_t nbarriers;         /* chip barrier episodes: one after every kernel of every iteration */
-  int64_t ddr_peak_bytes;    /* peak DDR bytes allocated by the program */
+  GsEmitTally tally;         /* what the emitter counted (emit.h) */
+  int dma_by_sem;            /* the clusters' DMA queues (staging, drains, loads ahead) are
+                                ordered by semaphores alone and join no barrier (graphturbo) */
   /* Table-3 accounting: op outputs (not aliases) by level */
   int outputs_ddr, outputs_gb, outputs_lb;
   /* roofline inputs (whole run) */
@@ -192,8 +193,9 @@ typedef struct {
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
   int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
-  int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster with queues (fixed by iteration 0) */
-  struct GsEmitState *es;      /* emission state kept across iterations (lower_emit.c) */
+  int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
+                                the most the first iteration's plan uses (0: all of them); a
+                                re-plan for a smaller last iteration partitions over these */
   /* graphturbo (lower_gt.c) */
   int nslices;
   GtSlice *slices;
@@ -206,6 +208,10 @@ typedef struct {
   const char *gt_order;      /* the instance order used (bfs/dfs, or "group" on a fallback) */
   int *op_group;             /* op -> the schedule's group (planning only) */
 } GsLowered;
+
+/* The run as the report sees it (summary.h), in l's arena. */
+struct GsSchedSummary;
+const struct GsSchedSummary *lower_summary(const GsLowered *l);
 
 /* Lower `g` for `a`. Re-binds g's batch (graph_infer). User errors (op that cannot be tiled,
  * dtype no unit supports, DDR too small) go to d with the op's position; returns NULL. */
@@ -252,8 +258,10 @@ typedef struct {
   int64_t cols;              /* output channels (LK_GEMM), 1 otherwise */
   int64_t k;                 /* reduction depth in "k units" (input channels for conv) */
   int64_t k_elems;           /* elements of one k unit (kh*kw for conv, 1 otherwise) */
-  int64_t col_align;         /* preferred column tile multiple (matrix unit n0) */
-  int split_cols, split_k;   /* columns / k may be cut (grouped convs: neither) */
+  int64_t col_align;         /* preferred column tile multiple (matrix unit n0); with
+                                col_strict, the only multiples column tiles may have */
+  int col_strict;            /* grouped convs: a column tile is whole groups */
+  int split_cols, split_k;   /* columns / k may be cut (grouped convs: columns by groups) */
   int64_t in_row_bytes;      /* bytes of input 0 per output row (whole k), for tile sizing */
   int64_t out_row_bytes;     /* bytes of output per row per column */
   int64_t halo_bytes;        /* extra input bytes a tile inside a segment reads (conv, pool) */
@@ -289,7 +297,7 @@ int64_t lower_op_weight_bytes(const GsGraph *g, int op);
 int64_t lower_op_compulsory_weight_bytes(const GsGraph *g, int op);
 
 /* Compute instructions of tile t of op; `emit` gets (vector op or -1 for gemm, m, n, k or
- * elems, param) through the callback. lower_ops.c knows the formulas; lower_emit.c the queues. */
+ * elems, param) through the callback. lower_ops.c knows the formulas; emit.c the queues. */
 typedef struct {
   int is_gemm;
   GsVop vop;
@@ -313,6 +321,39 @@ GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems);
 /* Input i of op is read whole by every tile (a broadcast operand), not sliced per tile. */
 int lower_op_input_whole(const GsGraph *g, int op, int i);
+/* A kernel's operands by how they reach its units — the one classification that the tiler's
+ * budget (lower_tiling.c) and the emitter's buffers (emit_tiles.c) both use: the head's
+ * activation inputs sliced per tile (A: head input indices), the weights loaded per tile (W,
+ * has_w), the tail operands of the head output's size loaded per output tile (R: tail op
+ * position j in k->ops and operand tensor), and the operands a core loads whole once (F: op
+ * and operand tensor, or -1 for the op's weights: bn/ln parameters, broadcast inputs). */
+typedef struct {
+  int apart[GS_MAX_OPERANDS], na;
+  int rop[GS_MAX_OPERANDS], rin[GS_MAX_OPERANDS], nr;
+  int fop[GS_MAX_OPERANDS * 2], fin[GS_MAX_OPERANDS * 2], nf;
+  int has_w;
+  int is_conv;               /* the head is a conv (a vector one: depthwise) */
+} GsKernelOperands;
+void lower_kernel_operands(const GsGraph *g, const GsKernel *k, GsKernelOperands *p);
+/* Bytes of resident operand i of p: its tensor, or its op's weights. */
+int64_t lower_resident_bytes(const GsGraph *g, const GsKernelOperands *p, int i);
+
+/* The partition of a kernel's rows (lower_partition.c): its rows and rows per sample (0: the
+ * kernel runs on cluster 0 only); core i's rows [a0, a1) in cluster c; the first row of the
+ * tile after the one starting at r in a core's rows [.., rb) with tiles of tr rows and
+ * segments of seg rows. */
+void lower_kernel_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int64_t *rows,
+                       int64_t *rps);
+void lower_core_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int64_t rows,
+                     int64_t rps, int c, int i, int64_t *a0, int64_t *a1);
+int64_t lower_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
+/* A copy kernel's parts: bytes [pre, pre + inner) of each of `outer` rows of src go to dst. */
+typedef struct {
+  int src, dst;             /* tensors */
+  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
+  int gather;               /* embedding: src = indices; rows come from the table */
+} GsCopyPart;
+int lower_copy_parts(const GsGraph *g, const GsKernel *k, GsCopyPart *pp);
 
 /* Strategy policies (lower_tvm.c, lower_astitch.c): fill l->kernels/nkernels through
  * lower_group_kernels, which grows a tail from every head while fuse(l, head, op) allows. */
@@ -329,7 +370,7 @@ int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);
 int gt_spill_victim(const GtSlice *sl, const int *cand, int n, GtSpillRule rule);
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down);
-/* The tile budget of kernel k on one core (its budget, else lower_core_tile_budget). */
+/* The tile budget of kernel k on one core (its budget, else arch_core_tile_budget). */
 int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k);
 /* Bytes of kernel k's worst-case double-buffered tile at its chosen tiles (lower_fill_tiling's own
  * measure; 0 for copy kernels, which size their chunks at emission). */
@@ -349,14 +390,16 @@ int lower_fill_tiling(GsLowered *l, GsDiag *d);
 /* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
  * that is estimated faster (GsKernel.w_chunks, loop order columns outer). */
 void lower_fill_tiling_streams(GsLowered *l);
-void emit_program(GsLowered *l, int64_t sample0, int iteration);
-/* Frees what emit_program holds outside the arena (lower_free calls it). */
-void emit_free(GsLowered *l);
 
+/* The plan places kernel outputs as slices (l->slices: graphturbo) rather than per tensor
+ * (l->place); the emitter follows whichever the plan has. */
+static inline int lower_keeps_slices(const GsLowered *l) { return l->nslices > 0; }
+/* The barrier after every kernel (GsKernel.end_scope): a chip barrier, or, where the plan runs
+ * clusters independently (dma_by_sem), a cluster barrier when neither the kernel nor the next
+ * one shares data across clusters. */
+void lower_fill_barriers(GsLowered *l);
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
-/* LB (or, for cores without LB, GB share) bytes one core may use for tiles. */
-int64_t lower_core_tile_budget(const GsArch *a, int core_kind);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
  * grouping (with a strategy's fuse rule), unit selection and placement of kernel outputs;
  * lower_run() is the driver (a few lines per step: iteration sizing, the DDR check, emission
  * per iteration, the report's totals), lower_plan() the same planning stopped after a step
- * (--dump-after). Tiling is lower_tiling.c, emission lower_emit.c and lower_tiles.c;
- * lower_free also frees the emitter's allocators (emit_free).
+ * (--dump-after). Tiling is lower_tiling.c, emission the emitter's (emit.h), which the driver
+ * runs once per iteration with l->tally as its accounting sink.
  *
  * Invariants after each pass, checked by lower_check (lower_check.c, which states them in
  * full) after every step (plan(); a violation dies naming the step):
@@ -48,12 +48,6 @@ void lower_options_default(GsLowerOptions *o) {
 
 /* ---------------- grouping ---------------- */
 
-static int root_tensor(const GsGraph *g, int t) {
-  while (g->tensors[t].producer >= 0 && g->ops[g->tensors[t].producer].kind == OP_RESHAPE)
-    t = g->ops[g->tensors[t].producer].in[0];
-  return t;
-}
-
 static int is_graph_output(const GsGraph *g, int t) {
   for (int i = 0; i < g->noutputs; i++)
     if (g->outputs[i] == t) return 1;
@@ -97,10 +91,10 @@ void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
       for (int i = 0; i < o->nin; i++) {
         int t = o->in[i];
         if (t == cur) continue;
-        int p = g->tensors[root_tensor(g, t)].producer;
+        int p = g->tensors[graph_root(g, t)].producer;
         if (p >= 0 && (p >= h || !taken[p])) ok = 0;
         if (graph_tensor_elems(&g->tensors[t]) != graph_tensor_elems(hy) &&
-            graph_tensor_bytes(&g->tensors[t]) > lower_core_tile_budget(l->arch, 0) / 8)
+            graph_tensor_bytes(&g->tensors[t]) > arch_core_tile_budget(l->arch, 0) / 8)
           ok = 0;
       }
       if (!ok) break;
@@ -124,14 +118,7 @@ void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
 /* ---------------- units ---------------- */
 
 int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k) {
-  return k->budget > 0 ? k->budget : lower_core_tile_budget(l->arch, k->core_kind);
-}
-
-int64_t lower_core_tile_budget(const GsArch *a, int core_kind) {
-  const GsCoreKind *ck = &a->core_kinds[core_kind];
-  if (ck->lb_bytes > 0) return ck->lb_bytes;
-  /* no LB (Goya's GEMM core): its tiles live in a quarter of the GB, shared by cores of the kind */
-  return a->gb_bytes / 4 / (ck->count > 0 ? ck->count : 1);
+  return k->budget > 0 ? k->budget : arch_core_tile_budget(l->arch, k->core_kind);
 }
 
 /* The dtype a unit computes an op of tensor dtype dt in: dt itself when supported, else the
@@ -363,7 +350,7 @@ int lower_fill_placement(GsLowered *l) {
   for (int o = 0; o < g->nops; o++) {
     const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) {
-      pl[op->out[0]].alias_of = root_tensor(g, op->in[0]);
+      pl[op->out[0]].alias_of = graph_root(g, op->in[0]);
       continue;
     }
     for (int j = 0; j < op->nout; j++) pl[op->out[j]].kernel = kof[o];
@@ -372,7 +359,7 @@ int lower_fill_placement(GsLowered *l) {
     const GsOp *op = &g->ops[o];
     if (op->kind == OP_RESHAPE) continue;
     for (int i = 0; i < op->nin; i++) {
-      int r = root_tensor(g, op->in[i]);
+      int r = graph_root(g, op->in[i]);
       if (kof[o] > pl[r].last_kernel) pl[r].last_kernel = kof[o];
     }
   }
@@ -385,7 +372,7 @@ int lower_fill_placement(GsLowered *l) {
     if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
   /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
   /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
-   * of kernel k1+1 (lower_emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
+   * of kernel k1+1 (emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
   GsIvl blocks;
   lower_fill_gb_split(l);
   int64_t gb_cap = l->gb_tensor_bytes;
@@ -401,11 +388,11 @@ int lower_fill_placement(GsLowered *l) {
       for (int o = 0; o < g->nops && ok; o++) {
         const GsOp *op = &g->ops[o];
         if (op->kind == OP_RESHAPE) {
-          if (root_tensor(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
+          if (graph_root(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
           continue;
         }
         for (int i = 0; i < op->nin; i++)
-          if (root_tensor(g, op->in[i]) == t) {
+          if (graph_root(g, op->in[i]) == t) {
             if (a->nclusters > 1 && !l->kernels[kof[o]].split_clusters) ok = 0;
             if (lower_op_input_whole(g, o, i)) ok = 0;
             if (op->kind == OP_MATMUL && i == 1) ok = 0; /* b may broadcast across samples */
@@ -454,17 +441,59 @@ static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
   return 0;
 }
 
+/* A kernel shares data across clusters: it runs on cluster 0 alone, or reads a tensor whole. */
+static int shares_clusters(const GsLowered *l, int ki) {
+  const GsKernel *k = &l->kernels[ki];
+  const GsGraph *g = l->graph;
+  if (!k->split_clusters && l->arch->nclusters > 1) return 1;
+  for (int j = 0; j < k->nops; j++)
+    for (int i = 0; i < g->ops[k->ops[j]].nin; i++)
+      if (lower_op_input_whole(g, k->ops[j], i) && g->tensors[g->ops[k->ops[j]].in[i]].producer >= 0)
+        return 1;
+  return 0;
+}
+
+/* Kernels that run on every cluster over its own samples need no other cluster, so a cluster
+ * barrier ends them; a kernel that shares data across clusters is fenced by chip barriers on
+ * both sides. An iteration's last kernel ends with a chip barrier: its DDR is freed and the
+ * next one's allocated by cluster 0's queue. Only plans whose clusters run independently
+ * (dma_by_sem) use cluster barriers; tvm and astitch end every kernel at a chip barrier. */
+void lower_fill_barriers(GsLowered *l) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    GsKernel *k = &l->kernels[ki];
+    int chip = !l->dma_by_sem || ki == l->nkernels - 1 || shares_clusters(l, ki) ||
+               (ki + 1 < l->nkernels && shares_clusters(l, ki + 1));
+    k->end_scope = chip ? SCOPE_CHIP : SCOPE_CLUSTER;
+  }
+}
+
 /* Steps 1-4 (lower.h) up to and including `stop`, each followed by its checker. */
 static int plan(GsLowered *l, LowerStep stop, GsDiag *d) {
-  if (l->opt.sched == SCHED_GRAPHTURBO) return gt_plan(l, stop, d);
-  if (l->opt.sched == SCHED_TVM) lower_group_kernels_tvm(l);
-  else lower_group_kernels_astitch(l);
-  lower_check_step(l, LOWER_KERNELS);
-  if (stop == LOWER_KERNELS) return 0;
-  if (lower_fill_kernel_units(l, d)) return -1;
-  lower_check_step(l, LOWER_UNITS);
-  if (stop == LOWER_UNITS) return 0;
-  return place_and_tile(l, stop, d);
+  int rc;
+  if (l->opt.sched == SCHED_GRAPHTURBO) {
+    rc = gt_plan(l, stop, d);
+  } else {
+    if (l->opt.sched == SCHED_TVM) lower_group_kernels_tvm(l);
+    else lower_group_kernels_astitch(l);
+    lower_check_step(l, LOWER_KERNELS);
+    if (stop == LOWER_KERNELS) return 0;
+    if (lower_fill_kernel_units(l, d)) return -1;
+    lower_check_step(l, LOWER_UNITS);
+    if (stop == LOWER_UNITS) return 0;
+    rc = place_and_tile(l, stop, d);
+  }
+  if (rc == 0 && l->kernels) lower_fill_barriers(l);
+  return rc;
+}
+
+/* The cores per cluster of each kind the run's queues serve: the most any kernel of the first
+ * iteration's plan uses; a re-plan for a smaller last iteration partitions over these. */
+static void fix_active_cores(GsLowered *l) {
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    int used = k->pr * k->pc;
+    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
+  }
 }
 
 /* Drops the plan (everything in the arena) before planning again. */
@@ -533,18 +562,22 @@ static int check_ddr_fixed(const GsLowered *l, GsDiag *d) {
 static int emit_iterations(GsLowered *l, GsDiag *d) {
   GsGraph *g = l->graph;
   int64_t done = 0, B = l->batch, PD = l->per_cluster * l->arch->nclusters;
-  for (int it = 0; it < l->iterations; it++) {
+  fix_active_cores(l);
+  GsEmitter *em = emit_new(l, l->prog, &l->tally);
+  int rc = 0;
+  for (int it = 0; it < l->iterations && rc == 0; it++) {
     int64_t bit = min64(B - done, PD);
     if (bit != g->batch) {
-      if (graph_infer(g, bit, d)) return -1;
-      if (l->opt.sched == SCHED_GRAPHTURBO ? plan(l, LOWER_STAGING, d)
-                                           : place_and_tile(l, LOWER_TILING, d))
-        return -1;
+      rc = graph_infer(g, bit, d);
+      if (rc == 0 && l->opt.sched == SCHED_GRAPHTURBO) rc = plan(l, LOWER_STAGING, d);
+      else if (rc == 0 && (rc = place_and_tile(l, LOWER_TILING, d)) == 0) lower_fill_barriers(l);
+      if (rc) break;
     }
-    emit_program(l, done, it);
+    emit_iteration(em, l, done, it);
     done += bit;
   }
-  return 0;
+  emit_delete(em);
+  return rc;
 }
 
 /* Peak FLOP/s: every matrix and vector unit of the chip at the fastest compute dtype the
@@ -596,9 +629,12 @@ static int report_totals(GsLowered *l, GsDiag *d) {
     }
   }
   l->ddr_read = l->ddr_write = 0;
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    l->ddr_read += l->kernels[ki].ddr_read;
-    l->ddr_write += l->kernels[ki].ddr_write;
+  l->spills = l->spill_bytes = 0;
+  for (int ti = 0; ti < l->tally.ntasks; ti++) {
+    l->ddr_read += l->tally.task[ti].ddr_read;
+    l->ddr_write += l->tally.task[ti].ddr_write;
+    l->spills += l->tally.task[ti].spills;
+    l->spill_bytes += l->tally.task[ti].spill_bytes;
   }
   return 0;
 }
@@ -640,7 +676,7 @@ fail:
 
 void lower_free(GsLowered *l) {
   if (!l) return;
-  emit_free(l);
+  emit_tally_free(&l->tally);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);

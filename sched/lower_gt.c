@@ -1,5 +1,5 @@
 /* lower_gt.c — GraphTurbo's kernel generation (paper §4.1–4.3) as a plan for the shared
- * emitter (lower_emit.c, lower_tiles.c). gt_plan() reads top to bottom:
+ * emitter (emit.c, emit_tiles.c). gt_plan() reads top to bottom:
  *
  *   schedule_view        the graph-level passes (gt.c) at the per-cluster batch: groups, instances,
  *                        their order and scopes
@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "ivl.h"
-#include "lower_emit.h"
 
 static const char *const ladder_names[GTL_COUNT] = {"gb", "lb", "instances", "full"};
 const char *gt_ladder_name(GtLadder v) { return (unsigned)v < GTL_COUNT ? ladder_names[v] : "?"; }
@@ -65,6 +64,14 @@ typedef struct {
 static int schedule_view(GsLowered *l, SchedView *v, GsDiag *d) {
   GsGraph *g = l->graph;
   int64_t bit = g->batch, share = ceil_div64(bit, l->arch->nclusters);
+  if (share != bit && graph_batch_fixed(g)) {
+    diag_error(d, g->file ? g->file : g->name, 0, 0, NULL,
+               "model '%s' has a fixed batch of %lld: graphturbo schedules one cluster's share "
+               "(%lld samples on config '%s'), which a fixed-batch model cannot be bound to; "
+               "export it with a symbolic batch dimension, or use --sched tvm or astitch",
+               g->name, (long long)bit, (long long)share, l->arch->name);
+    return -1;
+  }
   if (graph_infer(g, share, d)) return -1;
   GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, (GtPass)(GT_NPASSES - 1));
   v->ngroups = s->nlive;
@@ -109,11 +116,10 @@ static void note(GsLowered *l, const char *text) {
 
 /* Rows per sample of a kernel's partition from its geometry alone (0: not batch-major). */
 static int64_t kernel_rps(GsLowered *l, const GsKernel *k) {
-  Emit pe = {.l = l, .a = l->arch, .g = l->graph};
   GsKernel w = *k;
   w.split_clusters = 1;
   int64_t rows, rps;
-  emit_kernel_rows(&pe, &w, &rows, &rps);
+  lower_kernel_rows(l->graph, l->arch, &w, &rows, &rps);
   return rps;
 }
 
@@ -236,9 +242,8 @@ static int kernel_cores(GsLowered *l, const GsKernel *k) {
                                          : a->core_kinds[k->core_kind].count;
   GsLowerKind lk = lower_op_kind(l->graph, k->head);
   if (lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1)) return P;
-  Emit pe = {.l = l, .a = a, .g = l->graph};
   int64_t rows, rps;
-  emit_kernel_rows(&pe, k, &rows, &rps);
+  lower_kernel_rows(l->graph, l->arch, k, &rows, &rps);
   int64_t R = rows;
   if (rps > 0) R = (k->s1 > 0 ? k->s1 - k->s0 : ceil_div64(l->graph->batch, a->nclusters)) * rps;
   return (int)min64(P, max64(R, 1));
@@ -252,9 +257,8 @@ static int kernel_outputs(const GsGraph *g, const GsKernel *k, int *out) {
 }
 
 static void slice_cores(GsLowered *l, GsKernel *k, GtSlice *s) {
-  Emit pe = {.l = l, .a = l->arch, .g = l->graph};
   int64_t rows, rps;
-  emit_kernel_rows(&pe, k, &rows, &rps);
+  lower_kernel_rows(l->graph, l->arch, k, &rows, &rps);
   int64_t rb = graph_tensor_bytes(&l->graph->tensors[s->tensor]) / rows;
   s->lb_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
   s->lb_bytes = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
@@ -263,7 +267,7 @@ static void slice_cores(GsLowered *l, GsKernel *k, GtSlice *s) {
   s->bytes = 0;
   for (int i = 0; i < k->pr; i++) {
     int64_t a0, a1;
-    emit_core_rows(&pe, k, rows, rps, 0, i, &a0, &a1);
+    lower_core_rows(l->graph, l->arch, k, rows, rps, 0, i, &a0, &a1);
     s->lb_bytes[i] = (a1 - a0) * rb;
     s->bytes += s->lb_bytes[i];
   }
@@ -430,7 +434,7 @@ static void place_pass(GsLowered *l, int level, GsIvl *ivls, int nres, int down)
 static void fill_budgets(GsLowered *l, const GsIvl *lbs) {
   for (int ki = 0; ki < l->nkernels; ki++) {
     GsKernel *k = &l->kernels[ki];
-    int64_t b = lower_core_tile_budget(l->arch, k->core_kind);
+    int64_t b = arch_core_tile_budget(l->arch, k->core_kind);
     if (l->arch->core_kinds[k->core_kind].lb_bytes > 0) {
       int c0 = arch_core_base(l->arch, k->core_kind);
       for (int i = 0; i < k->pr; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
@@ -711,6 +715,7 @@ int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d) {
   SchedView v;
   if (schedule_view(l, &v, d)) return -1;
   l->op_group = v.op_group;
+  l->dma_by_sem = 1; /* staging, drains and loads ahead are ordered by semaphores */
   l->gt_order = l->opt.gt_level >= GTL_INSTANCES ? v.order : "group";
   lower_group_kernels(l, gt_fuse);
   lower_check_step(l, LOWER_KERNELS);

@@ -6,7 +6,7 @@
  * NCHW is their logical order (conv1d's NCL is NLC, handled as NHWC with H = L, W = 1); other
  * tensors are row-major as declared. With channels last, the output rows (n, h) of a conv or a
  * pooling are contiguous, so every core's share of an output is one contiguous byte range
- * (lower_emit.c gives each share its own region). Weight regions in DDR, one per op:
+ * (emit.c gives each share its own region). Weight regions in DDR, one per op:
  *   conv/dense: [out_channels][k_elems_per_channel + bias]  (a column's weights are contiguous)
  *   batchnorm: scale and shift [2][C]; layernorm: gamma and beta [2][last]
  *   embedding: the table [vocab][dim]
@@ -36,7 +36,8 @@ int lower_op_is_memory_intensive(GsOpKind k) {
 int lower_op_is_tvm_tail(GsOpKind k) {
   switch (k) {
   case OP_BATCHNORM: case OP_RELU: case OP_RELU6: case OP_GELU: case OP_SIGMOID: case OP_SWISH:
-  case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+  case OP_HSIGMOID: case OP_HSWISH: case OP_TANH: case OP_ADD: case OP_SUB: case OP_MUL:
+  case OP_DIV:
     return 1;
   default:
     return 0;
@@ -58,6 +59,9 @@ static ConvDims conv_dims(const GsGraph *g, const GsOp *o) {
     c.h = x->dim[2]; c.w = 1; c.ho = y->dim[2]; c.wo = 1;
     c.kh = o->at.kernel[1]; c.kw = 1; c.sh = o->at.stride[1]; c.sw = 1; c.pt = o->at.pad[1];
     c.dh = o->at.dilation[1];
+  } else if (o->kind == OP_RESIZE) { /* a 1x1 (nearest) or 2x2 (bilinear) window */
+    c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
+    c.kh = c.kw = o->at.linear ? 2 : 1; c.sh = c.sw = 1; c.pt = 0; c.dh = 1;
   } else if (o->kind == OP_CONV2D || o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL) {
     c.h = x->dim[2]; c.w = x->dim[3]; c.ho = y->dim[2]; c.wo = y->dim[3];
     c.kh = o->at.kernel[0]; c.kw = o->at.kernel[1]; c.sh = o->at.stride[0]; c.sw = o->at.stride[1];
@@ -100,6 +104,14 @@ static void conv_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0
   *ih1 = min64(c->h, b);
   if (*ih1 <= *ih0) *ih1 = *ih0 + 1; /* a tile entirely in the padding still reads one row */
   if (*ih1 > c->h) { *ih1 = c->h; *ih0 = c->h - 1; }
+}
+
+/* Input rows [ih0, ih1) a resize's output rows [h0, h1) read (gt_dims.c's rule: the scaled
+ * range, one more row on each side when bilinear). */
+static void resize_in_rows(const ConvDims *c, int64_t h0, int64_t h1, int64_t *ih0, int64_t *ih1) {
+  int64_t lin = c->kh > 1;
+  *ih0 = max64(0, h0 * c->h / c->ho - lin);
+  *ih1 = min64(c->h, ceil_div64(h1 * c->h, c->ho) + lin);
 }
 
 /* Segment geometry of a tile: either inside one segment (nseg = 1, rows [h0,h1)) or whole
@@ -164,8 +176,14 @@ static void geom_conv(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
     int64_t cin_g = c.c / c.groups;
     m->k = cin_g;
     m->k_elems = c.kh * c.kw;
-    m->split_cols = c.groups == 1;
+    /* a grouped conv's column tile is whole groups (their input channels are a contiguous
+     * channel range); its k is never cut: a group's taps accumulate in one gemm */
+    m->split_cols = 1;
     m->split_k = c.groups == 1;
+    if (c.groups > 1) {
+      m->col_align = c.co / c.groups;
+      m->col_strict = 1;
+    }
     m->in_row_bytes = c.sh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
     m->halo_bytes = (c.kh - 1) * c.dh * c.w * xdt * (c.groups == 1 ? 1 : c.c);
   }
@@ -286,7 +304,7 @@ void lower_fill_geom(const GsGraph *g, int op, const GsArch *a, GsGeom *m) {
   case OP_CONV2D: case OP_CONV1D: geom_conv(g, op, batch, m); break;
   case OP_DENSE: geom_dense(g, op, batch, m); break;
   case OP_MATMUL: geom_matmul(g, op, batch, m); break;
-  case OP_MAXPOOL: case OP_AVGPOOL: geom_pool(g, op, batch, m); break;
+  case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE: geom_pool(g, op, batch, m); break;
   case OP_GAVGPOOL: geom_gavgpool(g, op, batch, m); break;
   default: geom_rowwise(g, op, batch, m); break;
   }
@@ -335,10 +353,11 @@ static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, in
   /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a
    * strided pattern (one row per pixel) */
   ConvDims c = conv_dims(g, o);
-  int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL;
+  int pool = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL || o->kind == OP_RESIZE;
   SegRange r = seg_range(c.ho, t);
   int64_t ih0 = 0, ih1 = c.h;
-  if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+  if (r.nseg == 1 && o->kind == OP_RESIZE) resize_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
+  else if (r.nseg == 1) conv_in_rows(&c, r.h0, r.h1, &ih0, &ih1);
   int64_t k0 = 0, k1 = c.c;
   if (pool) {
     k0 = t->c0;
@@ -350,6 +369,10 @@ static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, in
   } else if (c.groups == 1) {
     k0 = t->k0;
     k1 = t->k1;
+  } else { /* the groups of columns [c0, c1): their input channels */
+    int64_t cog = c.co / c.groups, cig = c.c / c.groups;
+    k0 = t->c0 / cog * cig;
+    k1 = ((t->c1 - 1) / cog + 1) * cig;
   }
   int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
   int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
@@ -413,7 +436,7 @@ int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSp
   const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
   int64_t dt = dtb(x);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL:
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE:
     conv_input_span(g, o, t, dt, s);
     return 1;
   case OP_DENSE: {
@@ -531,10 +554,10 @@ void lower_tile_output_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s
   const GsTensor *y = T(g, o->out[0]);
   int64_t dt = dtb(y);
   switch (o->kind) {
-  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: {
+  case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_RESIZE: {
     ConvDims c = conv_dims(g, o);
     SegRange r = seg_range(c.ho, t);
-    int64_t co = o->kind == OP_MAXPOOL || o->kind == OP_AVGPOOL ? c.c : c.co;
+    int64_t co = o->kind == OP_CONV2D || o->kind == OP_CONV1D ? c.co : c.c;
     int64_t pix0 = (r.s0 * c.ho + r.h0) * c.wo, pix = r.nseg * (r.h1 - r.h0) * c.wo;
     if (t->c0 == 0 && t->c1 == co) {
       *s = span1(pix0 * co * dt, pix * co * dt);
@@ -598,6 +621,8 @@ static int elementwise_vop(GsOpKind k, GsVop *v) {
   case OP_GELU: *v = V_GELU; return 1;
   case OP_SIGMOID: *v = V_SIGMOID; return 1;
   case OP_SWISH: *v = V_SWISH; return 1;
+  case OP_HSIGMOID: *v = V_HSIGMOID; return 1;
+  case OP_HSWISH: *v = V_HSWISH; return 1;
   case OP_TANH: *v = V_TANH; return 1;
   case OP_ADD: *v = V_ADD; return 2;
   case OP_SUB: *v = V_SUB; return 2;
@@ -614,6 +639,7 @@ int lower_op_input_whole(const GsGraph *g, int op, int i) {
   if (lower_op_kind(g, op) != LK_VEC) return 0;
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D: case OP_MAXPOOL: case OP_AVGPOOL: case OP_GAVGPOOL:
+  case OP_RESIZE:
     return 0;
   default: {
     GsTile t = {0, 1, 0, 1, 0, 1};
@@ -621,6 +647,52 @@ int lower_op_input_whole(const GsGraph *g, int op, int i) {
     return !lower_tile_input_span(g, op, i, &t, &s);
   }
   }
+}
+
+/* ---- a kernel's operands ---- */
+
+/* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
+static void add_resident(GsKernelOperands *p, int op, int t) {
+  p->fop[p->nf] = op;
+  p->fin[p->nf++] = t;
+}
+
+void lower_kernel_operands(const GsGraph *g, const GsKernel *k, GsKernelOperands *p) {
+  const GsOp *h = &g->ops[k->head];
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < h->nin; i++) {
+    if (h->kind == OP_MATMUL && i == 1) continue;
+    if (lower_op_input_whole(g, k->head, i)) continue;
+    p->apart[p->na++] = i;
+  }
+  const GsTensor *hy = &g->tensors[h->out[0]];
+  for (int i = 0; i < h->nin; i++)
+    if (lower_op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
+  p->has_w = lower_op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
+  p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
+  if (lower_op_kind(g, k->head) == LK_VEC && lower_op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
+    add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
+    p->has_w = 0;
+  }
+  for (int j = 1; j < k->nops; j++) {
+    const GsOp *op = &g->ops[k->ops[j]];
+    if (lower_op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
+    for (int i = 0; i < op->nin; i++) {
+      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
+      if (graph_tensor_elems(&g->tensors[op->in[i]]) == graph_tensor_elems(hy)) {
+        gs_assert(p->nr < GS_MAX_OPERANDS);
+        p->rop[p->nr] = j;
+        p->rin[p->nr++] = op->in[i];
+      } else {
+        add_resident(p, k->ops[j], op->in[i]);
+      }
+    }
+  }
+}
+
+int64_t lower_resident_bytes(const GsGraph *g, const GsKernelOperands *p, int i) {
+  return p->fin[i] >= 0 ? graph_tensor_bytes(&g->tensors[p->fin[i]])
+                        : lower_op_weight_bytes(g, p->fop[i]);
 }
 
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
@@ -728,6 +800,12 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
     int64_t win = c.kh * c.kw;
     st[0] = vstep(o->kind == OP_MAXPOOL ? V_POOLMAX : V_POOLAVG,
                   rows * c.wo * (t->c1 - t->c0) * win, win, 0);
+    return 1;
+  }
+  case OP_RESIZE: { /* nearest: a copy; bilinear: 4 weighted reads per output, as avg pooling */
+    ConvDims c = conv_dims(g, o);
+    int64_t out = rows * c.wo * (t->c1 - t->c0);
+    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, 0, 0);
     return 1;
   }
   case OP_GAVGPOOL: {

@@ -23,6 +23,7 @@ static int64_t cluster_share_samples(const GsLowered *l) {
 }
 
 
+/* All int64_t: tile_bytes takes the field-wise maximum over candidate tiles. */
 typedef struct {
   int64_t a, w, r, o, fixed; /* worst-case bytes of one A set, W, R set, O; resident bytes */
   /* worst-case memory-side cost of loading one A set, W, R set and storing O: DDR bytes
@@ -39,7 +40,7 @@ static int64_t align64(int64_t x) { return (x + 63) / 64 * 64; }
 
 /* DDR bytes one access of span s costs: the simulator's burst rounding (unit_timing.h,
  * timing_ddr_bytes_bound) at the worst start the span's offsets allow, since a tile is priced
- * before addresses exist (DDR tensors start on 256-byte boundaries: lower_emit.c). */
+ * before addresses exist (DDR tensors start on 256-byte boundaries: emit.c). */
 static int64_t ddr_span_cost(const GsSpan *s, int burst) {
   GsAccess a = {s->off, s->row_bytes, s->rows, s->stride, s->planes, s->pstride};
   return timing_ddr_bytes_bound(&a, burst);
@@ -51,12 +52,57 @@ static void mem_cost(const GsLowered *l, int t, const GsSpan *s, int64_t *ddr, i
   else *ddr += ddr_span_cost(s, l->arch->ddr_burst_bytes);
 }
 
-/* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk). */
+/* The bytes of tile t of kernel k, whose operands are ko (the emitter's classification):
+ * its A set, W and R set as the regions the emitter sizes them (at least what the unit reads:
+ * lower_tile_operand_bytes), O at the tail's compute dtype, and what moving each costs. */
+static TileBytes tile_one(const GsLowered *l, const GsKernel *k, const GsKernelOperands *ko,
+                          const GsTile *t) {
+  const GsGraph *g = l->graph;
+  const GsOp *h = &g->ops[k->head];
+  TileBytes b;
+  memset(&b, 0, sizeof b);
+  GsSpan s;
+  GsOperandBytes ob = lower_tile_operand_bytes(g, k->head, t, k->cdt_head);
+  int first = 1;
+  for (int ai = 0; ai < ko->na; ai++) {
+    int i = ko->apart[ai];
+    if (!lower_tile_input_span(g, k->head, i, t, &s)) continue;
+    int64_t x = span_bytes(&s);
+    if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
+    b.a += align64(x);
+    mem_cost(l, h->in[i], &s, &b.da, &b.ga);
+    b.xa += span_bytes(&s);
+    b.na++;
+    first = 0;
+  }
+  if (ko->has_w && lower_tile_weight_span(g, k->head, t, &s)) {
+    b.w = align64(max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b));
+    b.xw = span_bytes(&s);
+    if (k->w_via_gb) b.gw = span_bytes(&s);
+    else b.dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
+  }
+  lower_tile_output_span(g, k->head, t, &s);
+  mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &b.dout, &b.gout);
+  b.xo = span_bytes(&s);
+  int64_t o = max64(span_bytes(&s), ob.o);
+  o = max64(o, span_bytes(&s) / arch_dtype_bytes(g->tensors[h->out[0]].dtype) * arch_dtype_bytes(k->cdt_tail));
+  b.o = align64(o);
+  for (int i = 0; i < ko->nr; i++) {
+    b.r += align64(o);
+    mem_cost(l, ko->rin[i], &s, &b.dr, &b.gr);
+    b.xr += span_bytes(&s);
+    b.nr++;
+  }
+  return b;
+}
+
+/* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk): the largest of a tile
+ * inside a segment at each end of the columns and k, and (when tiles span segments) of whole
+ * segments; plus the resident operands, a 64-byte region each as the emitter allocates them. */
 static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int64_t tr,
                             int64_t tc, int64_t tk) {
-  const GsGraph *g = l->graph;
-  TileBytes tb;
-  memset(&tb, 0, sizeof tb);
+  GsKernelOperands ko;
+  lower_kernel_operands(l->graph, k, &ko);
   GsTile cand[3];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
@@ -67,88 +113,21 @@ static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom 
     int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
     cand[nc++] = (GsTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
   }
-  const GsOp *h = &g->ops[k->head];
+  TileBytes tb;
+  memset(&tb, 0, sizeof tb);
   for (int c = 0; c < nc; c++) {
-    GsTile *t = &cand[c];
-    GsSpan s;
-    int64_t a = 0, w = 0, o, da = 0, dw = 0, dout = 0, dr = 0, ga = 0, gw = 0, gout = 0, gr = 0;
-    int64_t na = 0, nr = 0, xa = 0, xw = 0, xr = 0, xo;
-    GsOperandBytes ob = lower_tile_operand_bytes(g, k->head, t, k->cdt_head);
-    int first = 1;
-    for (int i = 0; i < h->nin; i++) {
-      if (h->kind == OP_MATMUL && i == 1) continue;
-      if (lower_tile_input_span(g, k->head, i, t, &s)) {
-        int64_t x = span_bytes(&s);
-        if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
-        a += align64(x);
-        mem_cost(l, h->in[i], &s, &da, &ga);
-        xa += span_bytes(&s);
-        na++;
-        first = 0;
-      }
-    }
-    if (lower_tile_weight_span(g, k->head, t, &s) && gm->w_fixed_bytes == 0) {
-      w = max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b);
-      xw = span_bytes(&s);
-      if (k->w_via_gb) gw = span_bytes(&s);
-      else dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
-    }
-    lower_tile_output_span(g, k->head, t, &s);
-    mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &dout, &gout);
-    xo = span_bytes(&s);
-    o = max64(span_bytes(&s), ob.o);
-    o = max64(o, span_bytes(&s) / arch_dtype_bytes(g->tensors[h->out[0]].dtype) * arch_dtype_bytes(k->cdt_tail));
-    int64_t r = 0;
-    for (int j = 1; j < k->nops; j++) {
-      const GsOp *op = &g->ops[k->ops[j]];
-      for (int i = 0; i < op->nin; i++) {
-        const GsTensor *x = &g->tensors[op->in[i]];
-        if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-        if (graph_tensor_elems(x) == graph_tensor_elems(&g->tensors[h->out[0]])) {
-          r += align64(o);
-          mem_cost(l, op->in[i], &s, &dr, &gr);
-          xr += span_bytes(&s);
-          nr++;
-        }
-      }
-    }
-    tb.da = max64(tb.da, da);
-    tb.dw = max64(tb.dw, dw);
-    tb.dout = max64(tb.dout, dout);
-    tb.dr = max64(tb.dr, dr);
-    tb.ga = max64(tb.ga, ga);
-    tb.gw = max64(tb.gw, gw);
-    tb.gout = max64(tb.gout, gout);
-    tb.gr = max64(tb.gr, gr);
-    tb.xa = max64(tb.xa, xa);
-    tb.xw = max64(tb.xw, xw);
-    tb.xr = max64(tb.xr, xr);
-    tb.xo = max64(tb.xo, xo);
-    tb.na = max64(tb.na, na);
-    tb.nr = max64(tb.nr, nr);
-    tb.a = max64(tb.a, a);
-    tb.w = max64(tb.w, align64(w));
-    tb.o = max64(tb.o, align64(o));
-    tb.r = max64(tb.r, r);
+    TileBytes b = tile_one(l, k, &ko, &cand[c]);
+    int64_t *dst = &tb.a, *src = &b.a;
+    for (size_t i = 0; i < sizeof tb / sizeof(int64_t); i++) dst[i] = max64(dst[i], src[i]);
   }
-  /* resident bytes: broadcast operands and parameters of the head and the tail */
-  int64_t fixed = align64(gm->w_fixed_bytes);
-  for (int j = 1; j < k->nops; j++) {
-    const GsOp *op = &g->ops[k->ops[j]];
-    fixed += align64(lower_op_weight_bytes(g, k->ops[j]));
-    for (int i = 0; i < op->nin; i++) {
-      const GsTensor *x = &g->tensors[op->in[i]];
-      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-      if (graph_tensor_elems(x) != graph_tensor_elems(&g->tensors[h->out[0]])) fixed += align64(graph_tensor_bytes(x));
-    }
-  }
-  tb.fixed = fixed;
+  tb.fixed = 0;
+  for (int i = 0; i < ko.nf; i++) tb.fixed += align64(lower_resident_bytes(l->graph, &ko, i));
   return tb;
 }
 
 /* Cycles of one step of kernel k with tile sizes (tr, tc, tk) on the head unit (*head) and of
  * the fused tail on the tail unit after the step's last k chunk (*tail): the simulator's own
- * formulas (unit_timing.h) over the instructions lower_tiles.c emits for that tile. */
+ * formulas (unit_timing.h) over the instructions emit_tiles.c emits for that tile. */
 static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsGeom *gm,
                                 int64_t tr, int64_t tc, int64_t tk, double *head, double *tail) {
   const GsArch *a = l->arch;
@@ -202,7 +181,7 @@ void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1) {
 
 /* The partition of kernel k over its cluster's cores: rows only (batch and spatial rows), so
  * that with channels-last storage each core's share of the output is one contiguous byte range,
- * which lower_emit.c makes its own region; columns are cut only into tiles inside a core. */
+ * which emit.c makes its own region; columns are cut only into tiles inside a core. */
 static void partition_rows(const GsLowered *l, GsKernel *k, const GsGeom *gm) {
   const GsArch *a = l->arch;
   int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
@@ -342,7 +321,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
       }
       if (tk <= 1 || !gm->split_k) break;
     }
-    if (tc <= 1 || tc <= gm->col_align) break;
+    if (tc <= 1 || tc <= gm->col_align) break; /* col_strict: never below */
   }
   return pick;
 }
@@ -381,7 +360,7 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
         TileChoice ch = tile_cost(ts, rows, tc, tk, order, wres);
         if (ch.cost < bar && ch.cost < keep.cost) keep = ch;
       }
-      if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break;
+      if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break; /* col_strict: never below */
     }
     if (tk <= 1 || !gm->split_k) break;
   }
@@ -423,7 +402,7 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
         TileChoice ch = tile_cost(&ts, tr, tc, tk, order, wres);
         if (best.cost < 0 || ch.cost < best.cost) best = ch;
       }
-      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && best.tr >= 1)) break;
+      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && (best.tr >= 1 || gm.col_strict))) break;
     }
     if (tk <= 1 || !gm.split_k) break;
   }
@@ -458,7 +437,7 @@ static int fill_tiling_copy(GsLowered *l, GsKernel *k) {
                                          : a->core_kinds[k->core_kind].count;
   k->pr = P;
   k->pc = 1;
-  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (lower_emit.c) */
+  k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (emit.c) */
   return 0;
 }
 

@@ -21,7 +21,7 @@ static int is_op(const Onnx__NodeProto *n, const char *op) { return strcmp(n->op
 static const char *const fold_ops[] = {
     "Constant", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
     "Add", "Sub", "Mul", "Div", "Equal", "Where", "ConstantOfShape", "Identity", "Reshape",
-    "Sqrt", "Neg", "Expand", "Range", "Floor", "Ceil",
+    "Sqrt", "Neg", "Expand", "Range", "Floor", "Ceil", "Mod", "Transpose", "Pow", "ScatterND", "Not",
 };
 
 static OxSym sym_c(double v) { return (OxSym){v, 0}; }
@@ -97,12 +97,22 @@ static OxVal *out_const(OxCtx *c, const Onnx__NodeProto *n, int nd, const int64_
   return ox_new_const(c, n->output[0], nd, dims, is_int);
 }
 
+/* Mod: with fmod=0 (integers) the result takes the divisor's sign, as Python's %; with fmod=1
+ * the dividend's, as C's fmod. Swin's window padding computes (w - W % w) % w this way. */
+static OxSym sym_mod(OxCtx *c, const Onnx__NodeProto *n, OxSym a, OxSym b) {
+  if (a.n || b.n) ox_fail(c, "cannot fold a Mod of the symbolic batch N");
+  if (b.v == 0) ox_fail(c, "Mod by zero");
+  double r = fmod(a.v, b.v);
+  if (!ox_attr_i(n, "fmod", 0) && r != 0 && (r < 0) != (b.v < 0)) r += b.v;
+  return sym_c(r);
+}
+
 static void fold_elementwise(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in, int nin) {
   int64_t dims[GS_MAX_DIMS];
   int nd = bcast(c, in, nin, dims);
   int is_int = in[nin - 1]->is_int;
   if (is_op(n, "Where")) is_int = in[1]->is_int;
-  if (is_op(n, "Equal")) is_int = 1;
+  if (is_op(n, "Equal") || is_op(n, "Not")) is_int = 1;
   OxVal *o = out_const(c, n, nd, dims, is_int);
   for (int64_t e = 0; e < o->nelem; e++) {
     OxSym a = in[0]->data[bcast_index(in[0], dims, nd, e)];
@@ -120,6 +130,12 @@ static void fold_elementwise(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *i
     else if (is_op(n, "Sqrt")) {
       if (a.n) ox_fail(c, "cannot fold the square root of the symbolic batch N");
       r = sym_c(sqrt(a.v));
+    }
+    else if (is_op(n, "Mod")) r = sym_mod(c, n, a, b);
+    else if (is_op(n, "Not")) r = sym_c(ox_sym_int(c, a, "Not operand") == 0);
+    else if (is_op(n, "Pow")) {
+      if (a.n || b.n) ox_fail(c, "cannot fold a power of the symbolic batch N");
+      r = sym_c(pow(a.v, b.v));
     }
     else if (is_op(n, "Floor")) r = a.n ? a : sym_c(floor(a.v));
     else if (is_op(n, "Ceil")) r = a.n ? a : sym_c(ceil(a.v));
@@ -274,6 +290,62 @@ static void fold_slice(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
   }
 }
 
+/* ScatterND of constants (Swin's shifted-window mask: slice assignments into zeros): a copy of
+ * data with, for every index tuple (the last axis of indices, k long), the slice of data it
+ * names replaced by the matching slice of updates. */
+static void fold_scatter_nd(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in) {
+  const OxVal *d = in[0], *ix = in[1], *up = in[2];
+  char buf[16];
+  if (strcmp(ox_attr_s(n, "reduction", "none", buf, sizeof buf), "none") != 0)
+    ox_fail(c, "ScatterND with a reduction is not supported");
+  int k = ix->ndim > 0 ? (int)ix->dims[ix->ndim - 1] : 0;
+  if (ix->ndim < 1 || k < 1 || k > d->ndim) ox_fail(c, "bad ScatterND indices");
+  int64_t slice = 1, nidx = ix->nelem / k;
+  for (int i = k; i < d->ndim; i++) slice *= d->dims[i];
+  if (up->nelem != nidx * slice) ox_fail(c, "ScatterND updates do not match the indices");
+  OxVal *o = out_const(c, n, d->ndim, d->dims, d->is_int);
+  for (int64_t e = 0; e < o->nelem; e++) o->data[e] = d->data[e];
+  for (int64_t t = 0; t < nidx; t++) {
+    int64_t at = 0;
+    for (int j = 0; j < k; j++) {
+      int64_t v = elem_int(c, ix, t * k + j, "ScatterND index");
+      if (v < 0) v += d->dims[j];
+      if (v < 0 || v >= d->dims[j]) ox_fail(c, "ScatterND index out of range");
+      at = at * d->dims[j] + v;
+    }
+    for (int64_t e = 0; e < slice; e++) o->data[at * slice + e] = up->data[t * slice + e];
+  }
+}
+
+/* Transpose of a constant (Swin's F.pad builds its pads vector through one). */
+static void fold_transpose(OxCtx *c, const Onnx__NodeProto *n, OxVal *x) {
+  int64_t perm[GS_MAX_DIMS], dims[GS_MAX_DIMS], stride[GS_MAX_DIMS];
+  int r = x->ndim, np = ox_attr_ints(c, n, "perm", perm, GS_MAX_DIMS);
+  if (np < 0)
+    for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+  else if (np != r)
+    ox_fail(c, "perm has %d entries for a rank-%d tensor", np, r);
+  int seen = 0;
+  for (int i = 0; i < r; i++) {
+    if (perm[i] < 0 || perm[i] >= r || (seen >> perm[i] & 1)) ox_fail(c, "bad perm");
+    seen |= 1 << perm[i];
+  }
+  for (int i = r - 1, s = 1; i >= 0; i--) {
+    stride[i] = s;
+    s *= (int)x->dims[i];
+  }
+  for (int i = 0; i < r; i++) dims[i] = x->dims[perm[i]];
+  OxVal *o = out_const(c, n, r, dims, x->is_int);
+  for (int64_t e = 0; e < o->nelem; e++) {
+    int64_t rem = e, src = 0;
+    for (int i = r - 1; i >= 0; i--) {
+      src += rem % dims[i] * stride[perm[i]];
+      rem /= dims[i];
+    }
+    o->data[e] = x->data[src];
+  }
+}
+
 static void fold_reshape(OxCtx *c, const Onnx__NodeProto *n, OxVal *x, OxVal *shape) {
   int64_t dims[GS_MAX_DIMS], known = 1;
   int nd = (int)shape->nelem, infer = -1;
@@ -384,7 +456,7 @@ static void fold_range(OxCtx *c, const Onnx__NodeProto *n, OxVal *const *in) {
   double d = (double)ox_sym_int(c, in[2]->data[0], "Range delta");
   if (d == 0) ox_fail(c, "Range delta 0");
   double count = fmax(ceil((l - s) / d), 0);
-  if (count > OX_MAX_CONST_DATA) ox_fail(c, "Range of %g elements, too many to fold", count);
+  if (count > OX_MAX_FOLD_DATA) ox_fail(c, "Range of %g elements, too many to fold", count);
   int64_t len = (int64_t)count;
   OxVal *o = out_const(c, n, 1, &len, in[0]->is_int);
   for (int64_t i = 0; i < len; i++) o->data[i] = sym_c(s + (double)i * d);
@@ -416,10 +488,10 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
   }
   if (n->n_output != 1) return 0;
   /* inputs each op needs (Slice reads its optional inputs by slot, see fold_slice) */
-  int want = is_op(n, "Where") || is_op(n, "Range") ? 3
+  int want = is_op(n, "Where") || is_op(n, "Range") || is_op(n, "ScatterND") ? 3
              : is_op(n, "Add") || is_op(n, "Sub") || is_op(n, "Mul") || is_op(n, "Div") ||
                        is_op(n, "Equal") || is_op(n, "Gather") || is_op(n, "Reshape") ||
-                       is_op(n, "Expand")
+                       is_op(n, "Expand") || is_op(n, "Mod") || is_op(n, "Pow")
                  ? 2
                  : 1;
   if (nin < want) ox_fail(c, "expected %d inputs, got %d", want, nin);
@@ -435,6 +507,8 @@ int ox_fold(OxCtx *c, const Onnx__NodeProto *n) {
   else if (is_op(n, "ConstantOfShape")) fold_constant_of_shape(c, n, in[0]);
   else if (is_op(n, "Expand")) fold_expand(c, n, in[0], in[1]);
   else if (is_op(n, "Range")) fold_range(c, n, in);
+  else if (is_op(n, "Transpose")) fold_transpose(c, n, in[0]);
+  else if (is_op(n, "ScatterND")) fold_scatter_nd(c, n, in);
   else if (is_op(n, "Cast")) {
     int64_t to = ox_attr_i(n, "to", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
     int to_int = to != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT &&

@@ -161,12 +161,14 @@ static void match_gelu(OxCtx *c, Node *erf) {
   claim(c, nodes, 5, OP_GELU, x, 0);
 }
 
-static void match_swish(OxCtx *c, Node *sig) {
+/* Mul(x, Sigmoid(x)) -> swish; Mul(x, HardSigmoid(x)) -> hard_swish (how exporters before
+ * opset 14 write it). */
+static void match_swish(OxCtx *c, Node *sig, GsOpKind k) {
   Node *m = sole_consumer(c, sig->output[0]);
   const char *o = is_op(m, "Mul") ? other(m, sig->output[0]) : NULL;
   if (!o || strcmp(o, sig->input[0]) != 0) return;
   Node *nodes[2] = {sig, m};
-  claim(c, nodes, 2, OP_SWISH, sig->input[0], 0);
+  claim(c, nodes, 2, k, sig->input[0], 0);
 }
 
 /* The single reduced axis of a ReduceMean with keepdims (attribute, or input from opset 18). */
@@ -237,7 +239,8 @@ void ox_fill_fusions(OxCtx *c) {
     if (n->n_input < 1 || n->n_output < 1 || c->fuse[i].state != FUSE_NONE) continue;
     c->node = (int)i;
     if (is_op(n, "Erf")) match_gelu(c, n);
-    else if (is_op(n, "Sigmoid")) match_swish(c, n);
+    else if (is_op(n, "Sigmoid")) match_swish(c, n, OP_SWISH);
+    else if (is_op(n, "HardSigmoid")) match_swish(c, n, OP_HSWISH);
     else if (is_op(n, "ReduceMean")) match_layernorm(c, n);
   }
   c->node = -1;

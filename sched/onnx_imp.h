@@ -30,6 +30,9 @@ typedef struct {
 typedef enum { VAL_NONE, VAL_ACT, VAL_CONST } OxValKind;
 
 enum { OX_MAX_CONST_DATA = 1 << 16 }; /* elements decoded from an initializer for folding */
+/* elements a folded constant may have: Swin's shifted-window masks are windows x 49 x 49
+ * (153,664 at 224x224); 16 bytes each while importing */
+enum { OX_MAX_FOLD_DATA = 1 << 20 };
 
 typedef struct {
   OxValKind kind;
@@ -42,6 +45,10 @@ typedef struct {
   OxSym *data;              /* values when known and small, else NULL (weights) */
   int is_int;               /* integer element type */
   int input_tensor;         /* GT input tensor id + 1 once materialised (ox_const_act) */
+  /* VAL_ACT made by a constant-zero Pad: the spatial padding still to fold into the Conv or
+   * pool that reads it (top, left, bottom, right; 1-D: left, right in [1] and [3]) */
+  int padded;
+  int64_t pad[4];
 } OxVal;
 
 /* String-keyed open-addressing map (FNV-1a); keys live in the scratch arena. */
@@ -104,6 +111,7 @@ const Onnx__AttributeProto *ox_attr(const Onnx__NodeProto *n, const char *name);
 int64_t ox_attr_i(const Onnx__NodeProto *n, const char *name, int64_t def);
 float ox_attr_f(const Onnx__NodeProto *n, const char *name, float def);
 int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *out, int max);
+int ox_attr_floats(OxCtx *c, const Onnx__NodeProto *n, const char *name, double *out, int max);
 /* Decodes an ONNX tensor (dims, element type, values when small) into *v, not registered. */
 void ox_decode_tensor(OxCtx *c, const Onnx__TensorProto *t, const char *name, OxVal *v);
 OxVal *ox_bind_const(OxCtx *c, const char *name, const OxVal *v); /* registers a copy */

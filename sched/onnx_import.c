@@ -170,7 +170,7 @@ OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, i
   tmp.nelem = ox_elems(c, dims, ndim, name);
   for (int i = 0; i < ndim; i++) tmp.dims[i] = dims[i];
   tmp.is_int = is_int;
-  if (tmp.nelem > OX_MAX_CONST_DATA)
+  if (tmp.nelem > OX_MAX_FOLD_DATA)
     ox_fail(c, "constant '%s' has %lld elements, too many to fold", name, (long long)tmp.nelem);
   tmp.data = arena_alloc(c->scratch, (size_t)(tmp.nelem ? tmp.nelem : 1) * sizeof(OxSym));
   return ox_bind_const(c, name, &tmp);
@@ -330,6 +330,16 @@ int ox_attr_ints(OxCtx *c, const Onnx__NodeProto *n, const char *name, int64_t *
   return (int)a->n_ints;
 }
 
+/* Returns the number of floats (-1 when the attribute is absent); more than max is an error. */
+int ox_attr_floats(OxCtx *c, const Onnx__NodeProto *n, const char *name, double *out, int max) {
+  const Onnx__AttributeProto *a = ox_attr(n, name);
+  if (!a) return -1;
+  if (a->n_floats > (size_t)max)
+    ox_fail(c, "attribute '%s' has %zu values (at most %d)", name, a->n_floats, max);
+  for (size_t i = 0; i < a->n_floats; i++) out[i] = a->floats[i];
+  return (int)a->n_floats;
+}
+
 /* A string attribute copied into buf (truncated to its size), or def when absent. */
 const char *ox_attr_s(const Onnx__NodeProto *n, const char *name, const char *def,
                           char *buf, size_t size) {
@@ -350,7 +360,8 @@ int64_t ox_sym_int(OxCtx *c, OxSym s, const char *what) {
 }
 
 /* Infers the graph built so far at batch 3 and at batch 5 (once per graph change): a dim that
- * is the same in both is fixed; one that scales 3:5 is k*N. */
+ * is the same in both is fixed; one that scales 3:5 is k*N. A graph without a symbolic batch
+ * binds only its own (graph_infer): both passes use it and every dim is fixed. */
 static void refresh_shapes(OxCtx *c) {
   GsGraph *g = c->g;
   if (c->cache_nops == g->nops && c->cache_ntensors == g->ntensors && c->dims3) return;
@@ -366,7 +377,8 @@ static void refresh_shapes(OxCtx *c) {
   graph_fill_outputs(g);
   for (int pass = 0; pass < 2; pass++) {
     int64_t(*dst)[GS_MAX_DIMS] = pass ? c->dims5 : c->dims3;
-    if (graph_infer(g, pass ? 5 : 3, c->d) != 0) ox_abort(c);
+    int64_t b = !c->symbolic ? (g->default_batch > 0 ? g->default_batch : 1) : pass ? 5 : 3;
+    if (graph_infer(g, b, c->d) != 0) ox_abort(c);
     for (int t = 0; t < g->ntensors; t++)
       memcpy(dst[t], g->tensors[t].dim, sizeof dst[t]);
   }
@@ -680,6 +692,7 @@ GsGraph *ox_import_bytes(const char *path, const uint8_t *data, size_t len, GsDi
   c->node = -1;
   c->scratch = arena_new();
   c->g = graph_new("model");
+  c->g->default_batch = 0; /* a fixed-batch input sets it (import_inputs), else 1 at the end */
   GsGraph *g = NULL;
   if (setjmp(c->fail) == 0) {
     import_graph(c, m);

@@ -148,7 +148,87 @@ static OxVal *need_val(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char 
 
 static int in_act(OxCtx *c, const Onnx__NodeProto *n, size_t i) {
   OxVal *v = need_val(c, n, i, "data");
+  if (v->padded)
+    ox_fail(c, "input '%s' comes from a Pad, which folds only into a Conv, MaxPool or "
+               "AveragePool that reads it (docs/onnx.md)", v->name);
   return v->kind == VAL_ACT ? v->tensor : const_act(c, v);
+}
+
+/* Input i as in_act, and the padding of a Pad in front of it (zeros when none) for the
+ * caller to add to its own, in ONNX order [b0, b1, e0, e1] of the sp spatial axes. */
+static int in_act_padded(OxCtx *c, const Onnx__NodeProto *n, size_t i, int sp, int64_t *pads) {
+  OxVal *v = need_val(c, n, i, "data");
+  for (int k = 0; k < 2 * sp; k++) pads[k] = 0;
+  if (!v->padded) return in_act(c, n, i);
+  if (sp == 2) {
+    pads[0] = v->pad[0], pads[1] = v->pad[1], pads[2] = v->pad[2], pads[3] = v->pad[3];
+  } else {
+    pads[0] = v->pad[1], pads[1] = v->pad[3];
+  }
+  return v->tensor;
+}
+
+/* Adds a folded Pad's padding to the op's own; auto_pad is computed from the unpadded input,
+ * so the two together are refused. */
+static void add_pads(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *extra,
+                     int64_t *pads) {
+  int any = 0;
+  for (int k = 0; k < 2 * sp; k++) any |= extra[k] != 0;
+  char apbuf[32];
+  const char *ap = ox_attr_s(n, "auto_pad", "NOTSET", apbuf, sizeof apbuf);
+  if (any && strcmp(ap, "NOTSET") != 0 && strcmp(ap, "") != 0)
+    ox_fail(c, "a Pad in front of an op with auto_pad=%s cannot be folded", ap);
+  for (int k = 0; k < 2 * sp; k++) pads[k] += extra[k];
+}
+
+static int is_const_scalar(const OxVal *v, double *out);
+
+/* Pad: only the constant-zero padding of spatial axes, folded into the Conv/MaxPool/AveragePool
+ * that reads it (the output value carries it: OxVal.pad); all-zero pads are an identity. */
+static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
+  char mbuf[16];
+  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
+  OxVal *x = need_val(c, n, 0, "data");
+  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
+  int64_t p[2 * GS_MAX_DIMS];
+  int np;
+  double value = 0;
+  if (c->opset < 11) {
+    np = ox_attr_ints(c, n, "pads", p, 2 * GS_MAX_DIMS);
+    value = ox_attr_f(n, "value", 0);
+  } else {
+    OxVal *pv = need_val(c, n, 1, "pads");
+    if (pv->kind != VAL_CONST || !pv->data || pv->nelem > 2 * GS_MAX_DIMS)
+      ox_fail(c, "Pad's pads must be a constant");
+    np = (int)pv->nelem;
+    for (int k = 0; k < np; k++) p[k] = ox_sym_int(c, pv->data[k], "pad");
+    OxVal *cv = in_val(c, n, 2);
+    if (cv && !is_const_scalar(cv, &value)) ox_fail(c, "Pad's constant_value must be a constant");
+    if (in_val(c, n, 3)) ox_fail(c, "Pad's axes input is not supported");
+  }
+  OxSym xs[GS_MAX_DIMS];
+  int r = ox_act_shape(c, x->tensor, xs);
+  if (np != 2 * r) ox_fail(c, "Pad has %d pads for a rank-%d input", np, r);
+  int any = 0;
+  for (int k = 0; k < np; k++) {
+    if (p[k] < 0) ox_fail(c, "negative pads (cropping) are not supported");
+    any |= p[k] != 0;
+  }
+  if (!any) {
+    ox_bind_act(c, n->output[0], x->tensor);
+    return;
+  }
+  if (strcmp(mode, "constant") != 0 || value != 0)
+    ox_fail(c, "Pad mode=%s value=%g is not supported: only constant-zero padding that feeds a "
+               "Conv, MaxPool or AveragePool (it folds into their padding)", mode, value);
+  if ((r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
+    ox_fail(c, "Pad must pad only the spatial axes of an NCL or NCHW input");
+  int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
+  int64_t add[4] = {t, l, b, rt};
+  ox_bind_act(c, n->output[0], x->tensor);
+  OxVal *o = ox_val(c, n->output[0]);
+  o->padded = 1;
+  for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
 }
 
 static OxVal *in_weight(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
@@ -196,6 +276,18 @@ static void map_unary(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k) {
 static void map_relu(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_RELU); }
 static void map_sigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_SIGMOID); }
 static void map_tanh(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_TANH); }
+/* HardSigmoid's alpha and beta change its values, not its cost: they are not kept. */
+static void map_hsigmoid(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSIGMOID); }
+static void map_hswish(OxCtx *c, const Onnx__NodeProto *n) { map_unary(c, n, OP_HSWISH); }
+/* Gelu (opset 20): the erf form, and the tanh approximation priced as it (its FLOPs differ by
+ * one or two per element, docs/onnx.md). */
+static void map_gelu(OxCtx *c, const Onnx__NodeProto *n) {
+  char buf[16];
+  const char *ap = ox_attr_s(n, "approximate", "none", buf, sizeof buf);
+  if (strcmp(ap, "none") != 0 && strcmp(ap, "tanh") != 0)
+    ox_fail(c, "Gelu approximate='%s' is neither 'none' nor 'tanh'", ap);
+  map_unary(c, n, OP_GELU);
+}
 
 static void map_identity(OxCtx *c, const Onnx__NodeProto *n) {
   require_unused_extra_outputs(c, n); /* Dropout's mask */
@@ -309,11 +401,12 @@ static void pads_for(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *
 }
 
 static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
-  int x = in_act(c, n, 0);
   OxVal *w = in_weight(c, n, 1, "weight");
   if (w->ndim != 3 && w->ndim != 4)
     ox_fail(c, "only 1-D and 2-D convolutions are supported (the weight has rank %d)", w->ndim);
   int sp = w->ndim - 2;
+  int64_t extra[4];
+  int x = in_act_padded(c, n, 0, sp, extra);
   OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   if (xr != w->ndim)
@@ -337,6 +430,7 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   spatial_ints(c, n, "strides", sp, 1, s);
   spatial_ints(c, n, "dilations", sp, 1, dl);
   pads_for(c, n, sp, in, k, s, dl, pads);
+  add_pads(c, n, sp, extra, pads);
   GsAttrs at;
   graph_attrs_default(&at);
   at.units = w->dims[0];
@@ -365,7 +459,8 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
 
 static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   require_unused_extra_outputs(c, n); /* MaxPool's indices */
-  int x = in_act(c, n, 0);
+  int64_t extra[4];
+  int x = in_act_padded(c, n, 0, 2, extra);
   OxSym xs[GS_MAX_DIMS];
   int xr = ox_act_shape(c, x, xs);
   int64_t k[2], s[2], dl[2], pads[4], in[2];
@@ -376,6 +471,7 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   spatial_ints(c, n, "dilations", 2, 1, dl);
   if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated pooling is not supported");
   pads_for(c, n, 2, in, k, s, dl, pads);
+  add_pads(c, n, 2, extra, pads);
   GsAttrs at;
   graph_attrs_default(&at);
   for (int i = 0; i < 2; i++) {
@@ -388,6 +484,59 @@ static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   at.ceil_mode = ox_attr_i(n, "ceil_mode", 0) != 0;
   int id = emit_op(c, n, kind, &x, 1, &at, (const char *const *)n->output, 1);
   ox_bind_act(c, n->output[0], c->g->ops[id].out[0]);
+}
+
+/* The output height and width of a Resize/Upsample from its `sizes` (four dims, the first two
+ * the input's N and C) or `scales` (1 for N and C; output = floor(input x scale)). */
+static void resize_size(OxCtx *c, const Onnx__NodeProto *n, const OxSym *xs, int64_t *hw) {
+  int is_resize = strcmp(n->op_type, "Resize") == 0;
+  size_t si = is_resize && c->opset >= 11 ? 2 : 1;
+  OxVal *sizes = is_resize && c->opset >= 11 ? in_val(c, n, 3) : NULL;
+  OxVal *scales = in_val(c, n, si);
+  if (sizes && scales && scales->nelem > 0) ox_fail(c, "both scales and sizes are given");
+  OxVal *v = sizes ? sizes : scales;
+  double sc[4];
+  int ns = v ? 0 : ox_attr_floats(c, n, "scales", sc, 4); /* Upsample before opset 9 */
+  if (v && (v->kind != VAL_CONST || !v->data || v->nelem != 4))
+    ox_fail(c, "%s must be a constant of 4 values (N, C, H, W)", sizes ? "sizes" : "scales");
+  if (!v && ns != 4) ox_fail(c, "no scales or sizes to resize by");
+  if (sizes) {
+    if (sizes->data[0].n != 1 && ox_sym_int(c, sizes->data[0], "size") != ox_sym_int(c, xs[0], "batch"))
+      ox_fail(c, "Resize may not change the batch");
+    if (ox_sym_int(c, sizes->data[1], "size") != ox_sym_int(c, xs[1], "channels"))
+      ox_fail(c, "Resize may not change the channels");
+    for (int i = 0; i < 2; i++) hw[i] = ox_sym_int(c, sizes->data[2 + i], "size");
+    return;
+  }
+  for (int i = 0; i < 4; i++) sc[i] = v ? v->data[i].v : sc[i];
+  if (sc[0] != 1 || sc[1] != 1) ox_fail(c, "Resize may scale only H and W (scales %g, %g)", sc[0], sc[1]);
+  for (int i = 0; i < 2; i++) {
+    hw[i] = (int64_t)floor((double)ox_sym_int(c, xs[2 + i], "spatial size") * sc[2 + i]);
+    if (hw[i] < 1) ox_fail(c, "scale %g gives an empty output", sc[2 + i]);
+  }
+}
+
+/* Resize (opset 10+) and Upsample: nearest or (bi)linear over the spatial axes of NCHW. The
+ * coordinate convention (half_pixel, align_corners, ...) moves which inputs are read, not how
+ * many, so it does not change the cost and is not kept; cubic and antialias would. */
+static void map_resize(OxCtx *c, const Onnx__NodeProto *n) {
+  int x = in_act(c, n, 0);
+  OxSym xs[GS_MAX_DIMS];
+  if (ox_act_shape(c, x, xs) != 4) ox_fail(c, "only NCHW (rank 4) inputs can be resized");
+  char buf[24];
+  const char *mode = ox_attr_s(n, "mode", "nearest", buf, sizeof buf);
+  int linear = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0;
+  if (!linear && strcmp(mode, "nearest") != 0)
+    ox_fail(c, "Resize mode '%s' is not supported (nearest and linear are)", mode);
+  if (ox_attr_i(n, "antialias", 0)) ox_fail(c, "Resize with antialias=1 is not supported");
+  int64_t hw[2];
+  resize_size(c, n, xs, hw);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  at.size[0] = to_int(c, hw[0], "size");
+  at.size[1] = to_int(c, hw[1], "size");
+  at.linear = linear;
+  emit(c, n, OP_RESIZE, &x, 1, &at);
 }
 
 static void map_maxpool(OxCtx *c, const Onnx__NodeProto *n) { map_pool(c, n, OP_MAXPOOL); }
@@ -873,6 +1022,38 @@ static void map_gather(OxCtx *c, const Onnx__NodeProto *n) {
 }
 
 /* Slice of an activation with constant bounds and step 1: one split per sliced axis. */
+/* x reshaped to dims d (a view), as a new tensor named `name`. */
+static int reshape_named(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd,
+                         const char *name) {
+  GsAttrs at;
+  graph_attrs_default(&at);
+  encode_shape(c, d, nd, &at);
+  int id = emit_op(c, n, OP_RESHAPE, &x, 1, &at, &name, 1);
+  return c->g->ops[id].out[0];
+}
+
+/* Every step-th element of axis a from lo, count of them (Swin's patch merging takes x[:, 0::2]
+ * and x[:, 1::2]): the axis viewed as [len/step, step], element lo % step of the inner one
+ * taken (a split), the first `count` of the outer one, and the view folded back. */
+static int take_strided(OxCtx *c, const Onnx__NodeProto *n, int x, OxSym *xs, int r, int a,
+                        int64_t lo, int64_t count, int64_t step, const char *name) {
+  int64_t len = ox_sym_int(c, xs[a], "sliced axis");
+  if (len % step || lo >= step || r + 1 > GS_MAX_DIMS)
+    ox_fail(c, "Slice with step %lld from %lld of an axis of %lld is not supported (the axis "
+               "must be a multiple of the step, the start below it)",
+            (long long)step, (long long)lo, (long long)len);
+  OxSym d[GS_MAX_DIMS];
+  for (int i = 0, j = 0; i < r; i++) {
+    d[j++] = i == a ? (OxSym){(double)(len / step), 0} : xs[i];
+    if (i == a) d[j++] = (OxSym){(double)step, 0};
+  }
+  int t = reshape_named(c, n, x, d, r + 1, arena_printf(c->scratch, "%s.view", name));
+  t = emit_take(c, n, t, a + 1, lo, 1, arena_printf(c->scratch, "%s.phase", name));
+  if (count < len / step) t = emit_take(c, n, t, a, 0, count, arena_printf(c->scratch, "%s.rows", name));
+  for (int i = 0; i < r; i++) d[i] = i == a ? (OxSym){(double)count, 0} : xs[i];
+  return reshape_named(c, n, t, d, r, name);
+}
+
 static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
   int x = in_act(c, n, 0);
   OxSym xs[GS_MAX_DIMS];
@@ -898,18 +1079,20 @@ static void map_slice(OxCtx *c, const Onnx__NodeProto *n) {
   int t = x;
   for (int i = 0; i < cnt[0]; i++) {
     int a = norm_axis(c, cnt[2] >= 0 ? v[2][i] : i, r, "axis");
-    if (cnt[3] >= 0 && v[3][i] != 1) ox_fail(c, "Slice with step %lld on an activation",
-                                             (long long)v[3][i]);
+    int64_t step = cnt[3] >= 0 ? v[3][i] : 1;
+    if (step < 1) ox_fail(c, "Slice with step %lld on an activation", (long long)step);
     int64_t len = ox_sym_int(c, xs[a], "sliced axis"), lo = v[0][i], hi = v[1][i];
     if (lo < 0) lo += len;
     if (hi < 0) hi += len;
     lo = lo < 0 ? 0 : lo > len ? len : lo;
     hi = hi < lo ? lo : hi > len ? len : hi;
-    if (lo == 0 && hi == len) continue;
+    if (lo == 0 && hi == len && step == 1) continue;
     const char *nm = i + 1 == cnt[0] ? n->output[0]
                                      : arena_printf(c->scratch, "%s.axis%d", n->output[0], a);
-    t = emit_take(c, n, t, a, lo, hi - lo, nm);
-    xs[a] = (OxSym){(double)(hi - lo), 0};
+    int64_t count = (hi - lo + step - 1) / step;
+    if (step > 1) t = take_strided(c, n, t, xs, r, a, lo, count, step, nm);
+    else t = emit_take(c, n, t, a, lo, hi - lo, nm);
+    xs[a] = (OxSym){(double)count, 0};
   }
   ox_bind_act(c, n->output[0], t);
 }
@@ -969,6 +1152,10 @@ static const struct {
     {"Clip", map_clip},
     {"Sigmoid", map_sigmoid},
     {"Tanh", map_tanh},
+    {"HardSigmoid", map_hsigmoid},
+    {"HardSwish", map_hswish},
+    {"Pad", map_pad},
+    {"Gelu", map_gelu},
     {"Gemm", map_gemm},
     {"MatMul", map_matmul},
     {"Add", map_add},
@@ -984,6 +1171,8 @@ static const struct {
     {"MaxPool", map_maxpool},
     {"AveragePool", map_avgpool},
     {"Flatten", map_flatten},
+    {"Resize", map_resize},
+    {"Upsample", map_resize},
     {"Reshape", map_reshape},
     {"Squeeze", map_squeeze0},
     {"Unsqueeze", map_unsqueeze},

@@ -8,6 +8,7 @@
  */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void report_init_units(GsRunStats *r, const GsArch *a) {
@@ -53,15 +54,15 @@ GsTimeSplit report_time_split(const GsRunStats *r, const GsArch *a) {
   return t;
 }
 
-GsRunSummary report_summary(const GsLowered *l, const GsRunStats *r) {
+GsRunSummary report_summary(const GsSchedSummary *m, const GsRunStats *r) {
   GsRunSummary s;
   memset(&s, 0, sizeof s);
-  double hz = l->arch->clock_mhz * 1e6;
+  double hz = m->arch->clock_mhz * 1e6;
   s.time_s = (double)r->cycles / hz;
-  s.throughput = s.time_s > 0 ? (double)l->batch / s.time_s : 0;
-  s.latency_s = s.time_s / (l->iterations > 0 ? l->iterations : 1);
-  s.bound_compute_s = l->peak_flops > 0 ? (double)l->total_flops / l->peak_flops : 0;
-  s.bound_memory_s = (double)l->compulsory_ddr_bytes / (l->arch->ddr_bandwidth_gb_per_s * 1e9);
+  s.throughput = s.time_s > 0 ? (double)m->batch / s.time_s : 0;
+  s.latency_s = s.time_s / (m->iterations > 0 ? m->iterations : 1);
+  s.bound_compute_s = m->peak_flops > 0 ? (double)m->total_flops / m->peak_flops : 0;
+  s.bound_memory_s = (double)m->compulsory_ddr_bytes / (m->arch->ddr_bandwidth_gb_per_s * 1e9);
   s.bound_s = s.bound_compute_s > s.bound_memory_s ? s.bound_compute_s : s.bound_memory_s;
   s.achieved = s.time_s > 0 ? s.bound_s / s.time_s : 0;
   for (int u = 0; u < r->nunits; u++) {
@@ -71,49 +72,25 @@ GsRunSummary report_summary(const GsLowered *l, const GsRunStats *r) {
   return s;
 }
 
-uint64_t report_kernel_cycles(const GsLowered *l, const GsRunStats *r, int ki) {
-  int per = l->nkernels + 1; /* a set-up episode, then one per kernel */
-  if (r->nepisodes != per * l->iterations) return 0;
-  uint64_t sum = 0;
-  for (int it = 0; it < l->iterations; it++) {
-    int e = it * per + 1 + ki;
-    sum += r->episode_end[e] - r->episode_end[e - 1];
+/* Each episode's time since the one before it goes to the task the episode ends. The episodes
+ * the simulator saw must be the ones the emitter recorded; else every task gets 0. */
+void report_task_cycles(const GsSchedSummary *m, const GsRunStats *r, uint64_t *cyc) {
+  memset(cyc, 0, sizeof(uint64_t) * (size_t)m->ntasks);
+  if (r->nepisodes != m->nepisodes) return;
+  for (int e = 1; e < r->nepisodes; e++) {
+    int t = m->episode_task[e];
+    if (t >= 0 && t < m->ntasks) cyc[t] += r->episode_end[e] - r->episode_end[e - 1];
   }
-  return sum;
 }
 
-/* Peak FLOP/s of the cores that run kernel k (all its units at its compute dtypes). */
-static double kernel_peak(const GsLowered *l, const GsKernel *k) {
-  const GsArch *a = l->arch;
-  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
-  double per_core = 0;
-  for (int i = 0; i < ck->nunits; i++) {
-    const GsUnitKind *u = &a->units[ck->unit[i]];
-    double m = 0, v = 0;
-    if (u->caps & CAP_MATRIX) m = 2 * arch_unit_macs_per_cycle(u, k->cdt_head);
-    if (u->caps & CAP_VECTOR) v = 2.0 * u->lanes[k->cdt_tail];
-    per_core += m > v ? m : v;
-  }
-  int clusters = k->split_clusters ? a->nclusters : 1;
-  return per_core * k->pr * k->pc * clusters * a->clock_mhz * 1e6;
-}
-
-const char *report_kernel_bound(const GsLowered *l, int ki) {
-  const GsKernel *k = &l->kernels[ki];
-  double peak = kernel_peak(l, k);
-  double tc = peak > 0 ? (double)k->flops / peak : 0;
-  double bytes = (double)(k->ddr_read + k->ddr_write) / (l->iterations > 0 ? l->iterations : 1);
-  double tm = bytes / (l->arch->ddr_bandwidth_gb_per_s * 1e9);
+const char *report_task_bound(const GsSchedSummary *m, const GsTaskSum *t) {
+  double tc = t->peak_flops > 0 ? (double)t->flops / t->peak_flops : 0;
+  double bytes = (double)(t->tally.ddr_read + t->tally.ddr_write) / (m->iterations > 0 ? m->iterations : 1);
+  double tm = bytes / (m->arch->ddr_bandwidth_gb_per_s * 1e9);
   return tc >= tm ? "compute" : "memory";
 }
 
-const char *report_strategy(const GsLowered *l, char *buf, size_t n) {
-  if (l->opt.sched != SCHED_GRAPHTURBO) snprintf(buf, n, "%s", lower_sched_name(l->opt.sched));
-  else snprintf(buf, n, "%s:%s", lower_sched_name(l->opt.sched), gt_ladder_name(l->opt.gt_level));
-  return buf;
-}
-
-/* Cycles, DDR bytes and spilled slices of graphturbo instance ri (its kernels' sums). */
+/* Cycles, DDR bytes and spilled outputs of group gi (its tasks' sums). */
 typedef struct {
   uint64_t cycles;
   int64_t ddr_read, ddr_write;
@@ -121,58 +98,40 @@ typedef struct {
   int cores;
 } InstSum;
 
-static InstSum inst_sum(const GsLowered *l, const GsRunStats *r, int ri) {
+static InstSum inst_sum(const GsSchedSummary *m, const uint64_t *cyc, int gi) {
   InstSum x;
   memset(&x, 0, sizeof x);
-  const GtRunInst *in = &l->insts[ri];
-  for (int ki = in->k0; ki < in->k1; ki++) {
-    const GsKernel *k = &l->kernels[ki];
-    x.cycles += report_kernel_cycles(l, r, ki);
-    x.ddr_read += k->ddr_read;
-    x.ddr_write += k->ddr_write;
-    if (k->pr * k->pc > x.cores) x.cores = k->pr * k->pc;
-    for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
-      x.spills += l->slices[si].level < l->slices[si].want;
+  const GsGroupSum *in = &m->group[gi];
+  for (int ti = in->t0; ti < in->t1; ti++) {
+    const GsTaskSum *t = &m->task[ti];
+    x.cycles += cyc[ti];
+    x.ddr_read += t->tally.ddr_read;
+    x.ddr_write += t->tally.ddr_write;
+    if (t->cores > x.cores) x.cores = t->cores;
+    x.spills += t->spilled;
   }
   return x;
 }
 
-static void inst_slice(const GtRunInst *in, const GsLowered *l, char *buf, size_t n) {
-  if (in->s1 > 0) snprintf(buf, n, "[%lld,%lld)", (long long)in->s0, (long long)in->s1);
-  else snprintf(buf, n, "[0,%lld)", (long long)l->per_cluster);
-}
-
-static void write_text_gt(FILE *out, const GsLowered *l) {
+static void write_text_gt(FILE *out, const GsSchedSummary *m) {
   fprintf(out, "graphturbo      level %s, order %s, %d instances, %lld spilled slices (%lld B)\n",
-          gt_ladder_name(l->opt.gt_level), l->gt_order, l->ninsts, (long long)l->spills,
-          (long long)l->spill_bytes);
-  for (int i = 0; i < l->nnotes; i++) fprintf(out, "note            %s\n", l->notes[i]);
+          m->level, m->order, m->ngroups, (long long)m->spills, (long long)m->spill_bytes);
+  for (int i = 0; i < m->nnotes; i++) fprintf(out, "note            %s\n", m->notes[i]);
 }
 
-static void write_text_insts(FILE *out, const GsLowered *l, const GsRunStats *r) {
+static void write_text_insts(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
   fprintf(out, "%-4s %-10s %-12s %7s %6s %12s %14s %14s %6s\n", "#", "instance", "samples", "layers",
           "cores", "cycles", "ddr_read_B", "ddr_write_B", "spills");
-  for (int ri = 0; ri < l->ninsts; ri++) {
-    const GtRunInst *in = &l->insts[ri];
-    InstSum x = inst_sum(l, r, ri);
+  for (int gi = 0; gi < m->ngroups; gi++) {
+    const GsGroupSum *in = &m->group[gi];
+    InstSum x = inst_sum(m, cyc, gi);
     char name[32], sl[48];
     snprintf(name, sizeof name, "g%d.%d", in->group, in->index);
-    inst_slice(in, l, sl, sizeof sl);
-    fprintf(out, "%-4d %-10s %-12s %7d %6d %12llu %14lld %14lld %6d\n", ri, name, sl, in->k1 - in->k0,
+    snprintf(sl, sizeof sl, "[%lld,%lld)", (long long)in->s0, (long long)in->s1);
+    fprintf(out, "%-4d %-10s %-12s %7d %6d %12llu %14lld %14lld %6d\n", gi, name, sl, in->t1 - in->t0,
             x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write,
             x.spills);
   }
-}
-
-static void kernel_ops(const GsLowered *l, const GsKernel *k, char *buf, size_t n) {
-  size_t used = 0;
-  buf[0] = 0;
-  for (int i = 0; i < k->nops && used + 1 < n; i++) {
-    int w = snprintf(buf + used, n - used, "%s%s", i ? "+" : "", graph_opkind_name(l->graph->ops[k->ops[i]].kind));
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-  if (used >= n) buf[n - 1] = 0;
 }
 
 static const char *lvl_name(int lvl) {
@@ -193,15 +152,13 @@ static void csv_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-static void write_text(FILE *out, const GsLowered *l, const GsRunStats *r, const GsRunSummary *s,
-                       const char *model, const char *arch_file) {
-  const GsArch *a = l->arch;
-  char label[64];
-  fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file,
-          report_strategy(l, label, sizeof label));
+static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s,
+                       const uint64_t *cyc, const char *model, const char *arch_file) {
+  const GsArch *a = m->arch;
+  fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file, m->strategy);
   fprintf(out, "batch           %lld (%lld per cluster per iteration, %d iteration%s)\n",
-          (long long)l->batch, (long long)l->per_cluster, l->iterations, l->iterations == 1 ? "" : "s");
-  fprintf(out, "kernels         %d per iteration\n", l->nkernels);
+          (long long)m->batch, (long long)m->per_cluster, m->iterations, m->iterations == 1 ? "" : "s");
+  fprintf(out, "kernels         %d per iteration\n", m->ntasks);
   fprintf(out, "cycles          %llu\n", (unsigned long long)r->cycles);
   fprintf(out, "time            %.6f ms\n", s->time_s * 1e3);
   fprintf(out, "throughput      %.2f samples/s\n", s->throughput);
@@ -210,71 +167,83 @@ static void write_text(FILE *out, const GsLowered *l, const GsRunStats *r, const
   fprintf(out, "ddr written     %.0f B\n", r->ddr_write);
   fprintf(out, "roofline        bound %.6f ms = max(compute %.6f ms: %.4g FLOP at %.4g FLOP/s, "
                "memory %.6f ms: %lld compulsory B at %.4g GB/s); achieved %.1f%% of it\n",
-          s->bound_s * 1e3, s->bound_compute_s * 1e3, (double)l->total_flops, l->peak_flops,
-          s->bound_memory_s * 1e3, (long long)l->compulsory_ddr_bytes, a->ddr_bandwidth_gb_per_s,
+          s->bound_s * 1e3, s->bound_compute_s * 1e3, (double)m->total_flops, m->peak_flops,
+          s->bound_memory_s * 1e3, (long long)m->compulsory_ddr_bytes, a->ddr_bandwidth_gb_per_s,
           s->achieved * 100);
   fprintf(out, "outputs live in ddr %d, gb %d, lb %d (op outputs, Table 3 accounting)\n",
-          l->outputs_ddr, l->outputs_gb, l->outputs_lb);
+          m->outputs_ddr, m->outputs_gb, m->outputs_lb);
   fprintf(out, "utilization    ");
   for (int u = 0; u < r->nunits; u++)
     fprintf(out, " %s %.1f%%", r->units[u].name, s->util[u] * 100);
   fprintf(out, "\n");
-  if (l->opt.sched == SCHED_GRAPHTURBO) {
-    write_text_gt(out, l);
-    fprintf(out, "\n");
-    write_text_insts(out, l, r);
+  if (m->level) write_text_gt(out, m);
+  fprintf(out, "\n");
+  if (m->ngroups > 0) {
+    write_text_insts(out, m, cyc);
     return;
   }
-  fprintf(out, "\n");
   fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %-7s %s\n", "#", "kernel", "ops", "cycles",
           "ddr_read_B", "ddr_write_B", "bound", "out");
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    const GsKernel *k = &l->kernels[ki];
-    char ops[256];
-    kernel_ops(l, k, ops, sizeof ops);
-    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
-    fprintf(out, "%-4d %-28s %-40s %12llu %14lld %14lld %-7s %s\n", ki, k->name, ops,
-            (unsigned long long)report_kernel_cycles(l, r, ki), (long long)k->ddr_read,
-            (long long)k->ddr_write, report_kernel_bound(l, ki), lvl_name(l->place[outt].level));
+  for (int ti = 0; ti < m->ntasks; ti++) {
+    const GsTaskSum *t = &m->task[ti];
+    fprintf(out, "%-4d %-28s %-40s %12llu %14lld %14lld %-7s %s\n", ti, t->name, t->ops,
+            (unsigned long long)cyc[ti], (long long)t->tally.ddr_read, (long long)t->tally.ddr_write,
+            report_task_bound(m, t), lvl_name(t->out_level));
   }
 }
 
-static void write_json_gt(FILE *out, const GsLowered *l, const GsRunStats *r) {
+static void write_json_gt(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
   fprintf(out, "  \"graphturbo\": {\"level\": \"%s\", \"order\": \"%s\", \"spills\": %lld, "
                "\"spill_bytes\": %lld, \"notes\": [",
-          gt_ladder_name(l->opt.gt_level), l->gt_order, (long long)l->spills, (long long)l->spill_bytes);
-  for (int i = 0; i < l->nnotes; i++) {
+          m->level, m->order, (long long)m->spills, (long long)m->spill_bytes);
+  for (int i = 0; i < m->nnotes; i++) {
     fprintf(out, "%s", i ? ", " : "");
-    util_json_str(out, l->notes[i]);
+    util_json_str(out, m->notes[i]);
   }
   fprintf(out, "],\n    \"instances\": [\n");
-  for (int ri = 0; ri < l->ninsts; ri++) {
-    const GtRunInst *in = &l->insts[ri];
-    InstSum x = inst_sum(l, r, ri);
+  for (int gi = 0; gi < m->ngroups; gi++) {
+    const GsGroupSum *in = &m->group[gi];
+    InstSum x = inst_sum(m, cyc, gi);
     fprintf(out, "      {\"group\": %d, \"index\": %d, \"samples\": [%lld, %lld], \"layers\": %d, "
                  "\"cores\": %d, \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
                  "\"spills\": %d}%s\n",
-            in->group, in->index, (long long)in->s0, (long long)(in->s1 > 0 ? in->s1 : l->per_cluster),
-            in->k1 - in->k0, x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read,
-            (long long)x.ddr_write, x.spills, ri + 1 < l->ninsts ? "," : "");
+            in->group, in->index, (long long)in->s0, (long long)in->s1, in->t1 - in->t0, x.cores,
+            (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write, x.spills,
+            gi + 1 < m->ngroups ? "," : "");
   }
   fprintf(out, "    ]},\n");
 }
 
-static void write_json(FILE *out, const GsLowered *l, const GsRunStats *r, const GsRunSummary *s,
-                       const char *model, const char *arch_file) {
-  const GsArch *a = l->arch;
+static void write_json_tasks(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
+  fprintf(out, "  \"kernels\": [\n");
+  for (int ti = 0; ti < m->ntasks; ti++) {
+    const GsTaskSum *t = &m->task[ti];
+    fprintf(out, "    {\"name\": ");
+    util_json_str(out, t->name);
+    fprintf(out, ", \"ops\": ");
+    util_json_str(out, t->ops);
+    fprintf(out, ", \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
+                 "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d}%s\n",
+            (unsigned long long)cyc[ti], (long long)t->tally.ddr_read, (long long)t->tally.ddr_write,
+            (long long)t->flops, report_task_bound(m, t), lvl_name(t->out_level), t->cores,
+            ti + 1 < m->ntasks ? "," : "");
+  }
+  fprintf(out, "  ]\n");
+}
+
+static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s,
+                       const uint64_t *cyc, const char *model, const char *arch_file) {
+  const GsArch *a = m->arch;
   fprintf(out, "{\n  \"model\": ");
   util_json_str(out, model);
   fprintf(out, ",\n  \"arch\": ");
   util_json_str(out, a->name);
   fprintf(out, ",\n  \"arch_file\": ");
   util_json_str(out, arch_file);
-  char label[64];
-  fprintf(out, ",\n  \"strategy\": \"%s\",\n", report_strategy(l, label, sizeof label));
-  if (l->opt.sched == SCHED_GRAPHTURBO) write_json_gt(out, l, r);
+  fprintf(out, ",\n  \"strategy\": \"%s\",\n", m->strategy);
+  if (m->level) write_json_gt(out, m, cyc);
   fprintf(out, "  \"batch\": %lld,\n  \"batch_per_cluster\": %lld,\n  \"iterations\": %d,\n",
-          (long long)l->batch, (long long)l->per_cluster, l->iterations);
+          (long long)m->batch, (long long)m->per_cluster, m->iterations);
   fprintf(out, "  \"cycles\": %llu,\n  \"time_s\": %.9g,\n  \"throughput_samples_per_s\": %.9g,\n"
                "  \"latency_s\": %.9g,\n",
           (unsigned long long)r->cycles, s->time_s, s->throughput, s->latency_s);
@@ -282,79 +251,66 @@ static void write_json(FILE *out, const GsLowered *l, const GsRunStats *r, const
   fprintf(out, "  \"roofline\": {\"total_flop\": %lld, \"peak_flop_per_s\": %.9g, "
                "\"compulsory_ddr_bytes\": %lld, \"ddr_bytes_per_s\": %.9g, \"compute_s\": %.9g, "
                "\"memory_s\": %.9g, \"bound_s\": %.9g, \"achieved\": %.9g},\n",
-          (long long)l->total_flops, l->peak_flops, (long long)l->compulsory_ddr_bytes,
+          (long long)m->total_flops, m->peak_flops, (long long)m->compulsory_ddr_bytes,
           a->ddr_bandwidth_gb_per_s * 1e9, s->bound_compute_s, s->bound_memory_s, s->bound_s,
           s->achieved);
-  fprintf(out, "  \"outputs\": {\"ddr\": %d, \"gb\": %d, \"lb\": %d},\n", l->outputs_ddr,
-          l->outputs_gb, l->outputs_lb);
+  fprintf(out, "  \"outputs\": {\"ddr\": %d, \"gb\": %d, \"lb\": %d},\n", m->outputs_ddr,
+          m->outputs_gb, m->outputs_lb);
   fprintf(out, "  \"utilization\": {");
   for (int u = 0; u < r->nunits; u++) {
     fprintf(out, "%s", u ? ", " : "");
     util_json_str(out, r->units[u].name);
     fprintf(out, ": %.6f", s->util[u]);
   }
-  fprintf(out, "},\n  \"kernels\": [\n");
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    const GsKernel *k = &l->kernels[ki];
-    char ops[256];
-    kernel_ops(l, k, ops, sizeof ops);
-    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
-    fprintf(out, "    {\"name\": ");
-    util_json_str(out, k->name);
-    fprintf(out, ", \"ops\": ");
-    util_json_str(out, ops);
-    fprintf(out, ", \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
-                 "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d}%s\n",
-            (unsigned long long)report_kernel_cycles(l, r, ki), (long long)k->ddr_read,
-            (long long)k->ddr_write, (long long)k->flops, report_kernel_bound(l, ki),
-            lvl_name(l->place[outt].level), k->pr * k->pc, ki + 1 < l->nkernels ? "," : "");
-  }
-  fprintf(out, "  ]\n}\n");
+  fprintf(out, "},\n");
+  write_json_tasks(out, m, cyc);
+  fprintf(out, "}\n");
 }
 
-static void write_csv_insts(FILE *out, const GsLowered *l, const GsRunStats *r) {
+static void write_csv_insts(FILE *out, const GsSchedSummary *m, const GsRunStats *r,
+                            const uint64_t *cyc) {
   fprintf(out, "instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,"
                "ddr_write_bytes,spills\n");
-  for (int ri = 0; ri < l->ninsts; ri++) {
-    const GtRunInst *in = &l->insts[ri];
-    InstSum x = inst_sum(l, r, ri);
+  for (int gi = 0; gi < m->ngroups; gi++) {
+    const GsGroupSum *in = &m->group[gi];
+    InstSum x = inst_sum(m, cyc, gi);
     fprintf(out, "g%d.%d,%d,%lld,%lld,%d,%d,%llu,%lld,%lld,%d\n", in->group, in->index, in->group,
-            (long long)in->s0, (long long)(in->s1 > 0 ? in->s1 : l->per_cluster), in->k1 - in->k0,
-            x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write,
-            x.spills);
+            (long long)in->s0, (long long)in->s1, in->t1 - in->t0, x.cores,
+            (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write, x.spills);
   }
   fprintf(out, "(total),,,,,,%llu,%.0f,%.0f,%lld\n", (unsigned long long)r->cycles, r->ddr_read,
-          r->ddr_write, (long long)l->spills);
+          r->ddr_write, (long long)m->spills);
 }
 
-static void write_csv(FILE *out, const GsLowered *l, const GsRunStats *r) {
-  if (l->opt.sched == SCHED_GRAPHTURBO) {
-    write_csv_insts(out, l, r);
+static void write_csv(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const uint64_t *cyc) {
+  if (m->ngroups > 0) {
+    write_csv_insts(out, m, r, cyc);
     return;
   }
   fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\n");
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    const GsKernel *k = &l->kernels[ki];
-    char ops[256];
-    kernel_ops(l, k, ops, sizeof ops);
-    int outt = l->graph->ops[k->ops[k->nops - 1]].out[0];
-    csv_str(out, k->name);
+  for (int ti = 0; ti < m->ntasks; ti++) {
+    const GsTaskSum *t = &m->task[ti];
+    csv_str(out, t->name);
     fputc(',', out);
-    csv_str(out, ops);
-    fprintf(out, ",%llu,%lld,%lld,%lld,%s,%s\n", (unsigned long long)report_kernel_cycles(l, r, ki),
-            (long long)k->ddr_read, (long long)k->ddr_write, (long long)k->flops,
-            report_kernel_bound(l, ki), lvl_name(l->place[outt].level));
+    csv_str(out, t->ops);
+    fprintf(out, ",%llu,%lld,%lld,%lld,%s,%s\n", (unsigned long long)cyc[ti],
+            (long long)t->tally.ddr_read, (long long)t->tally.ddr_write, (long long)t->flops,
+            report_task_bound(m, t), lvl_name(t->out_level));
   }
   fprintf(out, "(total),,%llu,%.0f,%.0f,%lld,,\n", (unsigned long long)r->cycles, r->ddr_read,
-          r->ddr_write, (long long)l->total_flops);
+          r->ddr_write, (long long)m->total_flops);
 }
 
-void report_write(FILE *out, GsReportFormat f, const GsLowered *l, const GsRunStats *r,
+void report_write(FILE *out, GsReportFormat f, const GsSchedSummary *m, const GsRunStats *r,
                   const char *model, const char *arch_file) {
-  GsRunSummary s = report_summary(l, r);
-  if (f == REPORT_JSON) write_json(out, l, r, &s, model, arch_file);
-  else if (f == REPORT_CSV) write_csv(out, l, r);
-  else write_text(out, l, r, &s, model, arch_file);
+  GsRunSummary s = report_summary(m, r);
+  uint64_t *cyc = calloc((size_t)m->ntasks + 1, sizeof *cyc);
+  if (!cyc) die("out of memory");
+  report_task_cycles(m, r, cyc);
+  if (f == REPORT_JSON) write_json(out, m, r, &s, cyc, model, arch_file);
+  else if (f == REPORT_CSV) write_csv(out, m, r, cyc);
+  else write_text(out, m, r, &s, cyc, model, arch_file);
+  free(cyc);
 }
 
 /* The gap of run x to run f (the fastest) in cycles, split as docs/schedulers.md ("The gap to
@@ -383,24 +339,23 @@ static int fastest(const GsRunStats *const *rs, int n) {
   return b;
 }
 
-static void write_gap_text(FILE *out, const GsLowered *const *ls, const GsRunStats *const *rs, int n) {
+static void write_gap_text(FILE *out, const GsSchedSummary *const *ls, const GsRunStats *const *rs, int n) {
   int b = fastest(rs, n);
-  char nm[64];
   fprintf(out, "\ngap to the fastest (%s), cycles: matrix units' busy time, the extra DDR traffic "
                "at full bandwidth,\nother data waits, sync and resource stalls, idle (per matrix "
                "unit; the parts add up to the gap)\n",
-          report_strategy(ls[b], nm, sizeof nm));
+          ls[b]->strategy);
   fprintf(out, "%-21s %12s %12s %12s %12s %12s %12s %12s\n", "strategy", "gap", "compute",
           "ddr_traffic", "other_data", "sync", "resource", "idle");
   for (int i = 0; i < n; i++) {
     GsGap g = gap_to(rs[i], rs[b], ls[i]->arch);
     fprintf(out, "%-21s %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f\n",
-            report_strategy(ls[i], nm, sizeof nm), g.total, g.compute, g.ddr, g.data, g.sync,
+            ls[i]->strategy, g.total, g.compute, g.ddr, g.data, g.sync,
             g.resource, g.idle);
   }
 }
 
-void report_compare(FILE *out, GsReportFormat f, const GsLowered *const *ls,
+void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls,
                     const GsRunStats *const *rs, int n, const char *model) {
   GsRunSummary base = report_summary(ls[0], rs[0]);
   int best = fastest(rs, n);
@@ -421,8 +376,7 @@ void report_compare(FILE *out, GsReportFormat f, const GsLowered *const *ls,
   for (int i = 0; i < n; i++) {
     GsRunSummary s = report_summary(ls[i], rs[i]);
     double sp = base.throughput > 0 ? s.throughput / base.throughput : 0;
-    char nm[64];
-    report_strategy(ls[i], nm, sizeof nm);
+    const char *nm = ls[i]->strategy;
     if (f == REPORT_JSON) {
       fprintf(out, "  {\"strategy\": \"%s\", \"cycles\": %llu, \"time_s\": %.9g, "
                    "\"throughput_samples_per_s\": %.9g, \"speedup\": %.6f, \"ddr_read_bytes\": %.0f, "

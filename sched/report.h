@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lower.h"
+#include "summary.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,20 +55,18 @@ typedef struct {
 
 /* Fill the unit list (names and instances) from the arch; busy cycles stay 0. */
 void report_init_units(GsRunStats *r, const GsArch *a);
-GsRunSummary report_summary(const GsLowered *l, const GsRunStats *r);
-/* Cycles of kernel ki summed over iterations (from the barrier episodes). */
-uint64_t report_kernel_cycles(const GsLowered *l, const GsRunStats *r, int ki);
-/* "compute" or "memory": whichever ideal time is longer for the kernel on its cores. */
-const char *report_kernel_bound(const GsLowered *l, int ki);
-
-/* "tvm", "astitch", or "graphturbo:LEVEL" into buf. */
-const char *report_strategy(const GsLowered *l, char *buf, size_t n);
+GsRunSummary report_summary(const GsSchedSummary *m, const GsRunStats *r);
+/* cyc[t]: the cycles of task t summed over iterations, from the barrier episodes the emitter
+ * recorded (all 0 when the simulator saw other episodes). cyc has m->ntasks entries. */
+void report_task_cycles(const GsSchedSummary *m, const GsRunStats *r, uint64_t *cyc);
+/* "compute" or "memory": whichever ideal time is longer for the task on its cores. */
+const char *report_task_bound(const GsSchedSummary *m, const GsTaskSum *t);
 
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GsReportFormat;
-void report_write(FILE *out, GsReportFormat f, const GsLowered *l, const GsRunStats *r,
+void report_write(FILE *out, GsReportFormat f, const GsSchedSummary *m, const GsRunStats *r,
                   const char *model, const char *arch_file);
 /* --compare: one row per strategy; rows[0] is the baseline for the speedup. */
-void report_compare(FILE *out, GsReportFormat f, const GsLowered *const *ls,
+void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls,
                     const GsRunStats *const *rs, int n, const char *model);
 
 #ifdef __cplusplus

@@ -20,10 +20,10 @@
  *   model.c           model_: model_load(): .gtg or .onnx by the file's extension
  *   isa.def           the instruction table (X-macro)
  *   isa_ops.h         named accessors of the integer operands, generated from isa.def
- *   isa.c             isa_: static facts from isa.def; prog_: building Programs in memory
- *   prog.h            prog_: Programs: per-queue instruction streams, the contract with sim/
- *   gtasm.c           gtasm_: .gtasm text: assembler, disassembler, instruction text; prog_:
- *                     prog_load/prog_save by extension
+ *   isa.c             isa_: static facts from isa.def
+ *   prog.[ch]         prog_: Programs: per-queue instruction streams, the contract with sim/;
+ *                     building them in memory, loading and saving by extension
+ *   gtasm.c           gtasm_: .gtasm text: assembler, disassembler, instruction text
  *   gtp.c             gtp_: .gtp binary program files
  *   prog_check.c      prog_: static checks of a Program against an arch
  *   lower.h           lower_: lowering a graph to a Program: tvm, astitch, graphturbo
@@ -34,18 +34,23 @@
  *   unit_timing.[ch]  timing_: the timing model of the simulator and the tiler: compute
  *                     formulas (gemm, vector, scalar cycles), DDR burst rounding
  *   lower_tiling.c    lower_: a kernel's partition over a cluster's cores, tile sizes
- *   lower_ops.c       lower_: how each op kind becomes tiles
- *   lower_emit.[ch]   emit_: the shared emitter: memory map, kernels over clusters and cores
- *   lower_tiles.c     emit_: the shared emitter: one kernel's instruction streams on one core
+ *   lower_partition.c lower_: a kernel's rows per core and cluster, copy kernels' parts
+ *   lower_ops.c       lower_: how each op kind becomes tiles; a kernel's operands
  *   lower_gt.c        gt_: graphturbo lowering: instances as kernels, kept tensors, spills
  *                     (gt_plan)
- *   lower_emit_gt.c   gt_: graphturbo's slices as regions in the Program
  *   lower_check.c     lower_: the lowering's invariants, checked after every planning step
  *   lower_dump.c      lower_: the plan after a step as text (--dump-after STEP)
+ *   lower_summary.c   lower_: the run as the report sees it (summary.h)
+ *   emit.[ch]         emit_: the strategy-neutral emitter: plan -> Program; memory map,
+ *                     kernels over clusters and cores, pipes, barriers, the accounting sink
+ *   emit_impl.h       emit_: the emitter's internals shared by its three files
+ *   emit_tiles.c      emit_: one kernel's instruction streams on one core
+ *   emit_slices.c     emit_: a plan's slices (graphturbo) as regions in the Program
  *   ivl.[ch]          ivl_: the allocator of DDR, GB and LB: first fit over blocks with
  *                     lifetimes or in program order, high-water mark
  *   gt.[ch]           gt_: GraphTurbo graph passes: data structures, pipeline, invariant checker
  *   gt_*.c            gt_: one file per GraphTurbo pass, and the schedule dump (map in gt.h)
+ *   summary.h         the run as the report sees it: tasks, groups, totals (no functions)
  *   report.[ch]       report_: the run report (text, JSON, CSV) and the --compare table
  *
  * Errors: a user error prints `file:line:col: error: msg` (plus the line and a caret when the

@@ -228,25 +228,19 @@ static int write_report(const CliOptions &o, const GsArch *a,
                         const std::vector<std::vector<CliAutotuneRow>> &tunes, const std::string &model) {
   GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
   CliContext ctx = cli_context(o, a, model.c_str(), (long long)runs[0]->l->batch);
+  std::vector<const GsSchedSummary *> ms;
+  std::vector<const GsRunStats *> rss;
   for (size_t i = 0; i < runs.size(); i++) {
-    char nm[64];
-    ctx.runs.push_back({report_strategy(runs[i]->l, nm, sizeof nm), (long long)runs[i]->l->per_cluster, tunes[i]});
+    ms.push_back(lower_summary(runs[i]->l));
+    rss.push_back(&runs[i]->rs);
+    ctx.runs.push_back({ms[i]->strategy, (long long)ms[i]->per_cluster, tunes[i]});
   }
   char *buf = nullptr;
   size_t len = 0;
   FILE *mem = open_memstream(&buf, &len);
   if (!mem) die("open_memstream failed");
-  if (o.compare) {
-    std::vector<const GsLowered *> ls;
-    std::vector<const GsRunStats *> rss;
-    for (auto &r : runs) {
-      ls.push_back(r->l);
-      rss.push_back(&r->rs);
-    }
-    report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
-  } else {
-    report_write(mem, f, runs[0]->l, &runs[0]->rs, model.c_str(), o.arch);
-  }
+  if (o.compare) report_compare(mem, f, ms.data(), rss.data(), (int)runs.size(), model.c_str());
+  else report_write(mem, f, ms[0], rss[0], model.c_str(), o.arch);
   fclose(mem);
   std::string text = cli_context_apply(std::string(buf, len), f, o.compare != nullptr, ctx);
   free(buf);
@@ -324,7 +318,7 @@ static int autotune(const RunEnv &e, const Strategy &stg, std::unique_ptr<RunOut
     CliAutotuneRow row{p, (int)((B + p * D - 1) / (p * D)), 0, 0, 0, 0};
     row.status = run_one(e, lo, false, false, ro.get());
     if (row.status == GS_EXIT_OK) {
-      GsRunSummary s = report_summary(ro->l, &ro->rs);
+      GsRunSummary s = report_summary(lower_summary(ro->l), &ro->rs);
       row.cycles = ro->rs.cycles;
       row.throughput = s.throughput;
       row.latency_s = s.latency_s;

@@ -96,4 +96,23 @@ for opt in "--gt-spill largest" "--gt-stitch 0" "--gt-stitch 0.25" "--gt-order b
   if "$GTSIM" --arch configs/stcp920.cfg workloads/mobilenetv2.gtg --batch 4 $opt -o /dev/null 2>"$tmp/err"
   then ok "mobilenetv2 on stcp920 with $opt runs"; else nok "mobilenetv2 with $opt" "$(head -c 300 "$tmp/err")"; fi
 done
+# 4. The report's rows add up to the simulator's DDR totals, over every iteration: mobilenetv2
+# at batch 5 with 2 samples per cluster on tiny's 2 clusters runs 2 iterations (4 samples, then
+# 1, re-planned), and each strategy's per-kernel or per-instance DDR bytes (the emitter's
+# tally) must sum to the bytes the simulator moved (the CSV's total row).
+for s in tvm astitch graphturbo; do
+  if "$GTSIM" --arch configs/tiny.cfg workloads/mobilenetv2.gtg --batch 5 --batch-per-cluster 2 \
+       --sched $s --csv -o "$tmp/rows.csv" 2>"$tmp/err" &&
+     msg=$("$PY" - "$tmp/rows.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+body, total = rows[:-1], rows[-1]
+r = sum(int(x["ddr_read_bytes"]) for x in body)
+w = sum(int(x["ddr_write_bytes"]) for x in body)
+print("rows %d/%d B, simulator %s/%s B" % (r, w, total["ddr_read_bytes"], total["ddr_write_bytes"]))
+sys.exit(0 if (r, w) == (int(total["ddr_read_bytes"]), int(total["ddr_write_bytes"])) else 1)
+PYEOF
+); then ok "$s: the rows' DDR bytes add up to the simulator's over 2 iterations ($msg)"
+  else nok "$s: the rows' DDR bytes add up to the simulator's" "${msg:-} $(head -c 300 "$tmp/err")"; fi
+done
 done_testing

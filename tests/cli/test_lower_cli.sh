@@ -118,4 +118,19 @@ for s in tvm astitch graphturbo; do
   check_eval "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
     "[ $rc -eq 0 ] && [ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
 done
+# A grouped conv (ResNeXt-50's layer-4 3x3: 1024 channels in 32 groups, 14x14 -> 7x7) needs all
+# 1024 columns and their 589 KB of weights in one tile when columns cannot be cut, more than a
+# 64 KiB LB holds. Column tiles of whole groups (32 columns, 32 input channels each) fit every
+# shipped config; the plan's column tile must be a multiple of the group's 32 columns.
+printf 'gtg 1\nmodel gc batch=2 dtype=fp16\ninput x: fp16[N, 1024, 14, 14]\n%s\n' \
+  'a = conv2d(x) units=1024 kernel=3 stride=2 pad=1 groups=32' >"$tmp/gc.gtg"
+for cfg in configs/*.cfg; do
+  for s in tvm graphturbo; do
+    tc=$("$GTSIM" --arch "$cfg" "$tmp/gc.gtg" --sched $s --dump-after tiling 2>"$tmp/e7" |
+         sed -n 's/^k0 .* tile=[0-9]*x\([0-9]*\)x.*/\1/p')
+    "$GTSIM" --arch "$cfg" "$tmp/gc.gtg" --sched $s -o /dev/null 2>>"$tmp/e7"; rc=$?
+    check_eval "grouped conv on $(basename "$cfg" .cfg) under $s: runs, column tile ${tc:-?} of whole groups" \
+      "[ $rc -eq 0 ] && [ -n '$tc' ] && [ \$(( ${tc:-1} % 32 )) -eq 0 ]"
+  done
+done
 done_testing

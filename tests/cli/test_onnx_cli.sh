@@ -27,7 +27,8 @@ ls "$out" | grep -q '\.tmp\.'
 check_rc "no temporary file left after a successful convert" $((!$?))
 
 # 2. --stats on the ONNX file and on its conversion agree (totals line of the text report)
-for m in resnet_block encoder densenet_block mobilenet_block misc17; do
+for m in resnet_block encoder densenet_block mobilenet_block misc17 mobilenetv3_block \
+         mobilenetv3_block13 pad_fold resize_block upsample9; do
   "$GTSIM" --convert "$dir/$m.onnx" -o "$out/$m.gtg" 2>"$out/err" &&
     "$GTSIM" --stats "$dir/$m.onnx" --batch 6 >"$out/$m.onnx.stats" 2>>"$out/err" &&
     "$GTSIM" --stats "$out/$m.gtg" --batch 6 >"$out/$m.gtg.stats" 2>>"$out/err"
@@ -91,6 +92,48 @@ cp "$dir/resnet_block.onnx" "$out/model.bin"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "expected a .gtg or .onnx file" "$out/err"
 check_rc "unknown model extension: exit 1" $? "rc=$rc" "$(cat "$out/err")"
+
+# 6. a fixed-batch export (input [4, 3, 32, 32], no symbolic dim) is the same graph as the
+# symbolic one at batch 4: its default batch is 4 (the same totals as --batch 4 of the symbolic
+# export, and under tvm the same cycles on tiny); it binds no other batch (exit 1 naming the
+# fixed batch, never a report that says batch 8 and computes batch 1), and graphturbo, which
+# schedules one cluster's share (2 of 4 samples on tiny's 2 clusters), refuses it by name.
+"$GTSIM" --stats "$dir/resnet_block_b4.onnx" >"$out/b4.stats" 2>"$out/err" &&
+  "$GTSIM" --stats "$dir/resnet_block.onnx" --batch 4 >"$out/n4.stats" 2>>"$out/err"
+a=$(grep '^total' "$out/b4.stats"); b=$(grep '^total' "$out/n4.stats")
+[ -n "$a" ] && [ "$a" = "$b" ] && grep -q 'batch 4,' "$out/b4.stats"
+check_rc "fixed batch 4: default batch 4, totals of the symbolic export at --batch 4" $? "$a" "$b" \
+  "$(head -1 "$out/b4.stats") $(cat "$out/err")"
+for cmd in "--stats $dir/resnet_block_b1.onnx --batch 8" \
+           "--arch configs/tiny.cfg $dir/resnet_block_b1.onnx --batch 8 --sched tvm"; do
+  "$GTSIM" $cmd >/dev/null 2>"$out/err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "has a fixed batch of 1 .*cannot run at batch 8" "$out/err"
+  check_rc "fixed batch 1 with --batch 8: exit 1 naming both (${cmd%% *})" $? "rc=$rc" "$(cat "$out/err")"
+done
+c4=$("$GTSIM" --arch configs/tiny.cfg "$dir/resnet_block_b4.onnx" --sched tvm 2>"$out/err" | awk '/^cycles/ {print $2}')
+n4=$("$GTSIM" --arch configs/tiny.cfg "$dir/resnet_block.onnx" --batch 4 --sched tvm 2>>"$out/err" | awk '/^cycles/ {print $2}')
+check_eval "fixed batch 4 under tvm: the cycles of the symbolic export at batch 4 ($c4)" \
+  '[ -n "$c4" ] && [ "$c4" = "$n4" ]'
+"$GTSIM" --arch configs/tiny.cfg "$dir/resnet_block_b4.onnx" >/dev/null 2>"$out/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "fixed batch of 4: graphturbo schedules one cluster's share" "$out/err"
+check_rc "fixed batch 4 under graphturbo on 2 clusters: exit 1 naming why" $? "rc=$rc" "$(cat "$out/err")"
+
+# 7. MobileNet-v3's hard_swish and hard_sigmoid run under every strategy, and the opset-13 form
+# (Mul(x, HardSigmoid(x))) is the same program as the opset-17 HardSwish: the same cycles
+for s in tvm astitch graphturbo; do
+  a=$("$GTSIM" --arch configs/tiny.cfg "$dir/mobilenetv3_block.onnx" --batch 4 --sched $s 2>"$out/err" | awk '/^cycles/ {print $2}')
+  b=$("$GTSIM" --arch configs/tiny.cfg "$dir/mobilenetv3_block13.onnx" --batch 4 --sched $s 2>>"$out/err" | awk '/^cycles/ {print $2}')
+  check_eval "mobilenetv3 block under $s: runs, opset 13 = opset 17 ($a cycles)" '[ -n "$a" ] && [ "$a" = "$b" ]'
+done
+
+# 8. Pads folded into a conv and pools (asymmetric on the max pool), and up-sampling (bilinear
+# by scales, nearest to sizes), run under every strategy
+for m in pad_fold resize_block swin_bits; do
+  for s in tvm astitch graphturbo; do
+    "$GTSIM" --arch configs/tiny.cfg "$dir/$m.onnx" --batch 4 --sched $s -o /dev/null 2>"$out/err"
+    check_rc "$m under $s runs" $? "$(head -c 300 "$out/err")"
+  done
+done
 
 # 5. a .gtg input converts to itself (model_load dispatches on the extension)
 "$GTSIM" --convert "$out/encoder.gtg" -o "$out/encoder2.gtg" 2>"$out/err"

@@ -284,6 +284,154 @@ def misc17():
                  name="misc17")
 
 
+def mobilenetv3(opset):
+    """A MobileNet-v3 block: Conv 8->16 3x3 pad 1 + hardswish, a squeeze-excite (global pool,
+    Conv 16->4 + ReLU, Conv 4->16 + HardSigmoid, Mul), Conv 16->8 1x1. Opset 14+ writes
+    hardswish as one HardSwish node; opset 13 as Mul(x, HardSigmoid(x)). x: [N, 8, 8, 8]."""
+    b = Builder(7)
+    y = b.conv("x", "conv1", 8, 16, 3, pad=1)
+    if opset >= 14:
+        y = b.node("HardSwish", [y], "/act/HardSwish")
+    else:
+        y = b.node("Mul", [y, b.node("HardSigmoid", [y], "/act/HardSigmoid", alpha=1.0 / 6)],
+                   "/act/Mul")
+    s = b.node("GlobalAveragePool", [y], "/se/GlobalAveragePool")
+    s = b.node("Relu", [b.conv(s, "se.fc1", 16, 4, 1)], "/se/Relu")
+    s = b.node("HardSigmoid", [b.conv(s, "se.fc2", 4, 16, 1)], "/se/HardSigmoid",
+               alpha=1.0 / 6, beta=0.5)
+    y = b.node("Mul", [y, s], "/se/Mul")
+    y = b.conv(y, "project", 16, 8, 1)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 8, 8])], opset=opset,
+                 name="mobilenetv3")
+
+
+def pad_fold(opset):
+    """Pads in front of a Conv, an AveragePool and a MaxPool. x: [N, 4, 8, 8].
+    Pad 1 on H and W -> Conv 4->8 3x3 pad 0 (= a conv with pad 1: 8x8 out); a Pad of zeros
+    (PyTorch writes one before AveragePool) -> AveragePool 2x2/2 (4x4); Pad bottom/right 1 ->
+    MaxPool 2x2/2 with its own pads [1, 0, 0, 0] (t, l, b, r after folding: 1, 0, 1, 1; 3x2)."""
+    b = Builder(8)
+
+    def pads(name, v):
+        if opset < 11:
+            return {"pads": v}, []
+        return {}, [b.ints(name, v)]
+    a, i = pads("p1", [0, 0, 1, 1, 0, 0, 1, 1])
+    y = b.node("Pad", ["x"] + i, "/pad1/Pad", mode="constant", **a)
+    y = b.conv(y, "conv", 4, 8, 3)
+    a, i = pads("p2", [0, 0, 0, 0, 0, 0, 0, 0])
+    y = b.node("AveragePool", [b.node("Pad", [y] + i, "/pad2/Pad", **a)], "/pool/AveragePool",
+               kernel_shape=[2, 2], strides=[2, 2])
+    a, i = pads("p3", [0, 0, 0, 0, 0, 0, 1, 1])
+    y = b.node("MaxPool", [b.node("Pad", [y] + i, "/pad3/Pad", **a)], "/pool2/MaxPool",
+               kernel_shape=[2, 2], strides=[2, 2], pads=[1, 0, 0, 0])
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 3, 2])], opset=opset,
+                 name="pad_fold")
+
+
+def resize_block():
+    """Up-sampling as segmentation heads write it. x: [N, 8, 8, 8]: Conv 8->8 3x3 pad 1,
+    Resize by scales [1, 1, 2, 2] (linear) to 16x16, Conv 8->4 1x1, then Resize nearest to
+    sizes Concat(Shape(x)[0:2], [32, 24]) (the batch symbolic, as FCN's interpolate to the
+    input size writes it) -> [N, 4, 32, 24]."""
+    b = Builder(10)
+    y = b.conv("x", "conv1", 8, 8, 3, pad=1)
+    scales = b.const("/Constant", [1.0, 1.0, 2.0, 2.0])
+    y = b.node("Resize", [y, "", scales], "/up1/Resize", mode="linear",
+               coordinate_transformation_mode="half_pixel")
+    y = b.conv(y, "conv2", 8, 4, 1)
+    shp = b.node("Shape", [y], "/Shape")
+    nc = b.node("Slice", [shp, b.ints("s0", [0]), b.ints("s1", [2])], "/Slice")
+    sizes = b.node("Concat", [nc, b.ints("hw", [32, 24])], "/Concat", axis=0)
+    y = b.node("Resize", [y, "", "", sizes], "/up2/Resize", mode="nearest")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 32, 24])], name="resize_block")
+
+
+def upsample9():
+    """Upsample (opset 9) with a scales input, nearest, x2. x: [N, 4, 5, 5] -> [N, 4, 10, 10]."""
+    b = Builder(11)
+    y = b.node("Upsample", ["x", b.const("/Constant", [1.0, 1.0, 2.0, 2.0])], "/Upsample",
+               mode="nearest")
+    y = b.node("Relu", [y], "/Relu")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 5, 5])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 10, 10])], opset=9,
+                 name="upsample9")
+
+
+def mod_pad():
+    """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
+    Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
+    7x7 stride-7 Conv 3->8. x: [N, 3, 20, 20] -> [N, 8, 3, 3]."""
+    b = Builder(12)
+    w = b.node("Gather", [b.node("Shape", ["x"], "/Shape"), b.ints("i3", 3)], "/Gather", axis=0)
+    pad = b.node("Mod", [b.node("Neg", [w], "/Neg"), b.ints("seven", 7)], "/Mod")
+    pad = b.node("Unsqueeze", [pad, b.ints("ax0", [0])], "/Unsqueeze")
+    z = b.ints("zeros6", [0, 0, 0, 0, 0, 0])
+    pads = b.node("Concat", [z, pad, pad], "/Concat", axis=0)
+    y = b.node("Pad", ["x", pads], "/Pad")
+    y = b.conv(y, "patch", 3, 8, 7, stride=7)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 3, 20, 20])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 8, 3, 3])], name="mod_pad")
+
+
+def swin_bits():
+    """What Swin's export needs besides Mod. x: [N, 8, 8, 4] (NHWC, as Swin's blocks hold it).
+    Patch merging: x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]
+    (Slice with step 2), Concat on C -> [N, 4, 4, 16]; the attention scale
+    Pow(Cast(Div(Shape[3] = 16, 2)), -0.5) multiplies it; MatMul by W [16, 8] -> [N, 4, 4, 8].
+    Two Reshape targets computed from constants: ScatterND([0, 0], [[1]], [-1]) = [0, -1]
+    -> [N, 128]; Squeeze(Transpose([[0], [-1]])) = [0, -1] on the other branch; and
+    Where(Not(Equal([0, 1], 1)), [0, 7], [9, -1]) = [0, -1] (Not folds) reshaping the slice
+    y[:, 0:1] [N, 1, 4, 8] -> [N, 32]. A wrong fold gives a target that does not fit."""
+    b = Builder(13)
+    parts = []
+    for h0, w0 in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        y = b.node("Slice", ["x", b.ints("st%d%d" % (h0, w0), [h0, w0]), b.ints("en%d%d" % (h0, w0), [8, 8]),
+                             b.ints("ax%d%d" % (h0, w0), [1, 2]), b.ints("sp%d%d" % (h0, w0), [2, 2])],
+                   "/merge/Slice_%d%d" % (h0, w0))
+        parts.append(y)
+    y = b.node("Concat", parts, "/merge/Concat", axis=-1)
+    c16 = b.node("Gather", [b.node("Shape", [y], "/Shape"), b.ints("i3", 3)], "/Gather", axis=0)
+    half = b.node("Cast", [b.node("Div", [c16, b.ints("two", 2)], "/Div")], "/Cast", to=1)
+    scale = b.node("Pow", [half, b.const("/Constant", -0.5)], "/Pow")
+    y = b.node("Mul", [y, scale], "/Mul")
+    y = b.node("MatMul", [y, b.weight("proj.weight", [16, 8])], "/proj/MatMul")
+    t1 = b.node("ScatterND", [b.ints("zeros2", [0, 0]), b.ints("idx", [[1]]), b.ints("upd", [-1])],
+                "/ScatterND")
+    out1 = b.node("Reshape", [y, t1], "/Reshape_1")
+    tr = b.node("Transpose", [b.ints("col", [[0], [-1]])], "/Transpose", perm=[1, 0])
+    t2 = b.node("Squeeze", [tr, b.ints("ax0", [0])], "/Squeeze")
+    out2 = b.node("Relu", [b.node("Reshape", [y, t2], "/Reshape_2")], "/Relu")
+    eq = b.node("Equal", [b.ints("zero1", [0, 1]), b.ints("one", 1)], "/Equal")
+    t3 = b.node("Where", [b.node("Not", [eq], "/Not"), b.ints("w0", [0, 7]), b.ints("w1", [9, -1])],
+                "/Where")
+    sl = b.node("Slice", [y, b.ints("s0", [0]), b.ints("s1", [1]), b.ints("s2", [1])], "/Slice")
+    out3 = b.node("Reshape", [sl, t3], "/Reshape_3")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 8, 4])],
+                 [helper.make_tensor_value_info(out1, FLOAT, ["N", 128]),
+                  helper.make_tensor_value_info(out2, FLOAT, ["N", 128]),
+                  helper.make_tensor_value_info(out3, FLOAT, ["N", 32])], name="swin_bits")
+
+
+def gelu20():
+    """Opset 20's single-node Gelu (erf form, then the tanh approximation) after a Gemm.
+    Debian's python3-onnx predates opset 20, so its checker is not run on this one.
+    x: [N, 16]."""
+    b = Builder(9)
+    y = b.node("Gemm", ["x", b.weight("fc.weight", [32, 16])], "/fc/Gemm", transB=1)
+    y = b.node("Gelu", [y], "/act/Gelu")
+    y = b.node("Gelu", [y], "/act2/Gelu", approximate="tanh")
+    g = helper.make_graph(b.nodes, "gelu20", [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N", 32])], initializer=b.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)],
+                          producer_name="gtsim-fixtures")
+    m.ir_version = 9
+    return m
+
+
 def clip_attrs():
     """Clip with min/max attributes (opset 6..10), and Clip(0, inf) -> relu. x: [N, 4, 4, 4]."""
     b = Builder(6)
@@ -531,6 +679,16 @@ def bad_inputs():
     y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
     out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
+    b = Builder(20)  # a reflect Pad: no op to fold it into, no IR op for it
+    y = b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad", mode="reflect")
+    y = b.conv(y, "conv", 4, 4, 3)
+    out["pad_reflect"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                               [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 8])])
+    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into
+    y = b.node("Relu", [b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad")],
+               "/Relu")
+    out["pad_relu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                            [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 10, 10])])
     for m in out.values():
         m.ir_version = 8
     return out
@@ -543,6 +701,17 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "resnet_block": resnet(),
+        "resnet_block_b1": resnet(batch=1),
+        "resnet_block_b4": resnet(batch=4),
+        "mobilenetv3_block": mobilenetv3(17),
+        "mobilenetv3_block13": mobilenetv3(13),
+        "pad_fold": pad_fold(13),
+        "pad_fold10": pad_fold(10),
+        "gelu20": gelu20(),
+        "resize_block": resize_block(),
+        "upsample9": upsample9(),
+        "mod_pad": mod_pad(),
+        "swin_bits": swin_bits(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
         "densenet_block": densenet(),

@@ -1,4 +1,4 @@
-// test_gt_sim.cpp — graphturbo programs (sched/lower_gt.c, lower_emit_gt.c) on the simulator,
+// test_gt_sim.cpp — graphturbo programs (sched/lower_gt.c, emit_slices.c) on the simulator,
 // against hand calculations. The machine is configs/tiny.cfg reduced to one cluster with one
 // core (as test_lower_sim) and a 2 KiB GB (--set cluster.gb_kib=2), so that a layer output the
 // LB does not keep cannot go to the GB either:

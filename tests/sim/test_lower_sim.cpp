@@ -82,7 +82,7 @@ static void conv_compute_bound(void **) {
   double in = 256.0 * 16 * 16 * 2, w = 64.0 * 256 * 2, out = 64.0 * 16 * 16 * 2;
   assert_true(run.r.stats.get("ddr.read_bytes") == in + w);
   assert_true(run.r.stats.get("ddr.write_bytes") == out);
-  assert_int_equal(run.l->kernels[0].ddr_read, (int64_t)(in + w));
+  assert_int_equal(run.l->tally.task[0].ddr_read, (int64_t)(in + w));
   finish(run);
 }
 
@@ -131,11 +131,14 @@ static void never_below_roofline(void **) {
       rs.cycles = run.r.cycles;
       rs.nepisodes = (int)ep.size();
       rs.episode_end = ep.data();
-      GsRunSummary sum = report_summary(run.l, &rs);
+      const GsSchedSummary *m = lower_summary(run.l);
+      GsRunSummary sum = report_summary(m, &rs);
       assert_true(sum.time_s >= sum.bound_s);
       assert_true(sum.bound_s > 0);
       uint64_t total = ep.empty() ? 0 : ep[0];
-      for (int k = 0; k < run.l->nkernels; k++) total += report_kernel_cycles(run.l, &rs, k);
+      std::vector<uint64_t> cyc((size_t)m->ntasks);
+      report_task_cycles(m, &rs, cyc.data());
+      for (int k = 0; k < m->ntasks; k++) total += cyc[(size_t)k];
       assert_true(total <= run.r.cycles && run.r.cycles - total <= 1);
       finish(run);
     }

@@ -108,6 +108,16 @@ static inline int tg_maxpool(GsGraph *g, const char *name, int x, int k, int s, 
   return tg_op(g, OP_MAXPOOL, name, &x, 1, &at, 4, o);
 }
 
+static inline int tg_resize(GsGraph *g, const char *name, int x, int h, int w, int linear) {
+  GsAttrs at = tg_attrs();
+  at.size[0] = h;
+  at.size[1] = w;
+  at.linear = linear;
+  const int64_t *d = g->tensors[x].dim;
+  int64_t o[4] = {d[0], d[1], h, w};
+  return tg_op(g, OP_RESIZE, name, &x, 1, &at, 4, o);
+}
+
 static inline int tg_gap(GsGraph *g, const char *name, int x) {
   GsAttrs at = tg_attrs();
   const int64_t *d = g->tensors[x].dim;

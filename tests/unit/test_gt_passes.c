@@ -193,6 +193,46 @@ static void rule_i_refuses_downsampling(void **state) {
   }
 }
 
+static void rule_i_mirrors_upsampling(void **state) {
+  (void)state;
+  /* relu [8,64,16,16] (T = 256 KiB) -> resize x2 nearest -> [8,64,32,32] (4T = 1 MiB), one op
+   * each. peak(relu) = 2T = 512 KiB; peak(resize) = T + 4T = 1.25 MiB. LB 0.7 MiB: relu fits
+   * whole, f(P) = 1; the resize needs v >= 1.79 -> 2, f(Q) = 2; merged, the peak is the
+   * resize's (the relu's input is dead by then): f = 2. Rule (i) as written for down-sampling
+   * (f(Q) >= f(P), f(P+Q) <= f(Q)) would merge and split the relu by 2 for nothing; across an
+   * up-sampling it is mirrored (f(P) >= f(Q) fails: 1 < 2), so two groups stay. With LB 4 MiB
+   * both fit whole (f = 1 = 1): merged. Output rows [4, 9) of the resize read input rows
+   * 4·16/32 = 2 .. ceil(9·16/32) = 5, and one more each side when bilinear: [1, 6). */
+  for (int pass = 0; pass < 2; pass++) {
+    GsGraph *g = tg_new("up", 8);
+    int x = tg_input(g, "x", 4, (int64_t)8, (int64_t)64, (int64_t)16, (int64_t)16);
+    x = tg_unary(g, OP_RELU, "r", x);
+    int y = tg_resize(g, "u", x, 32, 32, 0);
+    int op = g->tensors[y].producer;
+    assert_range(gt_op_input_req(g, op, 0, 2, 4, 9, 0), 2, 2, 5);
+    g->ops[op].at.linear = 1;
+    assert_range(gt_op_input_req(g, op, 0, 3, 4, 9, 0), 3, 1, 6);
+    g->ops[op].at.linear = 0;
+    GsArch a = tg_arch(1, 8, 0, 0);
+    GtOptions o;
+    gt_options_default(&o);
+    o.init = GT_INIT_OP;
+    o.lb_bytes = pass == 0 ? 734003 : 4 << 20;
+    GtSchedule *s = gt_schedule(g, &a, &o, GT_PASS_GROUP);
+    if (pass == 0) {
+      assert_int_equal(s->groups[0].best.factor, 1);
+      assert_int_equal(s->groups[1].best.factor, 2);
+      assert_int_equal(s->nmerges, 0);
+      assert_int_equal(s->nlive, 2);
+    } else {
+      assert_int_equal(s->nmerges, 1);
+      assert_int_equal(s->nlive, 1);
+    }
+    gt_free(s);
+    tg_free(g);
+  }
+}
+
 static void init_modes(void **state) {
   (void)state;
   /* one ResNet bottleneck (10 ops + 2 shortcut): chains = main path, shortcut, add+relu
@@ -351,6 +391,7 @@ int main(void) {
       cmocka_unit_test(candidate_factors),
       cmocka_unit_test(recompute_model),
       cmocka_unit_test(rule_i_refuses_downsampling),
+      cmocka_unit_test(rule_i_mirrors_upsampling),
       cmocka_unit_test(init_modes),
       cmocka_unit_test(lb_scope_readings),
       cmocka_unit_test(softmax_axis_not_bound),

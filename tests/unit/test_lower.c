@@ -161,8 +161,8 @@ static void test_tvm_kernel_ddr_bytes(void **state) {
   program_ddr_bytes(l->prog, &rd, &wr);
   assert_int_equal(rd, in + w);
   assert_int_equal(wr, out);
-  assert_int_equal(l->kernels[0].ddr_read, in + w);
-  assert_int_equal(l->kernels[0].ddr_write, out);
+  assert_int_equal(l->tally.task[0].ddr_read, in + w);
+  assert_int_equal(l->tally.task[0].ddr_write, out);
   /* roofline inputs: 2 FLOP per MAC + one bias add per output; compulsory = in + w + out */
   assert_int_equal(l->total_flops, 2 * 8 * 64 * 32 + 8 * 32);
   assert_int_equal(l->compulsory_ddr_bytes, in + w + out);
@@ -189,8 +189,11 @@ static void test_iterations(void **state) {
   GsLowered *l = lower(g, a, SCHED_TVM, 8, 1);
   assert_int_equal(l->iterations, 4);
   assert_int_equal(l->per_cluster, 1);
-  assert_int_equal(l->nbarriers, 4 * (6 + 1));
-  assert_int_equal(count_op(l->prog, I_BARRIER), l->nbarriers * l->prog->nqueues);
+  /* per iteration a set-up episode, then one after each of the 6 kernels */
+  assert_int_equal(l->tally.nepisodes, 4 * (6 + 1));
+  assert_int_equal(count_op(l->prog, I_BARRIER), l->tally.nepisodes * l->prog->nqueues);
+  for (int e = 0; e < l->tally.nepisodes; e++)
+    assert_int_equal(l->tally.episode_task[e], e % 7 - 1);
   lower_free(l);
   l = lower(g, a, SCHED_TVM, 5, 2);
   assert_int_equal(l->iterations, 2);
@@ -339,7 +342,7 @@ static void test_strided_pointwise_reads_sampled_pixels(void **state) {
   program_ddr_bytes(l->prog, &rd, &wr);
   assert_int_equal(rd, in + w);
   assert_int_equal(wr, out);
-  assert_int_equal(l->kernels[0].ddr_read, in + w);
+  assert_int_equal(l->tally.task[0].ddr_read, in + w);
   lower_free(l);
   graph_free(g);
   arch_free(a);

@@ -289,6 +289,132 @@ static void test_misc17(void **st) {
   graph_free(g);
 }
 
+/* mobilenetv3_block(13): conv 8->16 3x3 pad 1 on 8x8 + hardswish, squeeze-excite (global
+ * pool, conv 16->4 + relu, conv 4->16 + hardsigmoid, mul), conv 16->8 1x1; opset 17 writes
+ * hardswish as HardSwish, opset 13 as Mul(x, HardSigmoid(x)): both import as one hard_swish
+ * and one hard_sigmoid (the squeeze-excite's gate), with the same MACs:
+ * B * (64*16*8*9 + 16*4 + 4*16 + 64*8*16). Bias-free convs (Builder.conv's default). */
+static void test_mobilenetv3(void **st) {
+  (void)st;
+  enum { B = 2 };
+  const char *files[] = {"mobilenetv3_block.onnx", "mobilenetv3_block13.onnx"};
+  for (int i = 0; i < 2; i++) {
+    GsGraph *g = load(files[i], B);
+    assert_int_equal(count(g, OP_HSWISH), 1);
+    assert_int_equal(count(g, OP_HSIGMOID), 1);
+    assert_int_equal(count(g, OP_MUL), 1);
+    assert_int_equal(totals(g).macs, B * (64 * 16 * 8 * 9 + 16 * 4 + 4 * 16 + 64 * 8 * 16));
+    /* FLOPs of the two new ops: 5 per element of [B,16,8,8] and 4 per element of [B,16,1,1] */
+    const GsOp *hs = nth_op(g, OP_HSWISH, 0), *hg = nth_op(g, OP_HSIGMOID, 0);
+    assert_int_equal(graph_op_cost(g, (int)(hs - g->ops)).flops, 5 * B * 16 * 64);
+    assert_int_equal(graph_op_cost(g, (int)(hg - g->ops)).flops, 4 * B * 16);
+    graph_free(g);
+  }
+}
+
+/* pad_fold (make_fixtures.py), x [B, 4, 8, 8]: Pad 1 on H and W folds into the 3x3 conv
+ * (pad 1 all round: 8x8 out, MACs B*64*8*4*9); a Pad of zeros before the 2x2/2 AveragePool
+ * vanishes (pad 0: 4x4); Pad bottom/right 1 before the 2x2/2 MaxPool with pads [1,0,0,0]
+ * gives t,l,b,r = 1,0,1,1: height (4+1+1-2)/2+1 = 3, width floor((4+0+1-2)/2)+1 = 2, so
+ * [B, 8, 3, 2]. Opset 10 (pads as an attribute) and 13 (pads as an input) import the same
+ * graph. */
+static void test_pad_fold(void **st) {
+  (void)st;
+  enum { B = 2 };
+  const char *files[] = {"pad_fold.onnx", "pad_fold10.onnx"};
+  for (int i = 0; i < 2; i++) {
+    GsGraph *g = load(files[i], B);
+    assert_int_equal(g->nops, 3);
+    const GsOp *cv = nth_op(g, OP_CONV2D, 0), *ap = nth_op(g, OP_AVGPOOL, 0),
+               *mp = nth_op(g, OP_MAXPOOL, 0);
+    for (int k = 0; k < 4; k++) assert_int_equal(cv->at.pad[k], 1);
+    for (int k = 0; k < 4; k++) assert_int_equal(ap->at.pad[k], 0);
+    int want[4] = {1, 0, 1, 1};
+    for (int k = 0; k < 4; k++) assert_int_equal(mp->at.pad[k], want[k]);
+    assert_shape(&g->tensors[cv->out[0]], 4, (int64_t[]){B, 8, 8, 8});
+    assert_shape(&g->tensors[ap->out[0]], 4, (int64_t[]){B, 8, 4, 4});
+    assert_shape(output(g), 4, (int64_t[]){B, 8, 3, 2});
+    assert_int_equal(totals(g).macs, B * 64 * 8 * 4 * 9);
+    graph_free(g);
+  }
+}
+
+/* gelu20: Gemm 16->32 without bias, then opset 20's Gelu twice (erf, tanh approximation). */
+static void test_gelu20(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("gelu20.onnx", B);
+  assert_int_equal(g->nops, 3);
+  assert_int_equal(count(g, OP_GELU), 2);
+  assert_int_equal(totals(g).macs, B * 16 * 32);
+  graph_free(g);
+}
+
+/* resize_block (make_fixtures.py), x [B, 8, 8, 8]: conv 3x3 8->8 (B*64*8*8*9 MACs), Resize
+ * linear by scales 2 -> [B, 8, 16, 16] (7 FLOPs per output: B*8*256*7), conv 1x1 8->4
+ * (B*256*4*8 MACs), Resize nearest to sizes Concat(Shape[0:2], [32, 24]) -> [B, 4, 32, 24]
+ * (no FLOPs). upsample9: Upsample x2 nearest of [B, 4, 5, 5] -> [B, 4, 10, 10]. */
+static void test_resize(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("resize_block.onnx", B);
+  assert_int_equal(count(g, OP_RESIZE), 2);
+  const GsOp *r1 = nth_op(g, OP_RESIZE, 0), *r2 = nth_op(g, OP_RESIZE, 1);
+  assert_int_equal(r1->at.linear, 1);
+  assert_int_equal(r2->at.linear, 0);
+  assert_shape(&g->tensors[r1->out[0]], 4, (int64_t[]){B, 8, 16, 16});
+  assert_shape(output(g), 4, (int64_t[]){B, 4, 32, 24});
+  assert_int_equal(totals(g).macs, B * (64 * 8 * 8 * 9 + 256 * 4 * 8));
+  assert_int_equal(graph_op_cost(g, (int)(r1 - g->ops)).flops, B * 8 * 256 * 7);
+  assert_int_equal(graph_op_cost(g, (int)(r2 - g->ops)).flops, 0);
+  graph_free(g);
+  g = load("upsample9.onnx", B);
+  assert_int_equal(count(g, OP_RESIZE), 1);
+  assert_shape(output(g), 4, (int64_t[]){B, 4, 10, 10});
+  graph_free(g);
+}
+
+/* mod_pad: pad = Mod(-20, 7) = 1 (Python's sign rule; C's fmod would give -6), folded into
+ * the 7x7/7 conv as bottom and right padding: (20 + 1 - 7) / 7 + 1 = 3 rows and columns,
+ * MACs B * 9 * 8 * 3 * 49. */
+static void test_mod_pad(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GsGraph *g = load("mod_pad.onnx", B);
+  assert_int_equal(g->nops, 1);
+  const GsOp *cv = nth_op(g, OP_CONV2D, 0);
+  int want[4] = {0, 0, 1, 1};
+  for (int k = 0; k < 4; k++) assert_int_equal(cv->at.pad[k], want[k]);
+  assert_shape(output(g), 4, (int64_t[]){B, 8, 3, 3});
+  assert_int_equal(totals(g).macs, B * 9 * 8 * 3 * 49);
+  graph_free(g);
+}
+
+/* swin_bits (make_fixtures.py), x [B, 8, 8, 4]: four step-2 slices, each over H and W (two
+ * splits per slice, of a [.., 4, 2, ..] view), concat -> [B, 4, 4, 16]; the scale
+ * Pow(16 / 2, -0.5) = 0.35355339 folds into a scalar input; dense 16 -> 8 (B*16*16*8 MACs);
+ * the three reshape targets fold from ScatterND, Transpose + Squeeze and Where(Not(..)) to
+ * [0, -1]: outputs [B, 128], [B, 128], and [B, 32] from the slice y[:, 0:1]. */
+static void test_swin_bits(void **st) {
+  (void)st;
+  enum { B = 2 };
+  GsGraph *g = load("swin_bits.onnx", B);
+  assert_int_equal(count(g, OP_SPLIT), 4 * 2 + 1);
+  const GsOp *cat = nth_op(g, OP_CONCAT, 0);
+  assert_shape(&g->tensors[cat->out[0]], 4, (int64_t[]){B, 4, 4, 16});
+  assert_int_equal(totals(g).macs, B * 16 * 16 * 8);
+  int scale = graph_find_tensor(g, "scalar_0.353553391");
+  assert_true(scale >= 0); /* 8^-0.5 to 9 digits */
+  /* the declared outputs are the rank-2 ones (the parts slices drop are outputs too, of rank
+   * 4 and 5: docs/onnx.md, Limitations) */
+  int64_t want[3][2] = {{B, 128}, {B, 128}, {B, 32}};
+  int k = 0;
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->tensors[g->outputs[i]].ndim == 2) assert_shape(&g->tensors[g->outputs[i]], 2, want[k++]);
+  assert_int_equal(k, 3);
+  graph_free(g);
+}
+
 static void test_clip_attrs(void **st) {
   (void)st;
   GsGraph *g = load("clip_attrs.onnx", 2);
@@ -477,6 +603,10 @@ static void test_error_refused_models(void **st) {
   expect_error("broken_gelu.onnx",
                (const char *[]){"broken_gelu.onnx:3:1: error: node '/Erf' (Erf):",
                                 "only inside the erf-GELU and layernorm patterns", 0});
+  expect_error("pad_reflect.onnx",
+               (const char *[]){"pad_reflect.onnx:", "node '/Pad' (Pad):", "mode=reflect", 0});
+  expect_error("pad_relu.onnx",
+               (const char *[]){"pad_relu.onnx:", "node '/Relu' (Relu):", "comes from a Pad", 0});
   expect_error("unsorted.onnx",
                (const char *[]){"unsorted.onnx:1:1: error: node '/second' (Relu):",
                                 "input 't' is not defined before this node", 0});
@@ -693,6 +823,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_densenet),
       cmocka_unit_test(test_misc17),
       cmocka_unit_test(test_clip_attrs),
+      cmocka_unit_test(test_mobilenetv3),
+      cmocka_unit_test(test_pad_fold),
+      cmocka_unit_test(test_gelu20),
+      cmocka_unit_test(test_resize),
+      cmocka_unit_test(test_mod_pad),
+      cmocka_unit_test(test_swin_bits),
       cmocka_unit_test(test_concat_chunks),
       cmocka_unit_test(test_slice_activation),
       cmocka_unit_test(test_bias_reshape),

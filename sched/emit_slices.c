@@ -1,4 +1,4 @@
-/* lower_emit_gt.c — the life of graphturbo's slices in the Program (lower_gt.c plans them):
+/* emit_slices.c — the life of graphturbo's slices in the Program (lower_gt.c plans them):
  * every slice becomes one region per core that wrote it (its piece), in the LB of that core,
  * in the cluster's GB, or in DDR, and readers find the pieces through s->sl (emit_load_span_at).
  *
@@ -9,12 +9,12 @@
  *               (before the barrier the writers wait at), freed by it at the start of the kernel
  *               after their last reader
  *   DDR pieces: allocated at the iteration's start in a per-tensor area (taken from the DDR
- *               allocator, lower_emit.c), freed with it at its end (graph outputs land in
+ *               allocator, emit.c), freed with it at its end (graph outputs land in
  *               their whole-run output area and stay)
  * The same order on one queue, or a barrier between two queues, separates every free from the
  * next allocation of the same bytes; the simulator checks it.
  */
-#include "lower_emit.h"
+#include "emit_impl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +26,7 @@ static PieceList *list_of(Emit *e, int t, int c) {
 static void list_insert(Emit *e, PieceList *pl, const Piece *x) {
   if (pl->n == pl->room) {
     int room = pl->room ? 2 * pl->room : 8;
-    Piece *p = arena_alloc(e->l->arena, sizeof(Piece) * (size_t)room);
+    Piece *p = arena_alloc(e->s->arena, sizeof(Piece) * (size_t)room);
     if (pl->n) memcpy(p, pl->p, sizeof(Piece) * (size_t)pl->n);
     pl->p = p;
     pl->room = room;
@@ -79,13 +79,13 @@ static void alloc_slice(Emit *e, int si) {
   const GsKernel *k = &e->l->kernels[sl->kernel];
   gs_assert(k->pr == sl->ncores);
   int64_t rows, rps;
-  emit_kernel_rows(e, k, &rows, &rps);
+  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
   int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
   for (int c = 0; c < e->s->nclusters; c++) {
     int64_t lo_first = -1;
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       if (lo_first < 0) lo_first = a0 * rb;
       make_piece(e, si, c, i, a0 * rb, a1 * rb, lo_first);
@@ -125,12 +125,12 @@ static int drain_pieces(Emit *e, int si, int c, Piece **out) {
   const GsKernel *k = &e->l->kernels[sl->kernel];
   PieceList *pl = list_of(e, sl->tensor, c);
   int64_t rows, rps;
-  emit_kernel_rows(e, k, &rows, &rps);
+  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
   int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
   int n = 0;
   for (int i = 0; i < k->pr; i++) {
     int64_t a0, a1;
-    emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
+    lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
     for (int j = 0; a1 > a0 && j < pl->n; j++)
       if (pl->p[j].slice == si && pl->p[j].lo == a0 * rb) out[n++] = &pl->p[j];
   }
@@ -139,7 +139,7 @@ static int drain_pieces(Emit *e, int si, int c, Piece **out) {
 
 static void drain_alloc(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
-  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  Piece **ps = arena_alloc(e->s->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
     for (int i = 0; i < n; i++) {
@@ -156,7 +156,7 @@ static void drain_alloc(Emit *e, int si) {
 
 static void drain_copy(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
-  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  Piece **ps = arena_alloc(e->s->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int qd = e->s->ddma[c], n = drain_pieces(e, si, c, ps);
     emit_sem(e, emit_coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
@@ -166,14 +166,14 @@ static void drain_copy(Emit *e, int si) {
       GsSpan sp = {0, b, 1, b, 1, b}, dp = sp;
       dp.off = ps[i]->base;
       emit_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
-      e->l->kernels[sl->kernel].ddr_write += b;
+      emit_count_ddr(e, sl->kernel, LVL_DDR, b, 1);
     }
     emit_sem(e, qd, I_SEMPOST, SEM_DRAIN_BASE + 2 * si + 1);
   }
 }
 
 static void drain_free(Emit *e, int si) {
-  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  Piece **ps = arena_alloc(e->s->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
     emit_sem(e, emit_coord_q(e, c), I_SEMWAIT, SEM_DRAIN_BASE + 2 * si + 1);
@@ -189,16 +189,16 @@ static void drain_free(Emit *e, int si) {
  *                        samples and posts GO; the drain queue (after any drain of the slice, in
  *                        queue order) waits for it, copies every piece DDR -> GB, posts DONE
  *   kernel first-1 end:  the coordinator waits for DONE before the barrier; from there on the
- *                        pieces' readers read the GB copies (piece_src, lower_emit.c)
+ *                        pieces' readers read the GB copies (piece_src, emit.c)
  *   kernel ahead_until+1 start: the coordinator frees the copies; later readers read DDR. */
 #define SEM_AHEAD_BASE ((int64_t)1 << 33) /* + 2 × slice (GO), + 1 (DONE) */
 
 static void ahead_copy(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
-  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  Piece **ps = arena_alloc(e->s->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int qd = e->s->ddma[c], co = emit_coord_q(e, c), n = drain_pieces(e, si, c, ps);
-    uint32_t *regs = arena_alloc(e->l->arena, sizeof(uint32_t) * 2 * (size_t)(n + 1));
+    uint32_t *regs = arena_alloc(e->s->arena, sizeof(uint32_t) * 2 * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
       char name[200];
       snprintf(name, sizeof name, "gba:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
@@ -215,7 +215,7 @@ static void ahead_copy(Emit *e, int si) {
       GsSpan dp = {0, b, 1, b, 1, b}, sp = dp;
       sp.off = ps[i]->base;
       emit_mov(e, qd, regs[2 * i], regs[2 * i + 1], &dp, ps[i]->reg, ps[i]->tile, &sp);
-      e->l->kernels[sl->first].ddr_read += b;
+      emit_count_ddr(e, sl->first, LVL_DDR, b, 0);
       ps[i]->areg = regs[2 * i]; /* not read before ahead_ready: its readers come later */
       ps[i]->atile = regs[2 * i + 1];
     }
@@ -228,7 +228,7 @@ static void ahead_ready(Emit *e, int si) {
 }
 
 static void ahead_free(Emit *e, int si) {
-  Piece **ps = arena_alloc(e->l->arena, sizeof(Piece *) * (size_t)e->s->ncores);
+  Piece **ps = arena_alloc(e->s->arena, sizeof(Piece *) * (size_t)e->s->ncores);
   for (int c = 0; c < e->s->nclusters; c++) {
     int n = drain_pieces(e, si, c, ps);
     for (int i = 0; i < n; i++) {
@@ -240,9 +240,9 @@ static void ahead_free(Emit *e, int si) {
 
 /* DDR areas of the tensors with a DDR slice (graph outputs: their part of the output area),
  * the DDR slices, then the first kernel's GB slices. */
-void gt_emit_iteration_begin(Emit *e) {
-  GsLowered *l = e->l;
-  GsGraph *g = e->g;
+void emit_slices_iteration_begin(Emit *e) {
+  const GsLowered *l = e->l;
+  const GsGraph *g = e->g;
   struct GsEmitState *s = e->s;
   for (int t = 0; t < g->ntensors; t++) s->ddr_area[t] = -1;
   for (int si = 0; si < l->nslices; si++) {
@@ -261,13 +261,13 @@ void gt_emit_iteration_begin(Emit *e) {
     if (sl->level == LVL_DDR || (sl->level == LVL_GB && sl->kernel == 0)) alloc_slice(e, si);
     if (sl->level < sl->want) { /* spilled: counted once per cluster that runs it */
       int cl = l->kernels[sl->kernel].split_clusters ? l->arch->nclusters : 1;
-      l->spills += cl;
-      l->spill_bytes += sl->bytes * cl;
+      s->tally->task[sl->kernel].spills += cl;
+      s->tally->task[sl->kernel].spill_bytes += sl->bytes * cl;
     }
   }
 }
 
-void gt_emit_kernel_begin(Emit *e, int ki) {
+void emit_slices_kernel_begin(Emit *e, int ki) {
   for (int si = 0; si < e->l->nslices; si++) {
     const GtSlice *sl = &e->l->slices[si];
     if (sl->last == ki - 1 && sl->level != LVL_DDR) free_slice(e, si);
@@ -284,7 +284,7 @@ void gt_emit_kernel_begin(Emit *e, int ki) {
     if (e->l->slices[si].level == LVL_LB) alloc_slice(e, si);
 }
 
-void gt_emit_kernel_end(Emit *e, int ki) {
+void emit_slices_kernel_end(Emit *e, int ki) {
   if (ki + 1 >= e->l->nkernels) return;
   for (int si = 0; si < e->l->nslices; si++) {
     const GtSlice *sl = &e->l->slices[si];
@@ -297,7 +297,7 @@ void gt_emit_kernel_end(Emit *e, int ki) {
     if (e->l->slices[si].level == LVL_GB) alloc_slice(e, si);
 }
 
-void gt_emit_iteration_end(Emit *e) {
+void emit_slices_iteration_end(Emit *e) {
   for (int si = 0; si < e->l->nslices; si++) {
     const GtSlice *sl = &e->l->slices[si];
     if (sl->level == LVL_DDR || sl->last == e->l->nkernels - 1) free_slice(e, si);

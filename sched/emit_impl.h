@@ -1,9 +1,10 @@
-/* lower_emit.h — internals shared by lower_emit.c (memory map, kernels over clusters and cores)
- * and lower_tiles.c (one kernel's streams on one core). Not for other modules. The memory map's
+/* emit_impl.h — internals shared by emit.c (memory map, kernels over clusters and cores)
+ * and emit_tiles.c (one kernel's streams on one core). Not for other modules. The memory map's
  * DDR and each core's tile regions are ivl.h allocators used in program order (ivl_take). */
 #ifndef GS_LOWER_EMIT_H
 #define GS_LOWER_EMIT_H
 
+#include "emit.h"
 #include "ivl.h"
 #include "lower.h"
 
@@ -39,6 +40,11 @@ typedef struct {
 } StagedW;
 
 struct GsEmitState {
+  GsArena *arena;               /* everything below but the allocators' storage */
+  GsProgram *p;
+  GsEmitTally *tally;           /* the accounting sink */
+  int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster with queues, per kind */
+  int ahead_kernels;            /* room of `ahead` in kernels */
   int nclusters, ncores;        /* cores per cluster */
   int qpc;                      /* queue slots per core: 2 + most units of a kind */
   int *qidx;                    /* [cluster][core][slot] -> queue index, -1 if none */
@@ -55,7 +61,7 @@ struct GsEmitState {
   int64_t *out_off;             /* per tensor: offset + 1 of a graph output's whole-batch area
                                    in DDR, 0: not an output */
   StagedW *gbw;                 /* per cluster: staged weights of the current kernel */
-  StagedW *ahead;               /* [kernel][cluster]: weights staged ahead */
+  StagedW *ahead;               /* [kernel][cluster]: weights staged ahead (ahead_kernels) */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */
@@ -65,9 +71,9 @@ struct GsEmitState {
 };
 
 typedef struct {
-  GsLowered *l;
+  const GsLowered *l;
   const GsArch *a;
-  GsGraph *g;
+  const GsGraph *g;
   GsProgram *p;
   struct GsEmitState *s;
   int64_t sample0;              /* first sample of this iteration in the whole batch */
@@ -82,17 +88,15 @@ typedef struct {
   int level;
 } LbAlloc;
 
-typedef struct {
-  int src, dst;             /* tensors */
-  int64_t outer, src_inner, dst_inner, src_pre, dst_pre; /* bytes */
-  int gather;               /* embedding: src = indices; rows come from the table */
-} CopyPart;
-
 int emit_core_q(Emit *e, int c, int core, int slot);
+/* The accounting sink: bytes of DDR level moved by task `task` (a kernel index); others are
+ * not counted. emit_task_of: kernel k's index in the plan. */
+void emit_count_ddr(Emit *e, int task, int level, int64_t bytes, int write);
+int emit_task_of(const Emit *e, const GsKernel *k);
 /* Semaphore ids: SEM_STAGE_BASE + (kernel × GT_STAGE_CHUNKS + chunk) × 65536 + core (staged
  * weights, emit_stage_sem); the
- * graphturbo drains and loads ahead use 2^32 and 2^33 up (lower_emit_gt.c); flags emulated
- * for cores without DMA 2^20 up (lower_emit.c). */
+ * graphturbo drains and loads ahead use 2^32 and 2^33 up (emit_slices.c); flags emulated
+ * for cores without DMA 2^20 up (emit.c). */
 #define SEM_STAGE_BASE ((int64_t)1 << 36)
 int64_t emit_stage_sem(const Emit *e, const GsKernel *k, int core, int chunk);
 /* Chunk ch of kernel k's staged weights: its first column tile's first weight byte (*off) and
@@ -106,6 +110,25 @@ void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int6
 void emit_free_region(Emit *e, int qi, uint32_t r);
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);
+/* A pipe: a ring of `slots` buffers that a producer queue fills and a consumer queue empties,
+ * the synchronisation protocol of every kernel's streams. The producer takes the next slot
+ * (emit_pipe_take returns its index): from the (slots+1)-th take on it first waits for the
+ * consumer's release of that slot, a `free_flag` raised on the producer's queue by
+ * emit_pipe_give. emit_pipe_drain makes the producer wait for every release still owed, so the
+ * flag is zero again when the buffers go: a kernel drains its pipes at its end; a pipe whose
+ * buffers a plan keeps across kernels would drain when they are freed. A pipe with waits = 0
+ * rides on another one's releases (W when it is loaded and released exactly with A): it counts
+ * takes but neither waits nor is given back. */
+typedef struct {
+  int prod, prod_slot;          /* the producer's queue and its slot on the core */
+  int free_flag;
+  int slots, waits;
+  int64_t n;                    /* takes so far */
+} EmitPipe;
+EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits);
+int emit_pipe_take(Emit *e, EmitPipe *p);
+void emit_pipe_give(Emit *e, EmitPipe *p, int from);
+void emit_pipe_drain(Emit *e, EmitPipe *p);
 /* op: I_SEMPOST or I_SEMWAIT, of a cluster semaphore. */
 void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
@@ -113,31 +136,25 @@ void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint3
               const GsSpan *ss);
 GsSpan emit_local_of(const GsSpan *s);
 /* Tensor spans through their pieces (DDR or GB), counting the kernel's DDR bytes. */
-void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
+void emit_load_span_at(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
                        uint32_t dtile, int64_t dst_off);
-void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
+void emit_store_span(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
                      uint32_t stile);
 /* A kernel's tile regions on one core (emit_lb_begin), each a first-fit block of the core's
  * allocator within the kernel's tile budget (emit_lb_region). */
 void emit_lb_begin(Emit *e, LbAlloc *la, int c, int core, const GsKernel *k);
 int emit_coord_q(Emit *e, int c);
-/* graphturbo's slices over a run (lower_emit_gt.c): DDR areas and the first kernel's GB
+/* A plan's slices over a run (emit_slices.c, when lower_keeps_slices): DDR areas and the first kernel's GB
  * slices at an iteration's start; at a kernel's start the frees of slices read for the last
  * time by the kernel before and the allocation of its LB slices; at its end the allocation of
  * the next kernel's GB slices; the rest at the iteration's end. */
-void gt_emit_iteration_begin(Emit *e);
-void gt_emit_kernel_begin(Emit *e, int ki);
-void gt_emit_kernel_end(Emit *e, int ki);
-void gt_emit_iteration_end(Emit *e);
+void emit_slices_iteration_begin(Emit *e);
+void emit_slices_kernel_begin(Emit *e, int ki);
+void emit_slices_kernel_end(Emit *e, int ki);
+void emit_slices_iteration_end(Emit *e);
 uint32_t emit_lb_region(LbAlloc *la, int64_t bytes);
-int emit_copy_parts(Emit *e, const GsKernel *k, CopyPart *pp);
-/* Rows of a kernel's partition and rows per sample (0: the kernel runs on cluster 0 only). */
-void emit_kernel_rows(Emit *e, const GsKernel *k, int64_t *rows, int64_t *rps);
-void emit_core_rows(Emit *e, const GsKernel *k, int64_t rows, int64_t rps, int c, int i,
-                    int64_t *a0, int64_t *a1);
-int64_t emit_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
-void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
+void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb);
-void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx);
+void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx);
 
 #endif

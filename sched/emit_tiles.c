@@ -1,19 +1,19 @@
-/* lower_tiles.c — the instruction streams of one kernel on one core: the double-buffered
+/* emit_tiles.c — the instruction streams of one kernel on one core: the double-buffered
  * pipeline of a gemm/vector kernel (dma_in loads, the head unit computes, the tail unit runs the
  * fused ops in place, dma_out stores; flags between them) and the two-slot copy pipeline of
- * concat/split/embedding kernels. lower_emit.c places the kernels, owns the memory map and
+ * concat/split/embedding kernels. emit.c places the kernels, owns the memory map and
  * calls these per core.
  *
  * Invariant: every buffer release is matched by one wait — inside the kernel for the third load
  * of a slot on, and by the drains at its end — so every flag is zero again at the barrier.
  */
-#include "lower_emit.h"
+#include "emit_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- gemm / vector kernels ----
- * emit_core_gemmvec sorts the kernel's operands (classify_operands), sizes the buffers for the
+ * emit_core_gemmvec sorts the kernel's operands (lower_kernel_operands), sizes the buffers for the
  * worst tile of the core (size_buffers), places the regions (alloc_regions), loads the resident
  * operands (load_residents), lists the steps (build_steps), emits every step (emit_step: dma_in
  * loads, head unit, tail unit, dma_out store) and ends with the drains (emit_drains). */
@@ -27,25 +27,13 @@ typedef struct {
   int64_t kp;
 } StepT;
 
-/* A kernel's operands by how they reach the units: the head's activation inputs sliced per
- * tile (A: the head input index of each part), the weights loaded per tile (W, has_w), the
- * tail operands of the head output's size loaded per output tile (R: tail op position j in
- * k->ops, operand tensor) and the operands loaded whole once per core (F: op, operand tensor
- * or -1 for the op's weights). */
-typedef struct {
-  int apart[MAX_PARTS], na;
-  int rop[MAX_PARTS], rin[MAX_PARTS], nr;
-  int fop[MAX_PARTS * 2], fin[MAX_PARTS * 2], nf;
-  int has_w;
-  int is_conv;                    /* the head is a conv (a vector one: depthwise) */
-} GemmParts;
 
 /* What the pieces of one core's gemm/vector kernel share while its streams are emitted. */
 typedef struct {
   Emit *e;
-  GsKernel *k;
+  const GsKernel *k;
   const GsGeom *gm;
-  GsGraph *g;
+  const GsGraph *g;
   const GsOp *h;                  /* the head op */
   int c, core;                    /* cluster, core */
   int64_t ra, rb, ca, cb;         /* the core's rows [ra, rb) and columns [ca, cb) */
@@ -54,7 +42,7 @@ typedef struct {
   GsDtype dt;                     /* the head output's dtype */
   GsDtype cdt, tdt;               /* what the head and the tail unit compute in */
   LbAlloc la;
-  GemmParts p;
+  GsKernelOperands p;
   int64_t abytes[MAX_PARTS], wbytes, obytes; /* region sizes: the worst tile of the core */
   Slots A, W, R, O;               /* double-buffered regions, the tiles they hold */
   uint32_t F[MAX_PARTS * 2], Ft[MAX_PARTS * 2]; /* resident regions and tiles */
@@ -63,7 +51,7 @@ typedef struct {
   int a_cols;                     /* A's key includes the column tile */
   int w_rows;                     /* W's key includes the row tile */
   int w_with_a;                   /* W is loaded and released exactly when A is: one flag */
-  int64_t nA, nW, nR, nO;         /* loads of A, W, R and stores of O so far */
+  EmitPipe pa, pw, pr, po;        /* A, W, R: dma_in -> the units; O: head -> dma_out */
   int curA, curW, curR, curO;     /* the slot each buffer uses now */
   uint32_t otile;                 /* the tile O's current slot holds */
   unsigned waited;                /* staged weight chunks this core has waited for (bit set) */
@@ -80,49 +68,9 @@ typedef struct {
 } GemmStep;
 
 /* Tensor t's span s (through its pieces) to offset 0 of region dreg as tile dtile, on qin. */
-static void load_span(Emit *e, GsKernel *k, int qin, int c, int t, GsSpan s, uint32_t dreg,
+static void load_span(Emit *e, const GsKernel *k, int qin, int c, int t, GsSpan s, uint32_t dreg,
                       uint32_t dtile) {
   emit_load_span_at(e, k, qin, c, t, &s, dreg, dtile, 0);
-}
-
-/* Appends a resident operand: tensor t of op, or op's weights when t is -1. */
-static void add_resident(GemmParts *p, int op, int t) {
-  p->fop[p->nf] = op;
-  p->fin[p->nf++] = t;
-}
-
-/* Sorts the operands of kernel k into p (see GemmParts). Emits nothing. */
-static void classify_operands(const GsGraph *g, const GsKernel *k, GemmParts *p) {
-  const GsOp *h = &g->ops[k->head];
-  memset(p, 0, sizeof *p);
-  for (int i = 0; i < h->nin; i++) {
-    if (h->kind == OP_MATMUL && i == 1) continue;
-    if (lower_op_input_whole(g, k->head, i)) continue;
-    p->apart[p->na++] = i;
-  }
-  const GsTensor *hy = &g->tensors[h->out[0]];
-  for (int i = 0; i < h->nin; i++)
-    if (lower_op_input_whole(g, k->head, i)) add_resident(p, k->head, h->in[i]);
-  p->has_w = lower_op_weight_bytes(g, k->head) > 0 || h->kind == OP_MATMUL;
-  p->is_conv = h->kind == OP_CONV2D || h->kind == OP_CONV1D;
-  if (lower_op_kind(g, k->head) == LK_VEC && lower_op_weight_bytes(g, k->head) > 0 && !p->is_conv) {
-    add_resident(p, k->head, -1); /* bn/ln parameters, depthwise weights: resident */
-    p->has_w = 0;
-  }
-  for (int j = 1; j < k->nops; j++) {
-    const GsOp *op = &g->ops[k->ops[j]];
-    if (lower_op_weight_bytes(g, k->ops[j]) > 0) add_resident(p, k->ops[j], -1);
-    for (int i = 0; i < op->nin; i++) {
-      if (op->in[i] == g->ops[k->ops[j - 1]].out[0]) continue;
-      if (graph_tensor_elems(&g->tensors[op->in[i]]) == graph_tensor_elems(hy)) {
-        gs_assert(p->nr < MAX_PARTS);
-        p->rop[p->nr] = j;
-        p->rin[p->nr++] = op->in[i];
-      } else {
-        add_resident(p, k->ops[j], op->in[i]);
-      }
-    }
-  }
 }
 
 /* The tile of the core at rows [r0, r1), the column tile starting at c0 and k chunk kt. */
@@ -137,7 +85,7 @@ static GsTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, i
  * the output at the tail's compute dtype. */
 static void size_tile(GemmCore *x, const GsTile *t) {
   const GsKernel *k = x->k;
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   GsSpan s, os;
   for (int i = 0; i < p->na; i++)
     if (lower_tile_input_span(x->g, k->head, p->apart[i], t, &s))
@@ -159,8 +107,8 @@ static void size_tile(GemmCore *x, const GsTile *t) {
 static void size_buffers(GemmCore *x) {
   const GsKernel *k = x->k;
   int64_t seg = x->gm->seg_rows;
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) {
-    int64_t r1 = emit_next_row(r, x->rb, k->tr, seg);
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) {
+    int64_t r1 = lower_next_row(r, x->rb, k->tr, seg);
     for (int64_t c0 = x->ca; c0 < x->cb; c0 += k->tc)
       for (int64_t kt = 0; kt < x->nkt; kt++) {
         GsTile t = gemm_tile(x, r, r1, c0, kt);
@@ -194,7 +142,7 @@ static void stage_wait(GemmCore *x, int ch) {
  * tensor through its pieces; then, with the weights staged in GB, the wait for them. */
 static void load_residents(GemmCore *x) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   for (int i = 0; i < x->p.nf; i++) {
     int op = x->p.fop[i], t = x->p.fin[i];
     if (t >= 0) {
@@ -207,7 +155,7 @@ static void load_residents(GemmCore *x) {
     }
     int64_t wb = lower_op_weight_bytes(x->g, op);
     GsSpan s = {0, wb, 1, wb, 1, wb};
-    k->ddr_read += wb;
+    emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, wb, 0);
     x->F[i] = emit_lb_region(&x->la, span_bytes(&s));
     x->Ft[i] = prog_new_tile(e->p, NULL);
     GsSpan dst = emit_local_of(&s);
@@ -232,7 +180,7 @@ static void build_steps(GemmCore *x) {
   int64_t seg = x->gm->seg_rows, nkt = x->nkt;
   int64_t ncol_t = x->ncol_t = ceil_div64(x->cb - x->ca, k->tc);
   int64_t nrow_t = 0;
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) nrow_t++;
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) nrow_t++;
   x->nrow_t = nrow_t;
   x->nsteps = nrow_t * ncol_t * nkt;
   int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
@@ -243,7 +191,7 @@ static void build_steps(GemmCore *x) {
   int64_t i = 0, ri = 0;
   int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
   if (!r0s) die("out of memory");
-  for (int64_t r = x->ra; r < x->rb; r = emit_next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
+  for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) r0s[ri++] = r;
   r0s[ri] = x->rb;
   for (int64_t o1 = 0; o1 < (k->cols_outer ? ncol_t : nrow_t); o1++)
     for (int64_t o2 = 0; o2 < (k->cols_outer ? nrow_t : ncol_t); o2++)
@@ -299,9 +247,8 @@ static GemmStep step_at(const GemmCore *x, int64_t si) {
  * on). */
 static void load_a(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
-  int cur = x->curA = (int)(x->nA % 2);
-  if (x->nA >= 2) emit_wait(e, x->qin, F_AFREE);
+  const GsKernel *k = x->k;
+  int cur = x->curA = emit_pipe_take(e, &x->pa);
   for (int i = 0; i < x->p.na; i++) {
     GsSpan s;
     if (lower_tile_input_span(x->g, k->head, x->p.apart[i], t, &s)) {
@@ -310,7 +257,6 @@ static void load_a(GemmCore *x, const GsTile *t) {
                 x->A.tile[cur][i]);
     }
   }
-  x->nA++;
 }
 
 /* dma_in: tile t's weights into W's next slot (waiting for its release from the third load
@@ -318,9 +264,8 @@ static void load_a(GemmCore *x, const GsTile *t) {
  * staged in GB or the op's DDR weight region. */
 static void load_w(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
-  int cur = x->curW = (int)(x->nW % 2);
-  if (x->nW >= 2 && !x->w_with_a) emit_wait(e, x->qin, F_WFREE);
+  const GsKernel *k = x->k;
+  int cur = x->curW = emit_pipe_take(e, &x->pw);
   GsSpan s;
   if (lower_tile_weight_span(x->g, k->head, t, &s)) {
     uint32_t reg = x->W.reg[cur][0], tile = x->W.tile[cur][0] = prog_new_tile(e->p, NULL);
@@ -337,25 +282,22 @@ static void load_w(GemmCore *x, const GsTile *t) {
       emit_mov(e, x->qin, reg, tile, &dst, sw->reg[ch], sw->tile[ch], &s);
     } else {
       emit_mov(e, x->qin, reg, tile, &dst, e->s->w_reg[k->head], e->s->w_tile[k->head], &s);
-      k->ddr_read += span_bytes(&s);
+      emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&s), 0);
     }
   }
-  x->nW++;
 }
 
 /* dma_in: the R operands over tile t's output span into R's next slot (waiting for its
  * release from the third load on). */
 static void load_r(GemmCore *x, const GsTile *t) {
   Emit *e = x->e;
-  int cur = x->curR = (int)(x->nR % 2);
-  if (x->nR >= 2) emit_wait(e, x->qin, F_RFREE);
+  int cur = x->curR = emit_pipe_take(e, &x->pr);
   GsSpan os;
   lower_tile_output_span(x->g, x->k->head, t, &os);
   for (int i = 0; i < x->p.nr; i++) {
     x->R.tile[cur][i] = prog_new_tile(e->p, NULL);
     load_span(e, x->k, x->qin, x->c, x->p.rin[i], os, x->R.reg[cur][i], x->R.tile[cur][i]);
   }
-  x->nR++;
 }
 
 /* dma_in for one step: A and W when their keys change, R at an output tile's last k chunk;
@@ -385,7 +327,7 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
  * W). Its second operand, when it reads one: a depthwise conv's filter taps in W, else A's
  * second part, else the head's first resident tensor, else its first operand again. */
 static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   int a = x->curA, w = x->curW;
   GsInst *in = emit_inst(x->e, x->qh, I_VEC);
   in->sub = (uint8_t)cs->vop;
@@ -418,12 +360,9 @@ static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
  * releases A and W after the last step with their keys. */
 static void step_head(GemmCore *x, const GemmStep *s) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   emit_wait(e, x->qh, F_READY);
-  if (s->kp == 0) {
-    x->curO = (int)(x->nO % 2);
-    if (x->nO >= 2) emit_wait(e, x->qh, F_OFREE);
-  }
+  if (s->kp == 0) x->curO = emit_pipe_take(e, &x->po);
   GsComputeStep cs[GS_MAX_STEPS];
   int ncs = lower_tile_compute(x->g, k->head, &s->t, cs, GS_MAX_STEPS);
   for (int i = 0; i < ncs; i++) {
@@ -440,15 +379,14 @@ static void step_head(GemmCore *x, const GemmStep *s) {
     }
   }
   if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
-  if (x->p.na && (s->nextA || s->last_step)) emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_AFREE);
-  if (x->p.has_w && !x->w_with_a && (s->nextW || s->last_step))
-    emit_signal(e, x->qh, x->qin, Q_DMA_IN, F_WFREE);
+  if (x->p.na && (s->nextA || s->last_step)) emit_pipe_give(e, &x->pa, x->qh);
+  if (x->p.has_w && (s->nextW || s->last_step)) emit_pipe_give(e, &x->pw, x->qh);
 }
 
 /* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
  * first R entry not used yet), else its resident tensor. Returns 0 if it has neither. */
 static int tail_operand_b(const GemmCore *x, int j, int *ri, GsInst *in) {
-  const GemmParts *p = &x->p;
+  const GsKernelOperands *p = &x->p;
   for (int i = *ri; i < p->nr; i++)
     if (p->rop[i] == j) {
       in->r[2] = x->R.reg[x->curR][i];
@@ -494,7 +432,7 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
     x->otile = prog_new_tile(e->p, NULL);
     in->t[0] = x->otile;
   }
-  if (x->p.nr) emit_signal(e, x->qt, x->qin, Q_DMA_IN, F_RFREE);
+  if (x->p.nr) emit_pipe_give(e, &x->pr, x->qt);
   emit_signal(e, x->qt, x->qout, Q_DMA_OUT, F_OREADY);
 }
 
@@ -502,12 +440,11 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
  * to the head unit. */
 static void step_store(GemmCore *x, const GsSpan *os) {
   Emit *e = x->e;
-  GsKernel *k = x->k;
+  const GsKernel *k = x->k;
   emit_wait(e, x->qout, F_OREADY);
   int out_t = x->g->ops[k->ops[k->nops - 1]].out[0];
   emit_store_span(e, k, x->qout, x->c, out_t, os, x->O.reg[x->curO][0], x->otile);
-  emit_signal(e, x->qout, x->qh, x->sh, F_OFREE);
-  x->nO++;
+  emit_pipe_give(e, &x->po, x->qout);
 }
 
 /* Step si on the four queues: the loads, the head's compute and, at an output tile's last k
@@ -524,21 +461,30 @@ static void emit_step(GemmCore *x, int64_t si) {
   }
 }
 
-/* The drains: a wait for each of the last (up to) two releases of every buffer, so every flag
- * is zero again at the kernel's end. */
+/* The drains: every pipe waits for the releases it is still owed, so every flag is zero again
+ * at the kernel's end. */
 static void emit_drains(GemmCore *x) {
   Emit *e = x->e;
-  for (int64_t i = 0; i < min64(x->nA, 2) && x->p.na; i++) emit_wait(e, x->qin, F_AFREE);
-  for (int64_t i = 0; i < min64(x->nW, 2) && x->p.has_w && !x->w_with_a; i++)
-    emit_wait(e, x->qin, F_WFREE);
-  for (int64_t i = 0; i < min64(x->nR, 2); i++) emit_wait(e, x->qin, F_RFREE);
-  for (int64_t i = 0; i < min64(x->nO, 2); i++) emit_wait(e, x->qh, F_OFREE);
+  emit_pipe_drain(e, &x->pa);
+  emit_pipe_drain(e, &x->pw);
+  emit_pipe_drain(e, &x->pr);
+  emit_pipe_drain(e, &x->po);
   for (int ch = 0; ch < x->k->w_chunks && x->k->w_via_gb; ch++) stage_wait(x, ch);
+}
+
+/* The tiler chose the kernel's tiles by its measure of their bytes (lower_tile_need, from the
+ * same operand classification); the regions this core allocated must not exceed it, or the
+ * tiler's budget and the real allocation have drifted apart: a scheduler bug. */
+static void check_regions(const GemmCore *x) {
+  int64_t used = ivl_peak(x->la.ivl), need = lower_tile_need(x->e->l, x->k);
+  if (used > need)
+    die("kernel %s, core %d: its tile regions take %lld B, more than the tiler's measure of "
+        "%lld B", x->k->name, x->core, (long long)used, (long long)need);
 }
 
 /* The streams of gemm/vector kernel k on core `core` of cluster c for its rows [ra, rb) and
  * columns [ca, cb) (the steps: see the section comment above). */
-void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
+void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb) {
   GemmCore x = {.e = e, .k = k, .gm = gm, .g = e->g, .h = &e->g->ops[k->head], .c = c,
                 .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb};
@@ -550,7 +496,7 @@ void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, 
   x.st = k->unit_tail;
   gs_assert(x.qin >= 0 && x.qout >= 0 && x.qh >= 0 && x.qt >= 0);
   emit_lb_begin(e, &x.la, c, core, k);
-  classify_operands(x.g, k, &x.p);
+  lower_kernel_operands(x.g, k, &x.p);
   x.dt = x.g->tensors[x.h->out[0]].dtype;
   x.cdt = k->cdt_head;
   x.tdt = k->cdt_tail;
@@ -558,27 +504,32 @@ void emit_core_gemmvec(Emit *e, GsKernel *k, const GsGeom *gm, int c, int core, 
   size_buffers(&x);
   alloc_regions(&x);
   load_residents(&x);
+  check_regions(&x);
   build_steps(&x);
   x.a_cols = lower_op_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
   x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   x.w_with_a = w_follows_a(&x);
+  x.pa = emit_pipe(x.qin, Q_DMA_IN, F_AFREE, 1);
+  x.pw = emit_pipe(x.qin, Q_DMA_IN, F_WFREE, x.p.has_w && !x.w_with_a);
+  x.pr = emit_pipe(x.qin, Q_DMA_IN, F_RFREE, 1);
+  x.po = emit_pipe(x.qh, x.sh, F_OFREE, 1);
   for (int64_t si = 0; si < x.nsteps; si++) emit_step(&x, si);
   free(x.steps);
-  gs_assert(!k->w_resident || x.nW <= 1);
+  gs_assert(!k->w_resident || x.pw.n <= 1);
   emit_drains(&x);
 }
 
-void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
-  GsGraph *g = e->g;
+void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
+  const GsGraph *g = e->g;
   const GsOp *h = &g->ops[k->head];
   int qin = emit_core_q(e, c, core, Q_DMA_IN), qout = emit_core_q(e, c, core, Q_DMA_OUT);
   LbAlloc la;
   emit_lb_begin(e, &la, c, core, k);
-  CopyPart pp[GS_MAX_OPERANDS];
-  int np = emit_copy_parts(e, k, pp);
+  GsCopyPart pp[GS_MAX_OPERANDS];
+  int np = lower_copy_parts(e->g, k, pp);
   int64_t slot = la.cap / 2 / 64 * 64; /* two slots */
   uint32_t A[2] = {0, 0}, Ai[2] = {0, 0};
-  int64_t nA = 0;
+  EmitPipe pa = emit_pipe(qin, Q_DMA_IN, F_AFREE, 1);
   int64_t idxb = 0;
   if (h->kind == OP_EMBEDDING) {
     idxb = graph_tensor_bytes(&g->tensors[h->in[0]]) / pp[0].outer;
@@ -594,12 +545,12 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
     }
   }
   for (int pi = 0; pi < np; pi++) {
-    CopyPart *p = &pp[pi];
+    GsCopyPart *p = &pp[pi];
     int64_t rowb = h->kind == OP_EMBEDDING ? p->dst_inner : (p->src_inner < p->dst_inner ? p->src_inner : p->dst_inner);
     int64_t krows, rps, a0, a1;
-    emit_kernel_rows(e, k, &krows, &rps);
+    lower_kernel_rows(e->g, e->a, k, &krows, &rps);
     gs_assert(krows == p->outer);
-    emit_core_rows(e, k, krows, rps, c, idx, &a0, &a1);
+    lower_core_rows(e->g, e->a, k, krows, rps, c, idx, &a0, &a1);
     int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
     int64_t tr = slot / per_row_slot;
     int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
@@ -609,8 +560,7 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
       int64_t rr = min64(a1, r + tr) - r;
       for (int64_t ch = 0; ch < nchunks; ch++) {
         int64_t b0 = ch * slot, b1 = nchunks == 1 ? rowb : min64(rowb, b0 + slot);
-        int cur = (int)(nA % 2);
-        if (nA >= 2) emit_wait(e, qin, F_AFREE);
+        int cur = emit_pipe_take(e, &pa);
         uint32_t tile = prog_new_tile(e->p, NULL);
         GsSpan ss, ds;
         if (h->kind == OP_EMBEDDING) {
@@ -621,7 +571,7 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
           lower_tile_weight_span(g, k->head, &t, &ss);
           GsSpan dl = emit_local_of(&ss);
           emit_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
-          k->ddr_read += span_bytes(&ss);
+          emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&ss), 0);
           ds = (GsSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
           ss = emit_local_of(&ds);
         } else {
@@ -631,14 +581,13 @@ void emit_core_copy(Emit *e, GsKernel *k, int c, int core, int idx) {
           ds = (GsSpan){r * p->dst_inner + p->dst_pre + b0, b1 - b0, rr, p->dst_inner, 1, rr * p->dst_inner};
           ss = dl;
         }
-        nA++;
         emit_signal(e, qin, qout, Q_DMA_OUT, F_OREADY);
         emit_wait(e, qout, F_OREADY);
         emit_store_span(e, k, qout, c, p->dst, &ds, A[cur], tile);
-        emit_signal(e, qout, qin, Q_DMA_IN, F_AFREE);
+        emit_pipe_give(e, &pa, qout);
       }
     }
   }
-  for (int64_t i = 0; i < min64(nA, 2); i++) emit_wait(e, qin, F_AFREE);
+  emit_pipe_drain(e, &pa);
 }
 

@@ -1,14 +1,17 @@
-/* lower_emit.c — writes the Program of a planned lowering: the queues, the memory map (DDR,
- * GB and LB regions), and every kernel over the clusters and cores, with a chip barrier after
- * it. The streams of one kernel on one core are lower_tiles.c's:
- *   dma_in : [free last kernel's LB regions] alloc; resident loads; per step: wait a free A/W/R
- *            slot (from the 3rd load on), load, signal READY to the head unit
- *   head   : per step: wait READY, wait a free O slot (from the 3rd output tile on), gemm or vec,
- *            release A/W after their last use (signal dma_in), hand the tile to the tail unit
- *   tail   : wait MID, run the fused ops in place on O, release R, signal OREADY to dma_out
- *   dma_out: wait OREADY, store O, release O (signal head)
- * All queues of every active core (and cluster DMA queue 0 when weights are staged in GB) join
- * every chip barrier.
+/* emit.c — the emitter (emit.h): writes the Program of a plan: the queues, the memory map
+ * (DDR, GB and LB regions), and every kernel over the clusters and cores, with the barrier the
+ * plan put after it (GsKernel.end_scope). The streams of one kernel on one core are
+ * emit_tiles.c's, its buffers connected by pipes (emit_pipe_*, a free flag back per slot):
+ *   dma_in : [free last kernel's LB regions] alloc; resident loads; per step: take an A/W/R
+ *            slot (from the 3rd load on that waits for its release), load, signal READY
+ *   head   : per step: wait READY, take an O slot, gemm or vec, give A/W back after their last
+ *            use, hand the tile to the tail unit
+ *   tail   : wait MID, run the fused ops in place on O, give R back, signal OREADY to dma_out
+ *   dma_out: wait OREADY, store O, give O back to the head
+ * All queues of every active core join every barrier; the cluster DMA queues join them too
+ * unless the plan orders them by semaphores alone (GsLowered.dma_by_sem).
+ * What the emitter counts (DDR bytes and spills per task, barrier episodes, the DDR peak) goes
+ * to the tally it was given, never into the plan.
  *
  * Memory: weights and full-batch graph inputs/outputs are allocated in DDR at program start; an
  * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
@@ -17,10 +20,10 @@
  * reader (the interval rule of lower_fill_placement). LB regions live for one kernel.
  * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
  * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
- * taken with no free in between follow each other); the DDR allocator's peak is
+ * taken with no free in between follow each other); the DDR allocator's peak is the tally's
  * ddr_peak_bytes. GB tensors keep the offsets lower_fill_placement gave them.
  */
-#include "lower_emit.h"
+#include "emit_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +80,22 @@ void emit_wait(Emit *e, int qi, int flag) {
   GsInst *in = emit_inst(e, qi, I_WAIT);
   inst_wait_set_flag(in, flag);
 }
+/* Two slots: double buffering, what every kernel's pipes use. */
+EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits) {
+  EmitPipe p = {prod, prod_slot, free_flag, 2, waits, 0};
+  return p;
+}
+int emit_pipe_take(Emit *e, EmitPipe *p) {
+  if (p->waits && p->n >= p->slots) emit_wait(e, p->prod, p->free_flag);
+  return (int)(p->n++ % p->slots);
+}
+void emit_pipe_give(Emit *e, EmitPipe *p, int from) {
+  if (p->waits) emit_signal(e, from, p->prod, p->prod_slot, p->free_flag);
+}
+void emit_pipe_drain(Emit *e, EmitPipe *p) {
+  for (int64_t i = 0; p->waits && i < min64(p->n, p->slots); i++) emit_wait(e, p->prod, p->free_flag);
+}
+
 void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id) {
   GsInst *in = emit_inst(e, qi, op);
   in->sub = SCOPE_CLUSTER;
@@ -85,18 +104,20 @@ void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id) {
 }
 /* Every queue joins: one chip barrier (id 0), or one barrier per cluster (id 1) over that
  * cluster's queues. */
-/* Under graphturbo the clusters' weight-staging DMA queues join no barrier: everything they do
- * is ordered by semaphores (the coordinator's allocation before their copy, their copy before
- * the cores' first weight load, those loads before the barrier after which the coordinator
- * frees the region), so a copy staged ahead for the next layer never holds up this one's end.
- * The same holds for the drain queues (lower_emit_gt.c). */
+/* When the plan says so (GsLowered.dma_by_sem) the clusters' weight-staging DMA queues join no
+ * barrier: everything they do is ordered by semaphores (the coordinator's allocation before
+ * their copy, their copy before the cores' first weight load, those loads before the barrier
+ * after which the coordinator frees the region), so a copy staged ahead for the next layer
+ * never holds up this one's end. The same holds for the drain queues (emit_slices.c). */
 static int joins_barriers(Emit *e, int qi) {
   const GsQueue *q = &e->p->queues[qi];
-  return e->l->opt.sched != SCHED_GRAPHTURBO || q->core >= 0 ||
+  return !e->l->dma_by_sem || q->core >= 0 ||
          (e->s->cdma[q->cluster] != qi && e->s->ddma[q->cluster] != qi);
 }
 
-static void emit_barrier(Emit *e, GsScope scope) {
+/* A barrier episode of `scope` on every queue that joins barriers; it ends task `task` (-1:
+ * an iteration's set-up), which the tally records. */
+static void emit_barrier(Emit *e, GsScope scope, int task) {
   int chip = 0, *cl = e->s->qcl_barrier;
   for (int c = 0; c < e->s->nclusters; c++) cl[c] = 0;
   for (int qi = 0; qi < e->p->nqueues; qi++)
@@ -111,26 +132,13 @@ static void emit_barrier(Emit *e, GsScope scope) {
     inst_barrier_set_id(in, scope == SCOPE_CHIP ? 0 : 1);
     inst_barrier_set_count(in, scope == SCOPE_CHIP ? chip : cl[e->p->queues[qi].cluster]);
   }
-  e->l->nbarriers++;
-}
-
-/* graphturbo: kernels that run on every cluster over its own samples need no other cluster, so
- * a cluster barrier ends them; a kernel on cluster 0 alone, or one that reads a tensor whole,
- * shares data across clusters and is fenced by chip barriers on both sides. An iteration ends
- * with a chip barrier: its DDR is freed and the next one's allocated by cluster 0's queue. */
-static int needs_chip(Emit *e, int ki) {
-  const GsKernel *k = &e->l->kernels[ki];
-  if (!k->split_clusters && e->a->nclusters > 1) return 1;
-  for (int j = 0; j < k->nops; j++)
-    for (int i = 0; i < e->g->ops[k->ops[j]].nin; i++)
-      if (lower_op_input_whole(e->g, k->ops[j], i) && e->g->tensors[e->g->ops[k->ops[j]].in[i]].producer >= 0)
-        return 1;
-  return 0;
-}
-static GsScope barrier_after(Emit *e, int ki) {
-  if (e->l->opt.sched != SCHED_GRAPHTURBO || ki == e->l->nkernels - 1) return SCOPE_CHIP;
-  if (needs_chip(e, ki) || (ki + 1 < e->l->nkernels && needs_chip(e, ki + 1))) return SCOPE_CHIP;
-  return SCOPE_CLUSTER;
+  GsEmitTally *t = e->s->tally;
+  if (t->nepisodes == t->room) {
+    t->room = t->room ? 2 * t->room : 64;
+    t->episode_task = realloc(t->episode_task, sizeof(int) * (size_t)t->room);
+    if (!t->episode_task) die("out of memory");
+  }
+  t->episode_task[t->nepisodes++] = task;
 }
 
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
@@ -180,20 +188,20 @@ int64_t emit_share(const Emit *e) { return ceil_div64(e->g->batch, e->a->ncluste
 
 /* The pieces of tensor t produced by its kernel, restricted to cluster `only` (-1: all). */
 static PieceList make_pieces(Emit *e, int t, int only) {
-  GsLowered *l = e->l;
+  const GsLowered *l = e->l;
   const GsKernel *k = &l->kernels[l->place[t].kernel];
   int64_t rows, rps;
-  emit_kernel_rows(e, k, &rows, &rps);
+  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
   int64_t rb = graph_tensor_bytes(&e->g->tensors[t]) / rows;
   gs_assert(rb * rows == graph_tensor_bytes(&e->g->tensors[t]));
   PieceList pl;
   pl.n = 0;
-  pl.p = arena_alloc(l->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr));
+  pl.p = arena_alloc(e->s->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr));
   for (int c = 0; c < e->s->nclusters; c++) {
     if (only >= 0 && c != only) continue;
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      emit_core_rows(e, k, rows, rps, c, i, &a0, &a1);
+      lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       Piece *x = &pl.p[pl.n++];
       memset(x, 0, sizeof *x);
@@ -208,7 +216,7 @@ static const PieceList *pieces_of(Emit *e, int t, int c) {
   int r = graph_root(e->g, t);
   size_t at = (size_t)r * (size_t)e->s->nclusters + (size_t)c;
   const PieceList *pl;
-  if (e->l->opt.sched == SCHED_GRAPHTURBO && e->g->tensors[r].producer >= 0) pl = &e->s->sl[at];
+  if (lower_keeps_slices(e->l) && e->g->tensors[r].producer >= 0) pl = &e->s->sl[at];
   else pl = e->l->place[r].level == LVL_GB ? &e->s->gb[at] : &e->s->ddr[r];
   gs_assert(pl->n > 0);
   return pl;
@@ -226,14 +234,17 @@ static const Piece *piece_at(const PieceList *pl, int64_t off) {
   return &pl->p[lo];
 }
 
-static void count_ddr(GsKernel *k, int level, int64_t bytes, int write) {
+int emit_task_of(const Emit *e, const GsKernel *k) { return (int)(k - e->l->kernels); }
+void emit_count_ddr(Emit *e, int task, int level, int64_t bytes, int write) {
   if (level != LVL_DDR) return;
-  if (write) k->ddr_write += bytes;
-  else k->ddr_read += bytes;
+  GsEmitTally *t = e->s->tally;
+  gs_assert(task >= 0 && task < t->ntasks);
+  if (write) t->task[task].ddr_write += bytes;
+  else t->task[task].ddr_read += bytes;
 }
 
 /* Where readers find piece p: its region, or its GB copy when it was loaded ahead
- * (lower_emit_gt.c); *base: the region offset of the piece's byte lo; the level counted. */
+ * (emit_slices.c); *base: the region offset of the piece's byte lo; the level counted. */
 static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *level) {
   *tile = p->areg ? p->atile : p->tile;
   *base = p->areg ? 0 : p->base;
@@ -244,7 +255,7 @@ static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *le
 /* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
  * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
  * cut). Returns the bytes loaded. */
-void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
+void emit_load_span_at(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
                          uint32_t dtile, int64_t dst_off) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
@@ -259,7 +270,7 @@ void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan 
     dst.stride = s->row_bytes;
     dst.pstride = s->row_bytes * s->rows;
     emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-    count_ddr(k, lvl, span_bytes(s), 0);
+    emit_count_ddr(e, emit_task_of(e, k), lvl, span_bytes(s), 0);
     return;
   }
   int64_t local = dst_off;
@@ -276,7 +287,7 @@ void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan 
         GsSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
         GsSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
         emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-        count_ddr(k, lvl, n * s->row_bytes, 0);
+        emit_count_ddr(e, emit_task_of(e, k), lvl, n * s->row_bytes, 0);
         local += n * s->row_bytes;
         r += n;
       } else {
@@ -289,7 +300,7 @@ void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan 
           GsSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
           GsSpan dst = {local, len, 1, len, 1, len};
           emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-          count_ddr(k, lvl, len, 0);
+          emit_count_ddr(e, emit_task_of(e, k), lvl, len, 0);
           local += len;
           b += len;
         }
@@ -300,8 +311,8 @@ void emit_load_span_at(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan 
 }
 
 /* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
- * piece of the storing core (in its GB block when the piece drains, lower_emit_gt.c). */
-void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
+ * piece of the storing core (in its GB block when the piece drains, emit_slices.c). */
+void emit_store_span(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
                        uint32_t stile) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
@@ -316,7 +327,7 @@ void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s
     return;
   }
   emit_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
-  count_ddr(k, pc->level, span_bytes(s), 1);
+  emit_count_ddr(e, emit_task_of(e, k), pc->level, span_bytes(s), 1);
 }
 
 /* ---- program start: queues, DDR weights, inputs and outputs ---- */
@@ -326,7 +337,7 @@ void emit_store_span(Emit *e, GsKernel *k, int qi, int c, int t, const GsSpan *s
  * GEMM core) is served by two cluster DMA queues (1+2j, 2+2j), through semaphores (qsem). */
 static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
   const GsArch *a = e->a;
-  GsLowered *l = e->l;
+  const GsLowered *l = e->l;
   struct GsEmitState *s = e->s;
   int nodma = 0;
   for (int kind = 0; kind < a->ncore_kinds; kind++)
@@ -361,7 +372,7 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
     }
   }
   s->nparticipants = e->p->nqueues;
-  s->qsem = arena_alloc(l->arena, (size_t)e->p->nqueues);
+  s->qsem = arena_alloc(e->s->arena, (size_t)e->p->nqueues);
   for (int c = 0; c < s->nclusters; c++)
     for (int kind = 0; kind < a->ncore_kinds; kind++)
       if (a->core_kinds[kind].dma_engines == 0)
@@ -374,8 +385,8 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
  * (holding their data from the start; iterations read their samples' part), then an area for
  * each graph output's whole batch, written in pieces. */
 static void setup_ddr(Emit *e) {
-  GsLowered *l = e->l;
-  GsGraph *g = e->g;
+  const GsLowered *l = e->l;
+  const GsGraph *g = e->g;
   struct GsEmitState *s = e->s;
   int coord = 0;
   ivl_init(&s->ddr_ivl, 0, INT64_MAX, 256, IVL_BOTTOM_UP);
@@ -405,54 +416,71 @@ static void setup_ddr(Emit *e) {
     int64_t bytes = ps ? ps * l->batch : graph_tensor_bytes(&g->tensors[t]) * ceil_div64(l->batch, g->batch);
     s->out_off[t] = ivl_take(&s->ddr_ivl, bytes, -1) + 1; /* +1: 0 means "not an output" */
   }
-  l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
+  s->tally->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
 }
 
 
-static void setup(Emit *e) {
-  const GsArch *a = e->a;
-  GsLowered *l = e->l;
-  GsGraph *g = e->g;
-  struct GsEmitState *s = arena_alloc(l->arena, sizeof *s);
-  l->es = s;
-  e->s = s;
+/* The state of a program's emission: queues from the first iteration's plan (the kernels' cores,
+ * the cluster DMA queues their weights, drains and loads ahead need), the DDR areas of the
+ * whole run. */
+GsEmitter *emit_new(const GsLowered *l, GsProgram *p, GsEmitTally *sink) {
+  const GsArch *a = l->arch;
+  const GsGraph *g = l->graph;
+  GsArena *arena = arena_new();
+  struct GsEmitState *s = arena_alloc(arena, sizeof *s);
+  s->arena = arena;
+  s->p = p;
+  s->tally = sink;
+  Emit e = {.l = l, .a = a, .g = g, .p = p, .s = s};
   s->nclusters = a->nclusters;
   s->ncores = a->cores_per_cluster;
   int maxu = 0;
   for (int k = 0; k < a->ncore_kinds; k++) maxu = a->core_kinds[k].nunits > maxu ? a->core_kinds[k].nunits : maxu;
   s->qpc = 2 + maxu;
   size_t nslots = (size_t)s->nclusters * (size_t)s->ncores * (size_t)s->qpc;
-  s->qidx = arena_alloc(l->arena, sizeof(int) * nslots);
+  s->qidx = arena_alloc(arena, sizeof(int) * nslots);
   for (size_t i = 0; i < nslots; i++) s->qidx[i] = -1;
-  s->cdma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->ddma = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  int need_ddma = 0;
+  s->cdma = arena_alloc(arena, sizeof(int) * (size_t)s->nclusters);
+  s->ddma = arena_alloc(arena, sizeof(int) * (size_t)s->nclusters);
+  int need_ddma = 0, need_cdma = 0;
   for (int si = 0; si < l->nslices; si++)
     need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
-  /* active cores per kind: the most any kernel uses */
-  int need_cdma = 0;
-  for (int ki = 0; ki < l->nkernels; ki++) {
-    GsKernel *k = &l->kernels[ki];
-    int used = k->pr * k->pc;
-    if (used > l->active_cores[k->core_kind]) l->active_cores[k->core_kind] = used;
-    if (k->w_via_gb) need_cdma = 1;
-  }
-  setup_queues(e, need_cdma, need_ddma);
-  s->w_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
-  s->w_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->nops);
-  s->ddr = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors);
-  s->gb = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
-  s->io_reg = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->io_tile = arena_alloc(l->arena, sizeof(uint32_t) * (size_t)g->ntensors);
-  s->out_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->gbw = arena_alloc(l->arena, sizeof(StagedW) * (size_t)s->nclusters);
-  s->ahead = arena_alloc(l->arena, sizeof(StagedW) * (size_t)l->nkernels * (size_t)s->nclusters);
-  s->sl = arena_alloc(l->arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
-  s->ddr_area = arena_alloc(l->arena, sizeof(int64_t) * (size_t)g->ntensors);
-  s->qcl_barrier = arena_alloc(l->arena, sizeof(int) * (size_t)s->nclusters);
-  s->lb_ivl = arena_alloc(l->arena, sizeof(GsIvl) * nslots / (size_t)s->qpc);
+  for (int ki = 0; ki < l->nkernels; ki++) need_cdma |= l->kernels[ki].w_via_gb;
+  setup_queues(&e, need_cdma, need_ddma);
+  s->w_reg = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->w_tile = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);
+  s->ddr = arena_alloc(arena, sizeof(PieceList) * (size_t)g->ntensors);
+  s->gb = arena_alloc(arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->io_reg = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->io_tile = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->ntensors);
+  s->out_off = arena_alloc(arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->gbw = arena_alloc(arena, sizeof(StagedW) * (size_t)s->nclusters);
+  s->sl = arena_alloc(arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
+  s->ddr_area = arena_alloc(arena, sizeof(int64_t) * (size_t)g->ntensors);
+  s->qcl_barrier = arena_alloc(arena, sizeof(int) * (size_t)s->nclusters);
+  s->lb_ivl = arena_alloc(arena, sizeof(GsIvl) * nslots / (size_t)s->qpc);
   for (size_t i = 0; i < nslots / (size_t)s->qpc; i++) ivl_init(&s->lb_ivl[i], 0, 0, 64, IVL_BOTTOM_UP);
-  setup_ddr(e);
+  setup_ddr(&e);
+  return s;
+}
+
+/* Room in the tally and in the weights staged ahead for the kernels of this iteration's plan
+ * (a re-plan for a smaller last iteration may have more kernels than the first). */
+static void fit_kernels(struct GsEmitState *s, int n) {
+  GsEmitTally *t = s->tally;
+  if (n > t->ntasks) {
+    t->task = realloc(t->task, sizeof(GsTaskTally) * (size_t)n);
+    if (!t->task) die("out of memory");
+    memset(t->task + t->ntasks, 0, sizeof(GsTaskTally) * (size_t)(n - t->ntasks));
+    t->ntasks = n;
+  }
+  if (n > s->ahead_kernels) {
+    size_t per = (size_t)s->nclusters;
+    StagedW *na = arena_alloc(s->arena, sizeof(StagedW) * (size_t)n * per);
+    if (s->ahead_kernels) memcpy(na, s->ahead, sizeof(StagedW) * (size_t)s->ahead_kernels * per);
+    s->ahead = na;
+    s->ahead_kernels = n;
+  }
 }
 
 /* ---- iteration start/end: DDR intermediates ---- */
@@ -498,8 +526,8 @@ static void gb_free_tensor(Emit *e, int t) {
 }
 
 static void iteration_begin(Emit *e) {
-  GsGraph *g = e->g;
-  GsLowered *l = e->l;
+  const GsGraph *g = e->g;
+  const GsLowered *l = e->l;
   struct GsEmitState *s = e->s;
   for (int t = 0; t < g->ntensors; t++) {
     const GsTensorPlace *p = &l->place[t];
@@ -509,7 +537,7 @@ static void iteration_begin(Emit *e) {
       /* one piece: this iteration's samples of the whole-batch input */
       PieceList *pl = &s->ddr[t];
       pl->n = 1;
-      pl->p = arena_alloc(l->arena, sizeof(Piece)); /* zeroed */
+      pl->p = arena_alloc(e->s->arena, sizeof(Piece)); /* zeroed */
       pl->p[0].lo = 0;
       pl->p[0].hi = graph_tensor_bytes(&g->tensors[t]);
       pl->p[0].base = e->sample0 * graph_per_sample(g, t);
@@ -519,7 +547,7 @@ static void iteration_begin(Emit *e) {
       pl->p[0].slice = -1;
       continue;
     }
-    if (l->opt.sched == SCHED_GRAPHTURBO) continue; /* slices: lower_emit_gt.c */
+    if (lower_keeps_slices(l)) continue; /* slices: emit_slices.c */
     if (p->level == LVL_GB && p->kernel == 0) gb_alloc_tensor(e, t);
     if (p->level != LVL_DDR || p->kernel < 0) continue;
     PieceList *pl = &s->ddr[t];
@@ -535,16 +563,16 @@ static void iteration_begin(Emit *e) {
                    ivl_take(&s->ddr_ivl, graph_tensor_bytes(&g->tensors[t]), t), 0);
     }
   }
-  if (l->opt.sched == SCHED_GRAPHTURBO) gt_emit_iteration_begin(e);
-  l->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
-  emit_barrier(e, SCOPE_CHIP); /* set-up episode */
+  if (lower_keeps_slices(l)) emit_slices_iteration_begin(e);
+  s->tally->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);
+  emit_barrier(e, SCOPE_CHIP, -1); /* set-up episode */
 }
 
 static void iteration_end(Emit *e) {
-  GsGraph *g = e->g;
+  const GsGraph *g = e->g;
   struct GsEmitState *s = e->s;
-  if (e->l->opt.sched == SCHED_GRAPHTURBO) {
-    gt_emit_iteration_end(e);
+  if (lower_keeps_slices(e->l)) {
+    emit_slices_iteration_end(e);
     return;
   }
   for (int t = 0; t < g->ntensors; t++) {
@@ -590,7 +618,7 @@ void emit_lb_begin(Emit *e, LbAlloc *la, int c, int core, const GsKernel *k) {
   ivl_init(la->ivl, 0, la->cap, 64, IVL_BOTTOM_UP);
   la->level = e->a->core_kinds[kind].lb_bytes > 0 ? LVL_LB : LVL_GB;
   la->gb_base = e->a->gb_bytes / 4 * 3 +
-                (int64_t)(core - arch_core_base(e->a, kind)) * lower_core_tile_budget(e->a, kind);
+                (int64_t)(core - arch_core_base(e->a, kind)) * arch_core_tile_budget(e->a, kind);
 }
 
 /* Frees, at the start of a kernel, every region the core allocated for the previous one. */
@@ -608,102 +636,16 @@ static void lb_release_all(Emit *e) {
     }
 }
 
-/* ---- row ranges ---- */
-
-/* ---- copy kernels: concat, split, embedding with bag 1 ---- */
-
-int emit_copy_parts(Emit *e, const GsKernel *k, CopyPart *pp) {
-  GsGraph *g = e->g;
-  const GsOp *o = &g->ops[k->head];
-  int n = 0;
-  if (o->kind == OP_EMBEDDING) {
-    const GsTensor *y = &g->tensors[o->out[0]];
-    int64_t rowb = y->dim[y->ndim - 1] * arch_dtype_bytes(y->dtype);
-    pp[0] = (CopyPart){o->in[0], o->out[0], graph_tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
-    return 1;
-  }
-  int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
-  const GsTensor *bt = &g->tensors[big];
-  int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
-  /* storage order: 4-D tensors are NHWC, so logical axis 1 (C) is the last stored one */
-  int64_t outer = 1;
-  if (bt->ndim == 4) {
-    static const int pos[4] = {0, 3, 1, 2}; /* logical axis -> stored position */
-    static const int logical[4] = {0, 2, 3, 1};
-    for (int i = 0; i < pos[ax]; i++) outer *= bt->dim[logical[i]];
-  } else {
-    for (int i = 0; i < ax; i++) outer *= bt->dim[i];
-  }
-  int64_t big_inner = graph_tensor_bytes(bt) / outer, pre = 0;
-  int np = o->kind == OP_CONCAT ? o->nin : o->nout;
-  for (int i = 0; i < np; i++) {
-    int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
-    int64_t inner = graph_tensor_bytes(&g->tensors[small]) / outer;
-    if (o->kind == OP_CONCAT) pp[n++] = (CopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
-    else pp[n++] = (CopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
-    pre += inner;
-  }
-  return n;
-}
-
-void emit_kernel_rows(Emit *e, const GsKernel *k, int64_t *rows, int64_t *rps) {
-  GsLowerKind lk = lower_op_kind(e->g, k->head);
-  if (lk == LK_COPY || (lk == LK_GATHER && e->g->ops[k->head].at.bag <= 1)) {
-    CopyPart pp[GS_MAX_OPERANDS];
-    emit_copy_parts(e, k, pp);
-    *rows = pp[0].outer;
-    *rps = *rows % e->g->batch == 0 ? *rows / e->g->batch : 0;
-  } else {
-    GsGeom gm;
-    lower_fill_geom(e->g, k->head, e->a, &gm);
-    *rows = gm.rows;
-    *rps = gm.rows_per_sample;
-  }
-  if (!k->split_clusters && k->s1 == 0) *rps = 0;
-}
-
-/* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples (those of
- * the instance under graphturbo), split as evenly as possible, the first cores taking one row
- * more. */
-void emit_core_rows(Emit *e, const GsKernel *k, int64_t rows, int64_t rps, int c, int i,
-                      int64_t *a0, int64_t *a1) {
-  int64_t r0 = 0, r1 = c == 0 ? rows : 0;
-  if (rps > 0) {
-    /* the cluster's samples; a graphturbo instance's part of them */
-    int64_t sh = emit_share(e), b = e->g->batch;
-    int64_t lo = min64(b, c * sh), hi = min64(b, (c + 1) * sh);
-    if (k->s1 > 0) {
-      int64_t l0 = min64(hi, lo + k->s0);
-      hi = min64(hi, lo + k->s1);
-      lo = l0;
-    }
-    r0 = lo * rps;
-    r1 = hi * rps;
-  }
-  int64_t n = r1 - r0, per = n / k->pr, extra = n % k->pr;
-  *a0 = r0 + i * per + min64(i, extra);
-  *a1 = *a0 + per + (i < extra);
-}
-
-int64_t emit_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
-  int64_t seg_end = (r / seg + 1) * seg;
-  if (r % seg == 0 && tr >= seg && rb - r >= seg) {
-    int64_t n = min64(tr / seg, (rb - r) / seg);
-    return r + n * seg;
-  }
-  return min64(min64(r + tr, seg_end), rb);
-}
-
 /* ---- weights staged in GB ---- */
 
 /* Cluster c's DMA queue copies kernel ki's weights DDR -> GB at offset `off` of the weight area
  * once (the coordinator takes the regions; the DMA queue waits for them through semaphore 0),
  * chunk by chunk (one chunk unless the tiler chunked them, GsKernel.w_chunks), and after each
  * chunk posts that chunk's semaphore of every core of the kernel (emit_stage_sem), which waits for
- * it before its first weight load from the chunk (lower_tiles.c). A region per chunk: a core
+ * it before its first weight load from the chunk (emit_tiles.c). A region per chunk: a core
  * reads a chunk while the next one is still being written. */
 static void stage_weights(Emit *e, int ki, int c, int64_t off, StagedW *sw) {
-  GsKernel *k = &e->l->kernels[ki];
+  const GsKernel *k = &e->l->kernels[ki];
   struct GsEmitState *s = e->s;
   int qc = s->cdma[c], co = emit_coord_q(e, c);
   sw->n = k->w_chunks > 0 ? k->w_chunks : 1;
@@ -720,16 +662,16 @@ static void stage_weights(Emit *e, int ki, int c, int64_t off, StagedW *sw) {
   emit_sem(e, co, I_SEMPOST, 0);
   emit_sem(e, qc, I_SEMWAIT, 0);
   int64_t krows, rps;
-  emit_kernel_rows(e, k, &krows, &rps);
+  lower_kernel_rows(e->g, e->a, k, &krows, &rps);
   for (int ch = 0; ch < sw->n; ch++) {
     int64_t c0, cb;
     emit_stage_chunk(e->g, k, ch, &c0, &cb);
     GsSpan dst = {0, cb, 1, cb, 1, cb}, src = {c0, cb, 1, cb, 1, cb};
     emit_mov(e, qc, sw->reg[ch], sw->tile[ch], &dst, s->w_reg[k->head], s->w_tile[k->head], &src);
-    k->ddr_read += cb;
+    emit_count_ddr(e, ki, LVL_DDR, cb, 0);
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      emit_core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      lower_core_rows(e->g, e->a, k, krows, rps, c, i, &a0, &a1);
       if (a1 > a0)
         emit_sem(e, qc, I_SEMPOST,
                  emit_stage_sem(e, k, arch_core_base(e->a, k->core_kind) + i, ch));
@@ -777,8 +719,8 @@ static int stages(Emit *e, int ki, int c) {
   const GsKernel *k = &e->l->kernels[ki];
   if (!k->w_via_gb || lower_op_kind(e->g, k->head) == LK_COPY) return 0;
   int64_t krows, rps, a0, a1;
-  emit_kernel_rows(e, k, &krows, &rps);
-  emit_core_rows(e, k, krows, rps, c, 0, &a0, &a1);
+  lower_kernel_rows(e->g, e->a, k, &krows, &rps);
+  lower_core_rows(e->g, e->a, k, krows, rps, c, 0, &a0, &a1);
   return a1 > a0;
 }
 
@@ -790,7 +732,7 @@ static int stages(Emit *e, int ki, int c) {
  * (lower_gb_weight_area) at their own kernel's start. */
 static void weights_begin(Emit *e, int ki, int c) {
   struct GsEmitState *s = e->s;
-  GsLowered *l = e->l;
+  const GsLowered *l = e->l;
   size_t at = (size_t)ki * (size_t)s->nclusters + (size_t)c;
   weights_free(e, c);
   s->gbw[c] = s->ahead[at];
@@ -812,16 +754,16 @@ static void weights_begin(Emit *e, int ki, int c) {
 /* ---- one kernel over every cluster and core ---- */
 
 static void emit_kernel(Emit *e, int ki) {
-  GsLowered *l = e->l;
-  GsKernel *k = &l->kernels[ki];
+  const GsLowered *l = e->l;
+  const GsKernel *k = &l->kernels[ki];
   const GsArch *a = e->a;
-  GsGraph *g = e->g;
+  const GsGraph *g = e->g;
   struct GsEmitState *s = e->s;
   /* start of the kernel: release the previous kernel's LB regions, GB tensors whose last reader
    * is done, and staged weights */
   lb_release_all(e);
-  int gt = l->opt.sched == SCHED_GRAPHTURBO;
-  if (gt) gt_emit_kernel_begin(e, ki);
+  int gt = lower_keeps_slices(l);
+  if (gt) emit_slices_kernel_begin(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {
     const GsTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->last_kernel == ki - 1) gb_free_tensor(e, t);
@@ -833,46 +775,46 @@ static void emit_kernel(Emit *e, int ki) {
   lower_fill_geom(g, k->head, a, &gm);
   int base = arch_core_base(a, k->core_kind);
   int64_t krows, rps;
-  emit_kernel_rows(e, k, &krows, &rps);
+  lower_kernel_rows(e->g, e->a, k, &krows, &rps);
   for (int c = 0; c < s->nclusters; c++)
     for (int i = 0; i < k->pr; i++) {
       int64_t a0, a1;
-      emit_core_rows(e, k, krows, rps, c, i, &a0, &a1);
+      lower_core_rows(e->g, e->a, k, krows, rps, c, i, &a0, &a1);
       if (a1 <= a0) continue;
       if (copy) emit_core_copy(e, k, c, base + i, i);
       else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
     }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
-  if (gt) gt_emit_kernel_end(e, ki);
+  if (gt) emit_slices_kernel_end(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {
     const GsTensorPlace *p = &l->place[t];
     if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
   }
-  emit_barrier(e, barrier_after(e, ki));
+  emit_barrier(e, k->end_scope, ki);
 }
 
-/* The allocators' storage (the rest of the state lives in the lowering's arena). */
-void emit_free(GsLowered *l) {
-  struct GsEmitState *s = l->es;
+void emit_delete(GsEmitter *s) {
   if (!s) return;
   ivl_free(&s->ddr_ivl);
   for (int i = 0; s->lb_ivl && i < s->nclusters * s->ncores; i++) ivl_free(&s->lb_ivl[i]);
+  arena_free(s->arena);
 }
 
-/* requires: tiling; appends one iteration's kernels to l->prog. */
-void emit_program(GsLowered *l, int64_t sample0, int iteration) {
-  Emit e;
-  e.l = l;
-  e.a = l->arch;
-  e.g = l->graph;
-  e.p = l->prog;
-  e.s = l->es;
-  e.sample0 = sample0;
-  e.iteration = iteration;
-  if (iteration == 0) setup(&e);
+void emit_tally_free(GsEmitTally *t) {
+  free(t->task);
+  free(t->episode_task);
+  memset(t, 0, sizeof *t);
+}
+
+/* requires: tiling (and, when the plan keeps slices, staging); appends one iteration's kernels
+ * to the program. */
+void emit_iteration(GsEmitter *s, const GsLowered *l, int64_t sample0, int iteration) {
+  Emit e = {.l = l, .a = l->arch, .g = l->graph, .p = s->p, .s = s, .sample0 = sample0,
+            .iteration = iteration};
+  fit_kernels(s, l->nkernels);
   iteration_begin(&e);
   for (int ki = 0; ki < l->nkernels; ki++) emit_kernel(&e, ki);
   lb_release_all(&e);
-  for (int c = 0; c < e.s->nclusters; c++) weights_free(&e, c);
+  for (int c = 0; c < s->nclusters; c++) weights_free(&e, c);
   iteration_end(&e);
 }

@@ -1,0 +1,90 @@
+/* lower_partition.c — how a kernel's rows are shared out: the rows of its partition, each
+ * core's range of them in each cluster, the next tile's first row inside a core's range, and
+ * the parts of a copy kernel (concat, split, embedding with bag 1). Plan geometry, read by the
+ * tiler, graphturbo's planner and the emitter alike; it emits nothing.
+ */
+#include "lower.h"
+
+/* ---- copy kernels: concat, split, embedding with bag 1 ---- */
+
+int lower_copy_parts(const GsGraph *g, const GsKernel *k, GsCopyPart *pp) {
+  const GsOp *o = &g->ops[k->head];
+  int n = 0;
+  if (o->kind == OP_EMBEDDING) {
+    const GsTensor *y = &g->tensors[o->out[0]];
+    int64_t rowb = y->dim[y->ndim - 1] * arch_dtype_bytes(y->dtype);
+    pp[0] = (GsCopyPart){o->in[0], o->out[0], graph_tensor_bytes(y) / rowb, 0, rowb, 0, 0, 1};
+    return 1;
+  }
+  int big = o->kind == OP_CONCAT ? o->out[0] : o->in[0];
+  const GsTensor *bt = &g->tensors[big];
+  int ax = o->at.axis < 0 ? bt->ndim + o->at.axis : o->at.axis;
+  /* storage order: 4-D tensors are NHWC, so logical axis 1 (C) is the last stored one */
+  int64_t outer = 1;
+  if (bt->ndim == 4) {
+    static const int pos[4] = {0, 3, 1, 2}; /* logical axis -> stored position */
+    static const int logical[4] = {0, 2, 3, 1};
+    for (int i = 0; i < pos[ax]; i++) outer *= bt->dim[logical[i]];
+  } else {
+    for (int i = 0; i < ax; i++) outer *= bt->dim[i];
+  }
+  int64_t big_inner = graph_tensor_bytes(bt) / outer, pre = 0;
+  int np = o->kind == OP_CONCAT ? o->nin : o->nout;
+  for (int i = 0; i < np; i++) {
+    int small = o->kind == OP_CONCAT ? o->in[i] : o->out[i];
+    int64_t inner = graph_tensor_bytes(&g->tensors[small]) / outer;
+    if (o->kind == OP_CONCAT) pp[n++] = (GsCopyPart){small, big, outer, inner, big_inner, 0, pre, 0};
+    else pp[n++] = (GsCopyPart){big, small, outer, big_inner, inner, pre, 0, 0};
+    pre += inner;
+  }
+  return n;
+}
+
+void lower_kernel_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int64_t *rows,
+                       int64_t *rps) {
+  GsLowerKind lk = lower_op_kind(g, k->head);
+  if (lk == LK_COPY || (lk == LK_GATHER && g->ops[k->head].at.bag <= 1)) {
+    GsCopyPart pp[GS_MAX_OPERANDS];
+    lower_copy_parts(g, k, pp);
+    *rows = pp[0].outer;
+    *rps = *rows % g->batch == 0 ? *rows / g->batch : 0;
+  } else {
+    GsGeom gm;
+    lower_fill_geom(g, k->head, a, &gm);
+    *rows = gm.rows;
+    *rps = gm.rows_per_sample;
+  }
+  if (!k->split_clusters && k->s1 == 0) *rps = 0;
+}
+
+/* Rows [a0, a1) of core i (of the kernel's pr) in cluster c: the cluster's samples (those of
+ * the instance under graphturbo), split as evenly as possible, the first cores taking one row
+ * more. */
+void lower_core_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int64_t rows,
+                     int64_t rps, int c, int i, int64_t *a0, int64_t *a1) {
+  int64_t r0 = 0, r1 = c == 0 ? rows : 0;
+  if (rps > 0) {
+    /* the cluster's samples; a graphturbo instance's part of them */
+    int64_t sh = ceil_div64(g->batch, a->nclusters), b = g->batch;
+    int64_t lo = min64(b, c * sh), hi = min64(b, (c + 1) * sh);
+    if (k->s1 > 0) {
+      int64_t l0 = min64(hi, lo + k->s0);
+      hi = min64(hi, lo + k->s1);
+      lo = l0;
+    }
+    r0 = lo * rps;
+    r1 = hi * rps;
+  }
+  int64_t n = r1 - r0, per = n / k->pr, extra = n % k->pr;
+  *a0 = r0 + i * per + min64(i, extra);
+  *a1 = *a0 + per + (i < extra);
+}
+
+int64_t lower_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
+  int64_t seg_end = (r / seg + 1) * seg;
+  if (r % seg == 0 && tr >= seg && rb - r >= seg) {
+    int64_t n = min64(tr / seg, (rb - r) / seg);
+    return r + n * seg;
+  }
+  return min64(min64(r + tr, seg_end), rb);
+}

@@ -1,0 +1,126 @@
+/* test_emit_pipe.c — the emitter's pipe (emit_impl.h): the synchronisation protocol every
+ * kernel's streams use between a producer queue and a consumer queue, with two slots.
+ * Expected streams are derived by hand from the protocol's definition: take k (k = 0, 1, ...)
+ * uses slot k mod 2 and, from k = 2 on, first waits for the free flag on the producer's queue;
+ * every give is one signal of that flag from the consumer to the producer's slot; a drain
+ * waits once per release still owed, min(takes, 2). So with n takes, n gives and a drain the
+ * producer waits max(n - 2, 0) + min(n, 2) = n times, exactly once per give: the flag is zero
+ * again. A pipe with waits = 0 counts its takes and emits nothing. Then a cluster DMA queue
+ * serving a core without DMA (qsem): the same protocol through cluster semaphores.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "emit_impl.h"
+
+typedef struct {
+  GsProgram *p;
+  struct GsEmitState s;
+  unsigned char qsem[2];
+  Emit e;
+} Fixture;
+
+static void fixture(Fixture *f, int semaphores) {
+  memset(f, 0, sizeof *f);
+  f->p = prog_new();
+  prog_queue(f->p, 0, 0, Q_DMA_IN);  /* queue 0: producer */
+  prog_queue(f->p, 0, 0, Q_DMA_OUT); /* queue 1: consumer */
+  f->qsem[0] = f->qsem[1] = (unsigned char)semaphores;
+  f->s.qsem = f->qsem;
+  f->e.p = f->p;
+  f->e.s = &f->s;
+}
+
+static int count(const GsProgram *p, int q, GsOpcode op) {
+  int n = 0;
+  for (size_t i = 0; i < p->queues[q].insts.len; i++)
+    n += ((const GsInst *)p->queues[q].insts.data)[i].op == op;
+  return n;
+}
+
+static void test_slots_and_waits(void **state) {
+  (void)state;
+  Fixture f;
+  fixture(&f, 0);
+  EmitPipe pp = emit_pipe(0, Q_DMA_IN, F_AFREE, 1);
+  int want_slot[5] = {0, 1, 0, 1, 0};
+  for (int k = 0; k < 5; k++) {
+    int waits_before = count(f.p, 0, I_WAIT);
+    assert_int_equal(emit_pipe_take(&f.e, &pp), want_slot[k]);
+    assert_int_equal(count(f.p, 0, I_WAIT) - waits_before, k >= 2); /* from the third take on */
+    emit_pipe_give(&f.e, &pp, 1);
+  }
+  assert_int_equal(count(f.p, 0, I_WAIT), 3);   /* takes 2, 3, 4 */
+  assert_int_equal(count(f.p, 1, I_SIGNAL), 5); /* one per give */
+  emit_pipe_drain(&f.e, &pp);
+  assert_int_equal(count(f.p, 0, I_WAIT), 5);   /* + min(5, 2): one wait per give */
+  const GsInst *sig = f.p->queues[1].insts.data;
+  assert_int_equal(sig->sub, Q_DMA_IN);          /* to the producer's slot */
+  assert_int_equal(inst_signal_flag(sig), F_AFREE);
+  prog_free(f.p);
+}
+
+static void test_short_pipes_drain_what_they_owe(void **state) {
+  (void)state;
+  for (int n = 0; n <= 2; n++) {
+    Fixture f;
+    fixture(&f, 0);
+    EmitPipe pp = emit_pipe(0, Q_DMA_IN, F_WFREE, 1);
+    for (int k = 0; k < n; k++) {
+      emit_pipe_take(&f.e, &pp);
+      emit_pipe_give(&f.e, &pp, 1);
+    }
+    emit_pipe_drain(&f.e, &pp);
+    assert_int_equal(count(f.p, 0, I_WAIT), n); /* no take waited; the drain waits n times */
+    prog_free(f.p);
+  }
+}
+
+static void test_riding_pipe_emits_nothing(void **state) {
+  (void)state;
+  Fixture f;
+  fixture(&f, 0);
+  EmitPipe pp = emit_pipe(0, Q_DMA_IN, F_WFREE, 0);
+  for (int k = 0; k < 4; k++) {
+    assert_int_equal(emit_pipe_take(&f.e, &pp), k % 2);
+    emit_pipe_give(&f.e, &pp, 1);
+  }
+  emit_pipe_drain(&f.e, &pp);
+  assert_int_equal(pp.n, 4);
+  assert_int_equal(prog_ninsts(f.p), 0);
+  prog_free(f.p);
+}
+
+static void test_through_semaphores(void **state) {
+  (void)state;
+  Fixture f;
+  fixture(&f, 1);
+  EmitPipe pp = emit_pipe(0, Q_DMA_IN, F_AFREE, 1);
+  for (int k = 0; k < 3; k++) {
+    emit_pipe_take(&f.e, &pp);
+    emit_pipe_give(&f.e, &pp, 1);
+  }
+  emit_pipe_drain(&f.e, &pp);
+  assert_int_equal(count(f.p, 0, I_SEMWAIT), 3); /* take 2, then min(3, 2) */
+  assert_int_equal(count(f.p, 1, I_SEMPOST), 3);
+  assert_int_equal(count(f.p, 0, I_WAIT) + count(f.p, 1, I_SIGNAL), 0);
+  /* the post and the waits name the same semaphore */
+  const GsInst *post = f.p->queues[1].insts.data, *wait = f.p->queues[0].insts.data;
+  assert_int_equal(inst_sempost_id(post), inst_semwait_id(wait));
+  prog_free(f.p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_slots_and_waits),
+      cmocka_unit_test(test_short_pipes_drain_what_they_owe),
+      cmocka_unit_test(test_riding_pipe_emits_nothing),
+      cmocka_unit_test(test_through_semaphores),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
