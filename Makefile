@@ -1,5 +1,6 @@
 # gtsim build. `make` builds build/gtsim; `make test` runs every test; `make demo` is the
-# main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables.
+# main job; `make asan` runs the suite under ASan+UBSan; `make bench` writes bench tables;
+# `make install` (PREFIX, DESTDIR) installs the binary, gtsim-sweep, configs, zoo, docs, scripts.
 # Sources are found by wildcard: a new sched/*.c, sim/*.cpp or tests/*/test_*.c(pp) needs no
 # edit here. Header dependencies are tracked with -MMD.
 
@@ -40,8 +41,21 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIMT_BIN  := $(SIMT_SRC:tests/sim/%.cpp=$(BUILD)/tests/%)
 TEST_BIN  := $(UNIT_BIN) $(SIMT_BIN)
 
-.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs
+.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs install uninstall FORCE
 all: $(GTSIM)
+
+# The version: the release and the git commit (+dirty with uncommitted changes), in a header
+# rewritten only when it changes, so a new commit rebuilds sim/main.o and nothing else.
+VERSION   := 0.1.0
+GIT_REV   := $(shell git describe --always --dirty --exclude '*' 2>/dev/null)
+VERSION_H := $(GEN)/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(GEN)
+	@v='#define GTSIM_VERSION "$(VERSION)$(if $(GIT_REV),+$(GIT_REV))"'; \
+	  [ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || echo "$$v" > $@
+$(MAIN_OBJ): $(VERSION_H)
+# Names of configs and models are also looked up in this source tree (sim/cli_find.cpp).
+$(BUILD)/obj/sim/cli_find.o: CPPFLAGS += -DGTSIM_SRCDIR='"$(CURDIR)"'
 
 $(DEPS_OK): scripts/deps.sh
 	@mkdir -p $(BUILD)
@@ -79,8 +93,11 @@ $(BUILD)/tests/%: tests/sim/%.cpp $(LIBSIM) $(LIBSCHED) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -o $@ $< $(LIBSIM) $(LIBSCHED) $(LDFLAGS) -lcmocka $(LDLIBS)
 
-# The summary line "N passed, N failed" comes from tests/run.sh.
-test: $(GTSIM) $(TEST_BIN)
+# The test programs build in parallel, then tests/run.sh runs them TEST_JOBS at once (default:
+# the cores) and prints the summary line "N passed, N failed".
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) $(GTSIM) $(TEST_BIN)
 	@BUILD=$(BUILD) bash tests/run.sh
 
 # The main job: schedule ResNet-50 (batch 64) on STCP920 with its real 1.5 MiB LBs under
@@ -100,6 +117,33 @@ bench: $(GTSIM)
 
 clean:
 	rm -rf build build-asan
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: PREFIX/bin/gtsim and gtsim-sweep (a relative
+# symlink into the scripts, so that it finds its modules and the gtsim beside it); configs, zoo
+# and scripts in PREFIX/share/gtsim (where gtsim looks names up, relative to its own
+# executable, so the tree may be moved); README and docs in PREFIX/share/doc/gtsim.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SHARE   := $(DESTDIR)$(PREFIX)/share/gtsim
+DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/gtsim
+INSTALL_SCRIPTS := scripts/plot_occupancy scripts/gtsim-sweep
+install: $(GTSIM)
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/configs $(SHARE)/workloads $(SHARE)/scripts/gs_sweep \
+	  $(DOCDIR)/paper $(DOCDIR)/sweeps
+	install -m 755 $(GTSIM) $(DESTDIR)$(PREFIX)/bin/gtsim
+	install -m 644 configs/*.cfg $(SHARE)/configs/
+	install -m 644 workloads/*.gtg workloads/README.md workloads/gen_zoo.py $(SHARE)/workloads/
+	install -m 755 $(INSTALL_SCRIPTS) $(SHARE)/scripts/
+	install -m 644 scripts/gs_python.py $(SHARE)/scripts/
+	install -m 644 scripts/gs_sweep/*.py $(SHARE)/scripts/gs_sweep/
+	ln -sf ../share/gtsim/scripts/gtsim-sweep $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
+	install -m 644 README.md docs/*.md $(DOCDIR)/
+	install -m 644 traces/README.md $(DOCDIR)/traces.md
+	install -m 644 docs/paper/* $(DOCDIR)/paper/
+	install -m 644 docs/sweeps/*.toml docs/sweeps/*.csv docs/sweeps/*.png $(DOCDIR)/sweeps/
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gtsim $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
+	rm -rf $(SHARE) $(DOCDIR)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
 

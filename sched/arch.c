@@ -80,6 +80,12 @@ const ArchKey arch_keys[] = {
     {.sec = SEC_CHIP, .key = "cluster_link_latency_cycles", .type = KT_INT, .unit = "cycles",
      .min = 0, .max = BIG, .def = "0", .desc = "latency of one transfer over the cluster link",
      .off = A_(cluster_link_latency_cycles)},
+    {.sec = SEC_CHIP, .key = "chunk_bytes", .type = KT_INT, .unit = "bytes", .min = 1,
+     .max = 1 << 30, .def = "2048",
+     .desc = "the simulator moves every transfer in chunks of this size, each reserving every "
+             "resource on its path in turn: smaller chunks share a contended link more finely "
+             "and simulate slower (docs/timing.md); env GTSIM_CHUNK_BYTES overrides it",
+     .off = A_(chunk_bytes)},
     /* [ddr] */
     {.sec = SEC_DDR, .key = "channels", .type = KT_INT, .unit = "", .min = 1, .max = 1024,
      .def = NULL, .desc = "independent DDR/HBM channels; bandwidth is split evenly",

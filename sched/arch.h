@@ -104,6 +104,7 @@ typedef struct {
   int nclusters;
   double cluster_link_bytes_per_cycle; /* between clusters (0: only through DDR) */
   int cluster_link_latency_cycles;
+  int chunk_bytes;                     /* the simulator's transfer chunk (docs/timing.md) */
   /* [ddr] */
   int ddr_channels;
   double ddr_bandwidth_gb_per_s;       /* all channels together, 1e9 bytes/s */

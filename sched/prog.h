@@ -107,7 +107,7 @@ int gtp_write(const char *path, const GsProgram *p);
 /* Static checks against an arch: queues, units, cores and clusters exist; engines match. */
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file);
 
-/* ---- Additions (isa helper, issue 4) ---- */
+/* ---- Additions (isa helper) ---- */
 const char *isa_description(GsOpcode op);
 const char *isa_vop_description(GsVop v);
 const char *isa_engine_name(GsEngine e);   /* "any", "dma", "matrix", "vector", "scalar" */

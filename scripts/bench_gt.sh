@@ -3,7 +3,7 @@
 # concat, with the invariant checker on, excluding model loading and dumping) for every zoo
 # model on the paper's STCP920 (64 KiB LB per core) and the hardware's (1.5 MiB), at each
 # model's own batch. Prints a markdown section (collected by `make bench`). Best of 3 runs.
-# Target (issue 6): under 100 ms for resnet50.
+# Target: under 100 ms for resnet50 (the graph passes must not slow a sweep down).
 set -eu
 BUILD=${BUILD:-build}
 GTSIM=${GTSIM:-$BUILD/gtsim}

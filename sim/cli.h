@@ -1,8 +1,11 @@
 // cli.h — options shared by the modes of the gtsim command line (sim/main.cpp).
 #ifndef GS_CLI_H
 #define GS_CLI_H
+#include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,10 +13,13 @@ extern "C" {
 #include "arch.h"
 #include "gt.h"
 #include "lower.h"
+#include "report.h"
 }
 
 struct CliOptions {
-  const char *arch = nullptr;
+  std::vector<std::string> given; // long names of the options given ("arch", "o" for -o), in order
+  std::deque<std::string> owned;  // strings the fields below may point into (resolved names)
+  const char *arch = nullptr;     // --arch, resolved to a file (sim/cli_find.cpp)
   std::vector<const char *> sets;
   std::vector<const char *> inputs;
   const char *output = nullptr;   // -o
@@ -44,10 +50,30 @@ struct CliOptions {
   const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
   const char *compare = nullptr;  // --compare a,b: one table, a row per strategy (sim/cli_run.cpp)
   long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
+  bool batch_per_cluster_auto = false; // --batch-per-cluster auto: the best divisor, by simulation
+  bool objective_latency = false;  // --objective latency (default throughput), for auto
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
 };
 
-// Loads --arch with --set overrides; exits 1 with the parser's messages on error.
+// The version: the release and the git commit it was built from ("0.1.0+a3d556f").
+const char *cli_version();
+// Was option NAME (its long name, "o" for -o) given?
+bool cli_given(const CliOptions &o, const char *name);
+
+// Names of configs and models through the search path (sim/cli_find.cpp, docs/cli.md).
+enum CliFileKind { CLI_FIND_ARCH, CLI_FIND_MODEL };
+// The directories a bare name of `kind` is looked for in, in order.
+std::vector<std::string> cli_search_dirs(CliFileKind kind);
+// The file `name` names: itself, or with its kind's extension added, in the search directories
+// (a name with a '/' only as a path, returned as given when missing). Unknown: exit 1 after "gtsim: OPTION: no ... 'NAME'"
+// (OPTION "" for the input file),
+// the directories searched and the close matches.
+std::string cli_find(CliFileKind kind, const char *name, const char *option);
+
+// GTSIM_CHUNK_BYTES if set (null if not); exits 1 when it is not an integer in 1..2^30.
+const char *cli_chunk_env();
+// Loads --arch with GTSIM_CHUNK_BYTES, then the --set overrides; exits 1 with the parser's
+// messages on error.
 GsArch *cli_load_arch(const CliOptions &o);
 int cli_main(int argc, char **argv);
 // --stats mode (sim/cli_stats.cpp); returns the exit status.
@@ -65,6 +91,35 @@ int cli_gt_dump(const CliOptions &o);
 int cli_lower_dump(const CliOptions &o, LowerStep step);
 // Applies one --gt-NAME VALUE option; returns 0, or 1 after printing a usage error.
 int cli_gt_option(CliOptions &o, const char *name, const char *value);
+// The context of a model run's report (sim/cli_context.cpp, docs/cli.md "Report context").
+struct CliContextField {
+  std::string key, value;  // value as text
+  bool numeric;            // JSON: written as a number
+};
+// One candidate of --batch-per-cluster auto (sim/cli_run.cpp).
+struct CliAutotuneRow {
+  long long per_cluster;
+  int iterations;
+  uint64_t cycles;
+  double throughput, latency_s;  // samples/s; s per iteration
+  int status;                    // 0: ran; else the exit status it failed with
+};
+struct CliContextRun {
+  std::string strategy;    // "tvm", "graphturbo:full", ...
+  long long batch_per_cluster;
+  std::vector<CliAutotuneRow> autotune;  // --batch-per-cluster auto's candidates (else empty)
+};
+struct CliContext {
+  std::vector<CliContextField> fields;  // version, arch, arch file, model, model file, batch, chunk
+  std::vector<CliContextField> sets;    // every --set override, in order (the last of a key wins)
+  std::vector<CliContextRun> runs;      // one per report row of --compare; one otherwise
+};
+// The shared fields and the --set overrides (runs left for the caller to fill).
+CliContext cli_context(const CliOptions &o, const GsArch *a, const char *model, long long batch);
+// `report` (format f, a --compare table or not) with the context added: leading columns on
+// every CSV record, a "context" member first in the JSON object, a last line of text.
+std::string cli_context_apply(const std::string &report, GsReportFormat f, bool compare,
+                              const CliContext &c);
 // Renders with `print` into memory, then writes it atomically to `path` (-o FILE), or to stdout
 // when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
 // REASON" on stderr.

@@ -90,6 +90,27 @@ static std::vector<Strategy> parse_strategies(const char *list, const char *what
   return v;
 }
 
+// The --gt-* options given must be read by some strategy: exits 1 naming the first one that
+// is not (no graphturbo strategy; --gt-level when every graphturbo strategy names its level;
+// --gt-time, which only the graphturbo dumps print).
+static void check_gt_options(const CliOptions &o, const std::vector<Strategy> &v, const char *what) {
+  bool gt = false, level_free = false;
+  for (const Strategy &s : v) {
+    gt |= s.kind == SCHED_GRAPHTURBO;
+    level_free |= s.kind == SCHED_GRAPHTURBO && s.level < 0;
+  }
+  for (const std::string &g : o.given) {
+    if (g.compare(0, 3, "gt-") != 0) continue;
+    const char *why = !gt ? "no strategy is graphturbo"
+                      : g == "gt-level" && !level_free ? "every graphturbo strategy names its level"
+                      : g == "gt-time" ? "it times the graphturbo dumps (--dump-after PASS)"
+                      : nullptr;
+    if (!why) continue;
+    fprintf(stderr, "gtsim: --%s is not used by %s: %s\n(try 'gtsim --help')\n", g.c_str(), what, why);
+    exit(GS_EXIT_INPUT);
+  }
+}
+
 // Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
 static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
                           std::vector<uint64_t> &episodes) {
@@ -162,7 +183,9 @@ int cli_lower_dump(const CliOptions &o, LowerStep step) {
             lower_step_name(step));
     return GS_EXIT_INPUT;
   }
-  Strategy stg = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched")[0];
+  std::vector<Strategy> one = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
+  check_gt_options(o, one, "--dump-after STEP");
+  Strategy stg = one[0];
   if (!lower_step_runs(stg.kind, step)) {
     std::string steps;
     for (int s = 0; s < LOWER_NSTEPS; s++)
@@ -191,112 +214,196 @@ struct RunOut {
   GsLowered *l = nullptr;
   GsRunStats rs;
   std::vector<uint64_t> episodes;
+  double tune_throughput = 0, tune_latency = 0;  // --batch-per-cluster auto: its figures
   RunOut() = default;
   RunOut(const RunOut &) = delete;
   RunOut &operator=(const RunOut &) = delete;
   ~RunOut() { lower_free(l); }
 };
 
-// The report of one run, or with --compare the table of all (to stdout or -o FILE).
-static int write_report(const CliOptions &o, const std::vector<std::unique_ptr<RunOut>> &runs,
-                        const std::string &model) {
+// The report of one run, or with --compare the table of all, with its context (to stdout or
+// -o FILE).
+static int write_report(const CliOptions &o, const GsArch *a,
+                        const std::vector<std::unique_ptr<RunOut>> &runs,
+                        const std::vector<std::vector<CliAutotuneRow>> &tunes, const std::string &model) {
   GsReportFormat f = o.json ? REPORT_JSON : o.csv ? REPORT_CSV : REPORT_TEXT;
-  return cli_write_output(o.output, [&](FILE *mem) {
-    if (o.compare) {
-      std::vector<const GsSchedSummary *> ls;
-      std::vector<const GsRunStats *> rss;
-      for (auto &r : runs) {
-        ls.push_back(lower_summary(r->l));
-        rss.push_back(&r->rs);
-      }
-      report_compare(mem, f, ls.data(), rss.data(), (int)runs.size(), model.c_str());
-    } else {
-      report_write(mem, f, lower_summary(runs[0]->l), &runs[0]->rs, model.c_str(), o.arch);
-    }
-  });
+  CliContext ctx = cli_context(o, a, model.c_str(), (long long)runs[0]->l->batch);
+  std::vector<const GsSchedSummary *> ms;
+  std::vector<const GsRunStats *> rss;
+  for (size_t i = 0; i < runs.size(); i++) {
+    ms.push_back(lower_summary(runs[i]->l));
+    rss.push_back(&runs[i]->rs);
+    ctx.runs.push_back({ms[i]->strategy, (long long)ms[i]->per_cluster, tunes[i]});
+  }
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) die("open_memstream failed");
+  if (o.compare) report_compare(mem, f, ms.data(), rss.data(), (int)runs.size(), model.c_str());
+  else report_write(mem, f, ms[0], rss[0], model.c_str(), o.arch);
+  fclose(mem);
+  std::string text = cli_context_apply(std::string(buf, len), f, o.compare != nullptr, ctx);
+  free(buf);
+  return cli_write_output(o.output, [&](FILE *out) { fwrite(text.data(), 1, text.size(), out); });
 }
 
-int cli_run_model(const CliOptions &o) {
-  if (!o.arch) {
-    fprintf(stderr, "gtsim: running a model needs --arch FILE\n");
+// What one model run works with.
+struct RunEnv {
+  const CliOptions &o;
+  Simulator &sim;
+  GsGraph *g;
+  const GsArch *a;
+  const char *path;
+  GsDiag *d;
+};
+
+// Simulates ro's program (with the command line's traces when `traces`) and fills its stats;
+// returns 0, or the exit status after printing the simulator's report.
+static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
+  GsSchedKind k = ro->l->opt.sched;
+  SimOptions so;
+  so.program_name = e.path;
+  if (traces) {
+    so.trace_path = e.o.trace;
+    so.perfetto_path = e.o.perfetto;
+  }
+  SimResult r;
+  double t1 = wall_seconds();
+  progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
+           (double)prog_ninsts(ro->l->prog) / 1e6);
+  int st = e.sim.run(ro->l->prog, so, &r);
+  progress(nullptr);
+  if (e.o.timing)
+    fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
+            lower_sched_name(k), t_sched, wall_seconds() - t1, (unsigned long long)r.instructions);
+  if (st != 0) {
+    fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", e.path,
+            lower_sched_name(k), r.message.c_str());
+    return st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
+  }
+  fill_runstats(&ro->rs, e.a, r, ro->episodes);
+  return GS_EXIT_OK;
+}
+
+// Schedules with lowering options lo into ro (writing --emit's program when `emit`), then
+// simulates; returns 0 or the exit status after printing why.
+static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
+  double t0 = wall_seconds();
+  progress("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
+  ro->l = lower_run(e.g, e.a, &lo, e.d);
+  progress(nullptr);
+  if (!ro->l) return GS_EXIT_INPUT;
+  if (prog_check(ro->l->prog, e.a, e.d, e.path) != 0)
+    die("the %s schedule of %s fails the static program check", lower_sched_name(lo.sched), e.path);
+  if (emit && prog_save(e.o.emit, e.a, ro->l->prog) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  if (o.inputs.size() != 1) {
-    fprintf(stderr, "gtsim: give exactly one model file\n");
+  return simulate(e, ro, traces, wall_seconds() - t0);
+}
+
+// --batch-per-cluster auto (docs/cli.md, "Batches per cluster"): every divisor P of the
+// per-cluster share ceil(B / clusters) is scheduled and simulated; the best by --objective
+// (highest throughput, or lowest latency per iteration; the smaller P on a tie) is kept in
+// *best, every candidate's figures in *rows. Traces and --emit are written for the best.
+static int autotune(const RunEnv &e, const Strategy &stg, std::unique_ptr<RunOut> *best,
+                    std::vector<CliAutotuneRow> *rows) {
+  long long B = e.o.batch > 0 ? e.o.batch : (long long)e.g->default_batch;
+  long long D = e.a->nclusters, share = (B + D - 1) / D;
+  for (long long p = 1; p <= share; p++) {
+    if (share % p != 0) continue;
+    GsLowerOptions lo = lower_options(e.o, stg);
+    lo.batch_per_cluster = p;
+    auto ro = std::make_unique<RunOut>();
+    CliAutotuneRow row{p, (int)((B + p * D - 1) / (p * D)), 0, 0, 0, 0};
+    row.status = run_one(e, lo, false, false, ro.get());
+    if (row.status == GS_EXIT_OK) {
+      GsRunSummary s = report_summary(lower_summary(ro->l), &ro->rs);
+      row.cycles = ro->rs.cycles;
+      row.throughput = s.throughput;
+      row.latency_s = s.latency_s;
+      bool better = !*best || (e.o.objective_latency ? row.latency_s < (*best)->tune_latency
+                                                      : row.throughput > (*best)->tune_throughput);
+      ro->tune_throughput = row.throughput;
+      ro->tune_latency = row.latency_s;
+      if (better) *best = std::move(ro);
+    }
+    rows->push_back(row);
+  }
+  if (!*best) {
+    fprintf(stderr, "%s: error: --batch-per-cluster auto: no candidate of 1..%lld ran under %s\n",
+            e.path, share, lower_sched_name(stg.kind));
     return GS_EXIT_INPUT;
   }
-  if (o.json && o.csv) {
-    fprintf(stderr, "gtsim: --json and --csv exclude each other\n");
+  if (e.o.emit && prog_save(e.o.emit, e.a, (*best)->l->prog) != 0) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  std::vector<Strategy> strategies =
-      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
-  if (o.compare && o.emit) {
-    fprintf(stderr, "gtsim: --emit writes one program: use it with --sched, not --compare\n");
+  bool traces = !e.o.compare && (e.o.trace || e.o.perfetto);
+  return traces ? simulate(e, best->get(), true, 0) : GS_EXIT_OK;
+}
+
+// The command line's checks of a model run; returns 0 or the exit status after the message.
+static int check_run_options(const CliOptions &o) {
+  if (!o.arch || o.inputs.size() != 1 || (o.json && o.csv)) {
+    fprintf(stderr, "gtsim: %s\n", !o.arch ? "running a model needs --arch FILE"
+                                  : o.inputs.size() != 1 ? "give exactly one model file"
+                                                         : "--json and --csv exclude each other");
+    return GS_EXIT_INPUT;
+  }
+  const char *one_run = o.emit ? "--emit" : o.sched ? "--sched" : o.trace ? "--trace" : o.perfetto ? "--perfetto" : nullptr;
+  if (o.compare && one_run) {
+    fprintf(stderr, "gtsim: %s is not used by --compare: it %s one run (use --sched)\n", one_run,
+            o.sched && !o.emit ? "names the strategy of" : "writes the output of");
+    return GS_EXIT_INPUT;
+  }
+  if (cli_given(o, "objective") && !o.batch_per_cluster_auto) {
+    fprintf(stderr, "gtsim: --objective is not used: it chooses among --batch-per-cluster auto's candidates\n");
     return GS_EXIT_INPUT;
   }
   if (o.emit && !util_has_ext(o.emit, ".gtp") && !util_has_ext(o.emit, ".gtasm")) {
     fprintf(stderr, "gtsim: --emit: output must end in .gtp or .gtasm: %s\n", o.emit);
     return GS_EXIT_INPUT;
   }
+  return GS_EXIT_OK;
+}
+
+int cli_run_model(const CliOptions &o) {
+  int rc = check_run_options(o);
+  if (rc != GS_EXIT_OK) return rc;
+  std::vector<Strategy> strategies =
+      o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
+  check_gt_options(o, strategies, "this run");
   GsArch *a = cli_load_arch(o);
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  const char *path = o.inputs[0];
-  GsGraph *g = model_load(path, &d);
+  GsGraph *g = model_load(o.inputs[0], &d);
   if (!g) {
     arch_free(a);
     return GS_EXIT_INPUT;
   }
   Simulator sim(a);
+  RunEnv e{o, sim, g, a, o.inputs[0], &d};
   std::vector<std::unique_ptr<RunOut>> runs;
-  int rc = GS_EXIT_OK;
+  std::vector<std::vector<CliAutotuneRow>> tunes;
   for (const Strategy &stg : strategies) {
-    GsSchedKind k = stg.kind;
-    GsLowerOptions lo = lower_options(o, stg);
-    auto ro = std::make_unique<RunOut>();
-    double t0 = wall_seconds();
-    progress("gtsim: %s: scheduling %s ...", lower_sched_name(k), path);
-    ro->l = lower_run(g, a, &lo, &d);
-    progress(nullptr);
-    double t1 = wall_seconds();
-    if (!ro->l) {
-      rc = GS_EXIT_INPUT;
-      break;
+    std::unique_ptr<RunOut> ro;
+    tunes.emplace_back();
+    if (o.batch_per_cluster_auto) {
+      rc = autotune(e, stg, &ro, &tunes.back());
+    } else {
+      ro = std::make_unique<RunOut>();
+      rc = run_one(e, lower_options(o, stg), o.emit != nullptr, !o.compare, ro.get());
     }
-    if (prog_check(ro->l->prog, a, &d, path) != 0)
-      die("the %s schedule of %s fails the static program check", lower_sched_name(k), path);
-    if (o.emit && prog_save(o.emit, a, ro->l->prog) != 0) {
-      fprintf(stderr, "%s: error: cannot write: %s\n", o.emit, strerror(errno));
-      rc = GS_EXIT_INPUT;
-      break;
-    }
-    SimOptions so;
-    so.program_name = path;
-    if (!o.compare) { // traces of one run (--compare would overwrite them strategy by strategy)
-      so.trace_path = o.trace;
-      so.perfetto_path = o.perfetto;
-    }
-    SimResult r;
-    progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
-             (double)prog_ninsts(ro->l->prog) / 1e6);
-    int st = sim.run(ro->l->prog, so, &r);
-    progress(nullptr);
-    if (o.timing)
-      fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
-              lower_sched_name(k), t1 - t0, wall_seconds() - t1,
-              (unsigned long long)r.instructions);
+    if (rc != GS_EXIT_OK) break;
+    // The report needs the plan and the stats, not the program: without it a --compare of
+    // six strategies holds one program at a time instead of six (BERT on stcp920: GBs each).
+    prog_free(ro->l->prog);
+    ro->l->prog = nullptr;
     runs.push_back(std::move(ro));
-    if (st != 0) {
-      fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", path,
-              lower_sched_name(k), r.message.c_str());
-      rc = st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
-      break;
-    }
-    fill_runstats(&runs.back()->rs, a, r, runs.back()->episodes);
   }
-  if (rc == GS_EXIT_OK) rc = write_report(o, runs, g->name ? g->name : path);
+  if (rc == GS_EXIT_OK) rc = write_report(o, a, runs, tunes, g->name ? g->name : o.inputs[0]);
   runs.clear();
   graph_free(g);
   arch_free(a);

@@ -1,6 +1,7 @@
-// main.cpp — the gtsim command line: parses options, then runs one mode.
-// Modes: --describe (config), --config-doc, --isa-doc, --disasm, --emit of a program file,
-// and (added by later modules) --stats, --convert, program runs and scheduled model runs.
+// main.cpp — the gtsim command line: parses options, picks one mode (the Mode table: model
+// and program runs, --describe, --stats, --convert, --disasm, --emit of a program, the dumps,
+// --config-doc, --isa-doc), refuses any option or input the mode does not read, resolves
+// config and model names (sim/cli_find.cpp), then runs the mode (docs/cli.md).
 // Exit codes: README.md, "Exit status".
 #include <getopt.h>
 #include <systemc>
@@ -21,20 +22,24 @@ extern "C" {
 #include "util.h"
 }
 
-#ifndef GTSIM_VERSION
-#define GTSIM_VERSION "0.1.0"
-#endif
+#include "version.h"  // GTSIM_VERSION: the release and the git commit, written by the Makefile
+
+const char *cli_version() { return GTSIM_VERSION; }
 
 static const char *usage_text =
-    "usage: gtsim --arch CFG [options] [MODEL.gtg|MODEL.onnx|PROG.gtasm|PROG.gtp]\n"
+    "usage: gtsim --arch CFG [options] [MODEL|PROG.gtasm|PROG.gtp]\n"
     "       gtsim --arch CFG --describe [--json]\n"
     "\n"
     "Architecture:\n"
-    "  --arch FILE            architecture config (.cfg, docs/config.md)\n"
+    "  --arch NAME            architecture config: a .cfg file, or a name looked up in\n"
+    "                         ., $GTSIM_PATH, the installed and the source configs/\n"
+    "                         (.cfg may be left off; docs/cli.md, docs/config.md)\n"
     "  --set SEC.KEY=VALUE    override one config key (repeatable), validated like the file\n"
     "  --describe             print the resolved config and derived peak figures\n"
     "  --config-doc           print docs/config.md (generated from the schema table)\n"
     "Model:\n"
+    "  MODEL                  a .gtg or .onnx file, or a name (resnet50) looked up like\n"
+    "                         --arch, in workloads/ (.gtg/.onnx may be left off)\n"
     "  --stats                per-op-kind counts, MACs, FLOPs, parameters, activation bytes\n"
     "                         and the largest live activation of MODEL (no --arch needed;\n"
     "                         --json or --csv for machine-readable output)\n"
@@ -45,7 +50,10 @@ static const char *usage_text =
     "Scheduling (docs/graphturbo.md):\n"
     "  --sched NAME           graphturbo (default), tvm or astitch (docs/schedulers.md);\n"
     "                         graphturbo:LEVEL sets --gt-level\n"
-    "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share)\n"
+    "  --batch-per-cluster P  samples per cluster per iteration (default: the whole share);\n"
+    "                         auto: try every divisor of the share by simulation, keep the\n"
+    "                         best and print the candidates (docs/cli.md)\n"
+    "  --objective O          what auto maximises: throughput (default) or latency\n"
     "  --compare A,B          run each strategy and print one table, a row per strategy;\n"
     "                         graphturbo:LEVEL runs graphturbo at a ladder level\n"
     "  --timing               print scheduling and simulation wall time to stderr\n"
@@ -82,11 +90,15 @@ static const char *usage_text =
     "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
     "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
     "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
-    "                         (env GTSIM_CHUNK_BYTES: transfer chunk size, default 2048)\n"
+    "                         (the transfer chunk size is the config key chip.chunk_bytes;\n"
+    "                         env GTSIM_CHUNK_BYTES overrides it, --set overrides both)\n"
     "Output:\n"
+    "  -o FILE                write the report (or doc, dump, listing) to FILE, complete or\n"
+    "                         not at all, instead of stdout\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
     "Other:\n"
+    "  An option or input file the mode does not read is an error (docs/cli.md).\n"
     "  -h, --help             this text\n"
     "  --version              print the version\n"
     "\n"
@@ -202,7 +214,7 @@ enum { O_STATS = 320, O_BATCH };
 enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
-enum { O_COMPARE = 400, O_BPC, O_TIMING };
+enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -238,90 +250,215 @@ static const struct option longopts[] = {
     {"compare", required_argument, 0, O_COMPARE},
     {"batch-per-cluster", required_argument, 0, O_BPC},
     {"timing", no_argument, 0, O_TIMING},
+    {"objective", required_argument, 0, O_OBJECTIVE},
     {0, 0, 0, 0},
 };
 
-int cli_main(int argc, char **argv) {
-  CliOptions o;
+// Stores one option's value in o. Returns -1 to go on, or the exit status (--help, --version).
+static int apply_option(CliOptions &o, int c, const char *name, const char *arg) {
+  switch (c) {
+  case O_ARCH: o.arch = arg; break;
+  case O_SET: o.sets.push_back(arg); break;
+  case O_DESCRIBE: o.describe = true; break;
+  case O_JSON: o.json = true; break;
+  case O_CSV: o.csv = true; break;
+  case O_CONFIG_DOC: o.config_doc = true; break;
+  case O_DISASM: o.disasm = arg; break;
+  case O_EMIT: o.emit = arg; break;
+  case O_ISA_DOC: o.isa_doc = true; break;
+  case O_VERSION: printf("gtsim %s\n", cli_version()); return 0;
+  case 'h': fputs(usage_text, stdout); return 0;
+  case 'o': o.output = arg; break;
+  case O_STATS: o.stats = true; break;
+  case O_BATCH:
+    if ((o.batch = cli_parse_batch(arg)) < 1)
+      usage_error((std::string("--batch needs an integer >= 1, not '") + arg + "'").c_str());
+    break;
+  case O_CONVERT: o.convert = arg; break;
+  case O_SCHED: o.sched = sched_option(arg); break;
+  case O_DUMP_AFTER: o.dump_after = arg; break;
+  case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
+  case O_GT_OPT:
+    if (cli_gt_option(o, name, arg) != 0) return GS_EXIT_INPUT;
+    break;
+  case O_TRACE: o.trace = arg; break;
+  case O_PERFETTO: o.perfetto = arg; break;
+  case O_TIMING: o.timing = true; break;
+  case O_COMPARE: o.compare = arg; break;
+  case O_BPC:
+    if (!strcmp(arg, "auto")) o.batch_per_cluster_auto = true;
+    else if ((o.batch_per_cluster = cli_parse_batch(arg)) < 1)
+      usage_error((std::string("--batch-per-cluster needs an integer >= 1 or auto, not '") + arg + "'").c_str());
+    break;
+  case O_OBJECTIVE:
+    if (strcmp(arg, "throughput") && strcmp(arg, "latency"))
+      usage_error((std::string("--objective takes throughput or latency, not '") + arg + "'").c_str());
+    o.objective_latency = !strcmp(arg, "latency");
+    break;
+  default: die("option code %d has no case", c);
+  }
+  return -1;
+}
+
+// Parses argv into o (recording every option's name in o.given). Returns -1 to go on, or the
+// exit status when parsing already finished the run.
+static int parse_options(CliOptions &o, int argc, char **argv) {
   opterr = 0;
-  int c;
-  int li = -1;
+  int c, li = -1;
   while ((c = getopt_long(argc, argv, ":ho:", longopts, &li)) != -1) {
-    switch (c) {
-    case O_ARCH: o.arch = optarg; break;
-    case O_SET: o.sets.push_back(optarg); break;
-    case O_DESCRIBE: o.describe = true; break;
-    case O_JSON: o.json = true; break;
-    case O_CSV: o.csv = true; break;
-    case O_CONFIG_DOC: o.config_doc = true; break;
-    case O_DISASM: o.disasm = optarg; break;
-    case O_EMIT: o.emit = optarg; break;
-    case O_ISA_DOC: o.isa_doc = true; break;
-    case O_VERSION: printf("gtsim %s\n", GTSIM_VERSION); return 0;
-    case 'h': fputs(usage_text, stdout); return 0;
-    case 'o': o.output = optarg; break;
-    case O_STATS: o.stats = true; break;
-    case O_BATCH:
-      if ((o.batch = cli_parse_batch(optarg)) < 1)
-        usage_error((std::string("--batch needs an integer >= 1, not '") + optarg + "'").c_str());
-      break;
-    case O_CONVERT: o.convert = optarg; break;
-    case O_SCHED: o.sched = sched_option(optarg); break;
-    case O_DUMP_AFTER: o.dump_after = optarg; break;
-    case O_DUMP_SCHEDULE: o.dump_schedule = true; break;
-    case O_GT_OPT:
-      if (cli_gt_option(o, longopts[li].name, optarg) != 0) return GS_EXIT_INPUT;
-      break;
-    case O_TRACE: o.trace = optarg; break;
-    case O_PERFETTO: o.perfetto = optarg; break;
-    case O_TIMING: o.timing = true; break;
-    case O_COMPARE: o.compare = optarg; break;
-    case O_BPC:
-      if ((o.batch_per_cluster = cli_parse_batch(optarg)) < 1)
-        usage_error((std::string("--batch-per-cluster needs an integer >= 1, not '") + optarg + "'").c_str());
-      break;
-    case ':': usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
-    default: usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
-    }
+    if (c == ':') usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
+    if (c == '?') usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
+    const char *name = c == 'o' ? "o" : c == 'h' ? "help" : longopts[li].name;
+    o.given.push_back(name);
+    int rc = apply_option(o, c, name, optarg);
+    if (rc >= 0) return rc;
+    li = -1;
   }
   for (int i = optind; i < argc; i++) o.inputs.push_back(argv[i]);
+  return -1;
+}
 
-  if (o.config_doc) {
-    arch_write_config_doc(stdout);
-    return 0;
-  }
-  if (o.stats) return cli_stats(o);
-  if (o.convert) return cli_convert(o);
-  if (o.dump_after || o.dump_schedule) return cli_gt_dump(o);
-  if (o.isa_doc) {
-    isa_write_doc(stdout);
-    return 0;
-  }
-  if (o.disasm) return cmd_disasm(o);
-  if (o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_emit_program(o);
-  if (!o.emit && o.inputs.size() == 1 && is_program_file(o.inputs[0])) return cmd_run_program(o);
-  if (o.describe) {
-    if (!o.arch) usage_error("--describe needs --arch FILE");
-    GsArch *a = cli_load_arch(o);
-    arch_describe(a, stdout, o.json);
-    arch_free(a);
-    return 0;
-  }
-  if (o.inputs.size() == 1 && (util_has_ext(o.inputs[0], ".gtg") || util_has_ext(o.inputs[0], ".onnx")))
-    return cli_run_model(o);
+bool cli_given(const CliOptions &o, const char *name) {
+  for (const std::string &g : o.given)
+    if (g == name) return true;
+  return false;
+}
+
+// A mode of the command line: how messages name it, the options it reads (any other option
+// given is an error: an input that is not used is never dropped silently), how many input
+// files it takes, and what runs it. The graphturbo options are checked where the strategies
+// are known (sim/cli_run.cpp).
+struct Mode {
+  const char *name;
+  const char *uses;   // long option names, space-separated ("o" is -o)
+  size_t inputs;
+  int (*run)(const CliOptions &);
+};
+
+#define GT_GRAPH_OPTS " gt-lb-scope gt-lb-bytes gt-init gt-max-recompute gt-order gt-footprint"
+#define GT_KERNEL_OPTS " gt-level gt-spill gt-stitch gt-prefetch gt-prefetch-gb"
+
+static int run_config_doc(const CliOptions &o) {
+  return cli_write_output(o.output, [](FILE *f) { arch_write_config_doc(f); });
+}
+static int run_isa_doc(const CliOptions &o) {
+  return cli_write_output(o.output, [](FILE *f) { isa_write_doc(f); });
+}
+static int run_describe(const CliOptions &o) {
+  GsArch *a = cli_load_arch(o);
+  int rc = cli_write_output(o.output, [&](FILE *f) { arch_describe(a, f, o.json); });
+  arch_free(a);
+  return rc;
+}
+static int run_lower_dump(const CliOptions &o) {
+  LowerStep step;
+  if (lower_step_parse(o.dump_after, &step) != 0) die("not a lowering step: %s", o.dump_after);
+  return cli_lower_dump(o, step);
+}
+
+static const Mode MODE_CONFIG_DOC{"--config-doc", "config-doc o", 0, run_config_doc};
+static const Mode MODE_ISA_DOC{"--isa-doc", "isa-doc o", 0, run_isa_doc};
+static const Mode MODE_STATS{"--stats", "stats batch json csv o", 1, cli_stats};
+static const Mode MODE_CONVERT{"--convert", "convert batch o", 0, cli_convert};
+static const Mode MODE_GT_DUMP{"--dump-after PASS and --dump-schedule",
+                               "dump-after dump-schedule arch set batch sched json o gt-time" GT_GRAPH_OPTS,
+                               1, cli_gt_dump};
+static const Mode MODE_LOWER_DUMP{"--dump-after STEP",
+                                  "dump-after arch set batch sched batch-per-cluster o"
+                                  " compare json csv" /* read to say why not */ GT_GRAPH_OPTS
+                                  GT_KERNEL_OPTS, 1, run_lower_dump};
+static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
+static const Mode MODE_EMIT_PROGRAM{"--emit of a program file", "emit arch set", 1, cmd_emit_program};
+static const Mode MODE_RUN_PROGRAM{"a program run", "arch set json csv o trace perfetto", 1, cmd_run_program};
+static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
+static const Mode MODE_RUN_MODEL{"a model run",
+                                 "arch set batch sched compare batch-per-cluster json csv o trace "
+                                 "perfetto emit timing objective" GT_GRAPH_OPTS GT_KERNEL_OPTS,
+                                 1, cli_run_model};
+
+// The mode the options ask for (the first that applies, in this order), or null when none does.
+static const Mode *select_mode(const CliOptions &o) {
+  LowerStep step;
+  bool program = !o.inputs.empty() && is_program_file(o.inputs[0]);
+  if (o.config_doc) return &MODE_CONFIG_DOC;
+  if (o.isa_doc) return &MODE_ISA_DOC;
+  if (o.stats) return &MODE_STATS;
+  if (o.convert) return &MODE_CONVERT;
+  if (o.dump_after && !o.dump_schedule && lower_step_parse(o.dump_after, &step) == 0)
+    return &MODE_LOWER_DUMP;
+  if (o.dump_after || o.dump_schedule) return &MODE_GT_DUMP;
+  if (o.disasm) return &MODE_DISASM;
+  if (o.describe) return &MODE_DESCRIBE;
+  if (program) return o.emit ? &MODE_EMIT_PROGRAM : &MODE_RUN_PROGRAM;
+  if (!o.inputs.empty()) return &MODE_RUN_MODEL;
+  return nullptr;
+}
+
+// Exits 1 naming the first option or input file that mode m does not use.
+static void check_used(const CliOptions &o, const Mode &m) {
+  std::string uses = std::string(" ") + m.uses + " ";
+  for (const std::string &g : o.given)
+    if (uses.find(" " + g + " ") == std::string::npos)
+      usage_error(((g == "o" ? std::string("-o") : "--" + g) + " is not used by " + m.name).c_str());
+  if (o.inputs.size() > m.inputs)
+    usage_error((std::string("'") + o.inputs[m.inputs] + "' is not used by " + m.name +
+                 (m.inputs ? " (it takes one input file)" : " (it takes no input file)")).c_str());
+  if (!o.sets.empty() && !o.arch) usage_error("--set overrides a key of --arch: give --arch NAME");
+}
+
+// Resolves --arch and the model names through the search path (sim/cli_find.cpp).
+static void resolve_names(CliOptions &o, const Mode &m) {
+  if (o.arch) o.arch = o.owned.emplace_back(cli_find(CLI_FIND_ARCH, o.arch, "--arch")).c_str();
+  bool models = &m == &MODE_STATS || &m == &MODE_GT_DUMP || &m == &MODE_LOWER_DUMP || &m == &MODE_RUN_MODEL;
+  if (models && o.inputs.size() == 1)
+    o.inputs[0] = o.owned.emplace_back(cli_find(CLI_FIND_MODEL, o.inputs[0], "")).c_str();
+  if (o.convert) o.convert = o.owned.emplace_back(cli_find(CLI_FIND_MODEL, o.convert, "--convert")).c_str();
+}
+
+int cli_main(int argc, char **argv) {
   if (argc == 1) {
     fputs(usage_text, stderr);
     return GS_EXIT_INPUT;
   }
-  usage_error("nothing to do: give --describe or an input file");
-  return GS_EXIT_INPUT;
+  CliOptions o;
+  int rc = parse_options(o, argc, argv);
+  if (rc >= 0) return rc;
+  const Mode *m = select_mode(o);
+  if (!m)
+    usage_error("no input file and no mode: give a model or a program to run, or one of --describe, "
+                "--stats, --convert, --disasm, --config-doc, --isa-doc");
+  check_used(o, *m);
+  resolve_names(o, *m);
+  return m->run(o);
+}
+
+// GTSIM_CHUNK_BYTES, when set, overrides the config's chip.chunk_bytes like a --set before
+// the command line's own (which win); reports name where the chunk size came from.
+const char *cli_chunk_env() {
+  const char *env = getenv("GTSIM_CHUNK_BYTES");
+  if (!env) return nullptr;
+  char *end;
+  errno = 0;
+  long long v = strtoll(env, &end, 10);
+  if (errno || end == env || *end || v <= 0 || v > (1LL << 30)) {
+    fprintf(stderr, "gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '%s' (at most %lld)\n",
+            env, 1LL << 30);
+    exit(GS_EXIT_INPUT);
+  }
+  return env;
 }
 
 GsArch *cli_load_arch(const CliOptions &o) {
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  std::vector<const char *> sets(o.sets.begin(), o.sets.end());
+  std::string chunk;
+  std::vector<const char *> sets;
+  if (const char *env = cli_chunk_env()) {
+    chunk = std::string("chip.chunk_bytes=") + env;
+    sets.push_back(chunk.c_str());
+  }
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   GsArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
   if (!a) exit(GS_EXIT_INPUT);
   return a;

@@ -97,7 +97,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   st.add("time_s", "s", "cycles at the chip clock", cycles / (arch->clock_mhz * 1e6));
   st.add("clock_mhz", "MHz", "chip clock", arch->clock_mhz);
   st.add("instructions", "count", "instructions executed", (double)r->instructions);
-  st.add("chunk_bytes", "B", "transfer chunk size (GTSIM_CHUNK_BYTES; docs/timing.md)", (double)chunk_);
+  st.add("chunk_bytes", "B", "transfer chunk size (chip.chunk_bytes; docs/timing.md)", (double)chunk_);
   st.add("ddr.read_bytes", "B", "bytes read from DDR by transfers", traffic_.ddr_read);
   st.add("ddr.write_bytes", "B", "bytes written to DDR by transfers", traffic_.ddr_write);
   st.add("ddr.burst_bytes", "B", "DDR bytes after rounding every access out to whole bursts", traffic_.ddr_burst);
@@ -177,20 +177,8 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     for (auto &core : cm->cores)
       for (BwResource &x : core->lb->ports) x.free_at = start_;
   }
-  chunk_ = o.chunk_bytes;
-  if (chunk_ <= 0) {
-    chunk_ = 2048;
-    if (const char *env = getenv("GTSIM_CHUNK_BYTES")) {
-      char *end;
-      long long v = strtoll(env, &end, 10);
-      if (end == env || *end || v <= 0) {
-        r->status = GS_EXIT_INPUT;
-        r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
-        return r->status;
-      }
-      chunk_ = v;
-    }
-  }
+  chunk_ = o.chunk_bytes > 0 ? o.chunk_bytes : arch->chunk_bytes;
+  if (chunk_ <= 0) die("transfer chunk of %lld bytes: an arch built by hand must set chunk_bytes", (long long)chunk_);
   std::string e = static_check(p);
   if (!e.empty()) {
     r->status = GS_EXIT_SIM;

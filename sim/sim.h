@@ -12,7 +12,8 @@
 //   stats.cpp           the stats registry and its text/JSON printers
 //   trace.h/.cpp        trace_: recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
 //   cli.h, main.cpp     cli_: the command line: options, modes, cli_main() (main and sc_main)
-//   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output
+//   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output,
+//                       names of configs and models through the search path (cli_find.cpp)
 //
 // Time: one SystemC nanosecond is one cycle of the chip clock (whatever clock_mhz is); stats
 // convert cycles to seconds with clock_mhz. Every run starts at the kernel's current time and
@@ -66,7 +67,7 @@ struct SimOptions {
   const char *program_name = nullptr;   // file name used in check messages (may be null)
   // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
-  // 0 = default (env GTSIM_CHUNK_BYTES, else 2048).
+  // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
 };
 

@@ -14,6 +14,11 @@
 #   check_rc NAME RC [DETAIL...]   ok when RC, an exit status taken before, is 0, else nok
 #   stat KEY FILE                  the number on the line "KEY  VALUE ..." of a text report FILE
 #                                  (it hides the stat command: call that as `command stat`)
+#   shard K [heavy]                true when case K (0, 1, ...) is this run's: always, unless
+#                                  tests/run.sh runs the test in shards (its header says
+#                                  "# shards: N"; GS_SHARD=i/N): then heavy cases (GBs of
+#                                  memory each) all in shard 0, one after another, never two
+#                                  at once; the others round-robin over shards 1..N-1
 #   done_testing                   print the plan line "1..N"; return non-zero when a check
 #                                  failed — end every test with it, so that its exit status
 #                                  says whether it passed
@@ -37,4 +42,9 @@ check_rc() {
   if [ "$rc" -eq 0 ]; then ok "$name"; else nok "$name" "$@"; fi
 }
 stat() { sed -n "s/^$1  *\([0-9.e+]*\) .*/\1/p" "$2"; }
+shard() {
+  [ -z "${GS_SHARD:-}" ] && return 0
+  local i=${GS_SHARD%/*} n=${GS_SHARD#*/}
+  if [ "${2:-}" = heavy ] || [ "$n" -eq 1 ]; then [ "$i" -eq 0 ]; else [ $((1 + $1 % (n - 1))) -eq "$i" ]; fi
+}
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }

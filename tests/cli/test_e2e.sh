@@ -7,6 +7,10 @@
 # attribution of the gap to the fastest row adds up to the difference in cycles. Batches are small (one sample per cluster) to keep the matrix to a
 # few minutes on two cores; the paper's batches are in scripts/bench_sched.sh.
 # Also: astitch moves strictly fewer DDR bytes than tvm on BERT-128 (stcp920, batch 4).
+# tests/run.sh runs it as 8 shards (lib.sh, `shard`): BERT-384 and BERT-512 on stcp920,
+# which take GBs each, in shard 0, one after another; the others spread over shards 1-7. Each
+# case prints its wall time.
+# shards: 8
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -34,7 +38,7 @@ PYEOF
 
 run_case() { # config batch model
   local cfg=$1 batch=$2 m=$3 name="$3 on $1 (batch $2)"
-  local out="$tmp/out.json"
+  local out="$tmp/out.json" t0=$SECONDS
   if "$GTSIM" --arch "configs/$cfg.cfg" "workloads/$m.gtg" --batch "$batch" --compare "$strategies" \
       --json -o "$out" 2>"$tmp/err"; then
     if msg=$(check_json "$out"); then ok "$name: every strategy runs, time >= roofline bound"
@@ -42,6 +46,7 @@ run_case() { # config batch model
   else
     nok "$name: exit $?" "$(head -c 600 "$tmp/err")"
   fi
+  echo "# $name: $((SECONDS - t0)) s"
 }
 
 strategies=tvm,astitch,graphturbo:gb,graphturbo:lb,graphturbo:instances,graphturbo:full
@@ -51,18 +56,24 @@ configs="tiny stcp920 stcp920-hw ascend910 ascend310 goya tpuv1"
 # configs that cover both kinds of core layout, to keep that suite to a few minutes; the normal
 # build runs the whole matrix.
 case $GTSIM in *build-asan*) configs="tiny goya" ;; esac
+k=0  # the case's number, for `shard`
 for cfg in $configs; do
   case $cfg in
     tiny) batch=2 ;;
     stcp920|stcp920-hw) batch=4 ;;
     *) batch=1 ;;
   esac
-  for m in $models; do run_case "$cfg" "$batch" "$m"; done
+  for m in $models; do
+    heavy=; [ "$cfg" = stcp920 ] && case $m in bert-384|bert-512) heavy=heavy ;; esac
+    shard $k $heavy && run_case "$cfg" "$batch" "$m"; k=$((k + 1))
+  done
 done
-run_case ipu-gc2 2 resnet50
+shard $k && run_case ipu-gc2 2 resnet50
+k=$((k + 1))
 
 # astitch keeps memory-intensive outputs on-chip: strictly fewer DDR bytes on BERT-128
-if "$GTSIM" --arch configs/stcp920.cfg workloads/bert-128.gtg --batch 4 --compare tvm,astitch --json \
+if ! shard $k; then :
+elif "$GTSIM" --arch configs/stcp920.cfg workloads/bert-128.gtg --batch 4 --compare tvm,astitch --json \
     -o "$tmp/b.json" 2>"$tmp/err"; then
   if msg=$("$PY" - "$tmp/b.json" <<'PYEOF'
 import json, sys
@@ -78,6 +89,8 @@ else
 fi
 # the same model twice: byte-identical reports (no time-seeded or pointer-keyed choices)
 for s in astitch graphturbo; do
+  k=$((k + 1))
+  shard $k || continue
   for i in 1 2; do
     "$GTSIM" --arch configs/stcp920.cfg workloads/mobilenetv2.gtg --batch 4 --sched $s --json \
       -o "$tmp/det$i.json" 2>/dev/null

@@ -501,7 +501,7 @@ static int64_t within_3pct(int64_t got, double published) {
 
 /* BERT-base (Hugging Face layout, export_params=False): L=12, S=128, D=768, H=12, FF=3072,
  * vocabulary 30522, 512 positions, 2 token types. Published: the encoder has ~85 M parameters
- * and ~11.2 GMAC per sequence of 128 (issue 3's figures, as in the GraphTurbo paper's BERT
+ * and ~11.2 GMAC per sequence of 128 (the commonly quoted figures, as in the GraphTurbo paper's BERT
  * configurations; BERT-base is 110 M with embeddings, Devlin et al. 2019). */
 enum { BL = 12, BS = 128, BD = 768, BH = 12, BFF = 3072, BVOCAB = 30522 };
 static void test_bert_base(void **st) {
@@ -540,7 +540,7 @@ static void test_bert_base(void **st) {
 
 /* torchvision ViT-B/16 (export_params=False): 224x224 image, 16x16 patches -> 196 tokens + class
  * token, D=768, 12 pre-norm layers (H=12, FF=3072), 1000 classes. Published: ~17.6 GMAC and
- * ~86.6 M parameters (issue 3; torchvision's ViT_B_16 model card: 17.56 GFLOPS, 86,567,656
+ * ~86.6 M parameters (torchvision's ViT_B_16 model card: 17.56 GFLOPS, 86,567,656
  * parameters). */
 static void test_vit_b16(void **st) {
   (void)st;

@@ -84,7 +84,7 @@ static void test_resnet50(void **state) {
   Totals t = totals(g);
   /* torchvision resnet50 (IMAGENET1K_V1/V2 model card, v1.5): 4.09 GFLOPS (torchvision counts
    * multiply-adds) and 25,557,032 parameters; He et al. 2016 give 3.8e9 for v1, v1.5 moves the
-   * stride to the 3x3 conv and costs ~0.3 GMAC more. Issue 3: ≈ 4.1 GMAC, 25.6 M. */
+   * stride to the 3x3 conv and costs ~0.3 GMAC more. Commonly quoted: ≈ 4.1 GMAC, 25.6 M. */
   assert_within3("resnet50 MACs", t.macs, 4.1e9);
   assert_within3("resnet50 params", t.params, 25.6e6);
   /* Exact: torchvision's card lists 25,557,032 parameters (batchnorm gamma/beta counted). */
@@ -117,7 +117,7 @@ static void test_mobilenetv2(void **state) {
   GsGraph *g = load("mobilenetv2", 1);
   Totals t = totals(g);
   /* Sandler et al. 2018 Table 4: 300 M multiply-adds; torchvision mobilenet_v2 model card:
-   * 0.30 GFLOPS and 3,504,872 parameters (the paper rounds to 3.4 M). Issue 3: 0.30 G, 3.5 M. */
+   * 0.30 GFLOPS and 3,504,872 parameters (the paper rounds to 3.4 M). Commonly quoted: 0.30 G, 3.5 M. */
   assert_within3("mobilenetv2 MACs", t.macs, 0.30e9);
   assert_within3("mobilenetv2 params", t.params, 3.5e6);
   assert_i64("mobilenetv2 params", t.params, 3504872); /* torchvision card, exact */
@@ -155,7 +155,7 @@ static void test_densenet121(void **state) {
   (void)state;
   GsGraph *g = load("densenet121", 1);
   Totals t = totals(g);
-  /* Issue 3: ≈ 2.9 GMAC and 8.0 M parameters, the commonly quoted DenseNet-121 figures;
+  /* ≈ 2.9 GMAC and 8.0 M parameters, the commonly quoted DenseNet-121 figures;
    * torchvision densenet121 card: 2.83 GFLOPS (multiply-adds) and 7,978,856 parameters. The
    * layer list is Huang et al., CVPR 2017, Table 1. */
   assert_within3("densenet121 MACs", t.macs, 2.9e9);
@@ -194,7 +194,7 @@ static void test_vit_b16(void **state) {
   GsGraph *g = load("vit-b16", 1);
   Totals t = totals(g);
   /* Dosovitskiy et al. 2021 Table 1: ViT-Base 86 M parameters; torchvision vit_b_16 card:
-   * 17.56 GFLOPS (multiply-adds) and 86,567,656 parameters. Issue 3: ≈ 17.6 G, 86 M. */
+   * 17.56 GFLOPS (multiply-adds) and 86,567,656 parameters. Commonly quoted: ≈ 17.6 G, 86 M. */
   assert_within3("vit-b16 MACs", t.macs, 17.6e9);
   assert_within3("vit-b16 params", t.params, 86e6);
   assert_i64("vit-b16 params", t.params, 86567656); /* torchvision card, exact */
@@ -226,7 +226,7 @@ static void check_bert(const char *model, int64_t seq) {
   const int64_t D = 768, F = 3072;
   assert_int_equal(bert_layer_params(D, F), 7087872);
   int64_t encoder = 12 * bert_layer_params(D, F);          /* 85,054,464 */
-  /* Devlin et al. 2019, §3: BERT-base has 110 M parameters in total; issue 3: the encoder is
+  /* Devlin et al. 2019, §3: BERT-base has 110 M parameters in total; the encoder is
    * ≈ 85 M (12 x 7.08 M). Reconciliation: 110 M ≈ encoder 85.05 M + embeddings 23.84 M + the
    * pooler 0.59 M (768·768 + 768, not in the zoo graph) = 109.48 M. */
   int64_t pooler = D * D + D;
@@ -237,7 +237,7 @@ static void check_bert(const char *model, int64_t seq) {
   /* MACs grow with the sequence as the formula says: linear terms plus the S² attention. */
   assert_i64("bert MACs", t.macs, bert_macs(seq, D, F));
   if (seq == 128) {
-    /* Issue 3 (and the usual BERT-base figure at 128 tokens): ≈ 11.2 GMAC. */
+    /* The usual BERT-base figure at 128 tokens: ≈ 11.2 GMAC. */
     assert_within3("bert-128 MACs", t.macs, 11.2e9);
   }
   graph_free(g);
