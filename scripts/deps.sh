@@ -3,7 +3,7 @@
 # As root: apt-get install -y (after one apt-get update if a package is not found).
 # Otherwise: print the exact command and fail, so nothing half-builds.
 set -u
-pkgs=(g++ make pkg-config zlib1g-dev libinih-dev libsystemc-dev libprotobuf-c-dev
+pkgs=(g++ make pkg-config zlib1g-dev libinih-dev libsystemc-dev libprotobuf-c-dev libglpk-dev
       protobuf-c-compiler libonnx-dev libcmocka-dev python3 python3-matplotlib python3-onnx
       python3-numpy clang time)
 missing=()
