@@ -17,8 +17,8 @@
  * that read the same producers), and each class of k twins divides the states by up to k!.
  * Invariant: an entry marked exact holds f(S) and the first node of a continuation reaching
  * it, so the order is read back by following the choices from {}.
- * The table holds max_states entries; past that the search stops (GT_SOLVE_BUDGET) and
- * claims nothing. Where n is small: GT_ORDER_DP_NODES nodes at most (4 words a state).
+ * The table holds at most max_states entries (it doubles as it fills, so a small search
+ * stays small); past that the search stops (GT_SOLVE_BUDGET) and claims nothing. Where n is small: GT_ORDER_DP_NODES nodes at most (4 words a state).
  */
 #include "gt.h"
 
@@ -30,6 +30,7 @@ enum { SLOT_EMPTY, SLOT_EXACT, SLOT_AT_LEAST };
 
 typedef struct {
   const GtOrderDag *d;
+  GsArena *a;
   int n, w;                 /* nodes, 64-bit words per state */
   uint64_t *pmask, *cmask;  /* per node: what it waits for (its producers and its previous
                                twin), its consumers (w words each) */
@@ -59,9 +60,8 @@ static size_t slot_of(const Dp *dp, const uint64_t *S) {
     h = (h ^ S[i]) * 0xff51afd7ed558ccdu;
     h ^= h >> 29;
   }
-  size_t mask = dp->cap - 1, i = (size_t)h & mask;
-  while (dp->kind[i] != SLOT_EMPTY && memcmp(dp->key + i * (size_t)dp->w, S, sizeof(uint64_t) * (size_t)dp->w))
-    i = (i + 1) & mask;
+  size_t mask = dp->cap - 1, i = (size_t)h & mask, bytes = sizeof(uint64_t) * (size_t)dp->w;
+  while (dp->kind[i] != SLOT_EMPTY && memcmp(dp->key + i * (size_t)dp->w, S, bytes)) i = (i + 1) & mask;
   return i;
 }
 
@@ -97,6 +97,30 @@ static int64_t live_after(const Dp *dp, const uint64_t *Sx, int64_t live, int x)
   return live;
 }
 
+static void table_alloc(Dp *dp, size_t cap) {
+  dp->cap = cap;
+  dp->key = arena_alloc(dp->a, sizeof(uint64_t) * cap * (size_t)dp->w);
+  dp->val = arena_alloc(dp->a, sizeof(int64_t) * cap);
+  dp->choice = arena_alloc(dp->a, sizeof(int) * cap);
+  dp->kind = arena_alloc(dp->a, cap);
+}
+
+/* Twice the slots, every entry rehashed (the old arrays stay in the arena: at most as much
+ * again as the final table). */
+static void grow(Dp *dp) {
+  Dp old = *dp;
+  size_t w = (size_t)dp->w;
+  table_alloc(dp, old.cap * 2);
+  for (size_t i = 0; i < old.cap; i++) {
+    if (old.kind[i] == SLOT_EMPTY) continue;
+    size_t j = slot_of(dp, old.key + i * w);
+    memcpy(dp->key + j * w, old.key + i * w, sizeof(uint64_t) * w);
+    dp->kind[j] = old.kind[i];
+    dp->val[j] = old.val[i];
+    dp->choice[j] = old.choice[i];
+  }
+}
+
 /* f(S) for S = the state at `depth` when f(S) < bound, else a value >= bound. */
 static int64_t solve(Dp *dp, int depth, int64_t live, int64_t bound) {
   if (depth == dp->n) return 0;
@@ -128,6 +152,10 @@ static int64_t solve(Dp *dp, int depth, int64_t live, int64_t bound) {
     if (dp->used >= dp->max_states) {
       dp->overflow = 1;
       return bound;
+    }
+    if (2 * (dp->used + 1) > dp->cap) {
+      grow(dp);
+      slot = slot_of(dp, S);
     }
     dp->used++;
   }
@@ -162,9 +190,8 @@ static void dp_init(Dp *dp, const GtOrderDag *d, GsArena *a, long max_states) {
   dp->d = d;
   dp->n = n;
   dp->w = w;
+  dp->a = a;
   dp->max_states = (size_t)max_states;
-  dp->cap = 2; /* >= 2 * max_states, and no more than twice the 2^n downsets there can be */
-  while (dp->cap < 2 * dp->max_states && (n >= 62 || dp->cap < ((size_t)2 << n))) dp->cap *= 2;
   size_t nw = (size_t)n * (size_t)w + 1;
   dp->pmask = arena_alloc(a, sizeof(uint64_t) * nw);
   dp->cmask = arena_alloc(a, sizeof(uint64_t) * nw);
@@ -180,10 +207,7 @@ static void dp_init(Dp *dp, const GtOrderDag *d, GsArena *a, long max_states) {
     int u = previous_twin(d, v);
     if (u >= 0) dp->pmask[(size_t)v * (size_t)w + (size_t)(u >> 6)] |= (uint64_t)1 << (u & 63);
   }
-  dp->key = arena_alloc(a, sizeof(uint64_t) * dp->cap * (size_t)w);
-  dp->val = arena_alloc(a, sizeof(int64_t) * dp->cap);
-  dp->choice = arena_alloc(a, sizeof(int) * dp->cap);
-  dp->kind = arena_alloc(a, dp->cap);
+  table_alloc(dp, 64);
   dp->stack = arena_alloc(a, sizeof(uint64_t) * ((size_t)n + 1) * (size_t)w);
   dp->cand = arena_alloc(a, sizeof(int) * ((size_t)n + 1) * ((size_t)n + 1));
   dp->cost = arena_alloc(a, sizeof(int64_t) * ((size_t)n + 1) * ((size_t)n + 1));

@@ -17,8 +17,9 @@
 
 #include <string.h>
 
-/* The DP's budget: memoised states (each a bitset of the DAG's nodes plus 13 bytes; at most
- * GT_ORDER_DP_NODES = 256 nodes, so at most ~46 MB), and the ILP's: branch-and-bound nodes. */
+/* The DP's budget: memoised states (a bitset of up to 256 nodes plus 13 bytes each, in a
+ * table kept at most half full: <= 2^20 slots, ~46 MB, and as much again for the tables it
+ * outgrew), and the ILP's: branch-and-bound nodes. */
 enum { GT_ORDER_DP_STATES = 500000, GT_ORDER_ILP_NODES = 2000 };
 
 const char *gt_solve_status_name(GtSolveStatus st) {
@@ -71,8 +72,8 @@ static void take(GtOrderResult *r, const GtSolveResult *m, const int *found, int
   r->status = r->bound == r->peak ? GT_SOLVE_PROVEN : m->status;
 }
 
-GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy, double time_limit,
-                               int *order) {
+GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy,
+                               double time_limit, int *order) {
   GtOrderResult r;
   memset(&r, 0, sizeof r);
   int n = d->n;
