@@ -39,7 +39,9 @@ enum { GT_NPASSES_MAX = 8 };    /* room for the passes below */
 
 typedef enum { GT_LB_CLUSTER, GT_LB_CORE } GtLbScope;
 typedef enum { GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP } GtInitGroups;
-typedef enum { GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS, GT_ORDER_FOOTPRINT, GT_ORDER_OPTIMAL } GtOrderChoice;
+typedef enum {
+  GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS, GT_ORDER_FOOTPRINT, GT_ORDER_OPTIMAL
+} GtOrderChoice;
 typedef enum { GT_FOOT_OP, GT_FOOT_LIVE } GtFootprint;
 
 typedef struct {
@@ -278,8 +280,8 @@ int64_t gt_order_lower_bound(const GtOrderDag *d, GsArena *a);
 GtSolveResult gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order);
 GtSolveResult gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
                            double time_limit, long max_nodes, int *order);
-GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy, double time_limit,
-                               int *order);
+GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy,
+                               double time_limit, int *order);
 
 /* Invariants after `p`; die()s naming the pass on a violation. */
 void gt_check(const GtSchedule *s, GtPass p);

@@ -58,7 +58,8 @@ static void print_orders(FILE *out, const GtSchedule *s) {
   static const char *const names[] = {"bfs", "dfs", "footprint", "optimal"};
   char a[32];
   for (int k = 0; k < 4 && orders[k]; k++) {
-    fprintf(out, "order %s peak=%" PRId64 "%s:", names[k], peaks[k], orders[k] == s->order ? " (chosen)" : "");
+    fprintf(out, "order %s peak=%" PRId64 "%s:", names[k], peaks[k],
+            orders[k] == s->order ? " (chosen)" : "");
     for (int i = 0; i < s->ninsts; i++) {
       inst_label(s, orders[k][i], a, sizeof a);
       fprintf(out, " %s", a);

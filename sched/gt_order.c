@@ -141,7 +141,8 @@ static void note_last_reader(const GtOrderDag *d, const char *done, int p, int64
 void gt_order_footprint(const GtOrderDag *d, GsArena *arena, int *order) {
   int n = d->n, nready = 0;
   size_t sz = sizeof(int) * ((size_t)n + 1);
-  int *indeg = arena_alloc(arena, sz), *left = arena_alloc(arena, sz), *ready = arena_alloc(arena, sz);
+  int *indeg = arena_alloc(arena, sz), *left = arena_alloc(arena, sz);
+  int *ready = arena_alloc(arena, sz);
   int64_t *freed = arena_alloc(arena, sizeof(int64_t) * ((size_t)n + 1));
   char *done = arena_alloc(arena, (size_t)n + 1);
   for (int v = 0; v < n; v++) {

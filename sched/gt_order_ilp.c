@@ -173,7 +173,8 @@ static void memory_rows(Ilp *I) {
     add_col(I, I->pcol, 1);
     for (int v = 0; v < I->n; v++) add_x(I, v, t, -(double)d->foot[v] / I->unit);
     for (int u = 0; u < I->n; u++)
-      if (t >= I->ylo[u] && t <= I->yhi[u]) add_col(I, I->ycol[u] + t - I->ylo[u], -(double)d->out[u] / I->unit);
+      if (t >= I->ylo[u] && t <= I->yhi[u])
+        add_col(I, I->ycol[u] + t - I->ylo[u], -(double)d->out[u] / I->unit);
     emit(I, GLP_LO, 0, 0);
   }
 }
@@ -308,7 +309,8 @@ GtSolveResult gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int
     int64_t peak = gt_order_peak(d, order, a);
     if (peak < ub) r.improved = 1, r.peak = peak;
     if (rc == 0) s.bound = fmax(s.bound, glp_mip_obj_val(I.lp));
-    r.bound = r.status == GT_SOLVE_PROVEN ? r.peak : min64(r.peak, (int64_t)ceil(s.bound - 1e-6) * (int64_t)I.unit);
+    int64_t proven = (int64_t)ceil(s.bound - 1e-6) * (int64_t)I.unit;
+    r.bound = r.status == GT_SOLVE_PROVEN ? r.peak : min64(r.peak, proven);
   } else if (r.status != GT_SOLVE_TIME) {
     r.status = GT_SOLVE_FAILED;
   }
