@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "gt.h"
+#include "rng_testlib.h"
 
 enum { MAXN = 16 };
 
@@ -114,6 +115,16 @@ static int64_t brute_best(const Dag *g, long *count) {
 
 /* ---- hand-derived cases ---- */
 
+/* n nodes with their footprints and outputs, no edge yet */
+static Dag dag_new(int n, const int64_t *foot, const int64_t *out) {
+  Dag g;
+  memset(&g, 0, sizeof g);
+  g.n = n;
+  memcpy(g.foot, foot, sizeof(int64_t) * (size_t)n);
+  memcpy(g.out, out, sizeof(int64_t) * (size_t)n);
+  return g;
+}
+
 static void edge(Dag *g, int u, int v) { g->adj[u][v] = 1; }
 
 /* Two branches a0 -> b0, a1 -> b1 joined by c; ids in BFS order: a0 a1 b0 b1 c. Every a and
@@ -125,21 +136,17 @@ static void edge(Dag *g, int u, int v) { g->adj[u][v] = 1; }
  *   Best: the small branch first, a0 b0 a1 b1 c: a1 and b1 hold only b0's 1: 11. Starting
  *     with a1 costs 14 at the second step (a1's 4 live under a0, or b1's 8); a0 a1 ... costs
  *     14; so a0 b0 a1 b1 c is the only order with peak 11. */
-static Dag two_branches(void) {
-  Dag g;
-  memset(&g, 0, sizeof g);
-  g.n = 5;
+static void two_branches(Dag *g) {
   int64_t foot[] = {10, 10, 10, 10, 9}, out[] = {4, 4, 1, 8, 0};
-  memcpy(g.foot, foot, sizeof foot);
-  memcpy(g.out, out, sizeof out);
-  edge(&g, 0, 2), edge(&g, 1, 3), edge(&g, 2, 4), edge(&g, 3, 4);
-  dag_finish(&g);
-  return g;
+  *g = dag_new(5, foot, out);
+  edge(g, 0, 2), edge(g, 1, 3), edge(g, 2, 4), edge(g, 3, 4);
+  dag_finish(g); /* g->d points into *g: finished where it stays */
 }
 
 static void bfs_dfs_both_worse(void **state) {
   (void)state;
-  Dag g = two_branches();
+  Dag g;
+  two_branches(&g);
   GsArena *a = arena_new();
   int bfs[] = {0, 1, 2, 3, 4}, dfs[5], opt[5];
   gt_order_dfs(&g.d, a, dfs);
@@ -173,12 +180,8 @@ static void bfs_dfs_both_worse(void **state) {
  * 5, v0 frees u0's 2, x nothing -> v1, v0, x. */
 static void footprint_ties(void **state) {
   (void)state;
-  Dag g;
-  memset(&g, 0, sizeof g);
-  g.n = 5;
   int64_t foot[] = {8, 8, 6, 6, 6}, out[] = {2, 5, 0, 0, 0};
-  memcpy(g.foot, foot, sizeof foot);
-  memcpy(g.out, out, sizeof out);
+  Dag g = dag_new(5, foot, out);
   edge(&g, 0, 3), edge(&g, 1, 4);
   dag_finish(&g);
   GsArena *a = arena_new();
@@ -197,12 +200,8 @@ static void footprint_ties(void **state) {
  *   other orders: 0 1 2 3 4 and 0 2 1 3 4 reach 13 at 3 (9 + 4); 0 2 1 4 3 is 11 too). */
 static void chain_split_wins(void **state) {
   (void)state;
-  Dag g;
-  memset(&g, 0, sizeof g);
-  g.n = 5;
   int64_t foot[] = {5, 7, 7, 9, 10}, out[] = {3, 1, 4, 0, 0};
-  memcpy(g.foot, foot, sizeof foot);
-  memcpy(g.out, out, sizeof out);
+  Dag g = dag_new(5, foot, out);
   edge(&g, 0, 1), edge(&g, 0, 2), edge(&g, 1, 3), edge(&g, 2, 4);
   dag_finish(&g);
   GsArena *a = arena_new();
@@ -220,12 +219,8 @@ static void chain_split_wins(void **state) {
  * the footprints give >= 9: the bound is 9, and every order (p q x or q p x) peaks at 9. */
 static void lower_bound_of_a_join(void **state) {
   (void)state;
-  Dag g;
-  memset(&g, 0, sizeof g);
-  g.n = 3;
   int64_t foot[] = {6, 4, 9}, out[] = {5, 3, 0};
-  memcpy(g.foot, foot, sizeof foot);
-  memcpy(g.out, out, sizeof out);
+  Dag g = dag_new(3, foot, out);
   edge(&g, 0, 2), edge(&g, 1, 2);
   dag_finish(&g);
   GsArena *a = arena_new();
@@ -239,15 +234,6 @@ static void lower_bound_of_a_join(void **state) {
 
 /* ---- random DAGs ---- */
 
-typedef struct {
-  uint64_t s;
-} Rng;
-static uint64_t rnd(Rng *r) {
-  r->s ^= r->s << 13;
-  r->s ^= r->s >> 7;
-  r->s ^= r->s << 17;
-  return r->s;
-}
 static int rnd_int(Rng *r, int lo, int hi) { return lo + (int)(rnd(r) % (uint64_t)(hi - lo + 1)); }
 
 /* The number of topological orders, by counting over the subsets run so far (2^n <= 4096). */
