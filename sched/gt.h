@@ -149,30 +149,31 @@ typedef struct {
 
 /* How a search for a minimum-peak order ended. */
 typedef enum {
-  GT_SOLVE_PROVEN,          /* the peak is optimal (bound == peak) */
-  GT_SOLVE_BUDGET,          /* stopped by its deterministic work budget (states, nodes) */
-  GT_SOLVE_TIME,            /* the ILP hit the time limit: its result is discarded */
-  GT_SOLVE_TOO_LARGE,       /* not attempted: the DAG is beyond the method's size limit */
-  GT_SOLVE_FAILED,          /* the solver gave no usable answer (discarded) */
-} GtSolveStatus;
-const char *gt_solve_status_name(GtSolveStatus st);
+  GT_ORDER_PROVEN,          /* the peak is optimal (bound == peak) */
+  GT_ORDER_BUDGET,          /* stopped by its deterministic work budget (states, nodes) */
+  GT_ORDER_TIME_LIMIT,      /* the ILP hit the time limit: its result is discarded */
+  GT_ORDER_TOO_LARGE,       /* not attempted: the DAG is beyond the method's size limit */
+  GT_ORDER_FAILED,          /* the solver gave no usable answer (discarded) */
+} GtOrderStatus;
+const char *gt_order_status_name(GtOrderStatus st);
 /* (peak - bound) / peak as "12.5%" (one decimal, rounded down; "0%" when bound == peak). */
 const char *gt_order_gap_text(GsArena *a, int64_t peak, int64_t bound);
 typedef struct {
-  GtSolveStatus status;
+  GtOrderStatus status;
   int improved;             /* 1: the order written is strictly better than the bound given */
   int64_t peak;             /* peak of the best order known at the end */
   int64_t bound;            /* proven lower bound on the optimal peak (<= peak) */
   long work;                /* DP states memoised, or ILP branch-and-bound nodes */
-} GtSolveResult;
+} GtOrderSearch;
 
 /* What --gt-order optimal did: the method that settled it and the gap left. */
 typedef struct {
   const char *method;       /* "bound" (best greedy meets the lower bound), "dp" or "ilp" */
-  GtSolveStatus status;     /* of that method */
+  GtOrderStatus status;     /* of that method */
   int64_t peak, bound;      /* the order's peak and the best proven lower bound */
   int64_t greedy_peak;      /* min(BFS, DFS, footprint) peaks: the start and the fallback */
-  GtSolveResult dp, ilp;    /* each method's own outcome (work 0: not run) */
+  GtOrderSearch dp, ilp;    /* each method's own outcome (method "bound": neither ran; "dp":
+                               the DP ran; "ilp": both ran) */
 } GtOrderResult;
 
 typedef struct {
@@ -270,15 +271,15 @@ void gt_insert_concats(GtSchedule *s);
  *   max_states memoised states; writes it to order when found (result.improved).
  * gt_order_ilp: the same as an ILP on GLPK, warm-started from `warm` (a topological order
  *   whose peak is ub), within max_nodes branch-and-bound nodes and time_limit seconds; a run
- *   the time limit stops is discarded (status GT_SOLVE_TIME), so results do not depend on
+ *   the time limit stops is discarded (status GT_ORDER_TIME_LIMIT), so results do not depend on
  *   the machine's speed unless that limit is reached.
  * gt_order_optimal: the whole --gt-order optimal search, given the best greedy order. */
 int64_t gt_order_peak(const GtOrderDag *d, const int *order, GsArena *a);
 void gt_order_dfs(const GtOrderDag *d, GsArena *a, int *order);
 void gt_order_footprint(const GtOrderDag *d, GsArena *a, int *order);
 int64_t gt_order_lower_bound(const GtOrderDag *d, GsArena *a);
-GtSolveResult gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order);
-GtSolveResult gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
+GtOrderSearch gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order);
+GtOrderSearch gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
                            double time_limit, long max_nodes, int *order);
 GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy,
                                double time_limit, int *order);

@@ -72,9 +72,9 @@ static void print_orders(FILE *out, const GtSchedule *s) {
   const GtOrderResult *r = &s->optimal;
   int dp = strcmp(r->method, "bound") != 0, ilp = strcmp(r->method, "ilp") == 0; /* which ran */
   fprintf(out, "order search greedy=%" PRId64 " by=%s status=%s", r->greedy_peak, r->method,
-          gt_solve_status_name(r->status));
-  if (dp) fprintf(out, " dp=%s,%ld states", gt_solve_status_name(r->dp.status), r->dp.work);
-  if (ilp) fprintf(out, " ilp=%s,%ld nodes", gt_solve_status_name(r->ilp.status), r->ilp.work);
+          gt_order_status_name(r->status));
+  if (dp) fprintf(out, " dp=%s,%ld states", gt_order_status_name(r->dp.status), r->dp.work);
+  if (ilp) fprintf(out, " ilp=%s,%ld nodes", gt_order_status_name(r->ilp.status), r->ilp.work);
   fputc('\n', out);
 }
 
@@ -193,7 +193,7 @@ static void json_orders(FILE *out, const GtSchedule *s) {
     const GtOrderResult *r = &s->optimal;
     fprintf(out, ",\"optimal\":{\"peak_bytes\":%" PRId64 ",\"greedy_peak_bytes\":%" PRId64
                  ",\"method\":\"%s\",\"status\":\"%s\",\"dp_states\":%ld,\"ilp_nodes\":%ld,\"order\":",
-            r->peak, r->greedy_peak, r->method, gt_solve_status_name(r->status), r->dp.work, r->ilp.work);
+            r->peak, r->greedy_peak, r->method, gt_order_status_name(r->status), r->dp.work, r->ilp.work);
     json_order(out, s->order_opt, s->ninsts);
     fputc('}', out);
   }

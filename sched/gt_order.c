@@ -191,7 +191,7 @@ static const char *summary(const GtSchedule *s) {
                                   s->peak_bound, gt_order_gap_text(s->arena, s->peak, s->peak_bound));
   if (!s->order_opt) return head;
   return arena_printf(s->arena, "%s by %s (%s)", head, s->optimal.method,
-                      gt_solve_status_name(s->optimal.status));
+                      gt_order_status_name(s->optimal.status));
 }
 
 void gt_order_instances(GtSchedule *s) {

@@ -18,7 +18,8 @@
  * Invariant: an entry marked exact holds f(S) and the first node of a continuation reaching
  * it, so the order is read back by following the choices from {}.
  * The table holds at most max_states entries (it doubles as it fills, so a small search
- * stays small); past that the search stops (GT_SOLVE_BUDGET) and claims nothing. Where n is small: GT_ORDER_DP_NODES nodes at most (4 words a state).
+ * stays small); past that the search stops (GT_ORDER_BUDGET) and claims nothing.
+ * Where n is small: GT_ORDER_DP_NODES nodes at most (4 words a state).
  */
 #include "gt.h"
 
@@ -213,18 +214,18 @@ static void dp_init(Dp *dp, const GtOrderDag *d, GsArena *a, long max_states) {
   dp->cost = arena_alloc(a, sizeof(int64_t) * ((size_t)n + 1) * ((size_t)n + 1));
 }
 
-GtSolveResult gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order) {
-  GtSolveResult r = {GT_SOLVE_TOO_LARGE, 0, ub, 0, 0};
+GtOrderSearch gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order) {
+  GtOrderSearch r = {GT_ORDER_TOO_LARGE, 0, ub, 0, 0};
   if (d->n > GT_ORDER_DP_NODES) return r;
   Dp dp;
   dp_init(&dp, d, a, max_states);
   int64_t f = solve(&dp, 0, 0, ub);
   r.work = (long)dp.used;
   if (dp.overflow) {
-    r.status = GT_SOLVE_BUDGET;
+    r.status = GT_ORDER_BUDGET;
     return r;
   }
-  r.status = GT_SOLVE_PROVEN;
+  r.status = GT_ORDER_PROVEN;
   r.bound = r.peak = min64(f, ub);
   if (f >= ub) return r; /* proved: no order beats ub */
   uint64_t *S = dp.stack; /* depth 0: all zero, never written by the search */

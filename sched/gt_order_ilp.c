@@ -286,9 +286,9 @@ static int run_glpk(Ilp *I, Search *s, double time_limit) {
   return glp_intopt(I->lp, &io);
 }
 
-GtSolveResult gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
+GtOrderSearch gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
                            double time_limit, long max_nodes, int *order) {
-  GtSolveResult r = {GT_SOLVE_TOO_LARGE, 0, ub, 0, 0};
+  GtOrderSearch r = {GT_ORDER_TOO_LARGE, 0, ub, 0, 0};
   Ilp I;
   memset(&I, 0, sizeof I);
   I.d = d;
@@ -301,18 +301,18 @@ GtSolveResult gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int
   Search s = {values_of(&I, a, warm, ub), 0, 0, 0, 0, max_nodes, (double)lb / I.unit};
   int rc = run_glpk(&I, &s, time_limit);
   r.work = s.nodes;
-  r.status = rc == GLP_ETMLIM ? GT_SOLVE_TIME : rc == 0 || s.proven ? GT_SOLVE_PROVEN
-           : s.stopped ? GT_SOLVE_BUDGET : GT_SOLVE_FAILED;
-  if ((r.status == GT_SOLVE_PROVEN || r.status == GT_SOLVE_BUDGET) &&
+  r.status = rc == GLP_ETMLIM ? GT_ORDER_TIME_LIMIT : rc == 0 || s.proven ? GT_ORDER_PROVEN
+           : s.stopped ? GT_ORDER_BUDGET : GT_ORDER_FAILED;
+  if ((r.status == GT_ORDER_PROVEN || r.status == GT_ORDER_BUDGET) &&
       (glp_mip_status(I.lp) == GLP_OPT || glp_mip_status(I.lp) == GLP_FEAS)) {
     read_order(&I, order);
     int64_t peak = gt_order_peak(d, order, a);
     if (peak < ub) r.improved = 1, r.peak = peak;
     if (rc == 0) s.bound = fmax(s.bound, glp_mip_obj_val(I.lp));
     int64_t proven = (int64_t)ceil(s.bound - 1e-6) * (int64_t)I.unit;
-    r.bound = r.status == GT_SOLVE_PROVEN ? r.peak : min64(r.peak, proven);
-  } else if (r.status != GT_SOLVE_TIME) {
-    r.status = GT_SOLVE_FAILED;
+    r.bound = r.status == GT_ORDER_PROVEN ? r.peak : min64(r.peak, proven);
+  } else if (r.status != GT_ORDER_TIME_LIMIT) {
+    r.status = GT_ORDER_FAILED;
   }
   glp_delete_prob(I.lp);
   glp_term_out(out);

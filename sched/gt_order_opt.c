@@ -22,13 +22,13 @@
  * outgrew), and the ILP's: branch-and-bound nodes. */
 enum { GT_ORDER_DP_STATES = 500000, GT_ORDER_ILP_NODES = 2000 };
 
-const char *gt_solve_status_name(GtSolveStatus st) {
+const char *gt_order_status_name(GtOrderStatus st) {
   switch (st) {
-  case GT_SOLVE_PROVEN: return "proven";
-  case GT_SOLVE_BUDGET: return "budget";
-  case GT_SOLVE_TIME: return "time limit";
-  case GT_SOLVE_TOO_LARGE: return "too large";
-  case GT_SOLVE_FAILED: return "failed";
+  case GT_ORDER_PROVEN: return "proven";
+  case GT_ORDER_BUDGET: return "budget";
+  case GT_ORDER_TIME_LIMIT: return "time limit";
+  case GT_ORDER_TOO_LARGE: return "too large";
+  case GT_ORDER_FAILED: return "failed";
   }
   return "?";
 }
@@ -61,15 +61,15 @@ int64_t gt_order_lower_bound(const GtOrderDag *d, GsArena *a) {
   return lb;
 }
 
-static void take(GtOrderResult *r, const GtSolveResult *m, const int *found, int *order, int n) {
+static void take(GtOrderResult *r, const GtOrderSearch *m, const int *found, int *order, int n) {
   if (m->improved && m->peak < r->peak) {
     memcpy(order, found, sizeof(int) * (size_t)n);
     r->peak = m->peak;
   }
-  if (m->status == GT_SOLVE_PROVEN || m->status == GT_SOLVE_BUDGET) r->bound = max64(r->bound, m->bound);
-  if (m->status == GT_SOLVE_PROVEN) r->bound = r->peak;
+  if (m->status == GT_ORDER_PROVEN || m->status == GT_ORDER_BUDGET) r->bound = max64(r->bound, m->bound);
+  if (m->status == GT_ORDER_PROVEN) r->bound = r->peak;
   gs_assert(r->bound <= r->peak); /* else a bound or the peak model is wrong */
-  r->status = r->bound == r->peak ? GT_SOLVE_PROVEN : m->status;
+  r->status = r->bound == r->peak ? GT_ORDER_PROVEN : m->status;
 }
 
 GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy,
@@ -81,13 +81,13 @@ GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greed
   r.greedy_peak = r.peak = gt_order_peak(d, greedy, a);
   r.bound = min64(gt_order_lower_bound(d, a), r.peak);
   r.method = "bound";
-  r.status = GT_SOLVE_PROVEN;
+  r.status = GT_ORDER_PROVEN;
   if (r.bound >= r.peak) return r;
   int *found = arena_alloc(a, sizeof(int) * ((size_t)n + 1));
   r.dp = gt_order_dp(d, a, r.peak, GT_ORDER_DP_STATES, found);
   r.method = "dp";
   take(&r, &r.dp, found, order, n);
-  if (r.dp.status == GT_SOLVE_PROVEN) return r;
+  if (r.dp.status == GT_ORDER_PROVEN) return r;
   r.ilp = gt_order_ilp(d, a, order, r.peak, time_limit, GT_ORDER_ILP_NODES, found);
   r.method = "ilp";
   take(&r, &r.ilp, found, order, n);

@@ -154,13 +154,13 @@ static void bfs_dfs_both_worse(void **state) {
   assert_memory_equal(dfs, want_dfs, sizeof want_dfs);
   assert_int_equal(gt_order_peak(&g.d, bfs, a), 14);
   assert_int_equal(gt_order_peak(&g.d, dfs, a), 18);
-  GtSolveResult r = gt_order_dp(&g.d, a, 14, 1000, opt);
-  assert_int_equal(r.status, GT_SOLVE_PROVEN);
+  GtOrderSearch r = gt_order_dp(&g.d, a, 14, 1000, opt);
+  assert_int_equal(r.status, GT_ORDER_PROVEN);
   assert_true(r.improved);
   assert_int_equal(r.peak, 11);
   assert_memory_equal(opt, want_opt, sizeof want_opt);
   r = gt_order_ilp(&g.d, a, bfs, 14, 60, 100000, opt);
-  assert_int_equal(r.status, GT_SOLVE_PROVEN);
+  assert_int_equal(r.status, GT_ORDER_PROVEN);
   assert_int_equal(r.peak, 11);
   assert_int_equal(r.bound, 11);
   assert_memory_equal(opt, want_opt, sizeof want_opt);
@@ -207,7 +207,7 @@ static void chain_split_wins(void **state) {
   GsArena *a = arena_new();
   int together[] = {0, 1, 3, 2, 4}, order[5];
   assert_int_equal(gt_order_peak(&g.d, together, a), 12);
-  GtSolveResult r = gt_order_dp(&g.d, a, INT64_MAX, 1000, order);
+  GtOrderSearch r = gt_order_dp(&g.d, a, INT64_MAX, 1000, order);
   assert_int_equal(r.peak, 11);
   int want[] = {0, 1, 2, 4, 3}; /* cheapest child first, ties to the lowest id */
   assert_memory_equal(order, want, sizeof want);
@@ -293,15 +293,15 @@ static void random_dp_equals_brute_force(void **state) {
     random_dag(&r, &g, &count, &best);
     GsArena *a = arena_new();
     int order[MAXN];
-    GtSolveResult res = gt_order_dp(&g.d, a, INT64_MAX, 1000000, order);
-    assert_int_equal(res.status, GT_SOLVE_PROVEN);
+    GtOrderSearch res = gt_order_dp(&g.d, a, INT64_MAX, 1000000, order);
+    assert_int_equal(res.status, GT_ORDER_PROVEN);
     assert_int_equal(res.peak, best);
     assert_true(is_topological(&g, order));
     assert_int_equal(peak_of(&g, order), best);
     assert_int_equal(gt_order_peak(&g.d, order, a), best); /* the library's evaluator agrees */
     /* with the optimum as the bound to beat: proven, nothing better */
     res = gt_order_dp(&g.d, a, best, 1000000, order);
-    assert_int_equal(res.status, GT_SOLVE_PROVEN);
+    assert_int_equal(res.status, GT_ORDER_PROVEN);
     assert_false(res.improved);
     assert_true(gt_order_lower_bound(&g.d, a) <= best);
     large += g.n >= 10;
@@ -321,10 +321,10 @@ static void random_ilp_equals_dp(void **state) {
     GsArena *a = arena_new();
     int dp[MAXN], ilp[MAXN], ids[MAXN];
     for (int v = 0; v < g.n; v++) ids[v] = v; /* BFS: ids are topological here */
-    GtSolveResult d = gt_order_dp(&g.d, a, INT64_MAX, 1000000, dp);
+    GtOrderSearch d = gt_order_dp(&g.d, a, INT64_MAX, 1000000, dp);
     int64_t warm = peak_of(&g, ids);
-    GtSolveResult s = gt_order_ilp(&g.d, a, ids, warm, 60, 1000000, ilp);
-    assert_int_equal(s.status, GT_SOLVE_PROVEN);
+    GtOrderSearch s = gt_order_ilp(&g.d, a, ids, warm, 60, 1000000, ilp);
+    assert_int_equal(s.status, GT_ORDER_PROVEN);
     assert_int_equal(s.improved ? s.peak : warm, d.peak);
     assert_int_equal(s.bound, d.peak);
     if (s.improved) {
@@ -334,7 +334,7 @@ static void random_ilp_equals_dp(void **state) {
     /* the whole search: never worse than its start, optimal when it says proven */
     GtOrderResult o = gt_order_optimal(&g.d, a, ids, 60, ilp);
     assert_true(o.peak <= warm);
-    assert_int_equal(o.status, GT_SOLVE_PROVEN);
+    assert_int_equal(o.status, GT_ORDER_PROVEN);
     assert_int_equal(o.peak, best);
     assert_int_equal(peak_of(&g, ilp), best);
     arena_free(a);

@@ -221,7 +221,7 @@ static void resnet50_running_example_footprint_and_optimal(void **state) {
   assert_true(s->peak <= s->peak_dfs);
   assert_int_equal(s->optimal.bound, 24 * U);
   assert_string_equal(s->optimal.method, "dp");
-  assert_int_equal(s->optimal.status, GT_SOLVE_PROVEN);
+  assert_int_equal(s->optimal.status, GT_ORDER_PROVEN);
   int pos[15];
   for (int i = 0; i < 15; i++) pos[s->order[i]] = i;
   for (int e = 0; e < s->nedges; e++) assert_true(pos[s->edges[e].from] < pos[s->edges[e].to]);
