@@ -19,7 +19,7 @@ GEN      := $(BUILD)/gen
 CPPFLAGS := -Isched -Isim -I$(GEN) -MMD -MP
 CFLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN_C) $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) $(WARN_CXX) $(SANFLAGS)
-LIBS_C   := -lprotobuf-c -linih -lz -lm -lpthread
+LIBS_C   := -lprotobuf-c -linih -lglpk -lz -lm -lpthread
 LDLIBS   := -lsystemc $(LIBS_C)
 LDFLAGS  := $(SANFLAGS)
 
@@ -155,7 +155,7 @@ FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Isched -I$(GEN) \
-	  -o $@ $< $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lz -lm
+	  -o $@ $< $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lglpk -lz -lm
 fuzz: $(BUILD)/fuzz/fuzz_gtg
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp workloads/*.gtg $(BUILD)/fuzz/corpus/ 2>/dev/null || true

@@ -44,6 +44,7 @@ void gt_options_default(GtOptions *o) {
   o->init = GT_INIT_CHAIN;
   o->max_recompute = 0.25;
   o->order = GT_ORDER_AUTO;
+  o->order_time_limit = 2.0;
 #ifdef NDEBUG
   o->check = 0;
 #else
@@ -441,6 +442,8 @@ void gt_check(const GtSchedule *s, GtPass p) {
     check_instances(s, p);
     check_order(s, p, s->order_bfs);
     check_order(s, p, s->order_dfs);
+    check_order(s, p, s->order_foot);
+    if (s->order_opt) check_order(s, p, s->order_opt);
     break;
   case GT_PASS_BIND: check_bind(s, p); break;
   case GT_PASS_CONCAT: check_bind(s, p); check_concat(s, p); break;

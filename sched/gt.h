@@ -6,7 +6,10 @@
  *   gt_splitinfo.c  Algorithm 1 (SplitInfo) and Eq. 1 (BestSplit)           gt_compute_splitinfo
  *   gt_group.c      Algorithm 2: straight / diamond / branch merges           gt_group_subgraphs
  *   gt_instances.c  split groups into instances, pruned instance DAG          gt_split_instances
- *   gt_order.c      BFS and DFS (Algorithm 3) orders, peak on-chip memory     gt_order_instances
+ *   gt_order.c      BFS, DFS (Alg. 3) and footprint orders, peak memory, choice gt_order_instances
+ *   gt_order_opt.c  --gt-order optimal: lower bound, then the DP or the ILP     gt_order_optimal
+ *   gt_order_dp.c   exact minimum-peak order by a DP over downsets             gt_order_dp
+ *   gt_order_ilp.c  minimum-peak order as an ILP on GLPK (time limited)        gt_order_ilp
  *   gt_bind.c       Algorithm 4: binding tuples and buffer scopes             gt_bind_instances
  *   gt_concat.c     §3.5 concat / copy / redistribute insertion               gt_insert_concats
  *   gt_dump.c       text dump after any pass, JSON of the final schedule
@@ -36,7 +39,9 @@ enum { GT_NPASSES_MAX = 8 };    /* room for the passes below */
 
 typedef enum { GT_LB_CLUSTER, GT_LB_CORE } GtLbScope;
 typedef enum { GT_INIT_CHAIN, GT_INIT_LAYER, GT_INIT_OP } GtInitGroups;
-typedef enum { GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS } GtOrderChoice;
+typedef enum {
+  GT_ORDER_AUTO, GT_ORDER_BFS, GT_ORDER_DFS, GT_ORDER_FOOTPRINT, GT_ORDER_OPTIMAL
+} GtOrderChoice;
 typedef enum { GT_FOOT_OP, GT_FOOT_LIVE } GtFootprint;
 
 typedef struct {
@@ -44,7 +49,8 @@ typedef struct {
   int64_t lb_bytes;         /* > 0: override the capacity derived from the arch */
   GtInitGroups init;        /* the sub-graphs Alg. 2 starts from */
   double max_recompute;     /* reject a split whose recomputed work exceeds this fraction */
-  GtOrderChoice order;      /* auto = lower peak on-chip memory (ties: DFS) */
+  GtOrderChoice order;      /* auto = lower peak of BFS and DFS (ties: DFS) */
+  double order_time_limit;  /* seconds the ILP of GT_ORDER_OPTIMAL may run (default 2) */
   int check;                /* run gt_check() after every pass (default: 1 unless NDEBUG) */
   GtFootprint footprint;    /* Alg. 1's peak: largest op working set, or largest live set */
 } GtOptions;
@@ -131,6 +137,45 @@ typedef struct {
   GtBufScope scope, from_scope;/* copy: from_scope -> scope */
 } GtXop;
 
+/* The instance DAG as the order searches see it (gt_order*.c): per node its footprint and
+ * output bytes, and its distinct producers and consumers in CSR form. The peak of an order
+ * is gt_order_peak's (docs/graphturbo.md, "Orders"). */
+typedef struct {
+  int n;
+  const int64_t *foot, *out;
+  const int *pstart, *p;    /* producers of node v: p[pstart[v] .. pstart[v+1]) */
+  const int *cstart, *c;    /* consumers of node v: c[cstart[v] .. cstart[v+1]) */
+} GtOrderDag;
+
+/* How a search for a minimum-peak order ended. */
+typedef enum {
+  GT_ORDER_PROVEN,          /* the peak is optimal (bound == peak) */
+  GT_ORDER_BUDGET,          /* stopped by its deterministic work budget (states, nodes) */
+  GT_ORDER_TIME_LIMIT,      /* the ILP hit the time limit: its result is discarded */
+  GT_ORDER_TOO_LARGE,       /* not attempted: the DAG is beyond the method's size limit */
+  GT_ORDER_FAILED,          /* the solver gave no usable answer (discarded) */
+} GtOrderStatus;
+const char *gt_order_status_name(GtOrderStatus st);
+/* (peak - bound) / peak as "12.5%" (one decimal, rounded down; "0%" when bound == peak). */
+const char *gt_order_gap_text(GsArena *a, int64_t peak, int64_t bound);
+typedef struct {
+  GtOrderStatus status;
+  int improved;             /* 1: the order written is strictly better than the bound given */
+  int64_t peak;             /* peak of the best order known at the end */
+  int64_t bound;            /* proven lower bound on the optimal peak (<= peak) */
+  long work;                /* DP states memoised, or ILP branch-and-bound nodes */
+} GtOrderSearch;
+
+/* What --gt-order optimal did: the method that settled it and the gap left. */
+typedef struct {
+  const char *method;       /* "bound" (best greedy meets the lower bound), "dp" or "ilp" */
+  GtOrderStatus status;     /* of that method */
+  int64_t peak, bound;      /* the order's peak and the best proven lower bound */
+  int64_t greedy_peak;      /* min(BFS, DFS, footprint) peaks: the start and the fallback */
+  GtOrderSearch dp, ilp;    /* each method's own outcome (method "bound": neither ran; "dp":
+                               the DP ran; "ilp": both ran) */
+} GtOrderResult;
+
 typedef struct {
   GsArena *arena;
   const GsGraph *g;
@@ -156,10 +201,16 @@ typedef struct {
   int nedges;
   GtEdge *edges;
   int64_t gray_edges;       /* edges before pruning (every producer to every consumer) */
-  /* orders */
-  int *order_bfs, *order_dfs, *order; /* instance ids; order points at the chosen one */
-  int64_t peak_bfs, peak_dfs;
-  const char *order_name;
+  /* orders (gt_order*.c) */
+  int *order_bfs, *order_dfs, *order_foot; /* the greedy orders (instance ids) */
+  int64_t peak_bfs, peak_dfs, peak_foot;
+  int *order_opt;           /* GT_ORDER_OPTIMAL: the order it found (else NULL) */
+  GtOrderResult optimal;    /* GT_ORDER_OPTIMAL: how it was found */
+  int *order;               /* points at the chosen one of the orders above */
+  int64_t peak;             /* the chosen order's peak */
+  int64_t peak_bound;       /* a proven lower bound on every order's peak */
+  const char *order_name;   /* bfs, dfs, footprint or optimal */
+  const char *order_summary;/* one line for the report: order, peaks, gap */
   /* extra ops */
   int nxops, cap_xops;
   GtXop *xops;
@@ -183,7 +234,7 @@ typedef struct {
   X(GT_PASS_SPLITINFO, "splitinfo", "SplitInfo and BestSplit of every initial sub-graph") \
   X(GT_PASS_GROUP, "group", "straight/diamond/branch merges (Alg. 2)")     \
   X(GT_PASS_INSTANCES, "instances", "instances and the pruned instance DAG") \
-  X(GT_PASS_ORDER, "order", "BFS and DFS orders (Alg. 3), the chosen one") \
+  X(GT_PASS_ORDER, "order", "BFS, DFS (Alg. 3), footprint orders, the chosen one") \
   X(GT_PASS_BIND, "bind", "core binding and buffer scopes (Alg. 4)")       \
   X(GT_PASS_CONCAT, "concat", "concat, copy and redistribute ops (§3.5)")
 typedef enum {
@@ -211,6 +262,28 @@ void gt_split_instances(GtSchedule *s);
 void gt_order_instances(GtSchedule *s);
 void gt_bind_instances(GtSchedule *s);
 void gt_insert_concats(GtSchedule *s);
+/* The order searches (gt_order*.c) on a GtOrderDag; scratch comes from arena `a`.
+ * gt_order_peak: the peak on-chip memory of a topological order.
+ * gt_order_dfs: Algorithm 3's order (BFS, its starting point, is the order of the node ids).
+ * gt_order_footprint: the footprint-first greedy order (heaviest ready footprint first).
+ * gt_order_lower_bound: a lower bound on every order's peak (no search).
+ * gt_order_dp: exact search for an order with peak < ub (ub = INT64_MAX: the optimum) within
+ *   max_states memoised states; writes it to order when found (result.improved).
+ * gt_order_ilp: the same as an ILP on GLPK, warm-started from `warm` (a topological order
+ *   whose peak is ub), within max_nodes branch-and-bound nodes and time_limit seconds; a run
+ *   the time limit stops is discarded (status GT_ORDER_TIME_LIMIT), so results do not depend on
+ *   the machine's speed unless that limit is reached.
+ * gt_order_optimal: the whole --gt-order optimal search, given the best greedy order. */
+int64_t gt_order_peak(const GtOrderDag *d, const int *order, GsArena *a);
+void gt_order_dfs(const GtOrderDag *d, GsArena *a, int *order);
+void gt_order_footprint(const GtOrderDag *d, GsArena *a, int *order);
+int64_t gt_order_lower_bound(const GtOrderDag *d, GsArena *a);
+GtOrderSearch gt_order_dp(const GtOrderDag *d, GsArena *a, int64_t ub, long max_states, int *order);
+GtOrderSearch gt_order_ilp(const GtOrderDag *d, GsArena *a, const int *warm, int64_t ub,
+                           double time_limit, long max_nodes, int *order);
+GtOrderResult gt_order_optimal(const GtOrderDag *d, GsArena *a, const int *greedy,
+                               double time_limit, int *order);
+
 /* Invariants after `p`; die()s naming the pass on a violation. */
 void gt_check(const GtSchedule *s, GtPass p);
 

@@ -7,6 +7,7 @@
 #include "gt.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 static const char *op_name(const GsGraph *g, int op) {
   const GsOp *o = &g->ops[op];
@@ -48,6 +49,33 @@ static void inst_label(const GtSchedule *s, int i, char *buf, size_t n) {
 
 static void print_bind(FILE *out, const int64_t *b, int nd) {
   print_shape(out, nd, b);
+}
+
+/* The orders, each with its peak; the chosen one's bound and gap; the optimal search. */
+static void print_orders(FILE *out, const GtSchedule *s) {
+  const int *orders[] = {s->order_bfs, s->order_dfs, s->order_foot, s->order_opt};
+  const int64_t peaks[] = {s->peak_bfs, s->peak_dfs, s->peak_foot, s->optimal.peak};
+  static const char *const names[] = {"bfs", "dfs", "footprint", "optimal"};
+  char a[32];
+  for (int k = 0; k < 4 && orders[k]; k++) {
+    fprintf(out, "order %s peak=%" PRId64 "%s:", names[k], peaks[k],
+            orders[k] == s->order ? " (chosen)" : "");
+    for (int i = 0; i < s->ninsts; i++) {
+      inst_label(s, orders[k][i], a, sizeof a);
+      fprintf(out, " %s", a);
+    }
+    fputc('\n', out);
+  }
+  fprintf(out, "order chosen=%s peak=%" PRId64 " bound=%" PRId64 " gap=%s\n", s->order_name, s->peak,
+          s->peak_bound, gt_order_gap_text(s->arena, s->peak, s->peak_bound));
+  if (!s->order_opt) return;
+  const GtOrderResult *r = &s->optimal;
+  int dp = strcmp(r->method, "bound") != 0, ilp = strcmp(r->method, "ilp") == 0; /* which ran */
+  fprintf(out, "order search greedy=%" PRId64 " by=%s status=%s", r->greedy_peak, r->method,
+          gt_order_status_name(r->status));
+  if (dp) fprintf(out, " dp=%s,%ld states", gt_order_status_name(r->dp.status), r->dp.work);
+  if (ilp) fprintf(out, " ilp=%s,%ld nodes", gt_order_status_name(r->ilp.status), r->ilp.work);
+  fputc('\n', out);
 }
 
 void gt_dump(FILE *out, const GtSchedule *s, GtPass p) {
@@ -102,16 +130,7 @@ void gt_dump(FILE *out, const GtSchedule *s, GtPass p) {
     fputc('\n', out);
   }
   if (p < GT_PASS_ORDER) return;
-  for (int k = 0; k < 2; k++) {
-    const int *o = k ? s->order_dfs : s->order_bfs;
-    fprintf(out, "order %s peak=%" PRId64 "%s:", k ? "dfs" : "bfs", k ? s->peak_dfs : s->peak_bfs,
-            o == s->order ? " (chosen)" : "");
-    for (int i = 0; i < s->ninsts; i++) {
-      inst_label(s, o[i], a, sizeof a);
-      fprintf(out, " %s", a);
-    }
-    fputc('\n', out);
-  }
+  print_orders(out, s);
   if (p < GT_PASS_BIND) return;
   fprintf(out, "binding mismatches moved to GB: %d\n", s->nbind_mismatch);
   if (p < GT_PASS_CONCAT) return;
@@ -156,6 +175,29 @@ static void json_order(FILE *out, const int *o, int n) {
   fputc('[', out);
   for (int i = 0; i < n; i++) fprintf(out, "%s%d", i ? "," : "", o[i]);
   fputc(']', out);
+}
+
+/* "order": the chosen name, peak, bound and gap, each order with its peak, the search. */
+static void json_orders(FILE *out, const GtSchedule *s) {
+  fprintf(out, "\"order\":{\"chosen\":\"%s\",\"peak_bytes\":%" PRId64 ",\"lower_bound_bytes\":%" PRId64
+               ",\"gap\":\"%s\",\"peak_bfs_bytes\":%" PRId64 ",\"peak_dfs_bytes\":%" PRId64
+               ",\"peak_footprint_bytes\":%" PRId64 ",\"bfs\":",
+          s->order_name, s->peak, s->peak_bound, gt_order_gap_text(s->arena, s->peak, s->peak_bound),
+          s->peak_bfs, s->peak_dfs, s->peak_foot);
+  json_order(out, s->order_bfs, s->ninsts);
+  fputs(",\"dfs\":", out);
+  json_order(out, s->order_dfs, s->ninsts);
+  fputs(",\"footprint\":", out);
+  json_order(out, s->order_foot, s->ninsts);
+  if (s->order_opt) {
+    const GtOrderResult *r = &s->optimal;
+    fprintf(out, ",\"optimal\":{\"peak_bytes\":%" PRId64 ",\"greedy_peak_bytes\":%" PRId64
+                 ",\"method\":\"%s\",\"status\":\"%s\",\"dp_states\":%ld,\"ilp_nodes\":%ld,\"order\":",
+            r->peak, r->greedy_peak, r->method, gt_order_status_name(r->status), r->dp.work, r->ilp.work);
+    json_order(out, s->order_opt, s->ninsts);
+    fputc('}', out);
+  }
+  fputc('}', out);
 }
 
 void gt_dump_json(FILE *out, const GtSchedule *s) {
@@ -214,13 +256,9 @@ void gt_dump_json(FILE *out, const GtSchedule *s) {
     util_json_str(out, g->tensors[ed->tensor].name);
     fprintf(out, ",%d,%" PRId64 ",%" PRId64 "]", ed->dim, ed->lo, ed->hi);
   }
-  fprintf(out, "],\"gray_edges\":%" PRId64 ",\n\"order\":{\"chosen\":\"%s\",\"peak_bfs_bytes\":%" PRId64
-               ",\"peak_dfs_bytes\":%" PRId64 ",\"bfs\":",
-          s->gray_edges, s->order_name, s->peak_bfs, s->peak_dfs);
-  json_order(out, s->order_bfs, s->ninsts);
-  fputs(",\"dfs\":", out);
-  json_order(out, s->order_dfs, s->ninsts);
-  fputs("},\n\"extra_ops\":[", out);
+  fprintf(out, "],\"gray_edges\":%" PRId64 ",\n", s->gray_edges);
+  json_orders(out, s);
+  fputs(",\n\"extra_ops\":[", out);
   for (int x = 0; x < s->nxops; x++) {
     const GtXop *op = &s->xops[x];
     fprintf(out, "%s\n {\"id\":%d,\"kind\":\"%s\",\"before\":%d,\"readers\":[", x ? "," : "", x,

@@ -205,7 +205,7 @@ typedef struct GsLowered {
                                   run: all clusters and iterations) */
   int nnotes;
   const char **notes;        /* groups run differently from the schedule, and why */
-  const char *gt_order;      /* the instance order used (bfs/dfs, or "group" on a fallback) */
+  const char *gt_order;      /* the instance order and its peaks (GtSchedule.order_summary), or "group" */
   int *op_group;             /* op -> the schedule's group (planning only) */
 } GsLowered;
 

@@ -86,7 +86,7 @@ static int schedule_view(GsLowered *l, SchedView *v, GsDiag *d) {
     v->inst[i] = (SchedInst){gi, in->index, in->dim, in->lo, in->hi, in->scope};
     v->factor[gi]++;
   }
-  v->order = arena_strdup(l->arena, s->order_name ? s->order_name : "?");
+  v->order = arena_strdup(l->arena, s->order_summary ? s->order_summary : "?");
   gt_free(s);
   return graph_infer(g, bit, d);
 }

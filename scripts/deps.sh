@@ -6,7 +6,7 @@
 # package lists have them, and their failure fails nothing: clang's libFuzzer runtime (the fuzz
 # test), Debian's slurm-wlm and munge (tests/cli/test_slurm.sh, gtsim-sweep --backend slurm).
 set -u
-pkgs=(g++ make pkg-config zlib1g-dev libinih-dev libsystemc-dev libprotobuf-c-dev
+pkgs=(g++ make pkg-config zlib1g-dev libinih-dev libsystemc-dev libprotobuf-c-dev libglpk-dev
       protobuf-c-compiler libonnx-dev libcmocka-dev python3 python3-matplotlib python3-onnx
       python3-numpy clang time)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

@@ -59,7 +59,16 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (!strcmp(value, "auto")) g.order = GT_ORDER_AUTO;
     else if (!strcmp(value, "bfs")) g.order = GT_ORDER_BFS;
     else if (!strcmp(value, "dfs")) g.order = GT_ORDER_DFS;
-    else return gt_usage((std::string("--gt-order takes auto, bfs or dfs, not '") + value + "'").c_str());
+    else if (!strcmp(value, "footprint")) g.order = GT_ORDER_FOOTPRINT;
+    else if (!strcmp(value, "optimal")) g.order = GT_ORDER_OPTIMAL;
+    else return gt_usage((std::string("--gt-order takes auto, bfs, dfs, footprint or optimal, not '") + value + "'").c_str());
+  } else if (n == "gt-order-time-limit") {
+    char *end = nullptr;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || *end || end == value || !(v > 0) || v > 3600)
+      return gt_usage((std::string("--gt-order-time-limit needs seconds in (0, 3600], not '") + value + "'").c_str());
+    g.order_time_limit = v;
   } else if (n == "gt-level") {
     GtLadder v;
     if (gt_ladder_parse(value, &v) != 0)

@@ -67,7 +67,11 @@ static const char *usage_text =
     "  --gt-lb-bytes N        LB capacity of Alg. 1 in bytes (overrides --gt-lb-scope)\n"
     "  --gt-init I            initial sub-graphs: chain (default), layer or op\n"
     "  --gt-max-recompute F   reject splits recomputing more than F of the work (0.25)\n"
-    "  --gt-order O           auto (lower peak memory, default), bfs or dfs\n"
+    "  --gt-order O           instance order: auto (the lower peak memory of bfs and dfs,\n"
+    "                         default), bfs, dfs, footprint (heaviest ready instance first)\n"
+    "                         or optimal (least peak: bound, exact DP, then ILP on GLPK)\n"
+    "  --gt-order-time-limit S\n"
+    "                         seconds the ILP of --gt-order optimal may run (default 2)\n"
     "  --gt-footprint F       Alg. 1's peak: op (largest op working set, default) or live\n"
     "  --gt-time              print the wall time of each pass on stderr\n"    "  --gt-level L           kernel generation's ladder level: gb (one kernel per group,\n"
     "                         outputs in GB), lb (in LB), instances (+ instances and their\n"
@@ -238,6 +242,7 @@ static const struct option longopts[] = {
     {"gt-init", required_argument, 0, O_GT_OPT},
     {"gt-max-recompute", required_argument, 0, O_GT_OPT},
     {"gt-order", required_argument, 0, O_GT_OPT},
+    {"gt-order-time-limit", required_argument, 0, O_GT_OPT},
     {"gt-time", no_argument, 0, O_GT_OPT},
     {"gt-footprint", required_argument, 0, O_GT_OPT},
     {"gt-level", required_argument, 0, O_GT_OPT},

@@ -77,7 +77,7 @@ check "astitch placement: r1, p1, s1, s2, y in GB at offsets" test "$(grep -oE '
 out=$(dump graphturbo units)
 check "graphturbo units: every layer names its group" test "$(grep -cE '^k[0-9]+ ops=[^ ]+ group=g[0-9]+ ' <<<"$out")" = 5
 out=$(dump graphturbo slices); rc=$?
-check "graphturbo slices: exit 0, instances in the header" test $rc -eq 0 -a "$(grep -cE '^# instances [0-9]+, order [a-z]+, [0-9]+ slices$' <<<"$out")" = 1
+check "graphturbo slices: exit 0, instances in the header" test $rc -eq 0 -a "$(grep -cE '^# instances [0-9]+, order [a-z]+, peak [0-9]+ B .*, gap [0-9.]+%, [0-9]+ slices$' <<<"$out")" = 1
 check "graphturbo slices: every kernel names its instance" test "$(grep -cE '^k[0-9]+ .* inst=g[0-9]+\.[0-9]+ samples=' <<<"$out")" = "$(grep -c '^k' <<<"$out")"
 check "graphturbo slices: logits wanted in DDR" has "$out" " out=logits@DDR$"
 out=$(dump graphturbo staging); rc=$?

@@ -15,18 +15,10 @@
 #include <cmocka.h>
 
 #include "graph.h"
+#include "rng_testlib.h"
 
 enum { MAX_STEPS = 24, TRIES = 60 };
 
-typedef struct {
-  uint64_t s;
-} Rng;
-static uint64_t rnd(Rng *r) {
-  r->s ^= r->s << 13;
-  r->s ^= r->s >> 7;
-  r->s ^= r->s << 17;
-  return r->s;
-}
 static int pick(Rng *r, int n) { return (int)(rnd(r) % (uint64_t)n); }
 
 /* One op to add: kind, operand ids, output count, attributes. */

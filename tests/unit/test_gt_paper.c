@@ -194,6 +194,41 @@ static void resnet50_running_example_dag_and_order(void **state) {
   tg_free(g);
 }
 
+/* --gt-order footprint and optimal on the running example. Footprint: every footprint is 12U,
+ * so the tie rules decide: a ready b_k frees its two a's (8U), a ready c_k its two b's (8U),
+ * an a frees nothing, so a b or c runs as soon as it is ready and otherwise the lowest a:
+ * a1 a2 b1 a3 a4 b2 c1 a5 a6 b3 a7 a8 b4 c2 d1 (Alg. 3's order mirrored). Its peak is at a8:
+ * c1, b3 and a7 live (3 x 4U) + 12U = 24U.
+ * Optimal: no order beats 24U. When the last a runs, its sibling a (same b) has run and
+ * waits for b: 4U. The other b of that c has either run (its 4U waits for c) or not (then
+ * both its a's have run and wait: 8U). The other c likewise has run (4U) or not (each of its
+ * b's, or their a's, wait: >= 8U). So >= 3 x 4U are live next to the a's 12U: >= 24U, and
+ * DFS reaches 24U: the optimum is 24U, proven by the DP. */
+static void resnet50_running_example_footprint_and_optimal(void **state) {
+  (void)state;
+  GsGraph *g = tg_resnet50(8);
+  GsArch a = tg_arch(4, 8, 2 * U, 8 << 20);
+  GtOptions o;
+  gt_options_default(&o);
+  o.order = GT_ORDER_OPTIMAL;
+  GtSchedule *s = gt_schedule(g, &a, &o, GT_NPASSES - 1);
+  static const char *const foot[] = {"a1", "a2", "b1", "a3", "a4", "b2", "c1", "a5",
+                                     "a6", "b3", "a7", "a8", "b4", "c2", "d1"};
+  for (int i = 0; i < 15; i++) assert_int_equal(s->order_foot[i], lab(foot[i]));
+  assert_int_equal(s->peak_foot, 24 * U);
+  assert_ptr_equal(s->order, s->order_opt);
+  assert_int_equal(s->peak, 24 * U);
+  assert_true(s->peak <= s->peak_dfs);
+  assert_int_equal(s->optimal.bound, 24 * U);
+  assert_string_equal(s->optimal.method, "dp");
+  assert_int_equal(s->optimal.status, GT_ORDER_PROVEN);
+  int pos[15];
+  for (int i = 0; i < 15; i++) pos[s->order[i]] = i;
+  for (int e = 0; e < s->nedges; e++) assert_true(pos[s->edges[e].from] < pos[s->edges[e].to]);
+  gt_free(s);
+  tg_free(g);
+}
+
 static void resnet50_running_example_bind_concat(void **state) {
   (void)state;
   GsGraph *g;
@@ -406,6 +441,7 @@ int main(void) {
       cmocka_unit_test(fig5),
       cmocka_unit_test(resnet50_running_example_groups),
       cmocka_unit_test(resnet50_running_example_dag_and_order),
+      cmocka_unit_test(resnet50_running_example_footprint_and_optimal),
       cmocka_unit_test(resnet50_running_example_bind_concat),
       cmocka_unit_test(resnet50_stcp920_hw_lb),
       cmocka_unit_test(resnet50_stcp920_paper_lb),
