@@ -50,7 +50,8 @@ std::string MemoryState::tile_name(uint32_t t) const {
   return buf;
 }
 
-std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init) {
+std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init,
+                               uint32_t final) {
   Region &g = regions[r];
   Buffer &B = bufs[(size_t)b];
   char msg[256];
@@ -95,6 +96,7 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   g.offset = offset;
   g.bytes = bytes;
   g.tile = init;
+  g.final = final;
   return "";
 }
 
@@ -110,6 +112,9 @@ std::string MemoryState::free_region(uint32_t r, int q, double now) {
   if (g.state != RS_LIVE)
     return "free of region " + region_name(r) +
            (g.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
+  if (g.final)
+    return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
+           tile_name(g.final) + " when the run ends";
   char msg[320];
   if (g.writer >= 0 && before(now, g.write_until)) {
     snprintf(msg, sizeof msg, "free of region %s while queue %s is still writing it (%s): missing "
@@ -210,4 +215,17 @@ void MemoryState::write_end(uint32_t r, uint32_t tile) {
   g.last_tile = g.tile;
   g.tile = tile;
   g.writer = -1;
+}
+
+std::string MemoryState::outputs_check() const {
+  std::string s;
+  for (uint32_t r = 0; r < regions.size(); r++) {
+    const Region &g = regions[r];
+    if (!g.final || g.state != RS_LIVE) continue;  // a freed output is reported at its free
+    if (g.tile == g.final) continue;
+    s += "program output region " + region_name(r) + " should hold tile " + tile_name(g.final) +
+         (g.tile ? ", but it holds tile " + tile_name(g.tile) : ", but nothing was ever written into it") +
+         "\n";
+  }
+  return s;
 }

@@ -32,6 +32,7 @@ struct Region {
   int64_t offset = 0, bytes = 0;
   uint32_t tile = 0;          // tile held now (0: none written yet)
   uint32_t last_tile = 0;     // tile held before the last write (for "stale" messages)
+  uint32_t final = 0;         // a program output: the tile it must hold when the run ends
   // In-flight accesses (times in cycles): a write completes at write_until; readers read until
   // read_until. Another queue touching the region meanwhile is a race.
   int writer = -1;            // queue id writing it, -1 none
@@ -51,8 +52,9 @@ class MemoryState {
   std::string region_name(uint32_t r) const;
   std::string tile_name(uint32_t t) const;
 
-  // alloc/free (zero cost). buf is a Buffer index.
-  std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init);
+  // alloc/free (zero cost). buf is a Buffer index; `final` marks a program output (0: none).
+  std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init,
+                    uint32_t final);
   // A free by queue q at `now`: the region must be live and no other access in flight.
   std::string free_region(uint32_t r, int q, double now);
   // A read of `bytes` bytes at [off, off+bytes) of region r that must hold `tile`, by queue q
@@ -67,6 +69,9 @@ class MemoryState {
                           double now, double until, bool acc);
   // The write completes: the region holds `tile`.
   void write_end(uint32_t r, uint32_t tile);
+  // The end-of-run check of the program outputs: one line per output region that is not live
+  // or does not hold its final tile in all its bytes (empty when all do).
+  std::string outputs_check() const;
 
   // Queue names for messages (filled by the model).
   std::vector<std::string> *queue_names = nullptr;

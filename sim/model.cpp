@@ -410,6 +410,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GsInst &in, size_t idx) {
     QState::Flag &f = tq.flags[inst_signal_flag(&in)];
     f.count++;
     f.from_dma = q.unit_kind < 0;
+    f.last_from = qid;
     tq.ev->notify();
     return true;
   }
@@ -483,6 +484,7 @@ bool SimModel::exec_sync(QState &q, int qid, const GsInst &in, size_t idx) {
     if (in.op == I_SEMPOST) {
       s.count++;
       s.from_dma = q.unit_kind < 0;
+      s.last_from = qid;
       for (int w : s.waiters) queues[(size_t)w].ev->notify();
       s.waiters.clear();
       return true;
@@ -514,7 +516,8 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   case I_ALLOC: {
     int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
     int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
-    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0]);
+    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0],
+                              in.t[1]);
     if (!e.empty()) return fail(qid, idx, e);
     if (!recorders_.empty()) trace_occ(b);
     return true;

@@ -84,6 +84,7 @@ struct QState {
   struct Flag {
     int64_t count = 0;
     bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
+    int last_from = -1;     // queue slot of the last signal (for the end-of-run report)
   };
   std::map<int64_t, Flag> flags;
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
@@ -107,6 +108,7 @@ struct SyncObj {  // a barrier or a semaphore
   int64_t arrived = 0;
   uint64_t generation = 0;
   bool from_dma = false;  // semaphore: last posted by a DMA queue
+  int last_from = -1;     // semaphore: queue slot of the last post (for the end-of-run report)
   std::vector<int> waiters;
 };
 
@@ -152,6 +154,7 @@ class SimModel : public sc_core::sc_module {
   void wake_all();
   std::string static_check(const GsProgram *p);
   std::string deadlock_report();
+  std::string end_report();
   void register_stats(SimResult *r, double cycles);
   void trace_occ(int buf);
 

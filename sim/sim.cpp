@@ -83,6 +83,35 @@ std::string SimModel::deadlock_report() {
   return s;
 }
 
+// The end-of-run checks (docs/timing.md, "At the end of the run"): every program output holds its
+// final tile in all its bytes, and no flag or semaphore has a count left (a signal or post that
+// no wait consumed). Every problem is listed; an empty string when there is none.
+std::string SimModel::end_report() {
+  std::string lines = mem.outputs_check();
+  for (const QState &q : queues)
+    for (const auto &f : q.flags) {
+      if (f.second.count <= 0) continue;
+      lines += "flag " + std::to_string(f.first) + " of queue " + q.name + " has " +
+               std::to_string(f.second.count) + " signal(s) that no wait consumed (the last from " +
+               qnames[(size_t)f.second.last_from] + ")\n";
+    }
+  for (const auto &s : sems_) {
+    if (s.second.count <= 0) continue;
+    lines += "semaphore " + s.first + " has " + std::to_string(s.second.count) +
+             " post(s) that no semwait consumed (the last from " +
+             qnames[(size_t)s.second.last_from] + ")\n";
+  }
+  if (lines.empty()) return "";
+  std::string s = std::string(prog_name_) + ": error: at the end of the run:\n";
+  size_t at = 0;
+  while (at < lines.size()) {
+    size_t nl = lines.find('\n', at);
+    s += "    " + lines.substr(at, nl + 1 - at);
+    at = nl + 1;
+  }
+  return s;
+}
+
 static std::string fmt(const char *f, const std::string &a) {
   char b[160];
   snprintf(b, sizeof b, f, a.c_str());
@@ -230,13 +259,14 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     wake_all();
     sc_start();
   }
+  if (error_.empty()) error_ = end_report();  // ends at the run's end: error_cycle_ stays unused
   double end = start_;
   for (QState &q : queues) {
     if (!q.prog || q.prog->insts.len == 0) continue;
     r->instructions += q.ninst;
     end = std::max(end, q.end);
   }
-  if (!error_.empty()) end = start_ + error_cycle_;
+  if (!error_.empty() && abort_) end = start_ + error_cycle_;
   double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;

@@ -273,7 +273,7 @@ static SimResult double_buffer(GsVop op, int64_t elems, int iters) {
     pr.signal(in, TQ_VEC, 0);
     pr.wait(v, 0);
     pr.vec(v, op, out, ty, buf[i % 2], tiles[(size_t)i], elems, DT_FP16);
-    pr.signal(v, TQ_IN, 1);
+    if (i + 2 < iters) pr.signal(v, TQ_IN, 1);  // buffer free for tile i + 2 (no count left over)
   }
   SimResult r = run(pr);
   assert_int_equal(r.status, 0);
