@@ -118,6 +118,15 @@ struct Traffic {
   double ddr_burst = 0;  // DDR bytes after burst rounding
 };
 
+// The resources and fixed costs of one transfer (SimModel::mov_path).
+struct MovPath {
+  double latency = 0;
+  std::vector<BwResource> *ports[2] = {nullptr, nullptr};  // GB/LB ports of each end, or null
+  BwResource *links[4] = {};                               // NoC and cluster links crossed
+  int nlinks = 0;
+  bool noc = false, xcluster = false, same_buf = false;
+};
+
 class SimModel : public sc_core::sc_module {
  public:
   SimModel(sc_core::sc_module_name n, const GsArch *a);
@@ -145,8 +154,13 @@ class SimModel : public sc_core::sc_module {
   void queue_thread(int q);
   bool exec(QState &q, int qid, const GsInst &in, size_t idx);
   bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
+  bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
+                MovPath *mp, std::string *err);
+  double mov_stream(QState &q, const MovPath &mp, int64_t bytes, double t);
   bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
-  bool exec_sync(QState &q, int qid, const GsInst &in, size_t idx);
+  bool sync_flag(QState &q, int qid, const GsInst &in);
+  bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
+  bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
@@ -155,6 +169,10 @@ class SimModel : public sc_core::sc_module {
   std::string static_check(const GsProgram *p);
   std::string deadlock_report();
   std::string end_report();
+  void reset_run(const GsProgram *p, const SimOptions &o);
+  bool choose_chunk(const SimOptions &o, SimResult *r);
+  bool open_recorders(const SimOptions &o, SimResult *r);
+  void simulate();
   void register_stats(SimResult *r, double cycles);
   void trace_occ(int buf);
 

@@ -169,8 +169,8 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   }
 }
 
-int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
-  *r = SimResult();
+// Every piece of model state back to its initial value, the resource clocks at the run's start.
+void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   prog_ = p;
   prog_name_ = o.program_name ? o.program_name : "program";
   abort_ = false;
@@ -182,60 +182,58 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   cluster_episodes_.clear();
   recorders_.clear();
   for (QState &q : queues) q.reset();
-  for (BwResource &c : ddr->channels) c.reset();
-  for (auto &cm : clusters) {
-    for (BwResource &x : cm->gb->ports) x.reset();
-    for (BwResource &x : cm->noc->link_in) x.reset();
-    for (BwResource &x : cm->noc->link_out) x.reset();
-    cm->link_in.reset();
-    cm->link_out.reset();
-    for (auto &core : cm->cores)
-      for (BwResource &x : core->lb->ports) x.reset();
-  }
   mem.reset(p);
   start_ps_ = sc_time_stamp().value();
   start_ = now();
   mem.origin = start_;
-  // Resource clocks start at this run's start.
-  for (BwResource &c : ddr->channels) c.free_at = start_;
+  std::vector<BwResource *> all;
+  for (BwResource &c : ddr->channels) all.push_back(&c);
   for (auto &cm : clusters) {
-    for (BwResource &x : cm->gb->ports) x.free_at = start_;
-    for (BwResource &x : cm->noc->link_in) x.free_at = start_;
-    for (BwResource &x : cm->noc->link_out) x.free_at = start_;
-    cm->link_in.free_at = cm->link_out.free_at = start_;
+    for (BwResource &x : cm->gb->ports) all.push_back(&x);
+    for (BwResource &x : cm->noc->link_in) all.push_back(&x);
+    for (BwResource &x : cm->noc->link_out) all.push_back(&x);
+    all.push_back(&cm->link_in);
+    all.push_back(&cm->link_out);
     for (auto &core : cm->cores)
-      for (BwResource &x : core->lb->ports) x.free_at = start_;
+      for (BwResource &x : core->lb->ports) all.push_back(&x);
   }
+  for (BwResource *x : all) {
+    x->reset();
+    x->free_at = start_;  // resource clocks start at this run's start
+  }
+}
+
+// The transfer chunk size: the option, else GTSIM_CHUNK_BYTES, else 2048; false when the
+// environment variable is not a positive integer (the message in r).
+bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
   chunk_ = o.chunk_bytes;
-  if (chunk_ <= 0) {
-    chunk_ = 2048;
-    if (const char *env = getenv("GTSIM_CHUNK_BYTES")) {
-      char *end;
-      long long v = strtoll(env, &end, 10);
-      if (end == env || *end || v <= 0) {
-        r->status = GS_EXIT_INPUT;
-        r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
-        return r->status;
-      }
-      chunk_ = v;
-    }
+  if (chunk_ > 0) return true;
+  chunk_ = 2048;
+  const char *env = getenv("GTSIM_CHUNK_BYTES");
+  if (!env) return true;
+  char *end;
+  long long v = strtoll(env, &end, 10);
+  if (end == env || *end || v <= 0) {
+    r->status = GS_EXIT_INPUT;
+    r->message = std::string("gtsim: error: GTSIM_CHUNK_BYTES must be a positive integer, not '") + env + "'\n";
+    return false;
   }
-  std::string e = static_check(p);
-  if (!e.empty()) {
-    r->status = GS_EXIT_SIM;
-    r->message = e;
-    for (QState &q : queues) q.prog = nullptr;
-    return r->status;
-  }
+  chunk_ = v;
+  return true;
+}
+
+// The trace recorders the options ask for, told every buffer and used queue; false when a file
+// cannot be opened (the message in r).
+bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
   std::string err;
   if (o.trace_path) {
     auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   if (o.perfetto_path) {
     auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   for (auto &rec : recorders_) {
@@ -244,6 +242,12 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     for (size_t q = 0; q < queues.size(); q++)
       if (queues[q].prog && queues[q].prog->insts.len) rec->queue((int)q, queues[q].name);
   }
+  return true;
+}
+
+// Runs the kernel until it has no events left; queues unfinished then are deadlocked: reported,
+// released with abort_ and drained. Then the end-of-run checks when nothing failed before.
+void SimModel::simulate() {
   running_ = 0;
   for (QState &q : queues)
     if (q.prog && q.prog->insts.len) running_++;
@@ -259,7 +263,26 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     wake_all();
     sc_start();
   }
-  if (error_.empty()) error_ = end_report();  // ends at the run's end: error_cycle_ stays unused
+  if (error_.empty()) error_ = end_report();  // at the run's end: error_cycle_ stays unused
+}
+
+int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
+  *r = SimResult();
+  reset_run(p, o);
+  if (!choose_chunk(o, r)) return r->status;
+  std::string e = static_check(p);
+  if (!e.empty()) {
+    r->status = GS_EXIT_SIM;
+    r->message = e;
+    for (QState &q : queues) q.prog = nullptr;
+    return r->status;
+  }
+  if (!open_recorders(o, r)) {
+    recorders_.clear();
+    for (QState &q : queues) q.prog = nullptr;
+    return r->status;
+  }
+  simulate();
   double end = start_;
   for (QState &q : queues) {
     if (!q.prog || q.prog->insts.len == 0) continue;
@@ -272,6 +295,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
   register_stats(r, cycles);
+  std::string err;
   for (auto &rec : recorders_)
     if (!rec->finish(r->cycles, &err) && error_.empty()) {
       r->status = GS_EXIT_INPUT;
