@@ -2,11 +2,12 @@
 //
 // Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_THREAD that
 // executes its instructions in order. An instruction does its effect at issue (checks, region
-// reads, resource reservations), then sleeps until its completion time (one wait per compute
-// instruction, one wait per transfer chunk) and completes (the written region now holds its
-// tile). There is no per-cycle tick: time only advances through those waits. Flags, barriers
-// and semaphores block a thread on its own event, which the releasing queue notifies.
-// Invariants: a region's tile changes only at a write's completion; shared bandwidth resources
+// reads and writes, resource reservations), then sleeps until its completion time (one wait per
+// compute instruction, one wait per transfer chunk) and completes. There is no per-cycle tick:
+// time only advances through those waits. Flags, barriers and semaphores block a thread on its
+// own event, which the releasing queue notifies, and order queues for the race checks (hb.h).
+// Invariants: the tile state and the access logs change at issue (an access that could see a
+// write in flight does not happen after it: a race, memory.cpp); shared bandwidth resources
 // are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
 // deterministic process order); the first check failure stops every queue (abort_) and is the
 // one reported.
@@ -21,8 +22,6 @@
 #include "trace.h"
 
 using namespace sc_core;
-
-static const double kForever = 1e300;
 
 DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
@@ -147,6 +146,7 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
     clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
+  mem.hb = &hb;
   for (QState &q : queues) q.chan.resize(ddr->channels.size());
   SC_THREAD(controller);
 }
@@ -196,22 +196,35 @@ std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &i
   return buf;
 }
 
+// "queue Q, instruction I (TEXT), at cycle C: MSG"
+std::string SimModel::located(int qid, size_t idx, const std::string &msg) {
+  const QState &q = queues[(size_t)qid];
+  char cyc[64];
+  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(now() - start_ - 1e-9) + 0.0);
+  return "queue " + q.name + ", instruction " + std::to_string(idx) + " (" +
+         model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg;
+}
+
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   if (abort_) return false;
   abort_ = true;
   error_cycle_ = now() - start_;
-  const QState &q = queues[(size_t)qid];
-  char cyc[64];
-  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
-  error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
-           " (" + model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
+  error_ = std::string(prog_name_) + ": error: " + located(qid, idx, msg) + "\n";
   wake_all();
   return false;
 }
 
+// A warning the memory checks left: counted by kind, the first one kept with its location.
+void SimModel::take_warning(int qid, size_t idx) {
+  if (mem.warning.empty()) return;
+  Warning &w = warnings_[mem.warning_kind];
+  if (w.count++ == 0) w.first = located(qid, idx, mem.warning);
+  mem.warning.clear();
+}
+
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
 std::string SimModel::operand_place(const QState &q, uint32_t r) const {
-  const Region &g = mem.regions[r];
+  const Region &g = mem.region(r);
   if (g.state != RS_LIVE) return "";  // the read/write check reports it
   const CoreModule *cm = core_mod(q.cluster, q.core);
   int want = cm->kind->lb_bytes > 0 ? cm->lb->buf : gb_buffer(q.cluster);
@@ -233,10 +246,10 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
-    double until = t0 + (double)d;
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, m * k * es, qid, t0, until);
-    if (e.empty()) e = mem.read(in.r[2], in.t[2], 0, k * n * es, qid, t0, until);
-    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
+    Mark who = mark(qid, idx);
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, m * k * es), who);
+    if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
+    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
     q.macs += (double)m * (double)n * (double)k;
     q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
@@ -246,17 +259,28 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
     int64_t group = std::max<int64_t>(1, param > 0 ? param : elems);  // param 0: one group
     int64_t out = shrinks ? (elems + group - 1) / group : elems;
-    double until = t0 + (double)d;
+    Mark who = mark(qid, idx);
     e = operand_place(q, in.r[1]);
     if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
     if (e.empty()) e = operand_place(q, in.r[0]);
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, elems * es, qid, t0, until);
-    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], 0, 0, qid, t0, until);
-    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, out * es, qid, t0, until, false);
+    // a's extent is elems elements, unless elems counts elements read again: pooling windows,
+    // a window given to an op without groups (a depthwise conv's mul), dot products of pairs
+    // (an interaction reads each feature row once per pair): then it is not named
+    bool windowed = op == V_POOLMAX || op == V_POOLAVG || op == V_DOT ||
+                    (param > 0 && !isa_vop_needs_param(op));
+    if (e.empty())
+      e = mem.read(in.r[1], in.t[1], memory_range(0, elems * es), who, windowed);
+    if (e.empty() && in.r[2]) {
+      // b's extent is not named (a broadcast operand may be smaller than a): only its first
+      // byte is known to be read
+      int64_t nb = std::min(elems * es, mem.region(in.r[2]).bytes);
+      e = mem.read(in.r[2], in.t[2], memory_range(0, nb), who, true);
+    }
+    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, out * es), who, false, true);
   }
+  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   wait_until(t0 + (double)d);
-  if (in.op != I_SCALAR) mem.write_end(in.r[0], in.t[0]);
   q.busy += (double)d;
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
   return !abort_;
@@ -378,10 +402,12 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   GsAccess dp = mov_access(inst_mov_dst_off(&in), row, rows, inst_mov_dst_stride(&in), planes,
                            inst_mov_dst_pstride(&in));
   double t0 = now();
-  std::string e = mem.read(rs, in.t[1], sp.base, bytes ? timing_access_extent(&sp) - sp.base : 0, qid, t0, kForever);
-  if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? timing_access_extent(&dp) - dp.base : 0, qid, t0, kForever, false);
+  Mark who = mark(qid, idx);
+  std::string e = mem.read(rs, in.t[1], sp, who);
+  if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
+  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
-  const Region &S = mem.regions[rs], &D = mem.regions[rd];
+  const Region &S = mem.region(rs), &D = mem.region(rd);
   const Buffer *side[2] = {&mem.bufs[(size_t)S.buf], &mem.bufs[(size_t)D.buf]};
   const GsAccess *pat[2] = {&sp, &dp};
   const Region *reg[2] = {&S, &D};
@@ -392,8 +418,6 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   double stall = mov_stream(q, mp, bytes, t0 + mp.latency);
   if (abort_) return false;
   double t1 = now();  // the last chunk's end, as the kernel woke at it
-  mem.read_end(rs, qid, t1);
-  mem.write_end(rd, in.t[0]);
   const Buffer &SB = *side[0], &DB = *side[1];
   double b = (double)bytes;
   if (SB.level == LVL_DDR) traffic_.ddr_read += b;
@@ -437,12 +461,19 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   }
   b.count = count;
   b.arrived++;
+  hb.arrive(qid, &b.join);
   if (b.arrived == b.count) {
     b.generation++;
     b.arrived = 0;
-    for (int w : b.waiters) queues[(size_t)w].ev->notify();
+    hb.acquire(qid, b.join);
+    for (int w : b.waiters) {
+      hb.acquire(w, b.join);  // the waiters are blocked: their clocks stand still
+      queues[(size_t)w].ev->notify();
+    }
     b.waiters.clear();
+    b.join.clear();
     if (in.sub == SCOPE_CHIP) {
+      hb.update_floor();  // lets the access logs drop what every queue is ordered after
       episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
       traffic_.ddr_since_episode = 0;
     } else {
@@ -472,6 +503,8 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     s.count++;
     s.from_dma = q.unit_kind < 0;
     s.last_from = qid;
+    s.tokens.emplace_back();
+    hb.release(qid, &s.tokens.back());
     for (int w : s.waiters) queues[(size_t)w].ev->notify();
     s.waiters.clear();
     return true;
@@ -485,6 +518,8 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     if (abort_) return false;
   }
   s.count--;
+  hb.acquire(qid, s.tokens.front());
+  s.tokens.pop_front();
   // a DMA queue posts when data has arrived: waiting on data; a unit, when a buffer is free
   if (s.from_dma) q.stall_data += now() - t0;
   else q.stall_flag += now() - t0;
@@ -500,6 +535,8 @@ bool SimModel::sync_flag(QState &q, int qid, const GsInst &in) {
     f.count++;
     f.from_dma = q.unit_kind < 0;
     f.last_from = qid;
+    f.tokens.emplace_back();
+    hb.release(qid, &f.tokens.back());
     tq.ev->notify();
     return true;
   }
@@ -508,6 +545,8 @@ bool SimModel::sync_flag(QState &q, int qid, const GsInst &in) {
     auto it = q.flags.find(flag);
     if (it != q.flags.end() && it->second.count > 0) {
       it->second.count--;
+      hb.acquire(qid, it->second.tokens.front());
+      it->second.tokens.pop_front();
       // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
       // buffer or a result (a flag stall).
       if (it->second.from_dma) q.stall_data += now() - t0;
@@ -528,15 +567,15 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
     int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
     int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
     std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0],
-                              in.t[1]);
+                              in.t[1], mark(qid, idx));
     if (!e.empty()) return fail(qid, idx, e);
     if (!recorders_.empty()) trace_occ(b);
     return true;
   }
   case I_FREE: {
-    std::string e = mem.free_region(in.r[0], qid, now());
+    std::string e = mem.free_region(in.r[0], mark(qid, idx));
     if (!e.empty()) return fail(qid, idx, e);
-    if (!recorders_.empty()) trace_occ(mem.regions[in.r[0]].buf);
+    if (!recorders_.empty()) trace_occ(mem.region(in.r[0]).buf);
     return true;
   }
   case I_MOV: return exec_mov(q, qid, in, idx);
@@ -563,6 +602,7 @@ void SimModel::queue_thread(int qid) {
     if (i + 1 == n) q.done = true;
   }
   q.end = now();
+  hb.retire(qid);
   running_--;
 }
 

@@ -6,11 +6,13 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "hb.h"
 #include "memory.h"
 #include "sim.h"
 #include "timing.h"
@@ -85,6 +87,7 @@ struct QState {
     int64_t count = 0;
     bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
     int last_from = -1;     // queue slot of the last signal (for the end-of-run report)
+    std::deque<HbClock> tokens;  // the clocks of the signals not consumed yet (hb.h)
   };
   std::map<int64_t, Flag> flags;
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
@@ -110,6 +113,8 @@ struct SyncObj {  // a barrier or a semaphore
   bool from_dma = false;  // semaphore: last posted by a DMA queue
   int last_from = -1;     // semaphore: queue slot of the last post (for the end-of-run report)
   std::vector<int> waiters;
+  std::deque<HbClock> tokens;  // semaphore: the clocks of the posts not consumed yet (hb.h)
+  HbClock join;                // barrier: the join of the current episode's arrivals
 };
 
 struct Traffic {
@@ -139,6 +144,7 @@ class SimModel : public sc_core::sc_module {
   std::vector<QState> queues;       // every queue slot
   std::vector<std::string> qnames;  // queues[i].name, for messages
   MemoryState mem;
+  HbClocks hb;  // happens-before between the program's queues
 
   // Slots.
   int core_queue(int cluster, int core, int index) const;  // -1 if out of range
@@ -162,11 +168,14 @@ class SimModel : public sc_core::sc_module {
   bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
   bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
+  void take_warning(int qid, size_t idx);
+  Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
+  std::string located(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
   void wait_until(double t);
   void wake_all();
-  std::string static_check(const GsProgram *p);
+  int static_check(const GsProgram *p, std::string *err);
   std::string deadlock_report();
   std::string end_report();
   void reset_run(const GsProgram *p, const SimOptions &o);
@@ -185,6 +194,11 @@ class SimModel : public sc_core::sc_module {
   int64_t chunk_ = 2048;
   bool abort_ = false;
   std::string error_;
+  struct Warning {
+    std::string first;  // the first occurrence, located
+    uint64_t count = 0;
+  };
+  std::map<std::string, Warning> warnings_;  // by kind
   double error_cycle_ = 0;
   uint64_t running_ = 0;
   std::map<std::string, SyncObj> barriers_, sems_;

@@ -33,8 +33,9 @@ int Simulator::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
 
 // The static checks are prog_check's (sched/prog_check.c: queues, units, cores, clusters,
 // engines, ids, dtypes the units support); its messages are collected here. Then every program
-// queue is bound to its queue slot.
-std::string SimModel::static_check(const GsProgram *p) {
+// queue is bound to its queue slot. Returns the run's status: 0 or GS_EXIT_SIM (a check
+// failed), the message in *err.
+int SimModel::static_check(const GsProgram *p, std::string *err) {
   char *buf = nullptr;
   size_t len = 0;
   FILE *ms = open_memstream(&buf, &len);
@@ -47,14 +48,22 @@ std::string SimModel::static_check(const GsProgram *p) {
   fclose(ms);
   std::string msg(buf ? buf : "", len);
   free(buf);
-  if (rc != 0) return msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
+  if (rc != 0) {
+    *err = msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
+    return GS_EXIT_SIM;
+  }
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueue &gq = p->queues[i];
     int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
     gs_assert(slot >= 0 && !queues[(size_t)slot].prog);  // prog_check guarantees both
     queues[(size_t)slot].prog = &gq;
   }
-  return "";
+  std::vector<int> dense(queues.size(), -1);
+  int n = 0;
+  for (size_t i = 0; i < queues.size(); i++)
+    if (queues[i].prog) dense[i] = n++;
+  hb.reset(dense, n);
+  return 0;
 }
 
 std::string SimModel::deadlock_report() {
@@ -181,11 +190,11 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
+  warnings_.clear();
   for (QState &q : queues) q.reset();
   mem.reset(p);
   start_ps_ = sc_time_stamp().value();
   start_ = now();
-  mem.origin = start_;
   std::vector<BwResource *> all;
   for (BwResource &c : ddr->channels) all.push_back(&c);
   for (auto &cm : clusters) {
@@ -270,9 +279,9 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   *r = SimResult();
   reset_run(p, o);
   if (!choose_chunk(o, r)) return r->status;
-  std::string e = static_check(p);
-  if (!e.empty()) {
-    r->status = GS_EXIT_SIM;
+  std::string e;
+  if (int st = static_check(p, &e)) {
+    r->status = st;
     r->message = e;
     for (QState &q : queues) q.prog = nullptr;
     return r->status;
@@ -302,6 +311,12 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
       r->message = err;
     }
   recorders_.clear();
+  for (const auto &w : warnings_) {
+    std::string line = w.second.first;
+    if (w.second.count > 1) line += " (and " + std::to_string(w.second.count - 1) + " more like it)";
+    r->warnings.push_back(line);
+    if (o.warnings) fprintf(o.warnings, "%s: warning: %s\n", prog_name_, line.c_str());
+  }
   if (!error_.empty()) {
     r->status = GS_EXIT_SIM;
     r->message = error_;
