@@ -280,6 +280,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   }
   take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
+  if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
   q.busy += (double)d;
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
@@ -351,13 +352,24 @@ bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2]
   return true;
 }
 
+// An instruction that would end after kModelMaxCycles stops the run (a check failure).
+bool SimModel::past_limit(int qid, size_t idx, double end) {
+  if (end <= kModelMaxCycles) return false;
+  char msg[200];
+  snprintf(msg, sizeof msg, "it would end at cycle %.0f, past the %.0f cycles (2^43) a run may last",
+           std::ceil(end), kModelMaxCycles);
+  fail(qid, idx, msg);
+  return true;
+}
+
 // Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
 // the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
 // one's. Returns the cycles its chunks waited for busy resources.
-double SimModel::mov_stream(QState &q, const MovPath &mp, int64_t bytes, double t) {
+double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
+                            double t) {
   double stall = 0;
   int64_t left = bytes;
-  if (bytes == 0) wait_until(t);
+  if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
   while (left > 0 && !abort_) {
     int64_t c = std::min(chunk_, left);
     double f = (double)c / (double)bytes;
@@ -376,6 +388,7 @@ double SimModel::mov_stream(QState &q, const MovPath &mp, int64_t bytes, double 
     for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], (double)c});
     double start;
     double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
+    if (past_limit(qid, idx, end)) break;
     stall += start - t;
     wait_until(end);
     t = end;
@@ -415,7 +428,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (!mov_path(q, side, pat, reg, &mp, &e)) return fail(qid, idx, e);
   double ddr_total = 0;
   for (double c : q.chan) ddr_total += c;
-  double stall = mov_stream(q, mp, bytes, t0 + mp.latency);
+  double stall = mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
   if (abort_) return false;
   double t1 = now();  // the last chunk's end, as the kernel woke at it
   const Buffer &SB = *side[0], &DB = *side[1];

@@ -123,6 +123,14 @@ struct Traffic {
   double ddr_burst = 0;  // DDR bytes after burst rounding
 };
 
+// The longest run the model simulates: 2^43 cycles (2.4 hours at 1 GHz). Model time is kept in
+// double cycles with fractions of 1/1000 and in SystemC picoseconds (1000 per cycle): both stay
+// exact below it. An instruction that would end later stops the run (docs/timing.md).
+static const double kModelMaxCycles = 8796093022208.0;
+// The most queues a program may use: the race checks keep a clock of one epoch per queue for
+// every queue (hb.h), 4·N² bytes, 256 MiB at this bound (IPU GC2 has 7296 queue slots).
+static const int kMaxQueues = 8192;
+
 // The resources and fixed costs of one transfer (SimModel::mov_path).
 struct MovPath {
   double latency = 0;
@@ -162,7 +170,8 @@ class SimModel : public sc_core::sc_module {
   bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
   bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
                 MovPath *mp, std::string *err);
-  double mov_stream(QState &q, const MovPath &mp, int64_t bytes, double t);
+  double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
+  bool past_limit(int qid, size_t idx, double end);
   bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
   bool sync_flag(QState &q, int qid, const GsInst &in);
   bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);

@@ -33,8 +33,8 @@ int Simulator::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
 
 // The static checks are prog_check's (sched/prog_check.c: queues, units, cores, clusters,
 // engines, ids, dtypes the units support); its messages are collected here. Then every program
-// queue is bound to its queue slot. Returns the run's status: 0 or GS_EXIT_SIM (a check
-// failed), the message in *err.
+// queue is bound to its queue slot. Returns the run's status: 0, GS_EXIT_SIM (a check failed)
+// or GS_EXIT_INPUT (more queues than the simulator runs), the message in *msg.
 int SimModel::static_check(const GsProgram *p, std::string *err) {
   char *buf = nullptr;
   size_t len = 0;
@@ -62,6 +62,12 @@ int SimModel::static_check(const GsProgram *p, std::string *err) {
   int n = 0;
   for (size_t i = 0; i < queues.size(); i++)
     if (queues[i].prog) dense[i] = n++;
+  if (n > kMaxQueues) {
+    *err = std::string(prog_name_) + ": error: the program uses " + std::to_string(n) +
+           " queues; the simulator runs at most " + std::to_string(kMaxQueues) +
+           " (its race checks keep a clock of one epoch per queue for every queue: 4·N² bytes)\n";
+    return GS_EXIT_INPUT;
+  }
   hb.reset(dense, n);
   return 0;
 }
