@@ -260,11 +260,13 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (!prog_queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
   check_unused_fields(c, in);
   const GsUnitKind *u = queue_unit(a, q);
+  int ints_ok = 1; /* every integer operand in [0, 2^40]: the derived checks may multiply them */
   for (int k = 0; k < isa_operand_count(op); k++) {
     const GsOperand *o = isa_operand(op, k);
     int64_t v = isa_inst_get(in, o);
     switch (o->kind) {
     case OPK_INT:
+      ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
       if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
       else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
       else if (v == 0 && must_be_positive(o->name)) inst_error(c, "%s must be positive", o->name);
@@ -314,12 +316,6 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
       inst_alloc_core(in) >= 0)
     check_alloc(c, in);
-  int ints_ok = 1; /* every integer operand in [0, 2^40]: the derived checks may multiply them */
-  for (int k = 0; k < isa_operand_count(op); k++)
-    if (isa_operand(op, k)->kind == OPK_INT) {
-      int64_t v = isa_inst_get(in, isa_operand(op, k));
-      ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
-    }
   if (op == I_MOV && ints_ok && inst_mov_bytes(in) > 0) check_mov(c, in);
   if (op == I_GEMM && ints_ok) check_gemm(c, in);
   if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);

@@ -395,11 +395,17 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, bo
       auto next = g.spans.upper_bound(ap.base);
       bad.hi = std::min(timing_access_extent(&ap), next == g.spans.end() ? g.bytes : next->first);
     }
-  } else {
-    for_each_run(ap, [&](int64_t lo, int64_t hi) {
-      found = first_bad(g.spans, lo, hi, tile, &bad);
-      return !found;
-    });
+  } else if (ap.row_bytes > 0) {
+    // one range holding `tile` from the pattern's first byte to its last: every byte does (the
+    // common case, a region that holds one tile: no walk over the rows)
+    auto it = span_at(g.spans, ap.base);
+    bool one = it != g.spans.end() && it->first <= ap.base && it->second.tile == tile &&
+               it->second.end >= timing_access_extent(&ap);
+    if (!one)
+      for_each_run(ap, [&](int64_t lo, int64_t hi) {
+        found = first_bad(g.spans, lo, hi, tile, &bad);
+        return !found;
+      });
   }
   if (!found) return "";
   if (partial_compute) *partial_compute = short_compute(r, tile, ap, bad.lo);
