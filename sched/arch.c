@@ -57,6 +57,13 @@ int arch_dtype_parse(const char *s, GsDtype *out) {
 #define C_(f) offsetof(GsCoreKind, f)
 #define U_(f) offsetof(GsUnitKind, f)
 #define BIG 1e9 /* generous upper bound for latencies and bandwidths in bytes/cycle */
+/* The narrowest bandwidth, one byte per 1024 cycles: with operands of at most 2^40 (prog.h),
+ * rates of at least 1/1024 and vector costs of at most 2^16, every timing formula stays exact
+ * in 64 bits; how long a run may last is the simulator's own limit (docs/timing.md). */
+#define MIN_BW (1.0 / 1024)
+/* The most cores a chip may have: the simulator elaborates a module per core and its queues
+ * (16384 cores: 3.6 s and 93 MB on the machine that measured it; IPU GC2 has 2432). */
+enum { ARCH_MAX_CORES = 16384 };
 
 const char *const arch_sec_names[SEC_KINDS] = {"chip", "ddr", "cluster", "core", "unit"};
 
@@ -66,14 +73,14 @@ const ArchKey arch_keys[] = {
     /* [chip] */
     {.sec = SEC_CHIP, .key = "name", .type = KT_STR, .unit = "", .def = NULL,
      .desc = "chip name shown in reports", .off = A_(name)},
-    {.sec = SEC_CHIP, .key = "clock_mhz", .type = KT_FLOAT, .unit = "MHz", .min = 0,
-     .min_exclusive = 1, .max = 100000, .def = NULL,
+    {.sec = SEC_CHIP, .key = "clock_mhz", .type = KT_FLOAT, .unit = "MHz", .min = 1,
+     .max = 100000, .def = NULL,
      .desc = "core clock; every `*_cycles` and `*_per_cycle` figure counts this clock",
      .off = A_(clock_mhz)},
     {.sec = SEC_CHIP, .key = "clusters", .type = KT_INT, .unit = "", .min = 1, .max = 4096,
      .def = NULL, .desc = "number of identical clusters (d)", .off = A_(nclusters)},
     {.sec = SEC_CHIP, .key = "cluster_link_bytes_per_cycle", .type = KT_FLOAT,
-     .unit = "B/cycle", .min = 0, .max = BIG, .def = "0",
+     .unit = "B/cycle", .min = MIN_BW, .zero_ok = 1, .max = BIG, .def = "0",
      .desc = "direct link between two clusters, each direction (0: clusters exchange data only "
              "through DDR)",
      .off = A_(cluster_link_bytes_per_cycle)},
@@ -91,7 +98,7 @@ const ArchKey arch_keys[] = {
      .def = NULL, .desc = "independent DDR/HBM channels; bandwidth is split evenly",
      .off = A_(ddr_channels)},
     {.sec = SEC_DDR, .key = "bandwidth_gb_per_s", .type = KT_FLOAT, .unit = "GB/s (1e9 B/s)",
-     .min = 0, .min_exclusive = 1, .max = 1e6, .def = NULL,
+     .min = 0.001, .max = 1e6, .def = NULL,
      .desc = "peak bandwidth of all channels together, decimal gigabytes per second",
      .off = A_(ddr_bandwidth_gb_per_s)},
     {.sec = SEC_DDR, .key = "latency_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
@@ -118,13 +125,13 @@ const ArchKey arch_keys[] = {
      .def = "1", .when = KW_GB, .desc = "concurrent accesses the GB serves",
      .off = A_(gb_ports)},
     {.sec = SEC_CLUSTER, .key = "gb_port_bytes_per_cycle", .type = KT_FLOAT, .unit = "B/cycle",
-     .min = 0, .min_exclusive = 1, .max = BIG, .def = NULL, .when = KW_GB,
+     .min = MIN_BW, .max = BIG, .def = NULL, .when = KW_GB,
      .desc = "bandwidth of one GB port", .off = A_(gb_port_bytes_per_cycle)},
     {.sec = SEC_CLUSTER, .key = "gb_latency_cycles", .type = KT_INT, .unit = "cycles",
      .min = 0, .max = BIG, .def = NULL, .when = KW_GB,
      .desc = "latency of one GB access", .off = A_(gb_latency_cycles)},
     {.sec = SEC_CLUSTER, .key = "noc_link_bytes_per_cycle", .type = KT_FLOAT,
-     .unit = "B/cycle", .min = 0, .min_exclusive = 1, .max = BIG, .def = NULL,
+     .unit = "B/cycle", .min = MIN_BW, .max = BIG, .def = NULL,
      .desc = "in-cluster interconnect: each core's link, each direction (LB<->GB, LB<->LB)",
      .off = A_(noc_link_bytes_per_cycle)},
     {.sec = SEC_CLUSTER, .key = "noc_latency_cycles", .type = KT_INT, .unit = "cycles",
@@ -146,7 +153,7 @@ const ArchKey arch_keys[] = {
      .def = "1", .when = KW_LB, .desc = "concurrent accesses the LB serves",
      .off = C_(lb_ports)},
     {.sec = SEC_CORE, .key = "lb_port_bytes_per_cycle", .type = KT_FLOAT, .unit = "B/cycle",
-     .min = 0, .min_exclusive = 1, .max = BIG, .def = NULL, .when = KW_LB,
+     .min = MIN_BW, .max = BIG, .def = NULL, .when = KW_LB,
      .desc = "bandwidth of one LB port", .off = C_(lb_port_bytes_per_cycle)},
     {.sec = SEC_CORE, .key = "lb_latency_cycles", .type = KT_INT, .unit = "cycles", .min = 0,
      .max = BIG, .def = NULL, .when = KW_LB, .desc = "latency of one LB access",
@@ -190,8 +197,8 @@ const ArchKey arch_keys[] = {
              "streams (a double-buffered array, as TPUs have); 0 = each fold loads, then streams",
      .off = U_(preload_overlap)},
 #define X(e, n, b)                                                                          \
-  {.sec = SEC_UNIT, .key = "rate_" n, .type = KT_FLOAT, .unit = "× base", .min = 0,          \
-   .max = 1024, .def = "0", .when = KW_MATRIX,                                             \
+  {.sec = SEC_UNIT, .key = "rate_" n, .type = KT_FLOAT, .unit = "× base",                   \
+   .zero_ok = 1, .min = 1.0 / 1024, .max = 1024, .def = "0", .when = KW_MATRIX,            \
    .desc = "MAC/cycle for " n " = base MACs × this (0 = " n " unsupported)",                \
    .off = U_(mac_rate) + (size_t)(e) * sizeof(double)},
     GS_DTYPES(X)
@@ -209,7 +216,7 @@ const ArchKey arch_keys[] = {
 #undef X
 #define X(e, k, d)                                                                          \
   {.sec = SEC_UNIT, .key = "cost_" k, .type = KT_INT, .unit = "cycles", .min = 1,            \
-   .max = 1 << 20, .def = NULL, .when = KW_VECTOR,                                         \
+   .max = 1 << 16, .def = NULL, .when = KW_VECTOR,                                         \
    .desc = "cycles per lane-group of one " k " pass: " d,                                   \
    .off = U_(op_cost) + (size_t)(e) * sizeof(int)},
     GS_VCLASSES(X)
@@ -642,7 +649,7 @@ static void apply_set(Parser *p, const char *arg) {
 
 static void range_text(const ArchKey *k, char *buf, size_t n) {
   if (k->min_exclusive) snprintf(buf, n, "> %.15g and <= %.15g", k->min, k->max);
-  else snprintf(buf, n, "%.15g to %.15g", k->min, k->max);
+  else snprintf(buf, n, "%s%.15g to %.15g", k->zero_ok ? "0, or " : "", k->min, k->max);
 }
 
 static int parse_int(const char *s, long long *out) {
@@ -672,6 +679,7 @@ static int parse_float(const char *s, double *out) {
 }
 
 static int in_range(const ArchKey *k, double v) {
+  if (k->zero_ok && v == 0) return 1;
   return (k->min_exclusive ? v > k->min : v >= k->min) && v <= k->max;
 }
 
@@ -910,6 +918,9 @@ static void check_cross(Parser *p, GsArch *a) {
   for (int i = 0; i < a->ncore_kinds; i++) cores += a->core_kinds[i].count;
   if (cl && cores > 65536)
     err(p, p->file, cl->line, "%lld cores per cluster (at most 65536)", cores);
+  else if (cl && cores * a->nclusters > ARCH_MAX_CORES)
+    err(p, p->file, cl->line, "%d clusters x %lld cores = %lld cores on the chip, more than the "
+        "%d the simulator elaborates", a->nclusters, cores, cores * a->nclusters, ARCH_MAX_CORES);
   for (int i = 0; i < p->nsecs; i++) {
     Section *s = &p->secs[i];
     if (s->kind != SEC_UNIT) continue;

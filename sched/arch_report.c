@@ -490,7 +490,9 @@ static const char *const doc_intro[] = {
     "  (a core with two units of one kind uses two unit sections); a matrix unit needs a `shape`\n"
     "  and at least one `rate_<dtype>` > 0; a vector unit at least one `lanes_<dtype>` > 0;\n"
     "  `ddr.interleave_bytes` is a multiple of `ddr.burst_bytes`; a cluster needs a core kind.\n"
-    "  At most 8 core kinds, 16 unit kinds and 8 units per core.\n"
+    "  At most 8 core kinds, 16 unit kinds and 8 units per core, and 16384 cores on the chip\n"
+    "  (clusters × cores per cluster: what the simulator elaborates, docs/timing.md \"Limits\").\n"
+    "  The ranges below keep the simulator's arithmetic exact (docs/timing.md, \"Limits\").\n"
     "- Matrix rates: a unit's MAC/cycle for dtype `t` is `base × rate_t`, where base is\n"
     "  `cube_m·cube_n·cube_k` (one block per cycle) or `systolic_rows·systolic_cols`. `rate_int8\n"
     "  = 2` says the unit does twice as many int8 MACs per cycle as its base (Ascend's cube:\n"
@@ -612,7 +614,7 @@ void arch_write_config_doc(FILE *out) {
       const char *t = type_text(k, tb, sizeof tb);
       if (k->type == KT_INT || k->type == KT_FLOAT || k->type == KT_SIZE) {
         if (k->min_exclusive) snprintf(range, sizeof range, "> %.15g, ≤ %.15g", k->min, k->max);
-        else snprintf(range, sizeof range, "%.15g … %.15g", k->min, k->max);
+        else snprintf(range, sizeof range, "%s%.15g … %.15g", k->zero_ok ? "0, or " : "", k->min, k->max);
       } else snprintf(range, sizeof range, "—");
       fprintf(out, "| `%s` | %s | %s | %s | %s%s%s | %s | %s |\n", k->key, t,
               *k->unit ? k->unit : "—", range, k->def ? "`" : "", k->def ? k->def : "required",

@@ -48,6 +48,7 @@ typedef struct {
   const char *unit;   /* unit of the value as written ("MHz", "cycles", "" if none) */
   double min, max;    /* allowed range of the value as written (numeric types) */
   int min_exclusive;  /* 1: value must be > min */
+  int zero_ok;        /* 1: 0 is allowed too (it means "none": an unsupported dtype, no link) */
   const char *def;    /* default as written in a file; NULL: required (when it applies) */
   ArchWhen when;
   const char *desc;

@@ -152,6 +152,10 @@ GsProgram *prog_load(const char *path, const GsArch *a, GsDiag *d);
 /* Save by extension (.gtp or .gtasm) through util_write_file_atomic; 0 ok, -1 with errno. */
 int prog_save(const char *path, const GsArch *a, const GsProgram *p);
 
+/* Every integer operand is at most GS_OPERAND_MAX (2^40), and so are a gemm's m·n·k and the
+ * last byte a mov's pattern reaches on either side (prog_check): with the config ranges that
+ * keeps every timing formula exact in 64 bits (docs/isa.md, "Static checks"). */
+#define GS_OPERAND_MAX ((int64_t)1 << 40)
 /* Region and tile counts above GS_MAX_IDS are rejected by the readers (bounds the names arrays). */
 enum { GS_MAX_IDS = 1 << 26 };
 /* Region and tile names are at most GS_MAX_NAME bytes (the assembler rejects longer ones). */

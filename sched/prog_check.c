@@ -181,9 +181,29 @@ static void check_alloc(Ctx *c, const GsInst *in) {
   }
 }
 
-/* A mov's pattern: bytes split evenly into rows x planes, and no two rows (or planes) of the
- * destination on the same bytes — one transfer writing a byte twice is no transfer a DMA
- * engine does. Source rows may overlap: a sliding window reads rows again. */
+/* a + b·c with every operand in [0, GS_OPERAND_MAX]: no overflow (2^40 + 2^80 fits nowhere, so
+ * the product is tested first); -1 when the result exceeds GS_OPERAND_MAX. */
+static int64_t bounded_madd(int64_t a, int64_t b, int64_t c) {
+  if (b && c > (GS_OPERAND_MAX - a) / b) return -1;
+  return a + b * c;
+}
+
+/* One past the last byte a mov side reaches: off + (planes-1)·pstride + (rows-1)·stride + row,
+ * the strides' 0 meaning the row (the plane); -1 beyond GS_OPERAND_MAX. */
+static int64_t mov_side_end(int64_t off, int64_t row, int64_t rows, int64_t stride, int64_t planes,
+                            int64_t pstride) {
+  if (!stride) stride = row;
+  int64_t plane = bounded_madd(row, rows - 1, stride);
+  if (plane < 0) return -1;
+  if (!pstride) pstride = bounded_madd(0, rows, stride);
+  int64_t end = pstride < 0 ? -1 : bounded_madd(plane, planes - 1, pstride);
+  return end < 0 ? -1 : bounded_madd(end, 1, off);
+}
+
+/* A mov's pattern: bytes split evenly into rows x planes, no side reaching past
+ * GS_OPERAND_MAX, and no two rows (or planes) of the destination on the same bytes — one
+ * transfer writing a byte twice is no transfer a DMA engine does. Source rows may overlap: a
+ * sliding window reads rows again. */
 static void check_mov(Ctx *c, const GsInst *in) {
   int64_t bytes = inst_mov_bytes(in), pstride = inst_mov_dst_pstride(in);
   int64_t rows = inst_mov_rows(in) ? inst_mov_rows(in) : 1;
@@ -195,6 +215,13 @@ static void check_mov(Ctx *c, const GsInst *in) {
     return;
   }
   int64_t row = bytes / (rows * planes);
+  if (mov_side_end(inst_mov_src_off(in), row, rows, inst_mov_src_stride(in), planes,
+                   inst_mov_src_pstride(in)) < 0 ||
+      mov_side_end(inst_mov_dst_off(in), row, rows, inst_mov_dst_stride(in), planes,
+                   pstride) < 0) {
+    inst_error(c, "the pattern reaches past byte 2^40 (offsets, strides and counts multiplied)");
+    return;
+  }
   int64_t stride = inst_mov_dst_stride(in) ? inst_mov_dst_stride(in) : row;
   if (rows > 1 && stride < row)
     inst_error(c, "dst_stride=%lld is shorter than a row (%lld bytes): the rows overlap",
@@ -202,6 +229,14 @@ static void check_mov(Ctx *c, const GsInst *in) {
   else if (planes > 1 && pstride && pstride < (rows - 1) * stride + row)
     inst_error(c, "dst_pstride=%lld is shorter than a plane (%lld bytes): the planes overlap",
                (long long)pstride, (long long)((rows - 1) * stride + row));
+}
+
+/* A gemm's m·n·k (its MACs) is at most GS_OPERAND_MAX. */
+static void check_gemm(Ctx *c, const GsInst *in) {
+  int64_t m = inst_gemm_m(in), n = inst_gemm_n(in), k = inst_gemm_k(in);
+  if (bounded_madd(0, m, n) < 0 || bounded_madd(0, m * n, k) < 0)
+    inst_error(c, "m x n x k = %lld x %lld x %lld exceeds 2^40 multiply-accumulates", (long long)m,
+               (long long)n, (long long)k);
 }
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
@@ -225,12 +260,15 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (!prog_queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
   check_unused_fields(c, in);
   const GsUnitKind *u = queue_unit(a, q);
+  int ints_ok = 1; /* every integer operand in [0, 2^40]: the derived checks may multiply them */
   for (int k = 0; k < isa_operand_count(op); k++) {
     const GsOperand *o = isa_operand(op, k);
     int64_t v = isa_inst_get(in, o);
     switch (o->kind) {
     case OPK_INT:
+      ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
       if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
+      else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
       else if (v == 0 && must_be_positive(o->name)) inst_error(c, "%s must be positive", o->name);
       break;
     case OPK_REGION:
@@ -278,8 +316,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
       inst_alloc_core(in) >= 0)
     check_alloc(c, in);
-  if (op == I_MOV && inst_mov_bytes(in) > 0 && inst_mov_rows(in) >= 0 && inst_mov_planes(in) >= 0)
-    check_mov(c, in);
+  if (op == I_MOV && ints_ok && inst_mov_bytes(in) > 0) check_mov(c, in);
+  if (op == I_GEMM && ints_ok) check_gemm(c, in);
   if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
 }
 

@@ -1,37 +1,34 @@
-// memory.cpp — allocation and tile tracking behind the simulator's checks.
+// memory.cpp — allocation, tile tracking and race detection behind the simulator's checks.
 // Invariants: the live allocations of one buffer never overlap and lie inside its capacity
-// (checked at alloc); `occupancy` is the sum of their sizes; a region's tile changes only at the
-// completion of a write. Each buffer keeps its live allocations in an ordered map keyed by
-// offset, so the overlap check looks at the two neighbours only (O(log n)).
+// (checked at alloc); `occupancy` is the sum of their sizes. Each buffer keeps its live
+// allocations in an ordered map keyed by offset, so the overlap check looks at the two
+// neighbours only (O(log n)). Each region keeps what every byte range holds in an interval map
+// (SpanMap: disjoint ranges, adjacent equal ones merged): the tile, the write that left it and
+// the reads since; an access walks it once per contiguous run of its pattern, so a transfer of
+// R rows costs O(R log n), like its DDR timing. Races are decided by happens-before (hb.h), not
+// by time: an access must happen after the region's allocation, a read after the write of every
+// byte it reads, a write after the last write and every read since of every byte it writes, a
+// free after all of them, an allocation after the free of any bytes it takes over.
 #include "memory.h"
 
+#include <algorithm>
 #include <cinttypes>
-#include <cmath>
 #include <cstdio>
+#include <cstring>
 
 static const char *level_name(int l) { return l == LVL_DDR ? "DDR" : l == LVL_GB ? "GB" : "LB"; }
-
-static std::string qname(const std::vector<std::string> *names, int q) {
-  return names && q >= 0 && (size_t)q < names->size() ? (*names)[(size_t)q] : "?";
-}
-
-// In-flight accesses of transfers end when their last chunk has passed (not known ahead).
-// Times in messages are cycles from the run's start (origin).
-static std::string until_text(double until, double origin) {
-  if (until >= 1e299) return "a transfer in flight";
-  char b[64];
-  snprintf(b, sizeof b, "until cycle %.0f", std::ceil(until - origin - 1e-9) + 0.0);
-  return b;
-}
-
-// Strictly before, ignoring the sub-picosecond difference between a transfer's exact end and
-// the kernel time it wakes at.
-static bool before(double now, double until) { return now < until - 1e-6; }
 
 void MemoryState::reset(const GsProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
-  regions.assign(p->nregions, Region());
+  regions_.clear();
+  outputs_.clear();
+}
+
+const Region &MemoryState::region(uint32_t r) const {
+  static const Region none;
+  auto it = regions_.find(r);
+  return it == regions_.end() ? none : it->second;
 }
 
 std::string MemoryState::region_name(uint32_t r) const {
@@ -50,8 +47,153 @@ std::string MemoryState::tile_name(uint32_t t) const {
   return buf;
 }
 
-std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init) {
-  Region &g = regions[r];
+// "queue Q, instruction I"
+std::string MemoryState::mark_name(Mark m) const {
+  std::string q = queue_names && m.q >= 0 && (size_t)m.q < queue_names->size() ? (*queue_names)[(size_t)m.q] : "?";
+  return "queue " + q + ", instruction " + std::to_string(m.i);
+}
+
+// "WHAT bytes [lo, hi) of region R: OTHER by queue Q2, instruction I2, which does not happen
+// before it (no chain of queue order, flags, semaphores and barriers leads from it to here):
+// missing synchronisation"
+std::string MemoryState::race(const char *what, uint32_t r, int64_t lo, int64_t hi,
+                              const char *other, Mark by) const {
+  char range[96];
+  snprintf(range, sizeof range, " bytes [%" PRId64 ", %" PRId64 ") of region ", lo, hi);
+  return std::string(what) + range + region_name(r) + ": " + other + " by " + mark_name(by) +
+         ", which does not happen before it: missing synchronisation";
+}
+
+// ---- intervals ----
+
+// Removes [lo, hi) from m (values with an `end`): entries it cuts keep their parts outside it.
+template <class V> static void ranges_cut(std::map<int64_t, V> &m, int64_t lo, int64_t hi) {
+  auto it = m.upper_bound(lo);
+  if (it != m.begin()) {
+    auto p = std::prev(it);
+    if (p->second.end > lo) {  // p starts before lo: keep its head, and its tail past hi
+      V tail = p->second;
+      p->second.end = lo;
+      if (tail.end > hi) m.emplace(hi, tail);
+    }
+  }
+  it = m.lower_bound(lo);
+  while (it != m.end() && it->first < hi) {
+    if (it->second.end > hi) {  // keep the tail of the last one it cuts
+      V tail = it->second;
+      m.erase(it);
+      m.emplace(hi, tail);
+      break;
+    }
+    it = m.erase(it);
+  }
+}
+
+static bool same(const Span &a, const Span &b) { return a.tile == b.tile && a.by_compute == b.by_compute; }
+
+// Merges the ranges of m from the one before `lo` to the one at `hi` with their right
+// neighbours where they touch and hold the same.
+static void span_merge(SpanMap &m, int64_t lo, int64_t hi) {
+  auto it = m.lower_bound(lo);
+  if (it != m.begin()) --it;
+  while (it != m.end() && it->first <= hi) {
+    auto next = std::next(it);
+    if (next != m.end() && next->first == it->second.end && same(it->second, next->second)) {
+      it->second.end = next->second.end;
+      m.erase(next);
+    } else {
+      it = next;
+    }
+  }
+}
+
+// The first range of m that ends after lo.
+static SpanMap::const_iterator span_at(const SpanMap &m, int64_t lo) {
+  auto it = m.upper_bound(lo);
+  if (it != m.begin() && std::prev(it)->second.end > lo) --it;
+  return it;
+}
+
+GsAccess memory_range(int64_t off, int64_t bytes) { return GsAccess{off, bytes, 1, bytes, 1, bytes}; }
+
+// Calls f(lo, hi) for every contiguous run of pattern ap, in pattern order, until f returns
+// false; consecutive rows that touch are one run (rows that follow each other: one run, in O(1)).
+template <class F> static bool for_each_run(const GsAccess &ap, F f) {
+  if (ap.row_bytes <= 0) return true;
+  int64_t rows = std::max<int64_t>(1, ap.rows), planes = std::max<int64_t>(1, ap.planes);
+  if (ap.row_stride == ap.row_bytes && (planes == 1 || ap.plane_stride == rows * ap.row_bytes))
+    return f(ap.base, ap.base + ap.row_bytes * rows * planes);
+  int64_t lo = 0, hi = -1;
+  for (int64_t p = 0; p < planes; p++)
+    for (int64_t i = 0; i < rows; i++) {
+      int64_t a = ap.base + p * ap.plane_stride + i * ap.row_stride;
+      if (a == hi) {
+        hi += ap.row_bytes;
+        continue;
+      }
+      if (hi > lo && !f(lo, hi)) return false;
+      lo = a;
+      hi = a + ap.row_bytes;
+    }
+  return hi <= lo || f(lo, hi);
+}
+
+// The first stretch of pattern b's bytes inside [lo, hi), plane by plane, in O(planes).
+static bool touches(const GsAccess &b, int64_t lo, int64_t hi, int64_t *x, int64_t *y) {
+  int64_t rows = std::max<int64_t>(1, b.rows), planes = std::max<int64_t>(1, b.planes);
+  int64_t st = rows > 1 ? b.row_stride : 1, best = INT64_MAX, best_end = 0;
+  if (st <= 0) return false;  // no pattern here has one (mov_access, memory_range)
+  for (int64_t p = 0; p < planes; p++) {
+    int64_t s = b.base + p * b.plane_stride;
+    // the first row i that ends after lo: s + i*st + row > lo
+    int64_t num = lo - b.row_bytes - s, i = num < 0 ? 0 : num / st + 1;
+    if (i >= rows) continue;
+    int64_t a = s + i * st;
+    if (a >= hi || std::max(lo, a) >= best) continue;
+    best = std::max(lo, a);
+    best_end = std::min(hi, a + b.row_bytes);
+  }
+  if (best == INT64_MAX) return false;
+  *x = best;
+  *y = best_end;
+  return true;
+}
+
+bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *hi) {
+  if (a.row_bytes <= 0 || b.row_bytes <= 0) return false;
+  if (a.base >= timing_access_extent(&b) || b.base >= timing_access_extent(&a)) return false;
+  bool hit = false;
+  for_each_run(a, [&](int64_t rlo, int64_t rhi) {
+    hit = touches(b, rlo, rhi, lo, hi);
+    return !hit;
+  });
+  return hit;
+}
+
+// ---- allocation ----
+
+// Bytes [off, end) of buffer B that an earlier free released must have been freed before this
+// allocation (else, with other timing, the allocation would overlap the live region).
+std::string MemoryState::reuse_check(uint32_t r, const Buffer &B, int64_t off, int64_t end,
+                                     Mark who) const {
+  auto it = B.freed.upper_bound(off);
+  if (it != B.freed.begin() && std::prev(it)->second.end > off) --it;
+  for (; it != B.freed.end() && it->first < end; ++it) {
+    const Freed &f = it->second;
+    if (hb->ordered(f.by.q, f.by.e, who.q)) continue;
+    char msg[256];
+    snprintf(msg, sizeof msg, "allocation of region %s [%" PRId64 ", %" PRId64 ") in %s takes "
+             "bytes [%" PRId64 ", %" PRId64 ") of region %s, freed by ", region_name(r).c_str(),
+             off, end, B.name.c_str(), std::max(off, it->first), std::min(end, f.end),
+             region_name(f.region).c_str());
+    return msg + mark_name(f.by) + ", which does not happen before it: missing synchronisation";
+  }
+  return "";
+}
+
+std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init,
+                               uint32_t final, Mark who) {
+  Region &g = region(r);
   Buffer &B = bufs[(size_t)b];
   char msg[256];
   if (g.state == RS_LIVE) {
@@ -86,6 +228,9 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
              region_name(hit->second.second).c_str(), hit->first, hit->second.first);
     return msg;
   }
+  std::string e = reuse_check(r, B, offset, offset + bytes, who);
+  if (!e.empty()) return e;
+  ranges_cut(B.freed, offset, offset + bytes);
   B.live.emplace(offset, std::make_pair(offset + bytes, r));
   B.occupancy += bytes;
   if (B.occupancy > B.peak) B.peak = B.occupancy;
@@ -94,44 +239,52 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   g.buf = b;
   g.offset = offset;
   g.bytes = bytes;
-  g.tile = init;
+  g.alloc = who;
+  if (init) g.spans.emplace(0, Span{bytes, init, false});
+  g.final = final;
+  if (final) outputs_.push_back(r);
   return "";
 }
 
-std::string MemoryState::live_check(uint32_t r) const {
-  const Region &g = regions[r];
-  if (g.state == RS_LIVE) return "";
-  return "use of region " + region_name(r) +
-         (g.state == RS_FREED ? " after it was freed" : ", which was never allocated");
+// The region is live and its allocation happens before this access.
+std::string MemoryState::live_check(uint32_t r, Mark who) const {
+  const Region &g = region(r);
+  if (g.state != RS_LIVE)
+    return "use of region " + region_name(r) +
+           (g.state == RS_FREED ? " after it was freed" : ", which was never allocated");
+  if (hb->ordered(g.alloc.q, g.alloc.e, who.q)) return "";
+  return "use of region " + region_name(r) + ", allocated by " + mark_name(g.alloc) +
+         ", which does not happen before it: missing synchronisation";
 }
 
-std::string MemoryState::free_region(uint32_t r, int q, double now) {
-  Region &g = regions[r];
+std::string MemoryState::free_region(uint32_t r, Mark who) {
+  Region &g = region(r);
   if (g.state != RS_LIVE)
     return "free of region " + region_name(r) +
            (g.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
-  char msg[320];
-  if (g.writer >= 0 && before(now, g.write_until)) {
-    snprintf(msg, sizeof msg, "free of region %s while queue %s is still writing it (%s): missing "
-             "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
-             until_text(g.write_until, origin).c_str());
-    return msg;
-  }
-  if (g.reader >= 0 && g.reader != q && before(now, g.read_until)) {
-    snprintf(msg, sizeof msg, "free of region %s while queue %s still reads it (%s): missing "
-             "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
-             until_text(g.read_until, origin).c_str());
-    return msg;
-  }
+  if (g.final)
+    return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
+           tile_name(g.final) + " when the run ends";
+  std::string e = live_check(r, who);
+  if (e.empty()) e = unordered(r, memory_range(0, g.bytes), who, true, "free of");
+  if (!e.empty()) return e;
   Buffer &B = bufs[(size_t)g.buf];
   B.live.erase(g.offset);
   B.occupancy -= g.bytes;
+  B.freed.emplace(g.offset, Freed{g.offset + g.bytes, who, r});
   g.state = RS_FREED;
+  g.spans.clear();
+  g.writes.clear();
+  g.reads.clear();
   return "";
 }
 
-std::string MemoryState::bounds(uint32_t r, int64_t off, int64_t bytes, const char *what) const {
-  const Region &g = regions[r];
+// ---- accesses ----
+
+// The bytes a pattern touches must lie inside the region (the pattern's extent, from its base).
+std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what) const {
+  const Region &g = region(r);
+  int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
   if (off >= 0 && bytes >= 0 && off <= g.bytes && bytes <= g.bytes - off) return "";
   char msg[256];
   snprintf(msg, sizeof msg, "%s [%" PRId64 ", %" PRId64 ") of region %s is outside its %" PRId64
@@ -139,75 +292,181 @@ std::string MemoryState::bounds(uint32_t r, int64_t off, int64_t bytes, const ch
   return msg;
 }
 
-std::string MemoryState::read(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q,
-                              double now, double until) {
-  std::string e = live_check(r);
-  if (!e.empty()) return e;
-  e = bounds(r, off, bytes, "read of bytes");
-  if (!e.empty()) return e;
-  Region &g = regions[r];
-  char msg[320];
-  if (g.writer >= 0 && g.writer != q && before(now, g.write_until)) {
-    snprintf(msg, sizeof msg, "read of region %s while queue %s is still writing it (%s): missing "
-             "synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
-             until_text(g.write_until, origin).c_str());
-    return msg;
-  }
-  if (g.tile != tile) {
-    if (g.tile == 0)
-      snprintf(msg, sizeof msg, "read of region %s expects tile %s, but nothing was ever written "
-               "into the region", region_name(r).c_str(), tile_name(tile).c_str());
-    else
-      snprintf(msg, sizeof msg, "read of region %s expects tile %s, but it holds tile %s (stale)",
-               region_name(r).c_str(), tile_name(tile).c_str(), tile_name(g.tile).c_str());
-    return msg;
-  }
-  if (until > g.read_until) {
-    g.read_until = until;
-    g.reader = q;
+// The first access in `log` by another queue that does not happen before `who` and touches
+// pattern *ap (any access when ap is null): the message "WHAT bytes [a, b) of region R: OTHER by
+// queue Q2, instruction I2, which does not happen before it: missing synchronisation", or "".
+// Each queue's records are in program order, so only those at epochs `who` does not know of —
+// the last few — are looked at.
+std::string MemoryState::first_unordered(uint32_t r, AccessLog &log, const GsAccess *ap, Mark who,
+                                         const char *what, const char *other) {
+  for (auto &ql : log) {
+    if (ql.first == who.q) continue;
+    uint32_t seen = hb->known(who.q, ql.first);
+    const std::vector<AccessRec> &v = ql.second;
+    for (size_t j = v.size(); j-- > 0 && v[j].e > seen;) {
+      int64_t lo = v[j].ap.base, hi = timing_access_extent(&v[j].ap);
+      if (ap && !memory_overlap(*ap, v[j].ap, &lo, &hi)) continue;
+      return race(what, r, lo, hi, other, Mark{ql.first, v[j].e, v[j].i});
+    }
   }
   return "";
 }
 
-std::string MemoryState::write_begin(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q,
-                                     double now, double until, bool acc) {
-  std::string e = live_check(r);
+// Appends the access of `who` to the bytes of ap to log (unless the queue's last record is the
+// same pattern at the same epoch), dropping, now and then, the queue's records that every
+// running queue is ordered after.
+static void log_access(AccessLog &log, const HbClocks &hb, Mark who, const GsAccess &ap) {
+  std::vector<AccessRec> &v = log[who.q];
+  if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
+  v.push_back(AccessRec{who.e, who.i, ap});
+  size_t n = v.size();
+  if (n >= 8 && (n & (n - 1)) == 0) {  // at sizes 8, 16, 32, ...: amortised O(1)
+    size_t k = 0;
+    while (k < n && v[k].e <= hb.floor(who.q)) k++;
+    v.erase(v.begin(), v.begin() + (ptrdiff_t)k);
+  }
+}
+
+// The accesses the bytes of ap must come after: every write of them by another queue and
+// (writes: `who` writes or frees them) every read. The message, or "".
+std::string MemoryState::unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes,
+                                   const char *what) {
+  Region &g = region(r);
+  std::string e = first_unordered(r, g.writes, &ap, who, what, "written");
+  if (e.empty() && writes) e = first_unordered(r, g.reads, &ap, who, what, "read");
+  return e;
+}
+
+namespace {
+// A stretch of bytes [lo, hi) that does not hold the expected tile, and what it holds instead
+// (0: nothing was ever written into it).
+struct Bad {
+  int64_t lo = 0, hi = 0;
+  uint32_t held = 0;
+};
+
+// The first stretch of [lo, hi) that does not hold `tile`; consecutive pieces that hold the same
+// wrong thing (or nothing) are one stretch.
+bool first_bad(const SpanMap &m, int64_t lo, int64_t hi, uint32_t tile, Bad *bad) {
+  bool found = false;
+  auto extend = [&](int64_t a, int64_t b, uint32_t held) {  // false: the stretch has ended
+    if (!found) {
+      *bad = Bad{a, b, held};
+      found = true;
+      return true;
+    }
+    if (bad->hi != a || bad->held != held) return false;
+    bad->hi = b;
+    return true;
+  };
+  int64_t pos = lo;
+  for (auto it = span_at(m, lo); it != m.end() && it->first < hi; ++it) {
+    int64_t a = std::max(lo, it->first), b = std::min(hi, it->second.end);
+    if (a > pos && !extend(pos, a, 0)) return true;
+    if (it->second.tile != tile ? !extend(a, b, it->second.tile) : found) return true;
+    pos = b;
+  }
+  if (pos < hi) extend(pos, hi, 0);
+  return found;
+}
+}  // namespace
+
+// The read of ap starts with bytes that hold `tile` as a gemm/vec left it, and its first bytes
+// that do not hold it (never written, or an older tile) come right after them: the compute
+// instruction wrote fewer bytes than the read expects of its result (docs/timing.md, "Warnings").
+bool MemoryState::short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const {
+  const SpanMap &m = region(r).spans;
+  auto it = span_at(m, ap.base);
+  if (it == m.end() || it->first > ap.base || it->second.tile != tile || !it->second.by_compute) return false;
+  return bad_lo > ap.base;  // every byte of the pattern before the first bad one holds `tile`
+}
+
+// Every byte of ap must hold `tile` (some: its first byte, the one thing known of an operand
+// whose extent the instruction does not name); else the message for the first stretch that
+// does not, led by `what` ("read of").
+std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, bool some,
+                               const char *what, bool *partial_compute) const {
+  const Region &g = region(r);
+  Bad bad;
+  bool found = false;
+  if (some) {  // the first byte; a stretch never written runs on to the next byte written
+    if (ap.row_bytes > 0) found = first_bad(g.spans, ap.base, ap.base + 1, tile, &bad);
+    if (found && bad.held == 0) {
+      auto next = g.spans.upper_bound(ap.base);
+      bad.hi = std::min(timing_access_extent(&ap), next == g.spans.end() ? g.bytes : next->first);
+    }
+  } else if (ap.row_bytes > 0) {
+    // one range holding `tile` from the pattern's first byte to its last: every byte does (the
+    // common case, a region that holds one tile: no walk over the rows)
+    auto it = span_at(g.spans, ap.base);
+    bool one = it != g.spans.end() && it->first <= ap.base && it->second.tile == tile &&
+               it->second.end >= timing_access_extent(&ap);
+    if (!one)
+      for_each_run(ap, [&](int64_t lo, int64_t hi) {
+        found = first_bad(g.spans, lo, hi, tile, &bad);
+        return !found;
+      });
+  }
+  if (!found) return "";
+  if (partial_compute) *partial_compute = short_compute(r, tile, ap, bad.lo);
+  std::string head = std::string(what) + " region " + region_name(r) + " expects tile " + tile_name(tile);
+  bool whole = bad.lo == 0 && bad.hi == g.bytes;
+  char range[96];
+  snprintf(range, sizeof range, "bytes [%" PRId64 ", %" PRId64 ")", bad.lo, bad.hi);
+  if (bad.held == 0)
+    return head + ", but nothing was ever written into " + (whole ? std::string("the region") : range + std::string(" of it"));
+  return head + ", but " + (whole ? std::string("it holds") : range + std::string(" of it hold")) + " tile " +
+         tile_name(bad.held) + " (stale)";
+}
+
+std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool some) {
+  std::string e = live_check(r, who);
+  if (e.empty()) e = bounds(r, ap, "read of bytes");
   if (!e.empty()) return e;
-  e = bounds(r, off, bytes, "write of bytes");
+  GsAccess first = memory_range(ap.base, ap.row_bytes > 0 ? 1 : 0);  // what `some` reads
+  e = unordered(r, some ? first : ap, who, false, "read of");
   if (!e.empty()) return e;
-  Region &g = regions[r];
-  char msg[320];
-  if (g.writer >= 0 && g.writer != q && before(now, g.write_until)) {
-    snprintf(msg, sizeof msg, "write into region %s while queue %s is still writing it (%s): "
-             "missing synchronisation", region_name(r).c_str(), qname(queue_names, g.writer).c_str(),
-             until_text(g.write_until, origin).c_str());
-    return msg;
+  bool partial = false;
+  e = holds(r, tile, ap, some, "read of", &partial);
+  if (partial) {  // a scheduler fault that waits for the scheduler's fix: a warning for now
+    warning_kind = "short-compute";
+    warning = e + " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
+    e.clear();
   }
-  if (g.reader >= 0 && g.reader != q && before(now, g.read_until)) {
-    snprintf(msg, sizeof msg, "write into region %s while queue %s still reads it (%s): missing "
-             "synchronisation", region_name(r).c_str(), qname(queue_names, g.reader).c_str(),
-             until_text(g.read_until, origin).c_str());
-    return msg;
-  }
-  if (acc && g.tile != tile) {
-    snprintf(msg, sizeof msg, "accumulation into region %s expects tile %s, but it holds %s",
-             region_name(r).c_str(), tile_name(tile).c_str(),
-             g.tile ? ("tile " + tile_name(g.tile)).c_str() : "nothing");
-    return msg;
-  }
-  g.writer = q;
-  g.write_until = until;
+  if (!e.empty()) return e;
+  log_access(region(r).reads, *hb, who, some ? first : ap);
   return "";
 }
 
-void MemoryState::read_end(uint32_t r, int q, double now) {
-  Region &g = regions[r];
-  if (g.reader == q) g.read_until = now;
+std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
+                               bool by_compute) {
+  std::string e = live_check(r, who);
+  if (e.empty()) e = bounds(r, ap, "write of bytes");
+  if (e.empty() && acc) e = unordered(r, ap, who, false, "accumulation into");
+  if (e.empty() && acc) e = holds(r, tile, ap, false, "accumulation into");
+  if (e.empty()) e = unordered(r, ap, who, true, "write into");
+  if (!e.empty()) return e;
+  SpanMap &m = region(r).spans;
+  for_each_run(ap, [&](int64_t lo, int64_t hi) {
+    ranges_cut(m, lo, hi);
+    m.emplace(lo, Span{hi, tile, by_compute});
+    span_merge(m, lo, hi);
+    return true;
+  });
+  log_access(region(r).writes, *hb, who, ap);
+  return "";
 }
 
-void MemoryState::write_end(uint32_t r, uint32_t tile) {
-  Region &g = regions[r];
-  g.last_tile = g.tile;
-  g.tile = tile;
-  g.writer = -1;
+std::string MemoryState::outputs_check() const {
+  std::string s;
+  std::vector<uint32_t> ids = outputs_;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (uint32_t r : ids) {
+    const Region &g = region(r);
+    if (!g.final || g.state != RS_LIVE) continue;  // a freed output is reported at its free
+    std::string e = holds(r, g.final, memory_range(0, g.bytes), false, "program output");
+    if (!e.empty()) s += e + "\n";
+  }
+  return s;
 }

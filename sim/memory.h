@@ -1,6 +1,7 @@
 // memory.h — buffer and region state (plain C++, no SystemC): which bytes of every DDR/GB/LB
-// are allocated to which region, and which tile each region holds. The queue threads call
-// these at issue; each returns an empty string when the access is legal, else the check
+// are allocated to which region, which tile each byte range of a region holds, and which
+// queue last wrote and read it (for the happens-before race checks, hb.h). The queue threads
+// call these at issue; each returns an empty string when the access is legal, else the check
 // message (the caller adds queue, instruction index and text).
 #ifndef GS_MEMORY_H
 #define GS_MEMORY_H
@@ -8,11 +9,30 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "hb.h"
 
 extern "C" {
 #include "prog.h"
+#include "unit_timing.h"
 }
+
+// An access: the queue slot, its epoch then (hb.h) and the instruction's index in the queue.
+struct Mark {
+  int32_t q = -1;
+  uint32_t e = 0;
+  uint32_t i = 0;
+};
+inline bool operator==(const Mark &a, const Mark &b) { return a.q == b.q && a.e == b.e && a.i == b.i; }
+
+// Freed bytes of a buffer: who freed them (a later allocation over them must happen after).
+struct Freed {
+  int64_t end;
+  Mark by;
+  uint32_t region;
+};
 
 struct Buffer {
   std::string name;     // "ddr", "c0.gb", "c0.k1.lb"
@@ -20,60 +40,100 @@ struct Buffer {
   int cluster = -1, core = -1;
   int64_t capacity = 0;
   std::map<int64_t, std::pair<int64_t, uint32_t>> live;  // offset -> (end, region)
+  std::map<int64_t, Freed> freed;                         // offset -> freed bytes not reused yet
   int64_t occupancy = 0, peak = 0;
-  void reset() { live.clear(); occupancy = peak = 0; }
+  void reset() { live.clear(); freed.clear(); occupancy = peak = 0; }
 };
 
 enum RegionState : uint8_t { RS_NEVER, RS_LIVE, RS_FREED };
+
+// What a byte range of a region holds: the tile the last write left in it.
+struct Span {
+  int64_t end;  // one past its last byte (the map key is its first)
+  uint32_t tile;
+  bool by_compute;  // written by a gemm/vec (which write at offset 0 of their region)
+};
+// A region's contents as disjoint byte ranges keyed by their first byte; adjacent ranges that
+// hold the same thing are merged, bytes never written have no range.
+using SpanMap = std::map<int64_t, Span>;
+
+// An access of a region by one queue at one epoch: its pattern and instruction index.
+struct AccessRec {
+  uint32_t e, i;
+  GsAccess ap;
+};
+// A region's accesses per queue slot, each queue's in program order (epochs non-decreasing).
+// Records that every queue is known to be after (HbClocks::floor) are dropped as they are met.
+using AccessLog = std::map<int32_t, std::vector<AccessRec>>;
 
 struct Region {
   RegionState state = RS_NEVER;
   int buf = -1;
   int64_t offset = 0, bytes = 0;
-  uint32_t tile = 0;          // tile held now (0: none written yet)
-  uint32_t last_tile = 0;     // tile held before the last write (for "stale" messages)
-  // In-flight accesses (times in cycles): a write completes at write_until; readers read until
-  // read_until. Another queue touching the region meanwhile is a race.
-  int writer = -1;            // queue id writing it, -1 none
-  double write_until = 0;
-  int reader = -1;            // queue id of the read that ends last
-  double read_until = 0;
+  SpanMap spans;       // what each byte range holds
+  AccessLog writes, reads;
+  uint32_t final = 0;  // a program output: the tile it must hold when the run ends
+  Mark alloc;          // its allocation: every access must happen after it
 };
+
+// The pattern of bytes [off, off + bytes): one row.
+GsAccess memory_range(int64_t off, int64_t bytes);
+// Do patterns a and b touch a common byte? *lo, *hi: the first stretch of a's that b touches.
+bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *hi);
 
 class MemoryState {
  public:
   std::vector<Buffer> bufs;
-  std::vector<Region> regions;
+  // The state of region r, created on first use: ids need not be dense (a program naming
+  // region 67108863 costs one entry, not 2^26).
+  Region &region(uint32_t r) { return regions_[r]; }
+  const Region &region(uint32_t r) const;  // a never-allocated region when it has no state
   const GsProgram *prog = nullptr;
-  double origin = 0;  // the run's start (absolute cycles); messages give cycles from it
+  const HbClocks *hb = nullptr;  // the run's clocks (set by the model)
 
   void reset(const GsProgram *p);
   std::string region_name(uint32_t r) const;
   std::string tile_name(uint32_t t) const;
 
-  // alloc/free (zero cost). buf is a Buffer index.
-  std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init);
-  // A free by queue q at `now`: the region must be live and no other access in flight.
-  std::string free_region(uint32_t r, int q, double now);
-  // A read of `bytes` bytes at [off, off+bytes) of region r that must hold `tile`, by queue q
-  // from now until `until`. Registers the read.
-  std::string read(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q, double now,
-                   double until);
-  // A read registered with an open-ended `until` (a transfer) ends now.
-  void read_end(uint32_t r, int q, double now);
-  // The start of a write of [off, off+bytes) of region r by queue q, completing at `until`.
-  // `acc`: the write reads the region too and it must hold `tile` already.
-  std::string write_begin(uint32_t r, uint32_t tile, int64_t off, int64_t bytes, int q,
-                          double now, double until, bool acc);
-  // The write completes: the region holds `tile`.
-  void write_end(uint32_t r, uint32_t tile);
+  // alloc/free by access `who` (zero cost). buf is a Buffer index; `final` marks a program
+  // output (0: none).
+  std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init,
+                    uint32_t final, Mark who);
+  std::string free_region(uint32_t r, Mark who);
+  // A read of the bytes of pattern ap of region r, which must all hold `tile`. `some`: the
+  // operand's extent is not named (a vec's broadcast `b`, a windowed `a`): ap bounds it, and
+  // only its first byte is checked.
+  std::string read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool some = false);
+  // A write of the bytes of ap, which then hold `tile` (at issue: an access that could see the
+  // write in flight does not happen after it, and is reported as a race). `acc`: the write reads
+  // those bytes too and they must hold `tile` already. `by_compute`: the writer is a gemm/vec.
+  std::string write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
+                    bool by_compute);
+  // The end-of-run check of the program outputs: one line per output region that is not live
+  // or does not hold its final tile in all its bytes (empty when all do).
+  std::string outputs_check() const;
 
+  // Set by read() instead of an error for a fault that is only a warning for now: its kind and
+  // message (without the location); the caller takes them.
+  std::string warning_kind, warning;
   // Queue names for messages (filled by the model).
   std::vector<std::string> *queue_names = nullptr;
 
  private:
-  std::string live_check(uint32_t r) const;
-  std::string bounds(uint32_t r, int64_t off, int64_t bytes, const char *what) const;
+  std::unordered_map<uint32_t, Region> regions_;
+  std::vector<uint32_t> outputs_;  // regions allocated with a final tile, in allocation order
+  std::string live_check(uint32_t r, Mark who) const;
+  std::string bounds(uint32_t r, const GsAccess &ap, const char *what) const;
+  bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;
+  std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, bool some, const char *what,
+                    bool *partial_compute = nullptr) const;
+  std::string unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes, const char *what);
+  std::string race(const char *what, uint32_t r, int64_t lo, int64_t hi, const char *other,
+                   Mark by) const;
+  std::string reuse_check(uint32_t r, const Buffer &B, int64_t off, int64_t end, Mark who) const;
+  std::string first_unordered(uint32_t r, AccessLog &log, const GsAccess *ap, Mark who,
+                              const char *what, const char *other);
+  std::string mark_name(Mark m) const;
 };
 
 #endif

@@ -2,11 +2,12 @@
 //
 // Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_THREAD that
 // executes its instructions in order. An instruction does its effect at issue (checks, region
-// reads, resource reservations), then sleeps until its completion time (one wait per compute
-// instruction, one wait per transfer chunk) and completes (the written region now holds its
-// tile). There is no per-cycle tick: time only advances through those waits. Flags, barriers
-// and semaphores block a thread on its own event, which the releasing queue notifies.
-// Invariants: a region's tile changes only at a write's completion; shared bandwidth resources
+// reads and writes, resource reservations), then sleeps until its completion time (one wait per
+// compute instruction, one wait per transfer chunk) and completes. There is no per-cycle tick:
+// time only advances through those waits. Flags, barriers and semaphores block a thread on its
+// own event, which the releasing queue notifies, and order queues for the race checks (hb.h).
+// Invariants: the tile state and the access logs change at issue (an access that could see a
+// write in flight does not happen after it: a race, memory.cpp); shared bandwidth resources
 // are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
 // deterministic process order); the first check failure stops every queue (abort_) and is the
 // one reported.
@@ -21,8 +22,6 @@
 #include "trace.h"
 
 using namespace sc_core;
-
-static const double kForever = 1e300;
 
 DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
@@ -147,6 +146,7 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
     clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
+  mem.hb = &hb;
   for (QState &q : queues) q.chan.resize(ddr->channels.size());
   SC_THREAD(controller);
 }
@@ -196,22 +196,35 @@ std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &i
   return buf;
 }
 
+// "queue Q, instruction I (TEXT), at cycle C: MSG"
+std::string SimModel::located(int qid, size_t idx, const std::string &msg) {
+  const QState &q = queues[(size_t)qid];
+  char cyc[64];
+  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(now() - start_ - 1e-9) + 0.0);
+  return "queue " + q.name + ", instruction " + std::to_string(idx) + " (" +
+         model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg;
+}
+
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   if (abort_) return false;
   abort_ = true;
   error_cycle_ = now() - start_;
-  const QState &q = queues[(size_t)qid];
-  char cyc[64];
-  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(error_cycle_ - 1e-9) + 0.0);
-  error_ = std::string(prog_name_) + ": error: queue " + q.name + ", instruction " + std::to_string(idx) +
-           " (" + model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg + "\n";
+  error_ = std::string(prog_name_) + ": error: " + located(qid, idx, msg) + "\n";
   wake_all();
   return false;
 }
 
+// A warning the memory checks left: counted by kind, the first one kept with its location.
+void SimModel::take_warning(int qid, size_t idx) {
+  if (mem.warning.empty()) return;
+  Warning &w = warnings_[mem.warning_kind];
+  if (w.count++ == 0) w.first = located(qid, idx, mem.warning);
+  mem.warning.clear();
+}
+
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
 std::string SimModel::operand_place(const QState &q, uint32_t r) const {
-  const Region &g = mem.regions[r];
+  const Region &g = mem.region(r);
   if (g.state != RS_LIVE) return "";  // the read/write check reports it
   const CoreModule *cm = core_mod(q.cluster, q.core);
   int want = cm->kind->lb_bytes > 0 ? cm->lb->buf : gb_buffer(q.cluster);
@@ -233,10 +246,10 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
-    double until = t0 + (double)d;
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, m * k * es, qid, t0, until);
-    if (e.empty()) e = mem.read(in.r[2], in.t[2], 0, k * n * es, qid, t0, until);
-    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, m * n * es, qid, t0, until, in.flags & 1);
+    Mark who = mark(qid, idx);
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, m * k * es), who);
+    if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
+    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
     q.macs += (double)m * (double)n * (double)k;
     q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
@@ -246,17 +259,29 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
     int64_t group = std::max<int64_t>(1, param > 0 ? param : elems);  // param 0: one group
     int64_t out = shrinks ? (elems + group - 1) / group : elems;
-    double until = t0 + (double)d;
+    Mark who = mark(qid, idx);
     e = operand_place(q, in.r[1]);
     if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
     if (e.empty()) e = operand_place(q, in.r[0]);
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], 0, elems * es, qid, t0, until);
-    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], 0, 0, qid, t0, until);
-    if (e.empty()) e = mem.write_begin(in.r[0], in.t[0], 0, out * es, qid, t0, until, false);
+    // a's extent is elems elements, unless elems counts elements read again: pooling windows,
+    // a window given to an op without groups (a depthwise conv's mul), dot products of pairs
+    // (an interaction reads each feature row once per pair): then it is not named
+    bool windowed = op == V_POOLMAX || op == V_POOLAVG || op == V_DOT ||
+                    (param > 0 && !isa_vop_needs_param(op));
+    if (e.empty())
+      e = mem.read(in.r[1], in.t[1], memory_range(0, elems * es), who, windowed);
+    if (e.empty() && in.r[2]) {
+      // b's extent is not named (a broadcast operand may be smaller than a): only its first
+      // byte is known to be read
+      int64_t nb = std::min(elems * es, mem.region(in.r[2]).bytes);
+      e = mem.read(in.r[2], in.t[2], memory_range(0, nb), who, true);
+    }
+    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, out * es), who, false, true);
   }
+  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
+  if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
-  if (in.op != I_SCALAR) mem.write_end(in.r[0], in.t[0]);
   q.busy += (double)d;
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
   return !abort_;
@@ -280,6 +305,98 @@ static GsAccess mov_access(int64_t off, int64_t row, int64_t rows, int64_t strid
   return a;
 }
 
+// The path of a transfer between buffers SB and DB: DDR channels by address (bytes per channel
+// into q.chan), GB/LB ports, NoC links, the cluster link, and the latency of its pieces. False
+// when the path needs a link between clusters that the arch does not have (the message in *err).
+bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2],
+                        const Region *reg[2], MovPath *mp, std::string *err) {
+  const Buffer &SB = *side[0], &DB = *side[1];
+  mp->latency = arch->dma_latency_cycles;
+  std::fill(q.chan.begin(), q.chan.end(), 0.0);
+  for (int s = 0; s < 2; s++) {
+    const Buffer &B = *side[s];
+    mp->ports[s] = nullptr;
+    if (B.level == LVL_DDR) {
+      GsAccess a = *pat[s];
+      a.base += reg[s]->offset;
+      timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
+                               arch->ddr_burst_bytes, q.chan);
+      mp->latency += arch->ddr_latency_cycles;
+    } else if (B.level == LVL_GB) {
+      mp->ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
+      mp->latency += arch->gb_latency_cycles;
+    } else {
+      mp->ports[s] = &core_mod(B.cluster, B.core)->lb->ports;
+      mp->latency += core_mod(B.cluster, B.core)->kind->lb_latency_cycles;
+    }
+  }
+  mp->same_buf = side[0] == side[1];
+  mp->nlinks = 0;
+  mp->noc = false;
+  NocModule *sn = clusters[(size_t)(SB.cluster < 0 ? 0 : SB.cluster)]->noc.get();
+  NocModule *dn = clusters[(size_t)(DB.cluster < 0 ? 0 : DB.cluster)]->noc.get();
+  if (SB.level == LVL_LB && !mp->same_buf) { mp->links[mp->nlinks++] = &sn->link_out[(size_t)SB.core]; mp->noc = true; }
+  if (DB.level == LVL_LB && !mp->same_buf) { mp->links[mp->nlinks++] = &dn->link_in[(size_t)DB.core]; mp->noc = true; }
+  if (mp->noc) mp->latency += arch->noc_latency_cycles;
+  mp->xcluster = SB.level != LVL_DDR && DB.level != LVL_DDR && SB.cluster != DB.cluster;
+  if (mp->xcluster) {
+    if (arch->cluster_link_bytes_per_cycle <= 0) {
+      *err = "transfer from " + SB.name + " to " + DB.name +
+             " needs a link between clusters, but cluster_link_bytes_per_cycle is 0 (go through DDR)";
+      return false;
+    }
+    mp->links[mp->nlinks++] = &clusters[(size_t)SB.cluster]->link_out;
+    mp->links[mp->nlinks++] = &clusters[(size_t)DB.cluster]->link_in;
+    mp->latency += arch->cluster_link_latency_cycles;
+  }
+  return true;
+}
+
+// An instruction that would end after kModelMaxCycles stops the run (a check failure).
+bool SimModel::past_limit(int qid, size_t idx, double end) {
+  if (end <= kModelMaxCycles) return false;
+  char msg[200];
+  snprintf(msg, sizeof msg, "it would end at cycle %.0f, past the %.0f cycles (2^43) a run may last",
+           std::ceil(end), kModelMaxCycles);
+  fail(qid, idx, msg);
+  return true;
+}
+
+// Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
+// the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
+// one's. Returns the cycles its chunks waited for busy resources.
+double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
+                            double t) {
+  double stall = 0;
+  int64_t left = bytes;
+  if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
+  while (left > 0 && !abort_) {
+    int64_t c = std::min(chunk_, left);
+    double f = (double)c / (double)bytes;
+    q.uses.clear();
+    for (size_t ch = 0; ch < q.chan.size(); ch++)
+      if (q.chan[ch] > 0) q.uses.push_back({&ddr->channels[ch], q.chan[ch] * f});
+    if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
+      // A copy inside a one-port buffer reads and writes through that port.
+      q.uses.push_back({&(*mp.ports[0])[0], 2.0 * (double)c});
+    } else {
+      // A copy inside one buffer reads through one port and writes through another.
+      BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr) : nullptr;
+      if (p0) q.uses.push_back({p0, (double)c});
+      if (mp.ports[1]) q.uses.push_back({pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr), (double)c});
+    }
+    for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], (double)c});
+    double start;
+    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
+    if (past_limit(qid, idx, end)) break;
+    stall += start - t;
+    wait_until(end);
+    t = end;
+    left -= c;
+  }
+  return stall;
+}
+
 bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
   int64_t bytes = inst_mov_bytes(&in);
@@ -298,89 +415,23 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   GsAccess dp = mov_access(inst_mov_dst_off(&in), row, rows, inst_mov_dst_stride(&in), planes,
                            inst_mov_dst_pstride(&in));
   double t0 = now();
-  std::string e = mem.read(rs, in.t[1], sp.base, bytes ? timing_access_extent(&sp) - sp.base : 0, qid, t0, kForever);
-  if (e.empty()) e = mem.write_begin(rd, in.t[0], dp.base, bytes ? timing_access_extent(&dp) - dp.base : 0, qid, t0, kForever, false);
+  Mark who = mark(qid, idx);
+  std::string e = mem.read(rs, in.t[1], sp, who);
+  if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
+  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
-  const Region &S = mem.regions[rs], &D = mem.regions[rd];
-  const Buffer &SB = mem.bufs[(size_t)S.buf], &DB = mem.bufs[(size_t)D.buf];
-
-  // The path: DDR channels by address, GB/LB ports, NoC links, the cluster link.
-  double latency = arch->dma_latency_cycles;
-  std::fill(q.chan.begin(), q.chan.end(), 0.0);
-  std::vector<BwResource> *ports[2] = {nullptr, nullptr};
-  BwResource *links[4];
-  int nlinks = 0;
-  bool noc = false;
-  const Buffer *side[2] = {&SB, &DB};
+  const Region &S = mem.region(rs), &D = mem.region(rd);
+  const Buffer *side[2] = {&mem.bufs[(size_t)S.buf], &mem.bufs[(size_t)D.buf]};
   const GsAccess *pat[2] = {&sp, &dp};
   const Region *reg[2] = {&S, &D};
-  for (int s = 0; s < 2; s++) {
-    const Buffer &B = *side[s];
-    if (B.level == LVL_DDR) {
-      GsAccess a = *pat[s];
-      a.base += reg[s]->offset;
-      timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
-                               arch->ddr_burst_bytes, q.chan);
-      latency += arch->ddr_latency_cycles;
-    } else if (B.level == LVL_GB) {
-      ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
-      latency += arch->gb_latency_cycles;
-    } else {
-      ports[s] = &core_mod(B.cluster, B.core)->lb->ports;
-      latency += core_mod(B.cluster, B.core)->kind->lb_latency_cycles;
-    }
-  }
-  bool same_buf = S.buf == D.buf;
-  NocModule *sn = clusters[(size_t)(SB.cluster < 0 ? 0 : SB.cluster)]->noc.get();
-  NocModule *dn = clusters[(size_t)(DB.cluster < 0 ? 0 : DB.cluster)]->noc.get();
-  if (SB.level == LVL_LB && !same_buf) { links[nlinks++] = &sn->link_out[(size_t)SB.core]; noc = true; }
-  if (DB.level == LVL_LB && !same_buf) { links[nlinks++] = &dn->link_in[(size_t)DB.core]; noc = true; }
-  if (noc) latency += arch->noc_latency_cycles;
-  bool xcluster = SB.level != LVL_DDR && DB.level != LVL_DDR && SB.cluster != DB.cluster;
-  if (xcluster) {
-    if (arch->cluster_link_bytes_per_cycle <= 0)
-      return fail(qid, idx, "transfer from " + SB.name + " to " + DB.name +
-                                " needs a link between clusters, but cluster_link_bytes_per_cycle is 0"
-                                " (go through DDR)");
-    links[nlinks++] = &clusters[(size_t)SB.cluster]->link_out;
-    links[nlinks++] = &clusters[(size_t)DB.cluster]->link_in;
-    latency += arch->cluster_link_latency_cycles;
-  }
-
-  // Stream the chunks; each reserves its whole path (timing_bw_reserve) and the queue sleeps
-  // until it has passed, so a competing transfer's chunks interleave with this one's.
-  double t = t0 + latency, stall = 0;
-  int64_t left = bytes;
+  MovPath mp;
+  if (!mov_path(q, side, pat, reg, &mp, &e)) return fail(qid, idx, e);
   double ddr_total = 0;
   for (double c : q.chan) ddr_total += c;
-  if (bytes == 0) wait_until(t);
-  while (left > 0 && !abort_) {
-    int64_t c = std::min(chunk_, left);
-    double f = (double)c / (double)bytes;
-    q.uses.clear();
-    for (size_t ch = 0; ch < q.chan.size(); ch++)
-      if (q.chan[ch] > 0) q.uses.push_back({&ddr->channels[ch], q.chan[ch] * f});
-    if (same_buf && ports[0] && ports[0]->size() == 1) {
-      // A copy inside a one-port buffer reads and writes through that port.
-      q.uses.push_back({&(*ports[0])[0], 2.0 * (double)c});
-    } else {
-      // A copy inside one buffer reads through one port and writes through another.
-      BwResource *p0 = ports[0] ? pick_port(*ports[0], nullptr) : nullptr;
-      if (p0) q.uses.push_back({p0, (double)c});
-      if (ports[1]) q.uses.push_back({pick_port(*ports[1], same_buf ? p0 : nullptr), (double)c});
-    }
-    for (int i = 0; i < nlinks; i++) q.uses.push_back({links[i], (double)c});
-    double start;
-    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
-    stall += start - t;
-    wait_until(end);
-    t = end;
-    left -= c;
-  }
+  double stall = mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
   if (abort_) return false;
   double t1 = now();  // the last chunk's end, as the kernel woke at it
-  mem.read_end(rs, qid, t1);
-  mem.write_end(rd, in.t[0]);
+  const Buffer &SB = *side[0], &DB = *side[1];
   double b = (double)bytes;
   if (SB.level == LVL_DDR) traffic_.ddr_read += b;
   if (DB.level == LVL_DDR) traffic_.ddr_write += b;
@@ -388,125 +439,139 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (DB.level == LVL_GB) traffic_.gb_write += b;
   if (SB.level == LVL_LB) traffic_.lb_read += b;
   if (DB.level == LVL_LB) traffic_.lb_write += b;
-  if (noc) traffic_.noc += b;
-  if (noc && SB.level == LVL_LB && DB.level == LVL_LB) traffic_.noc_lb_lb += b;
-  if (xcluster) traffic_.cluster_link += b;
+  if (mp.noc) traffic_.noc += b;
+  if (mp.noc && SB.level == LVL_LB && DB.level == LVL_LB) traffic_.noc_lb_lb += b;
+  if (mp.xcluster) traffic_.cluster_link += b;
   traffic_.ddr_burst += ddr_total;
   traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);
-  q.stall_data += latency;
+  q.stall_data += mp.latency;
   q.stall_res += stall;
-  q.busy += (t1 - t0) - latency - stall;
+  q.busy += (t1 - t0) - mp.latency - stall;
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
   return true;
 }
 
-bool SimModel::exec_sync(QState &q, int qid, const GsInst &in, size_t idx) {
-  double t0 = now();
+// The key of a barrier or semaphore: chip-wide ids, or ids per cluster.
+static std::string sync_key(int scope, int cluster, int64_t id) {
   char key[64];
-  switch (in.op) {
-  case I_SIGNAL: {
+  if (scope == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
+  else snprintf(key, sizeof key, "c%d#%" PRId64, cluster, id);
+  return key;
+}
+
+bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
+  double t0 = now();
+  int64_t count = inst_barrier_count(&in);
+  std::string key = sync_key(in.sub, q.cluster, inst_barrier_id(&in));
+  SyncObj &b = barriers_[key];
+  if (count <= 0) return fail(qid, idx, "barrier count must be positive");
+  if (b.arrived > 0 && b.count != count) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
+             "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key.c_str(), count,
+             b.arrived, b.count);
+    return fail(qid, idx, msg);
+  }
+  b.count = count;
+  b.arrived++;
+  hb.arrive(qid, &b.join);
+  if (b.arrived == b.count) {
+    b.generation++;
+    b.arrived = 0;
+    hb.acquire(qid, b.join);
+    for (int w : b.waiters) {
+      hb.acquire(w, b.join);  // the waiters are blocked: their clocks stand still
+      queues[(size_t)w].ev->notify();
+    }
+    b.waiters.clear();
+    b.join.clear();
+    if (in.sub == SCOPE_CHIP) {
+      hb.update_floor();  // lets the access logs drop what every queue is ordered after
+      episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
+      traffic_.ddr_since_episode = 0;
+    } else {
+      cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
+    }
+    return true;
+  }
+  b.waiters.push_back(qid);
+  uint64_t gen = b.generation;
+  q.wait = WK_BARRIER;
+  q.wait_key = key;
+  while (b.generation == gen) {
+    wait(*q.ev);
+    if (abort_) return false;
+  }
+  q.wait = WK_NONE;
+  q.stall_flag += now() - t0;
+  return true;
+}
+
+bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
+  double t0 = now();
+  int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
+  std::string key = sync_key(in.sub, q.cluster, id);
+  SyncObj &s = sems_[key];
+  if (in.op == I_SEMPOST) {
+    s.count++;
+    s.from_dma = q.unit_kind < 0;
+    s.last_from = qid;
+    s.tokens.emplace_back();
+    hb.release(qid, &s.tokens.back());
+    for (int w : s.waiters) queues[(size_t)w].ev->notify();
+    s.waiters.clear();
+    return true;
+  }
+  while (s.count == 0) {
+    s.waiters.push_back(qid);
+    q.wait = WK_SEM;
+    q.wait_key = key;
+    wait(*q.ev);
+    q.wait = WK_NONE;
+    if (abort_) return false;
+  }
+  s.count--;
+  hb.acquire(qid, s.tokens.front());
+  s.tokens.pop_front();
+  // a DMA queue posts when data has arrived: waiting on data; a unit, when a buffer is free
+  if (s.from_dma) q.stall_data += now() - t0;
+  else q.stall_flag += now() - t0;
+  return true;
+}
+
+bool SimModel::sync_flag(QState &q, int qid, const GsInst &in) {
+  double t0 = now();
+  if (in.op == I_SIGNAL) {
     int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
     QState &tq = queues[(size_t)t];
     QState::Flag &f = tq.flags[inst_signal_flag(&in)];
     f.count++;
     f.from_dma = q.unit_kind < 0;
+    f.last_from = qid;
+    f.tokens.emplace_back();
+    hb.release(qid, &f.tokens.back());
     tq.ev->notify();
     return true;
   }
-  case I_WAIT: {
-    int64_t flag = inst_wait_flag(&in);
-    for (;;) {
-      auto it = q.flags.find(flag);
-      if (it != q.flags.end() && it->second.count > 0) {
-        it->second.count--;
-        // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
-        // buffer or a result (a flag stall).
-        if (it->second.from_dma) {
-          q.stall_data += now() - t0;
-          return true;
-        }
-        break;
-      }
-      q.wait = WK_FLAG;
-      q.wait_id = flag;
-      wait(*q.ev);
-      q.wait = WK_NONE;
-      if (abort_) return false;
+  int64_t flag = inst_wait_flag(&in);
+  for (;;) {
+    auto it = q.flags.find(flag);
+    if (it != q.flags.end() && it->second.count > 0) {
+      it->second.count--;
+      hb.acquire(qid, it->second.tokens.front());
+      it->second.tokens.pop_front();
+      // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
+      // buffer or a result (a flag stall).
+      if (it->second.from_dma) q.stall_data += now() - t0;
+      else q.stall_flag += now() - t0;
+      return true;
     }
-    break;
-  }
-  case I_BARRIER: {
-    int64_t id = inst_barrier_id(&in), count = inst_barrier_count(&in);
-    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
-    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, id);
-    SyncObj &b = barriers_[key];
-    if (count <= 0) return fail(qid, idx, "barrier count must be positive");
-    if (b.arrived > 0 && b.count != count) {
-      char msg[200];
-      snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
-               "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key, count,
-               b.arrived, b.count);
-      return fail(qid, idx, msg);
-    }
-    b.count = count;
-    b.arrived++;
-    if (b.arrived == b.count) {
-      b.generation++;
-      b.arrived = 0;
-      for (int w : b.waiters) queues[(size_t)w].ev->notify();
-      b.waiters.clear();
-      if (in.sub == SCOPE_CHIP) {
-        episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
-        traffic_.ddr_since_episode = 0;
-      } else {
-        cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
-      }
-      break;
-    }
-    b.waiters.push_back(qid);
-    uint64_t gen = b.generation;
-    q.wait = WK_BARRIER;
-    q.wait_key = key;
-    while (b.generation == gen) {
-      wait(*q.ev);
-      if (abort_) return false;
-    }
+    q.wait = WK_FLAG;
+    q.wait_id = flag;
+    wait(*q.ev);
     q.wait = WK_NONE;
-    break;
+    if (abort_) return false;
   }
-  case I_SEMPOST:
-  case I_SEMWAIT: {
-    int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
-    if (in.sub == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
-    else snprintf(key, sizeof key, "c%d#%" PRId64, q.cluster, id);
-    SyncObj &s = sems_[key];
-    if (in.op == I_SEMPOST) {
-      s.count++;
-      s.from_dma = q.unit_kind < 0;
-      for (int w : s.waiters) queues[(size_t)w].ev->notify();
-      s.waiters.clear();
-      return true;
-    }
-    while (s.count == 0) {
-      s.waiters.push_back(qid);
-      q.wait = WK_SEM;
-      q.wait_key = key;
-      wait(*q.ev);
-      q.wait = WK_NONE;
-      if (abort_) return false;
-    }
-    s.count--;
-    if (s.from_dma) {  // a DMA queue posts when data has arrived: waiting on data
-      q.stall_data += now() - t0;
-      return true;
-    }
-    break;
-  }
-  default:
-    die("not a sync opcode: %d", in.op);
-  }
-  q.stall_flag += now() - t0;
-  return true;
 }
 
 bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
@@ -514,22 +579,28 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   case I_ALLOC: {
     int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
     int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
-    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0]);
+    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0],
+                              in.t[1], mark(qid, idx));
     if (!e.empty()) return fail(qid, idx, e);
     if (!recorders_.empty()) trace_occ(b);
     return true;
   }
   case I_FREE: {
-    std::string e = mem.free_region(in.r[0], qid, now());
+    std::string e = mem.free_region(in.r[0], mark(qid, idx));
     if (!e.empty()) return fail(qid, idx, e);
-    if (!recorders_.empty()) trace_occ(mem.regions[in.r[0]].buf);
+    if (!recorders_.empty()) trace_occ(mem.region(in.r[0]).buf);
     return true;
   }
   case I_MOV: return exec_mov(q, qid, in, idx);
   case I_GEMM:
   case I_VEC:
   case I_SCALAR: return exec_compute(q, qid, in, idx);
-  default: return exec_sync(q, qid, in, idx);
+  case I_SIGNAL:
+  case I_WAIT: return sync_flag(q, qid, in);
+  case I_BARRIER: return sync_barrier(q, qid, in, idx);
+  case I_SEMPOST:
+  case I_SEMWAIT: return sync_sem(q, qid, in);
+  default: die("opcode %d out of range", in.op);
   }
 }
 
@@ -544,6 +615,7 @@ void SimModel::queue_thread(int qid) {
     if (i + 1 == n) q.done = true;
   }
   q.end = now();
+  hb.retire(qid);
   running_--;
 }
 

@@ -6,11 +6,13 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "hb.h"
 #include "memory.h"
 #include "sim.h"
 #include "timing.h"
@@ -84,6 +86,8 @@ struct QState {
   struct Flag {
     int64_t count = 0;
     bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
+    int last_from = -1;     // queue slot of the last signal (for the end-of-run report)
+    std::deque<HbClock> tokens;  // the clocks of the signals not consumed yet (hb.h)
   };
   std::map<int64_t, Flag> flags;
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
@@ -107,13 +111,33 @@ struct SyncObj {  // a barrier or a semaphore
   int64_t arrived = 0;
   uint64_t generation = 0;
   bool from_dma = false;  // semaphore: last posted by a DMA queue
+  int last_from = -1;     // semaphore: queue slot of the last post (for the end-of-run report)
   std::vector<int> waiters;
+  std::deque<HbClock> tokens;  // semaphore: the clocks of the posts not consumed yet (hb.h)
+  HbClock join;                // barrier: the join of the current episode's arrivals
 };
 
 struct Traffic {
   double ddr_read = 0, ddr_write = 0, gb_read = 0, gb_write = 0, lb_read = 0, lb_write = 0,
          noc = 0, noc_lb_lb = 0, cluster_link = 0, ddr_since_episode = 0;
   double ddr_burst = 0;  // DDR bytes after burst rounding
+};
+
+// The longest run the model simulates: 2^43 cycles (2.4 hours at 1 GHz). Model time is kept in
+// double cycles with fractions of 1/1000 and in SystemC picoseconds (1000 per cycle): both stay
+// exact below it. An instruction that would end later stops the run (docs/timing.md).
+static const double kModelMaxCycles = 8796093022208.0;
+// The most queues a program may use: the race checks keep a clock of one epoch per queue for
+// every queue (hb.h), 4·N² bytes, 256 MiB at this bound (IPU GC2 has 7296 queue slots).
+static const int kMaxQueues = 8192;
+
+// The resources and fixed costs of one transfer (SimModel::mov_path).
+struct MovPath {
+  double latency = 0;
+  std::vector<BwResource> *ports[2] = {nullptr, nullptr};  // GB/LB ports of each end, or null
+  BwResource *links[4] = {};                               // NoC and cluster links crossed
+  int nlinks = 0;
+  bool noc = false, xcluster = false, same_buf = false;
 };
 
 class SimModel : public sc_core::sc_module {
@@ -128,6 +152,7 @@ class SimModel : public sc_core::sc_module {
   std::vector<QState> queues;       // every queue slot
   std::vector<std::string> qnames;  // queues[i].name, for messages
   MemoryState mem;
+  HbClocks hb;  // happens-before between the program's queues
 
   // Slots.
   int core_queue(int cluster, int core, int index) const;  // -1 if out of range
@@ -143,15 +168,29 @@ class SimModel : public sc_core::sc_module {
   void queue_thread(int q);
   bool exec(QState &q, int qid, const GsInst &in, size_t idx);
   bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
+  bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
+                MovPath *mp, std::string *err);
+  double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
+  bool past_limit(int qid, size_t idx, double end);
   bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
-  bool exec_sync(QState &q, int qid, const GsInst &in, size_t idx);
+  bool sync_flag(QState &q, int qid, const GsInst &in);
+  bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
+  bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
+  void take_warning(int qid, size_t idx);
+  Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
+  std::string located(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
   void wait_until(double t);
   void wake_all();
-  std::string static_check(const GsProgram *p);
+  int static_check(const GsProgram *p, std::string *err);
   std::string deadlock_report();
+  std::string end_report();
+  void reset_run(const GsProgram *p, const SimOptions &o);
+  bool choose_chunk(const SimOptions &o, SimResult *r);
+  bool open_recorders(const SimOptions &o, SimResult *r);
+  void simulate();
   void register_stats(SimResult *r, double cycles);
   void trace_occ(int buf);
 
@@ -164,6 +203,11 @@ class SimModel : public sc_core::sc_module {
   int64_t chunk_ = 2048;
   bool abort_ = false;
   std::string error_;
+  struct Warning {
+    std::string first;  // the first occurrence, located
+    uint64_t count = 0;
+  };
+  std::map<std::string, Warning> warnings_;  // by kind
   double error_cycle_ = 0;
   uint64_t running_ = 0;
   std::map<std::string, SyncObj> barriers_, sems_;

@@ -33,8 +33,9 @@ int Simulator::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
 
 // The static checks are prog_check's (sched/prog_check.c: queues, units, cores, clusters,
 // engines, ids, dtypes the units support); its messages are collected here. Then every program
-// queue is bound to its queue slot.
-std::string SimModel::static_check(const GsProgram *p) {
+// queue is bound to its queue slot. Returns the run's status: 0, GS_EXIT_SIM (a check failed)
+// or GS_EXIT_INPUT (more queues than the simulator runs), the message in *msg.
+int SimModel::static_check(const GsProgram *p, std::string *err) {
   char *buf = nullptr;
   size_t len = 0;
   FILE *ms = open_memstream(&buf, &len);
@@ -47,14 +48,28 @@ std::string SimModel::static_check(const GsProgram *p) {
   fclose(ms);
   std::string msg(buf ? buf : "", len);
   free(buf);
-  if (rc != 0) return msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
+  if (rc != 0) {
+    *err = msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
+    return GS_EXIT_SIM;
+  }
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueue &gq = p->queues[i];
     int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
     gs_assert(slot >= 0 && !queues[(size_t)slot].prog);  // prog_check guarantees both
     queues[(size_t)slot].prog = &gq;
   }
-  return "";
+  std::vector<int> dense(queues.size(), -1);
+  int n = 0;
+  for (size_t i = 0; i < queues.size(); i++)
+    if (queues[i].prog) dense[i] = n++;
+  if (n > kMaxQueues) {
+    *err = std::string(prog_name_) + ": error: the program uses " + std::to_string(n) +
+           " queues; the simulator runs at most " + std::to_string(kMaxQueues) +
+           " (its race checks keep a clock of one epoch per queue for every queue: 4·N² bytes)\n";
+    return GS_EXIT_INPUT;
+  }
+  hb.reset(dense, n);
+  return 0;
 }
 
 std::string SimModel::deadlock_report() {
@@ -79,6 +94,35 @@ std::string SimModel::deadlock_report() {
     }
     s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + model_inst_text(arch, prog_, in) +
          "): " + what + "\n";
+  }
+  return s;
+}
+
+// The end-of-run checks (docs/timing.md, "At the end of the run"): every program output holds its
+// final tile in all its bytes, and no flag or semaphore has a count left (a signal or post that
+// no wait consumed). Every problem is listed; an empty string when there is none.
+std::string SimModel::end_report() {
+  std::string lines = mem.outputs_check();
+  for (const QState &q : queues)
+    for (const auto &f : q.flags) {
+      if (f.second.count <= 0) continue;
+      lines += "flag " + std::to_string(f.first) + " of queue " + q.name + " has " +
+               std::to_string(f.second.count) + " signal(s) that no wait consumed (the last from " +
+               qnames[(size_t)f.second.last_from] + ")\n";
+    }
+  for (const auto &s : sems_) {
+    if (s.second.count <= 0) continue;
+    lines += "semaphore " + s.first + " has " + std::to_string(s.second.count) +
+             " post(s) that no semwait consumed (the last from " +
+             qnames[(size_t)s.second.last_from] + ")\n";
+  }
+  if (lines.empty()) return "";
+  std::string s = std::string(prog_name_) + ": error: at the end of the run:\n";
+  size_t at = 0;
+  while (at < lines.size()) {
+    size_t nl = lines.find('\n', at);
+    s += "    " + lines.substr(at, nl + 1 - at);
+    at = nl + 1;
   }
   return s;
 }
@@ -140,8 +184,8 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   }
 }
 
-int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
-  *r = SimResult();
+// Every piece of model state back to its initial value, the resource clocks at the run's start.
+void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   prog_ = p;
   prog_name_ = o.program_name ? o.program_name : "program";
   abort_ = false;
@@ -152,49 +196,50 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
+  warnings_.clear();
   for (QState &q : queues) q.reset();
-  for (BwResource &c : ddr->channels) c.reset();
-  for (auto &cm : clusters) {
-    for (BwResource &x : cm->gb->ports) x.reset();
-    for (BwResource &x : cm->noc->link_in) x.reset();
-    for (BwResource &x : cm->noc->link_out) x.reset();
-    cm->link_in.reset();
-    cm->link_out.reset();
-    for (auto &core : cm->cores)
-      for (BwResource &x : core->lb->ports) x.reset();
-  }
   mem.reset(p);
   start_ps_ = sc_time_stamp().value();
   start_ = now();
-  mem.origin = start_;
-  // Resource clocks start at this run's start.
-  for (BwResource &c : ddr->channels) c.free_at = start_;
+  std::vector<BwResource *> all;
+  for (BwResource &c : ddr->channels) all.push_back(&c);
   for (auto &cm : clusters) {
-    for (BwResource &x : cm->gb->ports) x.free_at = start_;
-    for (BwResource &x : cm->noc->link_in) x.free_at = start_;
-    for (BwResource &x : cm->noc->link_out) x.free_at = start_;
-    cm->link_in.free_at = cm->link_out.free_at = start_;
+    for (BwResource &x : cm->gb->ports) all.push_back(&x);
+    for (BwResource &x : cm->noc->link_in) all.push_back(&x);
+    for (BwResource &x : cm->noc->link_out) all.push_back(&x);
+    all.push_back(&cm->link_in);
+    all.push_back(&cm->link_out);
     for (auto &core : cm->cores)
-      for (BwResource &x : core->lb->ports) x.free_at = start_;
+      for (BwResource &x : core->lb->ports) all.push_back(&x);
   }
+  for (BwResource *x : all) {
+    x->reset();
+    x->free_at = start_;  // resource clocks start at this run's start
+  }
+}
+
+// The transfer chunk size: the option (the CLI applies GTSIM_CHUNK_BYTES to it), else the
+// config's chip.chunk_bytes; an arch built by hand without one is a bug.
+bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
+  (void)r;
   chunk_ = o.chunk_bytes > 0 ? o.chunk_bytes : arch->chunk_bytes;
-  if (chunk_ <= 0) die("transfer chunk of %lld bytes: an arch built by hand must set chunk_bytes", (long long)chunk_);
-  std::string e = static_check(p);
-  if (!e.empty()) {
-    r->status = GS_EXIT_SIM;
-    r->message = e;
-    for (QState &q : queues) q.prog = nullptr;
-    return r->status;
-  }
+  if (chunk_ <= 0)
+    die("transfer chunk of %lld bytes: an arch built by hand must set chunk_bytes", (long long)chunk_);
+  return true;
+}
+
+// The trace recorders the options ask for, told every buffer and used queue; false when a file
+// cannot be opened (the message in r).
+bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
   std::string err;
   if (o.trace_path) {
     auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   if (o.perfetto_path) {
     auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
-    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return r->status; }
+    if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   for (auto &rec : recorders_) {
@@ -203,6 +248,12 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     for (size_t q = 0; q < queues.size(); q++)
       if (queues[q].prog && queues[q].prog->insts.len) rec->queue((int)q, queues[q].name);
   }
+  return true;
+}
+
+// Runs the kernel until it has no events left; queues unfinished then are deadlocked: reported,
+// released with abort_ and drained. Then the end-of-run checks when nothing failed before.
+void SimModel::simulate() {
   running_ = 0;
   for (QState &q : queues)
     if (q.prog && q.prog->insts.len) running_++;
@@ -218,24 +269,51 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     wake_all();
     sc_start();
   }
+  if (error_.empty()) error_ = end_report();  // at the run's end: error_cycle_ stays unused
+}
+
+int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
+  *r = SimResult();
+  reset_run(p, o);
+  if (!choose_chunk(o, r)) return r->status;
+  std::string e;
+  if (int st = static_check(p, &e)) {
+    r->status = st;
+    r->message = e;
+    for (QState &q : queues) q.prog = nullptr;
+    return r->status;
+  }
+  if (!open_recorders(o, r)) {
+    recorders_.clear();
+    for (QState &q : queues) q.prog = nullptr;
+    return r->status;
+  }
+  simulate();
   double end = start_;
   for (QState &q : queues) {
     if (!q.prog || q.prog->insts.len == 0) continue;
     r->instructions += q.ninst;
     end = std::max(end, q.end);
   }
-  if (!error_.empty()) end = start_ + error_cycle_;
+  if (!error_.empty() && abort_) end = start_ + error_cycle_;
   double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
   register_stats(r, cycles);
+  std::string err;
   for (auto &rec : recorders_)
     if (!rec->finish(r->cycles, &err) && error_.empty()) {
       r->status = GS_EXIT_INPUT;
       r->message = err;
     }
   recorders_.clear();
+  for (const auto &w : warnings_) {
+    std::string line = w.second.first;
+    if (w.second.count > 1) line += " (and " + std::to_string(w.second.count - 1) + " more like it)";
+    r->warnings.push_back(line);
+    if (o.warnings) fprintf(o.warnings, "%s: warning: %s\n", prog_name_, line.c_str());
+  }
   if (!error_.empty()) {
     r->status = GS_EXIT_SIM;
     r->message = error_;

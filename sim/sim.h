@@ -7,7 +7,9 @@
 //                       sched/unit_timing.h) as plain functions (no SystemC): bandwidth
 //                       reservation of shared resources, DDR bytes per channel
 //                       (docs/timing.md)
-//   memory.h/.cpp       buffer and region state: allocations, occupancy, tiles held (the checks)
+//   memory.h/.cpp       memory_: buffer and region state: allocations, occupancy, the tile each
+//                       byte range of a region holds, its access log (the checks)
+//   hb.h/.cpp           happens-before between queues: vector clocks (the race checks)
 //   model.h/.cpp        model_: the SystemC modules, one per resource, and the queue threads
 //   stats.cpp           the stats registry and its text/JSON printers
 //   trace.h/.cpp        trace_: recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
@@ -69,6 +71,9 @@ struct SimOptions {
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
   // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
+  // Where the run's warnings are printed as "PROG: warning: ..." lines when it ends (null: not
+  // printed; they are in SimResult::warnings either way).
+  FILE *warnings = stderr;
 };
 
 // Per barrier episode (the kernel boundary marker of the schedulers).
@@ -82,6 +87,9 @@ struct SimEpisode {
 struct SimResult {
   int status = 0;          // 0 ok, 1 bad input (unusable option/file), 2 check failed/deadlock
   std::string message;     // the check/deadlock report (several lines), empty when ok
+  // Faults the checks know of but do not stop the run for yet (docs/timing.md, "Warnings"):
+  // one line per kind, its first occurrence and how many more there were.
+  std::vector<std::string> warnings;
   uint64_t cycles = 0;     // cycles of this run (end of the last queue - start)
   uint64_t instructions = 0;  // instructions executed
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order

@@ -32,7 +32,7 @@ static void spec_of(GsOpcode op, char *buf, size_t n) {
 static void test_operand_table(void **state) {
   (void)state;
   static const char *const want[I_COUNT] = {
-      [I_ALLOC] = "region=r0 level=sub cluster=n0 core=n1 offset=n2 bytes=n3 init=t0",
+      [I_ALLOC] = "region=r0 level=sub cluster=n0 core=n1 offset=n2 bytes=n3 init=t0 final=t1",
       [I_FREE] = "region=r0",
       [I_MOV] = "dst=r0 dst_tile=t0 src=r1 src_tile=t1 bytes=n0 dst_off=n1 src_off=n2 rows=n3 "
                 "src_stride=n4 dst_stride=n5 planes=n6 src_pstride=n7 dst_pstride=n8",

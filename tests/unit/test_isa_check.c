@@ -319,7 +319,31 @@ static void test_numbers(void **state) {
   inst_mov_set_planes(in, 8); /* 4 rows x 8 planes = 32, divides 4096 */
   expect_ok(p, &tiny);
   inst_mov_set_planes(in, INT64_MAX);
-  expect_error(p, &tiny, "is not a multiple of rows=4 x planes=9223372036854775807");
+  expect_error(p, &tiny, "planes=9223372036854775807 exceeds 2^40");
+  inst_mov_set_planes(in, 1);
+  /* 4 rows of 1024 B 2^39 apart reach 3 x 2^39 + 1024 > 2^40; 2^38 apart, 3 x 2^38 + 1024 */
+  inst_mov_set_src_stride(in, (int64_t)1 << 39);
+  expect_error(p, &tiny, "the pattern reaches past byte 2^40");
+  inst_mov_set_src_stride(in, (int64_t)1 << 38);
+  expect_ok(p, &tiny);
+  prog_free(p);
+  in = one(&p, I_GEMM); /* 2^20 x 2^10 x 2^10 = 2^40 MACs: the most */
+  inst_gemm_set_m(in, 1 << 20);
+  inst_gemm_set_n(in, 1 << 10);
+  inst_gemm_set_k(in, 1 << 10);
+  expect_ok(p, &tiny);
+  inst_gemm_set_k(in, (1 << 10) + 1);
+  expect_error(p, &tiny, "m x n x k = 1048576 x 1024 x 1025 exceeds 2^40 multiply-accumulates");
+  inst_gemm_set_m(in, (int64_t)1 << 32); /* each below 2^40, their product far beyond 2^64 */
+  inst_gemm_set_n(in, (int64_t)1 << 32);
+  inst_gemm_set_k(in, (int64_t)1 << 32);
+  expect_error(p, &tiny, "exceeds 2^40 multiply-accumulates");
+  prog_free(p);
+  in = one(&p, I_SCALAR);
+  inst_scalar_set_ops(in, ((int64_t)1 << 40) + 1);
+  expect_error(p, &tiny, "ops=1099511627777 exceeds 2^40");
+  inst_scalar_set_ops(in, (int64_t)1 << 40);
+  expect_ok(p, &tiny);
   prog_free(p);
   in = one(&p, I_BARRIER);
   inst_barrier_set_count(in, 0);

@@ -1,0 +1,79 @@
+// hb.cpp — the vector clocks of hb.h.
+// Invariant: C_q[q] >= 1 for every program queue (so epoch 0 means "never"), and C_q only grows.
+// Epochs advance once per release, so they stay below the number of instructions of a queue
+// (a queue of 2^32 instructions would take 480 GB as a program; it is checked anyway).
+#include "hb.h"
+
+#include <algorithm>
+
+extern "C" {
+#include "util.h"
+}
+
+void HbClocks::reset(const std::vector<int> &dense, int nqueues) {
+  dense_ = dense;
+  n_ = nqueues;
+  c_.assign((size_t)nqueues, HbClock());
+  floor_.assign((size_t)nqueues, 0);
+  done_.assign((size_t)nqueues, 0);
+  for (int i = 0; i < nqueues; i++) {
+    c_[(size_t)i].assign((size_t)nqueues, 0);
+    c_[(size_t)i][(size_t)i] = 1;
+  }
+}
+
+uint32_t HbClocks::epoch(int q) const {
+  int d = dense_[(size_t)q];
+  return d < 0 ? 0 : c_[(size_t)d][(size_t)d];
+}
+
+bool HbClocks::ordered(int p, uint32_t e, int q) const {
+  if (p == q) return true;
+  int dp = dense_[(size_t)p], dq = dense_[(size_t)q];
+  return dp >= 0 && dq >= 0 && c_[(size_t)dq][(size_t)dp] >= e;
+}
+
+void HbClocks::release(int q, HbClock *token) {
+  size_t d = (size_t)dense_[(size_t)q];
+  *token = c_[d];
+  gs_assert(c_[d][d] < UINT32_MAX);
+  c_[d][d]++;
+}
+
+void HbClocks::acquire(int q, const HbClock &token) {
+  HbClock &c = c_[(size_t)dense_[(size_t)q]];
+  for (size_t i = 0; i < token.size(); i++) c[i] = std::max(c[i], token[i]);
+}
+
+void HbClocks::arrive(int q, HbClock *join) {
+  size_t d = (size_t)dense_[(size_t)q];
+  if (join->empty()) join->assign((size_t)n_, 0);
+  for (size_t i = 0; i < (size_t)n_; i++) (*join)[i] = std::max((*join)[i], c_[d][i]);
+  gs_assert(c_[d][d] < UINT32_MAX);
+  c_[d][d]++;
+}
+
+uint32_t HbClocks::known(int q, int p) const {
+  int dp = dense_[(size_t)p], dq = dense_[(size_t)q];
+  return dp >= 0 && dq >= 0 ? c_[(size_t)dq][(size_t)dp] : 0;
+}
+
+uint32_t HbClocks::floor(int p) const {
+  int d = dense_[(size_t)p];
+  return d < 0 ? 0 : floor_[(size_t)d];
+}
+
+// O(queues^2): once per chip barrier episode.
+void HbClocks::update_floor() {
+  std::vector<uint32_t> f((size_t)n_, UINT32_MAX);
+  for (size_t q = 0; q < (size_t)n_; q++) {
+    if (done_[q]) continue;
+    for (size_t p = 0; p < (size_t)n_; p++) f[p] = std::min(f[p], c_[q][p]);
+  }
+  for (size_t p = 0; p < (size_t)n_; p++) floor_[p] = std::max(floor_[p], f[p] == UINT32_MAX ? 0 : f[p]);
+}
+
+void HbClocks::retire(int q) {
+  int d = dense_[(size_t)q];
+  if (d >= 0) done_[(size_t)d] = 1;
+}

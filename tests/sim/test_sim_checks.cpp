@@ -1,0 +1,273 @@
+// test_sim_checks.cpp — the data-flow checks of docs/timing.md ("Checks") on tiny.cfg's machine,
+// each with a correct program that must pass and mutations of it that must be reported. The
+// expected messages are composed here from the programs (region and tile ids are numbered in
+// creation order from 1, byte ranges follow from the transfer patterns).
+#include <string>
+
+#include "simtest.h"
+
+static GsArch g_arch;
+static Simulator *g_sim;
+
+static SimResult run(Prog &pr) {
+  SimResult r;
+  SimOptions o;
+  o.warnings = nullptr;  // the tests read r.warnings
+  g_sim->run(pr.p, o, &r);
+  return r;
+}
+
+static bool has(const std::string &text, const std::string &s) {
+  bool ok = text.find(s) != std::string::npos;
+  if (!ok) fprintf(stderr, "# lacks \"%s\":\n# %s\n", s.c_str(), text.c_str());
+  return ok;
+}
+
+// ---- byte ranges (issue 13, group 1) ----
+
+// A DDR region y of 512 B is filled by two transfers from an LB tile x of 256 B, each 4 rows of
+// 64 B at a 128 B stride: the first into bytes [128r, 128r + 64), the second (dst_off 64) into
+// [128r + 64, 128r + 128); then all 512 B of y are read back into the LB. One queue does it all
+// (program order). `mut`: 0 none, 1 no second transfer, 2 the second leaves the old tile,
+// 3 the first leaves the old tile, 4 the read-back reads 640 B of a 640 B region.
+static SimResult columns(int mut) {
+  Prog pr;
+  uint32_t tx = pr.tile("x"), ty = pr.tile("y"), told = pr.tile("y.old");
+  uint32_t x = pr.region("x"), y = pr.region("y"), z = pr.region("z");
+  QRef q = pr.q(0, 0, TQ_OUT);
+  int64_t ybytes = mut == 4 ? 640 : 512;
+  pr.alloc(q, x, LVL_LB, 0, 0, 0, 256, tx);
+  pr.alloc(q, y, LVL_DDR, 0, 0, 0, ybytes);
+  pr.alloc(q, z, LVL_LB, 0, 0, 1024, ybytes);
+  for (int half = 0; half < 2; half++) {
+    if (half == 1 && mut == 1) continue;
+    bool old = (half == 1 && mut == 2) || (half == 0 && mut == 3);
+    GsInst *m = pr.mov(q, y, old ? told : ty, x, tx, 256);
+    inst_mov_set_rows(m, 4);
+    inst_mov_set_dst_stride(m, 128);
+    inst_mov_set_dst_off(m, 64 * half);
+  }
+  pr.mov(q, z, ty, y, ty, ybytes);
+  return run(pr);
+}
+
+static void pieces_of_a_region(void **) {
+  assert_int_equal(columns(0).status, 0);
+  const std::string at = "queue c0.k0.dma_out, instruction 5 (mov dst=z dst_tile=y src=y src_tile=y ";
+  const std::string head = "read of region r2 'y' expects tile t2 'y', but ";
+  SimResult r = columns(1);  // row 0's second half is the first stretch never written
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, "instruction 4 (mov dst=z") &&
+              has(r.message, head + "nothing was ever written into bytes [64, 128) of it"));
+  r = columns(2);
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, at) && has(r.message, head + "bytes [64, 128) of it hold tile t3 'y.old' (stale)"));
+  r = columns(3);  // a wrong tile in a piece that is not the last one written
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, at) && has(r.message, head + "bytes [0, 64) of it hold tile t3 'y.old' (stale)"));
+  r = columns(4);
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, head + "nothing was ever written into bytes [512, 640) of it"));
+}
+
+// A vec's broadcast `b` and a windowed `a` (pooling: elems counts window reads) do not name their
+// extent: only their first byte must hold the tile. A vec's `a` otherwise: all elems.
+static void operands_without_extent(void **) {
+  for (int mut = 0; mut < 4; mut++) {
+    Prog pr;
+    uint32_t ta = pr.tile("a"), tb = pr.tile("b"), to = pr.tile("o"), tp = pr.tile("p");
+    uint32_t a = pr.region("a"), b = pr.region("b"), o = pr.region("o"), bias = pr.region("bias");
+    QRef v = pr.q(0, 0, TQ_VEC), in = pr.q(0, 0, TQ_IN);
+    pr.alloc(v, a, LVL_LB, 0, 0, 0, 1024, ta);
+    pr.alloc(in, b, LVL_LB, 0, 0, 1024, 1024);
+    pr.alloc(v, o, LVL_LB, 0, 0, 2048, 1024);
+    pr.alloc(in, bias, LVL_LB, 0, 0, 4096, 64, tb);
+    // b: 32 B of the 1024 hold tile b (mut 1: none; mut 2: from byte 32 on)
+    if (mut != 1) {
+      GsInst *m = pr.mov(in, b, tb, bias, tb, 32);
+      if (mut == 2) inst_mov_set_dst_off(m, 32);
+    }
+    pr.signal(in, TQ_VEC, 0);
+    pr.wait(v, 0);
+    pr.vec(v, V_ADD, o, to, a, ta, 512, DT_FP16, b, tb);
+    // pooling over a's 1024 B, window 4: 512 window reads of 2 B read at most 1024 B
+    GsInst *p = pr.vec(v, V_POOLMAX, o, tp, a, ta, 512, DT_FP16);
+    inst_vec_set_param(p, 4);
+    if (mut == 3) pr.vec(v, V_RELU, o, to, a, ta, 1024, DT_FP16);  // 2048 B: beyond a's bytes
+    SimResult r = run(pr);
+    if (mut == 0) {
+      assert_int_equal(r.status, 0);
+      continue;
+    }
+    assert_int_equal(r.status, 2);
+    std::string b_head = "read of region r2 'b' expects tile t2 'b', but nothing was ever written into ";
+    if (mut == 1) assert_true(has(r.message, b_head + "the region"));
+    if (mut == 2) assert_true(has(r.message, b_head + "bytes [0, 32) of it"));
+    if (mut == 3) assert_true(has(r.message, "read of bytes [0, 2048) of region r1 'a' is outside its 1024 bytes"));
+  }
+}
+
+// Compute instructions write at offset 0 of their region; a tile read beyond what they wrote
+// (and never written otherwise) is a warning for now (docs/timing.md, "Warnings"); the same
+// bytes missing after a transfer are an error.
+static void compute_writes_at_offset_zero(void **) {
+  for (int by_mov = 0; by_mov < 2; by_mov++) {
+    Prog pr;
+    uint32_t ta = pr.tile("a"), ty = pr.tile("y");
+    uint32_t a = pr.region("a"), y = pr.region("y"), d = pr.region("d");
+    QRef v = pr.q(0, 0, TQ_VEC), in = pr.q(0, 0, TQ_IN), out = pr.q(0, 0, TQ_OUT);
+    QRef w = by_mov ? in : v;  // who writes y
+    pr.alloc(w, a, LVL_LB, 0, 0, 0, 256, ta);
+    pr.alloc(w, y, LVL_LB, 0, 0, 256, 256);
+    pr.alloc(out, d, LVL_DDR, 0, 0, 0, 256);
+    if (by_mov) pr.mov(w, y, ty, a, ta, 128);
+    else pr.vec(w, V_RELU, y, ty, a, ta, 64, DT_FP16);  // 64 fp16: bytes [0, 128)
+    pr.signal(w, TQ_OUT, 0);
+    pr.wait(out, 0);
+    pr.mov(out, d, ty, y, ty, 256);
+    SimResult r = run(pr);
+    std::string what = "read of region r2 'y' expects tile t2 'y', but nothing was ever written into bytes [128, 256) of it";
+    if (by_mov) {
+      assert_int_equal(r.status, 2);
+      assert_true(has(r.message, what));
+    } else {
+      assert_int_equal(r.status, 0);
+      assert_int_equal(r.warnings.size(), 1);
+      assert_true(has(r.warnings[0], "queue c0.k0.dma_out, instruction 2 (mov dst=d") &&
+                  has(r.warnings[0], what + " (after the part of the tile a gemm/vec wrote: it wrote less than is read)"));
+    }
+  }
+}
+
+// ---- races by happens-before (issue 13, group 4) ----
+
+static const std::string kRace = ", which does not happen before it: missing synchronisation";
+
+// The cluster DMA queue c0.dma0 loads 2 KiB of weights from DDR into the GB and posts semaphore
+// 1; core 0's dma_in first copies 16 KiB inside its LB (20 + 2 + 2 = 24 cycles of latency, then
+// 16384 B through the LB's two 64 B/cycle ports: 256, ends at 280), then waits for the semaphore
+// and copies the weights into its LB. The GB load ends at 130 + 2048/32 = 194, long before:
+// without the semwait the copy still finds the weights there. A check by time passes that
+// program; by happens-before it is a race (the issue's example).
+static SimResult gb_weights(bool semwait) {
+  Prog pr;
+  uint32_t tw = pr.tile("w"), tx = pr.tile("x");
+  uint32_t wd = pr.region("w.ddr"), wg = pr.region("w.gb"), xa = pr.region("x.a");
+  uint32_t xb = pr.region("x.b"), wl = pr.region("w.lb");
+  QRef dma = pr.q(0, -1, 0), in = pr.q(0, 0, TQ_IN);
+  pr.alloc(dma, wd, LVL_DDR, 0, 0, 0, 2048, tw);
+  pr.alloc(dma, wg, LVL_GB, 0, 0, 0, 2048);
+  pr.barrier(dma, SCOPE_CLUSTER, 0, 2);  // the allocation before both queues' accesses
+  pr.barrier(in, SCOPE_CLUSTER, 0, 2);
+  pr.mov(dma, wg, tw, wd, tw, 2048);
+  pr.sem(dma, true, SCOPE_CLUSTER, 1);
+  pr.alloc(in, xa, LVL_LB, 0, 0, 0, 16384, tx);
+  pr.alloc(in, xb, LVL_LB, 0, 0, 16384, 16384);
+  pr.alloc(in, wl, LVL_LB, 0, 0, 32768, 2048);
+  pr.mov(in, xb, tx, xa, tx, 16384);
+  if (semwait) pr.sem(in, false, SCOPE_CLUSTER, 1);
+  pr.mov(in, wl, tw, wg, tw, 2048);
+  if (!semwait) pr.sem(in, false, SCOPE_CLUSTER, 1);  // (no post left over)
+  return run(pr);
+}
+
+static void race_hidden_by_timing(void **) {
+  SimResult r = gb_weights(true);
+  assert_int_equal(r.status, 0);
+  // then GB -> LB: 20 + 10 + 2 + 5 = 37, 2048 B through the 16 B/cycle NoC link: 128
+  assert_int_equal(r.cycles, 280 + 37 + 2048 / 16);
+  r = gb_weights(false);
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, "queue c0.k0.dma_in, instruction 5 (mov dst=w.lb dst_tile=w src=w.gb src_tile=w") &&
+              has(r.message, "at cycle 280: read of bytes [0, 2048) of region r2 'w.gb': written by queue c0.dma0, "
+                             "instruction 3" + kRace));
+}
+
+// Semaphore posts are tokens consumed in order: dma_out of core 0 stores x1, posts, stores x2,
+// posts; dma_in of core 1 loads 16 KiB first (1151 cycles: both posts are long done), then
+// waits once and reads x2. It is ordered after the first post only: x2's store is a race. With
+// a second semwait it is not.
+static SimResult two_posts(int waits) {
+  Prog pr;
+  uint32_t t1 = pr.tile("x1"), t2 = pr.tile("x2"), tb = pr.tile("b");
+  uint32_t s1 = pr.region("s1"), s2 = pr.region("s2"), x1 = pr.region("x1"), x2 = pr.region("x2");
+  uint32_t bd = pr.region("b.ddr"), bl = pr.region("b.lb"), y = pr.region("y");
+  QRef out = pr.q(0, 0, TQ_OUT), in = pr.q(0, 1, TQ_IN), sc = pr.q(0, 0, TQ_SCL);
+  pr.alloc(sc, s1, LVL_LB, 0, 0, 0, 256, t1);
+  pr.alloc(sc, s2, LVL_LB, 0, 0, 256, 256, t2);
+  pr.alloc(sc, x1, LVL_DDR, 0, 0, 0, 256);
+  pr.alloc(sc, x2, LVL_DDR, 0, 0, 256, 256);
+  pr.alloc(sc, bd, LVL_DDR, 0, 0, 65536, 16384, tb);
+  pr.alloc(sc, bl, LVL_LB, 0, 1, 0, 16384);
+  pr.alloc(sc, y, LVL_LB, 0, 1, 16384, 256);
+  pr.barrier(sc, SCOPE_CLUSTER, 0, 3);  // the allocations before everything else
+  pr.barrier(out, SCOPE_CLUSTER, 0, 3);
+  pr.barrier(in, SCOPE_CLUSTER, 0, 3);
+  pr.mov(out, x1, t1, s1, t1, 256);
+  pr.sem(out, true, SCOPE_CLUSTER, 5);
+  pr.mov(out, x2, t2, s2, t2, 256);
+  pr.sem(out, true, SCOPE_CLUSTER, 5);
+  pr.mov(in, bl, tb, bd, tb, 16384);
+  for (int i = 0; i < waits; i++) pr.sem(in, false, SCOPE_CLUSTER, 5);
+  pr.mov(in, y, t2, x2, t2, 256);
+  if (waits < 2) pr.sem(in, false, SCOPE_CLUSTER, 5);  // consume the second post afterwards
+  return run(pr);
+}
+
+static void semaphore_tokens_in_order(void **) {
+  assert_int_equal(two_posts(2).status, 0);
+  SimResult r = two_posts(1);
+  assert_int_equal(r.status, 2);
+  assert_true(has(r.message, "queue c0.k1.dma_in, instruction 3 (mov dst=y") &&
+              has(r.message, "read of bytes [0, 256) of region r4 'x2': written by queue c0.k0.dma_out, instruction 3" + kRace));
+}
+
+// Allocation and free order too: a region allocated by one queue and used by another with
+// nothing in between; bytes freed by one queue and allocated again by another. Each passes with
+// a flag between the two (mut 0) and is reported without it.
+static void allocations_in_order(void **) {
+  for (int mut = 0; mut < 3; mut++) {
+    Prog pr;
+    uint32_t ta = pr.tile("a"), ty = pr.tile("y");
+    uint32_t a = pr.region("a"), y = pr.region("y"), z = pr.region("z");
+    QRef v = pr.q(0, 0, TQ_VEC), in = pr.q(0, 0, TQ_IN);
+    pr.alloc(in, a, LVL_LB, 0, 0, 0, 256, ta);
+    pr.alloc(in, y, LVL_LB, 0, 0, 256, 256);
+    if (mut != 1) pr.signal(in, TQ_VEC, 0);
+    if (mut != 1) pr.wait(v, 0);
+    pr.vec(v, V_RELU, y, ty, a, ta, 128, DT_FP16);
+    pr.free_(v, y);
+    if (mut != 2) pr.signal(v, TQ_IN, 1);
+    if (mut != 2) pr.wait(in, 1);
+    pr.alloc(in, z, LVL_LB, 0, 0, 256, 256);
+    SimResult r = run(pr);
+    if (mut == 0) assert_int_equal(r.status, 0);
+    if (mut == 1)
+      assert_true(r.status == 2 && has(r.message, "queue c0.k0.vec, instruction 0 (vec") &&
+                  has(r.message, "use of region r1 'a', allocated by queue c0.k0.dma_in, instruction 0" + kRace));
+    if (mut == 2) {
+      // the free may run first (then the allocation is the race) or not (an overlap)
+      assert_int_equal(r.status, 2);
+      std::string race = "allocation of region r3 'z' [256, 512) in c0.k0.lb takes bytes [256, 512) of region "
+                         "r2 'y', freed by queue c0.k0.vec, instruction 1" + kRace;
+      std::string overlap = "allocation of region r3 'z' [256, 512) in c0.k0.lb overlaps live region r2 'y'";
+      assert_true(has(r.message, r.message.find(overlap) != std::string::npos ? overlap : race));
+    }
+  }
+}
+
+int sc_main(int, char **) {
+  tiny_arch(&g_arch);
+  g_sim = new Simulator(&g_arch);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(pieces_of_a_region),
+      cmocka_unit_test(operands_without_extent),
+      cmocka_unit_test(compute_writes_at_offset_zero),
+      cmocka_unit_test(race_hidden_by_timing),
+      cmocka_unit_test(semaphore_tokens_in_order),
+      cmocka_unit_test(allocations_in_order),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  delete g_sim;
+  return rc;
+}
