@@ -139,7 +139,7 @@ install: $(GTSIM)
 	ln -sf ../share/gtsim/scripts/gtsim-sweep $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
 	install -m 644 README.md docs/*.md $(DOCDIR)/
 	install -m 644 traces/README.md $(DOCDIR)/traces.md
-	install -m 644 docs/paper/* $(DOCDIR)/paper/
+	install -m 644 $(filter-out docs/paper/runs,$(wildcard docs/paper/*)) $(DOCDIR)/paper/
 	install -m 644 docs/sweeps/*.toml docs/sweeps/*.csv docs/sweeps/*.png $(DOCDIR)/sweeps/
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gtsim $(DESTDIR)$(PREFIX)/bin/gtsim-sweep
