@@ -235,6 +235,10 @@ static bool conflict(const GsInst &a, const GsInst &b, const std::map<uint32_t, 
 static Outcome classify_swap(const Mutant &m, const Lists &L, const Lists &M, const GsProgram *p,
                              const std::map<uint32_t, RegionFacts> &f, const StaticHb &ho) {
   const GsInst &a = L[m.q][m.i], &b = L[m.q][m.i + 1];
+  // two computes writing one region the simulator already warns about (its reads reach past
+  // all they write: an interaction's dot steps): the swap lands inside that warned fault
+  bool computes = (a.op == I_GEMM || a.op == I_VEC) && (b.op == I_GEMM || b.op == I_VEC);
+  if (computes && a.r[0] == b.r[0] && f.at(a.r[0]).short_compute()) return O_WARNED;
   if (conflict(a, b, f)) return O_UNEXPLAINED;
   if (!is_sync(a.op) && !is_sync(b.op)) return O_BENIGN;
   StaticHb hm = static_hb(p, M);
