@@ -448,8 +448,13 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   if (!e.empty()) return e;
   SpanMap &m = region(r).spans;
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    ranges_cut(m, lo, hi);
-    m.emplace(lo, Span{hi, tile, by_compute});
+    auto it = m.find(lo);
+    if (it != m.end() && it->second.end == hi) {  // the same bytes again (a tile buffer reused)
+      it->second = Span{hi, tile, by_compute};
+    } else {
+      ranges_cut(m, lo, hi);
+      m.emplace(lo, Span{hi, tile, by_compute});
+    }
     span_merge(m, lo, hi);
     return true;
   });

@@ -87,6 +87,18 @@ static inline void tiny_arch(GsArch *a) {
   a->ddr_latency_cycles = 100;    // 100 ns at 1 GHz
 }
 
+// A deterministic random generator for the generated programs (xorshift64*, no time seed).
+struct SimtestRng {
+  uint64_t s;
+  uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 2685821657736338717ull;
+  }
+  int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
+};
+
 // tiny.cfg's queue indices on a core: 0 dma_in, 1 dma_out, 2 mme, 3 vec, 4 scl.
 enum { TQ_IN = 0, TQ_OUT = 1, TQ_MME = 2, TQ_VEC = 3, TQ_SCL = 4 };
 
@@ -169,5 +181,16 @@ struct Prog {
     else inst_semwait_set_id(in, id);
   }
 };
+
+// A test program's sc_main on tiny.cfg's machine: *sim elaborated for *arch, the tests run,
+// the simulator deleted (SystemC elaborates once per process).
+template <size_t N>
+int simtest_main_tiny(GsArch *arch, Simulator **sim, const CMUnitTest (&tests)[N]) {
+  tiny_arch(arch);
+  *sim = new Simulator(arch);
+  int rc = _cmocka_run_group_tests("tests", tests, N, NULL, NULL);
+  delete *sim;
+  return rc;
+}
 
 #endif

@@ -257,8 +257,6 @@ static void allocations_in_order(void **) {
 }
 
 int sc_main(int, char **) {
-  tiny_arch(&g_arch);
-  g_sim = new Simulator(&g_arch);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pieces_of_a_region),
       cmocka_unit_test(operands_without_extent),
@@ -267,7 +265,5 @@ int sc_main(int, char **) {
       cmocka_unit_test(semaphore_tokens_in_order),
       cmocka_unit_test(allocations_in_order),
   };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  delete g_sim;
-  return rc;
+  return simtest_main_tiny(&g_arch, &g_sim, tests);
 }

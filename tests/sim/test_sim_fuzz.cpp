@@ -23,16 +23,6 @@
 static GsArch g_arch;
 static Simulator *g_sim;
 
-struct Rng {  // xorshift64*: deterministic, no time seed
-  uint64_t s;
-  uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 2685821657736338717ull;
-  }
-  int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
-};
 
 struct Facts {
   int64_t ddr_read = 0, ddr_write = 0, compute_max = 0, chunk = 0;
@@ -41,7 +31,7 @@ struct Facts {
 
 // Builds program number `seed`; drops the `drop`-th signal, or the `drop_wait`-th wait (-1: none).
 static void build(Prog &pr, uint64_t seed, int drop, Facts *f, int drop_wait = -1) {
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 1};
+  SimtestRng rng{seed * 0x9e3779b97f4a7c15ull + 1};
   int nsig = 0, nwait = 0;
   auto signal = [&](QRef q, int target, int64_t flag) {
     if (nsig++ != drop) pr.signal(q, target, flag);

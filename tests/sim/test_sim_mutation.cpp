@@ -65,21 +65,10 @@ static const char *const kOutcomeName[O_COUNT] = {
     "gap: position", "UNEXPLAINED"};
 enum { PER_KIND = 6 };
 
-using Lists = std::vector<std::vector<GsInst>>;
-
 #include "mutation_oracle.h"
 
 // ---- mutations ----
 
-struct Rng {  // xorshift64*: deterministic
-  uint64_t s;
-  uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 2685821657736338717ull;
-  }
-};
 
 struct Mutant {
   Kind kind;
@@ -380,7 +369,7 @@ static void mutate_program(Simulator *sim, const GsArch *a, const char *model, G
   std::string name = std::string(model) + "/" + lower_sched_name(s) + "/" + (a->name ? a->name : "?");
   StaticHb ho = static_hb(l->prog, L);
   if (ho.deadlock) throw std::runtime_error(path + ": the static happens-before deadlocks");
-  Rng rng{0x9e3779b97f4a7c15ull ^ (uint64_t)s ^ ((uint64_t)L.size() << 20)};
+  SimtestRng rng{0x9e3779b97f4a7c15ull ^ (uint64_t)s ^ ((uint64_t)L.size() << 20)};
   for (int k = 0; k < K_COUNT; k++) {
     std::vector<Mutant> c = candidates((Kind)k, L, facts);
     for (int j = 0; j < PER_KIND && !c.empty(); j++) {
