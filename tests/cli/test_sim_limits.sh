@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # test_sim_limits.sh — inputs that would overflow the simulator's arithmetic or ask for absurd
-# resources are rejected with a message (issue 13, "Arithmetic and limits"): every integer
-# operand and a gemm's m·n·k at most 2^40 (docs/isa.md, static checks: exit 2 in a run), config
-# ranges that keep the formulas exact and chips the simulator can elaborate (exit 1), a run
-# limit of 2^43 cycles (exit 2, never a saturated cycle count), region ids that need not be dense
-# (the simulator's state grows with the regions used, not with the largest id), and at most 8192
-# queues a program (the race checks' clocks; exit 1).
+# resources are rejected with a message: every integer operand and a gemm's m·n·k at most 2^40
+# (docs/isa.md, static checks: exit 2 in a run), config ranges that keep the formulas exact and
+# chips the simulator can elaborate (exit 1), a run limit of 2^43 cycles (exit 2, never a
+# saturated cycle count), region ids that need not be dense (the simulator's state grows with
+# the regions used, not with the largest id), and at most 8192 queues a program (the race
+# checks' clocks; exit 1).
 set -u
 . "$(dirname "$0")/lib.sh"
 TINY=(--arch configs/tiny.cfg)

@@ -23,7 +23,7 @@ static bool has(const std::string &text, const std::string &s) {
   return ok;
 }
 
-// ---- byte ranges (issue 13, group 1) ----
+// ---- byte ranges ----
 
 // A DDR region y of 512 B is filled by two transfers from an LB tile x of 256 B, each 4 rows of
 // 64 B at a 128 B stride: the first into bytes [128r, 128r + 64), the second (dst_off 64) into
@@ -139,7 +139,7 @@ static void compute_writes_at_offset_zero(void **) {
   }
 }
 
-// ---- races by happens-before (issue 13, group 4) ----
+// ---- races by happens-before ----
 
 static const std::string kRace = ", which does not happen before it: missing synchronisation";
 

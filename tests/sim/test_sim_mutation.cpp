@@ -1,4 +1,4 @@
-// test_sim_mutation.cpp — the mutation test of issue 13: the simulator must report every fault
+// test_sim_mutation.cpp — the mutation test: the simulator must report every fault
 // it can see in a scheduler's program. Programs: two small models (tests/cases/gtg: tiny_cnn,
 // and all_ops with every op kind) × tvm, astitch, graphturbo × three configs (tiny; goya, whose
 // GEMM core has no LB or DMA and is fed by cluster DMA and semaphores; stcp920, with a GB and
@@ -20,7 +20,7 @@
 //               scheduler fault the simulator warns about, inside which the mutation hides;
 //   gap: group 2 (operand)  the mutated instruction writes a region no instruction names as a
 //               read operand (bnorm's scale and shift, a layernorm's weights, embedding ids:
-//               read by operands the ISA does not name, issue 13 group 2);
+//               read by operands the ISA does not name: the known gap of "group 2");
 //   gap: group 2 (extent)  the bytes it changes could be read only by an operand whose extent
 //               the ISA does not name (a vec's b, a windowed a), or an allocation shrunk where
 //               only such an operand reaches;
