@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,6 +75,10 @@ struct SimOptions {
   // Where the run's warnings are printed as "PROG: warning: ..." lines when it ends (null: not
   // printed; they are in SimResult::warnings either way).
   FILE *warnings = stderr;
+  // Called with (instructions executed, instructions in the program) every 65536 executed
+  // instructions, from inside the run: for a progress indicator (the CLI's prints percentage
+  // and ETA when stderr is a terminal). Empty: not called.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // Per barrier episode (the kernel boundary marker of the schedulers).
