@@ -268,6 +268,29 @@ struct RunEnv {
   GsDiag *d;
 };
 
+void cli_trace_options(const CliOptions &o, SimOptions *so) {
+  so->trace_path = o.trace;
+  so->perfetto_path = o.perfetto;
+  so->perfetto_instructions = o.trace_instructions;
+  so->trace_from = o.trace_from;
+  so->trace_to = o.trace_to;
+}
+
+// The name of each barrier episode of a scheduled run, for the Perfetto trace's slices: the
+// task it ends, after its graphturbo instance when the schedule has them ("g3.1 layer2.0.c1").
+static std::vector<std::string> episode_names(const GsSchedSummary &m) {
+  std::vector<std::string> inst((size_t)m.ntasks);
+  for (int g = 0; g < m.ngroups; g++)
+    for (int t = m.group[g].t0; t < m.group[g].t1 && t < m.ntasks; t++)
+      inst[(size_t)t] = "g" + std::to_string(m.group[g].group) + "." + std::to_string(m.group[g].index) + " ";
+  std::vector<std::string> v;
+  for (int e = 0; e < m.nepisodes; e++) {
+    int t = m.episode_task[e];
+    v.push_back(t < 0 || t >= m.ntasks ? "set-up" : inst[(size_t)t] + m.task[t].name);
+  }
+  return v;
+}
+
 // Simulates ro's program (with the command line's traces when `traces`) and fills its stats;
 // returns 0, or the exit status after printing the simulator's report.
 static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
@@ -275,8 +298,8 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   SimOptions so;
   so.program_name = e.path;
   if (traces) {
-    so.trace_path = e.o.trace;
-    so.perfetto_path = e.o.perfetto;
+    cli_trace_options(e.o, &so);
+    if (so.perfetto_path) so.episode_names = episode_names(*lower_summary(ro->l));
   }
   SimResult r;
   double t1 = wall_seconds();

@@ -447,7 +447,11 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   q.stall_data += mp.latency;
   q.stall_res += stall;
   q.busy += (t1 - t0) - mp.latency - stall;
-  for (auto &r : recorders_) r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
+  for (auto &r : recorders_) {
+    r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
+    r->traffic(t0 - start_, t1 - start_, (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0),
+               mp.noc ? b : 0);
+  }
   return true;
 }
 
@@ -493,6 +497,8 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
     } else {
       cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
     }
+    if (in.sub == SCOPE_CHIP || q.cluster == 0)
+      for (auto &r : recorders_) r->episode(t0 - start_);
     return true;
   }
   b.waiters.push_back(qid);

@@ -235,13 +235,18 @@ bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
 // cannot be opened (the message in r).
 bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
   std::string err;
+  TraceView v;
+  v.from = o.trace_from;
+  v.to = o.trace_to;
+  v.instructions = o.perfetto_instructions;
+  v.names = o.episode_names;
   if (o.trace_path) {
-    auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, &err);
+    auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, v, &err);
     if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   if (o.perfetto_path) {
-    auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
+    auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, v, &err);
     if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }

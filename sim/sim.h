@@ -67,6 +67,13 @@ class SimStats {
 struct SimOptions {
   const char *trace_path = nullptr;     // --trace FILE.gtt.gz (traces/README.md)
   const char *perfetto_path = nullptr;  // --perfetto FILE.json (Chrome trace-event JSON)
+  // --trace-detail: the Perfetto trace has a slice per queue per barrier episode (false: named
+  // by episode_names, the task each episode ends) or per instruction (true).
+  bool perfetto_instructions = false;
+  std::vector<std::string> episode_names;  // [episode]: chip episodes and cluster 0's, in order
+  // --trace-window FROM:TO: both traces keep only what happens in cycles [from, to) (to < 0: to
+  // the end), slices clipped to it.
+  double trace_from = 0, trace_to = -1;
   const char *program_name = nullptr;   // file name used in check messages (may be null)
   // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
