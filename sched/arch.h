@@ -80,6 +80,14 @@ typedef struct {
   int op_cost[VC_COUNT];           /* cycles per pass per lane-group, per cost class */
   int vector_latency_cycles;
   int scalar_ops_per_cycle;
+  /* energy ([energy] section present; docs/energy.md), at the table's node: scaled by
+   * GsEnergyCfg.scale when used. pJ per action, mW per instance. */
+  double mac_pj[DT_COUNT];         /* one MAC of dtype t (0: the unit does not compute t) */
+  double pe_input_pj_per_mac, pe_weight_pj_per_mac, pe_psum_pj_per_mac; /* operand storage
+                                      inside the array, per MAC (Eyeriss's spads); 0: in mac_pj */
+  double vop_pj[VC_COUNT];         /* one element through one pass of the class */
+  double scalar_op_pj;
+  double static_mw;                /* leakage of one instance of the unit */
 } GsUnitKind;
 
 enum { GS_MAX_UNITS_PER_CORE = 8, GS_MAX_CORE_KINDS = 8, GS_MAX_UNIT_KINDS = 16 };
@@ -94,7 +102,24 @@ typedef struct {
   int nunits;
   int unit[GS_MAX_UNITS_PER_CORE]; /* indices into GsArch.units; queue order of the core */
   int dma_engines;            /* per-core DMA engines (one DMA-in + one DMA-out queue each pair) */
+  double lb_read_pj_per_byte, lb_write_pj_per_byte, lb_static_mw; /* energy: per LB */
 } GsCoreKind;
+
+/* The [energy] section (docs/energy.md). On-chip dynamic energies and static powers are
+ * written at table_node_nm / table_vdd_v and multiplied by `scale` (derived: the classical
+ * C·V² rule, (node / table_node) × (vdd / table_vdd)²) when used; DDR and cluster-link
+ * energies are off-chip I/O and are not scaled; static powers are written at the chip's node. */
+typedef struct {
+  int present;                         /* the config has an [energy] section */
+  double node_nm, vdd_v, table_node_nm, table_vdd_v;
+  double ddr_read_pj_per_byte, ddr_write_pj_per_byte, ddr_static_mw;
+  double gb_read_pj_per_byte, gb_write_pj_per_byte, gb_static_mw; /* per cluster */
+  double noc_pj_per_byte;              /* one byte over one core's interconnect link */
+  double cluster_link_pj_per_byte;     /* one byte from one cluster to another */
+  double dma_pj_per_transfer;          /* one mov instruction (descriptor, address generation) */
+  double other_static_mw;              /* the rest of the chip: control, I/O, clock tree */
+  double scale;                        /* derived, see above */
+} GsEnergyCfg;
 
 typedef struct {
   /* [chip] */
@@ -121,6 +146,7 @@ typedef struct {
   int noc_latency_cycles;
   int dma_engines;                     /* cluster DMA engines between DDR and GB */
   int dma_latency_cycles;              /* fixed set-up cost per DMA instruction */
+  GsEnergyCfg energy;                  /* [energy]; energy.present = 0 without one */
   /* kinds */
   int ncore_kinds;
   GsCoreKind core_kinds[GS_MAX_CORE_KINDS];
