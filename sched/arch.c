@@ -1257,3 +1257,11 @@ double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t) {
 double arch_peak_flops(const GsArch *a, GsDtype t) {
   return 2.0 * arch_peak_macs_per_cycle(a, t) * a->clock_mhz * 1e6;
 }
+
+int64_t arch_unit_instances(const GsArch *a, int unit) {
+  int64_t n = 0;
+  for (int k = 0; k < a->ncore_kinds; k++)
+    for (int i = 0; i < a->core_kinds[k].nunits; i++)
+      if (a->core_kinds[k].unit[i] == unit) n += a->core_kinds[k].count;
+  return n * a->nclusters;
+}

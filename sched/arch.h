@@ -185,6 +185,7 @@ double arch_unit_base_macs(const GsUnitKind *u);                 /* m0·n0·k0 o
 double arch_unit_macs_per_cycle(const GsUnitKind *u, GsDtype t); /* base × rate */
 double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t); /* whole chip, matrix units */
 double arch_peak_flops(const GsArch *a, GsDtype t);          /* FLOP/s, whole chip */
+int64_t arch_unit_instances(const GsArch *a, int unit);      /* of unit kind `unit`, whole chip */
 
 /* --describe: text or JSON. */
 void arch_describe(const GsArch *a, FILE *out, int json);

@@ -13,6 +13,7 @@
 
 #include "arch.h"
 #include "arch_schema.h"
+#include "energy.h"
 
 /* ---------------------------------------------------------------- small formatting helpers */
 
@@ -300,7 +301,7 @@ static void describe_text(const GsArch *a, FILE *out) {
     if (f > 0)
       fprintf(out, "#   %-7s %10.1f FLOP/byte\n", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
-  }
+  }  energy_describe(a, out, 0);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -401,7 +402,9 @@ static void describe_json(const GsArch *a, FILE *out) {
       fprintf(out, "%s\"%s\": %.15g", n++ ? ", " : "", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
   }
-  fputs("}\n  }\n}\n", out);
+  fputs("}\n  },\n  ", out);
+  energy_describe(a, out, 1);
+  fputs("\n}\n", out);
 }
 
 void arch_describe(const GsArch *a, FILE *out, int json) {

@@ -14,16 +14,13 @@
 void report_init_units(GsRunStats *r, const GsArch *a) {
   r->nunits = 0;
   for (int u = 0; u < a->nunit_kinds && r->nunits < GS_REPORT_MAX_UNITS; u++) {
-    int64_t n = 0;
-    for (int k = 0; k < a->ncore_kinds; k++)
-      for (int i = 0; i < a->core_kinds[k].nunits; i++)
-        if (a->core_kinds[k].unit[i] == u) n += a->core_kinds[k].count;
+    int64_t n = arch_unit_instances(a, u);
     if (!n) continue;
     GsUnitUse *x = &r->units[r->nunits++];
     memset(x, 0, sizeof *x);
     x->name = a->units[u].name;
     x->caps = a->units[u].caps;
-    x->instances = n * a->nclusters;
+    x->instances = n;
   }
 }
 
