@@ -197,6 +197,7 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   traffic_ = Traffic();
   actions_ = GsActions();
   episode_actions_.clear();
+  cluster_episode_actions_.clear();
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
@@ -306,6 +307,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   r->cluster_episodes = cluster_episodes_;
   r->actions = actions_;
   r->episode_actions = episode_actions_;
+  r->cluster_episode_actions = cluster_episode_actions_;
   register_stats(r, cycles);
   std::string err;
   for (auto &rec : recorders_)

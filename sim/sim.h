@@ -99,6 +99,7 @@ struct SimResult {
   std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
   GsActions actions{};     // what the run did, by unit kind and level (sched/energy.h)
   std::vector<GsActions> episode_actions;  // actions up to the end of each chip episode
+  std::vector<GsActions> cluster_episode_actions;  // and of each cluster episode
   SimStats stats;          // everything else, registered by name (docs/timing.md, "Stats")
 };
 
