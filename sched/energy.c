@@ -26,12 +26,16 @@ double energy_static_mw(const GsArch *a) {
 /* The dynamic energy of unit kind u's actions, split by action kind into e. */
 static double unit_energy(const GsArch *a, int u, const GsActions *x, GsEnergy *e) {
   const GsUnitKind *k = &a->units[u];
-  double s = a->energy.scale, mac = 0, pe = 0, vec = 0;
-  double pe_per_mac = k->pe_input_pj_per_mac + k->pe_weight_pj_per_mac + k->pe_psum_pj_per_mac;
+  double s = a->energy.scale, mac = 0, macs = 0, vec = 0;
   for (int t = 0; t < DT_COUNT; t++) {
     mac += x->macs[u][t] * k->mac_pj[t] * s;
-    pe += x->macs[u][t] * pe_per_mac * s;
+    macs += x->macs[u][t];
   }
+  double in = macs * k->pe_input_pj_per_mac * s, w = macs * k->pe_weight_pj_per_mac * s;
+  double ps = macs * k->pe_psum_pj_per_mac * s, pe = in + w + ps;
+  e->pe_input_pj += in;
+  e->pe_weight_pj += w;
+  e->pe_psum_pj += ps;
   for (int c = 0; c < VC_COUNT; c++) vec += x->vec_passes[u][c] * k->vop_pj[c] * s;
   double scalar = x->scalar_ops[u] * k->scalar_op_pj * s;
   e->mac_pj += mac;

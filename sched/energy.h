@@ -37,6 +37,7 @@ typedef struct {
 typedef struct {
   double unit_pj[GS_MAX_UNIT_KINDS];  /* dynamic energy of each unit kind's actions */
   double mac_pj, pe_pj, vec_pj, scalar_pj;
+  double pe_input_pj, pe_weight_pj, pe_psum_pj; /* pe_pj by operand */
   double lb_pj, gb_pj, ddr_pj, noc_pj, link_pj, dma_pj;
   double dynamic_pj, static_pj, total_pj;
 } GsEnergy;

@@ -90,10 +90,12 @@ void report_energy_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r,
     util_json_str(out, m->arch->units[k].name);
     fprintf(out, ": %.9g", e.unit_pj[k] * 1e-12);
   }
-  fprintf(out, "}, \"parts_j\": {\"mac\": %.9g, \"pe\": %.9g, \"vec\": %.9g, \"scalar\": %.9g, "
+  fprintf(out, "}, \"parts_j\": {\"mac\": %.9g, \"pe_input\": %.9g, \"pe_weight\": %.9g, "
+               "\"pe_psum\": %.9g, \"vec\": %.9g, \"scalar\": %.9g, "
                "\"lb\": %.9g, \"gb\": %.9g, \"noc\": %.9g, \"cluster_link\": %.9g, \"ddr\": %.9g, "
                "\"dma\": %.9g, \"static\": %.9g}}",
-          e.mac_pj * 1e-12, e.pe_pj * 1e-12, e.vec_pj * 1e-12, e.scalar_pj * 1e-12,
+          e.mac_pj * 1e-12, e.pe_input_pj * 1e-12, e.pe_weight_pj * 1e-12, e.pe_psum_pj * 1e-12,
+          e.vec_pj * 1e-12, e.scalar_pj * 1e-12,
           e.lb_pj * 1e-12, e.gb_pj * 1e-12, e.noc_pj * 1e-12, e.link_pj * 1e-12,
           e.ddr_pj * 1e-12, e.dma_pj * 1e-12, e.static_pj * 1e-12);
 }

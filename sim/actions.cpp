@@ -107,6 +107,9 @@ static void register_energy(const GsArch *a, const GsActions &x, double seconds,
              e.unit_pj[u]);
   st.add("energy.mac", "pJ", "MAC arithmetic", e.mac_pj);
   st.add("energy.pe", "pJ", "operand storage inside the matrix arrays, per MAC", e.pe_pj);
+  st.add("energy.pe.input", "pJ", "of which the input operand's", e.pe_input_pj);
+  st.add("energy.pe.weight", "pJ", "of which the weight operand's", e.pe_weight_pj);
+  st.add("energy.pe.psum", "pJ", "of which the partial sums'", e.pe_psum_pj);
   st.add("energy.vec", "pJ", "vector element passes", e.vec_pj);
   st.add("energy.scalar", "pJ", "scalar operations", e.scalar_pj);
   st.add("energy.lb", "pJ", "LB reads and writes", e.lb_pj);
