@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_energy.sh — energy (docs/energy.md) through the command line. Oracles:
+# test_energy_cli.sh — energy (docs/energy.md) through the command line. Oracles:
 #  1. tests/cases/energy/tiny.gtasm: every action count and energy on its `# expect:` lines,
 #     derived by hand in its comments from configs/tiny.cfg; static = 544 mW x the run's time.
 #  2. Accelergy's Eyeriss-like example (its published breakdown, below): total and every part
