@@ -109,9 +109,9 @@ void report_compare_energy_text(FILE *out, const GsSchedSummary *const *ls, cons
     return;
   }
   fprintf(out, "\nenergy by part, J (compute: every unit's MACs, operands in the arrays, vector "
-               "and scalar ops)\n");
+               "and scalar ops; link: between clusters)\n");
   fprintf(out, "%-21s %11s %11s %11s %11s %11s %11s %11s %11s %11s\n", "strategy", "total",
-          "compute", "lb", "gb", "noc", "cluster_link", "ddr", "dma", "static");
+          "compute", "lb", "gb", "noc", "link", "ddr", "dma", "static");
   for (int i = 0; i < n; i++) {
     report_energy(ls[i], rs[i], &e);
     fprintf(out, "%-21s %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g\n",
