@@ -443,6 +443,7 @@ typedef struct {
   const char *val; /* raw text; NULL = not set */
   const char *file;
   int line;        /* 0 for --set */
+  const char *note; /* the line's comment (its provenance), NULL if none */
 } Setting;
 
 typedef struct {
@@ -465,6 +466,7 @@ typedef struct {
   int cur; /* index of the current section; -1 before any or after a bad header */
   int skip_keys; /* current header was bad: its keys are not reported again */
   int has_nul;   /* the text holds a NUL byte: never show source lines */
+  const char *note; /* the comment of the line being read, NULL if none */
 } Parser;
 
 /* A printable copy of a raw text for messages: at most 60 chars, control bytes as '?'. */
@@ -597,6 +599,7 @@ static char *reader(char *str, int num, void *stream) {
   size_t n = nl ? (size_t)(nl - s) : rest;
   p->pos += n + (nl ? 1 : 0);
   p->line++;
+  p->note = NULL;
   str[0] = '\n';
   str[1] = 0;
   if (p->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3, n -= 3; /* BOM */
@@ -611,6 +614,9 @@ static char *reader(char *str, int num, void *stream) {
   if (n == 0 || *s == ';' || *s == '#') return str;
   for (size_t i = 1; i < n; i++) /* inline comment: ';' after a blank, as inih has it */
     if (s[i] == ';' && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+      size_t c = i + 1;
+      while (c < n && (s[c] == ' ' || s[c] == '\t')) c++;
+      if (c < n) p->note = arena_strndup(p->ar, s + c, n - c);
       n = i;
       while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
       break;
@@ -722,6 +728,7 @@ static void store_key(Parser *p, Section *s, const char *key, const char *val, c
   st->val = arena_strdup(p->ar, val);
   st->file = file;
   st->line = line;
+  st->note = is_override ? file : p->note; /* "--set sec.key=value" says where it came from */
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -977,6 +984,28 @@ static void loc_of(Parser *p, const Section *s, const char *key, const char **fi
   *line = st->val ? st->line : s->line;
 }
 
+/* The comments of the keys set (their provenance), for --describe. */
+static void keep_notes(Parser *p, GsArch *a) {
+  a->notes = arena_alloc(p->ar, sizeof *a->notes * (size_t)(p->nsecs * arch_nkeys + 1));
+  a->nnotes = 0;
+  for (int i = 0; i < p->nsecs; i++)
+    for (int k = 0; k < arch_nkeys; k++) {
+      const Setting *st = &p->secs[i].set[k];
+      if (!st->val || !st->note) continue;
+      GsArchNote *n = &a->notes[a->nnotes++];
+      n->section = p->secs[i].full;
+      n->key = arch_keys[k].key;
+      n->note = st->note;
+    }
+}
+
+const char *arch_note(const GsArch *a, const char *section, const char *key) {
+  for (int i = 0; i < a->nnotes; i++)
+    if (strcmp(a->notes[i].section, section) == 0 && strcmp(a->notes[i].key, key) == 0)
+      return a->notes[i].note;
+  return NULL;
+}
+
 /* Resolve core.units lists (names -> unit indices). */
 static void resolve_units_list(Parser *p, GsArch *a, Section *s, GsCoreKind *c) {
   const Setting *st = setting_of(s, "units");
@@ -1160,6 +1189,7 @@ static GsArch *load(const char *file, const char *text, size_t len, const char *
     }
   }
   if (energy >= 0) resolve_section(p, a, &p->secs[energy], a);
+  keep_notes(p, a);
   for (int i = 0, k = 0; i < p->nsecs; i++)
     if (p->secs[i].kind == SEC_CORE) resolve_units_list(p, a, &p->secs[i], &a->core_kinds[k++]);
   if (d->nerrors > before) goto fail;

@@ -121,6 +121,12 @@ typedef struct {
   double scale;                        /* derived, see above */
 } GsEnergyCfg;
 
+/* The comment a config line carries after its value: its provenance ("[P] S2: 16x16x16
+ * cube"), or "--set KEY=VALUE" for an override. */
+typedef struct {
+  const char *section, *key, *note;
+} GsArchNote;
+
 typedef struct {
   /* [chip] */
   const char *name;
@@ -156,6 +162,8 @@ typedef struct {
   int cores_per_cluster;
   double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
   int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
+  GsArchNote *notes;                   /* the keys set with a comment, file order */
+  int nnotes;
   GsArena *arena;                      /* owns every string above */
 } GsArch;
 
@@ -187,6 +195,8 @@ double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t); /* whole chip, matr
 double arch_peak_flops(const GsArch *a, GsDtype t);          /* FLOP/s, whole chip */
 int64_t arch_unit_instances(const GsArch *a, int unit);      /* of unit kind `unit`, whole chip */
 
+/* The comment of key `key` of section `section` ("core.pe"), or NULL. */
+const char *arch_note(const GsArch *a, const char *section, const char *key);
 /* --describe: text or JSON. */
 void arch_describe(const GsArch *a, FILE *out, int json);
 /* docs/config.md from the schema table. */

@@ -225,15 +225,20 @@ static void describe_text(const GsArch *a, FILE *out) {
   fmt_bytes(onchip(a).chip_total, b1, sizeof b1);
   fprintf(out, "%s; DDR %g GB/s; %s on chip (%lld cores)\n", npk ? "" : " none",
           a->ddr_bandwidth_gb_per_s, b1, ncores);
-  fprintf(out, "# Resolved configuration: file values, --set overrides and defaults.\n");
+  fprintf(out, "# Resolved configuration: file values (with their comments: provenance), --set "
+               "overrides and defaults.\n");
   for (int s = 0; s < nsec; s++) {
     const void *obj = arch_section_obj(a, secs[s].kind, secs[s].index);
-    fprintf(out, "\n[%s]\n", sec_label(a, secs[s].kind, secs[s].index, b1, sizeof b1));
+    const char *sec = sec_label(a, secs[s].kind, secs[s].index, b1, sizeof b1);
+    fprintf(out, "\n[%s]\n", sec);
     for (int i = 0; i < arch_nkeys; i++) {
       const ArchKey *k = &arch_keys[i];
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
       arch_format_value(k, a, obj, b2, sizeof b2);
-      fprintf(out, "%s = %s\n", k->key, b2);
+      const char *note = arch_note(a, sec, k->key);
+      int w = 30 - (int)strlen(k->key);
+      if (note) fprintf(out, "%s = %-*s ; %s\n", k->key, w > 1 ? w : 1, b2, note);
+      else fprintf(out, "%s = %s\n", k->key, b2);
     }
   }
 
@@ -402,7 +407,15 @@ static void describe_json(const GsArch *a, FILE *out) {
       fprintf(out, "%s\"%s\": %.15g", n++ ? ", " : "", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
   }
-  fputs("}\n  },\n  ", out);
+  fputs("}\n  },\n  \"provenance\": {", out);
+  for (int i = 0; i < a->nnotes; i++) {
+    snprintf(b, sizeof b, "%s.%s", a->notes[i].section, a->notes[i].key);
+    fputs(i ? ",\n    " : "\n    ", out);
+    util_json_str(out, b);
+    fputs(": ", out);
+    util_json_str(out, a->notes[i].note);
+  }
+  fputs(a->nnotes ? "\n  },\n  " : "},\n  ", out);
   energy_describe(a, out, 1);
   fputs("\n}\n", out);
 }
@@ -457,9 +470,10 @@ static const char *const doc_intro[] = {
     "  and DDR bandwidth) the value is marked [A] and chosen to be plausible, never tuned to a\n"
     "  result.\n"
     "\n"
-    "`gtsim --arch FILE --describe` prints the resolved config and its derived figures (peak\n"
-    "MAC/s and FLOP/s per dtype per unit, core, cluster and chip; DDR bytes/cycle; on-chip bytes\n"
-    "per level; machine balance; with an `[energy]` section, the energy parameters and the\n"
+    "`gtsim --arch FILE --describe` prints the resolved config — each value with the comment of\n"
+    "its line, its provenance (`--set KEY=VALUE` for an override; JSON: `provenance`) — and its\n"
+    "derived figures (peak MAC/s and FLOP/s per dtype per unit, core, cluster and chip; DDR\n"
+    "bytes/cycle; on-chip bytes per level; machine balance; with an `[energy]` section, the\n"
     "energy per FLOP at full utilization); add `--json` for the same as JSON.\n"
     "\n"
     "Energy: an optional `[energy]` section (the node, DDR, GB, interconnect and DMA energies,\n"
@@ -478,9 +492,10 @@ static const char *const doc_intro[] = {
     "`nan` and hexadecimal are rejected. Lists are comma-separated.\n"
     "\n"
     "Sections: `[chip]`, `[ddr]`, `[cluster]` exactly once each; `[energy]` at most once; one\n"
-    "or more `[core.NAME]`; one or more `[unit.NAME]`. NAME is letters, digits, `_` or `-`. Core kinds are numbered in\n"
-    "file order: inside a cluster, cores `0 .. count-1` are the first core kind, the next\n"
-    "`count` cores the second kind, and so on (Goya: cores 0-7 are `tpc`, core 8 is `gemm`).\n"
+    "or more `[core.NAME]`; one or more `[unit.NAME]`. NAME is letters, digits, `_` or `-`.\n"
+    "Core kinds are numbered in file order: inside a cluster, cores `0 .. count-1` are the\n"
+    "first core kind, the next `count` cores the second kind, and so on (Goya: cores 0-7 are\n"
+    "`tpc`, core 8 is `gemm`).\n"
     "A core's `units` list gives its compute queues in order. A `[unit.NAME]` may be used by\n"
     "several core kinds; a unit kind no core uses is allowed (it is kept for `--set`).\n"
     "\n"
