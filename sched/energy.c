@@ -66,6 +66,9 @@ void energy_compute(const GsArch *a, const GsActions *x, double seconds, GsEnerg
   e->total_pj = e->dynamic_pj + e->static_pj;
 }
 
+/* GsActions is counts only, all doubles: it is subtracted as an array. */
+_Static_assert(sizeof(GsActions) % sizeof(double) == 0, "GsActions holds doubles only");
+
 void energy_actions_sub(GsActions *d, const GsActions *x, const GsActions *y) {
   const double *px = (const double *)x, *py = (const double *)y;
   double *pd = (double *)d;
