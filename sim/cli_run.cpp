@@ -124,18 +124,30 @@ static void check_gt_options(const CliOptions &o, const std::vector<Strategy> &v
 
 // Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
 static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
-                          std::vector<uint64_t> &episodes) {
+                          std::vector<uint64_t> &episodes, std::vector<GsActions> &actions) {
   memset(rs, 0, sizeof *rs);
   report_init_units(rs, a);
   rs->cycles = r.cycles;
   // kernel boundaries as cluster 0 sees them: chip barriers and its own cluster barriers
+  // with the actions up to each (chip-wide counts, also at cluster 0's own barriers)
+  std::vector<std::pair<uint64_t, const GsActions *>> ep;
+  for (size_t i = 0; i < r.episodes.size(); i++) ep.push_back({r.episodes[i].cycle, &r.episode_actions[i]});
+  for (size_t i = 0; i < r.cluster_episodes.size(); i++)
+    if (r.cluster_episodes[i].cluster == 0)
+      ep.push_back({r.cluster_episodes[i].cycle, &r.cluster_episode_actions[i]});
+  std::stable_sort(ep.begin(), ep.end(),
+                   [](const std::pair<uint64_t, const GsActions *> &x,
+                      const std::pair<uint64_t, const GsActions *> &y) { return x.first < y.first; });
   episodes.clear();
-  for (const SimEpisode &e : r.episodes) episodes.push_back(e.cycle);
-  for (const SimEpisode &e : r.cluster_episodes)
-    if (e.cluster == 0) episodes.push_back(e.cycle);
-  std::sort(episodes.begin(), episodes.end());
+  actions.clear();
+  for (const auto &e : ep) {
+    episodes.push_back(e.first);
+    actions.push_back(*e.second);
+  }
   rs->nepisodes = (int)episodes.size();
   rs->episode_end = episodes.data();
+  rs->episode_actions = actions.data();
+  rs->actions = r.actions;
   rs->ddr_read = r.stats.get("ddr.read_bytes");
   rs->ddr_write = r.stats.get("ddr.write_bytes");
   // per unit kind, summed over its queues: "q.cC.kK.UNIT.<what>_cycles"
@@ -225,6 +237,7 @@ struct RunOut {
   GsLowered *l = nullptr;
   GsRunStats rs;
   std::vector<uint64_t> episodes;
+  std::vector<GsActions> episode_actions;
   double tune_throughput = 0, tune_latency = 0;  // --batch-per-cluster auto: its figures
   RunOut() = default;
   RunOut(const RunOut &) = delete;
@@ -319,7 +332,7 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
             lower_sched_name(k), r.message.c_str());
     return st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
   }
-  fill_runstats(&ro->rs, e.a, r, ro->episodes);
+  fill_runstats(&ro->rs, e.a, r, ro->episodes, ro->episode_actions);
   return GS_EXIT_OK;
 }
 

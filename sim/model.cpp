@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "actions.h"
 #include "trace.h"
 
 using namespace sc_core;
@@ -243,6 +244,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   gs_assert(d >= 0);
   double t0 = now();
   std::string e;
+  double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
@@ -250,6 +252,8 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, m * k * es), who);
     if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
+    rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es);
+    wr = (double)(m * n * es);
     q.macs += (double)m * (double)n * (double)k;
     q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
@@ -275,14 +279,18 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
       // byte is known to be read
       int64_t nb = std::min(elems * es, mem.region(in.r[2]).bytes);
       e = mem.read(in.r[2], in.t[2], memory_range(0, nb), who, true);
+      rd += (double)nb;
     }
     if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, out * es), who, false, true);
+    rd += (double)(elems * es);
+    wr = (double)(out * es);
   }
   take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
   q.busy += (double)d;
+  actions_compute(&actions_, arch, q.unit_kind, q.core, in, rd, wr);
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
   return !abort_;
 }
@@ -444,6 +452,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (mp.xcluster) traffic_.cluster_link += b;
   traffic_.ddr_burst += ddr_total;
   traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);
+  actions_transfer(&actions_, arch, SB, DB, mp.noc, mp.xcluster, b);
   q.stall_data += mp.latency;
   q.stall_res += stall;
   q.busy += (t1 - t0) - mp.latency - stall;
@@ -493,9 +502,11 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
       hb.update_floor();  // lets the access logs drop what every queue is ordered after
       mem.prune_logs();
       episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
+      episode_actions_.push_back(actions_);
       traffic_.ddr_since_episode = 0;
     } else {
       cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
+      cluster_episode_actions_.push_back(actions_);
     }
     if (in.sub == SCOPE_CHIP || q.cluster == 0)
       for (auto &r : recorders_) r->episode(t0 - start_);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "actions.h"
 #include "model.h"
 #include "trace.h"
 
@@ -176,6 +177,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
       st.add(p + ".mac_utilization", "ratio", "MACs / (peak MACs per cycle x run cycles)", q.ideal / cyc);
     }
   }
+  actions_register_stats(arch, actions_, cycles / (arch->clock_mhz * 1e6), st);
   for (const Buffer &b : mem.bufs) {
     if (b.peak == 0) continue;
     st.add("buf." + b.name + ".peak_bytes", "B", "peak allocated bytes", (double)b.peak);
@@ -196,6 +198,9 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   barriers_.clear();
   sems_.clear();
   traffic_ = Traffic();
+  actions_ = GsActions();
+  episode_actions_.clear();
+  cluster_episode_actions_.clear();
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
@@ -308,6 +313,9 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
+  r->actions = actions_;
+  r->episode_actions = episode_actions_;
+  r->cluster_episode_actions = cluster_episode_actions_;
   register_stats(r, cycles);
   std::string err;
   for (auto &rec : recorders_)
