@@ -454,8 +454,11 @@ static double staging_cycles(const GsLowered *l, const GsKernel *k) {
 }
 
 /* The partition and tiles of a gemm/vector kernel: for every column split worth pricing
- * (column_splits) the best tiles; a split of the columns is kept when its estimate (tiles and
- * weight staging) is below TILE_OVERLAP_GAIN of the rows-only partition's. */
+ * (column_splits) the best tiles; a split of the columns is kept when its estimate is below
+ * TILE_OVERLAP_GAIN of the rows-only partition's. Partitions are compared by their tiles'
+ * estimate with the pipeline's fill and drain priced (tile_cost with overlap: with few rows a
+ * core has few tiles, and one tile's loads, compute and store run one after another) plus the
+ * weight staging the cores wait for. */
 static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
@@ -470,7 +473,10 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
     tile_search_init(l, k, &gm, &ts);
     TileChoice ch = search_tiles(&ts, budget, ahead, &chunks);
     if (ch.tr < 1) continue;
-    ch.cost += npc > 1 ? staging_cycles(l, k) : 0;
+    if (npc > 1) { /* partitions compared with the pipeline's fill and drain priced */
+      ts.overlap = 1;
+      ch.cost = tile_cost(&ts, ch.tr, ch.tc, ch.tk, ch.order, ch.wres).cost + staging_cycles(l, k);
+    }
     if (pcs[i] == 1) rows_only = ch;
     int beats = best.tr < 1 || ch.cost < best.cost;
     if (pcs[i] > 1 && rows_only.tr >= 1) beats = beats && ch.cost < rows_only.cost * TILE_OVERLAP_GAIN;
