@@ -313,6 +313,12 @@ void emit_load_span_at(Emit *e, const GsKernel *k, int qi, int c, int t, const G
     emit_count_ddr(e, emit_task_of(e, k), ps.level, span_bytes(s), 0);
     return;
   }
+  GsSpan rs = *s; /* a contiguous span over compact pieces' rows: read as rows of their pitch */
+  int64_t tot = span_bytes(s), p0 = first->v.pitch;
+  if (!in_place(first) && s->planes == 1 && (s->rows == 1 || s->stride == s->row_bytes) &&
+      (s->off - first->v.lo) % p0 == 0 && tot % p0 == 0)
+    rs = (GsSpan){s->off, p0, tot / p0, p0, 1, tot};
+  s = &rs;
   for (int64_t pl_i = 0; pl_i < s->planes; pl_i++) {
     int64_t r = 0;
     while (r < s->rows) {

@@ -135,6 +135,9 @@ typedef struct {
                                 many kernels ahead (GT_PREFETCH_DEFAULT, at most GT_AHEAD_MAX) */
   double gt_prefetch_gb;     /* --gt-prefetch-gb: fraction of the GB weights staged ahead may
                                 hold at once (1) */
+  int gt_cols;               /* --gt-cols split (1): a layer with fewer rows than cores may split
+                                its columns over them (lower_choose_partition); rows (0, the
+                                default): rows only */
 } GsLowerOptions;
 void lower_options_default(GsLowerOptions *o);
 
@@ -420,6 +423,10 @@ int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void lower_fill_gb_split(GsLowered *l);
 int lower_fill_tiling(GsLowered *l, GsDiag *d);
+/* The partition of kernel k over its cluster's cores (k->pr, k->pc), chosen by the tiler's
+ * estimate (lower_fill_tiling's own rule, docs/schedulers.md "Columns split over cores"); returns
+ * k->pc. graphturbo fixes it when it makes the slices, which are sized per core. */
+int lower_choose_partition(GsLowered *l, GsKernel *k);
 /* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
  * that is estimated faster (GsKernel.w_chunks, loop order columns outer). */
 void lower_fill_tiling_streams(GsLowered *l);

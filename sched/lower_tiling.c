@@ -46,9 +46,10 @@ static int64_t ddr_span_cost(const GsSpan *s, int burst) {
   return timing_ddr_bytes_bound(&a, burst);
 }
 
-/* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives). */
+/* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives;
+ * before placement, graphturbo's choice of partitions, in DDR). */
 static void mem_cost(const GsLowered *l, int t, const GsSpan *s, int64_t *ddr, int64_t *gb) {
-  if (t >= 0 && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
+  if (t >= 0 && l->place && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
   else *ddr += ddr_span_cost(s, l->arch->ddr_burst_bytes);
 }
 
@@ -200,13 +201,13 @@ static void partition(const GsLowered *l, GsKernel *k, const GsGeom *gm, int pc)
  * rows are too few to give every core one (cluster_rows below the cores) and the kernel is a gemm
  * whose columns cores may share — its output channels, each core then reading only its columns'
  * weights (not grouped convs, whose column tiles are whole groups; not a tail that reduces over
- * whole rows; not graphturbo, whose slices are sized per core before tiling). Then every power
- * of two up to the cores that leaves every part at least one column-alignment unit. */
+ * whole rows). Then every power of two up to the cores that leaves every part at least one
+ * column-alignment unit. */
 static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int *pcs) {
   int n = 0, P = kernel_cores_max(l, k);
   pcs[n++] = 1;
   if (cluster_rows(l, k, gm) >= P || lower_op_kind(l->graph, k->head) != LK_GEMM ||
-      !gm->split_cols || gm->col_strict || k->row_reduce || l->opt.sched == SCHED_GRAPHTURBO)
+      !gm->split_cols || gm->col_strict || k->row_reduce)
     return n;
   for (int pc = 2; pc <= P && pc <= gm->cols && n < 16; pc *= 2) pcs[n++] = pc;
   return n;
@@ -324,6 +325,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
   double keep = fmax(best.cost, best.ddr + ahead) + stage;
   TileChoice pick = best;
   *chunks = 0;
+  if (ts->k->pc > 1) return best; /* chunks are column tiles from column 0 (emit_stage_chunk) */
   for (int64_t tc = ceil_div64(ts->core_cols, 2); tc >= 1; tc = ceil_div64(tc, 2)) {
     if (gm->col_align > 1 && tc > gm->col_align) tc = ceil_div64(tc, gm->col_align) * gm->col_align;
     int64_t nct = ceil_div64(ts->core_cols, tc);
@@ -453,51 +455,75 @@ static double staging_cycles(const GsLowered *l, const GsKernel *k) {
          l->arch->ddr_bytes_per_cycle;
 }
 
-/* The partition and tiles of a gemm/vector kernel: for every column split worth pricing
- * (column_splits) the best tiles; a split of the columns is kept when its estimate is below
- * TILE_OVERLAP_GAIN of the rows-only partition's. Partitions are compared by their tiles'
+/* The partition of kernel k (k->pr, k->pc, k->w_via_gb) and its best tiles (*chunks: its
+ * weights' staging chunks): for every column split worth pricing (column_splits; only the
+ * kernel's own pc when `fixed`) the best tiles, a split of the columns kept when its estimate is
+ * below TILE_OVERLAP_GAIN of the rows-only partition's. Partitions are compared by their tiles'
  * estimate with the pipeline's fill and drain priced (tile_cost with overlap: with few rows a
  * core has few tiles, and one tile's loads, compute and store run one after another) plus the
- * weight staging the cores wait for. */
+ * weight staging the cores wait for. tr < 1: no tile fits (the partition is rows only). */
+static TileChoice choose_partition(GsLowered *l, GsKernel *k, const GsGeom *gm, int fixed,
+                                   const double *ahead, int *chunks) {
+  int64_t budget = lower_kernel_tile_budget(l, k);
+  int pcs[16], npc = fixed ? 1 : column_splits(l, k, gm, pcs), bpc = 1, ch_chunks = 0;
+  if (fixed) pcs[0] = k->pc > 0 ? k->pc : 1;
+  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0}, rows_only = best;
+  double bcost = 0;
+  TileSearch ts;
+  *chunks = 0;
+  for (int i = 0; i < npc; i++) {
+    partition(l, k, gm, pcs[i]);
+    tile_search_init(l, k, gm, &ts);
+    TileChoice ch = search_tiles(&ts, budget, ahead, &ch_chunks);
+    if (ch.tr < 1) continue;
+    TileChoice cmp = ch;
+    if (npc > 1) { /* partitions compared with the pipeline's fill and drain priced */
+      ts.overlap = 1;
+      cmp = tile_cost(&ts, ch.tr, ch.tc, ch.tk, ch.order, ch.wres);
+      cmp.cost += staging_cycles(l, k);
+    }
+    if (pcs[i] == 1) rows_only = cmp;
+    int beats = best.tr < 1 || cmp.cost < bcost;
+    if (pcs[i] > 1 && rows_only.tr >= 1) beats = beats && cmp.cost < rows_only.cost * TILE_OVERLAP_GAIN;
+    if (beats) {
+      best = ch;
+      bcost = cmp.cost;
+      bpc = pcs[i];
+      *chunks = ch_chunks;
+    }
+  }
+  partition(l, k, gm, best.tr >= 1 ? bpc : pcs[0]);
+  tile_search_init(l, k, gm, &ts);
+  return best;
+}
+
+int lower_choose_partition(GsLowered *l, GsKernel *k) {
+  GsGeom gm;
+  lower_fill_geom(l->graph, k->head, l->arch, &gm);
+  int chunks;
+  choose_partition(l, k, &gm, 0, NULL, &chunks);
+  return k->pc;
+}
+
+/* The partition and tiles of a gemm/vector kernel (choose_partition; graphturbo keeps the
+ * partition its slices were made for, lower_gt.c). */
 static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
   GsGeom gm;
   lower_fill_geom(g, k->head, a, &gm);
-  int64_t budget = lower_kernel_tile_budget(l, k);
-  int pcs[16], npc = column_splits(l, k, &gm, pcs), bpc = 1, chunks = 0, bchunks = 0;
-  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0}, rows_only = best;
-  TileSearch ts;
-  for (int i = 0; i < npc; i++) {
-    partition(l, k, &gm, pcs[i]);
-    tile_search_init(l, k, &gm, &ts);
-    TileChoice ch = search_tiles(&ts, budget, ahead, &chunks);
-    if (ch.tr < 1) continue;
-    if (npc > 1) { /* partitions compared with the pipeline's fill and drain priced */
-      ts.overlap = 1;
-      ch.cost = tile_cost(&ts, ch.tr, ch.tc, ch.tk, ch.order, ch.wres).cost + staging_cycles(l, k);
-    }
-    if (pcs[i] == 1) rows_only = ch;
-    int beats = best.tr < 1 || ch.cost < best.cost;
-    if (pcs[i] > 1 && rows_only.tr >= 1) beats = beats && ch.cost < rows_only.cost * TILE_OVERLAP_GAIN;
-    if (beats) {
-      best = ch;
-      bpc = pcs[i];
-      bchunks = chunks;
-    }
-  }
-  partition(l, k, &gm, best.tr >= 1 ? bpc : 1);
-  tile_search_init(l, k, &gm, &ts);
-  k->w_chunks = bchunks;
+  TileChoice best = choose_partition(l, k, &gm, lower_keeps_slices(l), ahead, &k->w_chunks);
   if (best.tr < 1) {
     const GsOp *o = &g->ops[k->head];
+    TileSearch ts;
+    tile_search_init(l, k, &gm, &ts);
     TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
                               gm.split_k ? 1 : gm.k);
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
                "bytes, a '%s' core has %lld for tiles",
                k->name, graph_opkind_name(o->kind), (long long)tile_need(&tb, 0),
-               a->core_kinds[k->core_kind].name, (long long)budget);
+               a->core_kinds[k->core_kind].name, (long long)lower_kernel_tile_budget(l, k));
     return -1;
   }
   k->tr = best.tr;
