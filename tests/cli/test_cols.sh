@@ -91,6 +91,25 @@ check_eval "... DDR written 2 clusters x 4096" '[ "$(stat "ddr written" "$tmp/r"
 c2=$(cycles "$tmp/r")
 check_eval "... cycles $c2 within [4864, 10772]" '[ "$c2" -ge 4864 ] && [ "$c2" -le 10772 ]'
 
+# graphturbo keeps y in LB. By default (--gt-cols rows) its layers split rows only; with
+# --gt-cols split each core keeps its 64 channels of y in its own LB (8 x 128 B = 1024 B,
+# compact) and each core of z reads both halves (its own inside its LB, the other over the NoC), one
+# strided mov each (8 rows of 128 B into rows of 256 B). DDR: x twice and the weights once, 2 x
+# 2048 + 2 x 32768 = 69632 read; z's 2048 written (y never leaves the chip).
+"$GTSIM" "${A1[@]}" --sched graphturbo --dump-after tiling >"$tmp/dump" 2>&1
+check_eval "graphturbo: rows only by default (cores=1x1)" '[ "$(grep -c " cores=1x1 " "$tmp/dump")" = 2 ]'
+"$GTSIM" "${A1[@]}" --sched graphturbo --gt-cols split --emit "$tmp/g.gtasm" >"$tmp/r" 2>"$tmp/err"
+check_rc "graphturbo --gt-cols split: the program passes every check" $? "$(head -3 "$tmp/err")"
+check_eval "... DDR read 69632" '[ "$(stat "ddr read" "$tmp/r")" = 69632 ]'
+check_eval "... DDR written 2048" '[ "$(stat "ddr written" "$tmp/r")" = 2048 ]'
+check_eval "... each core keeps 1024 B of y in its LB" \
+  '[ "$(grep -c "alloc region=.*level=lb .*bytes=1024$" "$tmp/g.gtasm")" -ge 2 ]'
+check_eval "... the cores of z read y's halves with 4 strided movs in all" \
+  '[ "$(grep -cE "bytes=1024 (dst_off=128 )?rows=8 src_stride=128 dst_stride=256 " "$tmp/g.gtasm")" = 4 ]'
+"$GTSIM" "${A1[@]}" --sched graphturbo --gt-cols diagonal >/dev/null 2>"$tmp/err"
+rc=$?
+check_eval "--gt-cols takes rows or split (exit 1, got $rc)" '[ "$rc" = 1 ] && grep -q "rows or split" "$tmp/err"'
+
 # rows enough for every core: no column split (the plan as before)
 "$GTSIM" --arch configs/tiny.cfg --set chip.clusters=1 "$tmp/cols.gtg" --batch 2 --sched tvm \
   --dump-after tiling >"$tmp/dump" 2>&1
