@@ -1,6 +1,7 @@
-/* lower_tiling.c — lower_fill_tiling: the partition of every kernel over a cluster's cores (rows
- * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
- * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
+/* lower_tiling.c — lower_fill_tiling: the partition of every kernel over a cluster's cores (its
+ * rows; a gemm with fewer rows than cores may split its columns too, when the estimate says so:
+ * choose_partition, docs/schedulers.md "Columns split over cores") and its tile sizes and loop
+ * order: for every k depth and column width, the most rows whose double-buffered tile fits
  * the core's budget, keeping the choice with the shortest estimated time of the busiest core —
  * the longest of its DDR share (whole bursts, as the simulator counts them), GB-port share, DMA
  * queues (a set-up per transfer) and head unit (docs/schedulers.md, "Partition, tiling, double
