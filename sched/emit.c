@@ -533,9 +533,21 @@ int emit_coord_q(Emit *e, int c) {
   die("cluster %d has no active core", c);
 }
 
+/* Piece i lies in place over the same rows as the piece before it: it takes that one's region
+ * and tile (and returns 1). */
+static int piece_shares(PieceList *pl, int i) {
+  Piece *x = &pl->p[i], *y = i > 0 ? &pl->p[i - 1] : NULL;
+  if (!y || y->v.lo != x->v.lo || y->slice != x->slice) return 0;
+  gs_assert(y->v.hi == x->v.hi && y->v.b1 <= x->v.b0 && x->rpitch == x->v.pitch);
+  x->reg = y->reg;
+  x->tile = y->tile;
+  x->owner = 0;
+  return 1;
+}
+
 /* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c):
  * a region over each run of rows, named after the tensor and those rows, in place; the pieces of
- * the same rows (cores that split the kernel's columns) share it and its tile (emit_impl.h). */
+ * the same rows (cores that split the kernel's columns) share it and its tile (piece_shares). */
 static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int64_t base, int64_t lo0) {
   for (int i = 0; i < pl->n; i++) {
     Piece *x = &pl->p[i];
@@ -543,7 +555,7 @@ static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int6
     x->rpitch = x->v.pitch;
     x->level = lvl;
     x->slice = -1;
-    if (emit_piece_shares(pl, i)) continue;
+    if (piece_shares(pl, i)) continue;
     char name[200];
     snprintf(name, sizeof name, "%s%s[%lld,%lld)", lvl == LVL_GB ? "gb:" : "t:", e->g->tensors[t].name,
              (long long)x->v.lo, (long long)x->v.hi);
@@ -553,18 +565,6 @@ static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int6
     emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->v.lo - lo0,
                x->v.hi - x->v.lo, 0);
   }
-}
-
-/* Piece i lies in place over the same rows as the piece before it: it takes that one's region
- * and tile (and returns 1). */
-int emit_piece_shares(PieceList *pl, int i) {
-  Piece *x = &pl->p[i], *y = i > 0 ? &pl->p[i - 1] : NULL;
-  if (!y || y->v.lo != x->v.lo || y->slice != x->slice) return 0;
-  gs_assert(y->v.hi == x->v.hi && y->v.b1 <= x->v.b0 && x->rpitch == x->v.pitch);
-  x->reg = y->reg;
-  x->tile = y->tile;
-  x->owner = 0;
-  return 1;
 }
 
 static void gb_alloc_tensor(Emit *e, int t) {

@@ -98,9 +98,6 @@ typedef struct {
 } LbAlloc;
 
 int emit_core_q(Emit *e, int c, int core, int slot);
-/* Piece i of a sorted list lies over the same rows (and slice) as the one before it: it takes
- * that one's region and tile and is not their owner; returns 1. Else 0. */
-int emit_piece_shares(PieceList *pl, int i);
 /* The accounting sink: bytes of DDR level moved by task `task` (a kernel index); others are
  * not counted. emit_task_of: kernel k's index in the plan. */
 void emit_count_ddr(Emit *e, int task, int level, int64_t bytes, int write);

@@ -53,9 +53,9 @@ static void list_remove(PieceList *pl, int slice) {
 }
 
 /* Core i's piece of slice si in cluster c, view v: in LB compact in a region of its own; in GB
- * and DDR in place, in a region over its rows unless the piece before it (a core over the same
- * rows) has one (emit_piece_shares); put in the lists. lo_first: the slice's first byte in the
- * cluster, at the slice's GB offset. */
+ * and DDR in place, in a region over its rows unless a piece of the slice over the same rows (a
+ * core of another column part) has one, which it then shares with its tile; put in the lists.
+ * lo_first: the slice's first byte in the cluster, at the slice's GB offset. */
 static void make_piece(Emit *e, int si, int c, int i, GsView v, int64_t lo_first) {
   const GtSlice *sl = &e->l->slices[si];
   int core = sl->core0 + i, lb = sl->level == LVL_LB;

@@ -291,7 +291,9 @@ typedef struct {
   int64_t lo, hi, pitch, b0, b1;
 } GsView;
 static inline int view_whole(const GsView *v) { return v->b0 == 0 && v->b1 == v->pitch; }
-static inline int64_t view_bytes(const GsView *v) { return (v->hi - v->lo) / v->pitch * (v->b1 - v->b0); }
+static inline int64_t view_bytes(const GsView *v) {
+  return (v->hi - v->lo) / v->pitch * (v->b1 - v->b0);
+}
 static inline int view_has(const GsView *v, int64_t x) {
   int64_t b = x >= v->lo ? (x - v->lo) % v->pitch : -1;
   return x >= v->lo && x < v->hi && b >= v->b0 && b < v->b1;

@@ -495,7 +495,8 @@ static TileChoice choose_partition(GsLowered *l, GsKernel *k, const GsGeom *gm, 
     }
     if (pcs[i] == 1) rows_only = cmp;
     int beats = best.tr < 1 || cmp.cost < bcost;
-    if (pcs[i] > 1 && rows_only.tr >= 1) beats = beats && cmp.cost < rows_only.cost * TILE_OVERLAP_GAIN;
+    if (pcs[i] > 1 && rows_only.tr >= 1)
+      beats = beats && cmp.cost < rows_only.cost * TILE_OVERLAP_GAIN;
     if (beats) {
       best = ch;
       bcost = cmp.cost;

@@ -44,9 +44,11 @@ check_eval "tvm splits both convs' columns over the 2 cores (cores=1x2)" \
 
 "$GTSIM" "${A1[@]}" --sched tvm --emit "$tmp/p.gtasm" >"$tmp/r" 2>"$tmp/err"
 check_rc "tvm: the program passes every simulator check" $? "$(head -3 "$tmp/err")"
-check_eval "tvm: 5386 cycles (2 x 2693, derived above; rows only: 9482)" '[ "$(cycles "$tmp/r")" = 5386 ]'
+check_eval "tvm: 5386 cycles (2 x 2693, derived above; rows only: 9482)" \
+  '[ "$(cycles "$tmp/r")" = 5386 ]'
 check_eval "tvm: each conv 2693 cycles" '[ "$(grep -cE "^[01] .* 2693 " "$tmp/r")" = 2 ]'
-check_eval "tvm: DDR read 2 x (2 x 2048 + 32768) = 73728" '[ "$(stat "ddr read" "$tmp/r")" = 73728 ]'
+check_eval "tvm: DDR read 2 x (2 x 2048 + 32768) = 73728" \
+  '[ "$(stat "ddr read" "$tmp/r")" = 73728 ]'
 check_eval "tvm: DDR written 2 x 2048 = 4096" '[ "$(stat "ddr written" "$tmp/r")" = 4096 ]'
 
 # the rows-only plan, on one core: 2 x 4741 = 9482 cycles (derived above)
@@ -58,7 +60,8 @@ check_eval "one core: rows only, 9482 cycles" '[ "$(cycles "$tmp/r1")" = 9482 ]'
 # with one mov of 2048 B
 store1=$(sed -n '/^\.queue c0\.k1\.dma_out/,/^\.queue/p' "$tmp/p.gtasm" | grep -c \
   'mov dst="t:y\[0,2048)" .*bytes=1024 dst_off=128 rows=8 src_stride=128 dst_stride=256 ')
-check_eval "core 1 stores its channels of y with one strided mov (8 x 128 B at 256 B)" '[ "$store1" = 1 ]'
+check_eval "core 1 stores its channels of y with one strided mov (8 x 128 B at 256 B)" \
+  '[ "$store1" = 1 ]'
 check_eval "each core of conv z reads all of y with one 2048 B mov" \
   '[ "$(grep -c "src=\"t:y\[0,2048)\" .*bytes=2048 rows=1 " "$tmp/p.gtasm")" = 2 ]'
 
@@ -68,7 +71,8 @@ grep -v 'mov dst="t:y\[0,2048)" .*dst_off=128 rows=8' "$tmp/p.gtasm" >"$tmp/bad.
 "$GTSIM" --arch configs/tiny.cfg --set chip.clusters=1 "$tmp/bad.gtasm" >/dev/null 2>"$tmp/err"
 rc=$?
 check_eval "a missing column store ends in exit 2 (got $rc)" '[ "$rc" = 2 ]'
-check "... naming the bytes never written" grep -q "nothing was ever written into bytes \[128, 256)" "$tmp/err"
+check "... naming the bytes never written" \
+  grep -q "nothing was ever written into bytes \[128, 256)" "$tmp/err"
 
 # astitch keeps y in the GB (its cores' views share a GB region): the second conv reads no DDR
 # for its input: 36864 + 32768 = 69632 read, z's 2048 written
@@ -97,7 +101,8 @@ check_eval "... cycles $c2 within [4864, 10772]" '[ "$c2" -ge 4864 ] && [ "$c2" 
 # strided mov each (8 rows of 128 B into rows of 256 B). DDR: x twice and the weights once, 2 x
 # 2048 + 2 x 32768 = 69632 read; z's 2048 written (y never leaves the chip).
 "$GTSIM" "${A1[@]}" --sched graphturbo --dump-after tiling >"$tmp/dump" 2>&1
-check_eval "graphturbo: rows only by default (cores=1x1)" '[ "$(grep -c " cores=1x1 " "$tmp/dump")" = 2 ]'
+check_eval "graphturbo: rows only by default (cores=1x1)" \
+  '[ "$(grep -c " cores=1x1 " "$tmp/dump")" = 2 ]'
 "$GTSIM" "${A1[@]}" --sched graphturbo --gt-cols split --emit "$tmp/g.gtasm" >"$tmp/r" 2>"$tmp/err"
 check_rc "graphturbo --gt-cols split: the program passes every check" $? "$(head -3 "$tmp/err")"
 check_eval "... DDR read 69632" '[ "$(stat "ddr read" "$tmp/r")" = 69632 ]'
@@ -105,14 +110,17 @@ check_eval "... DDR written 2048" '[ "$(stat "ddr written" "$tmp/r")" = 2048 ]'
 check_eval "... each core keeps 1024 B of y in its LB" \
   '[ "$(grep -c "alloc region=.*level=lb .*bytes=1024$" "$tmp/g.gtasm")" -ge 2 ]'
 check_eval "... the cores of z read y's halves with 4 strided movs in all" \
-  '[ "$(grep -cE "bytes=1024 (dst_off=128 )?rows=8 src_stride=128 dst_stride=256 " "$tmp/g.gtasm")" = 4 ]'
+  '[ "$(grep -cE "bytes=1024 (dst_off=128 )?rows=8 src_stride=128 dst_stride=256 " \
+      "$tmp/g.gtasm")" = 4 ]'
 "$GTSIM" "${A1[@]}" --sched graphturbo --gt-cols diagonal >/dev/null 2>"$tmp/err"
 rc=$?
-check_eval "--gt-cols takes rows or split (exit 1, got $rc)" '[ "$rc" = 1 ] && grep -q "rows or split" "$tmp/err"'
+check_eval "--gt-cols takes rows or split (exit 1, got $rc)" \
+  '[ "$rc" = 1 ] && grep -q "rows or split" "$tmp/err"'
 
 # rows enough for every core: no column split (the plan as before)
 "$GTSIM" --arch configs/tiny.cfg --set chip.clusters=1 "$tmp/cols.gtg" --batch 2 --sched tvm \
   --dump-after tiling >"$tmp/dump" 2>&1
-check_eval "two rows on two cores: rows only (cores=2x1)" '[ "$(grep -c " cores=2x1 " "$tmp/dump")" = 2 ]'
+check_eval "two rows on two cores: rows only (cores=2x1)" \
+  '[ "$(grep -c " cores=2x1 " "$tmp/dump")" = 2 ]'
 
 done_testing
