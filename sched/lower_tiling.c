@@ -105,12 +105,16 @@ static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom 
                             int64_t tc, int64_t tk) {
   GsKernelOperands ko;
   lower_kernel_operands(l->graph, k, &ko);
-  GsTile cand[3];
+  GsTile cand[4];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
   int64_t mid = (gm->seg_rows - part) / 2;
   cand[nc++] = (GsTile){mid, mid + part, 0, tc, 0, tk};
   cand[nc++] = (GsTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  /* one row short of a segment, the middle is its top, where the padding clips the halo: the
+   * bottom too (a core whose rows start one row into a segment has that tile) */
+  if (part == gm->seg_rows - 1 && part > 0)
+    cand[nc++] = (GsTile){1, gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
   if (tr >= gm->seg_rows && gm->rows >= gm->seg_rows) {
     int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
     cand[nc++] = (GsTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
