@@ -203,21 +203,16 @@ static void partition(const GsLowered *l, GsKernel *k, const GsGeom *gm, int pc)
 }
 
 /* The column splits worth pricing for kernel k (*n of them into pcs, 1 first): only 1 unless
- * the kernel is a gemm whose columns cores may share — its output channels, each core then
- * reading only its columns' weights (not grouped convs, whose column tiles are whole groups; not
- * a tail that reduces over whole rows) — and either its rows are too few to give every core one
- * (cluster_rows below the cores) or its weights cannot be staged once per cluster in the GB
- * (every core of a rows-only plan reads all of them from DDR). Then every power of two up to the
- * cores that leaves every part at least one column-alignment unit. */
+ * rows are too few to give every core one (cluster_rows below the cores) and the kernel is a gemm
+ * whose columns cores may share — its output channels, each core then reading only its columns'
+ * weights (not grouped convs, whose column tiles are whole groups; not a tail that reduces over
+ * whole rows). Then every power of two up to the cores that leaves every part at least one
+ * column-alignment unit. */
 static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int *pcs) {
   int n = 0, P = kernel_cores_max(l, k);
   pcs[n++] = 1;
-  int64_t wb = lower_op_weight_bytes(l->graph, k->head), w0, w1;
-  lower_gb_weight_area(l, &w0, &w1);
-  int staged = l->arch->dma_engines > 0 && wb <= w1 - w0; /* rows only: once per cluster */
-  if ((cluster_rows(l, k, gm) >= P && (wb == 0 || staged)) ||
-      lower_op_kind(l->graph, k->head) != LK_GEMM || !gm->split_cols || gm->col_strict ||
-      k->row_reduce)
+  if (cluster_rows(l, k, gm) >= P || lower_op_kind(l->graph, k->head) != LK_GEMM ||
+      !gm->split_cols || gm->col_strict || k->row_reduce)
     return n;
   for (int pc = 2; pc <= P && pc <= gm->cols && n < 16; pc *= 2) pcs[n++] = pc;
   return n;
