@@ -186,27 +186,24 @@ GsSpan emit_local_of(const GsSpan *s) {
 int64_t emit_share(const Emit *e) { return ceil_div64(e->g->batch, e->a->nclusters); }
 
 
-/* The pieces of tensor t produced by its kernel, restricted to cluster `only` (-1: all). */
+/* The pieces of tensor t produced by its kernel, restricted to cluster `only` (-1: all): one
+ * per core with rows (and columns), its view of t (lower_core_view), sorted by (v.lo, v.b0). */
 static PieceList make_pieces(Emit *e, int t, int only) {
   const GsLowered *l = e->l;
   const GsKernel *k = &l->kernels[l->place[t].kernel];
-  int64_t rows, rps;
-  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
-  int64_t rb = graph_tensor_bytes(&e->g->tensors[t]) / rows;
-  gs_assert(rb * rows == graph_tensor_bytes(&e->g->tensors[t]));
+  GsKernelPart kp;
+  lower_kernel_part(e->g, e->a, k, &kp);
   PieceList pl;
   pl.n = 0;
-  pl.p = arena_alloc(e->s->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr));
+  pl.p = arena_alloc(e->s->arena, sizeof(Piece) * (size_t)(e->s->nclusters * k->pr * k->pc));
   for (int c = 0; c < e->s->nclusters; c++) {
     if (only >= 0 && c != only) continue;
-    for (int i = 0; i < k->pr; i++) {
-      int64_t a0, a1;
-      lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
-      if (a1 <= a0) continue;
+    for (int i = 0; i < k->pr * k->pc; i++) {
+      GsView v = lower_core_view(e->g, e->a, k, &kp, t, c, i);
+      if (v.hi <= v.lo) continue;
       Piece *x = &pl.p[pl.n++];
       memset(x, 0, sizeof *x);
-      x->lo = a0 * rb;
-      x->hi = a1 * rb;
+      x->v = v;
     }
   }
   return pl;
@@ -222,16 +219,18 @@ static const PieceList *pieces_of(Emit *e, int t, int c) {
   return pl;
 }
 
-/* The piece holding byte `off` (pieces are sorted by lo). */
+/* The piece holding byte `off`: the last with v.lo <= off (pieces are sorted by v.lo, then
+ * v.b0), or one before it over the same rows. */
 static const Piece *piece_at(const PieceList *pl, int64_t off) {
   int lo = 0, hi = pl->n - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (pl->p[mid].lo <= off) lo = mid;
+    if (pl->p[mid].v.lo <= off) lo = mid;
     else hi = mid - 1;
   }
-  gs_assert(pl->p[lo].lo <= off && off < pl->p[lo].hi);
-  return &pl->p[lo];
+  for (int i = lo; i >= 0 && pl->p[i].v.lo == pl->p[lo].v.lo; i--)
+    if (view_has(&pl->p[i].v, off)) return &pl->p[i];
+  die("no piece of the tensor holds byte %lld", (long long)off);
 }
 
 int emit_task_of(const Emit *e, const GsKernel *k) { return (int)(k - e->l->kernels); }
@@ -243,88 +242,129 @@ void emit_count_ddr(Emit *e, int task, int level, int64_t bytes, int write) {
   else t->task[task].ddr_read += bytes;
 }
 
-/* Where readers find piece p: its region, or its GB copy when it was loaded ahead
- * (emit_slices.c); *base: the region offset of the piece's byte lo; the level counted. */
-static uint32_t piece_src(const Piece *p, uint32_t *tile, int64_t *base, int *level) {
-  *tile = p->areg ? p->atile : p->tile;
-  *base = p->areg ? 0 : p->base;
-  *level = p->areg ? LVL_GB : p->level;
-  return p->areg ? p->areg : p->reg;
+static int in_place(const Piece *p) { return p->rpitch == p->v.pitch; }
+
+/* Where readers find byte x of piece p: its region, or its GB copy when it was loaded ahead
+ * (emit_slices.c; in place over the piece's rows); the region offset of x; the level counted. */
+typedef struct {
+  uint32_t reg, tile;
+  int64_t addr;
+  int level;
+} PieceSrc;
+static int64_t piece_addr(const Piece *p, int64_t x) {
+  int64_t r = (x - p->v.lo) / p->v.pitch, b = (x - p->v.lo) % p->v.pitch - p->v.b0;
+  return p->base + r * p->rpitch + b;
+}
+static PieceSrc piece_src(const Piece *p, int64_t x) {
+  if (p->areg) return (PieceSrc){p->areg, p->atile, x - p->v.lo, LVL_GB};
+  return (PieceSrc){p->reg, p->tile, piece_addr(p, x), p->level};
+}
+
+/* One mov of a reader's cut: the bytes [x, x + len) of the tensor and, rows > 1, the same bytes
+ * of the next rows - 1 span rows (a stride apart), read from piece p to dst_off of dreg. */
+typedef struct {
+  const Piece *p;
+  int64_t x, len, rows, stride;  /* stride: the span's; the region's follows from the piece */
+} Cut;
+
+/* The bytes from x on that a reader takes from piece p with one pattern row (at most len): in
+ * place, up to its rows' end (the region and tile the pieces of those rows share); compact, up to
+ * the end of its bytes of x's row. */
+static int64_t cut_len(const Piece *p, int64_t x, int64_t len) {
+  int64_t end = p->v.hi;
+  if (!in_place(p)) end = p->v.lo + (x - p->v.lo) / p->v.pitch * p->v.pitch + p->v.b1;
+  return min64(len, end - x);
+}
+
+/* How many span rows (at most nmax, a stride apart) cut [x, x + len) of p covers with one
+ * pattern: while they stay inside p's rows; compact, only when the stride is whole rows of it
+ * (then they keep its columns). */
+static int64_t cut_rows(const Piece *p, int64_t x, int64_t len, int64_t stride, int64_t nmax) {
+  if (stride <= 0) return nmax;
+  if (!in_place(p) && stride % p->v.pitch != 0) return 1;
+  return min64(nmax, (p->v.hi - x - len) / stride + 1);
+}
+
+static void emit_cut(Emit *e, const GsKernel *k, int qi, uint32_t dreg, uint32_t dtile,
+                     int64_t dst_off, int64_t dst_stride, const Cut *c, int whole_row) {
+  PieceSrc ps = piece_src(c->p, c->x);
+  int64_t rs = in_place(c->p) || c->p->areg ? c->stride : c->stride / c->p->v.pitch * c->p->rpitch;
+  if (c->rows == 1 && !whole_row) rs = dst_stride = c->len;
+  GsSpan src = {ps.addr, c->len, c->rows, rs, 1, c->rows * rs};
+  GsSpan dst = {dst_off, c->len, c->rows, dst_stride, 1, c->rows * dst_stride};
+  emit_mov(e, qi, dreg, dtile, &dst, ps.reg, ps.tile, &src);
+  emit_count_ddr(e, emit_task_of(e, k), ps.level, c->rows * c->len, 0);
 }
 
 /* Load span s of tensor t (cluster c's view) into LB region dreg at offset dst_off, leaving
- * tile dtile: one mov per run of rows that lies in one piece (rows straddling two pieces are
- * cut). Returns the bytes loaded. */
+ * tile dtile, contiguous. A span inside the rows of one piece in place is one mov; otherwise
+ * row by row: each span row is cut where it leaves a piece's region, and the cuts go on over the
+ * next span rows while every cut stays inside its piece (one mov per cut). */
 void emit_load_span_at(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,
                          uint32_t dtile, int64_t dst_off) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *first = piece_at(pl, s->off);
-  int64_t ext = span_extent(s), base;
-  uint32_t reg, tile;
-  int lvl;
-  if (s->off + ext <= first->hi) {
-    reg = piece_src(first, &tile, &base, &lvl);
-    GsSpan src = *s, dst = *s;
-    src.off = s->off - first->lo + base;
+  if (in_place(first) && s->off + span_extent(s) <= first->v.hi) {
+    PieceSrc ps = piece_src(first, s->off);
+    GsSpan src = *s, dst = emit_local_of(s);
+    src.off = ps.addr;
     dst.off = dst_off;
-    dst.stride = s->row_bytes;
-    dst.pstride = s->row_bytes * s->rows;
-    emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-    emit_count_ddr(e, emit_task_of(e, k), lvl, span_bytes(s), 0);
+    emit_mov(e, qi, dreg, dtile, &dst, ps.reg, ps.tile, &src);
+    emit_count_ddr(e, emit_task_of(e, k), ps.level, span_bytes(s), 0);
     return;
   }
-  int64_t local = dst_off;
+  GsSpan rs = *s; /* a contiguous span over compact pieces' rows: read as rows of their pitch */
+  int64_t tot = span_bytes(s), p0 = first->v.pitch;
+  if (!in_place(first) && s->planes == 1 && (s->rows == 1 || s->stride == s->row_bytes) &&
+      (s->off - first->v.lo) % p0 == 0 && tot % p0 == 0)
+    rs = (GsSpan){s->off, p0, tot / p0, p0, 1, tot};
+  s = &rs;
   for (int64_t pl_i = 0; pl_i < s->planes; pl_i++) {
     int64_t r = 0;
     while (r < s->rows) {
-      int64_t o = s->off + pl_i * s->pstride + r * s->stride;
-      const Piece *pc = piece_at(pl, o);
-      if (o + s->row_bytes <= pc->hi) {
-        /* whole rows r.. inside this piece */
-        int64_t n = 1;
-        while (r + n < s->rows && o + n * s->stride + s->row_bytes <= pc->hi) n++;
-        reg = piece_src(pc, &tile, &base, &lvl);
-        GsSpan src = {o - pc->lo + base, s->row_bytes, n, s->stride, 1, n * s->stride};
-        GsSpan dst = {local, s->row_bytes, n, s->row_bytes, 1, n * s->row_bytes};
-        emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-        emit_count_ddr(e, emit_task_of(e, k), lvl, n * s->row_bytes, 0);
-        local += n * s->row_bytes;
-        r += n;
-      } else {
-        /* a row cut by piece boundaries */
-        int64_t b = 0;
-        while (b < s->row_bytes) {
-          const Piece *q = piece_at(pl, o + b);
-          int64_t len = min64(s->row_bytes - b, q->hi - (o + b));
-          reg = piece_src(q, &tile, &base, &lvl);
-          GsSpan src = {o + b - q->lo + base, len, 1, len, 1, len};
-          GsSpan dst = {local, len, 1, len, 1, len};
-          emit_mov(e, qi, dreg, dtile, &dst, reg, tile, &src);
-          emit_count_ddr(e, emit_task_of(e, k), lvl, len, 0);
-          local += len;
-          b += len;
-        }
-        r++;
+      /* the cuts of span row r, twice: how many rows they all cover, then their movs */
+      int64_t o = s->off + pl_i * s->pstride + r * s->stride, n = s->rows - r, len;
+      int whole = 1;
+      for (int64_t j = 0; j < s->row_bytes; j += len) {
+        const Piece *p = piece_at(pl, o + j);
+        len = cut_len(p, o + j, s->row_bytes - j);
+        whole = whole && len == s->row_bytes;
+        n = min64(n, cut_rows(p, o + j, len, s->stride, n));
       }
+      int64_t local = dst_off + (pl_i * s->rows + r) * s->row_bytes;
+      for (int64_t j = 0; j < s->row_bytes; j += len) {
+        const Piece *p = piece_at(pl, o + j);
+        len = cut_len(p, o + j, s->row_bytes - j);
+        Cut cut = {p, o + j, len, n, s->stride};
+        emit_cut(e, k, qi, dreg, dtile, local + j, s->row_bytes, &cut, whole);
+      }
+      r += n;
     }
   }
 }
 
 /* Store LB region sreg (holding stile, contiguous) to span s of tensor t: the span lies in the
- * piece of the storing core (in its GB block when the piece drains, emit_slices.c). */
+ * piece of the storing core (in its GB block when the piece drains, emit_slices.c: in place over
+ * the piece's rows). */
 void emit_store_span(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t sreg,
                        uint32_t stile) {
   const PieceList *pl = pieces_of(e, t, c);
   const Piece *pc = piece_at(pl, s->off);
-  gs_assert(s->off + span_extent(s) <= pc->hi);
-  GsSpan dst = *s, src = *s;
-  dst.off = s->off - pc->lo + (pc->dreg ? 0 : pc->base);
-  src.off = 0;
-  src.stride = s->row_bytes;
-  src.pstride = s->row_bytes * s->rows;
+  const GsView *v = &pc->v;
+  gs_assert(s->off + span_extent(s) <= v->hi);
+  if (!view_whole(v)) /* every row of the span inside the piece's bytes of its row */
+    gs_assert(s->planes == 1 && (s->rows == 1 || s->stride % v->pitch == 0) &&
+              (s->off - v->lo) % v->pitch + s->row_bytes <= v->b1);
+  GsSpan dst = *s, src = emit_local_of(s);
   if (pc->dreg) { /* a drain: into its GB block; the cluster's drain queue copies it on */
+    dst.off = s->off - v->lo;
     emit_mov(e, qi, pc->dreg, pc->dtile, &dst, sreg, stile, &src);
     return;
+  }
+  dst.off = piece_addr(pc, s->off);
+  if (!in_place(pc) && s->rows > 1) {
+    dst.stride = s->stride / v->pitch * pc->rpitch;
+    dst.pstride = dst.stride * s->rows;
   }
   emit_mov(e, qi, pc->reg, pc->tile, &dst, sreg, stile, &src);
   emit_count_ddr(e, emit_task_of(e, k), pc->level, span_bytes(s), 1);
@@ -493,20 +533,37 @@ int emit_coord_q(Emit *e, int c) {
   die("cluster %d has no active core", c);
 }
 
-/* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c),
- * each piece a region named after the tensor and the core that writes it. */
+/* Piece i lies in place over the same rows as the piece before it: it takes that one's region
+ * and tile (and returns 1). */
+static int piece_shares(PieceList *pl, int i) {
+  Piece *x = &pl->p[i], *y = i > 0 ? &pl->p[i - 1] : NULL;
+  if (!y || y->v.lo != x->v.lo || y->slice != x->slice) return 0;
+  gs_assert(y->v.hi == x->v.hi && y->v.b1 <= x->v.b0 && x->rpitch == x->v.pitch);
+  x->reg = y->reg;
+  x->tile = y->tile;
+  x->owner = 0;
+  return 1;
+}
+
+/* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c):
+ * a region over each run of rows, named after the tensor and those rows, in place; the pieces of
+ * the same rows (cores that split the kernel's columns) share it and its tile (piece_shares). */
 static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int64_t base, int64_t lo0) {
   for (int i = 0; i < pl->n; i++) {
     Piece *x = &pl->p[i];
-    char name[200];
-    snprintf(name, sizeof name, "%s%s[%lld,%lld)", lvl == LVL_GB ? "gb:" : "t:", e->g->tensors[t].name,
-             (long long)x->lo, (long long)x->hi);
-    x->reg = prog_new_region(e->p, name);
-    x->tile = prog_new_tile(e->p, name);
-    x->base = 0;
+    x->base = x->v.b0;
+    x->rpitch = x->v.pitch;
     x->level = lvl;
     x->slice = -1;
-    emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
+    if (piece_shares(pl, i)) continue;
+    char name[200];
+    snprintf(name, sizeof name, "%s%s[%lld,%lld)", lvl == LVL_GB ? "gb:" : "t:", e->g->tensors[t].name,
+             (long long)x->v.lo, (long long)x->v.hi);
+    x->owner = 1;
+    x->reg = prog_new_region(e->p, name);
+    x->tile = prog_new_tile(e->p, name);
+    emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->v.lo - lo0,
+               x->v.hi - x->v.lo, 0);
   }
 }
 
@@ -514,13 +571,14 @@ static void gb_alloc_tensor(Emit *e, int t) {
   for (int c = 0; c < e->s->nclusters; c++) {
     PieceList *pl = &e->s->gb[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
     *pl = make_pieces(e, t, c);
-    if (pl->n) alloc_pieces(e, pl, t, LVL_GB, c, e->l->place[t].gb_offset, pl->p[0].lo);
+    if (pl->n) alloc_pieces(e, pl, t, LVL_GB, c, e->l->place[t].gb_offset, pl->p[0].v.lo);
   }
 }
 static void gb_free_tensor(Emit *e, int t) {
   for (int c = 0; c < e->s->nclusters; c++) {
     PieceList *pl = &e->s->gb[(size_t)t * (size_t)e->s->nclusters + (size_t)c];
-    for (int i = 0; i < pl->n; i++) emit_free_region(e, emit_coord_q(e, c), pl->p[i].reg);
+    for (int i = 0; i < pl->n; i++)
+      if (pl->p[i].owner) emit_free_region(e, emit_coord_q(e, c), pl->p[i].reg);
     pl->n = 0;
   }
 }
@@ -538,9 +596,10 @@ static void iteration_begin(Emit *e) {
       PieceList *pl = &s->ddr[t];
       pl->n = 1;
       pl->p = arena_alloc(e->s->arena, sizeof(Piece)); /* zeroed */
-      pl->p[0].lo = 0;
-      pl->p[0].hi = graph_tensor_bytes(&g->tensors[t]);
+      int64_t tb = graph_tensor_bytes(&g->tensors[t]);
+      pl->p[0].v = (GsView){0, tb, tb, 0, tb};
       pl->p[0].base = e->sample0 * graph_per_sample(g, t);
+      pl->p[0].rpitch = tb;
       pl->p[0].reg = s->io_reg[t];
       pl->p[0].tile = s->io_tile[t];
       pl->p[0].level = LVL_DDR;
@@ -581,7 +640,8 @@ static void iteration_end(Emit *e) {
     if (p->level == LVL_GB) gb_free_tensor(e, t);
     if (p->level == LVL_DDR && !graph_is_output(g, t)) {
       PieceList *pl = &s->ddr[t];
-      for (int i = 0; i < pl->n; i++) emit_free_region(e, emit_coord_q(e, 0), pl->p[i].reg);
+      for (int i = 0; i < pl->n; i++)
+        if (pl->p[i].owner) emit_free_region(e, emit_coord_q(e, 0), pl->p[i].reg);
       pl->n = 0;
       ivl_remove(&s->ddr_ivl, t); /* -1 when it had no area (no kernel writes it) */
     }
@@ -669,9 +729,9 @@ static void stage_weights(Emit *e, int ki, int c, int64_t off, StagedW *sw) {
     GsSpan dst = {0, cb, 1, cb, 1, cb}, src = {c0, cb, 1, cb, 1, cb};
     emit_mov(e, qc, sw->reg[ch], sw->tile[ch], &dst, s->w_reg[k->head], s->w_tile[k->head], &src);
     emit_count_ddr(e, ki, LVL_DDR, cb, 0);
-    for (int i = 0; i < k->pr; i++) {
+    for (int i = 0; i < k->pr * k->pc; i++) { /* every core with rows */
       int64_t a0, a1;
-      lower_core_rows(e->g, e->a, k, krows, rps, c, i, &a0, &a1);
+      lower_core_rows(e->g, e->a, k, krows, rps, c, i / k->pc, &a0, &a1);
       if (a1 > a0)
         emit_sem(e, qc, I_SEMPOST,
                  emit_stage_sem(e, k, arch_core_base(e->a, k->core_kind) + i, ch));
@@ -777,12 +837,13 @@ static void emit_kernel(Emit *e, int ki) {
   int64_t krows, rps;
   lower_kernel_rows(e->g, e->a, k, &krows, &rps);
   for (int c = 0; c < s->nclusters; c++)
-    for (int i = 0; i < k->pr; i++) {
-      int64_t a0, a1;
-      lower_core_rows(e->g, e->a, k, krows, rps, c, i, &a0, &a1);
+    for (int i = 0; i < k->pr * k->pc; i++) { /* core i: rows part i / pc, columns i % pc */
+      int64_t a0, a1, c0 = 0, c1 = gm.cols;
+      lower_core_rows(e->g, e->a, k, krows, rps, c, i / k->pc, &a0, &a1);
       if (a1 <= a0) continue;
+      if (k->pc > 1) lower_core_cols(&gm, k, i % k->pc, &c0, &c1);
       if (copy) emit_core_copy(e, k, c, base + i, i);
-      else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, 0, gm.cols);
+      else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, c0, c1);
     }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
   if (gt) emit_slices_kernel_end(e, ki);

@@ -13,19 +13,28 @@ enum { F_READY = 0, F_OFREE = 1, F_MID = 2 };     /* flags of the head / tail un
 enum { F_OREADY = 0 };                            /* flag of dma_out */
 enum { MAX_PARTS = GS_MAX_OPERANDS };
 
-/* A piece of a tensor: bytes [lo, hi) of it (per iteration) in region `reg` at offset `base`
- * of the region for byte lo. Each core's share of a kernel output is one piece, so no two
- * queues ever write one region in the same kernel. */
+/* A piece of a tensor: the part of it one core writes, a view (lower.h GsView: rows x a range
+ * of bytes of every row, all of each row when the kernel does not split columns), and where it
+ * lies. In DDR and GB a piece lies in place in a region over its rows [v.lo, v.hi), which the
+ * pieces of those rows share with one tile (the cores write disjoint bytes of it, so a reader of
+ * whole rows reads them with one mov, and the simulator still checks that every byte it reads was
+ * written, and before it); in LB a piece is compact in its core's own region. Each core's piece
+ * of a kernel output is its own, so no two queues ever write one byte of a region in a kernel. */
 typedef struct {
-  int64_t lo, hi, base;
+  GsView v;                     /* its bytes of the tensor (per iteration) */
+  int64_t base;                 /* region offset of its first byte, v.lo + v.b0 */
+  int64_t rpitch;               /* region bytes from one of its rows to the next: v.pitch in
+                                   place, v.b1 - v.b0 compact */
+  int owner;                    /* it allocates and frees the region (one piece per region) */
   uint32_t reg, tile;
   int level;                    /* GsLevel of the region */
   int slice;                    /* graphturbo: the slice it belongs to (-1: none) */
   int core;                     /* graphturbo LB pieces: the core whose LB holds it */
   uint32_t dreg, dtile;         /* graphturbo DDR pieces written through the GB (a drain): the
-                                   GB region its writer stores into and that tile; 0: none */
+                                   GB region its writer stores into (in place over its rows, as
+                                   its DDR region) and that tile; 0: none */
   uint32_t areg, atile;         /* graphturbo DDR pieces loaded ahead: the GB copy its readers
-                                   read and that tile; 0: none */
+                                   read (in place over its rows) and that tile; 0: none */
 } Piece;
 typedef struct {
   int n, room;

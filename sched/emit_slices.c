@@ -31,13 +31,16 @@ static void list_insert(Emit *e, PieceList *pl, const Piece *x) {
     pl->p = p;
     pl->room = room;
   }
-  int i = pl->n;
-  while (i > 0 && pl->p[i - 1].lo > x->lo) {
+  int i = pl->n; /* sorted by v.lo, then v.b0: pieces over the same rows are neighbours */
+  while (i > 0 && (pl->p[i - 1].v.lo > x->v.lo ||
+                   (pl->p[i - 1].v.lo == x->v.lo && pl->p[i - 1].v.b0 > x->v.b0))) {
     pl->p[i] = pl->p[i - 1];
     i--;
   }
-  gs_assert(i == 0 || pl->p[i - 1].hi <= x->lo);
-  gs_assert(i == pl->n || x->hi <= pl->p[i + 1].lo);
+  gs_assert(i == 0 || pl->p[i - 1].v.hi <= x->v.lo ||
+            (pl->p[i - 1].v.lo == x->v.lo && pl->p[i - 1].v.b1 <= x->v.b0));
+  gs_assert(i == pl->n || x->v.hi <= pl->p[i + 1].v.lo ||
+            (pl->p[i + 1].v.lo == x->v.lo && x->v.b1 <= pl->p[i + 1].v.b0));
   pl->p[i] = *x;
   pl->n++;
 }
@@ -49,46 +52,60 @@ static void list_remove(PieceList *pl, int slice) {
   pl->n = j;
 }
 
-/* The region of core i's piece of slice si in cluster c: allocated, named, put in the lists. */
-static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, int64_t lo_first) {
+/* Core i's piece of slice si in cluster c, view v: in LB compact in a region of its own; in GB
+ * and DDR in place, in a region over its rows unless a piece of the slice over the same rows (a
+ * core of another column part) has one, which it then shares with its tile; put in the lists.
+ * lo_first: the slice's first byte in the cluster, at the slice's GB offset. */
+static void make_piece(Emit *e, int si, int c, int i, GsView v, int64_t lo_first) {
   const GtSlice *sl = &e->l->slices[si];
-  int core = sl->core0 + i;
-  char name[200];
-  static const char *const pre[] = {"t:", "gb:", "lb:"};
-  snprintf(name, sizeof name, "%s%s[%lld,%lld)", pre[sl->level], e->g->tensors[sl->tensor].name,
-           (long long)lo, (long long)hi);
-  Piece x = {lo, hi, 0, prog_new_region(e->p, name), prog_new_tile(e->p, name), sl->level, si,
-             core, 0, 0, 0, 0};
-  if (sl->level == LVL_LB)
-    emit_alloc(e, emit_core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i], hi - lo,
-               0);
-  else if (sl->level == LVL_GB)
-    emit_alloc(e, emit_coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + lo - lo_first, hi - lo, 0);
-  else
-    emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo,
-               hi - lo, 0);
+  int core = sl->core0 + i, lb = sl->level == LVL_LB;
+  Piece x = {v, lb ? 0 : v.b0, lb ? v.b1 - v.b0 : v.pitch, 1, 0, 0, sl->level, si, core,
+             0, 0, 0, 0};
+  PieceList *pl = list_of(e, sl->tensor, c);
+  const Piece *y = NULL; /* a piece of the slice over the same rows (cores split columns) */
+  for (int j = 0; !lb && !view_whole(&v) && j < pl->n && !y; j++)
+    if (pl->p[j].slice == si && pl->p[j].v.lo == v.lo) y = &pl->p[j];
+  if (y) {
+    x.reg = y->reg;
+    x.tile = y->tile;
+    x.owner = 0;
+  } else {
+    char name[200];
+    static const char *const pre[] = {"t:", "gb:", "lb:"};
+    snprintf(name, sizeof name, "%s%s[%lld,%lld)", pre[sl->level], e->g->tensors[sl->tensor].name,
+             (long long)v.lo, (long long)v.hi);
+    x.reg = prog_new_region(e->p, name);
+    x.tile = prog_new_tile(e->p, name);
+    if (lb)
+      emit_alloc(e, emit_core_q(e, c, core, Q_DMA_IN), x.reg, LVL_LB, c, core, sl->lb_off[i],
+                 view_bytes(&v), 0);
+    else if (sl->level == LVL_GB)
+      emit_alloc(e, emit_coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + v.lo - lo_first,
+                 v.hi - v.lo, 0);
+    else
+      emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + v.lo,
+                 v.hi - v.lo, 0);
+  }
   if (sl->level == LVL_DDR)
     for (int cc = 0; cc < e->s->nclusters; cc++) list_insert(e, list_of(e, sl->tensor, cc), &x);
   else
-    list_insert(e, list_of(e, sl->tensor, c), &x);
+    list_insert(e, pl, &x);
 }
 
 /* All pieces of slice si (every cluster that runs its kernel). */
 static void alloc_slice(Emit *e, int si) {
   const GtSlice *sl = &e->l->slices[si];
   const GsKernel *k = &e->l->kernels[sl->kernel];
-  gs_assert(k->pr == sl->ncores);
-  int64_t rows, rps;
-  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
-  int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  gs_assert(k->pr * k->pc == sl->ncores);
+  GsKernelPart kp;
+  lower_kernel_part(e->g, e->a, k, &kp);
   for (int c = 0; c < e->s->nclusters; c++) {
     int64_t lo_first = -1;
-    for (int i = 0; i < k->pr; i++) {
-      int64_t a0, a1;
-      lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
-      if (a1 <= a0) continue;
-      if (lo_first < 0) lo_first = a0 * rb;
-      make_piece(e, si, c, i, a0 * rb, a1 * rb, lo_first);
+    for (int i = 0; i < k->pr * k->pc; i++) {
+      GsView v = lower_core_view(e->g, e->a, k, &kp, sl->tensor, c, i);
+      if (v.hi <= v.lo) continue;
+      if (lo_first < 0) lo_first = v.lo;
+      make_piece(e, si, c, i, v, lo_first);
     }
   }
 }
@@ -99,7 +116,7 @@ static void free_slice(Emit *e, int si) {
     PieceList *pl = list_of(e, sl->tensor, c);
     for (int i = 0; i < pl->n; i++) {
       const Piece *x = &pl->p[i];
-      if (x->slice != si) continue;
+      if (x->slice != si || !x->owner) continue;
       if (sl->level == LVL_LB) emit_free_region(e, emit_core_q(e, c, x->core, Q_DMA_IN), x->reg);
       else if (sl->level == LVL_GB) emit_free_region(e, emit_coord_q(e, c), x->reg);
       else if (c == 0 && !graph_is_output(e->g, sl->tensor))
@@ -119,22 +136,38 @@ static void free_slice(Emit *e, int si) {
  *                        barrier that every reader comes after. */
 #define SEM_DRAIN_BASE ((int64_t)1 << 32) /* + 2 × slice (GO), + 1 (DONE): ids of their own */
 
-/* The pieces cluster c's cores write of slice si, in that cluster's list. */
+/* The pieces cluster c's cores write of slice si that own their region (one per run of rows:
+ * the pieces of the same rows follow their owner in the list and share its regions), in that
+ * cluster's list. */
 static int drain_pieces(Emit *e, int si, int c, Piece **out) {
   const GtSlice *sl = &e->l->slices[si];
   const GsKernel *k = &e->l->kernels[sl->kernel];
   PieceList *pl = list_of(e, sl->tensor, c);
-  int64_t rows, rps;
-  lower_kernel_rows(e->g, e->a, k, &rows, &rps);
-  int64_t rb = graph_tensor_bytes(&e->g->tensors[sl->tensor]) / rows;
+  GsKernelPart kp;
+  lower_kernel_part(e->g, e->a, k, &kp);
   int n = 0;
-  for (int i = 0; i < k->pr; i++) {
-    int64_t a0, a1;
-    lower_core_rows(e->g, e->a, k, rows, rps, c, i, &a0, &a1);
-    for (int j = 0; a1 > a0 && j < pl->n; j++)
-      if (pl->p[j].slice == si && pl->p[j].lo == a0 * rb) out[n++] = &pl->p[j];
+  for (int i = 0; i < k->pr * k->pc; i += k->pc) {
+    GsView v = lower_core_view(e->g, e->a, k, &kp, sl->tensor, c, i);
+    for (int j = 0; v.hi > v.lo && j < pl->n; j++)
+      if (pl->p[j].slice == si && pl->p[j].v.lo == v.lo && pl->p[j].owner) out[n++] = &pl->p[j];
   }
   return n;
+}
+
+/* The pieces after owner x (in cluster c's list) over the same rows take its drain (d) or
+ * ahead (!d) region and tile. */
+static void group_take(Emit *e, int c, const Piece *x, int d) {
+  const PieceList *pl = list_of(e, e->l->slices[x->slice].tensor, c);
+  for (Piece *q = pl->p + (x - pl->p) + 1; q < pl->p + pl->n && q->slice == x->slice &&
+                                           q->v.lo == x->v.lo && !q->owner; q++) {
+    if (d) {
+      q->dreg = x->dreg;
+      q->dtile = x->dtile;
+    } else {
+      q->areg = x->areg;
+      q->atile = x->atile;
+    }
+  }
 }
 
 static void drain_alloc(Emit *e, int si) {
@@ -145,11 +178,12 @@ static void drain_alloc(Emit *e, int si) {
     for (int i = 0; i < n; i++) {
       char name[200];
       snprintf(name, sizeof name, "gbd:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
-               (long long)ps[i]->lo, (long long)ps[i]->hi);
+               (long long)ps[i]->v.lo, (long long)ps[i]->v.hi);
       ps[i]->dreg = prog_new_region(e->p, name);
       ps[i]->dtile = prog_new_tile(e->p, name);
       emit_alloc(e, emit_coord_q(e, c), ps[i]->dreg, LVL_GB, c, 0,
-                 sl->drain_off + ps[i]->lo - ps[0]->lo, ps[i]->hi - ps[i]->lo, 0);
+                 sl->drain_off + ps[i]->v.lo - ps[0]->v.lo, ps[i]->v.hi - ps[i]->v.lo, 0);
+      group_take(e, c, ps[i], 1);
     }
   }
 }
@@ -162,7 +196,7 @@ static void drain_copy(Emit *e, int si) {
     emit_sem(e, emit_coord_q(e, c), I_SEMPOST, SEM_DRAIN_BASE + 2 * si);
     emit_sem(e, qd, I_SEMWAIT, SEM_DRAIN_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
-      int64_t b = ps[i]->hi - ps[i]->lo;
+      int64_t b = ps[i]->v.hi - ps[i]->v.lo; /* the region: whole rows, in place */
       GsSpan sp = {0, b, 1, b, 1, b}, dp = sp;
       dp.off = ps[i]->base;
       emit_mov(e, qd, ps[i]->reg, ps[i]->tile, &dp, ps[i]->dreg, ps[i]->dtile, &sp);
@@ -180,6 +214,7 @@ static void drain_free(Emit *e, int si) {
     for (int i = 0; i < n; i++) {
       emit_free_region(e, emit_coord_q(e, c), ps[i]->dreg);
       ps[i]->dreg = ps[i]->dtile = 0;
+      group_take(e, c, ps[i], 1);
     }
   }
 }
@@ -202,22 +237,23 @@ static void ahead_copy(Emit *e, int si) {
     for (int i = 0; i < n; i++) {
       char name[200];
       snprintf(name, sizeof name, "gba:%s[%lld,%lld)", e->g->tensors[sl->tensor].name,
-               (long long)ps[i]->lo, (long long)ps[i]->hi);
+               (long long)ps[i]->v.lo, (long long)ps[i]->v.hi);
       regs[2 * i] = prog_new_region(e->p, name);
       regs[2 * i + 1] = prog_new_tile(e->p, name);
-      emit_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->lo - ps[0]->lo,
-                 ps[i]->hi - ps[i]->lo, 0);
+      emit_alloc(e, co, regs[2 * i], LVL_GB, c, 0, sl->ahead_off + ps[i]->v.lo - ps[0]->v.lo,
+                 ps[i]->v.hi - ps[i]->v.lo, 0);
     }
     emit_sem(e, co, I_SEMPOST, SEM_AHEAD_BASE + 2 * si);
     emit_sem(e, qd, I_SEMWAIT, SEM_AHEAD_BASE + 2 * si);
     for (int i = 0; i < n; i++) {
-      int64_t b = ps[i]->hi - ps[i]->lo;
+      int64_t b = ps[i]->v.hi - ps[i]->v.lo;
       GsSpan dp = {0, b, 1, b, 1, b}, sp = dp;
       sp.off = ps[i]->base;
       emit_mov(e, qd, regs[2 * i], regs[2 * i + 1], &dp, ps[i]->reg, ps[i]->tile, &sp);
       emit_count_ddr(e, sl->first, LVL_DDR, b, 0);
       ps[i]->areg = regs[2 * i]; /* not read before ahead_ready: its readers come later */
       ps[i]->atile = regs[2 * i + 1];
+      group_take(e, c, ps[i], 0);
     }
     emit_sem(e, qd, I_SEMPOST, SEM_AHEAD_BASE + 2 * si + 1);
   }
@@ -234,6 +270,7 @@ static void ahead_free(Emit *e, int si) {
     for (int i = 0; i < n; i++) {
       emit_free_region(e, emit_coord_q(e, c), ps[i]->areg);
       ps[i]->areg = ps[i]->atile = 0;
+      group_take(e, c, ps[i], 0);
     }
   }
 }

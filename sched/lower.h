@@ -135,6 +135,9 @@ typedef struct {
                                 many kernels ahead (GT_PREFETCH_DEFAULT, at most GT_AHEAD_MAX) */
   double gt_prefetch_gb;     /* --gt-prefetch-gb: fraction of the GB weights staged ahead may
                                 hold at once (1) */
+  int gt_cols;               /* --gt-cols split (1): a layer with fewer rows than cores may split
+                                its columns over them (lower_choose_partition); rows (0, the
+                                default): rows only */
 } GsLowerOptions;
 void lower_options_default(GsLowerOptions *o);
 
@@ -278,6 +281,28 @@ static inline int64_t span_extent(const GsSpan *s) {
   return (s->planes - 1) * s->pstride + (s->rows - 1) * s->stride + s->row_bytes;
 }
 
+/* A view of a tensor (bytes of one iteration's tensor): its rows [lo, hi) of `pitch` bytes
+ * each (lo and hi multiples of pitch), and of every such row the bytes [b0, b1). b0 = 0,
+ * b1 = pitch is the contiguous range [lo, hi); a narrower one is the channel range of those rows
+ * of a channels-last tensor. As a mov pattern (view_span): offset lo + b0, (hi - lo) / pitch
+ * rows of b1 - b0 bytes at a row stride of pitch. Views are rectangles so that containment and
+ * the cut of a reader's span at their edges are arithmetic (docs/schedulers.md, "Views"). */
+typedef struct {
+  int64_t lo, hi, pitch, b0, b1;
+} GsView;
+static inline int view_whole(const GsView *v) { return v->b0 == 0 && v->b1 == v->pitch; }
+static inline int64_t view_bytes(const GsView *v) {
+  return (v->hi - v->lo) / v->pitch * (v->b1 - v->b0);
+}
+static inline int view_has(const GsView *v, int64_t x) {
+  int64_t b = x >= v->lo ? (x - v->lo) % v->pitch : -1;
+  return x >= v->lo && x < v->hi && b >= v->b0 && b < v->b1;
+}
+static inline GsSpan view_span(const GsView *v) {
+  GsSpan s = {v->lo + v->b0, v->b1 - v->b0, (v->hi - v->lo) / v->pitch, v->pitch, 1, v->hi - v->lo};
+  return s;
+}
+
 /* A tile of an op: rows [r0, r1), columns [c0, c1), k units [k0, k1). */
 typedef struct {
   int64_t r0, r1, c0, c1, k0, k1;
@@ -347,6 +372,19 @@ void lower_kernel_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int
 void lower_core_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int64_t rows,
                      int64_t rps, int c, int i, int64_t *a0, int64_t *a1);
 int64_t lower_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg);
+/* Columns [c0, c1) of column part j (of the kernel's pc): whole column-alignment units
+ * (GsGeom.col_align) as evenly as possible, the first parts taking one more. */
+void lower_core_cols(const GsGeom *gm, const GsKernel *k, int j, int64_t *c0, int64_t *c1);
+/* A kernel's partition over a cluster's cores: core i * pc + j (of the kernel's core kind) has
+ * rows part i and column part j. lower_kernel_part fills it; lower_core_view gives the view of
+ * output tensor t that core writes in cluster c (an empty view, lo = hi, when it has no rows). */
+typedef struct {
+  int64_t rows, rps;
+  GsGeom gm;
+} GsKernelPart;
+void lower_kernel_part(const GsGraph *g, const GsArch *a, const GsKernel *k, GsKernelPart *kp);
+GsView lower_core_view(const GsGraph *g, const GsArch *a, const GsKernel *k,
+                       const GsKernelPart *kp, int t, int c, int core);
 /* A copy kernel's parts: bytes [pre, pre + inner) of each of `outer` rows of src go to dst. */
 typedef struct {
   int src, dst;             /* tensors */
@@ -387,6 +425,10 @@ int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void lower_fill_gb_split(GsLowered *l);
 int lower_fill_tiling(GsLowered *l, GsDiag *d);
+/* The partition of kernel k over its cluster's cores (k->pr, k->pc), chosen by the tiler's
+ * estimate (lower_fill_tiling's own rule, docs/schedulers.md "Columns split over cores"); returns
+ * k->pc. graphturbo fixes it when it makes the slices, which are sized per core. */
+int lower_choose_partition(GsLowered *l, GsKernel *k);
 /* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
  * that is estimated faster (GsKernel.w_chunks, loop order columns outer). */
 void lower_fill_tiling_streams(GsLowered *l);

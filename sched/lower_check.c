@@ -504,7 +504,7 @@ static int lb_check(const Chk *c, int a, int ci) {
   for (int t = s->kernel; t <= s->last; t++) {
     const GsKernel *k = &l->kernels[t];
     int c0 = arch_core_base(l->arch, k->core_kind);
-    if (ci >= c0 && ci < c0 + k->pr && lo < k->budget)
+    if (ci >= c0 && ci < c0 + k->pr * k->pc && lo < k->budget)
       return broken(c, "LB slice %d on core %d at %lld is below kernel %d's tile budget %lld", a,
                     ci, (long long)lo, t, (long long)k->budget);
   }

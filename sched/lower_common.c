@@ -44,6 +44,7 @@ void lower_options_default(GsLowerOptions *o) {
   o->gt_stitch = 0.75;
   o->gt_prefetch = GT_PREFETCH_DEFAULT;
   o->gt_prefetch_gb = 1;
+  o->gt_cols = 0;
 }
 
 /* ---------------- grouping ---------------- */

@@ -235,11 +235,16 @@ static int is_graph_output(const GsGraph *g, int t) {
   return 0;
 }
 
-/* The cores a kernel will use (lower_fill_tiling's rule: rows over the kind's cores). */
+static int kernel_cores_all(const GsLowered *l, const GsKernel *k) {
+  return l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                       : l->arch->core_kinds[k->core_kind].count;
+}
+
+/* The cores a kernel will use with its rows alone (lower_fill_tiling's rule: rows over the
+ * kind's cores). */
 static int kernel_cores(GsLowered *l, const GsKernel *k) {
   const GsArch *a = l->arch;
-  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
-                                         : a->core_kinds[k->core_kind].count;
+  int P = kernel_cores_all(l, k);
   GsLowerKind lk = lower_op_kind(l->graph, k->head);
   if (lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1)) return P;
   int64_t rows, rps;
@@ -256,19 +261,20 @@ static int kernel_outputs(const GsGraph *g, const GsKernel *k, int *out) {
   return last->nout;
 }
 
+/* The slice's cores and the bytes each holds: its view of the tensor (lower_core_view; a
+ * core's rows, and its channels when the kernel splits columns). */
 static void slice_cores(GsLowered *l, GsKernel *k, GtSlice *s) {
-  int64_t rows, rps;
-  lower_kernel_rows(l->graph, l->arch, k, &rows, &rps);
-  int64_t rb = graph_tensor_bytes(&l->graph->tensors[s->tensor]) / rows;
-  s->lb_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
-  s->lb_bytes = arena_alloc(l->arena, sizeof(int64_t) * (size_t)k->pr);
+  int n = k->pr * k->pc;
+  GsKernelPart kp;
+  lower_kernel_part(l->graph, l->arch, k, &kp);
+  s->lb_off = arena_alloc(l->arena, sizeof(int64_t) * (size_t)n);
+  s->lb_bytes = arena_alloc(l->arena, sizeof(int64_t) * (size_t)n);
   s->core0 = arch_core_base(l->arch, k->core_kind);
-  s->ncores = k->pr;
+  s->ncores = n;
   s->bytes = 0;
-  for (int i = 0; i < k->pr; i++) {
-    int64_t a0, a1;
-    lower_core_rows(l->graph, l->arch, k, rows, rps, 0, i, &a0, &a1);
-    s->lb_bytes[i] = (a1 - a0) * rb;
+  for (int i = 0; i < n; i++) {
+    GsView v = lower_core_view(l->graph, l->arch, k, &kp, s->tensor, 0, i);
+    s->lb_bytes[i] = v.hi > v.lo ? view_bytes(&v) : 0;
     s->bytes += s->lb_bytes[i];
   }
 }
@@ -326,6 +332,16 @@ static int make_slices(GsLowered *l, const SchedView *v) {
     GsKernel *k = &l->kernels[ki];
     k->pr = kernel_cores(l, k);
     k->pc = 1;
+    /* too few rows for the cores: the tiler's estimate may split the columns (its views are
+     * the slices' per-core parts); the tiling keeps that partition */
+    if (l->opt.gt_cols && lower_op_kind(g, k->head) == LK_GEMM && k->pr < kernel_cores_all(l, k)) {
+      /* priced at the tile budget the slices will likely leave: the LB not kept for them */
+      const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
+      k->budget = min64(arch_core_tile_budget(l->arch, k->core_kind),
+                        (int64_t)((double)ck->lb_bytes * (1 - l->opt.gt_stitch)) / 64 * 64);
+      if (k->budget > 0) lower_choose_partition(l, k);
+      k->budget = 0;
+    }
     int outs[GS_MAX_OPERANDS], no = kernel_outputs(g, k, outs);
     k->slice0 = l->nslices;
     k->nslices = no;
@@ -437,7 +453,7 @@ static void fill_budgets(GsLowered *l, const GsIvl *lbs) {
     int64_t b = arch_core_tile_budget(l->arch, k->core_kind);
     if (l->arch->core_kinds[k->core_kind].lb_bytes > 0) {
       int c0 = arch_core_base(l->arch, k->core_kind);
-      for (int i = 0; i < k->pr; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
+      for (int i = 0; i < k->pr * k->pc; i++) b = min64(b, ivl_lowest(&lbs[c0 + i], ki));
     }
     k->budget = b;
   }

@@ -1,7 +1,9 @@
-/* lower_partition.c — how a kernel's rows are shared out: the rows of its partition, each
- * core's range of them in each cluster, the next tile's first row inside a core's range, and
- * the parts of a copy kernel (concat, split, embedding with bag 1). Plan geometry, read by the
- * tiler, graphturbo's planner and the emitter alike; it emits nothing.
+/* lower_partition.c — how a kernel's output is shared out: the rows of its partition, each
+ * core's range of them in each cluster and, when the kernel splits columns too (pc > 1), its
+ * range of columns; the view of the output a core writes (a rectangle of rows x channel bytes,
+ * lower.h GsView); the next tile's first row inside a core's range; and the parts of a copy
+ * kernel (concat, split, embedding with bag 1). Plan geometry, read by the tiler, graphturbo's
+ * planner and the emitter alike; it emits nothing.
  */
 #include "lower.h"
 
@@ -87,4 +89,37 @@ int64_t lower_next_row(int64_t r, int64_t rb, int64_t tr, int64_t seg) {
     return r + n * seg;
   }
   return min64(min64(r + tr, seg_end), rb);
+}
+
+void lower_core_cols(const GsGeom *gm, const GsKernel *k, int j, int64_t *c0, int64_t *c1) {
+  int64_t u = gm->col_align > 1 && gm->cols >= k->pc * gm->col_align ? gm->col_align : 1;
+  int64_t units = ceil_div64(gm->cols, u), per = units / k->pc, extra = units % k->pc;
+  *c0 = min64(gm->cols, (j * per + min64(j, extra)) * u);
+  *c1 = min64(gm->cols, *c0 + (per + (j < extra)) * u);
+}
+
+void lower_kernel_part(const GsGraph *g, const GsArch *a, const GsKernel *k, GsKernelPart *kp) {
+  lower_kernel_rows(g, a, k, &kp->rows, &kp->rps);
+  lower_fill_geom(g, k->head, a, &kp->gm);
+}
+
+/* Rows [a0, a1) of the core are (a1 - a0) * rb bytes of t; split over columns, a row of the
+ * kernel is out_row_bytes / element bytes positions (a conv's output pixels) of `cols` channels
+ * each, the pitch of the view, and the core's columns are bytes [c0, c1) x element of it. */
+GsView lower_core_view(const GsGraph *g, const GsArch *a, const GsKernel *k,
+                       const GsKernelPart *kp, int t, int c, int core) {
+  const GsTensor *tt = &g->tensors[t];
+  int64_t rb = graph_tensor_bytes(tt) / kp->rows, a0, a1;
+  gs_assert(rb * kp->rows == graph_tensor_bytes(tt));
+  lower_core_rows(g, a, k, kp->rows, kp->rps, c, core / k->pc, &a0, &a1);
+  GsView v = {a0 * rb, max64(a0, a1) * rb, rb, 0, rb};
+  if (k->pc <= 1) return v;
+  int64_t eb = arch_dtype_bytes(tt->dtype), c0, c1;
+  gs_assert(kp->gm.out_row_bytes % eb == 0);
+  v.pitch = kp->gm.cols * eb;
+  gs_assert(rb % v.pitch == 0);
+  lower_core_cols(&kp->gm, k, core % k->pc, &c0, &c1);
+  v.b0 = c0 * eb;
+  v.b1 = c1 * eb;
+  return v;
 }

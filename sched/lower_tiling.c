@@ -1,6 +1,7 @@
-/* lower_tiling.c — lower_fill_tiling: the partition of every kernel over a cluster's cores (rows
- * only: each core's share of an output stays one contiguous byte range) and its tile sizes and
- * loop order: for every k depth and column width, the most rows whose double-buffered tile fits
+/* lower_tiling.c — lower_fill_tiling: the partition of every kernel over a cluster's cores (its
+ * rows; a gemm with fewer rows than cores may split its columns too, when the estimate says so:
+ * choose_partition, docs/schedulers.md "Columns split over cores") and its tile sizes and loop
+ * order: for every k depth and column width, the most rows whose double-buffered tile fits
  * the core's budget, keeping the choice with the shortest estimated time of the busiest core —
  * the longest of its DDR share (whole bursts, as the simulator counts them), GB-port share, DMA
  * queues (a set-up per transfer) and head unit (docs/schedulers.md, "Partition, tiling, double
@@ -46,9 +47,10 @@ static int64_t ddr_span_cost(const GsSpan *s, int burst) {
   return timing_ddr_bytes_bound(&a, burst);
 }
 
-/* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives). */
+/* Adds the cost of moving span s of tensor t to *ddr (burst-rounded) or *gb (where t lives;
+ * before placement, graphturbo's choice of partitions, in DDR). */
 static void mem_cost(const GsLowered *l, int t, const GsSpan *s, int64_t *ddr, int64_t *gb) {
-  if (t >= 0 && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
+  if (t >= 0 && l->place && l->place[t].level != LVL_DDR) *gb += span_bytes(s);
   else *ddr += ddr_span_cost(s, l->arch->ddr_burst_bytes);
 }
 
@@ -103,12 +105,16 @@ static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom 
                             int64_t tc, int64_t tk) {
   GsKernelOperands ko;
   lower_kernel_operands(l->graph, k, &ko);
-  GsTile cand[3];
+  GsTile cand[4];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
   int64_t mid = (gm->seg_rows - part) / 2;
   cand[nc++] = (GsTile){mid, mid + part, 0, tc, 0, tk};
   cand[nc++] = (GsTile){mid, mid + part, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
+  /* one row short of a segment, the middle is its top, where the padding clips the halo: the
+   * bottom too (a core whose rows start one row into a segment has that tile) */
+  if (part == gm->seg_rows - 1 && part > 0)
+    cand[nc++] = (GsTile){1, gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
   if (tr >= gm->seg_rows && gm->rows >= gm->seg_rows) {
     int64_t ns = min64(tr / gm->seg_rows, gm->rows / gm->seg_rows);
     cand[nc++] = (GsTile){0, ns * gm->seg_rows, gm->cols - tc, gm->cols, gm->k - tk, gm->k};
@@ -179,17 +185,37 @@ void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1) {
   *w0 = l->opt.sched != SCHED_TVM ? l->gb_tensor_bytes : 0;
 }
 
-/* The partition of kernel k over its cluster's cores: rows only (batch and spatial rows), so
- * that with channels-last storage each core's share of the output is one contiguous byte range,
- * which emit.c makes its own region; columns are cut only into tiles inside a core. */
-static void partition_rows(const GsLowered *l, GsKernel *k, const GsGeom *gm) {
-  const GsArch *a = l->arch;
-  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
-                                         : a->core_kinds[k->core_kind].count;
+/* The cores of kernel k's kind a cluster may use. */
+static int kernel_cores_max(const GsLowered *l, const GsKernel *k) {
+  return l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
+                                       : l->arch->core_kinds[k->core_kind].count;
+}
+
+/* The partition of kernel k over its cluster's cores with its columns split pc ways: the most
+ * row parts the cores and rows allow. With pc = 1 and channels-last storage each core's share of
+ * the output is one contiguous byte range; with pc > 1 a view of rows x channels (lower.h). */
+static void partition(const GsLowered *l, GsKernel *k, const GsGeom *gm, int pc) {
+  int P = kernel_cores_max(l, k) / pc;
   int64_t R = cluster_rows(l, k, gm);
   k->pr = P > R ? (int)R : P;
   if (k->pr < 1) k->pr = 1;
-  k->pc = 1;
+  k->pc = pc;
+}
+
+/* The column splits worth pricing for kernel k (*n of them into pcs, 1 first): only 1 unless
+ * rows are too few to give every core one (cluster_rows below the cores) and the kernel is a gemm
+ * whose columns cores may share — its output channels, each core then reading only its columns'
+ * weights (not grouped convs, whose column tiles are whole groups; not a tail that reduces over
+ * whole rows). Then every power of two up to the cores that leaves every part at least one
+ * column-alignment unit. */
+static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int *pcs) {
+  int n = 0, P = kernel_cores_max(l, k);
+  pcs[n++] = 1;
+  if (cluster_rows(l, k, gm) >= P || lower_op_kind(l->graph, k->head) != LK_GEMM ||
+      !gm->split_cols || gm->col_strict || k->row_reduce)
+    return n;
+  for (int pc = 2; pc <= P && pc <= gm->cols && n < 16; pc *= 2) pcs[n++] = pc;
+  return n;
 }
 
 /* What the tile search holds fixed for one kernel. */
@@ -253,7 +279,7 @@ static TileChoice tile_cost(const TileSearch *ts, int64_t tr, int64_t tc, int64_
   double out1 = lat_o + (double)tb.xo / ts->noc;
   double t_in = la * in_a + lw * in_w + nout * in_r, t_out = nout * out1;
   double t_ddr = ddr * ts->ddr_cores / a->ddr_bytes_per_cycle;
-  double t_gb = ts->gb_bw > 0 ? gb * k->pr / ts->gb_bw : 0;
+  double t_gb = ts->gb_bw > 0 ? gb * k->pr * k->pc / ts->gb_bw : 0;
   double t_c = steps * head;
   if (ts->overlap) {
     double t_tail = nout * tail;
@@ -304,6 +330,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
   double keep = fmax(best.cost, best.ddr + ahead) + stage;
   TileChoice pick = best;
   *chunks = 0;
+  if (ts->k->pc > 1) return best; /* chunks are column tiles from column 0 (emit_stage_chunk) */
   for (int64_t tc = ceil_div64(ts->core_cols, 2); tc >= 1; tc = ceil_div64(tc, 2)) {
     if (gm->col_align > 1 && tc > gm->col_align) tc = ceil_div64(tc, gm->col_align) * gm->col_align;
     int64_t nct = ceil_div64(ts->core_cols, tc);
@@ -367,58 +394,147 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
   return keep;
 }
 
+/* The clusters kernel k has rows in: all of them split by samples, as many as the batch fills
+ * (batch 1 on four clusters: one), or cluster 0 alone. Partitions are compared with it; the
+ * tile search itself keeps counting every cluster's cores on the DDR when the kernel is split
+ * over clusters (with it, batch 1's tiles moved more DDR bytes: BERT-128 under tvm on stcp920
+ * took 12 % longer). */
+static int busy_clusters(const GsLowered *l, const GsKernel *k) {
+  if (!k->split_clusters) return 1;
+  return (int)ceil_div64(l->graph->batch, cluster_share_samples(l));
+}
+
+/* The tile search's fixed part for kernel k at its partition (k->pr, k->pc), and whether its
+ * weights go through the GB: staged once per cluster DDR -> GB when more than one core reads
+ * them (more than one row part: the column parts read disjoint weights) and they fit the GB's
+ * weight area (lower_gb_weight_area). */
+static void tile_search_init(const GsLowered *l, GsKernel *k, const GsGeom *gm, TileSearch *ts) {
+  const GsArch *a = l->arch;
+  int64_t wb = lower_op_weight_bytes(l->graph, k->head), w0, w1, c0, c1;
+  lower_gb_weight_area(l, &w0, &w1);
+  k->w_via_gb = lower_op_kind(l->graph, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
+                k->pr > 1 && wb <= w1 - w0;
+  lower_core_cols(gm, k, 0, &c0, &c1); /* the first column part is the widest */
+  *ts = (TileSearch){l, k, gm, ceil_div64(cluster_rows(l, k, gm), k->pr), c1 - c0, 0, 0, 0, 0, 0};
+  /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
+   * the kernel is split over clusters) and its cluster's GB ports */
+  ts->ddr_cores = (double)k->pr * k->pc * (k->split_clusters ? a->nclusters : 1);
+  ts->gb_bw = (double)a->gb_ports * a->gb_port_bytes_per_cycle;
+  ts->noc = a->noc_link_bytes_per_cycle > 0 ? a->noc_link_bytes_per_cycle : 1;
+  ts->lat0 = (double)(a->dma_latency_cycles + a->noc_latency_cycles) +
+             a->core_kinds[k->core_kind].lb_latency_cycles;
+}
+
+/* Tiles at the kernel's partition: every k depth and column width, for each the most rows
+ * that fit, the shortest estimated time kept; then graphturbo full's overlap and chunked
+ * staging (*chunks). tr < 1: not even one row fits. */
+static TileChoice search_tiles(TileSearch *ts, int64_t budget, const double *ahead, int *chunks) {
+  const GsLowered *l = ts->l;
+  const GsKernel *k = ts->k;
+  const GsGeom *gm = ts->gm;
+  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0};
+  for (int64_t tk = gm->k;; tk = ceil_div64(tk, 2)) {
+    for (int64_t tc = ts->core_cols;; tc = ceil_div64(tc, 2)) {
+      if (tc < ts->core_cols && gm->col_align > 1 && tc > gm->col_align)
+        tc = ceil_div64(tc, gm->col_align) * gm->col_align;
+      int wres = tile_wres(ts, tc, tk);
+      int64_t tr = most_rows(ts, tc, tk, wres, budget);
+      for (int order = 0; tr >= 1 && order < 2; order++) {
+        TileChoice ch = tile_cost(ts, tr, tc, tk, order, wres);
+        if (best.cost < 0 || ch.cost < best.cost) best = ch;
+      }
+      if (tc <= 1 || !gm->split_cols || k->row_reduce || (tc <= gm->col_align && (best.tr >= 1 || gm->col_strict))) break;
+    }
+    if (tk <= 1 || !gm->split_k) break;
+  }
+  if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL)
+    best = tile_overlapped(ts, best, budget);
+  *chunks = 0;
+  if (best.tr >= 1 && ahead) best = tile_streamed(ts, best, budget, *ahead, chunks);
+  return best;
+}
+
+/* The cycles a partition's weight staging adds before its tiles start (tvm, astitch: the cores
+ * wait for the whole copy, every cluster's at once on the DDR); 0 when the weights are not
+ * staged. Only partitions are compared by it: it is the same for every tile of one. */
+static double staging_cycles(const GsLowered *l, const GsKernel *k) {
+  if (!k->w_via_gb) return 0;
+  return (double)lower_op_weight_bytes(l->graph, k->head) * busy_clusters(l, k) /
+         l->arch->ddr_bytes_per_cycle;
+}
+
+/* The partition of kernel k (k->pr, k->pc, k->w_via_gb) and its best tiles (*chunks: its
+ * weights' staging chunks): for every column split worth pricing (column_splits; only the
+ * kernel's own pc when `fixed`) the best tiles, a split of the columns kept when its estimate is
+ * below TILE_OVERLAP_GAIN of the rows-only partition's. Partitions are compared by their tiles'
+ * estimate with the pipeline's fill and drain priced (tile_cost with overlap: with few rows a
+ * core has few tiles, and one tile's loads, compute and store run one after another) plus the
+ * weight staging the cores wait for. tr < 1: no tile fits (the partition is rows only). */
+static TileChoice choose_partition(GsLowered *l, GsKernel *k, const GsGeom *gm, int fixed,
+                                   const double *ahead, int *chunks) {
+  int64_t budget = lower_kernel_tile_budget(l, k);
+  int pcs[16], npc = fixed ? 1 : column_splits(l, k, gm, pcs), bpc = 1, ch_chunks = 0;
+  if (fixed) pcs[0] = k->pc > 0 ? k->pc : 1;
+  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0}, rows_only = best;
+  double bcost = 0;
+  TileSearch ts;
+  *chunks = 0;
+  for (int i = 0; i < npc; i++) {
+    partition(l, k, gm, pcs[i]);
+    tile_search_init(l, k, gm, &ts);
+    TileChoice ch = search_tiles(&ts, budget, ahead, &ch_chunks);
+    if (ch.tr < 1) continue;
+    TileChoice cmp = ch;
+    if (npc > 1) { /* partitions compared with the pipeline's fill and drain priced, the DDR
+                      shared by the clusters that have rows */
+      ts.overlap = 1;
+      ts.ddr_cores = (double)k->pr * k->pc * busy_clusters(l, k);
+      cmp = tile_cost(&ts, ch.tr, ch.tc, ch.tk, ch.order, ch.wres);
+      cmp.cost += staging_cycles(l, k);
+    }
+    if (pcs[i] == 1) rows_only = cmp;
+    int beats = best.tr < 1 || cmp.cost < bcost;
+    if (pcs[i] > 1 && rows_only.tr >= 1)
+      beats = beats && cmp.cost < rows_only.cost * TILE_OVERLAP_GAIN;
+    if (beats) {
+      best = ch;
+      bcost = cmp.cost;
+      bpc = pcs[i];
+      *chunks = ch_chunks;
+    }
+  }
+  partition(l, k, gm, best.tr >= 1 ? bpc : pcs[0]);
+  tile_search_init(l, k, gm, &ts);
+  return best;
+}
+
+int lower_choose_partition(GsLowered *l, GsKernel *k) {
+  GsGeom gm;
+  lower_fill_geom(l->graph, k->head, l->arch, &gm);
+  int chunks;
+  choose_partition(l, k, &gm, 0, NULL, &chunks);
+  return k->pc;
+}
+
+/* The partition and tiles of a gemm/vector kernel (choose_partition; graphturbo keeps the
+ * partition its slices were made for, lower_gt.c). */
 static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
   GsGeom gm;
   lower_fill_geom(g, k->head, a, &gm);
-  partition_rows(l, k, &gm);
-  /* weights staged once per cluster DDR -> GB when more than one core reads them and they fit
-   * the GB's weight area (lower_gb_weight_area) */
-  int64_t wb = lower_op_weight_bytes(g, k->head);
-  int64_t w0, w1;
-  lower_gb_weight_area(l, &w0, &w1);
-  k->w_via_gb = lower_op_kind(g, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
-                k->pr * k->pc > 1 && wb <= w1 - w0;
-  int64_t budget = lower_kernel_tile_budget(l, k);
-  TileSearch ts = {l, k, &gm, ceil_div64(cluster_rows(l, k, &gm), k->pr), gm.cols, 0, 0, 0, 0, 0};
-  /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
-   * the kernel is split over clusters) and its cluster's GB ports */
-  ts.ddr_cores = (double)k->pr * (k->split_clusters ? a->nclusters : 1);
-  ts.gb_bw = (double)a->gb_ports * a->gb_port_bytes_per_cycle;
-  ts.noc = a->noc_link_bytes_per_cycle > 0 ? a->noc_link_bytes_per_cycle : 1;
-  ts.lat0 = (double)(a->dma_latency_cycles + a->noc_latency_cycles) +
-            a->core_kinds[k->core_kind].lb_latency_cycles;
-  /* tiles: try k depths and column widths; for each, the most rows that fit; keep the one
-   * with the shortest estimated time */
-  TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0};
-  for (int64_t tk = gm.k;; tk = ceil_div64(tk, 2)) {
-    for (int64_t tc = ts.core_cols;; tc = ceil_div64(tc, 2)) {
-      if (tc < ts.core_cols && gm.col_align > 1 && tc > gm.col_align)
-        tc = ceil_div64(tc, gm.col_align) * gm.col_align;
-      int wres = tile_wres(&ts, tc, tk);
-      int64_t tr = most_rows(&ts, tc, tk, wres, budget);
-      for (int order = 0; tr >= 1 && order < 2; order++) {
-        TileChoice ch = tile_cost(&ts, tr, tc, tk, order, wres);
-        if (best.cost < 0 || ch.cost < best.cost) best = ch;
-      }
-      if (tc <= 1 || !gm.split_cols || k->row_reduce || (tc <= gm.col_align && (best.tr >= 1 || gm.col_strict))) break;
-    }
-    if (tk <= 1 || !gm.split_k) break;
-  }
-  if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL)
-    best = tile_overlapped(&ts, best, budget);
-  k->w_chunks = 0;
-  if (best.tr >= 1 && ahead) best = tile_streamed(&ts, best, budget, *ahead, &k->w_chunks);
+  TileChoice best = choose_partition(l, k, &gm, lower_keeps_slices(l), ahead, &k->w_chunks);
   if (best.tr < 1) {
     const GsOp *o = &g->ops[k->head];
+    TileSearch ts;
+    tile_search_init(l, k, &gm, &ts);
     TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
                               gm.split_k ? 1 : gm.k);
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
                "bytes, a '%s' core has %lld for tiles",
                k->name, graph_opkind_name(o->kind), (long long)tile_need(&tb, 0),
-               a->core_kinds[k->core_kind].name, (long long)budget);
+               a->core_kinds[k->core_kind].name, (long long)lower_kernel_tile_budget(l, k));
     return -1;
   }
   k->tr = best.tr;
@@ -432,10 +548,7 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
 }
 
 static int fill_tiling_copy(GsLowered *l, GsKernel *k) {
-  const GsArch *a = l->arch;
-  int P = l->active_cores[k->core_kind] ? l->active_cores[k->core_kind]
-                                         : a->core_kinds[k->core_kind].count;
-  k->pr = P;
+  k->pr = kernel_cores_max(l, k);
   k->pc = 1;
   k->tr = k->tc = k->tk = 1; /* copy kernels size their chunks at emission (emit.c) */
   return 0;

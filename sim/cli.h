@@ -41,6 +41,7 @@ struct CliOptions {
   double gt_stitch = 0.75;        // --gt-stitch F: fraction of each LB for kept tensors
   int gt_prefetch = GT_PREFETCH_DEFAULT; // --gt-prefetch N: weights staged up to N kernels ahead
   double gt_prefetch_gb = 1;      // --gt-prefetch-gb F: GB fraction weights staged ahead may hold
+  int gt_cols = 0;                // --gt-cols rows|split: layers with few rows may split columns
   static GtOptions gt_defaults() {
     GtOptions g;
     gt_options_default(&g);

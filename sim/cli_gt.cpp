@@ -100,6 +100,10 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (errno || *end || end == value || !(v >= 0) || v > 1)
       return gt_usage((std::string("--gt-prefetch-gb needs a fraction in [0, 1], not '") + value + "'").c_str());
     o.gt_prefetch_gb = v;
+  } else if (n == "gt-cols") {
+    if (!strcmp(value, "rows")) o.gt_cols = 0;
+    else if (!strcmp(value, "split")) o.gt_cols = 1;
+    else return gt_usage((std::string("--gt-cols takes rows or split, not '") + value + "'").c_str());
   } else {
     return gt_usage((std::string("unknown option: --") + name).c_str());
   }

@@ -188,6 +188,7 @@ static GsLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
   lo.gt_stitch = o.gt_stitch;
   lo.gt_prefetch = o.gt_prefetch;
   lo.gt_prefetch_gb = o.gt_prefetch_gb;
+  lo.gt_cols = o.gt_cols;
   return lo;
 }
 

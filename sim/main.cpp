@@ -84,6 +84,8 @@ static const char *usage_text =
     "                         ahead (0-8, default 2; 0: at the layer's own start)\n"
     "  --gt-prefetch-gb F     level full: fraction of the GB that weights staged ahead may\n"
     "                         hold at once (0-1, default 1)\n"
+    "  --gt-cols M            layers with fewer rows than cores: rows (default: split rows\n"
+    "                         only) or split (their columns too, by the tiler's estimate)\n"
     "Programs (docs/isa.md):\n"
     "  --disasm PROG          print PROG (.gtp or .gtasm) as .gtasm; --arch gives unit names\n"
     "  --emit OUT             write the program to OUT (.gtp or .gtasm): with a model, the\n"
@@ -252,6 +254,7 @@ static const struct option longopts[] = {
     {"gt-stitch", required_argument, 0, O_GT_OPT},
     {"gt-prefetch", required_argument, 0, O_GT_OPT},
     {"gt-prefetch-gb", required_argument, 0, O_GT_OPT},
+    {"gt-cols", required_argument, 0, O_GT_OPT},
     {"trace", required_argument, 0, O_TRACE},
     {"perfetto", required_argument, 0, O_PERFETTO},
     {"compare", required_argument, 0, O_COMPARE},
@@ -369,7 +372,7 @@ struct Mode {
 };
 
 #define GT_GRAPH_OPTS " gt-lb-scope gt-lb-bytes gt-init gt-max-recompute gt-order gt-footprint"
-#define GT_KERNEL_OPTS " gt-level gt-spill gt-stitch gt-prefetch gt-prefetch-gb"
+#define GT_KERNEL_OPTS " gt-level gt-spill gt-stitch gt-prefetch gt-prefetch-gb gt-cols"
 
 static int run_config_doc(const CliOptions &o) {
   return cli_write_output(o.output, [](FILE *f) { arch_write_config_doc(f); });

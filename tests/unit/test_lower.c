@@ -435,6 +435,85 @@ static void test_column_loop_rotated_per_core(void **state) {
   arch_free(a);
 }
 
+/* Column parts (lower_core_cols) are whole matrix-unit column blocks, the first parts one block
+ * more: 1000 columns in blocks of 16 are 63 blocks (the last one 8 columns); over 8 cores that is
+ * 7 blocks each and 7 parts with one more: parts 0..6 take 8 blocks (128 columns), part 7 the
+ * rest, 1000 - 7 x 128 = 104. Fewer columns than parts x blocks: single columns. */
+static void test_core_cols_whole_blocks(void **state) {
+  (void)state;
+  GsGeom gm;
+  memset(&gm, 0, sizeof gm);
+  gm.cols = 1000;
+  gm.col_align = 16;
+  GsKernel k;
+  memset(&k, 0, sizeof k);
+  k.pc = 8;
+  int64_t c0, c1;
+  for (int j = 0; j < 7; j++) {
+    lower_core_cols(&gm, &k, j, &c0, &c1);
+    assert_int_equal(c0, 128 * j);
+    assert_int_equal(c1, 128 * (j + 1));
+  }
+  lower_core_cols(&gm, &k, 7, &c0, &c1);
+  assert_int_equal(c0, 896);
+  assert_int_equal(c1, 1000);
+  gm.cols = 100; /* 100 < 8 x 16: single columns, 13 for parts 0..3, 12 after */
+  lower_core_cols(&gm, &k, 3, &c0, &c1);
+  assert_int_equal(c0, 39);
+  assert_int_equal(c1, 52);
+  lower_core_cols(&gm, &k, 4, &c0, &c1);
+  assert_int_equal(c0, 52);
+  assert_int_equal(c1, 64);
+}
+
+/* A view by hand: rows [512, 1536) of a 256-byte pitch, bytes [128, 192) of each: 4 rows of
+ * 64 bytes at a stride of 256 from byte 640; it holds byte 640 + 256 + 63 and not 640 + 64. */
+static void test_view_pattern(void **state) {
+  (void)state;
+  GsView v = {512, 1536, 256, 128, 192};
+  GsSpan s = view_span(&v);
+  assert_int_equal(s.off, 640);
+  assert_int_equal(s.row_bytes, 64);
+  assert_int_equal(s.rows, 4);
+  assert_int_equal(s.stride, 256);
+  assert_int_equal(view_bytes(&v), 256);
+  assert_false(view_whole(&v));
+  assert_true(view_has(&v, 640 + 256 + 63));
+  assert_false(view_has(&v, 640 + 64));
+  assert_false(view_has(&v, 511));
+  assert_false(view_has(&v, 1536 + 128));
+}
+
+/* The core's view of a column-split output: two 1x1 convs' first, 128 -> 128 channels on one
+ * row of 8 pixels, on one cluster of tiny (2 cores, tests/cli/test_cols.sh derives its plan):
+ * rows only would leave a core idle, so each core takes 64 channels; core 1's view of y is all
+ * 8 pixels (rows [0, 2048) of a 128 x 2 = 256-byte pitch), bytes [128, 256) of each. */
+static void test_core_view_of_column_split(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  GsGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 128, 1, 8]\n"
+                     "y = conv2d(x) units=128 kernel=1 bias=0\n");
+  GsLowered *l = lower(g, a, SCHED_TVM, 1, 0);
+  const GsKernel *k = &l->kernels[0];
+  assert_int_equal(k->pr, 1);
+  assert_int_equal(k->pc, 2);
+  GsKernelPart kp;
+  lower_kernel_part(g, a, k, &kp);
+  int y = g->ops[k->head].out[0];
+  GsView v0 = lower_core_view(g, a, k, &kp, y, 0, 0), v1 = lower_core_view(g, a, k, &kp, y, 0, 1);
+  assert_int_equal(v1.lo, 0);
+  assert_int_equal(v1.hi, 2048);
+  assert_int_equal(v1.pitch, 256);
+  assert_int_equal(v1.b0, 128);
+  assert_int_equal(v1.b1, 256);
+  assert_int_equal(v0.b0, 0);
+  assert_int_equal(v0.b1, 128);
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_group_tvm),        cmocka_unit_test(test_group_astitch),
@@ -446,6 +525,9 @@ int main(void) {
       cmocka_unit_test(test_stem_keeps_channels_whole),
       cmocka_unit_test(test_k_loop_rotated_per_core),
       cmocka_unit_test(test_column_loop_rotated_per_core),
+      cmocka_unit_test(test_core_cols_whole_blocks),
+      cmocka_unit_test(test_view_pattern),
+      cmocka_unit_test(test_core_view_of_column_split),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
