@@ -40,8 +40,8 @@ GsInst *emit_inst(Emit *e, int qi, GsOpcode op) {
   in->op = (uint8_t)op;
   return in;
 }
-void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
-                    int64_t bytes, uint32_t init) {
+GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
+                   int64_t bytes, uint32_t init) {
   GsInst *in = emit_inst(e, qi, I_ALLOC);
   in->sub = (uint8_t)lvl;
   in->r[0] = r;
@@ -50,6 +50,7 @@ void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int6
   inst_alloc_set_core(in, core);
   inst_alloc_set_offset(in, off);
   inst_alloc_set_bytes(in, bytes);
+  return in;
 }
 void emit_free_region(Emit *e, int qi, uint32_t r) {
   GsInst *in = emit_inst(e, qi, I_FREE);
@@ -494,7 +495,9 @@ int emit_coord_q(Emit *e, int c) {
 }
 
 /* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c),
- * each piece a region named after the tensor and the core that writes it. */
+ * each piece a region named after the tensor and the core that writes it. A piece of a graph
+ * output's DDR area is a program output: marked `final=` with the tile its stores write, so the
+ * simulator checks at the end of the run that every byte of it was written. */
 static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int64_t base, int64_t lo0) {
   for (int i = 0; i < pl->n; i++) {
     Piece *x = &pl->p[i];
@@ -506,7 +509,9 @@ static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int6
     x->base = 0;
     x->level = lvl;
     x->slice = -1;
-    emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->lo - lo0, x->hi - x->lo, 0);
+    GsInst *in = emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0,
+                            base + x->lo - lo0, x->hi - x->lo, 0);
+    if (lvl == LVL_DDR && e->s->out_off[t]) in->t[1] = x->tile;
   }
 }
 

@@ -105,8 +105,9 @@ void emit_stage_chunk(const GsGraph *g, const GsKernel *k, int ch, int64_t *off,
 int emit_stage_chunk_of(const GsKernel *k, int64_t c0);
 int64_t emit_share(const Emit *e);
 GsInst *emit_inst(Emit *e, int qi, GsOpcode op);
-void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
-                int64_t bytes, uint32_t init);
+/* An alloc instruction (returned so that a caller can mark a program output: t[1], `final`). */
+GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
+                   int64_t bytes, uint32_t init);
 void emit_free_region(Emit *e, int qi, uint32_t r);
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);

@@ -64,6 +64,9 @@ static void make_piece(Emit *e, int si, int c, int i, int64_t lo, int64_t hi, in
                0);
   else if (sl->level == LVL_GB)
     emit_alloc(e, emit_coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + lo - lo_first, hi - lo, 0);
+  else if (e->s->out_off[sl->tensor]) /* a graph output's: a program output (emit.c) */
+    emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo,
+               hi - lo, 0)->t[1] = x.tile;
   else
     emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + lo,
                hi - lo, 0);
