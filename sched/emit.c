@@ -142,9 +142,16 @@ static void emit_barrier(Emit *e, GsScope scope, int task) {
   t->episode_task[t->nepisodes++] = task;
 }
 
-/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
-void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
-                  uint32_t st, const GsSpan *ss) {
+/* A gather's index list: `bytes` of region `reg`, which holds `tile`. */
+typedef struct {
+  uint32_t reg, tile;
+  int64_t bytes;
+} IdxList;
+
+/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`; a gather names its
+ * index list ix (NULL: a plain copy), every mov it becomes the whole list. */
+static void mov_with_idx(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                         uint32_t st, const GsSpan *ss, const IdxList *ix) {
   if (ss->rows > 1 && ss->stride == 0) {
     /* the same source row every time (a one-row embedding table): a mov's stride 0 means a
      * row's length, so one mov per row */
@@ -153,7 +160,7 @@ void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint3
       GsSpan s1 = {ss->off, ss->row_bytes, 1, ss->row_bytes, 1, ss->row_bytes};
       GsSpan d1 = {ds->off + r * (ds->stride ? ds->stride : ds->row_bytes), ds->row_bytes, 1,
                    ds->row_bytes, 1, ds->row_bytes};
-      emit_mov(e, qi, dr, dt, &d1, sr, st, &s1);
+      mov_with_idx(e, qi, dr, dt, &d1, sr, st, &s1, ix);
     }
     return;
   }
@@ -171,7 +178,21 @@ void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint3
   inst_mov_set_planes(in, ss->planes);
   inst_mov_set_src_pstride(in, ss->pstride);
   inst_mov_set_dst_pstride(in, ds->pstride);
+  if (ix) {
+    in->r[2] = ix->reg;
+    in->t[2] = ix->tile;
+    inst_mov_set_idx_bytes(in, ix->bytes);
+  }
   gs_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
+}
+void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+              uint32_t st, const GsSpan *ss) {
+  mov_with_idx(e, qi, dr, dt, ds, sr, st, ss, NULL);
+}
+void emit_gather(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                 uint32_t st, const GsSpan *ss, uint32_t ir, uint32_t it, int64_t ibytes) {
+  IdxList ix = {ir, it, ibytes};
+  mov_with_idx(e, qi, dr, dt, ds, sr, st, ss, &ix);
 }
 /* A contiguous local pattern with the same shape as `s`, at offset 0. */
 GsSpan emit_local_of(const GsSpan *s) {

@@ -40,6 +40,14 @@ int isa_vop_needs_param(GsVop v) {
   default: return 0;
   }
 }
+int isa_vop_windowed(GsVop v, int64_t param) {
+  return v == V_POOLMAX || v == V_POOLAVG || v == V_DOT || (param > 0 && !isa_vop_needs_param(v));
+}
+int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param) {
+  int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG;
+  int64_t group = param > 0 ? param : elems > 0 ? elems : 1; /* param 0: one group */
+  return shrinks ? (elems + group - 1) / group : elems;
+}
 int isa_vop_passes(GsVop v, GsVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
 }

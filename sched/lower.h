@@ -303,7 +303,9 @@ typedef struct {
   GsVop vop;
   int64_t m, n, k;          /* gemm */
   int64_t elems, param;     /* vec */
-  int uses_b;               /* vec: reads a second operand region */
+  int uses_b;               /* vec: reads a second operand region (bnorm/lnorm: their weights) */
+  int64_t dst_off;          /* vec: where its result goes in the tile's output, in elements (the
+                               steps of an interaction fill one output side by side) */
 } GsComputeStep;
 enum { GS_MAX_STEPS = 128 };
 int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *steps,

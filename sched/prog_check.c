@@ -239,12 +239,32 @@ static void check_gemm(Ctx *c, const GsInst *in) {
                (long long)n, (long long)k);
 }
 
-/* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
-static void check_vec_param(Ctx *c, const GsInst *in) {
+/* Vector ops over groups or windows name the group length: 1 <= param <= elems. Every operand
+ * read is named with its extent: a_elems where elems counts reads again, b_elems with b. */
+static void check_vec_operands(Ctx *c, const GsInst *in) {
+  GsVop v = (GsVop)in->sub;
   int64_t param = inst_vec_param(in), elems = inst_vec_elems(in);
-  if (isa_vop_needs_param((GsVop)in->sub) && (param < 1 || (elems > 0 && param > elems)))
+  if (isa_vop_needs_param(v) && (param < 1 || (elems > 0 && param > elems)))
     inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
-               isa_vop_name((GsVop)in->sub), (long long)param, (long long)elems);
+               isa_vop_name(v), (long long)param, (long long)elems);
+  if (isa_vop_windowed(v, param) && inst_vec_a_elems(in) == 0)
+    inst_error(c, "vec %s%s reads elements of a again: a_elems must name how many a holds",
+               isa_vop_name(v), isa_vop_needs_param(v) ? "" : " with a window param");
+  if (!in->r[2] != !inst_vec_b_elems(in))
+    inst_error(c, "b and b_elems go together: b names the second operand, b_elems its elements");
+}
+
+/* A gather names its index list and how many bytes of it it reads, or neither. */
+static void check_mov_idx(Ctx *c, const GsInst *in) {
+  if (!in->r[2] != !inst_mov_idx_bytes(in))
+    inst_error(c, "idx and idx_bytes go together: idx names a gather's index list, idx_bytes "
+               "the bytes of it read");
+}
+
+/* Region operands that may be 0: a one-input vector op's b, a plain copy's index list. */
+static int optional_region(const GsInst *in, const GsOperand *o) {
+  if (in->op == I_VEC && o->index == 2) return isa_vop_inputs((GsVop)in->sub) < 2;
+  return in->op == I_MOV && o->index == 2;
 }
 
 static void check_inst(Ctx *c, const GsInst *in) {
@@ -275,7 +295,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
       if (v >= p->nregions)
         inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
                    (long long)v, p->nregions - 1);
-      else if (v == 0 && (op != I_VEC || o->index != 2 || isa_vop_inputs((GsVop)in->sub) == 2))
+      else if (v == 0 && !optional_region(in, o))
         inst_error(c, "%s names no region", o->name);
       break;
     case OPK_TILE:
@@ -318,7 +338,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
     check_alloc(c, in);
   if (op == I_MOV && ints_ok && inst_mov_bytes(in) > 0) check_mov(c, in);
   if (op == I_GEMM && ints_ok) check_gemm(c, in);
-  if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
+  if (op == I_VEC && in->sub < V_COUNT) check_vec_operands(c, in);
+  if (op == I_MOV) check_mov_idx(c, in);
 }
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {

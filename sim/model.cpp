@@ -255,28 +255,18 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   } else if (in.op == I_VEC) {
     GsVop op = (GsVop)in.sub;
     int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
-    // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
-    bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
-    int64_t group = std::max<int64_t>(1, param > 0 ? param : elems);  // param 0: one group
-    int64_t out = shrinks ? (elems + group - 1) / group : elems;
+    int64_t out = isa_vop_out_elems(op, elems, param);
+    // every operand with its named extent: a's a_elems (0: elems), b's b_elems; the result
+    // from dst_off on
+    int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : elems;
     Mark who = mark(qid, idx);
     e = operand_place(q, in.r[1]);
     if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
     if (e.empty()) e = operand_place(q, in.r[0]);
-    // a's extent is elems elements, unless elems counts elements read again: pooling windows,
-    // a window given to an op without groups (a depthwise conv's mul), dot products of pairs
-    // (an interaction reads each feature row once per pair): then it is not named
-    bool windowed = op == V_POOLMAX || op == V_POOLAVG || op == V_DOT ||
-                    (param > 0 && !isa_vop_needs_param(op));
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
+    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
     if (e.empty())
-      e = mem.read(in.r[1], in.t[1], memory_range(0, elems * es), who, windowed);
-    if (e.empty() && in.r[2]) {
-      // b's extent is not named (a broadcast operand may be smaller than a): only its first
-      // byte is known to be read
-      int64_t nb = std::min(elems * es, mem.region(in.r[2]).bytes);
-      e = mem.read(in.r[2], in.t[2], memory_range(0, nb), who, true);
-    }
-    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, out * es), who, false, true);
+      e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
   }
   take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
@@ -416,7 +406,9 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
                            inst_mov_dst_pstride(&in));
   double t0 = now();
   Mark who = mark(qid, idx);
-  std::string e = mem.read(rs, in.t[1], sp, who);
+  // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
+  std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
+  if (e.empty()) e = mem.read(rs, in.t[1], sp, who);
   if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
   take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
