@@ -323,6 +323,16 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
   return in;
 }
 
+/* A compute instruction's dtype cdt; when the unit computes in another size than the tensors
+ * are stored in (int8 on Goya's and TPU v1's units, fp16 tensors), the stored size too: the
+ * instruction reads and writes the tensors' elements as they are (isa.def, elem_bytes). */
+static void set_dtype(const GemmCore *x, GsInst *in, GsDtype cdt) {
+  in->dtype = (uint8_t)cdt;
+  if (arch_dtype_bytes(cdt) == arch_dtype_bytes(x->dt)) return;
+  if (in->op == I_GEMM) inst_gemm_set_elem_bytes(in, arch_dtype_bytes(x->dt));
+  else inst_vec_set_elem_bytes(in, arch_dtype_bytes(x->dt));
+}
+
 /* Elements of resident operand i of x (its tensor's, or its op's weights at the head's dtype). */
 static int64_t resident_elems(const GemmCore *x, int i) {
   int t = x->p.fin[i];
@@ -367,7 +377,8 @@ static void head_vec_b(GemmCore *x, const GsTile *t, GsInst *in) {
 
 /* The head unit's vector instruction of compute step cs of tile t, on A (an embedding: on the
  * rows in W), naming a's extent where the step reads elements again (pooling, dot products,
- * a depthwise conv's taps: the A tile, all of it) and its second operand when it has one. */
+ * a depthwise conv's taps, an up-sampling copy: the A tile, all of it) and its second operand
+ * when it has one. */
 static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs, const GsTile *t) {
   const GsKernelOperands *p = &x->p;
   int a = x->curA, w = x->curW;
@@ -378,9 +389,9 @@ static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs, const GsTile *t) {
   in->t[1] = from_w ? x->W.tile[w][0] : x->A.tile[a][0];
   inst_vec_set_elems(in, cs->elems);
   inst_vec_set_param(in, cs->param);
-  inst_vec_set_dst_off(in, cs->dst_off * arch_dtype_bytes(x->cdt));
+  inst_vec_set_dst_off(in, cs->dst_off * arch_dtype_bytes(x->dt));
   GsSpan s;
-  if (isa_vop_windowed(cs->vop, cs->param) && !from_w &&
+  if ((cs->a_tile || isa_vop_windowed(cs->vop, cs->param)) && !from_w &&
       lower_tile_input_span(x->g, x->k->head, p->apart[0], t, &s))
     inst_vec_set_a_elems(in, span_elems(x, x->h->in[p->apart[0]], &s));
   if (cs->uses_b) head_vec_b(x, t, in);
@@ -403,7 +414,7 @@ static void step_head(GemmCore *x, const GemmStep *s) {
     int part = !cs[i].is_gemm && cs[i].dst_off > 0;  /* the next part of one result */
     uint32_t nt = acc || part ? 0 : prog_new_tile(e->p, NULL);
     GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i], &s->t);
-    in->dtype = (uint8_t)x->cdt;
+    set_dtype(x, in, x->cdt);
     in->r[0] = x->O.reg[x->curO][0];
     if (acc || part) {
       in->t[0] = x->otile; /* accumulates into (or adds a part to) the tile the region holds */
@@ -456,7 +467,7 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
     GsComputeStep ts = lower_tail_step(x->g, k->ops[j], oelems);
     GsInst *in = emit_inst(e, x->qt, I_VEC);
     in->sub = (uint8_t)ts.vop;
-    in->dtype = (uint8_t)x->tdt;
+    set_dtype(x, in, x->tdt);
     in->r[1] = x->O.reg[x->curO][0];
     in->t[1] = x->otile;
     if (ts.uses_b) {

@@ -44,9 +44,15 @@ int isa_vop_windowed(GsVop v, int64_t param) {
   return v == V_POOLMAX || v == V_POOLAVG || v == V_DOT || (param > 0 && !isa_vop_needs_param(v));
 }
 int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param) {
-  int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG;
+  /* a window param on an op without groups (a depthwise conv's mul): one result per window */
+  int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG ||
+                (param > 0 && !isa_vop_needs_param(v));
   int64_t group = param > 0 ? param : elems > 0 ? elems : 1; /* param 0: one group */
   return shrinks ? (elems + group - 1) / group : elems;
+}
+int64_t isa_elem_bytes(const GsInst *in) {
+  int64_t e = in->op == I_GEMM ? inst_gemm_elem_bytes(in) : in->op == I_VEC ? inst_vec_elem_bytes(in) : 0;
+  return e ? e : arch_dtype_bytes((GsDtype)in->dtype);
 }
 int isa_vop_passes(GsVop v, GsVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;

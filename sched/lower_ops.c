@@ -805,10 +805,10 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
   case OP_RESIZE: { /* nearest: a copy; bilinear: 4 weighted reads per output, as avg pooling */
     ConvDims c = conv_dims(g, o);
     int64_t out = rows * c.wo * (t->c1 - t->c0);
-    /* a nearest up-sampling reads each input element several times: its param (the outputs per
-     * input, at least 1) marks the copy's reads as repeated, as a pooling window's are */
-    int64_t rep = max64(1, (c.ho * c.wo) / max64(1, c.h * c.w));
-    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, rep, 0);
+    /* a nearest up-sampling reads each input element several times: the copy reads its A tile,
+     * the input rows the output rows need, not elems of it */
+    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, 0, 0);
+    st[0].a_tile = 1;
     return 1;
   }
   case OP_GAVGPOOL: {

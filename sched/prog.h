@@ -85,9 +85,13 @@ int isa_vop_passes(GsVop v, GsVClass c);
  * windows, dot products of pairs, a window param given to an op without groups): then the
  * instruction must name a's extent in a_elems. */
 int isa_vop_windowed(GsVop v, int64_t param);
-/* Elements of the result of vector op v over elems inputs: one per group of param for the
- * reductions, dot and pooling, else elems. */
+/* Elements of the result of vector op v over elems inputs: one per group or window of param
+ * for the reductions, dot, pooling and an op given a window (a depthwise conv's multiply-
+ * accumulate over its taps), else elems. */
 int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param);
+/* Bytes of one operand element of a gemm or vec as stored: elem_bytes, else its dtype's size
+ * (other opcodes: the dtype's size). */
+int64_t isa_elem_bytes(const GsInst *in);
 
 /* Building programs (schedulers) */
 GsProgram *prog_new(void);

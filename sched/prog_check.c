@@ -231,12 +231,20 @@ static void check_mov(Ctx *c, const GsInst *in) {
                (long long)pstride, (long long)((rows - 1) * stride + row));
 }
 
+/* A stored element is 1, 2, 4 or 8 bytes (0: the dtype's). */
+static void check_elem_bytes(Ctx *c, int64_t e) {
+  if (e != 0 && e != 1 && e != 2 && e != 4 && e != 8)
+    inst_error(c, "elem_bytes=%lld: a stored element is 1, 2, 4 or 8 bytes (0: the dtype's size)",
+               (long long)e);
+}
+
 /* A gemm's m·n·k (its MACs) is at most GS_OPERAND_MAX. */
 static void check_gemm(Ctx *c, const GsInst *in) {
   int64_t m = inst_gemm_m(in), n = inst_gemm_n(in), k = inst_gemm_k(in);
   if (bounded_madd(0, m, n) < 0 || bounded_madd(0, m * n, k) < 0)
     inst_error(c, "m x n x k = %lld x %lld x %lld exceeds 2^40 multiply-accumulates", (long long)m,
                (long long)n, (long long)k);
+  check_elem_bytes(c, inst_gemm_elem_bytes(in));
 }
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. Every operand
@@ -250,6 +258,7 @@ static void check_vec_operands(Ctx *c, const GsInst *in) {
   if (isa_vop_windowed(v, param) && inst_vec_a_elems(in) == 0)
     inst_error(c, "vec %s%s reads elements of a again: a_elems must name how many a holds",
                isa_vop_name(v), isa_vop_needs_param(v) ? "" : " with a window param");
+  check_elem_bytes(c, inst_vec_elem_bytes(in));
   if (!in->r[2] != !inst_vec_b_elems(in))
     inst_error(c, "b and b_elems go together: b names the second operand, b_elems its elements");
 }

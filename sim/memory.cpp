@@ -420,11 +420,7 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mar
   if (!e.empty()) return e;
   bool partial = false;
   e = holds(r, tile, ap, "read of", &partial);
-  if (partial) {  // a scheduler fault that waits for the scheduler's fix: a warning for now
-    warning_kind = "short-compute";
-    warning = e + " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
-    e.clear();
-  }
+  if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
   if (!e.empty()) return e;
   log_access(region(r).reads, *hb, who, ap);
   return "";

@@ -112,9 +112,6 @@ class MemoryState {
   // or does not hold its final tile in all its bytes (empty when all do).
   std::string outputs_check() const;
 
-  // Set by read() instead of an error for a fault that is only a warning for now: its kind and
-  // message (without the location); the caller takes them.
-  std::string warning_kind, warning;
   // Queue names for messages (filled by the model).
   std::vector<std::string> *queue_names = nullptr;
 

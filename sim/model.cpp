@@ -214,14 +214,6 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   return false;
 }
 
-// A warning the memory checks left: counted by kind, the first one kept with its location.
-void SimModel::take_warning(int qid, size_t idx) {
-  if (mem.warning.empty()) return;
-  Warning &w = warnings_[mem.warning_kind];
-  if (w.count++ == 0) w.first = located(qid, idx, mem.warning);
-  mem.warning.clear();
-}
-
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
 std::string SimModel::operand_place(const QState &q, uint32_t r) const {
   const Region &g = mem.region(r);
@@ -237,7 +229,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
   const GsUnitKind *u = unit->kind;
   GsDtype dt = (GsDtype)in.dtype;
-  int64_t es = arch_dtype_bytes(dt);
+  int64_t es = isa_elem_bytes(&in);  // operands as stored (the unit computes in dt)
   // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
   int64_t d = unit->cycles(in);
   gs_assert(d >= 0);
@@ -268,7 +260,6 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     if (e.empty())
       e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
   }
-  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
@@ -410,7 +401,6 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
   if (e.empty()) e = mem.read(rs, in.t[1], sp, who);
   if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
-  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   const Region &S = mem.region(rs), &D = mem.region(rd);
   const Buffer *side[2] = {&mem.bufs[(size_t)S.buf], &mem.bufs[(size_t)D.buf]};

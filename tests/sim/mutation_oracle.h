@@ -82,15 +82,6 @@ struct RegionFacts {
   int64_t bytes = 0;          // its size (the last alloc's)
   int64_t buf = -1, boff = 0; // its buffer (level, cluster, core as one key) and offset there
   std::vector<std::pair<int64_t, int64_t>> reads;  // the bytes each named read reaches
-  bool by_mov = false;        // a transfer writes it
-  int64_t compute_hi = 0;     // the last byte a gemm/vec writes of it, + 1
-  // Only gemm/vec write it, and a named read reaches past every byte they write: the
-  // schedulers' fault the simulator warns about (docs/timing.md, "Warnings").
-  bool short_compute() const {
-    int64_t r = 0;
-    for (const auto &x : reads) r = std::max(r, x.second);
-    return !by_mov && compute_hi > 0 && r > compute_hi;
-  }
   size_t ai = 0;
   std::set<int> free_queues;  // the queues that free it
 };
@@ -117,8 +108,6 @@ inline std::map<uint32_t, RegionFacts> region_facts(const Lists &L) {
         RegionFacts &g = f[a.r];
         (a.write ? g.written : g.read) = true;
         if (a.write) g.tiles.insert(a.tile);
-        if (a.write && in.op == I_MOV) g.by_mov = true;
-        if (a.write && in.op != I_MOV) g.compute_hi = std::max(g.compute_hi, a.hi);
         g.extent = std::max(g.extent, a.hi);
         if (!a.write) g.reads.push_back({a.lo, a.hi});
       }

@@ -8,9 +8,9 @@
 // shrunk, or moved onto a live one; a free moved to just after its allocation; a load or a
 // store deleted. Up to 6 of each kind a program, chosen by a fixed-seed generator.
 //
-// Oracle. The unmutated program must run cleanly. A mutant is reported (exit 2), or warned
-// about (a kind of warning the unmutated run did not have), or survives; every survivor must be
-// classified by an argument made here from the program text alone, never from the simulator:
+// Oracle. The unmutated program must run cleanly. A mutant is reported (exit 2), or survives
+// (exit 0); every survivor must be classified by an argument made here from the program text
+// alone, never from the simulator:
 //   benign      the mutation cannot change what any instruction reads: two neighbours that
 //               commute (no synchronisation between them, no region one writes, allocates or
 //               frees that the other touches, no overlapping bytes allocated or freed), two
@@ -18,8 +18,6 @@
 //               instruction names, a free moved early for a region nothing accesses, a changed
 //               write of bytes (or a region) that no instruction reads and no output holds
 //               (every operand an instruction reads is named with its extent: isa.def);
-//   warned      only gemm/vec write the region and its reads reach past all they write: the
-//               scheduler fault the simulator warns about, inside which the mutation hides;
 //   gap: position  a source offset moved inside a region whose every write (and initial tile)
 //               is the tile the read expects: the ISA names which tile a region holds, not
 //               which part of it an access should read (docs/timing.md, "Tiles per byte range").
@@ -55,9 +53,8 @@ static const char *const kKindName[K_COUNT] = {
     "swap neighbours", "change written tile", "change read tile", "move dst offset",
     "move src offset", "shrink allocation", "overlap allocation", "early free", "delete load",
     "delete store"};
-enum Outcome { O_REPORTED, O_WARNED, O_BENIGN, O_GAPPOS, O_UNEXPLAINED, O_COUNT };
-static const char *const kOutcomeName[O_COUNT] = {"reported", "warned", "benign", "gap: position",
-                                                  "UNEXPLAINED"};
+enum Outcome { O_REPORTED, O_BENIGN, O_GAPPOS, O_UNEXPLAINED, O_COUNT };
+static const char *const kOutcomeName[O_COUNT] = {"reported", "benign", "gap: position", "UNEXPLAINED"};
 enum { PER_KIND = 6 };
 
 #include "mutation_oracle.h"
@@ -219,10 +216,6 @@ static bool conflict(const GsInst &a, const GsInst &b, const std::map<uint32_t, 
 static Outcome classify_swap(const Mutant &m, const Lists &L, const Lists &M, const GsProgram *p,
                              const std::map<uint32_t, RegionFacts> &f, const StaticHb &ho) {
   const GsInst &a = L[m.q][m.i], &b = L[m.q][m.i + 1];
-  // two computes writing one region the simulator already warns about (its reads reach past
-  // all they write: int8 results of fp16 tensors on goya): the swap lands inside that fault
-  bool computes = (a.op == I_GEMM || a.op == I_VEC) && (b.op == I_GEMM || b.op == I_VEC);
-  if (computes && a.r[0] == b.r[0] && f.at(a.r[0]).short_compute()) return O_WARNED;
   if (conflict(a, b, f)) return O_UNEXPLAINED;
   if (!is_sync(a.op) && !is_sync(b.op)) return O_BENIGN;
   StaticHb hm = static_hb(p, M);
@@ -236,15 +229,13 @@ static Outcome classify_swap(const Mutant &m, const Lists &L, const Lists &M, co
 
 // A changed or missing write (its bytes [lo, hi) of region r): benign when no named read of the
 // region reaches them (or no instruction reads the region at all), or when the next instructions
-// of its queue overwrite them before any synchronisation or read; inside a warned fault when only
-// gemm/vec write the region and its reads reach past all they write (the warned scheduler fault:
-// those reads already see bytes no compute wrote). A program output is never benign.
+// of its queue overwrite them before any synchronisation or read. A program output is never
+// benign.
 static Outcome classify_write(const Lists &L, const Mutant &m, uint32_t r, int64_t lo, int64_t hi,
                               const std::map<uint32_t, RegionFacts> &f, bool output) {
   const RegionFacts &g = f.at(r);
   if (output) return O_UNEXPLAINED;
   if (!g.read) return O_BENIGN;  // no instruction reads the region (and it is no output)
-  if (g.short_compute()) return O_WARNED;  // its reads already get bytes no compute wrote
   for (size_t j = m.i + 1; j < L[m.q].size(); j++) {  // overwritten before anyone could read it?
     const GsInst &x = L[m.q][j];
     if (is_sync(x.op)) break;
@@ -303,7 +294,6 @@ struct View {
 static SimResult simulate(Simulator *sim, const GsProgram *base, Lists &L) {
   View v(base, L);
   SimOptions o;
-  o.warnings = nullptr;
   SimResult r;
   sim->run(&v.p, o, &r);
   return r;
@@ -376,7 +366,6 @@ static void mutate_program(Simulator *sim, const GsArch *a, const char *model, G
       Lists M = apply(L, m, spare);
       SimResult r = simulate(sim, l->prog, M);
       Outcome out = r.status == 2 ? O_REPORTED
-                    : r.status == 0 && r.warnings.size() > base.warnings.size() ? O_WARNED
                     : r.status == 0 ? classify(m, L, M, l->prog, facts, ho) : O_UNEXPLAINED;
       t->n[k][out]++;
       if (getenv("MUT_SHOW") && out != O_REPORTED)
@@ -462,7 +451,7 @@ static void every_fault_reported_or_explained(void **) {
   for (const std::string &e : t.errors) fprintf(stderr, "# error: %s\n", e.c_str());
   assert_true(t.errors.empty());
   int total = 0, by_outcome[O_COUNT] = {};
-  printf("# %d programs (%d outputs marked); mutants by kind: reported / warned / benign / "
+  printf("# %d programs (%d outputs marked); mutants by kind: reported / benign / "
          "gap: position / unexplained\n", t.programs,
          t.outputs);
   for (int k = 0; k < K_COUNT; k++) {

@@ -416,6 +416,10 @@ static void test_vec_param(void **state) {
   expect_error(p, &tiny, "vec relu with a window param reads elements of a again");
   inst_vec_set_param(in, 0);
   expect_ok(p, &tiny);
+  inst_vec_set_elem_bytes(in, 3); /* a stored element is 1, 2, 4 or 8 bytes */
+  expect_error(p, &tiny, "elem_bytes=3: a stored element is 1, 2, 4 or 8 bytes");
+  inst_vec_set_elem_bytes(in, 2);
+  expect_ok(p, &tiny);
   prog_free(p);
 }
 
