@@ -1,0 +1,77 @@
+// fuzz_sim.cpp — libFuzzer target for the simulator (`make fuzz-sim`). Each input is a .gtasm
+// program for configs/tiny.cfg; when it assembles and passes the static checks, it runs on the
+// simulator with every check on, and must end with status 0, 1 or 2 — never a crash, a hang, an
+// exception or a sanitizer report. The simulator's own time grows with the chunks of a transfer
+// and the rows its checks walk, not with the cycles they stand for, so programs that move more
+// than kMaxBytes in all or name more than kMaxRows rows are skipped (the limits of docs/timing.md
+// keep any other program's arithmetic exact). Seeds: tests/cases/sim. Crashes found are fixed
+// and kept in tests/fuzz/regress/sim/, replayed by tests/sim/test_sim_fuzz_inputs.cpp, which
+// also runs a short deterministic set of variants in the suite.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "sim.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+namespace fuzz_sim {
+
+const int64_t kMaxBytes = 1 << 22, kMaxRows = 1 << 14, kMaxInsts = 4096;
+int simulated, by_status[3];  // inputs that ran, by how they ended
+
+const GsArch *tiny() {
+  static GsArch *a;
+  if (a) return a;
+  GsDiag d;
+  diag_init(&d);
+  a = arch_load("configs/tiny.cfg", nullptr, 0, &d);
+  if (!a) {
+    fprintf(stderr, "fuzz_sim: run from the source tree (configs/tiny.cfg)\n");
+    abort();
+  }
+  return a;
+}
+
+// Small enough to simulate quickly: the bytes its transfers move and the rows they (and the
+// checks) walk, and its instructions.
+bool small(const GsProgram *p) {
+  int64_t bytes = 0, rows = 0, insts = 0;
+  for (int q = 0; q < p->nqueues; q++)
+    for (size_t i = 0; i < p->queues[q].insts.len; i++, insts++) {
+      const GsInst &in = VEC_AT(&p->queues[q].insts, GsInst, i);
+      if (in.op != I_MOV) continue;
+      bytes += inst_mov_bytes(&in);
+      rows += std::max<int64_t>(1, inst_mov_rows(&in)) * std::max<int64_t>(1, inst_mov_planes(&in));
+      if (bytes > kMaxBytes || rows > kMaxRows) return false;
+    }
+  return insts <= kMaxInsts;
+}
+
+}  // namespace fuzz_sim
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static Simulator *sim;
+  static FILE *null = fopen("/dev/null", "w");
+  const GsArch *a = fuzz_sim::tiny();
+  if (!sim) sim = new Simulator(a);
+  std::string text((const char *)data, size);
+  GsDiag d;
+  diag_init(&d);
+  d.out = null;
+  GsProgram *p = gtasm_parse("fuzz.gtasm", text.c_str(), a, &d);
+  if (!p) return 0;
+  if (prog_check(p, a, &d, "fuzz.gtasm") == 0 && fuzz_sim::small(p)) {
+    SimOptions o;
+    SimResult r;
+    int rc = sim->run(p, o, &r);
+    if (rc < 0 || rc > 2 || rc != r.status) {
+      fprintf(stderr, "fuzz_sim: the simulator ended with status %d:\n%s\n", rc, r.message.c_str());
+      abort();
+    }
+    fuzz_sim::simulated++;
+    fuzz_sim::by_status[rc]++;
+  }
+  prog_free(p);
+  return 0;
+}
