@@ -168,7 +168,8 @@ $(BUILD)/fuzz/fuzz_sim: tests/fuzz/fuzz_sim.cpp $(SCHED_SRC) $(SIM_SRC) | $(DEPS
 	@mkdir -p $(BUILD)/fuzz/simobj
 	cd $(BUILD)/fuzz/simobj && clang -std=c11 -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS:-I%=-I$(CURDIR)/%) \
 	  -fsanitize=fuzzer-no-link -c $(addprefix $(CURDIR)/,$(SCHED_SRC) $(GEN_SRC))
-	clang++ -std=c++17 $(FUZZ_FLAGS) -o $@ $< $(SIM_SRC) $(BUILD)/fuzz/simobj/*.o \
+	clang++ -std=c++17 $(FUZZ_FLAGS) -DFUZZ_SIM_SC_MAIN -o $@ $< $(filter-out sim/cli%,$(SIM_SRC)) \
+	  $(BUILD)/fuzz/simobj/*.o \
 	  -lsystemc -lprotobuf-c -linih -lglpk -lz -lm -lpthread
 fuzz: $(BUILD)/fuzz/fuzz_gtg
 	@mkdir -p $(BUILD)/fuzz/corpus

@@ -26,14 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char *t2 = fuzz_disasm(a, q);
   fuzz_same("disassembling and assembling", t1, t2);
-  if (gtp_write(fuzz_gtp_path(), p) == 0) {
-    GsProgram *r = gtp_read(fuzz_gtp_path(), &d);
-    if (!r) abort();
-    char *t3 = fuzz_disasm(a, r);
-    fuzz_same("writing and reading .gtp", t1, t3);
-    free(t3);
-    prog_free(r);
-  }
+  fuzz_gtp_round_trip(a, p, t1);
   free(t1);
   free(t2);
   prog_free(q);

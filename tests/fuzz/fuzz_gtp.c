@@ -19,14 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!p) return 0;
   (void)prog_check(p, a, &d, "fuzz.gtp");
   char *t1 = fuzz_disasm(a, p);
-  if (gtp_write(path, p) != 0) abort();
-  GsProgram *q = gtp_read(path, &d);
-  if (!q) abort();
-  char *t2 = fuzz_disasm(a, q);
-  fuzz_same("writing and reading .gtp", t1, t2);
+  fuzz_gtp_round_trip(a, p, t1);
   free(t1);
-  free(t2);
-  prog_free(q);
   prog_free(p);
   return 0;
 }

@@ -15,13 +15,15 @@ typedef struct {
   uint64_t s;
 } FuzzRng;
 
-static uint64_t fuzz_next(FuzzRng *r) { /* splitmix64 */
+static inline uint64_t fuzz_next(FuzzRng *r) { /* splitmix64 */
   uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-static size_t fuzz_below(FuzzRng *r, size_t n) { return n ? (size_t)(fuzz_next(r) % n) : 0; }
+static inline size_t fuzz_below(FuzzRng *r, size_t n) {
+  return n ? (size_t)(fuzz_next(r) % n) : 0;
+}
 
 typedef struct {
   unsigned char *b;
@@ -29,7 +31,7 @@ typedef struct {
 } FuzzBuf;
 
 /* Replaces [at, at + cut) of x by the n bytes of s. */
-static void fuzz_splice(FuzzBuf *x, size_t at, size_t cut, const void *s, size_t n) {
+static inline void fuzz_splice(FuzzBuf *x, size_t at, size_t cut, const void *s, size_t n) {
   unsigned char *b = (unsigned char *)malloc(x->n - cut + n + 1);
   if (!b) abort();
   memcpy(b, x->b, at);
@@ -41,8 +43,8 @@ static void fuzz_splice(FuzzBuf *x, size_t at, size_t cut, const void *s, size_t
 }
 
 /* A variant of seed (n bytes) in *out (heap); other: another seed to take a line from. */
-static void fuzz_mutate(FuzzRng *r, const unsigned char *seed, size_t n, const unsigned char *other,
-                        size_t on, FuzzBuf *out) {
+static inline void fuzz_mutate(FuzzRng *r, const unsigned char *seed, size_t n,
+                               const unsigned char *other, size_t on, FuzzBuf *out) {
   static const char *const extreme[] = {"0", "-1", "2147483648", "1099511627776",
                                         "1099511627777", "9223372036854775807"};
   out->n = n;
@@ -56,7 +58,9 @@ static void fuzz_mutate(FuzzRng *r, const unsigned char *seed, size_t n, const u
   case 1: { unsigned char c = (unsigned char)fuzz_next(r); fuzz_splice(out, at, 0, &c, 1); break; }
   case 2: fuzz_splice(out, at, len ? 1 : 0, "", 0); break;
   case 3: fuzz_splice(out, at, len, "", 0); break;
-  case 4: fuzz_splice(out, at, 0, seed + (at < n ? at : 0), at < n && at + len <= n ? len : 0); break;
+  case 4: /* a stretch again */
+    fuzz_splice(out, at, 0, seed + (at < n ? at : 0), at < n && at + len <= n ? len : 0);
+    break;
   case 5: { /* a number where a digit is */
     size_t i = at;
     while (i < out->n && (out->b[i] < '0' || out->b[i] > '9')) i++;

@@ -13,25 +13,14 @@
 
 #include "sim.h"
 
+#include "fuzz_common.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 namespace fuzz_sim {
 
 const int64_t kMaxBytes = 1 << 22, kMaxRows = 1 << 14, kMaxInsts = 4096;
 int simulated, by_status[3];  // inputs that ran, by how they ended
-
-const GsArch *tiny() {
-  static GsArch *a;
-  if (a) return a;
-  GsDiag d;
-  diag_init(&d);
-  a = arch_load("configs/tiny.cfg", nullptr, 0, &d);
-  if (!a) {
-    fprintf(stderr, "fuzz_sim: run from the source tree (configs/tiny.cfg)\n");
-    abort();
-  }
-  return a;
-}
 
 // Small enough to simulate quickly: the bytes its transfers move and the rows they (and the
 // checks) walk, and its instructions.
@@ -50,15 +39,19 @@ bool small(const GsProgram *p) {
 
 }  // namespace fuzz_sim
 
+#ifdef FUZZ_SIM_SC_MAIN
+// libFuzzer brings main(); SystemC's library wants an sc_main, which it does not call here.
+int sc_main(int, char **) { return 0; }
+#endif
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static Simulator *sim;
-  static FILE *null = fopen("/dev/null", "w");
-  const GsArch *a = fuzz_sim::tiny();
+  const GsArch *a = fuzz_tiny();
   if (!sim) sim = new Simulator(a);
   std::string text((const char *)data, size);
   GsDiag d;
   diag_init(&d);
-  d.out = null;
+  d.out = fuzz_null();
   GsProgram *p = gtasm_parse("fuzz.gtasm", text.c_str(), a, &d);
   if (!p) return 0;
   if (prog_check(p, a, &d, "fuzz.gtasm") == 0 && fuzz_sim::small(p)) {
