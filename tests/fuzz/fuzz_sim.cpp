@@ -40,8 +40,9 @@ bool small(const GsProgram *p) {
 }  // namespace fuzz_sim
 
 #ifdef FUZZ_SIM_SC_MAIN
-// libFuzzer brings main(); SystemC's library wants an sc_main, which it does not call here.
-int sc_main(int, char **) { return 0; }
+// libFuzzer brings main(); SystemC's library wants an sc_main (extern "C", as SystemC declares
+// it), which it does not call here.
+extern "C" int sc_main(int, char **) { return 0; }
 #endif
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
