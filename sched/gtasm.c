@@ -176,11 +176,11 @@ static void format_inst(Out *o, const GsArch *a, const GsProgram *p, const GsIns
     case OPK_TILE: {
       int tile = od->kind == OPK_TILE;
       uint32_t id = (uint32_t)v;
-      char **names = tile ? p->tile_names : p->region_names;
       uint32_t count = tile ? p->ntiles : p->nregions;
       const unsigned char *ok = nu ? (tile ? nu->tile_ok : nu->region_ok) : NULL;
-      if (names && id < count && names[id] && (!nu || ok[id])) {
-        put_name(o, names[id]);
+      const char *nm = id < count ? prog_name(p, tile, id) : NULL;
+      if (nm && (!nu || ok[id])) {
+        put_name(o, nm);
         continue;
       }
       break;
@@ -279,32 +279,35 @@ static void sym_put(SymTab *t, const char *key, uint32_t id) {
 }
 
 /* ok[id] = 1 when names[id] is set and no lower id has the same name. */
-static unsigned char *unique_names(char **names, uint32_t count) {
+static unsigned char *unique_names(const GsProgram *p, int is_tile, uint32_t count) {
   unsigned char *ok = calloc(count ? count : 1, 1);
   if (!ok) die("out of memory");
   SymTab t = {0};
-  for (uint32_t i = 1; names && i < count; i++) {
+  for (uint32_t i = 1; i < count; i++) {
     uint32_t prev;
-    if (!names[i] || sym_get(&t, names[i], strlen(names[i]), &prev)) continue;
-    sym_put(&t, names[i], i);
+    const char *nm = prog_name(p, is_tile, i);
+    if (!nm || sym_get(&t, nm, strlen(nm), &prev)) continue;
+    sym_put(&t, nm, i);
     ok[i] = 1;
   }
   sym_free(&t);
   return ok;
 }
 
-static void write_decls(FILE *out, const char *kind, char **names, uint32_t count,
+static void write_decls(FILE *out, const GsProgram *p, int is_tile, uint32_t count,
                         const unsigned char *ok) {
   Out o = {out, NULL, 0, 0};
-  for (uint32_t i = 1; names && i < count; i++) {
-    if (!names[i]) continue;
+  const char *kind = is_tile ? "tile" : "region";
+  for (uint32_t i = 1; i < count; i++) {
+    const char *nm = prog_name(p, is_tile, i);
+    if (!nm) continue;
     if (ok[i]) {
       fprintf(out, ".%s ", kind);
-      put_name(&o, names[i]);
+      put_name(&o, nm);
       fprintf(out, " %u\n", i);
     } else {
       fprintf(out, "# %s %u is also named ", kind, i);
-      put_name(&o, names[i]);
+      put_name(&o, nm);
       fputs(" (printed by number)\n", out);
     }
   }
@@ -312,24 +315,26 @@ static void write_decls(FILE *out, const char *kind, char **names, uint32_t coun
 
 int gtasm_write(FILE *out, const GsArch *a, const GsProgram *p) {
   NameUse nu;
-  unsigned char *tok = unique_names(p->tile_names, p->ntiles);
-  unsigned char *rok = unique_names(p->region_names, p->nregions);
+  unsigned char *tok = unique_names(p, 1, p->ntiles);
+  unsigned char *rok = unique_names(p, 0, p->nregions);
   nu.tile_ok = tok;
   nu.region_ok = rok;
   fprintf(out, "gtasm %d\n# %d queues, %lld instructions\n", GTASM_VERSION, p->nqueues,
           (long long)prog_ninsts(p));
   fprintf(out, ".nregions %u\n.ntiles %u\n", p->nregions, p->ntiles);
-  write_decls(out, "region", p->region_names, p->nregions, rok);
-  write_decls(out, "tile", p->tile_names, p->ntiles, tok);
+  write_decls(out, p, 0, p->nregions, rok);
+  write_decls(out, p, 1, p->ntiles, tok);
   Out o = {out, NULL, 0, 0};
   for (int qi = 0; qi < p->nqueues; qi++) {
     const GsQueue *q = &p->queues[qi];
     fputs("\n.queue ", out);
     out_queue(&o, a, q);
     fputc('\n', out);
-    for (size_t i = 0; i < q->insts.len; i++) {
+    GsCursor cur;
+    prog_cursor_init(&cur, q);
+    for (const GsInst *in; (in = prog_cursor_next(&cur)) != NULL;) {
       fputs("  ", out);
-      format_inst(&o, a, p, &VEC_AT(&q->insts, GsInst, i), q->core, &nu);
+      format_inst(&o, a, p, in, q->core, &nu);
       fputc('\n', out);
     }
   }
@@ -546,14 +551,15 @@ static void dir_symbol(Asm *s, int kind, const char **pc, const Word *dw) {
   }
   if (kind) prog_reserve_ids(s->p, 0, (uint32_t)id + 1);
   else prog_reserve_ids(s->p, (uint32_t)id + 1, 0);
-  char **names = kind ? s->p->tile_names : s->p->region_names;
-  if (names[id]) {
-    aerr(s, at, "%s %lld already has the name '%s'", kind_word[kind], (long long)id, names[id]);
+  const char *had = prog_name(s->p, kind, (uint32_t)id);
+  if (had) {
+    aerr(s, at, "%s %lld already has the name '%s'", kind_word[kind], (long long)id, had);
     free(name);
     return;
   }
-  names[id] = name; /* the program owns it now */
-  sym_put(&s->syms[kind], names[id], (uint32_t)id);
+  prog_set_name(s->p, kind, (uint32_t)id, name);
+  free(name);
+  sym_put(&s->syms[kind], prog_name(s->p, kind, (uint32_t)id), (uint32_t)id); /* the program's copy */
 }
 
 /* .nregions N / .ntiles N */

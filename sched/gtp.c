@@ -114,17 +114,20 @@ static void zw_put(ZW *w, const void *data, size_t n) {
   }
 }
 
-static uint64_t names_bytes(char **names, uint32_t count) {
+static uint64_t names_bytes(const GsProgram *p, int is_tile, uint32_t count) {
   uint64_t b = 4ull * count;
-  for (uint32_t i = 0; names && i < count; i++)
-    if (names[i]) b += strlen(names[i]);
+  for (uint32_t i = 0; i < count; i++) {
+    const char *s = prog_name(p, is_tile, i);
+    if (s && strlen(s) >= MAX_NAME) die("name longer than %d bytes", MAX_NAME);
+    if (s) b += strlen(s);
+  }
   return b;
 }
 
-static void put_names(ZW *w, char **names, uint32_t count) {
+static void put_names(ZW *w, const GsProgram *p, int is_tile, uint32_t count) {
   unsigned char b[4];
   for (uint32_t i = 0; i < count; i++) {
-    const char *s = names ? names[i] : NULL;
+    const char *s = prog_name(p, is_tile, i);
     size_t n = s ? strlen(s) : 0;
     put32(b, s ? (uint32_t)n + 1 : 0);
     zw_put(w, b, 4);
@@ -135,14 +138,7 @@ static void put_names(ZW *w, char **names, uint32_t count) {
 int gtp_write(const char *path, const GsProgram *p) {
   uint64_t ninsts = (uint64_t)prog_ninsts(p);
   uint64_t body = (uint64_t)p->nqueues * GTP_QUEUE_BYTES + ninsts * GTP_INST_BYTES +
-                  names_bytes(p->region_names, p->nregions) +
-                  names_bytes(p->tile_names, p->ntiles);
-  for (int i = 0; i < 2; i++) {
-    char **names = i ? p->tile_names : p->region_names;
-    uint32_t count = i ? p->ntiles : p->nregions;
-    for (uint32_t k = 0; names && k < count; k++)
-      if (names[k] && strlen(names[k]) >= MAX_NAME) die("name longer than %d bytes", MAX_NAME);
-  }
+                  names_bytes(p, 0, p->nregions) + names_bytes(p, 1, p->ntiles);
   ZW *w = calloc(1, sizeof *w);
   if (!w) die("out of memory");
   w->cap = GTP_HEADER_BYTES + STAGE;
@@ -159,18 +155,20 @@ int gtp_write(const char *path, const GsProgram *p) {
     put32(b, (uint32_t)q->cluster);
     put32(b + 4, (uint32_t)q->core);
     put32(b + 8, (uint32_t)q->index);
-    put32(b + 12, (uint32_t)q->insts.len);
+    put32(b + 12, (uint32_t)q->ninsts);
     zw_put(w, b, GTP_QUEUE_BYTES);
   }
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueue *q = &p->queues[i];
-    for (size_t k = 0; k < q->insts.len; k++) {
-      encode_inst(b, &VEC_AT(&q->insts, GsInst, k));
+    GsCursor cur;
+    prog_cursor_init(&cur, q);
+    for (const GsInst *in; (in = prog_cursor_next(&cur)) != NULL;) {
+      encode_inst(b, in);
       zw_put(w, b, GTP_INST_BYTES);
     }
   }
-  put_names(w, p->region_names, p->nregions);
-  put_names(w, p->tile_names, p->ntiles);
+  put_names(w, p, 0, p->nregions);
+  put_names(w, p, 1, p->ntiles);
   zw_pump(w, Z_FINISH);
   gs_assert(w->z.total_in == body);
   deflateEnd(&w->z);
@@ -290,7 +288,8 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
   unsigned char b[GTP_INST_BYTES];
   uint64_t sum = 0;
   QKey *keys = calloc((size_t)p->nqueues + 1, sizeof *keys);
-  if (!keys) die("out of memory");
+  uint32_t *count = calloc((size_t)p->nqueues + 1, sizeof *count);
+  if (!keys || !count) die("out of memory");
   for (int i = 0; i < p->nqueues; i++) {
     if (zr_get(r, b, GTP_QUEUE_BYTES) != 0) goto zfail;
     GsQueue *q = &p->queues[i];
@@ -298,7 +297,6 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
     q->core = (int32_t)get32(b + 4);
     q->index = (int32_t)get32(b + 8);
     uint32_t n = get32(b + 12);
-    vec_init(&q->insts, sizeof(GsInst));
     if (q->cluster < 0 || q->core < -1 || q->index < 0) {
       diag_error(d, path, 0, 0, NULL, "queue %d has a bad position (cluster %d, core %d, index %d)",
                  i, q->cluster, q->core, q->index);
@@ -310,7 +308,7 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
                  (unsigned long long)ninsts);
       goto fail;
     }
-    q->insts.cap = n; /* data allocated below, once the whole table is known to fit */
+    count[i] = n;
     keys[i] = (QKey){q->cluster, q->core, q->index, i};
   }
   if (sum != ninsts) {
@@ -328,18 +326,10 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
     }
   for (int i = 0; i < p->nqueues; i++) {
     GsQueue *q = &p->queues[i];
-    size_t n = q->insts.cap;
-    q->insts.cap = 0;
-    if (n) {
-      q->insts.data = malloc(n * sizeof(GsInst));
-      if (!q->insts.data) die("out of memory");
-      q->insts.cap = n;
-    }
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < count[i]; k++) {
       if (zr_get(r, b, GTP_INST_BYTES) != 0) goto zfail;
-      GsInst *in = &VEC_AT(&q->insts, GsInst, k);
+      GsInst *in = prog_emit(q);
       decode_inst(b, in);
-      q->insts.len = k + 1;
       if (in->op >= I_COUNT) {
         diag_error(d, path, 0, 0, NULL, "queue %d, instruction %zu: opcode %u out of range (0..%d)",
                    i, k, in->op, I_COUNT - 1);
@@ -353,6 +343,7 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
     }
   }
   free(keys);
+  free(count);
   if (read_names(r, p, 0, p->nregions, path, d) != 0) return -1;
   if (read_names(r, p, 1, p->ntiles, path, d) != 0) return -1;
   return 0;
@@ -360,6 +351,7 @@ zfail:
   diag_error(d, path, 0, 0, NULL, "%s", r->err);
 fail:
   free(keys);
+  free(count);
   return -1;
 }
 
@@ -428,7 +420,6 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   p->queues = calloc((size_t)nqueues + 1, sizeof *p->queues);
   if (!p->queues) die("out of memory");
   p->nqueues = (int)nqueues;
-  for (uint32_t i = 0; i < nqueues; i++) vec_init(&p->queues[i].insts, sizeof(GsInst));
   prog_reserve_ids(p, nregions, ntiles);
   if (read_body(r, p, ninsts, path, d) != 0) goto fail;
   if (r->pos != r->len) {

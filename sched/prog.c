@@ -1,4 +1,4 @@
-/* prog.c — the Program in memory (prog.h): queues and their instruction vectors, region and
+/* prog.c — the Program in memory (prog.h): queues (their encoded instructions: prog_code.c), region and
  * tile ids with their optional names, and loading and saving a Program by file extension
  * (.gtasm text: gtasm.c; .gtp binary: gtp.c). Schedulers build Programs with prog_queue,
  * prog_emit, prog_new_region and prog_new_tile; the simulator only reads them.
@@ -17,16 +17,18 @@ GsProgram *prog_new(void) {
   return p;
 }
 
+static void names_free(GsNameMap *m) {
+  for (size_t i = 0; i < m->cap; i++) free(m->names[i]);
+  free(m->ids);
+  free(m->names);
+}
+
 void prog_free(GsProgram *p) {
   if (!p) return;
-  for (int i = 0; i < p->nqueues; i++) vec_free(&p->queues[i].insts);
+  for (int i = 0; i < p->nqueues; i++) prog_queue_code_free(&p->queues[i]);
   free(p->queues);
-  if (p->tile_names)
-    for (uint32_t i = 0; i < p->ntiles; i++) free(p->tile_names[i]);
-  if (p->region_names)
-    for (uint32_t i = 0; i < p->nregions; i++) free(p->region_names[i]);
-  free(p->tile_names);
-  free(p->region_names);
+  names_free(&p->names[0]);
+  names_free(&p->names[1]);
   free(p);
 }
 
@@ -45,7 +47,6 @@ GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index) {
   q->cluster = cluster;
   q->core = core;
   q->index = index;
-  vec_init(&q->insts, sizeof(GsInst));
   return q;
 }
 
@@ -59,67 +60,95 @@ int prog_find_queue(const GsProgram *p, int cluster, int core, int index) {
 
 int64_t prog_ninsts(const GsProgram *p) {
   int64_t n = 0;
-  for (int i = 0; i < p->nqueues; i++) n += (int64_t)p->queues[i].insts.len;
+  for (int i = 0; i < p->nqueues; i++) n += p->queues[i].ninsts;
   return n;
 }
 
-GsInst *prog_emit(GsQueue *q) { return vec_push(&q->insts); }
+/* ---- names: open addressing on id + 1, linear probing, at most half full ---- */
 
-static char *dup_or_null(const char *s) {
-  if (!s) return NULL;
-  char *d = strdup(s);
-  if (!d) die("out of memory");
-  return d;
+static size_t names_slot(const GsNameMap *m, uint32_t id) {
+  size_t i = (size_t)(id * 2654435761u) & (m->cap - 1);
+  while (m->ids[i] && m->ids[i] != id + 1) i = (i + 1) & (m->cap - 1);
+  return i;
 }
 
-static uint32_t add_named(char ***names, uint32_t *count, const char *name) {
-  uint32_t id = (*count)++;
-  /* grow by powers of two: realloc when the count crosses one */
-  if ((id & (id - 1)) == 0 || id == 1) {
-    uint32_t cap = id < 2 ? 2 : id * 2;
-    char **nn = realloc(*names, cap * sizeof *nn);
-    if (!nn) die("out of memory");
-    for (uint32_t i = (*names ? id : 0); i < cap; i++) nn[i] = NULL;
-    *names = nn;
+static void names_grow(GsNameMap *m) {
+  GsNameMap old = *m;
+  m->cap = old.cap ? 2 * old.cap : 16;
+  m->ids = calloc(m->cap, sizeof *m->ids);
+  m->names = calloc(m->cap, sizeof *m->names);
+  if (!m->ids || !m->names) die("out of memory");
+  for (size_t i = 0; i < old.cap; i++)
+    if (old.ids[i]) {
+      size_t j = names_slot(m, old.ids[i] - 1);
+      m->ids[j] = old.ids[i];
+      m->names[j] = old.names[i];
+    }
+  free(old.ids);
+  free(old.names);
+}
+
+const char *prog_name(const GsProgram *p, int is_tile, uint32_t id) {
+  const GsNameMap *m = &p->names[is_tile ? 1 : 0];
+  if (!m->n) return NULL;
+  size_t i = names_slot(m, id);
+  return m->ids[i] ? m->names[i] : NULL;
+}
+
+/* Removal keeps the probe chains whole: the entries after the hole move back if their home
+ * slot allows (the classic backward-shift deletion). */
+static void names_remove(GsNameMap *m, size_t i) {
+  free(m->names[i]);
+  m->ids[i] = 0;
+  m->names[i] = NULL;
+  m->n--;
+  for (size_t j = (i + 1) & (m->cap - 1); m->ids[j]; j = (j + 1) & (m->cap - 1)) {
+    size_t home = (size_t)((m->ids[j] - 1) * 2654435761u) & (m->cap - 1);
+    if (((j - home) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+      m->ids[i] = m->ids[j];
+      m->names[i] = m->names[j];
+      m->ids[j] = 0;
+      m->names[j] = NULL;
+      i = j;
+    }
   }
-  (*names)[id] = dup_or_null(name);
-  return id;
-}
-
-/* Names arrays keep the capacity add_named relies on: the smallest power of two >= count
- * (at least 2). */
-static void grow_named(char ***names, uint32_t *count, uint32_t want) {
-  if (want < *count) want = *count;
-  if (*names && want == *count) return;
-  size_t cap = 2;
-  while (cap < want) cap *= 2;
-  char **nn = realloc(*names, cap * sizeof *nn);
-  if (!nn) die("out of memory");
-  for (size_t i = *names ? *count : 0; i < cap; i++) nn[i] = NULL;
-  *names = nn;
-  *count = want;
-}
-
-void prog_reserve_ids(GsProgram *p, uint32_t nregions, uint32_t ntiles) {
-  grow_named(&p->region_names, &p->nregions, nregions);
-  grow_named(&p->tile_names, &p->ntiles, ntiles);
 }
 
 void prog_set_name(GsProgram *p, int is_tile, uint32_t id, const char *name) {
-  char ***names = is_tile ? &p->tile_names : &p->region_names;
-  uint32_t *count = is_tile ? &p->ntiles : &p->nregions;
-  gs_assert(id < *count);
-  grow_named(names, count, *count); /* allocates the array if it does not exist yet */
-  free((*names)[id]);
-  (*names)[id] = dup_or_null(name);
+  GsNameMap *m = &p->names[is_tile ? 1 : 0];
+  gs_assert(id < (is_tile ? p->ntiles : p->nregions));
+  if (!name) {
+    if (m->n) {
+      size_t i = names_slot(m, id);
+      if (m->ids[i]) names_remove(m, i);
+    }
+    return;
+  }
+  if (2 * (m->n + 1) > m->cap) names_grow(m);
+  size_t i = names_slot(m, id);
+  char *d = strdup(name);
+  if (!d) die("out of memory");
+  if (m->ids[i]) free(m->names[i]);
+  else m->n++;
+  m->ids[i] = id + 1;
+  m->names[i] = d;
+}
+
+void prog_reserve_ids(GsProgram *p, uint32_t nregions, uint32_t ntiles) {
+  if (nregions > p->nregions) p->nregions = nregions;
+  if (ntiles > p->ntiles) p->ntiles = ntiles;
 }
 
 uint32_t prog_new_region(GsProgram *p, const char *name) {
-  return add_named(&p->region_names, &p->nregions, name);
+  uint32_t id = p->nregions++;
+  if (name) prog_set_name(p, 0, id, name);
+  return id;
 }
 
 uint32_t prog_new_tile(GsProgram *p, const char *name) {
-  return add_named(&p->tile_names, &p->ntiles, name);
+  uint32_t id = p->ntiles++;
+  if (name) prog_set_name(p, 1, id, name);
+  return id;
 }
 
 /* ---- load and save, by file extension ---- */

@@ -57,20 +57,31 @@ typedef struct {
   int64_t n[GS_INST_NUM];
 } GsInst;
 
+/* A queue's instructions are held encoded (prog_code.c, about 4 bytes an instruction instead
+ * of sizeof(GsInst)); prog_emit appends one, a GsCursor reads them in order. */
+typedef struct GsQueueCode GsQueueCode;
 typedef struct {
   int cluster;
   int core;       /* -1: a cluster DMA queue */
   int index;      /* queue index in the core, or the cluster DMA engine */
-  GsVec insts;    /* GsInst */
+  int64_t ninsts; /* instructions in the queue */
+  GsQueueCode *code;  /* heap, prog_code.c; NULL while the queue is empty */
 } GsQueue;
+
+/* Names of ids, for messages and assembly: most ids (a scheduler's tiles) have none, so the
+ * map holds only the named ones (open addressing on the id; prog.c). */
+typedef struct {
+  uint32_t *ids;        /* [cap], id + 1 (0: empty slot) */
+  char **names;         /* [cap] */
+  size_t cap, n;
+} GsNameMap;
 
 typedef struct {
   int nqueues;
   GsQueue *queues;      /* heap; prog_free releases */
   uint32_t nregions;    /* region ids are 1..nregions-1 (0 = none) */
   uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
-  char **tile_names;    /* optional, [ntiles], for messages; NULL entries allowed */
-  char **region_names;  /* optional, [nregions] */
+  GsNameMap names[2];   /* optional names of [0] regions, [1] tiles: prog_name */
 } GsProgram;
 
 /* Static facts from isa.def. */
@@ -100,7 +111,44 @@ void prog_free(GsProgram *p);
  * Creating a queue may move p->queues: a GsQueue* from an earlier call is valid only until
  * the next call that creates a queue (create every queue first, or look it up again). */
 GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index);
-GsInst *prog_emit(GsQueue *q);  /* appends a zeroed instruction */
+/* Appends a zeroed instruction and returns it to be filled in; the pointer is valid until the
+ * next prog_emit on the same queue (then the instruction is encoded and can only be read
+ * back through a cursor). */
+GsInst *prog_emit(GsQueue *q);
+/* Reading a queue in order: prog_cursor_init, then prog_cursor_next until it returns NULL.
+ * The returned instruction lives in the cursor until the next call. A cursor keeps the
+ * decoder's prediction state (prog_code.c), a few KiB: allocate it once per queue. */
+enum { GS_CODE_SLOTS = 19, GS_CODE_ROWS = 16 };
+typedef struct {     /* one stream of similar instructions: its last values and strides */
+  uint64_t last[GS_CODE_SLOTS], stride[GS_CODE_SLOTS], lastd[GS_CODE_SLOTS];
+  int op;            /* the opcode it last held, -1: unused */
+  uint32_t used;     /* encoder: when it was last chosen */
+  uint32_t moving;   /* slots whose stride or last difference is not zero */
+  GsInst inst;       /* decoder: the last values as an instruction */
+} GsCodeRow;
+typedef struct {
+  GsCodeRow row[GS_CODE_ROWS];
+  int8_t recent[16];   /* per opcode (15: every other one), the row it last used, -1: none */
+  uint32_t clock;
+} GsCodeHist;
+typedef struct GsCodeBlock GsCodeBlock;
+typedef struct {
+  const GsQueue *q;
+  const GsCodeBlock *blk;
+  uint32_t pos;
+  int64_t i;          /* instructions returned so far: the last one's index is i - 1 */
+  GsCodeHist hist;
+  GsInst in;
+} GsCursor;
+void prog_cursor_init(GsCursor *c, const GsQueue *q);
+const GsInst *prog_cursor_next(GsCursor *c);
+/* The whole queue decoded into a new array of q->ninsts instructions (caller frees): for
+ * tests and tools that index instructions; the simulator and writers use cursors. */
+GsInst *prog_queue_array(const GsQueue *q);
+/* Releases a queue's instructions (the queue is then empty); prog_free does it for all. */
+void prog_queue_code_free(GsQueue *q);
+/* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
+size_t prog_code_bytes(const GsProgram *p);
 uint32_t prog_new_region(GsProgram *p, const char *name);
 uint32_t prog_new_tile(GsProgram *p, const char *name);
 
@@ -188,8 +236,10 @@ int prog_queue_accepts(const GsArch *a, int core, int index, GsOpcode op, char *
 const GsCoreKind *prog_core_kind(const GsArch *a, int core);
 /* Make ids < nregions / < ntiles valid (counts only grow; new names are NULL). */
 void prog_reserve_ids(GsProgram *p, uint32_t nregions, uint32_t ntiles);
-/* Give id its name (replacing any); the id must be valid. */
+/* Give id its name (replacing any; NULL removes it); the id must be valid. */
 void prog_set_name(GsProgram *p, int is_tile, uint32_t id, const char *name);
+/* The name of region (is_tile = 0) or tile id, or NULL. */
+const char *prog_name(const GsProgram *p, int is_tile, uint32_t id);
 
 #ifdef __cplusplus
 }

@@ -110,6 +110,7 @@ typedef struct {
   const char *file;
   const GsQueue *q;
   size_t i;
+  const GsInst *in;     /* instruction i of q */
 } Ctx;
 
 static void inst_error(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,7 +120,7 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const GsInst *in = &VEC_AT(&c->q->insts, GsInst, c->i);
+  const GsInst *in = c->in;
   if (in->op < I_COUNT) gtasm_inst_format(c->a, c->p, in, text, sizeof text);
   else snprintf(text, sizeof text, "opcode %u", in->op);
   diag_error(c->d, c->file, 0, 0, NULL, "queue %s, instruction %zu (%s): %s",
@@ -354,7 +355,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
   char why[256], qn[64];
-  Ctx c = {p, a, d, file, NULL, 0};
+  Ctx c = {p, a, d, file, NULL, 0, NULL};
   for (int qi = 0; qi < p->nqueues; qi++) {
     const GsQueue *q = &p->queues[qi];
     c.q = q;
@@ -367,7 +368,10 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
     if (prog_find_queue(p, q->cluster, q->core, q->index) != qi)
       diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
                  gtasm_queue_name(a, q, qn, sizeof qn));
-    for (c.i = 0; c.i < q->insts.len; c.i++) check_inst(&c, &VEC_AT(&q->insts, GsInst, c.i));
+    GsCursor cur;
+    prog_cursor_init(&cur, q);
+    c.i = 0;
+    for (; (c.in = prog_cursor_next(&cur)) != NULL; c.i++) check_inst(&c, c.in);
   }
   return d->nerrors == before ? 0 : -1;
 }

@@ -25,7 +25,7 @@ for m in $models; do
       read -r wall rss <"$tmp/time"
       sched=$(sed -n "s/^timing $s: schedule \([0-9.]*\) s.*/\1/p" "$tmp/err")
       simt=$(sed -n "s/^timing $s: .*simulate \([0-9.]*\) s.*/\1/p" "$tmp/err")
-      insts=$(sed -n "s/^timing $s: .*, \([0-9]*\) instructions/\1/p" "$tmp/err")
+      insts=$(sed -n "s/^timing $s: .*, \([0-9]*\) instructions.*/\1/p" "$tmp/err")
       read -r nk tput < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["kernels"]), "%.1f" % d["throughput_samples_per_s"])' "$tmp/r.json")
       echo "| $m | $batch | $s | $nk | $insts | $sched | $simt | $wall | $((rss / 1024)) | $tput |"
     else

@@ -69,7 +69,7 @@ int sc_main(int argc, char **argv) {
     }
   }
   long n = 0;
-  for (int i = 0; i < pr.p->nqueues; i++) n += (long)pr.p->queues[i].insts.len;
+  for (int i = 0; i < pr.p->nqueues; i++) n += (long)pr.p->queues[i].ninsts;
   if (argc > 2 && gtp_write(argv[2], pr.p) != 0) {
     perror(argv[2]);
     return 1;

@@ -48,6 +48,17 @@ static double wall_seconds() {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+// Inside a simulation: percentage of instructions done and the time left at the rate so far,
+// at most twice a second (only when stderr is a terminal, as every progress line).
+static void sim_progress(GsSchedKind k, double t0, double *shown, uint64_t done, uint64_t total) {
+  double now = wall_seconds();
+  if (now - *shown < 0.5 || total == 0) return;
+  *shown = now;
+  double left = (now - t0) * (double)(total - std::min(done, total)) / (double)done;
+  progress("gtsim: %s: simulating %.1f M instructions: %.0f%%, about %.0f s left",
+           lower_sched_name(k), (double)total / 1e6, 100.0 * (double)done / (double)total, left);
+}
+
 // One strategy of --sched/--compare: a name, and for graphturbo an optional ":LEVEL".
 struct Strategy {
   GsSchedKind kind;
@@ -271,11 +282,15 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   double t1 = wall_seconds();
   progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
            (double)prog_ninsts(ro->l->prog) / 1e6);
+  double shown = t1;
+  so.progress = [&](uint64_t done, uint64_t total) { sim_progress(k, t1, &shown, done, total); };
   int st = e.sim.run(ro->l->prog, so, &r);
   progress(nullptr);
   if (e.o.timing)
-    fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions\n",
-            lower_sched_name(k), t_sched, wall_seconds() - t1, (unsigned long long)r.instructions);
+    fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions, %.1f MiB "
+            "held (%.2f B each)\n", lower_sched_name(k), t_sched, wall_seconds() - t1,
+            (unsigned long long)r.instructions, (double)prog_code_bytes(ro->l->prog) / 1048576.0,
+            (double)prog_code_bytes(ro->l->prog) / (double)(r.instructions ? r.instructions : 1));
   if (st != 0) {
     fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", e.path,
             lower_sched_name(k), r.message.c_str());

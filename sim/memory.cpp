@@ -23,6 +23,7 @@ void MemoryState::reset(const GsProgram *p) {
   for (Buffer &b : bufs) b.reset();
   regions_.clear();
   outputs_.clear();
+  logged_.clear();
 }
 
 const Region &MemoryState::region(uint32_t r) const {
@@ -34,16 +35,16 @@ const Region &MemoryState::region(uint32_t r) const {
 std::string MemoryState::region_name(uint32_t r) const {
   char buf[48];
   snprintf(buf, sizeof buf, "r%u", r);
-  if (prog && prog->region_names && r < prog->nregions && prog->region_names[r])
-    return std::string(buf) + " '" + prog->region_names[r] + "'";
+  if (const char *nm = prog ? prog_name(prog, 0, r) : nullptr)
+    return std::string(buf) + " '" + nm + "'";
   return buf;
 }
 
 std::string MemoryState::tile_name(uint32_t t) const {
   char buf[48];
   snprintf(buf, sizeof buf, "t%u", t);
-  if (prog && prog->tile_names && t < prog->ntiles && prog->tile_names[t])
-    return std::string(buf) + " '" + prog->tile_names[t] + "'";
+  if (const char *nm = prog ? prog_name(prog, 1, t) : nullptr)
+    return std::string(buf) + " '" + nm + "'";
   return buf;
 }
 
@@ -312,19 +313,41 @@ std::string MemoryState::first_unordered(uint32_t r, AccessLog &log, const GsAcc
   return "";
 }
 
-// Appends the access of `who` to the bytes of ap to log (unless the queue's last record is the
-// same pattern at the same epoch), dropping, now and then, the queue's records that every
-// running queue is ordered after.
-static void log_access(AccessLog &log, const HbClocks &hb, Mark who, const GsAccess &ap) {
-  std::vector<AccessRec> &v = log[who.q];
+// Drops the records of one queue's log that every running queue is ordered after.
+static void prune_queue_log(std::vector<AccessRec> &v, const HbClocks &hb, int q) {
+  size_t k = 0;
+  while (k < v.size() && v[k].e <= hb.floor(q)) k++;
+  v.erase(v.begin(), v.begin() + (ptrdiff_t)k);
+}
+
+// Appends the access of `who` to the bytes of ap to region r's log of writes or reads (unless
+// the queue's last record is the same pattern at the same epoch), dropping, now and then, the
+// queue's records that every running queue is ordered after.
+void MemoryState::log_access(uint32_t r, bool write, Mark who, const GsAccess &ap) {
+  Region &g = region(r);
+  std::vector<AccessRec> &v = (write ? g.writes : g.reads)[who.q];
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
   v.push_back(AccessRec{who.e, who.i, ap});
   size_t n = v.size();
-  if (n >= 8 && (n & (n - 1)) == 0) {  // at sizes 8, 16, 32, ...: amortised O(1)
-    size_t k = 0;
-    while (k < n && v[k].e <= hb.floor(who.q)) k++;
-    v.erase(v.begin(), v.begin() + (ptrdiff_t)k);
+  if (n >= 8 && (n & (n - 1)) == 0) prune_queue_log(v, *hb, who.q);  // amortised O(1)
+  if (!g.logged) {
+    g.logged = true;
+    logged_.push_back(r);
   }
+}
+
+void MemoryState::prune_logs() {
+  for (uint32_t r : logged_) {
+    Region &g = region(r);
+    g.logged = false;
+    for (AccessLog *log : {&g.writes, &g.reads})
+      for (auto it = log->begin(); it != log->end();) {
+        prune_queue_log(it->second, *hb, it->first);
+        if (it->second.empty()) it = log->erase(it);
+        else ++it;
+      }
+  }
+  logged_.clear();
 }
 
 // The accesses the bytes of ap must come after: every write of them by another queue and
@@ -422,7 +445,7 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mar
   e = holds(r, tile, ap, "read of", &partial);
   if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
   if (!e.empty()) return e;
-  log_access(region(r).reads, *hb, who, ap);
+  log_access(r, false, who, ap);
   return "";
 }
 
@@ -446,7 +469,7 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
     span_merge(m, lo, hi);
     return true;
   });
-  log_access(region(r).writes, *hb, who, ap);
+  log_access(r, true, who, ap);
   return "";
 }
 

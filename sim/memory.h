@@ -74,6 +74,7 @@ struct Region {
   AccessLog writes, reads;
   uint32_t final = 0;  // a program output: the tile it must hold when the run ends
   Mark alloc;          // its allocation: every access must happen after it
+  bool logged = false; // in MemoryState::logged_ (records added since the last prune_logs)
 };
 
 // The pattern of bytes [off, off + bytes): one row.
@@ -111,6 +112,10 @@ class MemoryState {
   // The end-of-run check of the program outputs: one line per output region that is not live
   // or does not hold its final tile in all its bytes (empty when all do).
   std::string outputs_check() const;
+  // Drops the access records every running queue is ordered after (HbClocks::floor) from the
+  // regions accessed since the last call; the model calls it when the floor moves, so the logs
+  // hold the accesses since the last chip barrier, not the whole run's.
+  void prune_logs();
 
   // Queue names for messages (filled by the model).
   std::vector<std::string> *queue_names = nullptr;
@@ -118,6 +123,8 @@ class MemoryState {
  private:
   std::unordered_map<uint32_t, Region> regions_;
   std::vector<uint32_t> outputs_;  // regions allocated with a final tile, in allocation order
+  std::vector<uint32_t> logged_;   // regions with access records added since prune_logs
+  void log_access(uint32_t r, bool write, Mark who, const GsAccess &ap);
   std::string live_check(uint32_t r, Mark who) const;
   std::string bounds(uint32_t r, const GsAccess &ap, const char *what) const;
   bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;

@@ -202,7 +202,7 @@ std::string SimModel::located(int qid, size_t idx, const std::string &msg) {
   char cyc[64];
   snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(now() - start_ - 1e-9) + 0.0);
   return "queue " + q.name + ", instruction " + std::to_string(idx) + " (" +
-         model_inst_text(arch, prog_, ((const GsInst *)q.prog->insts.data)[idx]) + cyc + msg;
+         model_inst_text(arch, prog_, q.cur.in) + cyc + msg;
 }
 
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
@@ -469,6 +469,7 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
     b.join.clear();
     if (in.sub == SCOPE_CHIP) {
       hb.update_floor();  // lets the access logs drop what every queue is ordered after
+      mem.prune_logs();
       episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
       traffic_.ddr_since_episode = 0;
     } else {
@@ -588,12 +589,13 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
 
 void SimModel::queue_thread(int qid) {
   QState &q = queues[(size_t)qid];
-  const GsInst *insts = (const GsInst *)q.prog->insts.data;
-  size_t n = q.prog->insts.len;
+  prog_cursor_init(&q.cur, q.prog);
+  size_t n = (size_t)q.prog->ninsts;
   for (size_t i = 0; i < n && !abort_; i++) {
     q.pc = i;
-    if (!exec(q, qid, insts[i], i)) break;
+    if (!exec(q, qid, *prog_cursor_next(&q.cur), i)) break;
     q.ninst++;
+    if ((++executed_ & 0xffff) == 0 && progress_) progress_(executed_, total_);
     if (i + 1 == n) q.done = true;
   }
   q.end = now();
@@ -609,7 +611,7 @@ void SimModel::controller() {
     opt.set_stack_size((int)stack_bytes_);
     for (size_t i = 0; i < queues.size(); i++) {
       QState &q = queues[i];
-      if (!q.prog || q.prog->insts.len == 0) continue;
+      if (!q.prog || q.prog->ninsts == 0) continue;
       int id = (int)i;
       std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
       sc_spawn([this, id]() { queue_thread(id); }, nm.c_str(), &opt);

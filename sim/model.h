@@ -80,7 +80,8 @@ struct QState {
   int cluster = 0, core = -1, index = 0;
   int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
   const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
-  size_t pc = 0;
+  size_t pc = 0;                  // the index of the instruction it executes (cur.in)
+  GsCursor cur;                   // reads prog's instructions in order
   bool done = false;
   double end = 0;
   struct Flag {
@@ -196,6 +197,8 @@ class SimModel : public sc_core::sc_module {
   sc_core::sc_event start_ev_;
   const GsProgram *prog_ = nullptr;
   const char *prog_name_ = "program";
+  std::function<void(uint64_t, uint64_t)> progress_;  // SimOptions::progress
+  uint64_t executed_ = 0, total_ = 0;                  // instructions, for progress_
   double start_ = 0;       // the run's start in model time (0: now() counts from start_ps_)
   uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
   double ps_per_cycle_ = 1000;

@@ -75,8 +75,8 @@ int SimModel::static_check(const GsProgram *p, std::string *err) {
 std::string SimModel::deadlock_report() {
   std::string s = std::string(prog_name_) + ": error: deadlock: the program cannot continue; blocked queues:\n";
   for (QState &q : queues) {
-    if (!q.prog || q.done || q.prog->insts.len == 0) continue;
-    const GsInst &in = ((const GsInst *)q.prog->insts.data)[q.pc];
+    if (!q.prog || q.done || q.prog->ninsts == 0) continue;
+    const GsInst &in = q.cur.in;
     std::string what;
     switch (q.wait) {
     case WK_FLAG: {
@@ -160,7 +160,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   st.add("cluster_link.bytes", "B", "bytes over links between clusters", traffic_.cluster_link);
   st.add("episodes", "count", "chip-scope barrier episodes", (double)episodes_.size());
   for (const QState &q : queues) {
-    if (!q.prog || q.prog->insts.len == 0) continue;
+    if (!q.prog || q.prog->ninsts == 0) continue;
     std::string p = "q." + q.name;
     st.add(p + ".instructions", "count", fmt("instructions executed by %s", q.name).c_str(), (double)q.ninst);
     st.add(p + ".busy_cycles", "cycles", "cycles computing or streaming data", q.busy);
@@ -188,6 +188,9 @@ void SimModel::register_stats(SimResult *r, double cycles) {
 void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   prog_ = p;
   prog_name_ = o.program_name ? o.program_name : "program";
+  progress_ = o.progress;
+  executed_ = 0;
+  total_ = (uint64_t)prog_ninsts(p);
   abort_ = false;
   error_.clear();
   barriers_.clear();
@@ -245,7 +248,7 @@ bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
     for (size_t b = 0; b < mem.bufs.size(); b++)
       if (mem.bufs[b].capacity > 0) rec->buffer((int)b, mem.bufs[b].name, mem.bufs[b].capacity);
     for (size_t q = 0; q < queues.size(); q++)
-      if (queues[q].prog && queues[q].prog->insts.len) rec->queue((int)q, queues[q].name);
+      if (queues[q].prog && queues[q].prog->ninsts) rec->queue((int)q, queues[q].name);
   }
   return true;
 }
@@ -255,7 +258,7 @@ bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
 void SimModel::simulate() {
   running_ = 0;
   for (QState &q : queues)
-    if (q.prog && q.prog->insts.len) running_++;
+    if (q.prog && q.prog->ninsts) running_++;
   // The first sc_start initialises the kernel (the controller reaches its wait); only then does a
   // pending notification count as activity for the run-to-starvation sc_start below.
   if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
@@ -290,7 +293,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   simulate();
   double end = start_;
   for (QState &q : queues) {
-    if (!q.prog || q.prog->insts.len == 0) continue;
+    if (!q.prog || q.prog->ninsts == 0) continue;
     r->instructions += q.ninst;
     end = std::max(end, q.end);
   }

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ struct SimOptions {
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
   // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
+  // Called with (instructions executed, instructions in the program) every 65536 executed
+  // instructions, from inside the run: for a progress indicator (the CLI's prints percentage
+  // and ETA when stderr is a terminal). Empty: not called.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // Per barrier episode (the kernel boundary marker of the schedulers).

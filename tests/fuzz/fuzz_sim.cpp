@@ -26,14 +26,17 @@ int simulated, by_status[3];  // inputs that ran, by how they ended
 // checks) walk, and its instructions.
 bool small(const GsProgram *p) {
   int64_t bytes = 0, rows = 0, insts = 0;
-  for (int q = 0; q < p->nqueues; q++)
-    for (size_t i = 0; i < p->queues[q].insts.len; i++, insts++) {
-      const GsInst &in = VEC_AT(&p->queues[q].insts, GsInst, i);
-      if (in.op != I_MOV) continue;
-      bytes += inst_mov_bytes(&in);
-      rows += std::max<int64_t>(1, inst_mov_rows(&in)) * std::max<int64_t>(1, inst_mov_planes(&in));
+  static GsCursor c;  // (a few KiB of decoder state)
+  for (int q = 0; q < p->nqueues; q++) {
+    insts += p->queues[q].ninsts;
+    prog_cursor_init(&c, &p->queues[q]);
+    for (const GsInst *in; (in = prog_cursor_next(&c));) {
+      if (in->op != I_MOV) continue;
+      bytes += inst_mov_bytes(in);
+      rows += std::max<int64_t>(1, inst_mov_rows(in)) * std::max<int64_t>(1, inst_mov_planes(in));
       if (bytes > kMaxBytes || rows > kMaxRows) return false;
     }
+  }
   return insts <= kMaxInsts;
 }
 

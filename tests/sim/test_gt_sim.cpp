@@ -188,22 +188,20 @@ static const char *small =
     "c3 = conv2d(r2) units=16 kernel=1 bias=0\n";
 
 static std::vector<GsInst> insts_of(const GsQueue &q) {
-  std::vector<GsInst> v;
-  for (size_t i = 0; i < q.insts.len; i++) v.push_back(VEC_AT(&q.insts, GsInst, i));
+  GsInst *a = prog_queue_array(&q);
+  std::vector<GsInst> v(a, a + q.ninsts);
+  free(a);
   return v;
 }
 
 static void set_insts(GsQueue *q, const std::vector<GsInst> &v) {
-  GsVec nv;
-  vec_init(&nv, sizeof(GsInst));
-  for (const GsInst &in : v) *(GsInst *)vec_push(&nv) = in;
-  vec_free(&q->insts);
-  q->insts = nv;
+  prog_queue_code_free(q);
+  for (const GsInst &in : v) *prog_emit(q) = in;
 }
 
 static int count_barriers(const GsQueue &q) {
   int n = 0;
-  for (size_t i = 0; i < q.insts.len; i++) n += VEC_AT(&q.insts, GsInst, i).op == I_BARRIER;
+  for (const GsInst &in : insts_of(q)) n += in.op == I_BARRIER;
   return n;
 }
 

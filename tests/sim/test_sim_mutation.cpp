@@ -278,17 +278,23 @@ static Outcome classify(const Mutant &m, const Lists &L, const Lists &M, const G
 
 // ---- running ----
 
-// A GsProgram over instruction lists (no ownership): the header and names of `base`.
+// A GsProgram of instruction lists: the header and names of `base`, its own queues.
 struct View {
   GsProgram p;
   std::vector<GsQueue> qs;
   View(const GsProgram *base, Lists &L) : p(*base), qs(base->queues, base->queues + base->nqueues) {
     for (size_t i = 0; i < qs.size(); i++) {
-      qs[i].insts.data = L[i].data();
-      qs[i].insts.len = qs[i].insts.cap = L[i].size();
+      qs[i].code = nullptr;
+      qs[i].ninsts = 0;
+      for (const GsInst &in : L[i]) *prog_emit(&qs[i]) = in;
     }
     p.queues = qs.data();
   }
+  ~View() {
+    for (GsQueue &q : qs) prog_queue_code_free(&q);
+  }
+  View(const View &) = delete;
+  View &operator=(const View &) = delete;
 };
 
 static SimResult simulate(Simulator *sim, const GsProgram *base, Lists &L) {
@@ -308,8 +314,9 @@ struct Tally {
 static Lists lists_of(const GsProgram *p) {
   Lists L((size_t)p->nqueues);
   for (int i = 0; i < p->nqueues; i++) {
-    const GsInst *d = (const GsInst *)p->queues[i].insts.data;
-    L[(size_t)i].assign(d, d + p->queues[i].insts.len);
+    GsInst *d = prog_queue_array(&p->queues[i]);
+    L[(size_t)i].assign(d, d + p->queues[i].ninsts);
+    free(d);
   }
   return L;
 }

@@ -57,10 +57,19 @@ static inline void tiny_arch(GsArch *a, int hetero) {
   a->cores_per_cluster = hetero ? 3 : 2;
 }
 
+/* Instruction i of queue q, decoded into one of four rotating slots (so two can be compared). */
 static inline const GsInst *inst(const GsProgram *p, int q, size_t i) {
+  static GsInst slot[4];
+  static int next;
+  static GsCursor cur;
   assert_true(q < p->nqueues);
-  assert_true(i < p->queues[q].insts.len);
-  return &VEC_AT(&p->queues[q].insts, GsInst, i);
+  assert_true((int64_t)i < p->queues[q].ninsts);
+  prog_cursor_init(&cur, &p->queues[q]);
+  const GsInst *in = NULL;
+  for (size_t k = 0; k <= i; k++) in = prog_cursor_next(&cur);
+  next = (next + 1) % 4;
+  slot[next] = *in;
+  return &slot[next];
 }
 
 static inline void assert_same_program(const GsProgram *a, const GsProgram *b) {
@@ -71,9 +80,10 @@ static inline void assert_same_program(const GsProgram *a, const GsProgram *b) {
     assert_int_equal(a->queues[q].cluster, b->queues[q].cluster);
     assert_int_equal(a->queues[q].core, b->queues[q].core);
     assert_int_equal(a->queues[q].index, b->queues[q].index);
-    assert_int_equal(a->queues[q].insts.len, b->queues[q].insts.len);
-    for (size_t i = 0; i < a->queues[q].insts.len; i++) {
-      const GsInst *x = inst(a, q, i), *y = inst(b, q, i);
+    assert_int_equal(a->queues[q].ninsts, b->queues[q].ninsts);
+    GsInst *xa = prog_queue_array(&a->queues[q]), *ya = prog_queue_array(&b->queues[q]);
+    for (int64_t i = 0; i < a->queues[q].ninsts; i++) {
+      const GsInst *x = &xa[i], *y = &ya[i];
       assert_int_equal(x->op, y->op);
       assert_int_equal(x->sub, y->sub);
       assert_int_equal(x->dtype, y->dtype);
@@ -85,16 +95,16 @@ static inline void assert_same_program(const GsProgram *a, const GsProgram *b) {
       for (int k = 0; k < GS_INST_NUM; k++)
         assert_int_equal(isa_inst_field(x, OPF_NUM, k), isa_inst_field(y, OPF_NUM, k));
     }
+    free(xa);
+    free(ya);
   }
   for (uint32_t i = 0; i < a->ntiles; i++) {
-    const char *x = a->tile_names ? a->tile_names[i] : NULL;
-    const char *y = b->tile_names ? b->tile_names[i] : NULL;
+    const char *x = prog_name(a, 1, i), *y = prog_name(b, 1, i);
     assert_true((x == NULL) == (y == NULL));
     if (x) assert_string_equal(x, y);
   }
   for (uint32_t i = 0; i < a->nregions; i++) {
-    const char *x = a->region_names ? a->region_names[i] : NULL;
-    const char *y = b->region_names ? b->region_names[i] : NULL;
+    const char *x = prog_name(a, 0, i), *y = prog_name(b, 0, i);
     assert_true((x == NULL) == (y == NULL));
     if (x) assert_string_equal(x, y);
   }

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -38,8 +39,8 @@ static void fixture(Fixture *f, int semaphores) {
 
 static int count(const GsProgram *p, int q, GsOpcode op) {
   int n = 0;
-  for (size_t i = 0; i < p->queues[q].insts.len; i++)
-    n += ((const GsInst *)p->queues[q].insts.data)[i].op == op;
+  GsCursor cur;
+  for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) n += cur.in.op == op;
   return n;
 }
 
@@ -59,9 +60,10 @@ static void test_slots_and_waits(void **state) {
   assert_int_equal(count(f.p, 1, I_SIGNAL), 5); /* one per give */
   emit_pipe_drain(&f.e, &pp);
   assert_int_equal(count(f.p, 0, I_WAIT), 5);   /* + min(5, 2): one wait per give */
-  const GsInst *sig = f.p->queues[1].insts.data;
+  GsInst *sig = prog_queue_array(&f.p->queues[1]);
   assert_int_equal(sig->sub, Q_DMA_IN);          /* to the producer's slot */
   assert_int_equal(inst_signal_flag(sig), F_AFREE);
+  free(sig);
   prog_free(f.p);
 }
 
@@ -110,8 +112,10 @@ static void test_through_semaphores(void **state) {
   assert_int_equal(count(f.p, 1, I_SEMPOST), 3);
   assert_int_equal(count(f.p, 0, I_WAIT) + count(f.p, 1, I_SIGNAL), 0);
   /* the post and the waits name the same semaphore */
-  const GsInst *post = f.p->queues[1].insts.data, *wait = f.p->queues[0].insts.data;
+  GsInst *post = prog_queue_array(&f.p->queues[1]), *wait = prog_queue_array(&f.p->queues[0]);
   assert_int_equal(inst_sempost_id(post), inst_semwait_id(wait));
+  free(post);
+  free(wait);
   prog_free(f.p);
 }
 

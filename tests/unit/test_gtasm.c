@@ -61,14 +61,14 @@ static void test_basic_fields(void **state) {
   assert_int_equal(p->queues[0].index, Q_DMA_IN);
   assert_int_equal(p->queues[1].index, Q_UNIT0 + 0); /* mme is unit 0 of core kind pe */
   assert_int_equal(p->queues[2].index, Q_DMA_OUT);
-  assert_int_equal(p->queues[0].insts.len, 9);
-  assert_int_equal(p->queues[1].insts.len, 3);
-  assert_int_equal(p->queues[2].insts.len, 5);
+  assert_int_equal(p->queues[0].ninsts, 9);
+  assert_int_equal(p->queues[1].ninsts, 3);
+  assert_int_equal(p->queues[2].ninsts, 5);
   /* 6 regions and 3 tiles declared, ids from 1; id 0 is "none" */
   assert_int_equal(p->nregions, 7);
   assert_int_equal(p->ntiles, 4);
-  assert_string_equal(p->region_names[4], "x_lb");
-  assert_string_equal(p->tile_names[3], "t_y");
+  assert_string_equal(prog_name(p, 0, 4), "x_lb");
+  assert_string_equal(prog_name(p, 1, 3), "t_y");
   /* alloc region=r_w level=ddr offset=2048 bytes=2048 init=t_w */
   const GsInst *a = inst(p, 0, 1);
   assert_int_equal(a->op, I_ALLOC);
@@ -170,8 +170,8 @@ static void test_duplicate_names_disasm(void **state) {
   GsProgram *q = assemble(text, &tiny, &msg);
   if (!q) fail_msg("%s\n%s", msg, text);
   assert_int_equal(inst(q, 0, 0)->t[0], b);
-  assert_string_equal(q->tile_names[a], "x");
-  assert_null(q->tile_names[b]);
+  assert_string_equal(prog_name(q, 1, a), "x");
+  assert_null(prog_name(q, 1, b));
   free(msg);
   free(text);
   prog_free(q);
@@ -212,16 +212,16 @@ static void test_long_names(void **state) {
 static void test_queue_names(void **state) {
   (void)state;
   char buf[64];
-  GsQueue q = {0, 1, Q_UNIT0 + 1, {0}};
+  GsQueue q = {0, 1, Q_UNIT0 + 1, 0, NULL};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c0.k1.vec");
-  q = (GsQueue){1, 0, Q_DMA_OUT, {0}};
+  q = (GsQueue){1, 0, Q_DMA_OUT, 0, NULL};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.k0.dma_out");
-  q = (GsQueue){1, -1, 1, {0}};
+  q = (GsQueue){1, -1, 1, 0, NULL};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
-  q = (GsQueue){0, 1, Q_UNIT0 + 2, {0}};
+  q = (GsQueue){0, 1, Q_UNIT0 + 2, 0, NULL};
   assert_string_equal(gtasm_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
   /* hetero: core 2 is the "gemm" kind with units mme, scl */
-  q = (GsQueue){0, 2, Q_UNIT0 + 1, {0}};
+  q = (GsQueue){0, 2, Q_UNIT0 + 1, 0, NULL};
   assert_string_equal(gtasm_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
   GsProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
                           "signal queue=scl\n", &hetero, NULL);
@@ -379,7 +379,7 @@ static void test_syntax_details(void **state) {
   if (!p) fail_msg("%s", msg);
   free(msg);
   assert_int_equal(p->nqueues, 1);
-  assert_int_equal(p->queues[0].insts.len, 2);
+  assert_int_equal(p->queues[0].ninsts, 2);
   assert_int_equal(p->ntiles, 6);
   assert_int_equal(inst_mov_bytes(inst(p, 0, 0)), 16);
   assert_int_equal(inst_mov_dst_off(inst(p, 0, 0)), -3);

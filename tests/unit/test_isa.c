@@ -148,17 +148,17 @@ static void test_program_helpers(void **state) {
   assert_int_equal(p->ntiles, 3);
   prog_set_name(p, 0, 39, "last");
   assert_int_equal(prog_new_region(p, "next"), 40);
-  assert_string_equal(p->region_names[39], "last");
-  assert_string_equal(p->region_names[40], "next");
-  assert_null(p->region_names[38]);
+  assert_string_equal(prog_name(p, 0, 39), "last");
+  assert_string_equal(prog_name(p, 0, 40), "next");
+  assert_null(prog_name(p, 0, 38));
   prog_set_name(p, 1, 2, "t");
   prog_set_name(p, 1, 2, "u"); /* replaces */
-  assert_string_equal(p->tile_names[2], "u");
+  assert_string_equal(prog_name(p, 1, 2), "u");
   prog_reserve_ids(p, 2, 2); /* never shrinks */
   assert_int_equal(p->nregions, 41);
   for (int i = 0; i < 70; i++) prog_new_tile(p, i % 2 ? "x" : NULL);
   assert_int_equal(p->ntiles, 73);
-  assert_string_equal(p->tile_names[72], "x");
+  assert_string_equal(prog_name(p, 1, 72), "x");
   prog_queue(p, 0, 0, 1);
   prog_emit(prog_queue(p, 1, -1, 0));
   prog_emit(prog_queue(p, 1, -1, 0));

@@ -451,8 +451,9 @@ static void test_all_reported(void **state) {
   GsInst *in = one(&p, I_GEMM);
   inst_gemm_set_m(in, 0);
   in->dtype = DT_FP32;
+  GsInst first = *in; /* in is valid until the next prog_emit on its queue */
   GsInst *in2 = prog_emit(&p->queues[0]);
-  *in2 = *in;
+  *in2 = first;
   inst_gemm_set_m(in2, 16);
   int rc;
   char *msg = check(p, &tiny, &rc);
@@ -476,8 +477,7 @@ static void test_null_arch(void **state) {
   expect_ok(p, NULL);
   p->queues[0].index = Q_DMA_OUT;
   expect_error(p, NULL, "queue c1.k1.dma_out, instruction 0 (gemm");
-  in = &VEC_AT(&p->queues[0].insts, GsInst, 0);
-  in->op = I_MOV;
+  in->op = I_MOV; /* still the queue's last instruction, so still editable */
   expect_error(p, NULL, "idx and idx_bytes go together"); /* r2 is a mov's index list */
   prog_free(p);
 }

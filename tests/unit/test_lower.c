@@ -131,15 +131,16 @@ static void test_group_astitch(void **state) {
  * (read from the alloc instructions): independent of the lowering's own counters. */
 static void program_ddr_bytes(const GsProgram *p, int64_t *rd, int64_t *wr) {
   unsigned char *lvl = calloc(p->nregions, 1);
+  GsCursor cur;
   for (int q = 0; q < p->nqueues; q++)
-    for (size_t i = 0; i < p->queues[q].insts.len; i++) {
-      const GsInst *in = &VEC_AT(&p->queues[q].insts, GsInst, i);
+    for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) {
+      const GsInst *in = &cur.in;
       if (in->op == I_ALLOC) lvl[in->r[0]] = (unsigned char)(in->sub + 1);
     }
   *rd = *wr = 0;
   for (int q = 0; q < p->nqueues; q++)
-    for (size_t i = 0; i < p->queues[q].insts.len; i++) {
-      const GsInst *in = &VEC_AT(&p->queues[q].insts, GsInst, i);
+    for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) {
+      const GsInst *in = &cur.in;
       if (in->op != I_MOV) continue;
       if (lvl[in->r[1]] == LVL_DDR + 1) *rd += inst_mov_bytes(in);
       if (lvl[in->r[0]] == LVL_DDR + 1) *wr += inst_mov_bytes(in);
@@ -173,9 +174,10 @@ static void test_tvm_kernel_ddr_bytes(void **state) {
 
 static int64_t count_op(const GsProgram *p, GsOpcode op) {
   int64_t n = 0;
+  GsCursor cur;
   for (int q = 0; q < p->nqueues; q++)
-    for (size_t i = 0; i < p->queues[q].insts.len; i++)
-      if (VEC_AT(&p->queues[q].insts, GsInst, i).op == op) n++;
+    for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;)
+      if (cur.in.op == op) n++;
   return n;
 }
 
@@ -224,9 +226,10 @@ static void test_iterations_when_ddr_is_small(void **state) {
 /* No LB allocation of any core reaches past its local buffer, and every program passes the
  * static check, on tiny and on the paper's 64 KiB stcp920. */
 static void check_program(const GsLowered *l, const GsArch *a) {
+  GsCursor cur;
   for (int q = 0; q < l->prog->nqueues; q++)
-    for (size_t i = 0; i < l->prog->queues[q].insts.len; i++) {
-      const GsInst *in = &VEC_AT(&l->prog->queues[q].insts, GsInst, i);
+    for (prog_cursor_init(&cur, &l->prog->queues[q]); prog_cursor_next(&cur) != NULL;) {
+      const GsInst *in = &cur.in;
       if (in->op != I_ALLOC || in->sub != LVL_LB) continue;
       assert_true(inst_alloc_offset(in) + inst_alloc_bytes(in) <=
                   arch_core(a, (int)inst_alloc_core(in))->lb_bytes);

@@ -1,0 +1,300 @@
+/* prog_code.c — a queue's instructions in memory, encoded compactly (prog.h: prog_emit,
+ * GsCursor).
+ *
+ * Why: a scheduled program has tens of millions of instructions, and a GsInst is 108 bytes,
+ * so holding the program as an array of them was what bounded the batch a machine could
+ * simulate (resnet50 at batch 64 on stcp920: 16 M instructions, 1.7 GB). Instruction streams
+ * are highly regular: one queue repeats a few opcodes whose fields stay the same or move by a
+ * fixed stride (the next tile id, the next row of a DDR area). So each field is predicted and
+ * only the misses are stored.
+ *
+ * Contract:
+ * - The fields of an instruction are 19 integer slots: sub, dtype, flags, r[0..2], t[0..2],
+ *   n[0..9].
+ * - A queue interleaves a few streams (a DMA queue loads activations, weights and residuals
+ *   in turn, each with its own source region and address walk), so a queue keeps
+ *   GS_CODE_ROWS rows of history, each the last values of one stream and a stride per slot;
+ *   the prediction of a slot is last + stride. The stride follows the "two-delta" rule: it
+ *   becomes the new difference only when the same difference is seen twice in a row, so a
+ *   field that steps once to a new constant costs one miss, not two.
+ * - The encoder picks the row (hist_choose: one whose last instruction has the same opcode,
+ *   regions and sub, else a new one) and writes its index; the decoder just reads it. A row
+ *   taken for another opcode than it held starts as a copy of that opcode's last row.
+ * - A record is: a header byte, opcode | row << 4 (opcode 15 is an escape: the opcode follows
+ *   in a byte of its own, so even out-of-range opcodes round-trip); a LEB128 mask of the slots
+ *   whose value differs from the prediction (bit order: SLOT_ORDER, the slots that change most
+ *   often first, so the mask is one byte in the common case); then per set bit the zigzag
+ *   LEB128 of value − prediction in 64-bit wrap-around arithmetic, so every value round-trips.
+ * - Records go into blocks that double from 1 KiB to 64 KiB (a machine with thousands of
+ *   queues pays little for its short ones); a record never straddles two blocks.
+ * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
+ *   emitted, and a cursor returns the staged one last, so there is no "finish" step.
+ * Encoding and decoding cost a few tens of nanoseconds an instruction (bench: make bench).
+ */
+#include "prog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { BLOCK_MIN = 1024, BLOCK_MAX = 64 * 1024, MAX_RECORD = 2 + 3 + GS_CODE_SLOTS * 10 };
+enum { OP_ESCAPE = 15 };
+
+struct GsCodeBlock {
+  struct GsCodeBlock *next;
+  uint32_t used, size;
+  unsigned char b[];
+};
+
+struct GsQueueCode {
+  GsCodeBlock *head, *tail;
+  GsCodeHist hist;          /* the encoder's predictions */
+  GsInst stage;             /* the last instruction emitted, not encoded yet */
+  int staged;
+};
+
+/* Slot k of the mask is field SLOT_ORDER[k]: tiles and the first numbers change on almost
+ * every data instruction; regions, sub, dtype and flags seldom. Field numbers: 0 sub,
+ * 1 dtype, 2 flags, 3..5 r, 6..8 t, 9..18 n. */
+static const unsigned char SLOT_ORDER[GS_CODE_SLOTS] = {6, 7, 8, 9, 10, 11, 12, 3, 4, 5,
+                                                        13, 14, 15, 16, 17, 18, 0, 1, 2};
+enum { SLOT_R0 = 7, SLOT_R1 = 8, SLOT_R2 = 9, SLOT_SUB = 16 };  /* positions in SLOT_ORDER */
+
+/* The slots of in, in SLOT_ORDER. */
+static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
+  v[0] = in->t[0], v[1] = in->t[1], v[2] = in->t[2];
+  for (int i = 0; i < 4; i++) v[3 + i] = (uint64_t)in->n[i];
+  v[7] = in->r[0], v[8] = in->r[1], v[9] = in->r[2];
+  for (int i = 4; i < GS_INST_NUM; i++) v[6 + i] = (uint64_t)in->n[i];
+  v[16] = in->sub, v[17] = in->dtype, v[18] = in->flags;
+}
+
+static void set_field(GsInst *in, int f, uint64_t v) {
+  switch (f) {
+  case 0: in->sub = (uint8_t)v; return;
+  case 1: in->dtype = (uint8_t)v; return;
+  case 2: in->flags = (uint8_t)v; return;
+  default: break;
+  }
+  if (f < 6) in->r[f - 3] = (uint32_t)v;
+  else if (f < 9) in->t[f - 6] = (uint32_t)v;
+  else in->n[f - 9] = (int64_t)v;
+}
+
+static void hist_init(GsCodeHist *h) {
+  memset(h, 0, sizeof *h);
+  for (int i = 0; i < GS_CODE_ROWS; i++) h->row[i].op = -1;
+  memset(h->recent, -1, sizeof h->recent);
+}
+
+/* Row r is about to hold opcode op. A row that held another opcode starts as a copy of the
+ * row op used last (a new stream of an opcode is most like its other streams), else zero. */
+static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
+  GsCodeRow *w = &h->row[r];
+  int8_t *recent = &h->recent[op < OP_ESCAPE ? op : OP_ESCAPE];
+  if (w->op != op) {
+    uint32_t used = w->used;
+    if (*recent >= 0) *w = h->row[*recent];
+    else memset(w, 0, sizeof *w); /* inst all zero too, as last[] */
+    w->op = op;
+    w->used = used;
+  }
+  *recent = (int8_t)r;
+  return w;
+}
+
+/* The encoder's choice of row for in: the row of its opcode with the same source and
+ * destination regions and sub (one sharing r2 too first, then the most recent); when there is
+ * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
+ * into a double buffer are two streams then, each with constant strides. */
+static int hist_choose(GsCodeHist *h, const GsInst *in) {
+  int best = -1, lru = 0;
+  unsigned best_score = 0;
+  for (int r = 0; r < GS_CODE_ROWS; r++) {
+    const GsCodeRow *w = &h->row[r];
+    if (w->used < h->row[lru].used) lru = r;
+    if (w->op != in->op) continue;
+    unsigned score = 8u * (w->last[SLOT_R1] == in->r[1]) + 4u * (w->last[SLOT_R0] == in->r[0]) +
+                     2u * (w->last[SLOT_SUB] == in->sub) + (w->last[SLOT_R2] == in->r[2]);
+    if (score > best_score || (score == best_score && best >= 0 && w->used > h->row[best].used) ||
+        (score == best_score && best < 0)) {
+      best = r;
+      best_score = score;
+    }
+  }
+  if (best < 0 || best_score < 14) best = lru; /* a new stream unless r0, r1 and sub match */
+  h->row[best].used = ++h->clock;
+  return best;
+}
+
+/* Learning the value slot k had. A slot whose stride and last difference are zero and whose
+ * value is predicted stays as it is, so the decoder only visits the slots in `moving` and the
+ * ones with a residual. */
+static void row_learn(GsCodeRow *w, int k, uint64_t v) {
+  uint64_t d = v - w->last[k];
+  if (d == w->lastd[k]) w->stride[k] = d;
+  w->lastd[k] = d;
+  w->last[k] = v;
+  if (d | w->stride[k]) w->moving |= 1u << k;
+  else w->moving &= ~(1u << k);
+}
+
+static unsigned char *put_leb(unsigned char *o, uint64_t v) {
+  while (v >= 0x80) {
+    *o++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *o++ = (unsigned char)v;
+  return o;
+}
+
+static const unsigned char *get_leb(const unsigned char *s, uint64_t *v) {
+  uint64_t x = 0;
+  for (int sh = 0;; sh += 7) {
+    unsigned char c = *s++;
+    x |= (uint64_t)(c & 0x7f) << sh;
+    if (!(c & 0x80)) break;
+  }
+  *v = x;
+  return s;
+}
+
+/* One record for in, at o (room for MAX_RECORD bytes); returns its end. */
+static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) {
+  int r = hist_choose(h, in);
+  GsCodeRow *w = hist_take(h, r, in->op);
+  uint64_t v[GS_CODE_SLOTS], res[GS_CODE_SLOTS];
+  uint32_t mask = 0;
+  get_slots(in, v);
+  for (int k = 0; k < GS_CODE_SLOTS; k++) {
+    res[k] = v[k] - (w->last[k] + w->stride[k]);
+    if (res[k]) mask |= 1u << k;
+    row_learn(w, k, v[k]);
+  }
+  int esc = in->op >= OP_ESCAPE;
+  *o++ = (unsigned char)((esc ? OP_ESCAPE : in->op) | r << 4);
+  if (esc) *o++ = in->op;
+  o = put_leb(o, mask);
+  for (int k = 0; mask; k++, mask >>= 1)
+    if (mask & 1) {
+      int64_t x = (int64_t)res[k];
+      o = put_leb(o, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));  /* zigzag */
+    }
+  return o;
+}
+
+static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, GsInst *in) {
+  uint8_t op = *s & 15;
+  int r = *s++ >> 4;
+  if (op == OP_ESCAPE) op = *s++;
+  GsCodeRow *w = hist_take(h, r, op);
+  uint64_t mask;
+  s = get_leb(s, &mask);
+  w->inst.op = op;
+  for (uint32_t todo = (uint32_t)mask | w->moving; todo; todo &= todo - 1) {
+    int k = __builtin_ctz(todo);
+    uint64_t v = w->last[k] + w->stride[k];
+    if (mask >> k & 1) {
+      uint64_t z;
+      s = get_leb(s, &z);
+      v += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+    }
+    row_learn(w, k, v);
+    set_field(&w->inst, SLOT_ORDER[k], v);
+  }
+  *in = w->inst;
+  return s;
+}
+
+/* ---- the writer side ---- */
+
+static void code_append(GsQueueCode *c, const GsInst *in) {
+  GsCodeBlock *b = c->tail;
+  if (!b || b->size - b->used < MAX_RECORD) {
+    uint32_t size = !b ? BLOCK_MIN : b->size < BLOCK_MAX ? 2 * b->size : BLOCK_MAX;
+    GsCodeBlock *nb = malloc(sizeof *nb + size);
+    if (!nb) die("out of memory");
+    nb->next = NULL;
+    nb->used = 0;
+    nb->size = size;
+    if (b) b->next = nb;
+    else c->head = nb;
+    c->tail = b = nb;
+  }
+  unsigned char *end = encode(&c->hist, in, b->b + b->used);
+  b->used = (uint32_t)(end - b->b);
+}
+
+GsInst *prog_emit(GsQueue *q) {
+  GsQueueCode *c = q->code;
+  if (!c) {
+    c = q->code = calloc(1, sizeof *c);
+    if (!c) die("out of memory");
+    hist_init(&c->hist);
+  }
+  if (c->staged) code_append(c, &c->stage);
+  memset(&c->stage, 0, sizeof c->stage);
+  c->staged = 1;
+  q->ninsts++;
+  return &c->stage;
+}
+
+void prog_queue_code_free(GsQueue *q) {
+  GsQueueCode *c = q->code;
+  if (!c) return;
+  for (GsCodeBlock *b = c->head; b;) {
+    GsCodeBlock *nx = b->next;
+    free(b);
+    b = nx;
+  }
+  free(c);
+  q->code = NULL;
+  q->ninsts = 0;
+}
+
+size_t prog_code_bytes(const GsProgram *p) {
+  size_t n = 0;
+  for (int i = 0; i < p->nqueues; i++) {
+    const GsQueueCode *c = p->queues[i].code;
+    if (!c) continue;
+    n += sizeof *c;
+    for (const GsCodeBlock *b = c->head; b; b = b->next) n += sizeof *b + b->size;
+  }
+  return n;
+}
+
+/* ---- the reader side ---- */
+
+void prog_cursor_init(GsCursor *c, const GsQueue *q) {
+  memset(c, 0, sizeof *c);
+  hist_init(&c->hist);
+  c->q = q;
+  c->blk = q->code ? q->code->head : NULL;
+}
+
+const GsInst *prog_cursor_next(GsCursor *c) {
+  const GsQueue *q = c->q;
+  if (c->i >= q->ninsts) return NULL;
+  if (c->i == q->ninsts - 1) { /* the staged instruction, not encoded yet */
+    c->in = q->code->stage;
+    c->i++;
+    return &c->in;
+  }
+  while (c->pos >= c->blk->used) {
+    c->blk = c->blk->next;
+    c->pos = 0;
+  }
+  const unsigned char *s = decode(&c->hist, c->blk->b + c->pos, &c->in);
+  c->pos = (uint32_t)(s - c->blk->b);
+  c->i++;
+  return &c->in;
+}
+
+GsInst *prog_queue_array(const GsQueue *q) {
+  GsInst *a = malloc(((size_t)q->ninsts + 1) * sizeof *a);
+  if (!a) die("out of memory");
+  GsCursor c;
+  prog_cursor_init(&c, q);
+  const GsInst *in;
+  for (size_t i = 0; (in = prog_cursor_next(&c)) != NULL; i++) a[i] = *in;
+  return a;
+}

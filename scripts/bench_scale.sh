@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench_scale.sh — memory and speed at scale, this tree against a base release, in the same run:
+# for resnet50, bert-128, vit-b16 and mobilenetv2 at their paper batches on stcp920 and
+# stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulated
+# instructions per wall second of both binaries side by side; then the runs the base cannot
+# do at all (batch 1024 on stcp920, bert-128 on the IPU-like config) with this tree only.
+# The base is built from git (BASE_REV, default the last release before the encoded program,
+# 7c2bd29) in a temporary worktree; without git the base columns say so. Prints a markdown
+# section (make bench collects it into bench/RESULTS.md).
+# Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_BIG=0 to skip
+# the batch-1024 runs)
+set -u
+GTSIM=${GTSIM:-build/gtsim}
+BASE_REV=${BASE_REV:-7c2bd29}
+models=${SCALE_MODELS:-resnet50 bert-128 vit-b16 mobilenetv2}
+tmp=$(mktemp -d)
+trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+base=""
+if git worktree add --detach "$tmp/base" "$BASE_REV" >/dev/null 2>&1 &&
+    make -C "$tmp/base" -j"$(nproc)" build/gtsim >"$tmp/base.log" 2>&1; then
+  base="$tmp/base/build/gtsim"
+fi
+
+# run BIN CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions" or "failed"
+run() {
+  local bin=$1 cfg=$2 m=$3 s=$4
+  shift 4
+  if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" --arch "$cfg" "workloads/$m.gtg" --sched "$s" \
+      --timing "$@" >/dev/null 2>"$tmp/err"; then
+    local wall rss
+    read -r wall rss <"$tmp/time"
+    sed -n "s/^timing $s: schedule \([0-9.]*\) s, simulate \([0-9.]*\) s, \([0-9]*\) instructions.*/$wall $((rss / 1024)) \1 \2 \3/p" "$tmp/err"
+  else
+    echo failed
+  fi
+}
+
+mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", t > 0 ? n / t / 1e6 : 0 }'; }
+
+echo "## Scale: memory and speed against the base release ($BASE_REV) (scripts/bench_scale.sh)"
+echo
+echo "Same machine, same run, one process at a time. RSS: peak resident set (/usr/bin/time)."
+echo "Simulation speed: instructions / simulation wall seconds (\`--timing\`)."
+[ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
+echo
+echo "| model | config | strategy | instructions | RSS MiB base | RSS MiB now | schedule s base | schedule s now | sim M inst/s base | sim M inst/s now |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for m in $models; do
+  for cfg in stcp920 stcp920-hw; do
+    for s in tvm graphturbo; do
+      read -r nw nr ns nt ni <<<"$(run "$GTSIM" "configs/$cfg.cfg" "$m" "$s")"
+      if [ "$nw" = failed ]; then
+        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | |"
+        continue
+      fi
+      br="" bs="" bm=""
+      if [ -n "$base" ]; then
+        read -r bw br bs bt bi <<<"$(run "$base" "configs/$cfg.cfg" "$m" "$s")"
+        if [ "$bw" = failed ]; then br="failed" bs="" bm=""; else bm=$(mips "$bi" "$bt"); fi
+      fi
+      echo "| $m | $cfg | $s | $ni | $br | $nr | $bs | $ns | $bm | $(mips "$ni" "$nt") |"
+    done
+  done
+done
+
+[ "${SCALE_BIG:-1}" = 0 ] && exit 0
+echo
+echo "Runs the base release cannot do (it holds 108 bytes per instruction: batch 1024 of"
+echo "resnet50 would need about 28 GB), this tree only:"
+echo
+echo "| model | config | batch | strategy | instructions | wall s | RSS MiB | sim M inst/s |"
+echo "|---|---|---|---|---|---|---|---|"
+for row in "resnet50 stcp920 1024" "bert-128 stcp920 1024" "bert-128 ipu-gc2 8"; do
+  read -r m cfg b <<<"$row"
+  read -r nw nr ns nt ni <<<"$(run "$GTSIM" "configs/$cfg.cfg" "$m" tvm --batch "$b")"
+  if [ "$nw" = failed ]; then
+    echo "| $m | $cfg | $b | tvm | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | |"
+  else
+    echo "| $m | $cfg | $b | tvm | $ni | $nw | $nr | $(mips "$ni" "$nt") |"
+  fi
+done

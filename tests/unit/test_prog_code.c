@@ -1,0 +1,127 @@
+/* test_prog_code.c — a queue's instructions held encoded (prog_code.c): what goes in through
+ * prog_emit comes out of a cursor bit for bit (any field value, any opcode byte, any mix of
+ * streams), the staged last instruction reads back and can still be edited, and a regular
+ * stream costs the two bytes the format promises (a header byte and an empty mask). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "prog.h"
+
+/* A deterministic pseudo-random value of (k, i) (splitmix64's finaliser), so instruction k
+ * can be made again to compare. */
+static uint64_t mix(int64_t k, int i) {
+  uint64_t z = (uint64_t)k * 0x9e3779b97f4a7c15u + (uint64_t)i * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+/* Instruction k of a stream-like test program: several interleaved "streams" with strides, and
+ * every few instructions a field with an arbitrary 64-bit value or an out-of-range opcode. */
+static GsInst make(int64_t k) {
+  GsInst in;
+  memset(&in, 0, sizeof in);
+  int stream = (int)(k % 3);
+  in.op = (uint8_t)(stream == 2 ? I_WAIT : I_MOV);
+  in.r[0] = (uint32_t)(10 + stream + 2 * (k / 3 % 2)); /* a double buffer */
+  in.r[1] = (uint32_t)(100 + stream);
+  in.t[0] = (uint32_t)(1000 + k);
+  in.n[0] = 4096;
+  in.n[2] = k / 3 * 512;
+  if (k % 17 == 0) in.n[(int)(mix(k, 0) % GS_INST_NUM)] = (int64_t)mix(k, 1);
+  if (k % 23 == 0) in.op = (uint8_t)mix(k, 2);
+  if (k % 29 == 0) {
+    in.sub = (uint8_t)mix(k, 3);
+    in.dtype = (uint8_t)mix(k, 4);
+    in.flags = (uint8_t)mix(k, 5);
+    in.r[2] = (uint32_t)mix(k, 6);
+    in.t[2] = (uint32_t)mix(k, 7);
+  }
+  return in;
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  enum { N = 20000, NQ = 3 };
+  for (int64_t k = 0; k < N; k++) /* queues filled in turn: each keeps its own state */
+    *prog_emit(prog_queue(p, 0, 0, (int)(k % NQ))) = make(k);
+  assert_int_equal(prog_ninsts(p), N);
+  for (int q = 0; q < NQ; q++) {
+    GsCursor c;
+    prog_cursor_init(&c, &p->queues[q]);
+    int64_t k = q, n = 0;
+    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; k += NQ, n++) {
+      GsInst want = make(k);
+      assert_memory_equal(in, &want, sizeof want);
+    }
+    assert_int_equal(n, (N - q + NQ - 1) / NQ);
+    assert_null(prog_cursor_next(&c)); /* stays at the end */
+  }
+  prog_free(p);
+}
+
+static void test_staged_and_empty(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *q = prog_queue(p, 0, 0, 0);
+  GsCursor c;
+  prog_cursor_init(&c, q);
+  assert_null(prog_cursor_next(&c)); /* an empty queue */
+  GsInst *in = prog_emit(q);
+  in->op = I_GEMM;
+  inst_gemm_set_m(in, 7);
+  prog_cursor_init(&c, q);
+  const GsInst *got = prog_cursor_next(&c);
+  assert_non_null(got);
+  assert_int_equal(inst_gemm_m(got), 7);
+  inst_gemm_set_m(in, 9); /* the last instruction is still editable */
+  GsInst *a = prog_queue_array(q);
+  assert_int_equal(inst_gemm_m(&a[0]), 9);
+  free(a);
+  prog_queue_code_free(q);
+  assert_int_equal(q->ninsts, 0);
+  prog_free(p);
+}
+
+/* 200000 loads with constant strides: after the first two (which teach the strides) every one
+ * is a header byte and a one-byte empty mask, 2 bytes. Allocated: blocks of 1, 2, ..., 64 KiB,
+ * then 64 KiB each, so at most one 64 KiB block beyond the bytes used, each block leaving at
+ * most one record's room (< 256 bytes) unused, plus headers and the encoder's state. */
+static void test_regular_stream_costs_two_bytes(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *q = prog_queue(p, 0, 0, 0);
+  enum { N = 200000 };
+  for (int64_t k = 0; k < N; k++) {
+    GsInst *in = prog_emit(q);
+    in->op = I_MOV;
+    in->r[0] = 3;
+    in->r[1] = 4;
+    in->t[0] = (uint32_t)(50 + 2 * k);
+    in->t[1] = 7;
+    inst_mov_set_bytes(in, 2048);
+    inst_mov_set_src_off(in, 2048 * k);
+  }
+  size_t used = 2 * N + 2 * 64;                /* two warm-up records of at most 64 bytes */
+  size_t blocks = used / (64 * 1024 - 256) + 8; /* the 7 small ones and the rest */
+  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+  assert_true(prog_code_bytes(p) <= bound);
+  assert_true(prog_code_bytes(p) >= used - 2 * 64); /* and it is not counting nothing */
+  prog_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_staged_and_empty),
+      cmocka_unit_test(test_regular_stream_costs_two_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
