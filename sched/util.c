@@ -13,8 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+static void tmp_remove_all(void);
+
 noreturn void util_die(const char *file, int line, const char *fmt, ...) {
   va_list ap;
+  tmp_remove_all(); /* an output being written is not left half done */
   fprintf(stderr, "gtsim: internal error at %s:%d: ", file, line);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -203,9 +206,16 @@ static char tmp_path[UTIL_TMP_SLOTS][4096];
 static volatile sig_atomic_t tmp_used[UTIL_TMP_SLOTS];
 static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void tmp_on_signal(int sig) {
+static void tmp_remove_all(void) {
   for (int i = 0; i < UTIL_TMP_SLOTS; i++)
-    if (tmp_used[i]) unlink(tmp_path[i]);
+    if (tmp_used[i]) {
+      unlink(tmp_path[i]);
+      tmp_used[i] = 0;
+    }
+}
+
+static void tmp_on_signal(int sig) {
+  tmp_remove_all();
   signal(sig, SIG_DFL);
   raise(sig);
 }

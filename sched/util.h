@@ -124,7 +124,8 @@ int util_write_file_atomic(const char *path, const void *data, size_t len);
  * renames or removes them: util_tmp_track(path) before creating one (-1 when all
  * UTIL_TMP_SLOTS are taken or the path is too long: then a signal leaves it behind),
  * util_tmp_untrack(path) after the rename or unlink. The handler unlinks what is tracked, then
- * the signal ends the process as it would have (default action, same exit status). */
+ * the signal ends the process as it would have (default action, same exit status). die()
+ * removes them too. */
 enum { UTIL_TMP_SLOTS = 8 };
 int util_tmp_track(const char *path);
 void util_tmp_untrack(const char *path);

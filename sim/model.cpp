@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "trace.h"
 
@@ -587,6 +588,21 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   }
 }
 
+// Runs a SystemC thread's body. An exception must not leave it: SystemC turns one into a report
+// by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
+// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
+// temporary output files).
+template <class F>
+static void in_thread(F body) {
+  try {
+    body();
+  } catch (const std::bad_alloc &) {
+    die("out of memory");
+  } catch (const std::exception &e) {
+    die("%s", e.what());
+  }
+}
+
 void SimModel::queue_thread(int qid) {
   QState &q = queues[(size_t)qid];
   prog_cursor_init(&q.cur, q.prog);
@@ -614,7 +630,7 @@ void SimModel::controller() {
       if (!q.prog || q.prog->ninsts == 0) continue;
       int id = (int)i;
       std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
-      sc_spawn([this, id]() { queue_thread(id); }, nm.c_str(), &opt);
+      sc_spawn([this, id]() { in_thread([this, id]() { queue_thread(id); }); }, nm.c_str(), &opt);
     }
   }
 }
