@@ -61,11 +61,14 @@ int arch_dtype_parse(const char *s, GsDtype *out) {
  * rates of at least 1/1024 and vector costs of at most 2^16, every timing formula stays exact
  * in 64 bits; how long a run may last is the simulator's own limit (docs/timing.md). */
 #define MIN_BW (1.0 / 1024)
+#define EMAX 1e6 /* pJ: the largest per-action energy (a DRAM page is ~1e4 pJ) */
+#define PMAX 1e9 /* mW: the largest static power of one item */
 /* The most cores a chip may have: the simulator elaborates a module per core and its queues
  * (16384 cores: 3.6 s and 93 MB on the machine that measured it; IPU GC2 has 2432). */
 enum { ARCH_MAX_CORES = 16384 };
 
-const char *const arch_sec_names[SEC_KINDS] = {"chip", "ddr", "cluster", "core", "unit"};
+const char *const arch_sec_names[SEC_KINDS] = {"chip", "ddr", "cluster", "core", "unit",
+                                               "energy"};
 
 /* Rows are grouped by section, in the order --describe and docs/config.md list them. Within
  * a section, a key that others depend on (gb_kib, lb_kib, class, shape) comes first. */
@@ -165,6 +168,17 @@ const ArchKey arch_keys[] = {
     {.sec = SEC_CORE, .key = "dma_engines", .type = KT_INT, .unit = "", .min = 0, .max = 64,
      .def = "1", .desc = "per-core DMA engines (each a DMA-in and a DMA-out queue)",
      .off = C_(dma_engines)},
+    {.sec = SEC_CORE, .key = "lb_read_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B", .min = 0,
+     .max = EMAX, .def = NULL, .when = KW_E_LB,
+     .desc = "LB energy per byte read, by transfers and by the units' operands (its SRAM size "
+             "class, docs/energy.md)",
+     .off = C_(lb_read_pj_per_byte)},
+    {.sec = SEC_CORE, .key = "lb_write_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B", .min = 0,
+     .max = EMAX, .def = NULL, .when = KW_E_LB, .desc = "LB energy per byte written",
+     .off = C_(lb_write_pj_per_byte)},
+    {.sec = SEC_CORE, .key = "lb_static_mw", .type = KT_FLOAT, .unit = "mW", .min = 0,
+     .max = PMAX, .def = NULL, .when = KW_E_LB, .desc = "static power of one core's LB",
+     .off = C_(lb_static_mw)},
     /* [unit.NAME] */
     {.sec = SEC_UNIT, .key = "class", .type = KT_CLASS, .unit = "", .def = NULL,
      .desc = "what the unit does: comma list of matrix, vector, scalar", .off = U_(caps)},
@@ -229,6 +243,100 @@ const ArchKey arch_keys[] = {
      .min = 1, .max = 1024, .def = NULL, .when = KW_SCALAR,
      .desc = "scalar operations (address arithmetic, control) per cycle",
      .off = U_(scalar_ops_per_cycle)},
+    /* energy of a unit kind (docs/energy.md): per action at the [energy] table's node */
+#define X(e, n, b)                                                                          \
+  {.sec = SEC_UNIT, .key = "mac_pj_" n, .type = KT_FLOAT, .unit = "pJ", .min = 0,           \
+   .max = EMAX, .def = "0", .when = KW_E_MATRIX,                                           \
+   .desc = "energy of one " n " MAC (multiply and accumulate); required > 0 when rate_" n    \
+           " > 0, must stay 0 when it is 0",                                               \
+   .off = U_(mac_pj) + (size_t)(e) * sizeof(double)},
+    GS_DTYPES(X)
+#undef X
+    {.sec = SEC_UNIT, .key = "pe_input_pj_per_mac", .type = KT_FLOAT, .unit = "pJ", .min = 0,
+     .max = EMAX, .def = "0", .when = KW_E_MATRIX,
+     .desc = "energy per MAC of the input operand's storage inside the array (a PE's input "
+             "register or scratchpad); 0: counted in mac_pj",
+     .off = U_(pe_input_pj_per_mac)},
+    {.sec = SEC_UNIT, .key = "pe_weight_pj_per_mac", .type = KT_FLOAT, .unit = "pJ", .min = 0,
+     .max = EMAX, .def = "0", .when = KW_E_MATRIX,
+     .desc = "energy per MAC of the weight operand's storage inside the array; 0: counted in "
+             "mac_pj",
+     .off = U_(pe_weight_pj_per_mac)},
+    {.sec = SEC_UNIT, .key = "pe_psum_pj_per_mac", .type = KT_FLOAT, .unit = "pJ", .min = 0,
+     .max = EMAX, .def = "0", .when = KW_E_MATRIX,
+     .desc = "energy per MAC of the partial sum's storage inside the array (read and write); "
+             "0: counted in mac_pj",
+     .off = U_(pe_psum_pj_per_mac)},
+#define X(e, k, d)                                                                          \
+  {.sec = SEC_UNIT, .key = "vop_pj_" k, .type = KT_FLOAT, .unit = "pJ", .min = 0,            \
+   .max = EMAX, .def = NULL, .when = KW_E_VECTOR,                                          \
+   .desc = "energy of one element through one " k " pass (" d "), any dtype",               \
+   .off = U_(vop_pj) + (size_t)(e) * sizeof(double)},
+    GS_VCLASSES(X)
+#undef X
+    {.sec = SEC_UNIT, .key = "scalar_op_pj", .type = KT_FLOAT, .unit = "pJ", .min = 0,
+     .max = EMAX, .def = NULL, .when = KW_E_SCALAR, .desc = "energy of one scalar operation",
+     .off = U_(scalar_op_pj)},
+    {.sec = SEC_UNIT, .key = "static_mw", .type = KT_FLOAT, .unit = "mW", .min = 0,
+     .max = PMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "static (leakage) power of one instance of the unit, at the chip's node",
+     .off = U_(static_mw)},
+    /* [energy] */
+    {.sec = SEC_ENERGY, .key = "node_nm", .type = KT_FLOAT, .unit = "nm", .min = 1, .max = 1000,
+     .def = NULL, .when = KW_ENERGY, .desc = "the chip's process node", .off = A_(energy.node_nm)},
+    {.sec = SEC_ENERGY, .key = "vdd_v", .type = KT_FLOAT, .unit = "V", .min = 0.1, .max = 5,
+     .def = NULL, .when = KW_ENERGY, .desc = "the chip's core supply voltage",
+     .off = A_(energy.vdd_v)},
+    {.sec = SEC_ENERGY, .key = "table_node_nm", .type = KT_FLOAT, .unit = "nm", .min = 1,
+     .max = 1000, .def = NULL, .when = KW_ENERGY,
+     .desc = "the node at which this file's on-chip per-action energies are written (45 for "
+             "Horowitz ISSCC'14); they are scaled by (node_nm / table_node_nm) × (vdd_v / "
+             "table_vdd_v)²",
+     .off = A_(energy.table_node_nm)},
+    {.sec = SEC_ENERGY, .key = "table_vdd_v", .type = KT_FLOAT, .unit = "V", .min = 0.1,
+     .max = 5, .def = NULL, .when = KW_ENERGY,
+     .desc = "the supply voltage of the table's energies (0.9 for Horowitz ISSCC'14)",
+     .off = A_(energy.table_vdd_v)},
+    {.sec = SEC_ENERGY, .key = "ddr_read_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B",
+     .min = 0, .max = EMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "DDR/HBM energy per byte read (device, I/O and PHY; not scaled)",
+     .off = A_(energy.ddr_read_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "ddr_write_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B",
+     .min = 0, .max = EMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "DDR/HBM energy per byte written (not scaled)",
+     .off = A_(energy.ddr_write_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "ddr_static_mw", .type = KT_FLOAT, .unit = "mW", .min = 0,
+     .max = PMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "DDR/HBM background power (refresh, standby, PHY), all channels",
+     .off = A_(energy.ddr_static_mw)},
+    {.sec = SEC_ENERGY, .key = "gb_read_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B",
+     .min = 0, .max = EMAX, .def = NULL, .when = KW_E_GB,
+     .desc = "GB energy per byte read (its SRAM size class, docs/energy.md)",
+     .off = A_(energy.gb_read_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "gb_write_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B",
+     .min = 0, .max = EMAX, .def = NULL, .when = KW_E_GB, .desc = "GB energy per byte written",
+     .off = A_(energy.gb_write_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "gb_static_mw", .type = KT_FLOAT, .unit = "mW", .min = 0,
+     .max = PMAX, .def = NULL, .when = KW_E_GB, .desc = "static power of one cluster's GB",
+     .off = A_(energy.gb_static_mw)},
+    {.sec = SEC_ENERGY, .key = "noc_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B", .min = 0,
+     .max = EMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "energy of one byte over a core's interconnect link (the model has one link per "
+             "transfer, no hops)",
+     .off = A_(energy.noc_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "cluster_link_pj_per_byte", .type = KT_FLOAT, .unit = "pJ/B",
+     .min = 0, .max = EMAX, .def = "0", .when = KW_ENERGY,
+     .desc = "energy of one byte between two clusters (chip-to-chip or die-to-die I/O; not "
+             "scaled); required when chip.cluster_link_bytes_per_cycle > 0",
+     .off = A_(energy.cluster_link_pj_per_byte)},
+    {.sec = SEC_ENERGY, .key = "dma_pj_per_transfer", .type = KT_FLOAT, .unit = "pJ", .min = 0,
+     .max = EMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "energy of one transfer instruction (descriptor fetch, address generation)",
+     .off = A_(energy.dma_pj_per_transfer)},
+    {.sec = SEC_ENERGY, .key = "other_static_mw", .type = KT_FLOAT, .unit = "mW", .min = 0,
+     .max = PMAX, .def = NULL, .when = KW_ENERGY,
+     .desc = "static power of the rest of the chip (control processors, I/O, clock tree)",
+     .off = A_(energy.other_static_mw)},
 };
 const int arch_nkeys = (int)(sizeof arch_keys / sizeof arch_keys[0]);
 
@@ -260,8 +368,19 @@ int arch_key_applies(const ArchKey *k, const GsArch *a, const void *obj) {
   case KW_SYSTOLIC: return (u->caps & CAP_MATRIX) && u->shape == MAT_SYSTOLIC;
   case KW_VECTOR: return (u->caps & CAP_VECTOR) != 0;
   case KW_SCALAR: return (u->caps & CAP_SCALAR) != 0;
+  case KW_ENERGY: return a->energy.present;
+  case KW_E_GB: return a->energy.present && a->gb_bytes > 0;
+  case KW_E_LB: return a->energy.present && c->lb_bytes > 0;
+  case KW_E_MATRIX: return a->energy.present && (u->caps & CAP_MATRIX) != 0;
+  case KW_E_VECTOR: return a->energy.present && (u->caps & CAP_VECTOR) != 0;
+  case KW_E_SCALAR: return a->energy.present && (u->caps & CAP_SCALAR) != 0;
   }
   return 0;
+}
+
+int arch_key_strict(const ArchKey *k, const GsArch *a) {
+  if (k->when >= KW_ENERGY && !a->energy.present) return 1;
+  return k->when >= KW_MATRIX && k->when != KW_E_GB && k->when != KW_E_LB;
 }
 
 /* Word `i` of a '|'-separated list into buf. */
@@ -318,12 +437,13 @@ void arch_format_value(const ArchKey *k, const GsArch *a, const void *obj, char 
 
 /* ---------------------------------------------------------------- parser state */
 
-enum { MAX_SECTIONS = 3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS };
+enum { MAX_SECTIONS = 4 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS };
 
 typedef struct {
   const char *val; /* raw text; NULL = not set */
   const char *file;
   int line;        /* 0 for --set */
+  const char *note; /* the line's comment (its provenance), NULL if none */
 } Setting;
 
 typedef struct {
@@ -346,6 +466,7 @@ typedef struct {
   int cur; /* index of the current section; -1 before any or after a bad header */
   int skip_keys; /* current header was bad: its keys are not reported again */
   int has_nul;   /* the text holds a NUL byte: never show source lines */
+  const char *note; /* the comment of the line being read, NULL if none */
 } Parser;
 
 /* A printable copy of a raw text for messages: at most 60 chars, control bytes as '?'. */
@@ -419,6 +540,7 @@ static void open_section(Parser *p, const char *name) {
   if (!dot) {
     for (int k = SEC_CHIP; k <= SEC_CLUSTER; k++)
       if (strcmp(name, arch_sec_names[k]) == 0) kind = (ArchSecKind)k;
+    if (strcmp(name, arch_sec_names[SEC_ENERGY]) == 0) kind = SEC_ENERGY;
     if (kind == SEC_KINDS && (strcmp(name, "core") == 0 || strcmp(name, "unit") == 0)) {
       err(p, p->file, p->line, "section [%s] needs a name: [%s.NAME]", name, name);
       p->syntax_errors++;
@@ -437,7 +559,7 @@ static void open_section(Parser *p, const char *name) {
   }
   if (kind == SEC_KINDS) {
     err(p, p->file, p->line,
-        "unknown section [%s] (sections: chip, ddr, cluster, core.NAME, unit.NAME)",
+        "unknown section [%s] (sections: chip, ddr, cluster, core.NAME, unit.NAME, energy)",
         shown(p, name));
     p->syntax_errors++;
     return;
@@ -477,6 +599,7 @@ static char *reader(char *str, int num, void *stream) {
   size_t n = nl ? (size_t)(nl - s) : rest;
   p->pos += n + (nl ? 1 : 0);
   p->line++;
+  p->note = NULL;
   str[0] = '\n';
   str[1] = 0;
   if (p->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3, n -= 3; /* BOM */
@@ -491,6 +614,9 @@ static char *reader(char *str, int num, void *stream) {
   if (n == 0 || *s == ';' || *s == '#') return str;
   for (size_t i = 1; i < n; i++) /* inline comment: ';' after a blank, as inih has it */
     if (s[i] == ';' && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+      size_t c = i + 1;
+      while (c < n && (s[c] == ' ' || s[c] == '\t')) c++;
+      if (c < n) p->note = arena_strndup(p->ar, s + c, n - c);
       n = i;
       while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
       break;
@@ -602,6 +728,7 @@ static void store_key(Parser *p, Section *s, const char *key, const char *val, c
   st->val = arena_strdup(p->ar, val);
   st->file = file;
   st->line = line;
+  st->note = is_override ? file : p->note; /* "--set sec.key=value" says where it came from */
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -798,6 +925,12 @@ static const char *when_text(ArchWhen w) {
   case KW_SYSTOLIC: return "shape = systolic";
   case KW_VECTOR: return "class includes vector";
   case KW_SCALAR: return "class includes scalar";
+  case KW_ENERGY: return "the config has an [energy] section";
+  case KW_E_GB: return "the config has an [energy] section and gb_kib > 0";
+  case KW_E_LB: return "the config has an [energy] section and lb_kib > 0";
+  case KW_E_MATRIX: return "the config has an [energy] section and class includes matrix";
+  case KW_E_VECTOR: return "the config has an [energy] section and class includes vector";
+  case KW_E_SCALAR: return "the config has an [energy] section and class includes scalar";
   }
   return "";
 }
@@ -810,9 +943,9 @@ static void resolve_section(Parser *p, GsArch *a, Section *s, void *obj) {
     Setting *st = &s->set[i];
     int applies = arch_key_applies(k, a, obj);
     if (st->val) {
-      if (!applies && k->when >= KW_MATRIX) {
-        err(p, st->file, st->line, "%s.%s: does not apply to this unit (only when %s)", s->full,
-            k->key, when_text(k->when));
+      if (!applies && arch_key_strict(k, a)) {
+        err(p, st->file, st->line, "%s.%s: does not apply to this %s (only when %s)", s->full,
+            k->key, arch_sec_names[s->kind], when_text(k->when));
         continue;
       }
       if (convert(p, k, s->full, st->val, st->file, st->line, obj) != 0 &&
@@ -849,6 +982,28 @@ static void loc_of(Parser *p, const Section *s, const char *key, const char **fi
   const Setting *st = setting_of(s, key);
   *file = st->val ? st->file : p->file;
   *line = st->val ? st->line : s->line;
+}
+
+/* The comments of the keys set (their provenance), for --describe. */
+static void keep_notes(Parser *p, GsArch *a) {
+  a->notes = arena_alloc(p->ar, sizeof *a->notes * (size_t)(p->nsecs * arch_nkeys + 1));
+  a->nnotes = 0;
+  for (int i = 0; i < p->nsecs; i++)
+    for (int k = 0; k < arch_nkeys; k++) {
+      const Setting *st = &p->secs[i].set[k];
+      if (!st->val || !st->note) continue;
+      GsArchNote *n = &a->notes[a->nnotes++];
+      n->section = p->secs[i].full;
+      n->key = arch_keys[k].key;
+      n->note = st->note;
+    }
+}
+
+const char *arch_note(const GsArch *a, const char *section, const char *key) {
+  for (int i = 0; i < a->nnotes; i++)
+    if (strcmp(a->notes[i].section, section) == 0 && strcmp(a->notes[i].key, key) == 0)
+      return a->notes[i].note;
+  return NULL;
 }
 
 /* Resolve core.units lists (names -> unit indices). */
@@ -897,6 +1052,40 @@ static void fill_derived(GsArch *a) {
   /* the small tolerance keeps e.g. 100 ns at 700 MHz = 70.000000001 at 70 cycles */
   double lat = a->ddr_latency_ns * a->clock_mhz / 1e3;
   a->ddr_latency_cycles = (int)ceil(lat - 1e-9);
+  const GsEnergyCfg *e = &a->energy;
+  a->energy.scale = e->present ? e->node_nm / e->table_node_nm * (e->vdd_v / e->table_vdd_v) *
+                                     (e->vdd_v / e->table_vdd_v)
+                               : 0;
+}
+
+/* With an [energy] section: a matrix unit's mac_pj_<t> is given exactly for the dtypes it
+ * computes, and a chip with a cluster link prices its bytes. */
+static void check_energy(Parser *p, const GsArch *a) {
+  if (!a->energy.present) return;
+  const char *f;
+  int line;
+  for (int i = 0; i < p->nsecs; i++) {
+    Section *s = &p->secs[i];
+    if (s->kind != SEC_UNIT) continue;
+    const GsUnitKind *u = &a->units[unit_by_name(a, s->full + 5, strlen(s->full + 5))];
+    if (!(u->caps & CAP_MATRIX)) continue;
+    for (int t = 0; t < DT_COUNT; t++) {
+      char key[32];
+      snprintf(key, sizeof key, "mac_pj_%s", arch_dtype_name((GsDtype)t));
+      loc_of(p, s, key, &f, &line);
+      if (u->mac_rate[t] > 0 && u->mac_pj[t] <= 0)
+        err(p, f, line, "%s.%s: missing (the unit computes %s: rate_%s > 0)", s->full, key,
+            arch_dtype_name((GsDtype)t), arch_dtype_name((GsDtype)t));
+      else if (u->mac_rate[t] == 0 && u->mac_pj[t] > 0)
+        err(p, f, line, "%s.%s: the unit does not compute %s (rate_%s = 0)", s->full, key,
+            arch_dtype_name((GsDtype)t), arch_dtype_name((GsDtype)t));
+    }
+  }
+  int energy = find_section(p, arch_sec_names[SEC_ENERGY]);
+  const Setting *st = setting_of(&p->secs[energy], "cluster_link_pj_per_byte");
+  if (a->cluster_link_bytes_per_cycle > 0 && a->nclusters > 1 && !st->val)
+    err(p, p->file, p->secs[energy].line, "energy.cluster_link_pj_per_byte: missing required key "
+        "(required when chip.cluster_link_bytes_per_cycle > 0)");
 }
 
 static void check_cross(Parser *p, GsArch *a) {
@@ -982,8 +1171,11 @@ static GsArch *load(const char *file, const char *text, size_t len, const char *
                  arch_sec_names[k]);
   /* sections in file order (so messages come in line order); unit kinds are numbered in
    * file order; the core units lists are resolved after every unit kind is known */
+  int energy = find_section(p, arch_sec_names[SEC_ENERGY]);
+  a->energy.present = energy >= 0;
   for (int i = 0; i < p->nsecs; i++) {
     Section *s = &p->secs[i];
+    if (s->kind == SEC_ENERGY) continue; /* last: its keys depend on [cluster] */
     if (s->kind == SEC_UNIT) {
       GsUnitKind *u = &a->units[a->nunit_kinds++];
       u->name = s->full + 5;
@@ -996,10 +1188,13 @@ static GsArch *load(const char *file, const char *text, size_t len, const char *
       resolve_section(p, a, s, a);
     }
   }
+  if (energy >= 0) resolve_section(p, a, &p->secs[energy], a);
+  keep_notes(p, a);
   for (int i = 0, k = 0; i < p->nsecs; i++)
     if (p->secs[i].kind == SEC_CORE) resolve_units_list(p, a, &p->secs[i], &a->core_kinds[k++]);
   if (d->nerrors > before) goto fail;
   check_cross(p, a);
+  check_energy(p, a);
   if (d->nerrors > before) goto fail;
   fill_derived(a);
   return a;
@@ -1091,4 +1286,12 @@ double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t) {
 
 double arch_peak_flops(const GsArch *a, GsDtype t) {
   return 2.0 * arch_peak_macs_per_cycle(a, t) * a->clock_mhz * 1e6;
+}
+
+int64_t arch_unit_instances(const GsArch *a, int unit) {
+  int64_t n = 0;
+  for (int k = 0; k < a->ncore_kinds; k++)
+    for (int i = 0; i < a->core_kinds[k].nunits; i++)
+      if (a->core_kinds[k].unit[i] == unit) n += a->core_kinds[k].count;
+  return n * a->nclusters;
 }

@@ -80,6 +80,14 @@ typedef struct {
   int op_cost[VC_COUNT];           /* cycles per pass per lane-group, per cost class */
   int vector_latency_cycles;
   int scalar_ops_per_cycle;
+  /* energy ([energy] section present; docs/energy.md), at the table's node: scaled by
+   * GsEnergyCfg.scale when used. pJ per action, mW per instance. */
+  double mac_pj[DT_COUNT];         /* one MAC of dtype t (0: the unit does not compute t) */
+  double pe_input_pj_per_mac, pe_weight_pj_per_mac, pe_psum_pj_per_mac; /* operand storage
+                                      inside the array, per MAC (Eyeriss's spads); 0: in mac_pj */
+  double vop_pj[VC_COUNT];         /* one element through one pass of the class */
+  double scalar_op_pj;
+  double static_mw;                /* leakage of one instance of the unit */
 } GsUnitKind;
 
 enum { GS_MAX_UNITS_PER_CORE = 8, GS_MAX_CORE_KINDS = 8, GS_MAX_UNIT_KINDS = 16 };
@@ -94,7 +102,30 @@ typedef struct {
   int nunits;
   int unit[GS_MAX_UNITS_PER_CORE]; /* indices into GsArch.units; queue order of the core */
   int dma_engines;            /* per-core DMA engines (one DMA-in + one DMA-out queue each pair) */
+  double lb_read_pj_per_byte, lb_write_pj_per_byte, lb_static_mw; /* energy: per LB */
 } GsCoreKind;
+
+/* The [energy] section (docs/energy.md). On-chip dynamic energies and static powers are
+ * written at table_node_nm / table_vdd_v and multiplied by `scale` (derived: the classical
+ * C·V² rule, (node / table_node) × (vdd / table_vdd)²) when used; DDR and cluster-link
+ * energies are off-chip I/O and are not scaled; static powers are written at the chip's node. */
+typedef struct {
+  int present;                         /* the config has an [energy] section */
+  double node_nm, vdd_v, table_node_nm, table_vdd_v;
+  double ddr_read_pj_per_byte, ddr_write_pj_per_byte, ddr_static_mw;
+  double gb_read_pj_per_byte, gb_write_pj_per_byte, gb_static_mw; /* per cluster */
+  double noc_pj_per_byte;              /* one byte over one core's interconnect link */
+  double cluster_link_pj_per_byte;     /* one byte from one cluster to another */
+  double dma_pj_per_transfer;          /* one mov instruction (descriptor, address generation) */
+  double other_static_mw;              /* the rest of the chip: control, I/O, clock tree */
+  double scale;                        /* derived, see above */
+} GsEnergyCfg;
+
+/* The comment a config line carries after its value: its provenance ("[P] S2: 16x16x16
+ * cube"), or "--set KEY=VALUE" for an override. */
+typedef struct {
+  const char *section, *key, *note;
+} GsArchNote;
 
 typedef struct {
   /* [chip] */
@@ -121,6 +152,7 @@ typedef struct {
   int noc_latency_cycles;
   int dma_engines;                     /* cluster DMA engines between DDR and GB */
   int dma_latency_cycles;              /* fixed set-up cost per DMA instruction */
+  GsEnergyCfg energy;                  /* [energy]; energy.present = 0 without one */
   /* kinds */
   int ncore_kinds;
   GsCoreKind core_kinds[GS_MAX_CORE_KINDS];
@@ -130,6 +162,8 @@ typedef struct {
   int cores_per_cluster;
   double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
   int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
+  GsArchNote *notes;                   /* the keys set with a comment, file order */
+  int nnotes;
   GsArena *arena;                      /* owns every string above */
 } GsArch;
 
@@ -159,7 +193,10 @@ double arch_unit_base_macs(const GsUnitKind *u);                 /* m0·n0·k0 o
 double arch_unit_macs_per_cycle(const GsUnitKind *u, GsDtype t); /* base × rate */
 double arch_peak_macs_per_cycle(const GsArch *a, GsDtype t); /* whole chip, matrix units */
 double arch_peak_flops(const GsArch *a, GsDtype t);          /* FLOP/s, whole chip */
+int64_t arch_unit_instances(const GsArch *a, int unit);      /* of unit kind `unit`, whole chip */
 
+/* The comment of key `key` of section `section` ("core.pe"), or NULL. */
+const char *arch_note(const GsArch *a, const char *section, const char *key);
 /* --describe: text or JSON. */
 void arch_describe(const GsArch *a, FILE *out, int json);
 /* docs/config.md from the schema table. */

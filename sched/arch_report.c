@@ -13,6 +13,7 @@
 
 #include "arch.h"
 #include "arch_schema.h"
+#include "energy.h"
 
 /* ---------------------------------------------------------------- small formatting helpers */
 
@@ -48,6 +49,7 @@ static int section_list(const GsArch *a, SecRef *out) {
   for (int k = SEC_CHIP; k <= SEC_CLUSTER; k++) out[n++] = (SecRef){(ArchSecKind)k, 0};
   for (int i = 0; i < a->ncore_kinds; i++) out[n++] = (SecRef){SEC_CORE, i};
   for (int i = 0; i < a->nunit_kinds; i++) out[n++] = (SecRef){SEC_UNIT, i};
+  if (a->energy.present) out[n++] = (SecRef){SEC_ENERGY, 0};
   return n;
 }
 
@@ -206,7 +208,7 @@ static void print_rate_table(const GsArch *a, FILE *out, RateKind kind, const ch
 
 static void describe_text(const GsArch *a, FILE *out) {
   char b1[128], b2[128], b3[128];
-  SecRef secs[3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
+  SecRef secs[4 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fprintf(out, "# gtsim architecture %s (from %s)\n", a->name, a->source_file);
   long long ncores = (long long)a->cores_per_cluster * a->nclusters;
@@ -223,15 +225,20 @@ static void describe_text(const GsArch *a, FILE *out) {
   fmt_bytes(onchip(a).chip_total, b1, sizeof b1);
   fprintf(out, "%s; DDR %g GB/s; %s on chip (%lld cores)\n", npk ? "" : " none",
           a->ddr_bandwidth_gb_per_s, b1, ncores);
-  fprintf(out, "# Resolved configuration: file values, --set overrides and defaults.\n");
+  fprintf(out, "# Resolved configuration: file values (with their comments: provenance), --set "
+               "overrides and defaults.\n");
   for (int s = 0; s < nsec; s++) {
     const void *obj = arch_section_obj(a, secs[s].kind, secs[s].index);
-    fprintf(out, "\n[%s]\n", sec_label(a, secs[s].kind, secs[s].index, b1, sizeof b1));
+    const char *sec = sec_label(a, secs[s].kind, secs[s].index, b1, sizeof b1);
+    fprintf(out, "\n[%s]\n", sec);
     for (int i = 0; i < arch_nkeys; i++) {
       const ArchKey *k = &arch_keys[i];
       if (k->sec != secs[s].kind || !arch_key_applies(k, a, obj)) continue;
       arch_format_value(k, a, obj, b2, sizeof b2);
-      fprintf(out, "%s = %s\n", k->key, b2);
+      const char *note = arch_note(a, sec, k->key);
+      int w = 30 - (int)strlen(k->key);
+      if (note) fprintf(out, "%s = %-*s ; %s\n", k->key, w > 1 ? w : 1, b2, note);
+      else fprintf(out, "%s = %s\n", k->key, b2);
     }
   }
 
@@ -299,14 +306,14 @@ static void describe_text(const GsArch *a, FILE *out) {
     if (f > 0)
       fprintf(out, "#   %-7s %10.1f FLOP/byte\n", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
-  }
+  }  energy_describe(a, out, 0);
 }
 
 /* ---------------------------------------------------------------- JSON */
 
 static void describe_json(const GsArch *a, FILE *out) {
   char b[256];
-  SecRef secs[3 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
+  SecRef secs[4 + GS_MAX_CORE_KINDS + GS_MAX_UNIT_KINDS];
   int nsec = section_list(a, secs);
   fputs("{\n  \"name\": ", out);
   util_json_str(out, a->name);
@@ -400,7 +407,17 @@ static void describe_json(const GsArch *a, FILE *out) {
       fprintf(out, "%s\"%s\": %.15g", n++ ? ", " : "", arch_dtype_name((GsDtype)t),
               f / ddr_bytes_per_s(a));
   }
-  fputs("}\n  }\n}\n", out);
+  fputs("}\n  },\n  \"provenance\": {", out);
+  for (int i = 0; i < a->nnotes; i++) {
+    snprintf(b, sizeof b, "%s.%s", a->notes[i].section, a->notes[i].key);
+    fputs(i ? ",\n    " : "\n    ", out);
+    util_json_str(out, b);
+    fputs(": ", out);
+    util_json_str(out, a->notes[i].note);
+  }
+  fputs(a->nnotes ? "\n  },\n  " : "},\n  ", out);
+  energy_describe(a, out, 1);
+  fputs("\n}\n", out);
 }
 
 void arch_describe(const GsArch *a, FILE *out, int json) {
@@ -453,9 +470,17 @@ static const char *const doc_intro[] = {
     "  and DDR bandwidth) the value is marked [A] and chosen to be plausible, never tuned to a\n"
     "  result.\n"
     "\n"
-    "`gtsim --arch FILE --describe` prints the resolved config and its derived figures (peak\n"
-    "MAC/s and FLOP/s per dtype per unit, core, cluster and chip; DDR bytes/cycle; on-chip bytes\n"
-    "per level; machine balance); add `--json` for the same as JSON.\n"
+    "`gtsim --arch FILE --describe` prints the resolved config — each value with the comment of\n"
+    "its line, its provenance (`--set KEY=VALUE` for an override; JSON: `provenance`) — and its\n"
+    "derived figures (peak MAC/s and FLOP/s per dtype per unit, core, cluster and chip; DDR\n"
+    "bytes/cycle; on-chip bytes per level; machine balance; with an `[energy]` section, the\n"
+    "energy per FLOP at full utilization); add `--json` for the same as JSON.\n"
+    "\n"
+    "Energy: an optional `[energy]` section (the node, DDR, GB, interconnect and DMA energies,\n"
+    "static powers) plus energy keys in `[core.NAME]` (the LB) and `[unit.NAME]` (per MAC, per\n"
+    "vector element pass, per scalar op, static power). Without the section, runs report no\n"
+    "energy and any energy key is an error. Units are in the key names (`_pj`, `_pj_per_byte`,\n"
+    "`_mw`); where the values come from and how they scale between nodes: docs/energy.md.\n"
     "\n",
     "## Syntax\n"
     "\n"
@@ -466,15 +491,17 @@ static const char *const doc_intro[] = {
     "decimal (`1e3` and `0.5` for numbers; integers without a fraction or exponent); `inf`,\n"
     "`nan` and hexadecimal are rejected. Lists are comma-separated.\n"
     "\n"
-    "Sections: `[chip]`, `[ddr]`, `[cluster]` exactly once each; one or more `[core.NAME]`;\n"
-    "one or more `[unit.NAME]`. NAME is letters, digits, `_` or `-`. Core kinds are numbered in\n"
-    "file order: inside a cluster, cores `0 .. count-1` are the first core kind, the next\n"
-    "`count` cores the second kind, and so on (Goya: cores 0-7 are `tpc`, core 8 is `gemm`).\n"
+    "Sections: `[chip]`, `[ddr]`, `[cluster]` exactly once each; `[energy]` at most once; one\n"
+    "or more `[core.NAME]`; one or more `[unit.NAME]`. NAME is letters, digits, `_` or `-`.\n"
+    "Core kinds are numbered in file order: inside a cluster, cores `0 .. count-1` are the\n"
+    "first core kind, the next `count` cores the second kind, and so on (Goya: cores 0-7 are\n"
+    "`tpc`, core 8 is `gemm`).\n"
     "A core's `units` list gives its compute queues in order. A `[unit.NAME]` may be used by\n"
     "several core kinds; a unit kind no core uses is allowed (it is kept for `--set`).\n"
     "\n"
     "Units are in the key names: `_kib` = 1024 bytes, `_mib` = 2^20 bytes, `_mhz` = 10^6 Hz,\n"
-    "`_gb_per_s` = 10^9 bytes/s, `_ns`, `_cycles` (core clock cycles), `_bytes_per_cycle`.\n"
+    "`_gb_per_s` = 10^9 bytes/s, `_ns`, `_cycles` (core clock cycles), `_bytes_per_cycle`,\n"
+    "`_pj` (picojoules), `_pj_per_byte`, `_pj_per_mac`, `_mw` (milliwatts), `_nm`, `_v` (volts).\n"
     "\n",
     "## Rules\n"
     "\n"
@@ -591,6 +618,12 @@ static const char *doc_when(ArchWhen w) {
   case KW_SYSTOLIC: return "`shape = systolic`";
   case KW_VECTOR: return "class has vector";
   case KW_SCALAR: return "class has scalar";
+  case KW_ENERGY: return "`[energy]` exists";
+  case KW_E_GB: return "`[energy]` exists, `gb_kib` > 0";
+  case KW_E_LB: return "`[energy]` exists, `lb_kib` > 0";
+  case KW_E_MATRIX: return "`[energy]` exists, class has matrix";
+  case KW_E_VECTOR: return "`[energy]` exists, class has vector";
+  case KW_E_SCALAR: return "`[energy]` exists, class has scalar";
   }
   return "";
 }
@@ -600,7 +633,8 @@ void arch_write_config_doc(FILE *out) {
       "`[chip]` — the chip", "`[ddr]` — off-chip memory (DDR or HBM)",
       "`[cluster]` — per cluster: global buffer, interconnect, DMA",
       "`[core.NAME]` — a core kind (one or more sections)",
-      "`[unit.NAME]` — a compute unit kind (one or more sections)"};
+      "`[unit.NAME]` — a compute unit kind (one or more sections)",
+      "`[energy]` — per-action energy and static power (optional; docs/energy.md)"};
   for (size_t i = 0; i < sizeof doc_intro / sizeof doc_intro[0]; i++) fputs(doc_intro[i], out);
   fputs("\n## Keys\n", out);
   for (int s = SEC_CHIP; s < SEC_KINDS; s++) {

@@ -15,7 +15,7 @@
 
 #include "arch.h"
 
-typedef enum { SEC_CHIP, SEC_DDR, SEC_CLUSTER, SEC_CORE, SEC_UNIT, SEC_KINDS } ArchSecKind;
+typedef enum { SEC_CHIP, SEC_DDR, SEC_CLUSTER, SEC_CORE, SEC_UNIT, SEC_ENERGY, SEC_KINDS } ArchSecKind;
 
 typedef enum {
   KT_STR,   /* free text (arena string) */
@@ -39,6 +39,15 @@ typedef enum {
   KW_SYSTOLIC, /* matrix and shape = systolic */
   KW_VECTOR,   /* class contains vector */
   KW_SCALAR,   /* class contains scalar */
+  /* Energy keys apply only when the config has an [energy] section; set without one they are
+   * an error (strict). With one, the buffer ones are lenient like KW_GB/KW_LB, the unit ones
+   * strict like KW_MATRIX.. */
+  KW_ENERGY,   /* [energy] exists */
+  KW_E_GB,     /* [energy] exists and gb_kib > 0 */
+  KW_E_LB,     /* [energy] exists and lb_kib > 0 */
+  KW_E_MATRIX, /* [energy] exists and class contains matrix */
+  KW_E_VECTOR, /* [energy] exists and class contains vector */
+  KW_E_SCALAR, /* [energy] exists and class contains scalar */
 } ArchWhen;
 
 typedef struct {
@@ -59,7 +68,8 @@ typedef struct {
 
 extern const ArchKey arch_keys[];
 extern const int arch_nkeys;
-extern const char *const arch_sec_names[SEC_KINDS]; /* "chip", "ddr", "cluster", "core", "unit" */
+extern const char *const arch_sec_names[SEC_KINDS]; /* "chip", "ddr", "cluster", "core", "unit",
+                                                       "energy" */
 
 /* Does key k apply to the section whose struct is `obj` (GsArch, GsCoreKind or GsUnitKind)?
  * `a` gives the [cluster] context for KW_GB. */
@@ -68,6 +78,8 @@ int arch_key_applies(const ArchKey *k, const GsArch *a, const void *obj);
 void arch_format_value(const ArchKey *k, const GsArch *a, const void *obj, char *buf, size_t n);
 /* Pointer to the struct a key of section kind `sec` lives in (index: core or unit kind). */
 const void *arch_section_obj(const GsArch *a, ArchSecKind sec, int index);
+/* Is a key that does not apply here an error (strict), rather than set and ignored? */
+int arch_key_strict(const ArchKey *k, const GsArch *a);
 /* The name of a CAP_* bit ("matrix", ...). */
 const char *arch_cap_name(unsigned cap);
 

@@ -129,6 +129,7 @@ typedef struct {     /* one stream of similar instructions: its last values and 
 typedef struct {
   GsCodeRow row[GS_CODE_ROWS];
   int8_t recent[16];   /* per opcode (15: every other one), the row it last used, -1: none */
+  int8_t mru;          /* encoder: the row chosen last */
   uint32_t clock;
 } GsCodeHist;
 typedef struct GsCodeBlock GsCodeBlock;

@@ -107,6 +107,12 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
  * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
  * into a double buffer are two streams then, each with constant strides. */
 static int hist_choose(GsCodeHist *h, const GsInst *in) {
+  const GsCodeRow *m = &h->row[h->mru];
+  if (m->op == in->op && m->last[SLOT_R1] == in->r[1] && m->last[SLOT_R0] == in->r[0] &&
+      m->last[SLOT_SUB] == in->sub && m->last[SLOT_R2] == in->r[2]) { /* what the scan would pick */
+    h->row[h->mru].used = ++h->clock;
+    return h->mru;
+  }
   int best = -1, lru = 0;
   unsigned best_score = 0;
   for (int r = 0; r < GS_CODE_ROWS; r++) {
@@ -123,6 +129,7 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
   }
   if (best < 0 || best_score < 14) best = lru; /* a new stream unless r0, r1 and sub match */
   h->row[best].used = ++h->clock;
+  h->mru = (int8_t)best;
   return best;
 }
 

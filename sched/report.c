@@ -14,16 +14,13 @@
 void report_init_units(GsRunStats *r, const GsArch *a) {
   r->nunits = 0;
   for (int u = 0; u < a->nunit_kinds && r->nunits < GS_REPORT_MAX_UNITS; u++) {
-    int64_t n = 0;
-    for (int k = 0; k < a->ncore_kinds; k++)
-      for (int i = 0; i < a->core_kinds[k].nunits; i++)
-        if (a->core_kinds[k].unit[i] == u) n += a->core_kinds[k].count;
+    int64_t n = arch_unit_instances(a, u);
     if (!n) continue;
     GsUnitUse *x = &r->units[r->nunits++];
     memset(x, 0, sizeof *x);
     x->name = a->units[u].name;
     x->caps = a->units[u].caps;
-    x->instances = n * a->nclusters;
+    x->instances = n;
   }
 }
 
@@ -96,15 +93,23 @@ typedef struct {
   int64_t ddr_read, ddr_write;
   int spills;
   int cores;
+  double energy_pj;
 } InstSum;
 
-static InstSum inst_sum(const GsSchedSummary *m, const uint64_t *cyc, int gi) {
+/* Per-task figures the printers share: cycles and energy (pJ) over the whole run. */
+typedef struct {
+  const uint64_t *cyc;
+  const double *pj;
+} TaskFig;
+
+static InstSum inst_sum(const GsSchedSummary *m, TaskFig f, int gi) {
   InstSum x;
   memset(&x, 0, sizeof x);
   const GsGroupSum *in = &m->group[gi];
   for (int ti = in->t0; ti < in->t1; ti++) {
     const GsTaskSum *t = &m->task[ti];
-    x.cycles += cyc[ti];
+    x.cycles += f.cyc[ti];
+    x.energy_pj += f.pj[ti];
     x.ddr_read += t->tally.ddr_read;
     x.ddr_write += t->tally.ddr_write;
     if (t->cores > x.cores) x.cores = t->cores;
@@ -119,18 +124,18 @@ static void write_text_gt(FILE *out, const GsSchedSummary *m) {
   for (int i = 0; i < m->nnotes; i++) fprintf(out, "note            %s\n", m->notes[i]);
 }
 
-static void write_text_insts(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
-  fprintf(out, "%-4s %-10s %-12s %7s %6s %12s %14s %14s %6s\n", "#", "instance", "samples", "layers",
-          "cores", "cycles", "ddr_read_B", "ddr_write_B", "spills");
+static void write_text_insts(FILE *out, const GsSchedSummary *m, TaskFig f) {
+  fprintf(out, "%-4s %-10s %-12s %7s %6s %12s %14s %14s %6s %11s\n", "#", "instance", "samples", "layers",
+          "cores", "cycles", "ddr_read_B", "ddr_write_B", "spills", "energy_J");
   for (int gi = 0; gi < m->ngroups; gi++) {
     const GsGroupSum *in = &m->group[gi];
-    InstSum x = inst_sum(m, cyc, gi);
+    InstSum x = inst_sum(m, f, gi);
     char name[32], sl[48];
     snprintf(name, sizeof name, "g%d.%d", in->group, in->index);
     snprintf(sl, sizeof sl, "[%lld,%lld)", (long long)in->s0, (long long)in->s1);
-    fprintf(out, "%-4d %-10s %-12s %7d %6d %12llu %14lld %14lld %6d\n", gi, name, sl, in->t1 - in->t0,
-            x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write,
-            x.spills);
+    fprintf(out, "%-4d %-10s %-12s %7d %6d %12llu %14lld %14lld %6d %11.4g\n", gi, name, sl,
+            in->t1 - in->t0, x.cores, (unsigned long long)x.cycles, (long long)x.ddr_read,
+            (long long)x.ddr_write, x.spills, x.energy_pj * 1e-12);
   }
 }
 
@@ -153,7 +158,7 @@ static void csv_str(FILE *out, const char *s) {
 }
 
 static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s,
-                       const uint64_t *cyc, const char *model, const char *arch_file) {
+                       TaskFig f, const char *model, const char *arch_file) {
   const GsArch *a = m->arch;
   fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file, m->strategy);
   fprintf(out, "batch           %lld (%lld per cluster per iteration, %d iteration%s)\n",
@@ -176,23 +181,25 @@ static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
   for (int u = 0; u < r->nunits; u++)
     fprintf(out, " %s %.1f%%", r->units[u].name, s->util[u] * 100);
   fprintf(out, "\n");
+  report_energy_text(out, m, r, s);
   if (m->level) write_text_gt(out, m);
   fprintf(out, "\n");
   if (m->ngroups > 0) {
-    write_text_insts(out, m, cyc);
+    write_text_insts(out, m, f);
     return;
   }
-  fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %-7s %s\n", "#", "kernel", "ops", "cycles",
-          "ddr_read_B", "ddr_write_B", "bound", "out");
+  fprintf(out, "%-4s %-28s %-40s %12s %14s %14s %11s %-7s %s\n", "#", "kernel", "ops", "cycles",
+          "ddr_read_B", "ddr_write_B", "energy_J", "bound", "out");
   for (int ti = 0; ti < m->ntasks; ti++) {
     const GsTaskSum *t = &m->task[ti];
-    fprintf(out, "%-4d %-28s %-40s %12llu %14lld %14lld %-7s %s\n", ti, t->name, t->ops,
-            (unsigned long long)cyc[ti], (long long)t->tally.ddr_read, (long long)t->tally.ddr_write,
-            report_task_bound(m, t), lvl_name(t->out_level));
+    fprintf(out, "%-4d %-28s %-40s %12llu %14lld %14lld %11.4g %-7s %s\n", ti, t->name, t->ops,
+            (unsigned long long)f.cyc[ti], (long long)t->tally.ddr_read,
+            (long long)t->tally.ddr_write, f.pj[ti] * 1e-12, report_task_bound(m, t),
+            lvl_name(t->out_level));
   }
 }
 
-static void write_json_gt(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
+static void write_json_gt(FILE *out, const GsSchedSummary *m, TaskFig f) {
   fprintf(out, "  \"graphturbo\": {\"level\": \"%s\", \"order\": \"%s\", \"spills\": %lld, "
                "\"spill_bytes\": %lld, \"notes\": [",
           m->level, m->order, (long long)m->spills, (long long)m->spill_bytes);
@@ -203,18 +210,18 @@ static void write_json_gt(FILE *out, const GsSchedSummary *m, const uint64_t *cy
   fprintf(out, "],\n    \"instances\": [\n");
   for (int gi = 0; gi < m->ngroups; gi++) {
     const GsGroupSum *in = &m->group[gi];
-    InstSum x = inst_sum(m, cyc, gi);
+    InstSum x = inst_sum(m, f, gi);
     fprintf(out, "      {\"group\": %d, \"index\": %d, \"samples\": [%lld, %lld], \"layers\": %d, "
                  "\"cores\": %d, \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
-                 "\"spills\": %d}%s\n",
+                 "\"spills\": %d, \"energy_j\": %.9g}%s\n",
             in->group, in->index, (long long)in->s0, (long long)in->s1, in->t1 - in->t0, x.cores,
             (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write, x.spills,
-            gi + 1 < m->ngroups ? "," : "");
+            x.energy_pj * 1e-12, gi + 1 < m->ngroups ? "," : "");
   }
   fprintf(out, "    ]},\n");
 }
 
-static void write_json_tasks(FILE *out, const GsSchedSummary *m, const uint64_t *cyc) {
+static void write_json_tasks(FILE *out, const GsSchedSummary *m, TaskFig f) {
   fprintf(out, "  \"kernels\": [\n");
   for (int ti = 0; ti < m->ntasks; ti++) {
     const GsTaskSum *t = &m->task[ti];
@@ -223,16 +230,17 @@ static void write_json_tasks(FILE *out, const GsSchedSummary *m, const uint64_t 
     fprintf(out, ", \"ops\": ");
     util_json_str(out, t->ops);
     fprintf(out, ", \"cycles\": %llu, \"ddr_read_bytes\": %lld, \"ddr_write_bytes\": %lld, "
-                 "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d}%s\n",
-            (unsigned long long)cyc[ti], (long long)t->tally.ddr_read, (long long)t->tally.ddr_write,
+                 "\"flops\": %lld, \"bound\": \"%s\", \"output\": \"%s\", \"cores\": %d, "
+                 "\"energy_j\": %.9g}%s\n",
+            (unsigned long long)f.cyc[ti], (long long)t->tally.ddr_read, (long long)t->tally.ddr_write,
             (long long)t->flops, report_task_bound(m, t), lvl_name(t->out_level), t->cores,
-            ti + 1 < m->ntasks ? "," : "");
+            f.pj[ti] * 1e-12, ti + 1 < m->ntasks ? "," : "");
   }
   fprintf(out, "  ]\n");
 }
 
 static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s,
-                       const uint64_t *cyc, const char *model, const char *arch_file) {
+                       TaskFig f, const char *model, const char *arch_file) {
   const GsArch *a = m->arch;
   fprintf(out, "{\n  \"model\": ");
   util_json_str(out, model);
@@ -241,7 +249,7 @@ static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
   fprintf(out, ",\n  \"arch_file\": ");
   util_json_str(out, arch_file);
   fprintf(out, ",\n  \"strategy\": \"%s\",\n", m->strategy);
-  if (m->level) write_json_gt(out, m, cyc);
+  if (m->level) write_json_gt(out, m, f);
   fprintf(out, "  \"batch\": %lld,\n  \"batch_per_cluster\": %lld,\n  \"iterations\": %d,\n",
           (long long)m->batch, (long long)m->per_cluster, m->iterations);
   fprintf(out, "  \"cycles\": %llu,\n  \"time_s\": %.9g,\n  \"throughput_samples_per_s\": %.9g,\n"
@@ -262,55 +270,74 @@ static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
     util_json_str(out, r->units[u].name);
     fprintf(out, ": %.6f", s->util[u]);
   }
-  fprintf(out, "},\n");
-  write_json_tasks(out, m, cyc);
+  fprintf(out, "},\n  ");
+  report_energy_json(out, m, r, s);
+  fprintf(out, ",\n");
+  write_json_tasks(out, m, f);
   fprintf(out, "}\n");
 }
 
-static void write_csv_insts(FILE *out, const GsSchedSummary *m, const GsRunStats *r,
-                            const uint64_t *cyc) {
-  fprintf(out, "instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,"
-               "ddr_write_bytes,spills\n");
-  for (int gi = 0; gi < m->ngroups; gi++) {
-    const GsGroupSum *in = &m->group[gi];
-    InstSum x = inst_sum(m, cyc, gi);
-    fprintf(out, "g%d.%d,%d,%lld,%lld,%d,%d,%llu,%lld,%lld,%d\n", in->group, in->index, in->group,
-            (long long)in->s0, (long long)in->s1, in->t1 - in->t0, x.cores,
-            (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write, x.spills);
-  }
-  fprintf(out, "(total),,,,,,%llu,%.0f,%.0f,%lld\n", (unsigned long long)r->cycles, r->ddr_read,
-          r->ddr_write, (long long)m->spills);
+/* The energy column of a CSV row: empty without an [energy] section. */
+static void csv_energy(FILE *out, const GsSchedSummary *m, double pj) {
+  if (m->arch->energy.present) fprintf(out, ",%.9g\n", pj * 1e-12);
+  else fputs(",\n", out);
 }
 
-static void write_csv(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const uint64_t *cyc) {
+static void write_csv_insts(FILE *out, const GsSchedSummary *m, const GsRunStats *r, TaskFig f) {
+  fprintf(out, "instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,"
+               "ddr_write_bytes,spills,energy_j\n");
+  for (int gi = 0; gi < m->ngroups; gi++) {
+    const GsGroupSum *in = &m->group[gi];
+    InstSum x = inst_sum(m, f, gi);
+    fprintf(out, "g%d.%d,%d,%lld,%lld,%d,%d,%llu,%lld,%lld,%d", in->group, in->index, in->group,
+            (long long)in->s0, (long long)in->s1, in->t1 - in->t0, x.cores,
+            (unsigned long long)x.cycles, (long long)x.ddr_read, (long long)x.ddr_write, x.spills);
+    csv_energy(out, m, x.energy_pj);
+  }
+  GsEnergy e;
+  report_energy(m, r, &e);
+  fprintf(out, "(total),,,,,,%llu,%.0f,%.0f,%lld", (unsigned long long)r->cycles, r->ddr_read,
+          r->ddr_write, (long long)m->spills);
+  csv_energy(out, m, e.total_pj);
+}
+
+static void write_csv(FILE *out, const GsSchedSummary *m, const GsRunStats *r, TaskFig f) {
   if (m->ngroups > 0) {
-    write_csv_insts(out, m, r, cyc);
+    write_csv_insts(out, m, r, f);
     return;
   }
-  fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\n");
+  fprintf(out, "kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output,energy_j\n");
   for (int ti = 0; ti < m->ntasks; ti++) {
     const GsTaskSum *t = &m->task[ti];
     csv_str(out, t->name);
     fputc(',', out);
     csv_str(out, t->ops);
-    fprintf(out, ",%llu,%lld,%lld,%lld,%s,%s\n", (unsigned long long)cyc[ti],
+    fprintf(out, ",%llu,%lld,%lld,%lld,%s,%s", (unsigned long long)f.cyc[ti],
             (long long)t->tally.ddr_read, (long long)t->tally.ddr_write, (long long)t->flops,
             report_task_bound(m, t), lvl_name(t->out_level));
+    csv_energy(out, m, f.pj[ti]);
   }
-  fprintf(out, "(total),,%llu,%.0f,%.0f,%lld,,\n", (unsigned long long)r->cycles, r->ddr_read,
+  GsEnergy e;
+  report_energy(m, r, &e);
+  fprintf(out, "(total),,%llu,%.0f,%.0f,%lld,,", (unsigned long long)r->cycles, r->ddr_read,
           r->ddr_write, (long long)m->total_flops);
+  csv_energy(out, m, e.total_pj);
 }
 
 void report_write(FILE *out, GsReportFormat f, const GsSchedSummary *m, const GsRunStats *r,
                   const char *model, const char *arch_file) {
   GsRunSummary s = report_summary(m, r);
   uint64_t *cyc = calloc((size_t)m->ntasks + 1, sizeof *cyc);
-  if (!cyc) die("out of memory");
+  double *pj = calloc((size_t)m->ntasks + 1, sizeof *pj);
+  if (!cyc || !pj) die("out of memory");
   report_task_cycles(m, r, cyc);
-  if (f == REPORT_JSON) write_json(out, m, r, &s, cyc, model, arch_file);
-  else if (f == REPORT_CSV) write_csv(out, m, r, cyc);
-  else write_text(out, m, r, &s, cyc, model, arch_file);
+  report_task_energy(m, r, cyc, pj);
+  TaskFig tf = {cyc, pj};
+  if (f == REPORT_JSON) write_json(out, m, r, &s, tf, model, arch_file);
+  else if (f == REPORT_CSV) write_csv(out, m, r, tf);
+  else write_text(out, m, r, &s, tf, model, arch_file);
   free(cyc);
+  free(pj);
 }
 
 /* The gap of run x to run f (the fastest) in cycles, split as docs/schedulers.md ("The gap to
@@ -355,6 +382,26 @@ static void write_gap_text(FILE *out, const GsSchedSummary *const *ls, const GsR
   }
 }
 
+/* The energy fields of a --compare row: total, DDR part, average power, FLOP per joule (empty
+ * or null without an [energy] section). */
+static void compare_energy(FILE *out, GsReportFormat f, const GsSchedSummary *m, const GsRunStats *r,
+                           const GsRunSummary *s) {
+  GsEnergy e;
+  int has = report_energy(m, r, &e);
+  double j = e.total_pj * 1e-12, w = s->time_s > 0 ? j / s->time_s : 0;
+  double fpj = j > 0 ? (double)m->total_flops / j : 0;
+  if (f == REPORT_TEXT) {
+    if (has) fprintf(out, " %11.4g %9.4g", j, fpj * 1e-12);
+    else fprintf(out, " %11s %9s", "-", "-");
+  } else if (f == REPORT_CSV) {
+    if (has) fprintf(out, ",%.9g,%.9g,%.9g,%.9g", j, e.ddr_pj * 1e-12, w, fpj);
+    else fputs(",,,,", out);
+  } else {
+    fputs(", ", out);
+    report_energy_json(out, m, r, s);
+  }
+}
+
 void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls,
                     const GsRunStats *const *rs, int n, const char *model) {
   GsRunSummary base = report_summary(ls[0], rs[0]);
@@ -365,13 +412,13 @@ void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls
                  "outputs_ddr,outputs_gb,outputs_lb,spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, ",util_%s", rs[0]->units[u].name);
     fprintf(out, ",gap_cycles,gap_compute,gap_ddr_traffic,gap_other_data,gap_sync,gap_resource,"
-                 "gap_idle\n");
+                 "gap_idle,energy_j,energy_ddr_j,power_w,flop_per_j\n");
   } else {
     fprintf(out, "compare: %s on %s, batch %lld\n", model, ls[0]->arch->name, (long long)ls[0]->batch);
     fprintf(out, "%-21s %14s %12s %8s %14s %14s %17s %6s", "strategy", "cycles", "samples/s",
             "speedup", "ddr_read_B", "ddr_write_B", "out ddr/gb/lb", "spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, " %8s", rs[0]->units[u].name);
-    fprintf(out, "\n");
+    fprintf(out, " %11s %9s\n", "energy_J", "TFLOP/J");
   }
   for (int i = 0; i < n; i++) {
     GsRunSummary s = report_summary(ls[i], rs[i]);
@@ -396,17 +443,21 @@ void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls
       fprintf(out, "}, \"matrix_time\": {\"busy\": %.3f, \"data\": %.3f, \"sync\": %.3f, "
                    "\"resource\": %.3f, \"idle\": %.3f, \"ddr\": %.3f}, \"gap\": {\"to\": %d, "
                    "\"cycles\": %.0f, \"compute\": %.3f, \"ddr_traffic\": %.3f, \"other_data\": %.3f, "
-                   "\"sync\": %.3f, \"resource\": %.3f, \"idle\": %.3f}}%s\n",
+                   "\"sync\": %.3f, \"resource\": %.3f, \"idle\": %.3f}",
               t.busy, t.data, t.sync, t.resource, t.idle, t.ddr, best, g.total, g.compute, g.ddr,
-              g.data, g.sync, g.resource, g.idle, i + 1 < n ? "," : "");
+              g.data, g.sync, g.resource, g.idle);
+      compare_energy(out, f, ls[i], rs[i], &s);
+      fprintf(out, "}%s\n", i + 1 < n ? "," : "");
     } else if (f == REPORT_CSV) {
       fprintf(out, "%s,%llu,%.6f,%.6f,%.0f,%.0f,%d,%d,%d,%lld", nm, (unsigned long long)rs[i]->cycles,
               s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write, ls[i]->outputs_ddr,
               ls[i]->outputs_gb, ls[i]->outputs_lb, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, ",%.6f", s.util[u]);
       GsGap g = gap_to(rs[i], rs[best], ls[i]->arch);
-      fprintf(out, ",%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", g.total, g.compute, g.ddr, g.data,
+      fprintf(out, ",%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", g.total, g.compute, g.ddr, g.data,
               g.sync, g.resource, g.idle);
+      compare_energy(out, f, ls[i], rs[i], &s);
+      fputc('\n', out);
     } else {
       char t3[48];
       snprintf(t3, sizeof t3, "%d/%d/%d", ls[i]->outputs_ddr, ls[i]->outputs_gb, ls[i]->outputs_lb);
@@ -414,9 +465,13 @@ void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls
               (unsigned long long)rs[i]->cycles, s.throughput, sp, rs[i]->ddr_read, rs[i]->ddr_write,
               t3, (long long)ls[i]->spills);
       for (int u = 0; u < rs[i]->nunits; u++) fprintf(out, " %7.1f%%", s.util[u] * 100);
+      compare_energy(out, f, ls[i], rs[i], &s);
       fprintf(out, "\n");
     }
   }
   if (f == REPORT_JSON) fprintf(out, "]}\n");
-  else if (f == REPORT_TEXT) write_gap_text(out, ls, rs, n);
+  else if (f == REPORT_TEXT) {
+    write_gap_text(out, ls, rs, n);
+    report_compare_energy_text(out, ls, rs, n);
+  }
 }

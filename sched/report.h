@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "energy.h"
 #include "summary.h"
 
 #ifdef __cplusplus
@@ -42,6 +43,8 @@ typedef struct {
   int nunits;
   GsUnitUse units[GS_REPORT_MAX_UNITS];
   double ddr_read, ddr_write;   /* bytes the simulator moved */
+  GsActions actions;            /* what the run did, for energy (sched/energy.h) */
+  const GsActions *episode_actions; /* the actions up to each episode_end, or NULL */
 } GsRunStats;
 
 GsTimeSplit report_time_split(const GsRunStats *r, const GsArch *a);
@@ -61,6 +64,20 @@ GsRunSummary report_summary(const GsSchedSummary *m, const GsRunStats *r);
 void report_task_cycles(const GsSchedSummary *m, const GsRunStats *r, uint64_t *cyc);
 /* "compute" or "memory": whichever ideal time is longer for the task on its cores. */
 const char *report_task_bound(const GsSchedSummary *m, const GsTaskSum *t);
+
+/* Energy (docs/energy.md): the run's, 0 when the config has no [energy] section. */
+int report_energy(const GsSchedSummary *m, const GsRunStats *r, GsEnergy *e);
+/* pj[t]: the energy of task t summed over iterations: its episodes' dynamic energy plus the
+ * chip's static power over its cycles cyc[t] (report_task_cycles); all 0 without energy or
+ * when the episodes are not the emitter's. */
+void report_task_energy(const GsSchedSummary *m, const GsRunStats *r, const uint64_t *cyc, double *pj);
+
+/* The energy lines of the text report, the JSON member `"energy": {...}` (or null), and the
+ * --compare energy table (report_energy.c). */
+void report_energy_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s);
+void report_energy_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s);
+void report_compare_energy_text(FILE *out, const GsSchedSummary *const *ls, const GsRunStats *const *rs,
+                                int n);
 
 typedef enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV } GsReportFormat;
 void report_write(FILE *out, GsReportFormat f, const GsSchedSummary *m, const GsRunStats *r,

@@ -10,6 +10,8 @@
  *                     figures, core numbering
  *   arch_schema.h     arch_: the config schema table shared by arch.c and arch_report.c
  *   arch_report.c     arch_: --describe (text, JSON) and docs/config.md, from the schema table
+ *   energy.[ch]       energy_: energy from action counts and the config's [energy] figures;
+ *                     --describe's energy part (docs/energy.md)
  *   graph.[ch]        graph_: graph IR: tensors and ops as arrays with integer ids (graph_priv.h
  *                     inside); reshape roots and graph outputs
  *   graph_infer.c     graph_: batch binding and shape inference
@@ -52,6 +54,7 @@
  *   gt_*.c            gt_: one file per GraphTurbo pass, and the schedule dump (map in gt.h)
  *   summary.h         the run as the report sees it: tasks, groups, totals (no functions)
  *   report.[ch]       report_: the run report (text, JSON, CSV) and the --compare table
+ *   report_energy.c   report_: the report's energy lines, JSON member and --compare table
  *
  * Errors: a user error prints `file:line:col: error: msg` (plus the line and a caret when the
  * text is at hand) and exits 1; an internal bug calls die() which exits 3.

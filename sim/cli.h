@@ -48,6 +48,8 @@ struct CliOptions {
   }
   const char *trace = nullptr;    // --trace FILE.gtt.gz (program runs; traces/README.md)
   const char *perfetto = nullptr; // --perfetto FILE.json (program runs)
+  bool trace_instructions = false; // --trace-detail instruction (default kernel)
+  double trace_from = 0, trace_to = -1; // --trace-window FROM:TO cycles (TO < 0: to the end)
   const char *compare = nullptr;  // --compare a,b: one table, a row per strategy (sim/cli_run.cpp)
   long long batch_per_cluster = 0; // --batch-per-cluster P; 0 = the whole share if it fits
   bool batch_per_cluster_auto = false; // --batch-per-cluster auto: the best divisor, by simulation
@@ -124,4 +126,7 @@ std::string cli_context_apply(const std::string &report, GsReportFormat f, bool 
 // when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
 // REASON" on stderr.
 int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
+// The trace files and their view (--trace, --perfetto, --trace-detail, --trace-window) into so.
+struct SimOptions;
+void cli_trace_options(const CliOptions &o, SimOptions *so);
 #endif

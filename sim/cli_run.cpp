@@ -124,18 +124,30 @@ static void check_gt_options(const CliOptions &o, const std::vector<Strategy> &v
 
 // Unit busy cycles by unit kind from the simulator's per-queue stats "q.cC.kK.UNIT.busy_cycles".
 static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
-                          std::vector<uint64_t> &episodes) {
+                          std::vector<uint64_t> &episodes, std::vector<GsActions> &actions) {
   memset(rs, 0, sizeof *rs);
   report_init_units(rs, a);
   rs->cycles = r.cycles;
   // kernel boundaries as cluster 0 sees them: chip barriers and its own cluster barriers
+  // with the actions up to each (chip-wide counts, also at cluster 0's own barriers)
+  std::vector<std::pair<uint64_t, const GsActions *>> ep;
+  for (size_t i = 0; i < r.episodes.size(); i++) ep.push_back({r.episodes[i].cycle, &r.episode_actions[i]});
+  for (size_t i = 0; i < r.cluster_episodes.size(); i++)
+    if (r.cluster_episodes[i].cluster == 0)
+      ep.push_back({r.cluster_episodes[i].cycle, &r.cluster_episode_actions[i]});
+  std::stable_sort(ep.begin(), ep.end(),
+                   [](const std::pair<uint64_t, const GsActions *> &x,
+                      const std::pair<uint64_t, const GsActions *> &y) { return x.first < y.first; });
   episodes.clear();
-  for (const SimEpisode &e : r.episodes) episodes.push_back(e.cycle);
-  for (const SimEpisode &e : r.cluster_episodes)
-    if (e.cluster == 0) episodes.push_back(e.cycle);
-  std::sort(episodes.begin(), episodes.end());
+  actions.clear();
+  for (const auto &e : ep) {
+    episodes.push_back(e.first);
+    actions.push_back(*e.second);
+  }
   rs->nepisodes = (int)episodes.size();
   rs->episode_end = episodes.data();
+  rs->episode_actions = actions.data();
+  rs->actions = r.actions;
   rs->ddr_read = r.stats.get("ddr.read_bytes");
   rs->ddr_write = r.stats.get("ddr.write_bytes");
   // per unit kind, summed over its queues: "q.cC.kK.UNIT.<what>_cycles"
@@ -225,6 +237,7 @@ struct RunOut {
   GsLowered *l = nullptr;
   GsRunStats rs;
   std::vector<uint64_t> episodes;
+  std::vector<GsActions> episode_actions;
   double tune_throughput = 0, tune_latency = 0;  // --batch-per-cluster auto: its figures
   RunOut() = default;
   RunOut(const RunOut &) = delete;
@@ -268,6 +281,29 @@ struct RunEnv {
   GsDiag *d;
 };
 
+void cli_trace_options(const CliOptions &o, SimOptions *so) {
+  so->trace_path = o.trace;
+  so->perfetto_path = o.perfetto;
+  so->perfetto_instructions = o.trace_instructions;
+  so->trace_from = o.trace_from;
+  so->trace_to = o.trace_to;
+}
+
+// The name of each barrier episode of a scheduled run, for the Perfetto trace's slices: the
+// task it ends, after its graphturbo instance when the schedule has them ("g3.1 layer2.0.c1").
+static std::vector<std::string> episode_names(const GsSchedSummary &m) {
+  std::vector<std::string> inst((size_t)m.ntasks);
+  for (int g = 0; g < m.ngroups; g++)
+    for (int t = m.group[g].t0; t < m.group[g].t1 && t < m.ntasks; t++)
+      inst[(size_t)t] = "g" + std::to_string(m.group[g].group) + "." + std::to_string(m.group[g].index) + " ";
+  std::vector<std::string> v;
+  for (int e = 0; e < m.nepisodes; e++) {
+    int t = m.episode_task[e];
+    v.push_back(t < 0 || t >= m.ntasks ? "set-up" : inst[(size_t)t] + m.task[t].name);
+  }
+  return v;
+}
+
 // Simulates ro's program (with the command line's traces when `traces`) and fills its stats;
 // returns 0, or the exit status after printing the simulator's report.
 static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
@@ -275,8 +311,8 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   SimOptions so;
   so.program_name = e.path;
   if (traces) {
-    so.trace_path = e.o.trace;
-    so.perfetto_path = e.o.perfetto;
+    cli_trace_options(e.o, &so);
+    if (so.perfetto_path) so.episode_names = episode_names(*lower_summary(ro->l));
   }
   SimResult r;
   double t1 = wall_seconds();
@@ -296,7 +332,7 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
             lower_sched_name(k), r.message.c_str());
     return st == 1 ? GS_EXIT_INPUT : GS_EXIT_SIM;
   }
-  fill_runstats(&ro->rs, e.a, r, ro->episodes);
+  fill_runstats(&ro->rs, e.a, r, ro->episodes, ro->episode_actions);
   return GS_EXIT_OK;
 }
 

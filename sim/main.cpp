@@ -94,6 +94,9 @@ static const char *usage_text =
     "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
     "  --trace FILE.gtt.gz    buffer occupancy and unit activity over time (traces/README.md)\n"
     "  --perfetto FILE.json   the same as Chrome trace-event JSON for ui.perfetto.dev\n"
+    "  --trace-detail D       Perfetto slices per kernel (default: a slice per queue and\n"
+    "                         barrier episode, named by its kernel) or per instruction\n"
+    "  --trace-window A:B     both traces keep only cycles [A, B) (B empty: to the end)\n"
     "                         (the transfer chunk size is the config key chip.chunk_bytes;\n"
     "                         env GTSIM_CHUNK_BYTES overrides it, --set overrides both)\n"
     "Output:\n"
@@ -189,8 +192,7 @@ static int cmd_run_program(const CliOptions &o) {
   {
     Simulator sim(a);
     SimOptions so;
-    so.trace_path = o.trace;
-    so.perfetto_path = o.perfetto;
+    cli_trace_options(o, &so);
     so.program_name = o.inputs[0];
     SimResult r;
     rc = sim.run(p, so, &r);
@@ -218,7 +220,7 @@ enum { O_STATS = 320, O_BATCH };
 enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
-enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE };
+enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE, O_TRACE_DETAIL, O_TRACE_WINDOW };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -256,10 +258,30 @@ static const struct option longopts[] = {
     {"batch-per-cluster", required_argument, 0, O_BPC},
     {"timing", no_argument, 0, O_TIMING},
     {"objective", required_argument, 0, O_OBJECTIVE},
+    {"trace-detail", required_argument, 0, O_TRACE_DETAIL},
+    {"trace-window", required_argument, 0, O_TRACE_WINDOW},
     {0, 0, 0, 0},
 };
 
 // Stores one option's value in o. Returns -1 to go on, or the exit status (--help, --version).
+// --trace-window A:B (cycles, B may be empty: to the end of the run).
+static void trace_window_option(CliOptions &o, const char *arg) {
+  char *end;
+  errno = 0;
+  long long from = strtoll(arg, &end, 10), to = -1;
+  bool ok = end != arg && *end == ':' && from >= 0 && errno == 0;
+  if (ok && end[1]) {
+    const char *b = end + 1;
+    to = strtoll(b, &end, 10);
+    ok = end != b && !*end && to > from && errno == 0;
+  }
+  if (!ok)
+    usage_error((std::string("--trace-window takes FROM:TO cycles (0 <= FROM < TO, TO may be empty), "
+                             "not '") + arg + "'").c_str());
+  o.trace_from = (double)from;
+  o.trace_to = (double)to;
+}
+
 static int apply_option(CliOptions &o, int c, const char *name, const char *arg) {
   switch (c) {
   case O_ARCH: o.arch = arg; break;
@@ -300,6 +322,12 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
       usage_error((std::string("--objective takes throughput or latency, not '") + arg + "'").c_str());
     o.objective_latency = !strcmp(arg, "latency");
     break;
+  case O_TRACE_DETAIL:
+    if (strcmp(arg, "kernel") != 0 && strcmp(arg, "instruction") != 0)
+      usage_error((std::string("--trace-detail takes kernel or instruction, not '") + arg + "'").c_str());
+    o.trace_instructions = !strcmp(arg, "instruction");
+    break;
+  case O_TRACE_WINDOW: trace_window_option(o, arg); break;
   default: die("option code %d has no case", c);
   }
   return -1;
@@ -378,11 +406,14 @@ static const Mode MODE_LOWER_DUMP{"--dump-after STEP",
                                   GT_KERNEL_OPTS, 1, run_lower_dump};
 static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
 static const Mode MODE_EMIT_PROGRAM{"--emit of a program file", "emit arch set", 1, cmd_emit_program};
-static const Mode MODE_RUN_PROGRAM{"a program run", "arch set json csv o trace perfetto", 1, cmd_run_program};
+static const Mode MODE_RUN_PROGRAM{"a program run",
+                                   "arch set json csv o trace perfetto trace-detail trace-window", 1,
+                                   cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch sched compare batch-per-cluster json csv o trace "
-                                 "perfetto emit timing objective" GT_GRAPH_OPTS GT_KERNEL_OPTS,
+                                 "perfetto trace-detail trace-window emit timing objective" GT_GRAPH_OPTS
+                                 GT_KERNEL_OPTS,
                                  1, cli_run_model};
 
 // The mode the options ask for (the first that applies, in this order), or null when none does.
@@ -413,6 +444,10 @@ static void check_used(const CliOptions &o, const Mode &m) {
     usage_error((std::string("'") + o.inputs[m.inputs] + "' is not used by " + m.name +
                  (m.inputs ? " (it takes one input file)" : " (it takes no input file)")).c_str());
   if (!o.sets.empty() && !o.arch) usage_error("--set overrides a key of --arch: give --arch NAME");
+  if (cli_given(o, "trace-detail") && !o.perfetto)
+    usage_error("--trace-detail is not used without --perfetto (the .gtt trace is per instruction)");
+  if (cli_given(o, "trace-window") && !o.perfetto && !o.trace)
+    usage_error("--trace-window is not used without --trace or --perfetto");
 }
 
 // Resolves --arch and the model names through the search path (sim/cli_find.cpp).

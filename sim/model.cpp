@@ -20,6 +20,7 @@
 #include <cstring>
 #include <new>
 
+#include "actions.h"
 #include "trace.h"
 
 using namespace sc_core;
@@ -236,6 +237,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   gs_assert(d >= 0);
   double t0 = now();
   std::string e;
+  double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
@@ -243,6 +245,8 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, m * k * es), who);
     if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
+    rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es);
+    wr = (double)(m * n * es);
     q.macs += (double)m * (double)n * (double)k;
     q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
@@ -260,11 +264,17 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
     if (e.empty())
       e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
+    // energy (actions.h): every element of a the op reads (a window's again), of b as far as
+    // elems reaches into it, and the results
+    if (e.empty() && in.r[2]) rd += (double)std::min(elems * es, mem.region(in.r[2]).bytes);
+    rd += (double)(elems * es);
+    wr = (double)(out * es);
   }
   if (!e.empty()) return fail(qid, idx, e);
   if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
   q.busy += (double)d;
+  actions_compute(&actions_, arch, q.unit_kind, q.core, in, rd, wr);
   for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
   return !abort_;
 }
@@ -427,10 +437,15 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (mp.xcluster) traffic_.cluster_link += b;
   traffic_.ddr_burst += ddr_total;
   traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);
+  actions_transfer(&actions_, arch, SB, DB, mp.noc, mp.xcluster, b);
   q.stall_data += mp.latency;
   q.stall_res += stall;
   q.busy += (t1 - t0) - mp.latency - stall;
-  for (auto &r : recorders_) r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
+  for (auto &r : recorders_) {
+    r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
+    r->traffic(t0 - start_, t1 - start_, (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0),
+               mp.noc ? b : 0);
+  }
   return true;
 }
 
@@ -472,10 +487,14 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
       hb.update_floor();  // lets the access logs drop what every queue is ordered after
       mem.prune_logs();
       episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
+      episode_actions_.push_back(actions_);
       traffic_.ddr_since_episode = 0;
     } else {
       cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
+      cluster_episode_actions_.push_back(actions_);
     }
+    if (in.sub == SCOPE_CHIP || q.cluster == 0)
+      for (auto &r : recorders_) r->episode(t0 - start_);
     return true;
   }
   b.waiters.push_back(qid);

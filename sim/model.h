@@ -209,6 +209,9 @@ class SimModel : public sc_core::sc_module {
   uint64_t running_ = 0;
   std::map<std::string, SyncObj> barriers_, sems_;
   Traffic traffic_;
+  GsActions actions_{};                    // actions.h
+  std::vector<GsActions> episode_actions_;  // actions_ at each chip episode's end
+  std::vector<GsActions> cluster_episode_actions_;  // and at each cluster episode's
   std::vector<SimEpisode> episodes_;
   std::vector<SimEpisode> cluster_episodes_;
   std::vector<std::unique_ptr<SimRecorder>> recorders_;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "actions.h"
 #include "model.h"
 #include "trace.h"
 
@@ -176,6 +177,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
       st.add(p + ".mac_utilization", "ratio", "MACs / (peak MACs per cycle x run cycles)", q.ideal / cyc);
     }
   }
+  actions_register_stats(arch, actions_, cycles / (arch->clock_mhz * 1e6), st);
   for (const Buffer &b : mem.bufs) {
     if (b.peak == 0) continue;
     st.add("buf." + b.name + ".peak_bytes", "B", "peak allocated bytes", (double)b.peak);
@@ -196,6 +198,9 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   barriers_.clear();
   sems_.clear();
   traffic_ = Traffic();
+  actions_ = GsActions();
+  episode_actions_.clear();
+  cluster_episode_actions_.clear();
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
@@ -234,13 +239,18 @@ bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
 // cannot be opened (the message in r).
 bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
   std::string err;
+  TraceView v;
+  v.from = o.trace_from;
+  v.to = o.trace_to;
+  v.instructions = o.perfetto_instructions;
+  v.names = o.episode_names;
   if (o.trace_path) {
-    auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, &err);
+    auto t = trace_gtt_open(o.trace_path, arch->clock_mhz, v, &err);
     if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
   if (o.perfetto_path) {
-    auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, &err);
+    auto t = trace_perfetto_open(o.perfetto_path, arch->clock_mhz, v, &err);
     if (!t) { r->status = GS_EXIT_INPUT; r->message = err; return false; }
     recorders_.push_back(std::move(t));
   }
@@ -302,6 +312,9 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   r->cycles = (uint64_t)cycles;
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
+  r->actions = actions_;
+  r->episode_actions = episode_actions_;
+  r->cluster_episode_actions = cluster_episode_actions_;
   register_stats(r, cycles);
   std::string err;
   for (auto &rec : recorders_)

@@ -12,6 +12,8 @@
 //   hb.h/.cpp           happens-before between queues: vector clocks (the race checks)
 //   model.h/.cpp        model_: the SystemC modules, one per resource, and the queue threads
 //   stats.cpp           the stats registry and its text/JSON printers
+//   actions.h/.cpp      actions_: counts of what instructions did (MACs, element passes, bytes
+//                       per level), for energy (sched/energy.h), and their stats
 //   trace.h/.cpp        trace_: recorders: the .gtt.gz occupancy/activity trace and Perfetto JSON
 //   cli.h, main.cpp     cli_: the command line: options, modes, cli_main() (main and sc_main)
 //   cli_*.cpp           cli_: one file per mode (run, convert, stats, graphturbo dumps), output,
@@ -37,6 +39,7 @@
 
 extern "C" {
 #include "arch.h"
+#include "energy.h"
 #include "prog.h"
 }
 
@@ -67,6 +70,13 @@ class SimStats {
 struct SimOptions {
   const char *trace_path = nullptr;     // --trace FILE.gtt.gz (traces/README.md)
   const char *perfetto_path = nullptr;  // --perfetto FILE.json (Chrome trace-event JSON)
+  // --trace-detail: the Perfetto trace has a slice per queue per barrier episode (false: named
+  // by episode_names, the task each episode ends) or per instruction (true).
+  bool perfetto_instructions = false;
+  std::vector<std::string> episode_names;  // [episode]: chip episodes and cluster 0's, in order
+  // --trace-window FROM:TO: both traces keep only what happens in cycles [from, to) (to < 0: to
+  // the end), slices clipped to it.
+  double trace_from = 0, trace_to = -1;
   const char *program_name = nullptr;   // file name used in check messages (may be null)
   // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
@@ -93,6 +103,9 @@ struct SimResult {
   uint64_t instructions = 0;  // instructions executed
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order
   std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
+  GsActions actions{};     // what the run did, by unit kind and level (sched/energy.h)
+  std::vector<GsActions> episode_actions;  // actions up to the end of each chip episode
+  std::vector<GsActions> cluster_episode_actions;  // and of each cluster episode
   SimStats stats;          // everything else, registered by name (docs/timing.md, "Stats")
 };
 

@@ -3,7 +3,11 @@
 // interrupted run never leaves a truncated file under the final name (a device or FIFO PATH is
 // written directly).
 //   .gtt.gz  — line-oriented text through zlib's gzwrite (traces/README.md)
-//   .json    — Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)
+//   .json    — Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): by default a slice
+//              per queue and barrier episode, named by the task the episode ends (a kernel, a
+//              graphturbo instance's kernel), so a batch-64 run stays a few MB; per instruction
+//              on request; DDR and interconnect bandwidth counters per episode either way.
+// Both keep only the cycles of the TraceView's window, slices clipped to it.
 #include "trace.h"
 #include "util.h"
 
@@ -12,6 +16,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -42,9 +47,20 @@ void discard(const std::string &tmp, const std::string &path) {
   util_tmp_untrack(tmp.c_str());
 }
 
+// Clips [*s, *e] to the view's window; false when nothing of it is inside.
+bool clip(const TraceView &v, double *s, double *e) {
+  if ((v.to >= 0 && *s >= v.to) || *e < v.from) return false;
+  *s = std::max(*s, v.from);
+  if (v.to >= 0) *e = std::min(*e, v.to);
+  return *e >= *s;
+}
+
+bool inside(const TraceView &v, double t) { return t >= v.from && (v.to < 0 || t < v.to); }
+
 class GttRecorder : public SimRecorder {
  public:
-  GttRecorder(gzFile f, std::string path, std::string tmp) : f_(f), path_(std::move(path)), tmp_(std::move(tmp)) {}
+  GttRecorder(gzFile f, std::string path, std::string tmp, TraceView v)
+      : f_(f), path_(std::move(path)), tmp_(std::move(tmp)), v_(std::move(v)) {}
   ~GttRecorder() override {
     if (f_) {
       gzclose(f_);
@@ -56,9 +72,17 @@ class GttRecorder : public SimRecorder {
   }
   void queue(int id, const std::string &name) override { gzprintf(f_, "queue %d %s\n", id, name.c_str()); }
   void occupancy(double cycle, int buf, int64_t bytes) override {
+    if ((size_t)buf >= last_.size()) last_.resize((size_t)buf + 1, -1);
+    if (!inside(v_, cycle)) {
+      last_[(size_t)buf] = bytes;  // written at the window's start (gtt readers step-plot)
+      return;
+    }
+    if (!entered_) enter();
     gzprintf(f_, "o %.10g %d %lld\n", cycle, buf, (long long)bytes);
   }
   void activity(int q, double start, double end, const char *what, size_t idx) override {
+    if (!clip(v_, &start, &end)) return;
+    if (!entered_) enter();
     gzprintf(f_, "a %.10g %.10g %d %s %zu\n", start, end, q, what, idx);
   }
   bool finish(uint64_t cycles, std::string *err) override {
@@ -74,14 +98,24 @@ class GttRecorder : public SimRecorder {
   }
 
  private:
+  // The first event inside the window: the occupancy each buffer had when it opened.
+  void enter() {
+    entered_ = true;
+    for (size_t b = 0; b < last_.size(); b++)
+      if (last_[b] >= 0) gzprintf(f_, "o %.10g %zu %lld\n", v_.from, b, (long long)last_[b]);
+  }
   gzFile f_;
   std::string path_, tmp_;
+  TraceView v_;
+  std::vector<int64_t> last_;  // per buffer: the occupancy before the window, -1: none
+  bool entered_ = false;
 };
 
 class PerfettoRecorder : public SimRecorder {
  public:
-  PerfettoRecorder(FILE *f, std::string path, std::string tmp, double mhz)
-      : f_(f), path_(std::move(path)), tmp_(std::move(tmp)), us_per_cycle_(1.0 / mhz) {
+  PerfettoRecorder(FILE *f, std::string path, std::string tmp, double mhz, TraceView v)
+      : f_(f), path_(std::move(path)), tmp_(std::move(tmp)), us_per_cycle_(1.0 / mhz),
+        gbps_per_byte_per_cycle_(mhz / 1000.0), v_(std::move(v)) {
     fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n", f_);
     fputs("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"gtsim\"}}", f_);
   }
@@ -100,18 +134,36 @@ class PerfettoRecorder : public SimRecorder {
             id + 1, name.c_str());
     fprintf(f_, ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
             id + 1, id);
+    if ((size_t)id >= agg_.size()) agg_.resize((size_t)id + 1);
   }
   void occupancy(double cycle, int buf, int64_t bytes) override {
+    if (!inside(v_, cycle)) return;
     fprintf(f_, ",\n{\"name\": \"%s bytes\", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, \"args\": {\"bytes\": %lld}}",
             bufs_[(size_t)buf].c_str(), cycle * us_per_cycle_, (long long)bytes);
   }
   void activity(int q, double start, double end, const char *what, size_t idx) override {
+    if (!v_.instructions) {  // folded into the queue's slice of this episode
+      Agg &a = agg_[(size_t)q];
+      if (a.n++ == 0) a.start = start;
+      a.end = std::max(a.end, end);
+      a.busy += end - start;
+      return;
+    }
+    double s = start, e = end;
+    if (!clip(v_, &s, &e)) return;
     fprintf(f_, ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.6f, \"dur\": %.6f, "
-            "\"args\": {\"index\": %zu, \"start_cycle\": %.10g, \"end_cycle\": %.10g}}",
-            what, q + 1, start * us_per_cycle_, (end - start) * us_per_cycle_, idx, start, end);
+            "\"args\": {\"index\": %zu, \"episode\": %zu, \"start_cycle\": %.10g, \"end_cycle\": %.10g}}",
+            what, q + 1, s * us_per_cycle_, (e - s) * us_per_cycle_, idx, episode_, start, end);
   }
+  void traffic(double, double, double ddr, double noc) override {
+    ddr_ += ddr;
+    noc_ += noc;
+  }
+  void episode(double cycle) override { close_episode(cycle); }
   bool finish(uint64_t cycles, std::string *err) override {
-    fprintf(f_, "\n],\n\"otherData\": {\"cycles\": %llu}}\n", (unsigned long long)cycles);
+    close_episode((double)cycles);
+    fprintf(f_, "\n],\n\"otherData\": {\"cycles\": %llu, \"episodes\": %zu}}\n",
+            (unsigned long long)cycles, episode_);
     bool ok = !ferror(f_);
     ok = fclose(f_) == 0 && ok;
     f_ = nullptr;
@@ -124,15 +176,60 @@ class PerfettoRecorder : public SimRecorder {
   }
 
  private:
+  struct Agg {  // a queue's instructions in the current episode
+    double start = 0, end = 0, busy = 0;
+    uint64_t n = 0;
+  };
+
+  // The episode that ends at `cycle`: a slice per queue that ran in it, and the bandwidth
+  // counters over it.
+  void close_episode(double cycle) {
+    std::string name = episode_ < v_.names.size() && !v_.names[episode_].empty()
+                           ? v_.names[episode_]
+                           : "episode " + std::to_string(episode_);
+    for (size_t q = 0; q < agg_.size(); q++) {
+      Agg &a = agg_[q];
+      double s = a.start, e = a.end;
+      if (a.n && clip(v_, &s, &e)) {
+        fputs(",\n{\"name\": ", f_);
+        util_json_str(f_, name.c_str());
+        fprintf(f_, ", \"ph\": \"X\", \"pid\": 1, \"tid\": %zu, \"ts\": %.6f, \"dur\": %.6f, \"args\": "
+                "{\"episode\": %zu, \"instructions\": %llu, \"busy_cycles\": %.10g, \"start_cycle\": %.10g, "
+                "\"end_cycle\": %.10g}}", q + 1, s * us_per_cycle_, (e - s) * us_per_cycle_, episode_,
+                (unsigned long long)a.n, a.busy, a.start, a.end);
+      }
+      a = Agg();
+    }
+    double s = prev_, e = cycle;
+    if (clip(v_, &s, &e)) {
+      double per = cycle > prev_ ? gbps_per_byte_per_cycle_ / (cycle - prev_) : 0;
+      counter("DDR GB/s", s, ddr_ * per);
+      counter("interconnect GB/s", s, noc_ * per);
+    }
+    ddr_ = noc_ = 0;
+    prev_ = cycle;
+    episode_++;
+  }
+  void counter(const char *name, double cycle, double v) {
+    fprintf(f_, ",\n{\"name\": \"%s\", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, \"args\": {\"GB/s\": %.6g}}",
+            name, cycle * us_per_cycle_, v);
+  }
+
   FILE *f_;
   std::string path_, tmp_;
-  double us_per_cycle_;
+  double us_per_cycle_, gbps_per_byte_per_cycle_;
+  TraceView v_;
   std::vector<std::string> bufs_;
+  std::vector<Agg> agg_;        // per queue id
+  size_t episode_ = 0;          // episodes closed so far
+  double prev_ = 0;             // the last episode's end
+  double ddr_ = 0, noc_ = 0;    // bytes in the current episode
 };
 
 }  // namespace
 
-std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, std::string *err) {
+std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, const TraceView &v,
+                                            std::string *err) {
   std::string tmp = tmp_name(path);
   gzFile f = gzopen(tmp.c_str(), "wb6");
   if (!f) {
@@ -142,11 +239,11 @@ std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, 
   }
   gzbuffer(f, 1 << 16);
   gzprintf(f, "gtt 1 clock_mhz %.10g\n", clock_mhz);
-  return std::unique_ptr<SimRecorder>(new GttRecorder(f, path, tmp));
+  return std::unique_ptr<SimRecorder>(new GttRecorder(f, path, tmp, v));
 }
 
 std::unique_ptr<SimRecorder> trace_perfetto_open(const char *path, double clock_mhz,
-                                                 std::string *err) {
+                                                 const TraceView &v, std::string *err) {
   std::string tmp = tmp_name(path);
   FILE *f = fopen(tmp.c_str(), "w");
   if (!f) {
@@ -154,5 +251,5 @@ std::unique_ptr<SimRecorder> trace_perfetto_open(const char *path, double clock_
     discard(tmp, path);
     return nullptr;
   }
-  return std::unique_ptr<SimRecorder>(new PerfettoRecorder(f, path, tmp, clock_mhz));
+  return std::unique_ptr<SimRecorder>(new PerfettoRecorder(f, path, tmp, clock_mhz, v));
 }

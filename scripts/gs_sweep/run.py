@@ -45,6 +45,14 @@ def metrics_of(report, describe):
                 m[sec + "." + k] = v
     for k, v in report.get("utilization", {}).items():
         m["util." + k] = v
+    energy = report.get("energy") or {}  # null without an [energy] section (docs/energy.md)
+    for k, v in energy.items():
+        if num(v):
+            m["energy." + k] = v
+    for k, v in energy.get("units_j", {}).items():
+        m["energy.unit." + k + "_j"] = v
+    for k, v in energy.get("parts_j", {}).items():
+        m["energy.part." + k + "_j"] = v
     gt = report.get("graphturbo")
     if gt:
         m["spills"], m["spill_bytes"] = gt["spills"], gt["spill_bytes"]

@@ -34,7 +34,7 @@ check_eval "--json is valid JSON with 4 kernels and the roofline" \
 "$GTSIM" $A "$tmp/m.gtg" $T --csv -o "$tmp/c.csv" >"$tmp/c.out" 2>&1
 check_eval "--csv -o writes the file and nothing on stdout" "[ -s '$tmp/c.csv' ] && [ ! -s '$tmp/c.out' ]"
 check_eval "--csv has a header (the context's columns first), 4 kernel rows and a total row" \
-  "head -1 '$tmp/c.csv' | grep -q '^gtsim_version,.*,strategy,batch_per_cluster,kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output\$' && [ \$(wc -l <'$tmp/c.csv') -eq 6 ] && tail -1 '$tmp/c.csv' | grep -q ',tvm,[0-9]*,(total),'"
+  "head -1 '$tmp/c.csv' | grep -q '^gtsim_version,.*,strategy,batch_per_cluster,kernel,ops,cycles,ddr_read_bytes,ddr_write_bytes,flops,bound,output,energy_j\$' && [ \$(wc -l <'$tmp/c.csv') -eq 6 ] && tail -1 '$tmp/c.csv' | grep -q ',tvm,[0-9]*,(total),'"
 
 "$GTSIM" $A "$tmp/m.gtg" $T --json >"$tmp/j2.json" 2>&1
 check_eval "two runs give identical reports" "cmp -s '$tmp/j.json' '$tmp/j2.json'"
@@ -46,7 +46,7 @@ check_eval "default strategy is graphturbo (level full)" \
 check_eval "graphturbo text report has an instance table" "grep -qE '^# +instance +samples +layers' '$tmp/g.txt' && grep -qE '^0 +g0\.0 ' '$tmp/g.txt'"
 "$GTSIM" $A "$tmp/m.gtg" --csv >"$tmp/g.csv" 2>&1
 check_eval "graphturbo --csv: instance rows and a total row" \
-  "head -1 '$tmp/g.csv' | grep -q '^gtsim_version,.*,strategy,batch_per_cluster,instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,ddr_write_bytes,spills\$' && tail -1 '$tmp/g.csv' | grep -q ',graphturbo:full,[0-9]*,(total),'"
+  "head -1 '$tmp/g.csv' | grep -q '^gtsim_version,.*,strategy,batch_per_cluster,instance,group,samples_lo,samples_hi,layers,cores,cycles,ddr_read_bytes,ddr_write_bytes,spills,energy_j\$' && tail -1 '$tmp/g.csv' | grep -q ',graphturbo:full,[0-9]*,(total),'"
 "$GTSIM" $A "$tmp/m.gtg" --json >"$tmp/g.json" 2>&1
 check_eval "graphturbo --json: level, order, instances whose layers add up to the kernels" \
   "$PY -c 'import json; d=json.load(open(\"$tmp/g.json\")); g=d[\"graphturbo\"]; assert g[\"level\"]==\"full\"; assert sum(i[\"layers\"] for i in g[\"instances\"])==len(d[\"kernels\"]); assert d[\"strategy\"]==\"graphturbo:full\"' 2>/dev/null"

@@ -126,7 +126,7 @@ check_model() {  # check_model LABEL MATRIX_UNIT VECTOR_UNIT GTG GTSIM-ARGS...
   local lv fail=""
   for lv in full instances; do
     "$GTSIM" "$@" "$gtg" --sched graphturbo:$lv --json -o "$tmp/$label.$lv.json" \
-      --perfetto "$tmp/$label.$lv.pf.json" 2>"$tmp/err" || fail="$lv: exit $? $(head -c 300 "$tmp/err")"
+      --perfetto "$tmp/$label.$lv.pf.json" --trace-detail instruction 2>"$tmp/err" || fail="$lv: exit $? $(head -c 300 "$tmp/err")"
   done
   if [ -n "$fail" ]; then nok "$label: runs under full and instances" "$fail"; return; fi
   local msg

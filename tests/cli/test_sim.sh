@@ -56,7 +56,7 @@ if cmp -s "$tmp/p.stats" $CASES/pipeline.stats.golden; then ok "pipeline.gtasm s
 else nok "pipeline.gtasm stats equal the golden file" "$(diff "$tmp/p.stats" $CASES/pipeline.stats.golden | head -5)"; fi
 
 # 4. traces: .gtt.gz decompresses to the documented records; Perfetto JSON loads
-"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$tmp/p.gtt.gz" --perfetto "$tmp/p.json" >/dev/null; rc=$?
+"$GTSIM" "${ARCH[@]}" $CASES/pipeline.gtasm --trace "$tmp/p.gtt.gz" --perfetto "$tmp/p.json" --trace-detail instruction >/dev/null; rc=$?
 if [ "$rc" -eq 0 ] && zcat "$tmp/p.gtt.gz" | head -1 | grep -q '^gtt 1 clock_mhz 1000$' &&
    [ "$(zcat "$tmp/p.gtt.gz" | grep -c '^a ')" -eq 5 ] && zcat "$tmp/p.gtt.gz" | tail -1 | grep -qx 'end 1202'
 then ok "--trace: header, 5 activity records (3 movs, gemm, vec), end 1202"
@@ -69,7 +69,7 @@ d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 names = {e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
 xs = [e for e in ev if e.get("ph") == "X"]
-cs = [e for e in ev if e.get("ph") == "C"]
+cs = [e for e in ev if e.get("ph") == "C" and e["name"].endswith(" bytes")]  # occupancy, not bandwidth
 # tracks for the 5 queues, 5 timed instructions, occupancy counters, gemm at 359..879 cycles (1 GHz: us = cycles/1000)
 g = [e for e in xs if e["name"] == "gemm"][0]
 ok = names == {"c0.dma0", "c0.k0.dma_in", "c0.k0.mme", "c0.k0.vec", "c0.k0.dma_out"} and len(xs) == 5 \

@@ -125,7 +125,7 @@ G
 fail=""
 for lv in full instances; do
   "$GTSIM" "${A1[@]}" "$tmp/st.gtg" --sched graphturbo:$lv --json -o "$tmp/st.$lv.json" \
-    --perfetto "$tmp/st.$lv.pf.json" --emit "$tmp/st.$lv.gtasm" 2>"$tmp/err" || fail="$lv: exit $? $(head -c 300 "$tmp/err")"
+    --perfetto "$tmp/st.$lv.pf.json" --trace-detail instruction --emit "$tmp/st.$lv.gtasm" 2>"$tmp/err" || fail="$lv: exit $? $(head -c 300 "$tmp/err")"
 done
 if [ -n "$fail" ]; then
   nok "the conv runs under full and instances" "$fail"

@@ -65,6 +65,8 @@ r = [x for x in rows if x["strategy"] == "graphturbo:lb" and x["set:core.pe.lb_k
 err = []
 for k in ("cycles", "ddr_read_bytes", "ddr_write_bytes", "throughput_samples_per_s"):
     if r[k] != d[k]: err.append("%s %r vs %r" % (k, r[k], d[k]))
+if r.get("energy.total_j") != d["energy"]["total_j"] or r.get("energy.part.ddr_j") != d["energy"]["parts_j"]["ddr"]:
+    err.append("energy %r vs %r" % (r.get("energy.total_j"), d["energy"]["total_j"]))
 hashes = {}
 for x in rows:
     if x["status"] == "ok":
@@ -76,7 +78,7 @@ print("; ".join(err) or "cycles %d" % r["cycles"])
 sys.exit(1 if err else 0)
 PYEOF
 )
-check_rc "a point's metrics = direct gtsim; one hash per config, six configs; version" $? "$msg"
+check_rc "a point's metrics (energy too) = direct gtsim; one hash per config, six configs; version" $? "$msg"
 
 # 3. failed points are not retried; --retry-failed retries them
 "$SW" run "$tmp/g.toml" -j 2 >/dev/null 2>"$tmp/err2"
