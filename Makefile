@@ -41,7 +41,8 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIMT_BIN  := $(SIMT_SRC:tests/sim/%.cpp=$(BUILD)/tests/%)
 TEST_BIN  := $(UNIT_BIN) $(SIMT_BIN)
 
-.PHONY: all test demo asan bench fuzz fuzz-onnx clean deps docs install uninstall FORCE
+.PHONY: all test demo asan bench fuzz fuzz-onnx fuzz-gtasm fuzz-gtp fuzz-cfg fuzz-sim clean deps docs \
+        install uninstall FORCE
 all: $(GTSIM)
 
 # The version: the release and the git commit (+dirty with uncommitted changes), in a header
@@ -147,20 +148,49 @@ uninstall:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
 
-# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c -> build/fuzz/fuzz_NAME.
-# `make fuzz` runs the .gtg parser's for FUZZ_SECONDS with the zoo as seed corpus;
-# `make fuzz-onnx` runs the ONNX importer's with the fixtures of tests/onnx/make_fixtures.py.
-# Crashes found are fixed and kept as regression inputs that the test suite replays.
+# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c -> build/fuzz/fuzz_NAME, run for FUZZ_SECONDS
+# over a seed corpus of the project's own files: `make fuzz` (.gtg; the zoo), `make fuzz-onnx`
+# (the fixtures of tests/onnx/make_fixtures.py), `make fuzz-gtasm` and `make fuzz-sim` (the
+# .gtasm cases), `make fuzz-gtp` (those cases assembled), `make fuzz-cfg` (configs/).
+# `fuzz-sim` runs programs on the simulator (tests/fuzz/fuzz_sim.cpp, C++ with SystemC).
+# Crashes found are fixed and kept as regression inputs (tests/fuzz/regress/NAME/) that the test
+# suite replays, with a short deterministic run of every target (test_fuzz_replay,
+# test_sim_fuzz_inputs).
 FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Isched -Isim -I$(GEN)
+FUZZ_RUN   := UBSAN_OPTIONS=halt_on_error=1 ASAN_OPTIONS=detect_stack_use_after_return=0
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SCHED_SRC) | $(DEPS_OK) $(GEN_SRC)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined -Isched -I$(GEN) \
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) \
 	  -o $@ $< $(SCHED_SRC) $(GEN_SRC) -lprotobuf-c -linih -lglpk -lz -lm
+# the simulator's: the C library compiled by clang first, then the C++ side linked with SystemC
+$(BUILD)/fuzz/fuzz_sim: tests/fuzz/fuzz_sim.cpp $(SCHED_SRC) $(SIM_SRC) | $(DEPS_OK) $(GEN_SRC)
+	@mkdir -p $(BUILD)/fuzz/simobj
+	cd $(BUILD)/fuzz/simobj && clang -std=c11 -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS:-I%=-I$(CURDIR)/%) \
+	  -fsanitize=fuzzer-no-link -c $(addprefix $(CURDIR)/,$(SCHED_SRC) $(GEN_SRC))
+	clang++ -std=c++17 $(FUZZ_FLAGS) -DFUZZ_SIM_SC_MAIN -o $@ $< $(filter-out sim/cli%,$(SIM_SRC)) \
+	  $(BUILD)/fuzz/simobj/*.o \
+	  -lsystemc -lprotobuf-c -linih -lglpk -lz -lm -lpthread
 fuzz: $(BUILD)/fuzz/fuzz_gtg
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp workloads/*.gtg $(BUILD)/fuzz/corpus/ 2>/dev/null || true
-	UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz/fuzz_gtg -dict=tests/fuzz/gtg.dict -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
+	$(FUZZ_RUN) $(BUILD)/fuzz/fuzz_gtg -dict=tests/fuzz/gtg.dict -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus
 fuzz-onnx: $(BUILD)/fuzz/fuzz_onnx
 	@mkdir -p $(BUILD)/fuzz/onnx-corpus
 	/usr/bin/python3 tests/onnx/make_fixtures.py $(BUILD)/fuzz/onnx-corpus >/dev/null
-	UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/onnx- $(BUILD)/fuzz/onnx-corpus
+	$(FUZZ_RUN) $(BUILD)/fuzz/fuzz_onnx -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/onnx- $(BUILD)/fuzz/onnx-corpus
+# (fuzz-sim without LeakSanitizer: it cannot follow SystemC's coroutine stacks, and stops)
+fuzz-gtasm fuzz-sim: fuzz-%: $(BUILD)/fuzz/fuzz_%
+	@mkdir -p $(BUILD)/fuzz/$*-corpus
+	cp tests/cases/asm/*.gtasm tests/cases/sim/*.gtasm $(BUILD)/fuzz/$*-corpus/
+	$(FUZZ_RUN)$(if $(filter sim,$*),:detect_leaks=0) $< $(if $(filter sim,$*),-detect_leaks=0) \
+	  -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$*- $(BUILD)/fuzz/$*-corpus
+fuzz-gtp: $(BUILD)/fuzz/fuzz_gtp $(GTSIM)
+	@mkdir -p $(BUILD)/fuzz/gtp-corpus
+	for f in tests/cases/sim/*.gtasm; do $(GTSIM) --arch configs/tiny.cfg $$f \
+	  --emit $(BUILD)/fuzz/gtp-corpus/$$(basename $$f .gtasm).gtp 2>/dev/null || true; done
+	$(FUZZ_RUN) $< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/gtp- $(BUILD)/fuzz/gtp-corpus
+fuzz-cfg: $(BUILD)/fuzz/fuzz_cfg
+	@mkdir -p $(BUILD)/fuzz/cfg-corpus
+	cp configs/*.cfg $(BUILD)/fuzz/cfg-corpus/
+	$(FUZZ_RUN) $< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/cfg- $(BUILD)/fuzz/cfg-corpus

@@ -40,8 +40,8 @@ GsInst *emit_inst(Emit *e, int qi, GsOpcode op) {
   in->op = (uint8_t)op;
   return in;
 }
-void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
-                    int64_t bytes, uint32_t init) {
+GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
+                   int64_t bytes, uint32_t init) {
   GsInst *in = emit_inst(e, qi, I_ALLOC);
   in->sub = (uint8_t)lvl;
   in->r[0] = r;
@@ -50,6 +50,7 @@ void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int6
   inst_alloc_set_core(in, core);
   inst_alloc_set_offset(in, off);
   inst_alloc_set_bytes(in, bytes);
+  return in;
 }
 void emit_free_region(Emit *e, int qi, uint32_t r) {
   GsInst *in = emit_inst(e, qi, I_FREE);
@@ -141,9 +142,16 @@ static void emit_barrier(Emit *e, GsScope scope, int task) {
   t->episode_task[t->nepisodes++] = task;
 }
 
-/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
-void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
-                  uint32_t st, const GsSpan *ss) {
+/* A gather's index list: `bytes` of region `reg`, which holds `tile`. */
+typedef struct {
+  uint32_t reg, tile;
+  int64_t bytes;
+} IdxList;
+
+/* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`; a gather names its
+ * index list ix (NULL: a plain copy), every mov it becomes the whole list. */
+static void mov_with_idx(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                         uint32_t st, const GsSpan *ss, const IdxList *ix) {
   if (ss->rows > 1 && ss->stride == 0) {
     /* the same source row every time (a one-row embedding table): a mov's stride 0 means a
      * row's length, so one mov per row */
@@ -152,7 +160,7 @@ void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint3
       GsSpan s1 = {ss->off, ss->row_bytes, 1, ss->row_bytes, 1, ss->row_bytes};
       GsSpan d1 = {ds->off + r * (ds->stride ? ds->stride : ds->row_bytes), ds->row_bytes, 1,
                    ds->row_bytes, 1, ds->row_bytes};
-      emit_mov(e, qi, dr, dt, &d1, sr, st, &s1);
+      mov_with_idx(e, qi, dr, dt, &d1, sr, st, &s1, ix);
     }
     return;
   }
@@ -170,7 +178,21 @@ void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint3
   inst_mov_set_planes(in, ss->planes);
   inst_mov_set_src_pstride(in, ss->pstride);
   inst_mov_set_dst_pstride(in, ds->pstride);
+  if (ix) {
+    in->r[2] = ix->reg;
+    in->t[2] = ix->tile;
+    inst_mov_set_idx_bytes(in, ix->bytes);
+  }
   gs_assert(span_bytes(ss) == span_bytes(ds) && ss->rows == ds->rows && ss->planes == ds->planes);
+}
+void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+              uint32_t st, const GsSpan *ss) {
+  mov_with_idx(e, qi, dr, dt, ds, sr, st, ss, NULL);
+}
+void emit_gather(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                 uint32_t st, const GsSpan *ss, uint32_t ir, uint32_t it, int64_t ibytes) {
+  IdxList ix = {ir, it, ibytes};
+  mov_with_idx(e, qi, dr, dt, ds, sr, st, ss, &ix);
 }
 /* A contiguous local pattern with the same shape as `s`, at offset 0. */
 GsSpan emit_local_of(const GsSpan *s) {
@@ -547,7 +569,10 @@ static int piece_shares(PieceList *pl, int i) {
 
 /* Allocates the pieces of tensor t at byte `base` of a buffer (DDR, or the GB of cluster c):
  * a region over each run of rows, named after the tensor and those rows, in place; the pieces of
- * the same rows (cores that split the kernel's columns) share it and its tile (piece_shares). */
+ * the same rows (cores that split the kernel's columns) share it and its tile (piece_shares).
+ * A region of a graph output's DDR area is a program output: marked `final=` with the tile its
+ * stores write, so the simulator checks at the end of the run that every byte of it was
+ * written (by every core that shares it). */
 static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int64_t base, int64_t lo0) {
   for (int i = 0; i < pl->n; i++) {
     Piece *x = &pl->p[i];
@@ -562,8 +587,9 @@ static void alloc_pieces(Emit *e, PieceList *pl, int t, GsLevel lvl, int c, int6
     x->owner = 1;
     x->reg = prog_new_region(e->p, name);
     x->tile = prog_new_tile(e->p, name);
-    emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0, base + x->v.lo - lo0,
-               x->v.hi - x->v.lo, 0);
+    GsInst *in = emit_alloc(e, emit_coord_q(e, lvl == LVL_GB ? c : 0), x->reg, lvl, c, 0,
+                            base + x->v.lo - lo0, x->v.hi - x->v.lo, 0);
+    if (lvl == LVL_DDR && e->s->out_off[t]) in->t[1] = x->tile;
   }
 }
 

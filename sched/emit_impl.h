@@ -114,8 +114,9 @@ void emit_stage_chunk(const GsGraph *g, const GsKernel *k, int ch, int64_t *off,
 int emit_stage_chunk_of(const GsKernel *k, int64_t c0);
 int64_t emit_share(const Emit *e);
 GsInst *emit_inst(Emit *e, int qi, GsOpcode op);
-void emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
-                int64_t bytes, uint32_t init);
+/* An alloc instruction (returned so that a caller can mark a program output: t[1], `final`). */
+GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
+                   int64_t bytes, uint32_t init);
 void emit_free_region(Emit *e, int qi, uint32_t r);
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);
@@ -143,6 +144,10 @@ void emit_sem(Emit *e, int qi, GsOpcode op, int64_t id);
 /* mov: src pattern `ss` (off relative to the src region), dst pattern `ds`. */
 void emit_mov(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr, uint32_t st,
               const GsSpan *ss);
+/* A gather (an embedding's row lookup): emit_mov of the rows, naming the index list that selects
+ * them, ibytes of region ir holding tile it (the simulator checks that read too). */
+void emit_gather(Emit *e, int qi, uint32_t dr, uint32_t dt, const GsSpan *ds, uint32_t sr,
+                 uint32_t st, const GsSpan *ss, uint32_t ir, uint32_t it, int64_t ibytes);
 GsSpan emit_local_of(const GsSpan *s);
 /* Tensor spans through their pieces (DDR or GB), counting the kernel's DDR bytes. */
 void emit_load_span_at(Emit *e, const GsKernel *k, int qi, int c, int t, const GsSpan *s, uint32_t dreg,

@@ -82,6 +82,9 @@ static void make_piece(Emit *e, int si, int c, int i, GsView v, int64_t lo_first
     else if (sl->level == LVL_GB)
       emit_alloc(e, emit_coord_q(e, c), x.reg, LVL_GB, c, 0, sl->gb_off + v.lo - lo_first,
                  v.hi - v.lo, 0);
+    else if (e->s->out_off[sl->tensor]) /* a graph output's: a program output (emit.c) */
+      emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + v.lo,
+                 v.hi - v.lo, 0)->t[1] = x.tile;
     else
       emit_alloc(e, emit_coord_q(e, 0), x.reg, LVL_DDR, 0, 0, e->s->ddr_area[sl->tensor] + v.lo,
                  v.hi - v.lo, 0);

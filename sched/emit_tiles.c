@@ -323,10 +323,63 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
   return in;
 }
 
-/* The head unit's vector instruction of compute step cs, on A (an embedding: on the rows in
- * W). Its second operand, when it reads one: a depthwise conv's filter taps in W, else A's
- * second part, else the head's first resident tensor, else its first operand again. */
-static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
+/* A compute instruction's dtype cdt; when the unit computes in another size than the tensors
+ * are stored in (int8 on Goya's and TPU v1's units, fp16 tensors), the stored size too: the
+ * instruction reads and writes the tensors' elements as they are (isa.def, elem_bytes). */
+static void set_dtype(const GemmCore *x, GsInst *in, GsDtype cdt) {
+  in->dtype = (uint8_t)cdt;
+  if (arch_dtype_bytes(cdt) == arch_dtype_bytes(x->dt)) return;
+  if (in->op == I_GEMM) inst_gemm_set_elem_bytes(in, arch_dtype_bytes(x->dt));
+  else inst_vec_set_elem_bytes(in, arch_dtype_bytes(x->dt));
+}
+
+/* Elements of resident operand i of x (its tensor's, or its op's weights at the head's dtype). */
+static int64_t resident_elems(const GemmCore *x, int i) {
+  int t = x->p.fin[i];
+  GsDtype dt = t >= 0 ? x->g->tensors[t].dtype : x->dt;
+  return lower_resident_bytes(x->g, &x->p, i) / arch_dtype_bytes(dt);
+}
+
+/* Elements of span s of tensor t. */
+static int64_t span_elems(const GemmCore *x, int t, const GsSpan *s) {
+  return span_bytes(s) / arch_dtype_bytes(x->g->tensors[t].dtype);
+}
+
+/* The second operand of the head's vector step (cs: tile t) into in, with its extent: a
+ * depthwise conv's filter taps in W, else A's second part, else the head's first resident
+ * operand (a whole input, or bnorm's/lnorm's weights), else its first operand again. */
+static void head_vec_b(GemmCore *x, const GsTile *t, GsInst *in) {
+  const GsKernelOperands *p = &x->p;
+  int a = x->curA, w = x->curW;
+  GsSpan s;
+  int64_t n;
+  if (p->is_conv && p->has_w) {
+    in->r[2] = x->W.reg[w][0]; /* depthwise: the filter taps */
+    in->t[2] = x->W.tile[w][0];
+    gs_assert(lower_tile_weight_span(x->g, x->k->head, t, &s));
+    n = span_bytes(&s) / arch_dtype_bytes(x->dt);
+  } else if (p->na > 1) {
+    in->r[2] = x->A.reg[a][1];
+    in->t[2] = x->A.tile[a][1];
+    gs_assert(lower_tile_input_span(x->g, x->k->head, p->apart[1], t, &s));
+    n = span_elems(x, x->h->in[p->apart[1]], &s);
+  } else if (p->nf > 0 && p->fop[0] == x->k->head) {
+    in->r[2] = x->F[0];
+    in->t[2] = x->Ft[0];
+    n = resident_elems(x, 0);
+  } else {
+    in->r[2] = in->r[1];
+    in->t[2] = in->t[1];
+    n = inst_vec_a_elems(in) ? inst_vec_a_elems(in) : inst_vec_elems(in);
+  }
+  inst_vec_set_b_elems(in, n);
+}
+
+/* The head unit's vector instruction of compute step cs of tile t, on A (an embedding: on the
+ * rows in W), naming a's extent where the step reads elements again (pooling, dot products,
+ * a depthwise conv's taps, an up-sampling copy: the A tile, all of it) and its second operand
+ * when it has one. */
+static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs, const GsTile *t) {
   const GsKernelOperands *p = &x->p;
   int a = x->curA, w = x->curW;
   GsInst *in = emit_inst(x->e, x->qh, I_VEC);
@@ -334,23 +387,14 @@ static GsInst *head_vec(GemmCore *x, const GsComputeStep *cs) {
   int from_w = x->h->kind == OP_EMBEDDING;
   in->r[1] = from_w ? x->W.reg[w][0] : x->A.reg[a][0];
   in->t[1] = from_w ? x->W.tile[w][0] : x->A.tile[a][0];
-  if (cs->uses_b && p->is_conv && p->has_w) {
-    in->r[2] = x->W.reg[w][0]; /* depthwise: the filter taps */
-    in->t[2] = x->W.tile[w][0];
-  } else if (cs->uses_b) {
-    if (p->na > 1) {
-      in->r[2] = x->A.reg[a][1];
-      in->t[2] = x->A.tile[a][1];
-    } else if (p->nf > 0 && p->fop[0] == x->k->head && p->fin[0] >= 0) {
-      in->r[2] = x->F[0];
-      in->t[2] = x->Ft[0];
-    } else {
-      in->r[2] = in->r[1];
-      in->t[2] = in->t[1];
-    }
-  }
   inst_vec_set_elems(in, cs->elems);
   inst_vec_set_param(in, cs->param);
+  inst_vec_set_dst_off(in, cs->dst_off * arch_dtype_bytes(x->dt));
+  GsSpan s;
+  if ((cs->a_tile || isa_vop_windowed(cs->vop, cs->param)) && !from_w &&
+      lower_tile_input_span(x->g, x->k->head, p->apart[0], t, &s))
+    inst_vec_set_a_elems(in, span_elems(x, x->h->in[p->apart[0]], &s));
+  if (cs->uses_b) head_vec_b(x, t, in);
   return in;
 }
 
@@ -367,12 +411,13 @@ static void step_head(GemmCore *x, const GemmStep *s) {
   int ncs = lower_tile_compute(x->g, k->head, &s->t, cs, GS_MAX_STEPS);
   for (int i = 0; i < ncs; i++) {
     int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
-    uint32_t nt = acc ? 0 : prog_new_tile(e->p, NULL);
-    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i]);
-    in->dtype = (uint8_t)x->cdt;
+    int part = !cs[i].is_gemm && cs[i].dst_off > 0;  /* the next part of one result */
+    uint32_t nt = acc || part ? 0 : prog_new_tile(e->p, NULL);
+    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i], &s->t);
+    set_dtype(x, in, x->cdt);
     in->r[0] = x->O.reg[x->curO][0];
-    if (acc) {
-      in->t[0] = x->otile; /* accumulates into the tile the region holds */
+    if (acc || part) {
+      in->t[0] = x->otile; /* accumulates into (or adds a part to) the tile the region holds */
     } else {
       in->t[0] = nt;
       x->otile = nt;
@@ -383,21 +428,24 @@ static void step_head(GemmCore *x, const GemmStep *s) {
   if (x->p.has_w && (s->nextW || s->last_step)) emit_pipe_give(e, &x->pw, x->qh);
 }
 
-/* The second operand of tail op j (position in k->ops) into in: its next R operand (*ri: the
- * first R entry not used yet), else its resident tensor. Returns 0 if it has neither. */
-static int tail_operand_b(const GemmCore *x, int j, int *ri, GsInst *in) {
+/* The second operand of tail op j (position in k->ops) into in, with its extent: its next R
+ * operand (*ri: the first R entry not used yet; oelems elements, the output tile's), else its
+ * resident operand (a whole input, or its weights). Returns 0 if it has neither. */
+static int tail_operand_b(const GemmCore *x, int j, int *ri, int64_t oelems, GsInst *in) {
   const GsKernelOperands *p = &x->p;
   for (int i = *ri; i < p->nr; i++)
-    if (p->rop[i] == j) {
+    if (p->rop[i] == j) { /* the output tile's span of a tensor shaped as the output */
       in->r[2] = x->R.reg[x->curR][i];
       in->t[2] = x->R.tile[x->curR][i];
+      inst_vec_set_b_elems(in, oelems);
       *ri = i + 1;
       return 1;
     }
   for (int i = 0; i < p->nf; i++)
-    if (p->fop[i] == x->k->ops[j] && p->fin[i] >= 0) {
+    if (p->fop[i] == x->k->ops[j]) { /* a whole input, or bnorm's/lnorm's weights */
       in->r[2] = x->F[i];
       in->t[2] = x->Ft[i];
+      inst_vec_set_b_elems(in, resident_elems(x, i));
       return 1;
     }
   return 0;
@@ -419,11 +467,11 @@ static void step_tail(GemmCore *x, const GsSpan *os) {
     GsComputeStep ts = lower_tail_step(x->g, k->ops[j], oelems);
     GsInst *in = emit_inst(e, x->qt, I_VEC);
     in->sub = (uint8_t)ts.vop;
-    in->dtype = (uint8_t)x->tdt;
+    set_dtype(x, in, x->tdt);
     in->r[1] = x->O.reg[x->curO][0];
     in->t[1] = x->otile;
     if (ts.uses_b) {
-      int found = tail_operand_b(x, j, &ri, in);
+      int found = tail_operand_b(x, j, &ri, oelems, in);
       gs_assert(found);
     }
     inst_vec_set_elems(in, ts.elems);
@@ -570,7 +618,8 @@ void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
           GsTile t = {r, r + rr, 0, 1, 0, 1};
           lower_tile_weight_span(g, k->head, &t, &ss);
           GsSpan dl = emit_local_of(&ss);
-          emit_mov(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss);
+          emit_gather(e, qin, A[cur], tile, &dl, e->s->w_reg[k->head], e->s->w_tile[k->head], &ss,
+                      Ai[cur], itile, span_bytes(&is));
           emit_count_ddr(e, emit_task_of(e, k), LVL_DDR, span_bytes(&ss), 0);
           ds = (GsSpan){r * rowb, rr * rowb, 1, rr * rowb, 1, rr * rowb};
           ss = emit_local_of(&ds);

@@ -40,6 +40,20 @@ int isa_vop_needs_param(GsVop v) {
   default: return 0;
   }
 }
+int isa_vop_windowed(GsVop v, int64_t param) {
+  return v == V_POOLMAX || v == V_POOLAVG || v == V_DOT || (param > 0 && !isa_vop_needs_param(v));
+}
+int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param) {
+  /* a window param on an op without groups (a depthwise conv's mul): one result per window */
+  int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG ||
+                (param > 0 && !isa_vop_needs_param(v));
+  int64_t group = param > 0 ? param : elems > 0 ? elems : 1; /* param 0: one group */
+  return shrinks ? (elems + group - 1) / group : elems;
+}
+int64_t isa_elem_bytes(const GsInst *in) {
+  int64_t e = in->op == I_GEMM ? inst_gemm_elem_bytes(in) : in->op == I_VEC ? inst_vec_elem_bytes(in) : 0;
+  return e ? e : arch_dtype_bytes((GsDtype)in->dtype);
+}
 int isa_vop_passes(GsVop v, GsVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
 }
@@ -180,8 +194,12 @@ static void write_checks_doc(FILE *out) {
         "  non-zero rate; vector: non-zero lanes);\n"
         "- a `signal` targets an existing queue of the same core; no flags on cluster DMA queues;\n"
         "- region and tile ids are below the program's counts; data instructions name a region\n"
-        "  for every operand they use (the `b` of a one-input vector op may be 0) and a tile for\n"
-        "  every region;\n"
+        "  for every operand they use (the `b` of a one-input vector op and a plain copy's `idx`\n"
+        "  may be 0) and a tile for every region;\n"
+        "- every operand read is named with its extent: a `vec`'s `b` with `b_elems` (both or\n"
+        "  neither), its `a` with `a_elems` where `elems` counts elements read again (`poolmax`,\n"
+        "  `poolavg`, `dot`, a window `param` given to an op without groups); a gather's `idx`\n"
+        "  with `idx_bytes` (both or neither); `elem_bytes` is 0, 1, 2, 4 or 8;\n"
         "- `alloc` names an existing cluster/core, and a GB or LB that exists (size > 0);\n"
         "- integer operands are >= 0 and at most 2^40 (`GS_OPERAND_MAX`), and so are a `gemm`'s\n"
         "  m·n·k and the bytes a `mov`'s pattern reaches on either side (offset + (planes-1) ·\n"

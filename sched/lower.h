@@ -328,7 +328,12 @@ typedef struct {
   GsVop vop;
   int64_t m, n, k;          /* gemm */
   int64_t elems, param;     /* vec */
-  int uses_b;               /* vec: reads a second operand region */
+  int uses_b;               /* vec: reads a second operand region (bnorm/lnorm: their weights) */
+  int64_t dst_off;          /* vec: where its result goes in the tile's output, in elements (the
+                               steps of an interaction fill one output side by side) */
+  int a_tile;               /* vec: reads all of its A tile and no more (elems counts outputs of
+                               a copy that reads inputs again: nearest up-sampling); windowed
+                               ops (isa_vop_windowed) read their A tile too */
 } GsComputeStep;
 enum { GS_MAX_STEPS = 128 };
 int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *steps,

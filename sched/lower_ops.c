@@ -628,7 +628,7 @@ static int elementwise_vop(GsOpKind k, GsVop *v) {
   case OP_SUB: *v = V_SUB; return 2;
   case OP_MUL: *v = V_MUL; return 2;
   case OP_DIV: *v = V_DIV; return 2;
-  case OP_BATCHNORM: *v = V_BNORM; return 1;
+  case OP_BATCHNORM: *v = V_BNORM; return 2; /* b: its scale and shift */
   case OP_TRANSPOSE: *v = V_COPY; return 1;
   default: return 0;
   }
@@ -700,7 +700,7 @@ GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
   const GsTensor *y = T(g, o->out[0]);
   GsVop v;
   switch (o->kind) {
-  case OP_LAYERNORM: return vstep(V_LNORM, elems, last_dim(y), 0);
+  case OP_LAYERNORM: return vstep(V_LNORM, elems, last_dim(y), 1); /* b: gamma and beta */
   case OP_SOFTMAX: return vstep(V_SOFTMAX, elems, last_dim(y), 0);
   default: {
     int n = elementwise_vop(o->kind, &v);
@@ -721,11 +721,8 @@ GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *
       b.b = max64(b.b, st[i].k * st[i].n * es);
       b.o = max64(b.o, st[i].m * st[i].n * es);
     } else {
-      GsVop v = st[i].vop;
-      int shrinks = v == V_RSUM || v == V_RMAX || v == V_DOT || v == V_POOLMAX || v == V_POOLAVG;
-      int64_t p = st[i].param > 0 ? st[i].param : 1;
       b.a = max64(b.a, st[i].elems * es);
-      b.o = max64(b.o, (shrinks ? ceil_div64(st[i].elems, p) : st[i].elems) * es);
+      b.o = max64(b.o, (st[i].dst_off + isa_vop_out_elems(st[i].vop, st[i].elems, st[i].param)) * es);
     }
   }
   return b;
@@ -775,17 +772,20 @@ static int interaction_compute(const GsGraph *g, const GsOp *o, int64_t rows, Gs
   interaction_pairs(g, o, &f, &dd);
   int room = max - (o->at.pad_interaction ? 1 : 0), n = 0;
   gs_assert(room >= 1);
-  int64_t per = ceil_div64(f, room), acc = 0;
+  int64_t per = ceil_div64(f, room), acc = 0, off = 0;
   for (int64_t i = 0; i < f; i++) {
     acc += max64(0, f - 1 - i + (o->at.self_interaction ? 1 : 0));
     if (acc == 0 || ((i + 1) % per && i + 1 < f)) continue;
     gs_assert(n < room);
-    st[n++] = vstep(V_DOT, rows * acc * dd, dd, 1);
+    st[n] = vstep(V_DOT, rows * acc * dd, dd, 1);
+    st[n++].dst_off = off; /* the products of each group after the previous group's */
+    off += rows * acc;
     acc = 0;
   }
   if (o->at.pad_interaction) {
     gs_assert(n < max);
-    st[n++] = vstep(V_COPY, rows * dd, 0, 0);
+    st[n] = vstep(V_COPY, rows * dd, 0, 0);
+    st[n++].dst_off = off;
   }
   return n;
 }
@@ -805,10 +805,10 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
   case OP_RESIZE: { /* nearest: a copy; bilinear: 4 weighted reads per output, as avg pooling */
     ConvDims c = conv_dims(g, o);
     int64_t out = rows * c.wo * (t->c1 - t->c0);
-    /* a nearest up-sampling reads each input element several times: its param (the outputs per
-     * input, at least 1) marks the copy's reads as repeated, as a pooling window's are */
-    int64_t rep = max64(1, (c.ho * c.wo) / max64(1, c.h * c.w));
-    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, rep, 0);
+    /* a nearest up-sampling reads each input element several times: the copy reads its A tile,
+     * the input rows the output rows need, not elems of it */
+    st[0] = o->at.linear ? vstep(V_POOLAVG, out * 4, 4, 0) : vstep(V_COPY, out, 0, 0);
+    st[0].a_tile = 1;
     return 1;
   }
   case OP_GAVGPOOL: {
@@ -817,8 +817,8 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
     st[0] = vstep(V_POOLAVG, rows * hw * (t->c1 - t->c0), hw, 0);
     return 1;
   }
-  case OP_LAYERNORM:
-    st[0] = vstep(V_LNORM, rows * last_dim(y), last_dim(y), 0);
+  case OP_LAYERNORM: /* b: gamma and beta */
+    st[0] = vstep(V_LNORM, rows * last_dim(y), last_dim(y), 1);
     return 1;
   case OP_SOFTMAX: {
     int ax = o->at.axis < 0 ? y->ndim + o->at.axis : o->at.axis;

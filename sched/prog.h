@@ -92,6 +92,17 @@ int isa_vop_inputs(GsVop v);
 /* 1 when the op works over groups or windows of `param` elements (param must be >= 1). */
 int isa_vop_needs_param(GsVop v);
 int isa_vop_passes(GsVop v, GsVClass c);
+/* 1 when `elems` of vector op v with this param counts elements of `a` read again (pooling
+ * windows, dot products of pairs, a window param given to an op without groups): then the
+ * instruction must name a's extent in a_elems. */
+int isa_vop_windowed(GsVop v, int64_t param);
+/* Elements of the result of vector op v over elems inputs: one per group or window of param
+ * for the reductions, dot, pooling and an op given a window (a depthwise conv's multiply-
+ * accumulate over its taps), else elems. */
+int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param);
+/* Bytes of one operand element of a gemm or vec as stored: elem_bytes, else its dtype's size
+ * (other opcodes: the dtype's size). */
+int64_t isa_elem_bytes(const GsInst *in);
 
 /* Building programs (schedulers) */
 GsProgram *prog_new(void);

@@ -232,20 +232,49 @@ static void check_mov(Ctx *c, const GsInst *in) {
                (long long)pstride, (long long)((rows - 1) * stride + row));
 }
 
+/* A stored element is 1, 2, 4 or 8 bytes (0: the dtype's). */
+static void check_elem_bytes(Ctx *c, int64_t e) {
+  if (e != 0 && e != 1 && e != 2 && e != 4 && e != 8)
+    inst_error(c, "elem_bytes=%lld: a stored element is 1, 2, 4 or 8 bytes (0: the dtype's size)",
+               (long long)e);
+}
+
 /* A gemm's m·n·k (its MACs) is at most GS_OPERAND_MAX. */
 static void check_gemm(Ctx *c, const GsInst *in) {
   int64_t m = inst_gemm_m(in), n = inst_gemm_n(in), k = inst_gemm_k(in);
   if (bounded_madd(0, m, n) < 0 || bounded_madd(0, m * n, k) < 0)
     inst_error(c, "m x n x k = %lld x %lld x %lld exceeds 2^40 multiply-accumulates", (long long)m,
                (long long)n, (long long)k);
+  check_elem_bytes(c, inst_gemm_elem_bytes(in));
 }
 
-/* Vector ops over groups or windows name the group length: 1 <= param <= elems. */
-static void check_vec_param(Ctx *c, const GsInst *in) {
+/* Vector ops over groups or windows name the group length: 1 <= param <= elems. Every operand
+ * read is named with its extent: a_elems where elems counts reads again, b_elems with b. */
+static void check_vec_operands(Ctx *c, const GsInst *in) {
+  GsVop v = (GsVop)in->sub;
   int64_t param = inst_vec_param(in), elems = inst_vec_elems(in);
-  if (isa_vop_needs_param((GsVop)in->sub) && (param < 1 || (elems > 0 && param > elems)))
+  if (isa_vop_needs_param(v) && (param < 1 || (elems > 0 && param > elems)))
     inst_error(c, "vec %s needs 1 <= param <= elems (param=%lld, elems=%lld)",
-               isa_vop_name((GsVop)in->sub), (long long)param, (long long)elems);
+               isa_vop_name(v), (long long)param, (long long)elems);
+  if (isa_vop_windowed(v, param) && inst_vec_a_elems(in) == 0)
+    inst_error(c, "vec %s%s reads elements of a again: a_elems must name how many a holds",
+               isa_vop_name(v), isa_vop_needs_param(v) ? "" : " with a window param");
+  check_elem_bytes(c, inst_vec_elem_bytes(in));
+  if (!in->r[2] != !inst_vec_b_elems(in))
+    inst_error(c, "b and b_elems go together: b names the second operand, b_elems its elements");
+}
+
+/* A gather names its index list and how many bytes of it it reads, or neither. */
+static void check_mov_idx(Ctx *c, const GsInst *in) {
+  if (!in->r[2] != !inst_mov_idx_bytes(in))
+    inst_error(c, "idx and idx_bytes go together: idx names a gather's index list, idx_bytes "
+               "the bytes of it read");
+}
+
+/* Region operands that may be 0: a one-input vector op's b, a plain copy's index list. */
+static int optional_region(const GsInst *in, const GsOperand *o) {
+  if (in->op == I_VEC && o->index == 2) return isa_vop_inputs((GsVop)in->sub) < 2;
+  return in->op == I_MOV && o->index == 2;
 }
 
 static void check_inst(Ctx *c, const GsInst *in) {
@@ -276,7 +305,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
       if (v >= p->nregions)
         inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
                    (long long)v, p->nregions - 1);
-      else if (v == 0 && (op != I_VEC || o->index != 2 || isa_vop_inputs((GsVop)in->sub) == 2))
+      else if (v == 0 && !optional_region(in, o))
         inst_error(c, "%s names no region", o->name);
       break;
     case OPK_TILE:
@@ -319,7 +348,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
     check_alloc(c, in);
   if (op == I_MOV && ints_ok && inst_mov_bytes(in) > 0) check_mov(c, in);
   if (op == I_GEMM && ints_ok) check_gemm(c, in);
-  if (op == I_VEC && in->sub < V_COUNT) check_vec_param(c, in);
+  if (op == I_VEC && in->sub < V_COUNT) check_vec_operands(c, in);
+  if (op == I_MOV) check_mov_idx(c, in);
 }
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {

@@ -7,13 +7,17 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static void tmp_remove_all(void);
+
 noreturn void util_die(const char *file, int line, const char *fmt, ...) {
   va_list ap;
+  tmp_remove_all(); /* an output being written is not left half done */
   fprintf(stderr, "gtsim: internal error at %s:%d: ", file, line);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -196,6 +200,62 @@ int util_write_in_place(const char *path) {
   return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* The tracked temporaries: fixed storage, so the signal handler touches nothing but these
+ * arrays, unlink() and raise() (all async-signal-safe). */
+static char tmp_path[UTIL_TMP_SLOTS][4096];
+static volatile sig_atomic_t tmp_used[UTIL_TMP_SLOTS];
+static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void tmp_remove_all(void) {
+  for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+    if (tmp_used[i]) {
+      unlink(tmp_path[i]);
+      tmp_used[i] = 0;
+    }
+}
+
+static void tmp_on_signal(int sig) {
+  tmp_remove_all();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Installs the handler for each signal still at its default action (an ignored SIGINT, as in
+ * a background job, stays ignored). */
+static void tmp_install(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  for (size_t i = 0; i < sizeof tmp_signals / sizeof tmp_signals[0]; i++) {
+    struct sigaction old, sa;
+    if (sigaction(tmp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t j = 0; j < sizeof tmp_signals / sizeof tmp_signals[0]; j++)
+      sigaddset(&sa.sa_mask, tmp_signals[j]);
+    sigaction(tmp_signals[i], &sa, NULL);
+  }
+}
+
+int util_tmp_track(const char *path) {
+  size_t n = strlen(path);
+  if (n >= sizeof tmp_path[0]) return -1;
+  tmp_install();
+  for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+    if (!tmp_used[i]) {
+      memcpy(tmp_path[i], path, n + 1);
+      tmp_used[i] = 1;
+      return 0;
+    }
+  return -1;
+}
+
+void util_tmp_untrack(const char *path) {
+  for (int i = 0; i < UTIL_TMP_SLOTS; i++)
+    if (tmp_used[i] && strcmp(tmp_path[i], path) == 0) tmp_used[i] = 0;
+}
+
 int util_write_file_atomic(const char *path, const void *data, size_t len) {
   if (util_write_in_place(path)) { /* a device or FIFO: written, never replaced */
     FILE *f = fopen(path, "wb");
@@ -209,8 +269,10 @@ int util_write_file_atomic(const char *path, const void *data, size_t len) {
   char *tmp = malloc(plen);
   if (!tmp) die("out of memory");
   snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+  util_tmp_track(tmp);
   FILE *f = fopen(tmp, "wb");
   if (!f) {
+    util_tmp_untrack(tmp);
     free(tmp);
     return -1;
   }
@@ -220,10 +282,12 @@ int util_write_file_atomic(const char *path, const void *data, size_t len) {
   if (bad || rename(tmp, path) != 0) {
     int e = errno;
     remove(tmp);
+    util_tmp_untrack(tmp);
     free(tmp);
     errno = e ? e : EIO;
     return -1;
   }
+  util_tmp_untrack(tmp);
   free(tmp);
   return 0;
 }

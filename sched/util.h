@@ -123,6 +123,15 @@ char *util_read_file(const char *path, size_t *len);
  * a path that exists and is not a regular file (/dev/null, a FIFO) is written directly, never
  * replaced. Returns 0 on success, -1 with errno set. */
 int util_write_file_atomic(const char *path, const void *data, size_t len);
+/* Temporary files removed if the process is stopped by SIGINT, SIGTERM or SIGHUP before it
+ * renames or removes them: util_tmp_track(path) before creating one (-1 when all
+ * UTIL_TMP_SLOTS are taken or the path is too long: then a signal leaves it behind),
+ * util_tmp_untrack(path) after the rename or unlink. The handler unlinks what is tracked, then
+ * the signal ends the process as it would have (default action, same exit status). die()
+ * removes them too. */
+enum { UTIL_TMP_SLOTS = 8 };
+int util_tmp_track(const char *path);
+void util_tmp_untrack(const char *path);
 /* 1 when `path` ends in `ext` (".gtg"; case-insensitive) and has a name before it. */
 int util_has_ext(const char *path, const char *ext);
 /* 1 when `path` exists and is not a regular file: outputs go to it directly (no temporary). */

@@ -345,6 +345,10 @@ static int parse_options(CliOptions &o, int argc, char **argv) {
     if (c == ':') usage_error((std::string("option needs a value: ") + argv[optind - 1]).c_str());
     if (c == '?') usage_error((std::string("unknown option: ") + argv[optind - 1]).c_str());
     const char *name = c == 'o' ? "o" : c == 'h' ? "help" : longopts[li].name;
+    bool valued = c == 'o' || (c != 'h' && longopts[li].has_arg == required_argument);
+    if (valued && strcmp(name, "set") != 0 && cli_given(o, name))  // which one would win?
+      usage_error(((c == 'o' ? std::string("-o") : "--" + std::string(name)) +
+                   " is given twice: give it once").c_str());
     o.given.push_back(name);
     int rc = apply_option(o, c, name, optarg);
     if (rc >= 0) return rc;
@@ -507,12 +511,20 @@ GsArch *cli_load_arch(const CliOptions &o) {
   return a;
 }
 
+// What a mode printed to stdout reached it: a write error (a full disk, `> /dev/full`, a closed
+// pipe) turns a successful run into exit 1, never a silent truncation.
+static int check_stdout(int rc) {
+  if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+  fprintf(stderr, "gtsim: error: cannot write the standard output: %s\n", strerror(errno ? errno : EIO));
+  return rc == GS_EXIT_OK ? GS_EXIT_INPUT : rc;
+}
+
 // Out of memory anywhere (a C++ allocation, or SystemC failing to set up a thread's stack) is
 // exit 3 with a message, as on the C side (die), never SystemC's generic exit 1; any other
 // exception escaping the simulator is an internal error too.
 int sc_main(int argc, char **argv) {
   try {
-    return cli_main(argc, argv);
+    return check_stdout(cli_main(argc, argv));
   } catch (const std::bad_alloc &) {
     fprintf(stderr, "gtsim: internal error: out of memory\n");
   } catch (const sc_core::sc_report &r) {

@@ -404,21 +404,14 @@ bool MemoryState::short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, i
   return bad_lo > ap.base;  // every byte of the pattern before the first bad one holds `tile`
 }
 
-// Every byte of ap must hold `tile` (some: its first byte, the one thing known of an operand
-// whose extent the instruction does not name); else the message for the first stretch that
-// does not, led by `what` ("read of").
-std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, bool some,
-                               const char *what, bool *partial_compute) const {
+// Every byte of ap must hold `tile`; else the message for the first stretch that does not, led
+// by `what` ("read of").
+std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
+                               bool *partial_compute) const {
   const Region &g = region(r);
   Bad bad;
   bool found = false;
-  if (some) {  // the first byte; a stretch never written runs on to the next byte written
-    if (ap.row_bytes > 0) found = first_bad(g.spans, ap.base, ap.base + 1, tile, &bad);
-    if (found && bad.held == 0) {
-      auto next = g.spans.upper_bound(ap.base);
-      bad.hi = std::min(timing_access_extent(&ap), next == g.spans.end() ? g.bytes : next->first);
-    }
-  } else if (ap.row_bytes > 0) {
+  if (ap.row_bytes > 0) {
     // one range holding `tile` from the pattern's first byte to its last: every byte does (the
     // common case, a region that holds one tile: no walk over the rows)
     auto it = span_at(g.spans, ap.base);
@@ -442,22 +435,17 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, bo
          tile_name(bad.held) + " (stale)";
 }
 
-std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool some) {
+std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who) {
   std::string e = live_check(r, who);
   if (e.empty()) e = bounds(r, ap, "read of bytes");
   if (!e.empty()) return e;
-  GsAccess first = memory_range(ap.base, ap.row_bytes > 0 ? 1 : 0);  // what `some` reads
-  e = unordered(r, some ? first : ap, who, false, "read of");
+  e = unordered(r, ap, who, false, "read of");
   if (!e.empty()) return e;
   bool partial = false;
-  e = holds(r, tile, ap, some, "read of", &partial);
-  if (partial) {  // a scheduler fault that waits for the scheduler's fix: a warning for now
-    warning_kind = "short-compute";
-    warning = e + " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
-    e.clear();
-  }
+  e = holds(r, tile, ap, "read of", &partial);
+  if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
   if (!e.empty()) return e;
-  log_access(r, false, who, some ? first : ap);
+  log_access(r, false, who, ap);
   return "";
 }
 
@@ -466,7 +454,7 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   std::string e = live_check(r, who);
   if (e.empty()) e = bounds(r, ap, "write of bytes");
   if (e.empty() && acc) e = unordered(r, ap, who, false, "accumulation into");
-  if (e.empty() && acc) e = holds(r, tile, ap, false, "accumulation into");
+  if (e.empty() && acc) e = holds(r, tile, ap, "accumulation into");
   if (e.empty()) e = unordered(r, ap, who, true, "write into");
   if (!e.empty()) return e;
   SpanMap &m = region(r).spans;
@@ -493,7 +481,7 @@ std::string MemoryState::outputs_check() const {
   for (uint32_t r : ids) {
     const Region &g = region(r);
     if (!g.final || g.state != RS_LIVE) continue;  // a freed output is reported at its free
-    std::string e = holds(r, g.final, memory_range(0, g.bytes), false, "program output");
+    std::string e = holds(r, g.final, memory_range(0, g.bytes), "program output");
     if (!e.empty()) s += e + "\n";
   }
   return s;

@@ -101,10 +101,9 @@ class MemoryState {
   std::string alloc(uint32_t r, int buf, int64_t offset, int64_t bytes, uint32_t init,
                     uint32_t final, Mark who);
   std::string free_region(uint32_t r, Mark who);
-  // A read of the bytes of pattern ap of region r, which must all hold `tile`. `some`: the
-  // operand's extent is not named (a vec's broadcast `b`, a windowed `a`): ap bounds it, and
-  // only its first byte is checked.
-  std::string read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool some = false);
+  // A read of the bytes of pattern ap of region r, which must all hold `tile` (every operand
+  // names its extent: isa.def).
+  std::string read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who);
   // A write of the bytes of ap, which then hold `tile` (at issue: an access that could see the
   // write in flight does not happen after it, and is reported as a race). `acc`: the write reads
   // those bytes too and they must hold `tile` already. `by_compute`: the writer is a gemm/vec.
@@ -118,9 +117,6 @@ class MemoryState {
   // hold the accesses since the last chip barrier, not the whole run's.
   void prune_logs();
 
-  // Set by read() instead of an error for a fault that is only a warning for now: its kind and
-  // message (without the location); the caller takes them.
-  std::string warning_kind, warning;
   // Queue names for messages (filled by the model).
   std::vector<std::string> *queue_names = nullptr;
 
@@ -132,7 +128,7 @@ class MemoryState {
   std::string live_check(uint32_t r, Mark who) const;
   std::string bounds(uint32_t r, const GsAccess &ap, const char *what) const;
   bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;
-  std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, bool some, const char *what,
+  std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
                     bool *partial_compute = nullptr) const;
   std::string unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes, const char *what);
   std::string race(const char *what, uint32_t r, int64_t lo, int64_t hi, const char *other,

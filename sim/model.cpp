@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "actions.h"
 #include "trace.h"
@@ -215,14 +216,6 @@ bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
   return false;
 }
 
-// A warning the memory checks left: counted by kind, the first one kept with its location.
-void SimModel::take_warning(int qid, size_t idx) {
-  if (mem.warning.empty()) return;
-  Warning &w = warnings_[mem.warning_kind];
-  if (w.count++ == 0) w.first = located(qid, idx, mem.warning);
-  mem.warning.clear();
-}
-
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
 std::string SimModel::operand_place(const QState &q, uint32_t r) const {
   const Region &g = mem.region(r);
@@ -238,7 +231,7 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
   const GsUnitKind *u = unit->kind;
   GsDtype dt = (GsDtype)in.dtype;
-  int64_t es = arch_dtype_bytes(dt);
+  int64_t es = isa_elem_bytes(&in);  // operands as stored (the unit computes in dt)
   // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
   int64_t d = unit->cycles(in);
   gs_assert(d >= 0);
@@ -259,33 +252,24 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   } else if (in.op == I_VEC) {
     GsVop op = (GsVop)in.sub;
     int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
-    // Ops whose only pass class is a reduction (and pooling) shrink by `param`.
-    bool shrinks = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
-    int64_t group = std::max<int64_t>(1, param > 0 ? param : elems);  // param 0: one group
-    int64_t out = shrinks ? (elems + group - 1) / group : elems;
+    int64_t out = isa_vop_out_elems(op, elems, param);
+    // every operand with its named extent: a's a_elems (0: elems), b's b_elems; the result
+    // from dst_off on
+    int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : elems;
     Mark who = mark(qid, idx);
     e = operand_place(q, in.r[1]);
     if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
     if (e.empty()) e = operand_place(q, in.r[0]);
-    // a's extent is elems elements, unless elems counts elements read again: pooling windows,
-    // a window given to an op without groups (a depthwise conv's mul), dot products of pairs
-    // (an interaction reads each feature row once per pair): then it is not named
-    bool windowed = op == V_POOLMAX || op == V_POOLAVG || op == V_DOT ||
-                    (param > 0 && !isa_vop_needs_param(op));
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
+    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
     if (e.empty())
-      e = mem.read(in.r[1], in.t[1], memory_range(0, elems * es), who, windowed);
-    if (e.empty() && in.r[2]) {
-      // b's extent is not named (a broadcast operand may be smaller than a): only its first
-      // byte is known to be read
-      int64_t nb = std::min(elems * es, mem.region(in.r[2]).bytes);
-      e = mem.read(in.r[2], in.t[2], memory_range(0, nb), who, true);
-      rd += (double)nb;
-    }
-    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, out * es), who, false, true);
+      e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
+    // energy (actions.h): every element of a the op reads (a window's again), of b as far as
+    // elems reaches into it, and the results
+    if (e.empty() && in.r[2]) rd += (double)std::min(elems * es, mem.region(in.r[2]).bytes);
     rd += (double)(elems * es);
     wr = (double)(out * es);
   }
-  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   if (past_limit(qid, idx, t0 + (double)d)) return false;
   wait_until(t0 + (double)d);
@@ -424,9 +408,10 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
                            inst_mov_dst_pstride(&in));
   double t0 = now();
   Mark who = mark(qid, idx);
-  std::string e = mem.read(rs, in.t[1], sp, who);
+  // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
+  std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
+  if (e.empty()) e = mem.read(rs, in.t[1], sp, who);
   if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
-  take_warning(qid, idx);
   if (!e.empty()) return fail(qid, idx, e);
   const Region &S = mem.region(rs), &D = mem.region(rd);
   const Buffer *side[2] = {&mem.bufs[(size_t)S.buf], &mem.bufs[(size_t)D.buf]};
@@ -622,6 +607,21 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   }
 }
 
+// Runs a SystemC thread's body. An exception must not leave it: SystemC turns one into a report
+// by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
+// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
+// temporary output files).
+template <class F>
+static void in_thread(F body) {
+  try {
+    body();
+  } catch (const std::bad_alloc &) {
+    die("out of memory");
+  } catch (const std::exception &e) {
+    die("%s", e.what());
+  }
+}
+
 void SimModel::queue_thread(int qid) {
   QState &q = queues[(size_t)qid];
   prog_cursor_init(&q.cur, q.prog);
@@ -649,7 +649,7 @@ void SimModel::controller() {
       if (!q.prog || q.prog->ninsts == 0) continue;
       int id = (int)i;
       std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
-      sc_spawn([this, id]() { queue_thread(id); }, nm.c_str(), &opt);
+      sc_spawn([this, id]() { in_thread([this, id]() { queue_thread(id); }); }, nm.c_str(), &opt);
     }
   }
 }

@@ -178,7 +178,6 @@ class SimModel : public sc_core::sc_module {
   bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
   bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
-  void take_warning(int qid, size_t idx);
   Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
   std::string located(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
@@ -206,11 +205,6 @@ class SimModel : public sc_core::sc_module {
   int64_t chunk_ = 2048;
   bool abort_ = false;
   std::string error_;
-  struct Warning {
-    std::string first;  // the first occurrence, located
-    uint64_t count = 0;
-  };
-  std::map<std::string, Warning> warnings_;  // by kind
   double error_cycle_ = 0;
   uint64_t running_ = 0;
   std::map<std::string, SyncObj> barriers_, sems_;

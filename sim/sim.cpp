@@ -204,7 +204,6 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   episodes_.clear();
   cluster_episodes_.clear();
   recorders_.clear();
-  warnings_.clear();
   for (QState &q : queues) q.reset();
   mem.reset(p);
   start_ps_ = sc_time_stamp().value();
@@ -324,12 +323,6 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
       r->message = err;
     }
   recorders_.clear();
-  for (const auto &w : warnings_) {
-    std::string line = w.second.first;
-    if (w.second.count > 1) line += " (and " + std::to_string(w.second.count - 1) + " more like it)";
-    r->warnings.push_back(line);
-    if (o.warnings) fprintf(o.warnings, "%s: warning: %s\n", prog_name_, line.c_str());
-  }
   if (!error_.empty()) {
     r->status = GS_EXIT_SIM;
     r->message = error_;

@@ -82,9 +82,6 @@ struct SimOptions {
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
   // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
-  // Where the run's warnings are printed as "PROG: warning: ..." lines when it ends (null: not
-  // printed; they are in SimResult::warnings either way).
-  FILE *warnings = stderr;
   // Called with (instructions executed, instructions in the program) every 65536 executed
   // instructions, from inside the run: for a progress indicator (the CLI's prints percentage
   // and ETA when stderr is a terminal). Empty: not called.
@@ -102,9 +99,6 @@ struct SimEpisode {
 struct SimResult {
   int status = 0;          // 0 ok, 1 bad input (unusable option/file), 2 check failed/deadlock
   std::string message;     // the check/deadlock report (several lines), empty when ok
-  // Faults the checks know of but do not stop the run for yet (docs/timing.md, "Warnings"):
-  // one line per kind, its first occurrence and how many more there were.
-  std::vector<std::string> warnings;
   uint64_t cycles = 0;     // cycles of this run (end of the last queue - start)
   uint64_t instructions = 0;  // instructions executed
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order

@@ -23,20 +23,28 @@
 namespace {
 
 // The file written during the run: PATH.tmp.PID, or PATH itself when it is a device or a FIFO
-// (util_write_in_place), which is written directly and never replaced or removed.
+// (util_write_in_place), which is written directly and never replaced or removed. A temporary
+// is tracked (util_tmp_track) until published or discarded: SIGINT/SIGTERM remove it.
 std::string tmp_name(const char *path) {
   if (util_write_in_place(path)) return path;
-  return std::string(path) + ".tmp." + std::to_string(getpid());
+  std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
+  util_tmp_track(tmp.c_str());
+  return tmp;
 }
 
 // Moves the finished temporary over PATH (nothing to do when written in place); false on failure.
 bool publish(const std::string &tmp, const std::string &path) {
-  return tmp == path || rename(tmp.c_str(), path.c_str()) == 0;
+  if (tmp == path) return true;
+  bool ok = rename(tmp.c_str(), path.c_str()) == 0;
+  if (ok) util_tmp_untrack(tmp.c_str());
+  return ok;
 }
 
 // Removes an unfinished temporary (never a device written in place).
 void discard(const std::string &tmp, const std::string &path) {
-  if (tmp != path) unlink(tmp.c_str());
+  if (tmp == path) return;
+  unlink(tmp.c_str());
+  util_tmp_untrack(tmp.c_str());
 }
 
 // Clips [*s, *e] to the view's window; false when nothing of it is inside.
@@ -226,6 +234,7 @@ std::unique_ptr<SimRecorder> trace_gtt_open(const char *path, double clock_mhz, 
   gzFile f = gzopen(tmp.c_str(), "wb6");
   if (!f) {
     *err = std::string(path) + ": error: cannot create the trace: " + strerror(errno);
+    discard(tmp, path);
     return nullptr;
   }
   gzbuffer(f, 1 << 16);
@@ -239,6 +248,7 @@ std::unique_ptr<SimRecorder> trace_perfetto_open(const char *path, double clock_
   FILE *f = fopen(tmp.c_str(), "w");
   if (!f) {
     *err = std::string(path) + ": error: cannot create the Perfetto trace: " + strerror(errno);
+    discard(tmp, path);
     return nullptr;
   }
   return std::unique_ptr<SimRecorder>(new PerfettoRecorder(f, path, tmp, clock_mhz, v));

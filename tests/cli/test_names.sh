@@ -115,5 +115,15 @@ unused "--json is not used by --emit" --arch tiny tests/cases/asm/basic.gtasm --
 unused "'extra' is not used by --config-doc" --config-doc extra
 unused "--set overrides a key of --arch" --set ddr.channels=4 --disasm tests/cases/asm/basic.gtasm
 unused "no input file and no mode" --arch tiny
+# inputs that are no model: a clear message, not "nothing to do" or an I/O error
+echo hi >"$tmp/a.xyz"
+unused "/dev/null: error: unknown model format: expected a .gtg or .onnx file" --arch tiny /dev/null
+unused "a.xyz: error: unknown model format" --arch tiny "$tmp/a.xyz"
+unused "no model 'configs'" --arch tiny configs
+unused "--arch: no architecture config 'configs'" --arch configs --describe
+unused "--emit is not used by --stats" --stats resnet50 --emit "$tmp/x.gtp"
+unused "--emit is not used by --dump-after PASS and --dump-schedule" --arch tiny resnet50 --dump-schedule --emit "$tmp/x.gtp"
+unused "--trace is not used by --emit of a program file" --arch tiny tests/cases/asm/basic.gtasm --emit "$tmp/x.gtp" --trace "$tmp/t.gtt.gz"
+unused "--sched is not used by a program run" --arch tiny tests/cases/asm/basic.gtasm --sched tvm
 [ ! -e "$tmp/t.gtt.gz" ] && [ ! -e "$tmp/x.gtp" ] && ok "refused runs wrote nothing" || nok "refused runs wrote files"
 done_testing

@@ -2,7 +2,8 @@
 # test_outputs.sh — output paths that are not regular files: a report, trace or program written
 # to /dev/null or a FIFO goes to it directly (the device node or FIFO stays what it was; regular
 # files are still written through a temporary and a rename), and a device that refuses the
-# bytes (/dev/full) is a clear error with exit 1.
+# bytes (/dev/full) is a clear error with exit 1, on stdout too; SIGINT/SIGTERM in the middle
+# of a run leave no temporary; a valued option given twice is an error, not "the last wins".
 set -u
 . "$(dirname "$0")/lib.sh"
 A="--arch configs/tiny.cfg"
@@ -49,4 +50,43 @@ fi
 rc=$?
 [ $rc = 1 ] && grep -q "must end in .gtp or .gtasm" "$tmp/err" && ok "--emit /dev/null: exit 1 up front" \
   || nok "--emit without extension" "exit $rc: $(head -c 300 "$tmp/err")"
+# 5. stdout that refuses the bytes: a report, --describe and --help exit 1 with the reason
+for args in "$A tests/cases/asm/basic.gtasm --json" "$A --describe" "--help"; do
+  "$GTSIM" $args >/dev/full 2>"$tmp/err"
+  rc=$?
+  [ $rc = 1 ] && grep -q "cannot write the standard output" "$tmp/err" && ok "'$args' > /dev/full: exit 1" \
+    || nok "'$args' > /dev/full" "exit $rc: $(head -c 300 "$tmp/err")"
+done
+
+# 6. SIGINT and SIGTERM while the traces are being written: the run ends by the signal (128+N
+# in the shell), and neither the temporaries nor the outputs are left behind (job control on: a
+# background job of a script otherwise starts with SIGINT ignored, and gtsim keeps it ignored)
+set -m
+for sig in INT TERM; do
+  mkdir "$tmp/$sig"
+  "$GTSIM" $A workloads/resnet50.gtg --batch 16 --sched tvm --trace "$tmp/$sig/t.gtt.gz" \
+    --perfetto "$tmp/$sig/p.json" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [ -e "$tmp/$sig/t.gtt.gz.tmp.$pid" ] && break; sleep 0.1; done
+  sleep 0.5
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  left=$(ls -A "$tmp/$sig")
+  want=$((128 + $(kill -l $sig)))
+  [ $rc = $want ] && [ -z "$left" ] && ok "SIG$sig during a traced run: exit $rc, nothing left" \
+    || nok "SIG$sig during a traced run" "exit $rc (want $want), left: $left"
+done
+set +m
+
+# 7. a valued option twice is refused (which would win?); --set may repeat
+"$GTSIM" --arch configs/tiny.cfg --arch configs/goya.cfg --describe >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q -- "--arch is given twice" "$tmp/err" && ok "--arch twice: exit 1" \
+  || nok "--arch twice" "exit $rc: $(head -c 300 "$tmp/err")"
+"$GTSIM" $A $M --json -o "$tmp/a" -o "$tmp/b" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q -- "-o is given twice" "$tmp/err" && [ ! -e "$tmp/a" ] && ok "-o twice: exit 1, nothing written" \
+  || nok "-o twice" "exit $rc: $(head -c 300 "$tmp/err")"
+check "--set twice: allowed" "$GTSIM" $A --set ddr.channels=2 --set ddr.channels=4 --describe -o "$tmp/d"
 done_testing

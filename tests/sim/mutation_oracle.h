@@ -25,7 +25,7 @@ using Lists = std::vector<std::vector<GsInst>>;
 struct Access {
   uint32_t r, tile;
   bool write;
-  int64_t lo, hi;  // the bytes named; hi = -1: the extent is not named (first byte only)
+  int64_t lo, hi;  // the bytes named
 };
 
 inline int64_t esize(const GsInst &in) { return arch_dtype_bytes((GsDtype)in.dtype); }
@@ -44,12 +44,13 @@ inline Access mov_side(const GsInst &in, bool dst) {
 }
 
 // The regions an instruction reads and writes, with the bytes the ISA says it touches
-// (docs/isa.md): gemm a m×k, b k×n, dst m×n; vec a elems (not named when elems counts window
-// or pair reads), dst elems or one per group, b not named.
+// (docs/isa.md): gemm a m×k, b k×n, dst m×n; vec a a_elems (0: elems), b b_elems, dst from
+// dst_off one result per element or per group; a gather's index list idx_bytes.
 inline std::vector<Access> accesses(const GsInst &in) {
   std::vector<Access> v;
   int64_t es = esize(in);
   if (in.op == I_MOV) {
+    if (in.r[2]) v.push_back(Access{in.r[2], in.t[2], false, 0, inst_mov_idx_bytes(&in)});
     v.push_back(mov_side(in, false));
     v.push_back(mov_side(in, true));
   } else if (in.op == I_GEMM) {
@@ -60,13 +61,11 @@ inline std::vector<Access> accesses(const GsInst &in) {
     v.push_back(Access{in.r[0], in.t[0], true, 0, m * n * es});
   } else if (in.op == I_VEC) {
     GsVop op = (GsVop)in.sub;
-    int64_t e = inst_vec_elems(&in), p = inst_vec_param(&in);
-    bool windows = op == V_POOLMAX || op == V_POOLAVG || op == V_DOT || (p > 0 && !isa_vop_needs_param(op));
-    bool per_group = op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG;
-    int64_t out = per_group ? (e + std::max<int64_t>(1, p) - 1) / std::max<int64_t>(1, p) : e;
-    v.push_back(Access{in.r[1], in.t[1], false, 0, windows ? -1 : e * es});
-    if (in.r[2]) v.push_back(Access{in.r[2], in.t[2], false, 0, -1});
-    v.push_back(Access{in.r[0], in.t[0], true, 0, out * es});
+    int64_t e = inst_vec_elems(&in), p = inst_vec_param(&in), d = inst_vec_dst_off(&in);
+    int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : e;
+    v.push_back(Access{in.r[1], in.t[1], false, 0, an * es});
+    if (in.r[2]) v.push_back(Access{in.r[2], in.t[2], false, 0, inst_vec_b_elems(&in) * es});
+    v.push_back(Access{in.r[0], in.t[0], true, d, d + isa_vop_out_elems(op, e, p) * es});
   }
   return v;
 }
@@ -76,22 +75,13 @@ inline bool is_sync(int op) {
 }
 
 struct RegionFacts {
-  bool read = false, written = false, unnamed = false, freed = false;
+  bool read = false, written = false, freed = false;
   std::set<uint32_t> tiles;   // every tile written into it, and its initial one
   int64_t extent = 0;         // the last byte any named access reaches, + 1
   int level = -1, aq = -1;    // its buffer level; the queue and index of its alloc
   int64_t bytes = 0;          // its size (the last alloc's)
   int64_t buf = -1, boff = 0; // its buffer (level, cluster, core as one key) and offset there
   std::vector<std::pair<int64_t, int64_t>> reads;  // the bytes each named read reaches
-  bool by_mov = false;        // a transfer writes it
-  int64_t compute_hi = 0;     // the last byte a gemm/vec writes of it, + 1
-  // Only gemm/vec write it, and a named read reaches past every byte they write: the
-  // schedulers' fault the simulator warns about (docs/timing.md, "Warnings").
-  bool short_compute() const {
-    int64_t r = 0;
-    for (const auto &x : reads) r = std::max(r, x.second);
-    return !by_mov && compute_hi > 0 && r > compute_hi;
-  }
   size_t ai = 0;
   std::set<int> free_queues;  // the queues that free it
 };
@@ -118,30 +108,32 @@ inline std::map<uint32_t, RegionFacts> region_facts(const Lists &L) {
         RegionFacts &g = f[a.r];
         (a.write ? g.written : g.read) = true;
         if (a.write) g.tiles.insert(a.tile);
-        if (a.write && in.op == I_MOV) g.by_mov = true;
-        if (a.write && in.op != I_MOV) g.compute_hi = std::max(g.compute_hi, a.hi);
-        if (a.hi < 0) g.unnamed = true;
-        else g.extent = std::max(g.extent, a.hi);
-        if (!a.write && a.hi >= 0) g.reads.push_back({a.lo, a.hi});
+        g.extent = std::max(g.extent, a.hi);
+        if (!a.write) g.reads.push_back({a.lo, a.hi});
       }
     }
   return f;
 }
 
-// Marks the program's outputs (header comment): returns how many.
-inline int mark_outputs(Lists &L, const std::map<uint32_t, RegionFacts> &f) {
+// The program's outputs the emitter marked (alloc final=), checked against a rule of the
+// program text: a DDR region that transfers write and no instruction reads or frees, whose
+// writes all name one tile, must be marked with that tile. Returns how many are marked, or -1
+// (with the region in *missed) when the emitter missed one.
+inline int count_outputs(const Lists &L, const std::map<uint32_t, RegionFacts> &f, uint32_t *missed) {
   int n = 0;
-  for (auto &q : L)
-    for (GsInst &in : q) {
-      if (in.op != I_ALLOC || in.sub != LVL_DDR) continue;
+  for (const auto &q : L)
+    for (const GsInst &in : q) {
+      if (in.op != I_ALLOC) continue;
+      n += in.t[1] != 0;
       const RegionFacts &g = f.at(in.r[0]);
-      if (!g.written || g.read || g.freed || g.tiles.size() != 1) continue;
-      in.t[1] = *g.tiles.begin();
-      n++;
+      if (in.sub != LVL_DDR || !g.written || g.read || g.freed || g.tiles.size() != 1) continue;
+      if (in.t[1] != *g.tiles.begin()) {
+        *missed = in.r[0];
+        return -1;
+      }
     }
   return n;
 }
-
 
 // Does a named read of region g reach any byte of [lo, hi)?
 inline bool bytes_read(const RegionFacts &g, int64_t lo, int64_t hi) {
@@ -285,7 +277,7 @@ inline std::map<uint32_t, std::vector<Touch>> touches(const Lists &L) {
       const GsInst &in = L[q][i];
       if (in.op == I_ALLOC || in.op == I_FREE) t[in.r[0]].push_back(Touch{(int)q, i, true, 0, INT64_MAX});
       for (const Access &a : accesses(in))
-        t[a.r].push_back(Touch{(int)q, i, a.write, a.hi < 0 ? 0 : a.lo, a.hi < 0 ? INT64_MAX : a.hi});
+        t[a.r].push_back(Touch{(int)q, i, a.write, a.lo, a.hi});
     }
   return t;
 }

@@ -158,6 +158,7 @@ struct Prog {
     in->sub = (uint8_t)op;
     in->r[0] = d; in->t[0] = dt; in->r[1] = a; in->t[1] = at; in->r[2] = b; in->t[2] = bt;
     inst_vec_set_elems(in, elems);
+    if (b) inst_vec_set_b_elems(in, elems);  // b as large as a unless the test says otherwise
     in->dtype = (uint8_t)t;
     return in;
   }

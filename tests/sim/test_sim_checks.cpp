@@ -12,7 +12,6 @@ static Simulator *g_sim;
 static SimResult run(Prog &pr) {
   SimResult r;
   SimOptions o;
-  o.warnings = nullptr;  // the tests read r.warnings
   g_sim->run(pr.p, o, &r);
   return r;
 }
@@ -70,29 +69,28 @@ static void pieces_of_a_region(void **) {
   assert_true(has(r.message, head + "nothing was ever written into bytes [512, 640) of it"));
 }
 
-// A vec's broadcast `b` and a windowed `a` (pooling: elems counts window reads) do not name their
-// extent: only their first byte must hold the tile. A vec's `a` otherwise: all elems.
-static void operands_without_extent(void **) {
-  for (int mut = 0; mut < 4; mut++) {
+// Every operand is read over the extent the instruction names (isa.def): a's a_elems where elems
+// counts window reads (pooling), b's b_elems. A byte missing anywhere in them is reported, not
+// only their first byte; so is an extent past the region.
+static void operands_with_extent(void **) {
+  for (int mut = 0; mut < 5; mut++) {
     Prog pr;
     uint32_t ta = pr.tile("a"), tb = pr.tile("b"), to = pr.tile("o"), tp = pr.tile("p");
-    uint32_t a = pr.region("a"), b = pr.region("b"), o = pr.region("o"), bias = pr.region("bias");
+    uint32_t a = pr.region("a"), b = pr.region("b"), o = pr.region("o"), bd = pr.region("b.ddr");
     QRef v = pr.q(0, 0, TQ_VEC), in = pr.q(0, 0, TQ_IN);
     pr.alloc(v, a, LVL_LB, 0, 0, 0, 1024, ta);
     pr.alloc(in, b, LVL_LB, 0, 0, 1024, 1024);
     pr.alloc(v, o, LVL_LB, 0, 0, 2048, 1024);
-    pr.alloc(in, bias, LVL_LB, 0, 0, 4096, 64, tb);
-    // b: 32 B of the 1024 hold tile b (mut 1: none; mut 2: from byte 32 on)
-    if (mut != 1) {
-      GsInst *m = pr.mov(in, b, tb, bias, tb, 32);
-      if (mut == 2) inst_mov_set_dst_off(m, 32);
-    }
+    pr.alloc(in, bd, LVL_DDR, 0, 0, 0, 1024, tb);
+    // b: all 1024 B hold tile b (mut 1: none; mut 2: all but its last 32 B)
+    if (mut != 1) pr.mov(in, b, tb, bd, tb, mut == 2 ? 992 : 1024);
     pr.signal(in, TQ_VEC, 0);
     pr.wait(v, 0);
-    pr.vec(v, V_ADD, o, to, a, ta, 512, DT_FP16, b, tb);
-    // pooling over a's 1024 B, window 4: 512 window reads of 2 B read at most 1024 B
+    pr.vec(v, V_ADD, o, to, a, ta, 512, DT_FP16, b, tb);  // b_elems 512: bytes [0, 1024)
+    // pooling over a's 512 fp16 (1024 B), window 4: 512 window reads (mut 4: a_elems 1024, 2 KiB)
     GsInst *p = pr.vec(v, V_POOLMAX, o, tp, a, ta, 512, DT_FP16);
     inst_vec_set_param(p, 4);
+    inst_vec_set_a_elems(p, mut == 4 ? 1024 : 512);
     if (mut == 3) pr.vec(v, V_RELU, o, to, a, ta, 1024, DT_FP16);  // 2048 B: beyond a's bytes
     SimResult r = run(pr);
     if (mut == 0) {
@@ -102,15 +100,84 @@ static void operands_without_extent(void **) {
     assert_int_equal(r.status, 2);
     std::string b_head = "read of region r2 'b' expects tile t2 'b', but nothing was ever written into ";
     if (mut == 1) assert_true(has(r.message, b_head + "the region"));
-    if (mut == 2) assert_true(has(r.message, b_head + "bytes [0, 32) of it"));
-    if (mut == 3) assert_true(has(r.message, "read of bytes [0, 2048) of region r1 'a' is outside its 1024 bytes"));
+    if (mut == 2) assert_true(has(r.message, b_head + "bytes [992, 1024) of it"));
+    if (mut >= 3) assert_true(has(r.message, "read of bytes [0, 2048) of region r1 'a' is outside its 1024 bytes"));
   }
 }
 
-// Compute instructions write at offset 0 of their region; a tile read beyond what they wrote
-// (and never written otherwise) is a warning for now (docs/timing.md, "Warnings"); the same
-// bytes missing after a transfer are an error.
-static void compute_writes_at_offset_zero(void **) {
+// Results assembled side by side in one region: each vec writes its part from dst_off on, with
+// the same tile; the store of the whole region then finds that tile in every byte (mut 1: the
+// second part written at offset 0 too, so bytes [128, 256) were never written).
+static void results_side_by_side(void **) {
+  for (int mut = 0; mut < 2; mut++) {
+    Prog pr;
+    uint32_t ta = pr.tile("a"), ty = pr.tile("y");
+    uint32_t a = pr.region("a"), y = pr.region("y"), d = pr.region("d");
+    QRef v = pr.q(0, 0, TQ_VEC), out = pr.q(0, 0, TQ_OUT);
+    pr.alloc(v, a, LVL_LB, 0, 0, 0, 256, ta);
+    pr.alloc(v, y, LVL_LB, 0, 0, 256, 256);
+    pr.alloc(out, d, LVL_DDR, 0, 0, 0, 256);
+    pr.vec(v, V_RELU, y, ty, a, ta, 64, DT_FP16);  // bytes [0, 128)
+    GsInst *p = pr.vec(v, V_RELU, y, ty, a, ta, 64, DT_FP16);
+    if (mut == 0) inst_vec_set_dst_off(p, 128);  // bytes [128, 256)
+    pr.signal(v, TQ_OUT, 0);
+    pr.wait(out, 0);
+    pr.mov(out, d, ty, y, ty, 256);
+    SimResult r = run(pr);
+    if (mut == 0) {
+      assert_int_equal(r.status, 0);
+    } else {
+      assert_int_equal(r.status, 2);
+      assert_true(has(r.message, "nothing was ever written into bytes [128, 256) of it"));
+    }
+  }
+}
+
+// A gather names its index list (idx, idx_bytes): the list must hold its tile in every byte read
+// (mut 1: never loaded; mut 2: its load not yet ordered before the gather: another queue wrote it).
+static void gather_reads_its_indices(void **) {
+  for (int mut = 0; mut < 3; mut++) {
+    Prog pr;
+    uint32_t tt = pr.tile("table"), ti = pr.tile("ids"), tr = pr.tile("rows");
+    uint32_t table = pr.region("table"), ids_d = pr.region("ids.ddr"), ids = pr.region("ids");
+    uint32_t rows = pr.region("rows");
+    QRef in = pr.q(0, 0, TQ_IN), out = pr.q(0, 0, TQ_OUT);
+    pr.alloc(in, table, LVL_DDR, 0, 0, 0, 4096, tt);
+    pr.alloc(in, ids_d, LVL_DDR, 0, 0, 4096, 16, ti);
+    pr.alloc(in, ids, LVL_LB, 0, 0, 0, 64);
+    pr.alloc(in, rows, LVL_LB, 0, 0, 64, 512);
+    pr.barrier(in, SCOPE_CLUSTER, 0, 2);  // the allocations before both queues' accesses
+    pr.barrier(out, SCOPE_CLUSTER, 0, 2);
+    if (mut == 0) pr.mov(in, ids, ti, ids_d, ti, 16);
+    if (mut == 2) {  // loaded by dma_out, in time (dma_in first copies 2 KiB: it is there when
+                     // the gather runs), but nothing orders the load before the gather
+      uint32_t pad = pr.region("pad");
+      pr.alloc(in, pad, LVL_LB, 0, 0, 1024, 2048);
+      pr.mov(in, pad, tt, table, tt, 2048);
+      pr.mov(out, ids, ti, ids_d, ti, 16);
+      pr.signal(out, TQ_IN, 0);  // (consumed after the gather: no order before it)
+    }
+    GsInst *g = pr.mov(in, rows, tr, table, tt, 512);  // 4 rows of 128 B every 1 KiB
+    inst_mov_set_rows(g, 4);
+    inst_mov_set_src_stride(g, 1024);
+    g->r[2] = ids;
+    g->t[2] = ti;
+    inst_mov_set_idx_bytes(g, 16);
+    if (mut == 2) pr.wait(in, 0);
+    SimResult r = run(pr);
+    if (mut == 0) {
+      assert_int_equal(r.status, 0);
+      continue;
+    }
+    assert_int_equal(r.status, 2);
+    if (mut == 1) assert_true(has(r.message, "read of region r3 'ids' expects tile t2 'ids', but nothing was ever written into bytes [0, 16) of it"));
+    if (mut == 2) assert_true(has(r.message, "read of bytes [0, 16) of region r3 'ids'"));
+  }
+}
+
+// A tile read beyond what a compute instruction wrote of it (and never written otherwise) is an
+// error that says so; the same bytes missing after a transfer are the plain error.
+static void compute_wrote_less_than_read(void **) {
   for (int by_mov = 0; by_mov < 2; by_mov++) {
     Prog pr;
     uint32_t ta = pr.tile("a"), ty = pr.tile("y");
@@ -127,15 +194,40 @@ static void compute_writes_at_offset_zero(void **) {
     pr.mov(out, d, ty, y, ty, 256);
     SimResult r = run(pr);
     std::string what = "read of region r2 'y' expects tile t2 'y', but nothing was ever written into bytes [128, 256) of it";
-    if (by_mov) {
-      assert_int_equal(r.status, 2);
-      assert_true(has(r.message, what));
-    } else {
+    assert_int_equal(r.status, 2);
+    assert_true(has(r.message, "queue c0.k0.dma_out, instruction 2 (mov dst=d"));
+    std::string why = " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
+    assert_true(has(r.message, what + (by_mov ? "\n" : why)));
+  }
+}
+
+// A unit that computes in a narrower dtype than the tensors are stored in: an int8 gemm on
+// fp16 operands names the stored element size (elem_bytes=2) and reads and writes 8x8x2 = 128 B
+// each; the store of the 128 B result finds it all (mut 1: without elem_bytes the gemm writes
+// 8x8x1 = 64 B, and the store reads 64 B more than it wrote: the error says so).
+static void stored_element_size(void **) {
+  for (int mut = 0; mut < 2; mut++) {
+    Prog pr;
+    uint32_t ta = pr.tile("a"), tb = pr.tile("b"), ty = pr.tile("y");
+    uint32_t a = pr.region("a"), b = pr.region("b"), y = pr.region("y"), d = pr.region("d");
+    QRef mm = pr.q(0, 0, TQ_MME), out = pr.q(0, 0, TQ_OUT);
+    pr.alloc(mm, a, LVL_LB, 0, 0, 0, 128, ta);
+    pr.alloc(mm, b, LVL_LB, 0, 0, 128, 128, tb);
+    pr.alloc(mm, y, LVL_LB, 0, 0, 256, 128);
+    pr.alloc(out, d, LVL_DDR, 0, 0, 0, 128);
+    GsInst *g = pr.gemm(mm, y, ty, a, ta, b, tb, 8, 8, 8, DT_INT8);
+    if (mut == 0) inst_gemm_set_elem_bytes(g, 2);
+    pr.signal(mm, TQ_OUT, 0);
+    pr.wait(out, 0);
+    pr.mov(out, d, ty, y, ty, 128);
+    SimResult r = run(pr);
+    if (mut == 0) {
       assert_int_equal(r.status, 0);
-      assert_int_equal(r.warnings.size(), 1);
-      assert_true(has(r.warnings[0], "queue c0.k0.dma_out, instruction 2 (mov dst=d") &&
-                  has(r.warnings[0], what + " (after the part of the tile a gemm/vec wrote: it wrote less than is read)"));
+      continue;
     }
+    assert_int_equal(r.status, 2);
+    assert_true(has(r.message, "nothing was ever written into bytes [64, 128) of it (after the part of "
+                               "the tile a gemm/vec wrote: it wrote less than is read)"));
   }
 }
 
@@ -259,8 +351,11 @@ static void allocations_in_order(void **) {
 int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pieces_of_a_region),
-      cmocka_unit_test(operands_without_extent),
-      cmocka_unit_test(compute_writes_at_offset_zero),
+      cmocka_unit_test(operands_with_extent),
+      cmocka_unit_test(results_side_by_side),
+      cmocka_unit_test(gather_reads_its_indices),
+      cmocka_unit_test(compute_wrote_less_than_read),
+      cmocka_unit_test(stored_element_size),
       cmocka_unit_test(race_hidden_by_timing),
       cmocka_unit_test(semaphore_tokens_in_order),
       cmocka_unit_test(allocations_in_order),

@@ -81,9 +81,13 @@ static void build(Prog &pr, uint64_t seed, int drop, Facts *f, int drop_wait = -
                              isa_vop_inputs(op) == 2 ? tw : 0);
           // one group: the checks need 1 <= param <= elems
           if (isa_vop_needs_param(op)) inst_vec_set_param(v, S / 2);
+          // every operand names its extent: b, the 256 fp16 of the weight tile; a windowed a,
+          // the S / 2 elements the buffer holds
+          if (isa_vop_inputs(op) == 2) inst_vec_set_b_elems(v, 256);
+          if (isa_vop_windowed(op, inst_vec_param(v))) inst_vec_set_a_elems(v, S / 2);
           compute += timing_vector(&g_arch.units[1], op, S / 2, DT_FP16);
           // reductions, dot products and pooling leave one result per group or window (isa.def)
-          if (op == V_RSUM || op == V_RMAX || op == V_DOT || op == V_POOLMAX || op == V_POOLAVG) ob = 2;
+          ob = 2 * isa_vop_out_elems(op, S / 2, inst_vec_param(v));
         }
         if (i + 2 < iters) signal(U, TQ_IN, 1);  // every signal has its wait
         signal(U, TQ_OUT, 4);

@@ -186,6 +186,7 @@ static int64_t one_compute(GsOpcode op, GsVop vop, int64_t elems, GsDtype t, Sim
     GsInst *in = pr.vec(q, vop, o, to, a, ta, elems, t, b2, tb2);
     // one group over all elements (the cost does not depend on it)
     if (isa_vop_needs_param(vop)) inst_vec_set_param(in, elems);
+    if (isa_vop_windowed(vop, inst_vec_param(in))) inst_vec_set_a_elems(in, elems);
   }
   SimResult r = run(pr);
   if (out) *out = r;

@@ -135,6 +135,9 @@ static inline GsProgram *every_opcode_program(void) {
     in->t[2] = isa_vop_inputs((GsVop)v) == 2 ? t3 : 0;
     inst_vec_set_elems(in, 1000 + v);
     inst_vec_set_param(in, v);
+    if (in->r[2]) inst_vec_set_b_elems(in, 500 + v);
+    if (isa_vop_windowed((GsVop)v, v)) inst_vec_set_a_elems(in, 2000 + v);
+    inst_vec_set_dst_off(in, 2 * v);
     in->dtype = (uint8_t)(v % DT_COUNT);
   }
   q = prog_queue(p, 0, -1, 1); /* c0.dma1 */
@@ -153,6 +156,9 @@ static inline GsProgram *every_opcode_program(void) {
   inst_mov_set_planes(in, INT64_MAX - 6);
   inst_mov_set_src_pstride(in, INT64_MAX - 7);
   inst_mov_set_dst_pstride(in, INT64_MAX - 8);
+  in->r[2] = r2; /* a gather's index list */
+  in->t[2] = t2;
+  inst_mov_set_idx_bytes(in, INT64_MAX - 9);
   in = prog_emit(q);
   in->op = I_SEMPOST;
   in->sub = SCOPE_CHIP;

@@ -35,11 +35,12 @@ static void test_operand_table(void **state) {
       [I_ALLOC] = "region=r0 level=sub cluster=n0 core=n1 offset=n2 bytes=n3 init=t0 final=t1",
       [I_FREE] = "region=r0",
       [I_MOV] = "dst=r0 dst_tile=t0 src=r1 src_tile=t1 bytes=n0 dst_off=n1 src_off=n2 rows=n3 "
-                "src_stride=n4 dst_stride=n5 planes=n6 src_pstride=n7 dst_pstride=n8",
+                "src_stride=n4 dst_stride=n5 planes=n6 src_pstride=n7 dst_pstride=n8 idx=r2 "
+                "idx_tile=t2 idx_bytes=n9",
       [I_GEMM] = "dst=r0 dst_tile=t0 a=r1 a_tile=t1 b=r2 b_tile=t2 m=n0 n=n1 k=n2 dtype=dtype "
-                 "acc=flags",
-      [I_VEC] = "op=sub dst=r0 dst_tile=t0 a=r1 a_tile=t1 b=r2 b_tile=t2 elems=n0 param=n1 "
-                "dtype=dtype",
+                 "elem_bytes=n3 acc=flags",
+      [I_VEC] = "op=sub dst=r0 dst_tile=t0 dst_off=n4 a=r1 a_tile=t1 a_elems=n2 b=r2 b_tile=t2 "
+                "b_elems=n3 elems=n0 param=n1 dtype=dtype elem_bytes=n5",
       [I_SCALAR] = "ops=n0",
       [I_SIGNAL] = "queue=sub flag=n0",
       [I_WAIT] = "flag=n0",

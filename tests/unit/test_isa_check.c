@@ -274,7 +274,25 @@ static void test_ids(void **state) {
   expect_error(p, &tiny, "b names no region");
   in->r[2] = 3;
   in->t[2] = 3;
+  expect_error(p, &tiny, "b and b_elems go together"); /* b's extent is named */
+  inst_vec_set_b_elems(in, 16);
   expect_ok(p, &tiny);
+  in->sub = V_BNORM; /* its scale and shift are an operand too */
+  expect_ok(p, &tiny);
+  in->r[2] = in->t[2] = 0;
+  expect_error(p, &tiny, "b names no region");
+  in->sub = V_RELU;
+  expect_error(p, &tiny, "b and b_elems go together"); /* an extent without an operand */
+  prog_free(p);
+  /* a gather's index list: idx and idx_bytes, or neither */
+  in = one(&p, I_MOV);
+  in->r[2] = 3;
+  in->t[2] = 3;
+  expect_error(p, &tiny, "idx and idx_bytes go together");
+  inst_mov_set_idx_bytes(in, 8);
+  expect_ok(p, &tiny);
+  in->t[2] = 0;
+  expect_error(p, &tiny, "idx_tile: a data instruction names the tile of every region it uses");
   prog_free(p);
   /* alloc's init tile may be 0 */
   in = one(&p, I_ALLOC);
@@ -389,7 +407,18 @@ static void test_vec_param(void **state) {
   in->sub = V_POOLMAX;
   inst_vec_set_param(in, 0);
   expect_error(p, &tiny, "vec poolmax needs 1 <= param <= elems");
-  in->sub = V_RELU; /* elementwise: param unused */
+  inst_vec_set_param(in, 4); /* window reads: a's extent must be named */
+  expect_error(p, &tiny, "vec poolmax reads elements of a again: a_elems must name how many a holds");
+  inst_vec_set_a_elems(in, 256);
+  expect_ok(p, &tiny);
+  in->sub = V_RELU; /* elementwise: param is a window (a depthwise conv's), a_elems needed */
+  inst_vec_set_a_elems(in, 0);
+  expect_error(p, &tiny, "vec relu with a window param reads elements of a again");
+  inst_vec_set_param(in, 0);
+  expect_ok(p, &tiny);
+  inst_vec_set_elem_bytes(in, 3); /* a stored element is 1, 2, 4 or 8 bytes */
+  expect_error(p, &tiny, "elem_bytes=3: a stored element is 1, 2, 4 or 8 bytes");
+  inst_vec_set_elem_bytes(in, 2);
   expect_ok(p, &tiny);
   prog_free(p);
 }
@@ -449,7 +478,7 @@ static void test_null_arch(void **state) {
   p->queues[0].index = Q_DMA_OUT;
   expect_error(p, NULL, "queue c1.k1.dma_out, instruction 0 (gemm");
   in->op = I_MOV; /* still the queue's last instruction, so still editable */
-  expect_error(p, NULL, "field r2 is not used by mov");
+  expect_error(p, NULL, "idx and idx_bytes go together"); /* r2 is a mov's index list */
   prog_free(p);
 }
 
