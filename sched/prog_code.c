@@ -38,6 +38,8 @@
 
 enum { BLOCK_MIN = 1024, BLOCK_MAX = 64 * 1024, MAX_RECORD = 2 + 3 + GS_CODE_SLOTS * 10 };
 enum { OP_ESCAPE = 15 };
+_Static_assert(GS_CODE_SLOTS == 9 + GS_INST_NUM, "the slots are sub, dtype, flags, r[3], t[3], n[]");
+_Static_assert(GS_CODE_ROWS <= 16, "a record's header byte holds the row in 4 bits");
 
 struct GsCodeBlock {
   struct GsCodeBlock *next;
