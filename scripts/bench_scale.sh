@@ -7,12 +7,13 @@
 # The base is built from git (BASE_REV, default the last release before the encoded program,
 # 7c2bd29) in a temporary worktree; without git the base columns say so. Prints a markdown
 # section (make bench collects it into bench/RESULTS.md).
-# Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_BIG=0 to skip
+# Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_SCHEDS="tvm", SCALE_BIG=0 to skip
 # the batch-1024 runs)
 set -u
 GTSIM=${GTSIM:-build/gtsim}
 BASE_REV=${BASE_REV:-7c2bd29}
 models=${SCALE_MODELS:-resnet50 bert-128 vit-b16 mobilenetv2}
+scheds=${SCALE_SCHEDS:-tvm graphturbo}
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
@@ -48,7 +49,7 @@ echo "| model | config | strategy | instructions | RSS MiB base | RSS MiB now | 
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
-    for s in tvm graphturbo; do
+    for s in $scheds; do
       read -r nw nr ns nt ni <<<"$(run "$GTSIM" "configs/$cfg.cfg" "$m" "$s")"
       if [ "$nw" = failed ]; then
         echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | |"
