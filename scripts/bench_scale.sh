@@ -23,11 +23,13 @@ if git worktree add --detach "$tmp/base" "$BASE_REV" >/dev/null 2>&1 &&
   base="$tmp/base/build/gtsim"
 fi
 
-# run BIN CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions" or "failed"
+# run BIN ROOT CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions" or
+# "failed"; the config and model come from the tree ROOT the binary was built from (the formats
+# change between releases: the base cannot read this tree's configs)
 run() {
-  local bin=$1 cfg=$2 m=$3 s=$4
-  shift 4
-  if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" --arch "$cfg" "workloads/$m.gtg" --sched "$s" \
+  local bin=$1 root=$2 cfg=$3 m=$4 s=$5
+  shift 5
+  if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" --arch "$root/configs/$cfg.cfg" "$root/workloads/$m.gtg" --sched "$s" \
       --timing "$@" >/dev/null 2>"$tmp/err"; then
     local wall rss
     read -r wall rss <"$tmp/time"
@@ -37,7 +39,7 @@ run() {
   fi
 }
 
-mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", t > 0 ? n / t / 1e6 : 0 }'; }
+mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
 
 echo "## Scale: memory and speed against the base release ($BASE_REV) (scripts/bench_scale.sh)"
 echo
@@ -50,14 +52,14 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
-      read -r nw nr ns nt ni <<<"$(run "$GTSIM" "configs/$cfg.cfg" "$m" "$s")"
+      read -r nw nr ns nt ni <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
       if [ "$nw" = failed ]; then
         echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | |"
         continue
       fi
       br="" bs="" bm=""
       if [ -n "$base" ]; then
-        read -r bw br bs bt bi <<<"$(run "$base" "configs/$cfg.cfg" "$m" "$s")"
+        read -r bw br bs bt bi <<<"$(run "$base" "$tmp/base" "$cfg" "$m" "$s")"
         if [ "$bw" = failed ]; then br="failed" bs="" bm=""; else bm=$(mips "$bi" "$bt"); fi
       fi
       echo "| $m | $cfg | $s | $ni | $br | $nr | $bs | $ns | $bm | $(mips "$ni" "$nt") |"
@@ -74,7 +76,7 @@ echo "| model | config | batch | strategy | instructions | wall s | RSS MiB | si
 echo "|---|---|---|---|---|---|---|---|"
 for row in "resnet50 stcp920 1024" "bert-128 stcp920 1024" "bert-128 ipu-gc2 8"; do
   read -r m cfg b <<<"$row"
-  read -r nw nr ns nt ni <<<"$(run "$GTSIM" "configs/$cfg.cfg" "$m" tvm --batch "$b")"
+  read -r nw nr ns nt ni <<<"$(run "$GTSIM" . "$cfg" "$m" tvm --batch "$b")"
   if [ "$nw" = failed ]; then
     echo "| $m | $cfg | $b | tvm | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | |"
   else
