@@ -132,9 +132,9 @@ static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
   // with the actions up to each (chip-wide counts, also at cluster 0's own barriers)
   std::vector<std::pair<uint64_t, const GsActions *>> ep;
   for (size_t i = 0; i < r.episodes.size(); i++) ep.push_back({r.episodes[i].cycle, &r.episode_actions[i]});
-  for (size_t i = 0; i < r.cluster_episodes.size(); i++)
+  for (size_t i = 0, j = 0; i < r.cluster_episodes.size(); i++)
     if (r.cluster_episodes[i].cluster == 0)
-      ep.push_back({r.cluster_episodes[i].cycle, &r.cluster_episode_actions[i]});
+      ep.push_back({r.cluster_episodes[i].cycle, &r.cluster_episode_actions[j++]});
   std::stable_sort(ep.begin(), ep.end(),
                    [](const std::pair<uint64_t, const GsActions *> &x,
                       const std::pair<uint64_t, const GsActions *> &y) { return x.first < y.first; });

@@ -491,7 +491,7 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
       traffic_.ddr_since_episode = 0;
     } else {
       cluster_episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), 0, q.cluster});
-      cluster_episode_actions_.push_back(actions_);
+      if (q.cluster == 0) cluster_episode_actions_.push_back(actions_);  // what the report uses
     }
     if (in.sub == SCOPE_CHIP || q.cluster == 0)
       for (auto &r : recorders_) r->episode(t0 - start_);

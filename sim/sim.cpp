@@ -313,8 +313,8 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
   r->actions = actions_;
-  r->episode_actions = episode_actions_;
-  r->cluster_episode_actions = cluster_episode_actions_;
+  r->episode_actions = std::move(episode_actions_);  // the next run starts from empty ones
+  r->cluster_episode_actions = std::move(cluster_episode_actions_);
   register_stats(r, cycles);
   std::string err;
   for (auto &rec : recorders_)

@@ -105,7 +105,10 @@ struct SimResult {
   std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
   GsActions actions{};     // what the run did, by unit kind and level (sched/energy.h)
   std::vector<GsActions> episode_actions;  // actions up to the end of each chip episode
-  std::vector<GsActions> cluster_episode_actions;  // and of each cluster episode
+  // and of each of cluster 0's cluster episodes, in order (the report's kernel boundaries are
+  // the chip episodes and cluster 0's: a snapshot per episode of every cluster grew with the
+  // program, 1.7 KB each)
+  std::vector<GsActions> cluster_episode_actions;
   SimStats stats;          // everything else, registered by name (docs/timing.md, "Stats")
 };
 
