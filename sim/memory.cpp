@@ -22,14 +22,21 @@ void MemoryState::reset(const GsProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
   regions_.clear();
+  freed_.clear();
   outputs_.clear();
   logged_.clear();
 }
 
 const Region &MemoryState::region(uint32_t r) const {
   static const Region none;
+  static const Region freed = [] {
+    Region x;
+    x.state = RS_FREED;
+    return x;
+  }();
   auto it = regions_.find(r);
-  return it == regions_.end() ? none : it->second;
+  if (it != regions_.end()) return it->second;
+  return r < freed_.size() && freed_[r] ? freed : none;
 }
 
 std::string MemoryState::region_name(uint32_t r) const {
@@ -194,7 +201,7 @@ std::string MemoryState::reuse_check(uint32_t r, const Buffer &B, int64_t off, i
 
 std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init,
                                uint32_t final, Mark who) {
-  Region &g = region(r);
+  Region &g = region_mut(r);
   Buffer &B = bufs[(size_t)b];
   char msg[256];
   if (g.state == RS_LIVE) {
@@ -237,6 +244,7 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   if (B.occupancy > B.peak) B.peak = B.occupancy;
   g = Region();
   g.state = RS_LIVE;
+  if (r < freed_.size()) freed_[r] = false;
   g.buf = b;
   g.offset = offset;
   g.bytes = bytes;
@@ -259,10 +267,11 @@ std::string MemoryState::live_check(uint32_t r, Mark who) const {
 }
 
 std::string MemoryState::free_region(uint32_t r, Mark who) {
-  Region &g = region(r);
-  if (g.state != RS_LIVE)
+  const Region &c = region(r);
+  if (c.state != RS_LIVE)
     return "free of region " + region_name(r) +
-           (g.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
+           (c.state == RS_FREED ? ", which was already freed" : ", which is not allocated");
+  Region &g = region_mut(r);
   if (g.final)
     return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
            tile_name(g.final) + " when the run ends";
@@ -273,10 +282,10 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
   B.live.erase(g.offset);
   B.occupancy -= g.bytes;
   B.freed.emplace(g.offset, Freed{g.offset + g.bytes, who, r});
-  g.state = RS_FREED;
-  g.spans.clear();
-  g.writes.clear();
-  g.reads.clear();
+  // a freed region keeps one bit, not its state: programs allocate millions over a run
+  regions_.erase(r);
+  if (r >= freed_.size()) freed_.resize((size_t)r + 1);
+  freed_[r] = true;
   return "";
 }
 
@@ -324,7 +333,7 @@ static void prune_queue_log(std::vector<AccessRec> &v, const HbClocks &hb, int q
 // the queue's last record is the same pattern at the same epoch), dropping, now and then, the
 // queue's records that every running queue is ordered after.
 void MemoryState::log_access(uint32_t r, bool write, Mark who, const GsAccess &ap) {
-  Region &g = region(r);
+  Region &g = region_mut(r);
   std::vector<AccessRec> &v = (write ? g.writes : g.reads)[who.q];
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
   v.push_back(AccessRec{who.e, who.i, ap});
@@ -338,7 +347,9 @@ void MemoryState::log_access(uint32_t r, bool write, Mark who, const GsAccess &a
 
 void MemoryState::prune_logs() {
   for (uint32_t r : logged_) {
-    Region &g = region(r);
+    auto rit = regions_.find(r);
+    if (rit == regions_.end()) continue;  // freed since
+    Region &g = rit->second;
     g.logged = false;
     for (AccessLog *log : {&g.writes, &g.reads})
       for (auto it = log->begin(); it != log->end();) {
@@ -354,7 +365,7 @@ void MemoryState::prune_logs() {
 // (writes: `who` writes or frees them) every read. The message, or "".
 std::string MemoryState::unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes,
                                    const char *what) {
-  Region &g = region(r);
+  Region &g = region_mut(r);
   std::string e = first_unordered(r, g.writes, &ap, who, what, "written");
   if (e.empty() && writes) e = first_unordered(r, g.reads, &ap, who, what, "read");
   return e;
@@ -457,7 +468,7 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   if (e.empty() && acc) e = holds(r, tile, ap, "accumulation into");
   if (e.empty()) e = unordered(r, ap, who, true, "write into");
   if (!e.empty()) return e;
-  SpanMap &m = region(r).spans;
+  SpanMap &m = region_mut(r).spans;
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
     auto it = m.find(lo);
     if (it != m.end() && it->second.end == hi) {  // the same bytes again (a tile buffer reused)

@@ -85,10 +85,10 @@ bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *
 class MemoryState {
  public:
   std::vector<Buffer> bufs;
-  // The state of region r, created on first use: ids need not be dense (a program naming
-  // region 67108863 costs one entry, not 2^26).
-  Region &region(uint32_t r) { return regions_[r]; }
-  const Region &region(uint32_t r) const;  // a never-allocated region when it has no state
+  // The state of region r: a never-allocated or a freed one when it has no entry (entries are
+  // created on first use by the checks, region_mut: ids need not be dense — a program naming
+  // region 67108863 costs one entry, not 2^26 — and freed regions drop theirs).
+  const Region &region(uint32_t r) const;
   const GsProgram *prog = nullptr;
   const HbClocks *hb = nullptr;  // the run's clocks (set by the model)
 
@@ -121,7 +121,9 @@ class MemoryState {
   std::vector<std::string> *queue_names = nullptr;
 
  private:
-  std::unordered_map<uint32_t, Region> regions_;
+  std::unordered_map<uint32_t, Region> regions_;  // the live ones (and never-allocated ones used)
+  Region &region_mut(uint32_t r) { return regions_[r]; }
+  std::vector<bool> freed_;                        // [region]: freed (and not allocated again)
   std::vector<uint32_t> outputs_;  // regions allocated with a final tile, in allocation order
   std::vector<uint32_t> logged_;   // regions with access records added since prune_logs
   void log_access(uint32_t r, bool write, Mark who, const GsAccess &ap);

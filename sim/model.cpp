@@ -535,7 +535,7 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
   }
   s.count--;
   hb.acquire(qid, s.tokens.front());
-  s.tokens.pop_front();
+  s.tokens.erase(s.tokens.begin());  // few pending posts: the front is cheap to drop
   // a DMA queue posts when data has arrived: waiting on data; a unit, when a buffer is free
   if (s.from_dma) q.stall_data += now() - t0;
   else q.stall_flag += now() - t0;
@@ -589,9 +589,10 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
     return true;
   }
   case I_FREE: {
+    int buf = mem.region(in.r[0]).buf;  // before the free drops the region's state
     std::string e = mem.free_region(in.r[0], mark(qid, idx));
     if (!e.empty()) return fail(qid, idx, e);
-    if (!recorders_.empty()) trace_occ(mem.region(in.r[0]).buf);
+    if (!recorders_.empty()) trace_occ(buf);
     return true;
   }
   case I_MOV: return exec_mov(q, qid, in, idx);

@@ -114,7 +114,8 @@ struct SyncObj {  // a barrier or a semaphore
   bool from_dma = false;  // semaphore: last posted by a DMA queue
   int last_from = -1;     // semaphore: queue slot of the last post (for the end-of-run report)
   std::vector<int> waiters;
-  std::deque<HbClock> tokens;  // semaphore: the clocks of the posts not consumed yet (hb.h)
+  std::vector<HbClock> tokens;  // semaphore: the clocks of the posts not consumed yet (hb.h);
+                               // a vector: a barrier, one object per id, never allocates it
   HbClock join;                // barrier: the join of the current episode's arrivals
 };
 
