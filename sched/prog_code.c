@@ -123,8 +123,7 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
     if (w->op != in->op) continue;
     unsigned score = 8u * (w->last[SLOT_R1] == in->r[1]) + 4u * (w->last[SLOT_R0] == in->r[0]) +
                      2u * (w->last[SLOT_SUB] == in->sub) + (w->last[SLOT_R2] == in->r[2]);
-    if (score > best_score || (score == best_score && best >= 0 && w->used > h->row[best].used) ||
-        (score == best_score && best < 0)) {
+    if (best < 0 || score > best_score || (score == best_score && w->used > h->row[best].used)) {
       best = r;
       best_score = score;
     }
@@ -199,8 +198,8 @@ static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, GsInst
   uint64_t mask;
   s = get_leb(s, &mask);
   w->inst.op = op;
-  for (uint32_t todo = (uint32_t)mask | w->moving; todo; todo &= todo - 1) {
-    int k = __builtin_ctz(todo);
+  for (uint32_t visit = (uint32_t)mask | w->moving; visit; visit &= visit - 1) {
+    int k = __builtin_ctz(visit);
     uint64_t v = w->last[k] + w->stride[k];
     if (mask >> k & 1) {
       uint64_t z;
