@@ -94,7 +94,7 @@ static void size_tile(GemmCore *x, const GsTile *t) {
     x->wbytes = max64(x->wbytes, span_bytes(&s));
   lower_tile_output_span(x->g, k->head, t, &os);
   x->obytes = max64(x->obytes, span_bytes(&os));
-  GsOperandBytes ob = lower_tile_operand_bytes(x->g, k->head, t, k->cdt_head);
+  GsOperandBytes ob = lower_tile_operand_bytes(x->g, k->head, t, k->packed_k, k->cdt_head);
   if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
   else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
   x->wbytes = max64(x->wbytes, ob.b);
@@ -310,7 +310,12 @@ static void step_loads(GemmCore *x, const GemmStep *s) {
 }
 
 /* The head unit's gemm instruction O (+)= A x W of compute step cs (acc: accumulate). */
-static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
+/* Elements of span s of tensor t. */
+static int64_t span_elems(const GemmCore *x, int t, const GsSpan *s) {
+  return span_bytes(s) / arch_dtype_bytes(x->g->tensors[t].dtype);
+}
+
+static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, const GsTile *t, int acc) {
   GsInst *in = emit_inst(x->e, x->qh, I_GEMM);
   in->r[1] = x->A.reg[x->curA][0];
   in->t[1] = x->A.tile[x->curA][0];
@@ -320,6 +325,9 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, int acc) {
   inst_gemm_set_n(in, cs->n);
   inst_gemm_set_k(in, cs->k);
   in->flags = (uint8_t)acc;
+  GsSpan s; /* packed taps: the raw input tile the windows are read from */
+  if (cs->a_tile && lower_tile_input_span(x->g, x->k->head, x->p.apart[0], t, &s))
+    inst_gemm_set_a_elems(in, span_elems(x, x->h->in[x->p.apart[0]], &s));
   return in;
 }
 
@@ -338,11 +346,6 @@ static int64_t resident_elems(const GemmCore *x, int i) {
   int t = x->p.fin[i];
   GsDtype dt = t >= 0 ? x->g->tensors[t].dtype : x->dt;
   return lower_resident_bytes(x->g, &x->p, i) / arch_dtype_bytes(dt);
-}
-
-/* Elements of span s of tensor t. */
-static int64_t span_elems(const GemmCore *x, int t, const GsSpan *s) {
-  return span_bytes(s) / arch_dtype_bytes(x->g->tensors[t].dtype);
 }
 
 /* The second operand of the head's vector step (cs: tile t) into in, with its extent: a
@@ -408,12 +411,12 @@ static void step_head(GemmCore *x, const GemmStep *s) {
   emit_wait(e, x->qh, F_READY);
   if (s->kp == 0) x->curO = emit_pipe_take(e, &x->po);
   GsComputeStep cs[GS_MAX_STEPS];
-  int ncs = lower_tile_compute(x->g, k->head, &s->t, cs, GS_MAX_STEPS);
+  int ncs = lower_tile_compute(x->g, k->head, &s->t, k->packed_k, cs, GS_MAX_STEPS);
   for (int i = 0; i < ncs; i++) {
     int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
     int part = !cs[i].is_gemm && cs[i].dst_off > 0;  /* the next part of one result */
     uint32_t nt = acc || part ? 0 : prog_new_tile(e->p, NULL);
-    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], acc) : head_vec(x, &cs[i], &s->t);
+    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], &s->t, acc) : head_vec(x, &cs[i], &s->t);
     set_dtype(x, in, x->cdt);
     in->r[0] = x->O.reg[x->curO][0];
     if (acc || part) {

@@ -78,6 +78,8 @@ typedef struct {
   int64_t tr, tc, tk;        /* tile rows, tile columns, tile reduction depth */
   int w_resident;            /* weights loaded once per core (one column tile, one k tile) */
   int cols_outer;            /* loop order: column tiles outside row tiles (weights stream once) */
+  int packed_k;              /* a conv's taps packed into k: one im2col gemm per tile, not one per
+                                tap (lower_conv_packable; chosen by the tiler's estimate) */
   int w_via_gb;              /* weights staged DDR -> GB once per cluster, cores read GB */
   int64_t w_gb_off;          /* graphturbo full (plan_gb_full): the GB offset its staged weights
                                 take, -1: not planned (the weight area's ends, emit.c) */
@@ -321,8 +323,10 @@ int64_t lower_op_weight_bytes(const GsGraph *g, int op);
 /* Weight bytes a run must read at least once (embedding: min(table, gathered rows)). */
 int64_t lower_op_compulsory_weight_bytes(const GsGraph *g, int op);
 
-/* Compute instructions of tile t of op; `emit` gets (vector op or -1 for gemm, m, n, k or
- * elems, param) through the callback. lower_ops.c knows the formulas; emit.c the queues. */
+/* Compute instructions of tile t of op (lower_tile_compute): its steps. lower_ops.c knows the
+ * formulas; emit_tiles.c the queues. A conv on a matrix unit is one gemm per filter tap over the
+ * raw input tile, k = the tile's input channels, or with packed_k (the kernel's plan,
+ * lower_tiling.c) one gemm over its im2col form, k = channels x taps. */
 typedef struct {
   int is_gemm;
   GsVop vop;
@@ -333,11 +337,15 @@ typedef struct {
                                steps of an interaction fill one output side by side) */
   int a_tile;               /* vec: reads all of its A tile and no more (elems counts outputs of
                                a copy that reads inputs again: nearest up-sampling); windowed
-                               ops (isa_vop_windowed) read their A tile too */
+                               ops (isa_vop_windowed) read their A tile too. gemm: reads its
+                               m x k operand as im2col windows of the raw A tile (packed taps) */
 } GsComputeStep;
 enum { GS_MAX_STEPS = 128 };
-int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *steps,
-                       int max_steps);
+int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, int packed_k,
+                       GsComputeStep *steps, int max_steps);
+/* Op's conv has taps a plan may pack into k: a conv on the matrix unit with overlapping windows
+ * and more than one tap (a 1x1 conv, or windows that do not overlap, is one gemm anyway). */
+int lower_conv_packable(const GsGraph *g, int op);
 /* Bytes the unit reads/writes for tile t at compute dtype cdt (the simulator's view: a gemm
  * reads m·k and k·n elements and writes m·n; a vector op reads `elems`). A tile's LB regions
  * hold at least this much: the DMA writes operands in the layout the unit reads (window-
@@ -345,7 +353,8 @@ int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep 
 typedef struct {
   int64_t a, b, o;
 } GsOperandBytes;
-GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, GsDtype cdt);
+GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, int packed_k,
+                                        GsDtype cdt);
 /* The vector step of a fused tail op over `elems` elements of the kernel's output tile
  * (param: the normalised/softmaxed group length). */
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems);

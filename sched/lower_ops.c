@@ -710,11 +710,12 @@ GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
   }
 }
 
-GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, GsDtype cdt) {
+GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, int packed_k,
+                                        GsDtype cdt) {
   GsOperandBytes b = {0, 0, 0};
   GsComputeStep st[GS_MAX_STEPS];
   int64_t es = arch_dtype_bytes(cdt);
-  int n = lower_tile_compute(g, op, t, st, GS_MAX_STEPS);
+  int n = lower_tile_compute(g, op, t, packed_k, st, GS_MAX_STEPS);
   for (int i = 0; i < n; i++) {
     if (st[i].is_gemm) {
       b.a = max64(b.a, st[i].m * st[i].k * es);
@@ -739,11 +740,21 @@ static GsComputeStep gemm_step(int64_t m, int64_t n, int64_t k) {
   return s;
 }
 
+int lower_conv_packable(const GsGraph *g, int op) {
+  const GsOp *o = &g->ops[op];
+  if (o->kind != OP_CONV2D && o->kind != OP_CONV1D) return 0;
+  ConvDims c = conv_dims(g, o);
+  return !conv_depthwise(&c) && c.kh * c.kw > 1 && (c.sh < c.kh || c.sw < c.kw);
+}
+
 /* A conv's steps: depthwise on the vector unit (one multiply-accumulate per tap); else direct
  * convolution, one gemm per filter tap (kh·kw of them) over the tile's output pixels and its
  * input-channel chunk, accumulating — the input tile stays in its raw (channels-last) form,
- * which holds at least pixels × channels elements for every tap. */
-static int conv_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsComputeStep *st, int max) {
+ * which holds at least pixels × channels elements for every tap. packed_k: one gemm over the
+ * tile's im2col form (pixels × channels·taps elements: the A region holds it, written by the
+ * load as the unit reads it — lower_tile_operand_bytes), k = channels·taps. */
+static int conv_compute(const GsGraph *g, const GsOp *o, const GsTile *t, int packed_k,
+                        GsComputeStep *st, int max) {
   ConvDims c = conv_dims(g, o);
   int64_t rows = t->r1 - t->r0;
   if (conv_depthwise(&c)) {
@@ -752,11 +763,12 @@ static int conv_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsComp
   }
   int64_t taps = c.kh * c.kw;
   int64_t kg = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
-  if ((c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
-    /* non-overlapping windows (a ViT patch embedding): the im2col form of the tile is its raw
-     * input, so one gemm over all taps reads no more than the tile holds; also the fallback
-     * for filters with more taps than instructions per step */
+  if (packed_k || (c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
+    /* packed, or non-overlapping windows (a ViT patch embedding): the im2col form of the tile
+     * is its raw input, so one gemm over all taps reads no more than the tile holds; also the
+     * fallback for filters with more taps than instructions per step */
     st[0] = gemm_step(rows * c.wo, t->c1 - t->c0, kg * taps);
+    st[0].a_tile = c.sh < c.kh || c.sw < c.kw; /* overlapping windows: the raw tile is smaller */
     return 1;
   }
   for (int64_t i = 0; i < taps; i++) st[i] = gemm_step(rows * c.wo, t->c1 - t->c0, kg);
@@ -845,12 +857,13 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
   }
 }
 
-int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, GsComputeStep *st, int max) {
+int lower_tile_compute(const GsGraph *g, int op, const GsTile *t, int packed_k, GsComputeStep *st,
+                       int max) {
   gs_assert(max >= 2);
   const GsOp *o = &g->ops[op];
   switch (o->kind) {
   case OP_CONV2D: case OP_CONV1D:
-    return conv_compute(g, o, t, st, max);
+    return conv_compute(g, o, t, packed_k, st, max);
   case OP_DENSE: case OP_MATMUL:
     st[0] = gemm_step(t->r1 - t->r0, t->c1 - t->c0, t->k1 - t->k0);
     return 1;

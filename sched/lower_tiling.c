@@ -64,7 +64,7 @@ static TileBytes tile_one(const GsLowered *l, const GsKernel *k, const GsKernelO
   TileBytes b;
   memset(&b, 0, sizeof b);
   GsSpan s;
-  GsOperandBytes ob = lower_tile_operand_bytes(g, k->head, t, k->cdt_head);
+  GsOperandBytes ob = lower_tile_operand_bytes(g, k->head, t, k->packed_k, k->cdt_head);
   int first = 1;
   for (int ai = 0; ai < ko->na; ai++) {
     int i = ko->apart[ai];
@@ -144,7 +144,7 @@ static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsG
   const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
   GsTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
   GsComputeStep cs[GS_MAX_STEPS];
-  int n = lower_tile_compute(g, k->head, &t, cs, GS_MAX_STEPS);
+  int n = lower_tile_compute(g, k->head, &t, k->packed_k, cs, GS_MAX_STEPS);
   for (int i = 0; i < n; i++) {
     int64_t c = cs[i].is_gemm ? timing_matrix(u, cs[i].m, cs[i].n, cs[i].k, k->cdt_head)
                               : timing_vector(u, cs[i].vop, cs[i].elems, k->cdt_head);
@@ -202,16 +202,27 @@ static void partition(const GsLowered *l, GsKernel *k, const GsGeom *gm, int pc)
   k->pc = pc;
 }
 
+/* The head unit of kernel k is a weight- or input-stationary systolic array: every core that
+ * runs all of the columns loads every fold of the weights, however few its rows. */
+static int head_stationary(const GsLowered *l, const GsKernel *k) {
+  if (k->unit_head < Q_UNIT0) return 0;
+  const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
+  const GsUnitKind *u = &l->arch->units[ck->unit[k->unit_head - Q_UNIT0]];
+  return (u->caps & CAP_MATRIX) && u->shape != MAT_CUBE && u->dataflow != DF_OUTPUT_STATIONARY;
+}
+
 /* The column splits worth pricing for kernel k (*n of them into pcs, 1 first): only 1 unless
- * rows are too few to give every core one (cluster_rows below the cores) and the kernel is a gemm
- * whose columns cores may share — its output channels, each core then reading only its columns'
- * weights (not grouped convs, whose column tiles are whole groups; not a tail that reduces over
- * whole rows). Then every power of two up to the cores that leaves every part at least one
- * column-alignment unit. */
+ * rows are too few to give every core one (cluster_rows below the cores) or the head is a
+ * stationary array (head_stationary: a core's share of rows does not shorten its folds), and the
+ * kernel is a gemm whose columns cores may share — its output channels, each core then reading
+ * only its columns' weights (not grouped convs, whose column tiles are whole groups; not a tail
+ * that reduces over whole rows). Then every power of two up to the cores that leaves every part
+ * at least one column-alignment unit. */
 static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int *pcs) {
   int n = 0, P = kernel_cores_max(l, k);
   pcs[n++] = 1;
-  if (cluster_rows(l, k, gm) >= P || lower_op_kind(l->graph, k->head) != LK_GEMM ||
+  if ((cluster_rows(l, k, gm) >= P && !head_stationary(l, k)) ||
+      lower_op_kind(l->graph, k->head) != LK_GEMM ||
       !gm->split_cols || gm->col_strict || k->row_reduce)
     return n;
   for (int pc = 2; pc <= P && pc <= gm->cols && n < 16; pc *= 2) pcs[n++] = pc;
@@ -516,14 +527,53 @@ int lower_choose_partition(GsLowered *l, GsKernel *k) {
   return k->pc;
 }
 
-/* The partition and tiles of a gemm/vector kernel (choose_partition; graphturbo keeps the
+/* Packing a conv's taps into k can only pay when the unit's time for it is shorter: compared
+ * on one full-width tile of the layer's output rows (an array whose rows or cube depth exceed the
+ * input channels idles in every per-tap gemm; a cube one element deep never gains). */
+static int packing_may_pay(const GsLowered *l, const GsKernel *k, const GsGeom *gm) {
+  if (k->unit_head < Q_UNIT0 || !lower_conv_packable(l->graph, k->head)) return 0;
+  const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
+  const GsUnitKind *u = &l->arch->units[ck->unit[k->unit_head - Q_UNIT0]];
+  GsTile t = {0, min64(gm->rows, 64), 0, gm->cols, 0, gm->k};
+  int64_t c[2] = {0, 0};
+  for (int packed = 0; packed < 2; packed++) {
+    GsComputeStep cs[GS_MAX_STEPS];
+    int n = lower_tile_compute(l->graph, k->head, &t, packed, cs, GS_MAX_STEPS);
+    for (int i = 0; i < n; i++)
+      if (cs[i].is_gemm) c[packed] += timing_matrix(u, cs[i].m, cs[i].n, cs[i].k, k->cdt_head);
+  }
+  return c[1] < c[0];
+}
+
+/* The partition and tiles of kernel k with its conv's form (k->packed_k): its taps packed into
+ * k when that may pay and its tiles' estimate is lower — fewer, fuller folds against the im2col
+ * form's LB room, which leaves fewer rows per tile — or equal with less compute (a kernel bound
+ * by its loads still runs its gemms between them); else one gemm per tap. */
+static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const double *ahead) {
+  int fixed = lower_keeps_slices(l), chunks;
+  k->packed_k = 0;
+  TileChoice taps = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
+  if (!packing_may_pay(l, k, gm)) return taps;
+  k->packed_k = 1;
+  TileChoice packed = choose_partition(l, k, gm, fixed, ahead, &chunks);
+  int better = taps.tr < 1 || packed.cost < taps.cost ||
+               (packed.cost <= taps.cost * (1 + 1e-9) && packed.compute < taps.compute);
+  if (packed.tr >= 1 && better) {
+    k->w_chunks = chunks;
+    return packed;
+  }
+  k->packed_k = 0;
+  return choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
+}
+
+/* The partition and tiles of a gemm/vector kernel (choose_form; graphturbo keeps the
  * partition its slices were made for, lower_gt.c). */
 static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
   GsGeom gm;
   lower_fill_geom(g, k->head, a, &gm);
-  TileChoice best = choose_partition(l, k, &gm, lower_keeps_slices(l), ahead, &k->w_chunks);
+  TileChoice best = choose_form(l, k, &gm, ahead);
   if (best.tr < 1) {
     const GsOp *o = &g->ops[k->head];
     TileSearch ts;

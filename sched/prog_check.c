@@ -246,6 +246,9 @@ static void check_gemm(Ctx *c, const GsInst *in) {
     inst_error(c, "m x n x k = %lld x %lld x %lld exceeds 2^40 multiply-accumulates", (long long)m,
                (long long)n, (long long)k);
   check_elem_bytes(c, inst_gemm_elem_bytes(in));
+  if (inst_gemm_a_elems(in) < 0)
+    inst_error(c, "gemm a_elems=%lld is negative (0: a holds m x k elements)",
+               (long long)inst_gemm_a_elems(in));
 }
 
 /* Vector ops over groups or windows name the group length: 1 <= param <= elems. Every operand

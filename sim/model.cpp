@@ -242,7 +242,8 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
     for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
     Mark who = mark(qid, idx);
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, m * k * es), who);
+    int64_t an = inst_gemm_a_elems(&in) ? inst_gemm_a_elems(&in) : m * k;  // packed taps: raw tile
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
     if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
     rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es);

@@ -44,7 +44,7 @@ inline Access mov_side(const GsInst &in, bool dst) {
 }
 
 // The regions an instruction reads and writes, with the bytes the ISA says it touches
-// (docs/isa.md): gemm a m×k, b k×n, dst m×n; vec a a_elems (0: elems), b b_elems, dst from
+// (docs/isa.md): gemm a a_elems (0: m×k), b k×n, dst m×n; vec a a_elems (0: elems), b b_elems, dst from
 // dst_off one result per element or per group; a gather's index list idx_bytes.
 inline std::vector<Access> accesses(const GsInst &in) {
   std::vector<Access> v;
@@ -55,7 +55,8 @@ inline std::vector<Access> accesses(const GsInst &in) {
     v.push_back(mov_side(in, true));
   } else if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
-    v.push_back(Access{in.r[1], in.t[1], false, 0, m * k * es});
+    int64_t an = inst_gemm_a_elems(&in) ? inst_gemm_a_elems(&in) : m * k;  // packed taps
+    v.push_back(Access{in.r[1], in.t[1], false, 0, an * es});
     v.push_back(Access{in.r[2], in.t[2], false, 0, k * n * es});
     if (in.flags & 1) v.push_back(Access{in.r[0], in.t[0], false, 0, m * n * es});
     v.push_back(Access{in.r[0], in.t[0], true, 0, m * n * es});
