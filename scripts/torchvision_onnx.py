@@ -15,7 +15,8 @@ Cout/groups x kernel), Gemm (M x N x K) and MatMul (batch x M x N x K) — the c
 of the graph would make. Where shape inference cannot resolve a shape computed at run time
 (ShuffleNet's channel shuffle, Swin's padded windows) the reference is counted while PyTorch
 runs the model instead (torch_macs), marked "(PyTorch)". With --run CONFIG, each model also
-runs end to end at --batch under tvm, astitch and graphturbo.
+runs end to end at --batch under tvm, astitch and graphturbo, and the result column gives the
+three throughputs (samples/s, in that order) instead of "ok".
 
   scripts/torchvision_onnx.py OUT [--opsets 13,17] [--models resnet50,...] [--run stcp920-hw]
       [--batch 4] [--gtsim build/gtsim] [--markdown table.md]
@@ -180,12 +181,14 @@ def check(args, name, opset, path):
         row["error"] = err
         return row
     row["gtsim"] = json.loads(out)["totals"]["macs"]
+    row["runs"] = []
     for s in (["tvm", "astitch", "graphturbo"] if args.run else []):
-        rc, _, err = gtsim(args, "--arch", args.run, path, "--batch", str(args.batch),
-                           "--sched", s, "-o", os.devnull)
+        rc, out, err = gtsim(args, "--arch", args.run, path, "--batch", str(args.batch),
+                             "--sched", s, "--json")
         if rc != 0:
             row["error"] = "%s: %s" % (s, err)
             break
+        row["runs"].append(json.loads(out)["throughput_samples_per_s"])
     return row
 
 
@@ -193,9 +196,11 @@ def fmt(row):
     ref, got = row["ref"], row["gtsim"]
     diff = "" if not (ref and got) else "%+.2f%%" % (100.0 * (got - ref) / ref)
     shown = "%.3f G%s" % (ref / 1e9, " (PyTorch)" if row.get("torch") else "") if ref else "-"
+    runs = " / ".join("%.0f" % r for r in row.get("runs", []))
     return "| %s | %d | %s | %s | %s | %s |" % (
         row["model"], row["opset"], shown,
-        "%.3f G" % (got / 1e9) if got else "-", diff, row["error"] or "ok")
+        "%.3f G" % (got / 1e9) if got else "-", diff,
+        row["error"] or (runs + " samples/s" if runs else "ok"))
 
 
 def main():
