@@ -117,6 +117,7 @@ typedef struct {
   int64_t default_batch;     /* from the header; --batch overrides */
   int64_t batch;             /* bound by graph_infer() */
   GsDtype dtype;             /* default activation dtype */
+  int cast_from;             /* graph_cast(): the activation dtype before the cast, else -1 */
   int ntensors, cap_tensors;
   GsTensor *tensors;
   int nops, cap_ops;
@@ -148,6 +149,11 @@ void graph_attrs_default(GsAttrs *at);  /* stride 1, dilation 1, groups 1, axis 
  * shapes would not follow (an ONNX export with batch 1 run as batch 8 would report batch 8
  * and compute batch 1). */
 int graph_infer(GsGraph *g, int64_t batch, GsDiag *d);
+/* --dtype: casts the model's activations and weights to t before scheduling. Every float
+ * tensor (fp16, bf16, fp32) becomes t, and so do tensors of the graph's activation dtype when
+ * that is an integer type; other integer tensors (token ids, indices) keep theirs. Sets
+ * g->dtype = t and g->cast_from, and re-infers at g->batch when bound. Returns 0 or -1. */
+int graph_cast(GsGraph *g, GsDtype t, GsDiag *d);
 /* 1 when no graph input has a symbolic batch dimension (GS_DIM_N): the shapes are fixed. */
 int graph_batch_fixed(const GsGraph *g);
 /* Recompute g->outputs (tensors with no consumer, in id order). */
