@@ -183,34 +183,85 @@ static void add_pads(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *
 
 static int is_const_scalar(const OxVal *v, double *out);
 
-/* Pad: only the constant-zero padding of spatial axes, folded into the Conv/MaxPool/AveragePool
- * that reads it (the output value carries it: OxVal.pad); all-zero pads are an identity. */
-static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
-  char mbuf[16];
-  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
-  OxVal *x = need_val(c, n, 0, "data");
-  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
-  int64_t p[2 * GS_MAX_DIMS];
-  int np;
-  double value = 0;
+/* Pad's pads in ONNX order for every axis of a rank-r input (begins, then ends): from the
+ * attribute (opset < 11) or the constant input, spread over `axes` (opset 18) when given; its
+ * fill value in *value. */
+static void pad_read(OxCtx *c, const Onnx__NodeProto *n, int r, int64_t *p, double *value) {
+  int64_t q[2 * GS_MAX_DIMS];
+  int np, ax[GS_MAX_DIMS], nax = r;
+  *value = 0;
+  for (int d = 0; d < r; d++) ax[d] = d;
   if (c->opset < 11) {
-    np = ox_attr_ints(c, n, "pads", p, 2 * GS_MAX_DIMS);
-    value = ox_attr_f(n, "value", 0);
+    np = ox_attr_ints(c, n, "pads", q, 2 * GS_MAX_DIMS);
+    *value = ox_attr_f(n, "value", 0);
   } else {
     OxVal *pv = need_val(c, n, 1, "pads");
     if (pv->kind != VAL_CONST || !pv->data || pv->nelem > 2 * GS_MAX_DIMS)
       ox_fail(c, "Pad's pads must be a constant");
     np = (int)pv->nelem;
-    for (int k = 0; k < np; k++) p[k] = ox_sym_int(c, pv->data[k], "pad");
+    for (int k = 0; k < np; k++) q[k] = ox_sym_int(c, pv->data[k], "pad");
     OxVal *cv = in_val(c, n, 2);
-    if (cv && !is_const_scalar(cv, &value)) ox_fail(c, "Pad's constant_value must be a constant");
-    if (in_val(c, n, 3)) ox_fail(c, "Pad's axes input is not supported");
+    if (cv && !is_const_scalar(cv, value)) ox_fail(c, "Pad's constant_value must be a constant");
+    OxVal *av = in_val(c, n, 3);
+    if (av) {
+      if (av->kind != VAL_CONST || !av->data || av->nelem > r) ox_fail(c, "Pad's axes must be a constant");
+      nax = (int)av->nelem;
+      for (int k = 0; k < nax; k++) {
+        int64_t a = ox_sym_int(c, av->data[k], "axis");
+        if (a < -r || a >= r) ox_fail(c, "Pad axis %lld is out of range for rank %d", (long long)a, r);
+        ax[k] = (int)(a < 0 ? a + r : a);
+      }
+    }
   }
+  if (np != 2 * nax) ox_fail(c, "Pad has %d pads for %d axes", np, nax);
+  for (int k = 0; k < 2 * r; k++) p[k] = 0;
+  for (int k = 0; k < nax; k++) {
+    p[ax[k]] = q[k];
+    p[r + ax[k]] = q[nax + k];
+  }
+}
+
+/* 1 when every reader of `name` is a Conv, MaxPool or AveragePool without auto_pad, so a
+ * constant-zero spatial Pad before them folds into their padding, and `name` is no graph output. */
+static int pad_folds(const OxCtx *c, const char *name) {
+  for (size_t i = 0; i < c->gp->n_output; i++)
+    if (!strcmp(c->gp->output[i]->name, name)) return 0;
+  int readers = 0;
+  for (size_t i = 0; i < c->gp->n_node; i++) {
+    const Onnx__NodeProto *m = c->gp->node[i];
+    for (size_t j = 0; j < m->n_input; j++) {
+      if (strcmp(m->input[j], name) != 0) continue;
+      char ap[32];
+      const char *t = m->op_type;
+      if (j != 0 || (strcmp(t, "Conv") && strcmp(t, "MaxPool") && strcmp(t, "AveragePool")))
+        return 0;
+      const char *a = ox_attr_s(m, "auto_pad", "NOTSET", ap, sizeof ap);
+      if (strcmp(a, "NOTSET") != 0 && *a) return 0;
+      readers++;
+    }
+  }
+  return readers > 0;
+}
+
+/* Pad (docs/onnx.md): constant-zero padding of the spatial axes that only Convs and pools read
+ * folds into their padding (the output value carries it: OxVal.pad); all-zero pads are an
+ * identity; anything else — reflect, edge, a non-zero value, other axes, other readers — is
+ * the IR's pad op (the fill value changes values, not cost: not kept). */
+static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
+  char mbuf[16];
+  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
+  int m = !strcmp(mode, "constant") ? GS_PAD_CONSTANT : !strcmp(mode, "reflect") ? GS_PAD_REFLECT
+          : !strcmp(mode, "edge") ? GS_PAD_EDGE : -1;
+  if (m < 0) ox_fail(c, "Pad mode '%s' is not supported (constant, reflect and edge are)", mode);
+  OxVal *x = need_val(c, n, 0, "data");
+  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
   OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x->tensor, xs);
-  if (np != 2 * r) ox_fail(c, "Pad has %d pads for a rank-%d input", np, r);
+  int64_t p[2 * GS_MAX_DIMS];
+  double value;
+  pad_read(c, n, r, p, &value);
   int any = 0;
-  for (int k = 0; k < np; k++) {
+  for (int k = 0; k < 2 * r; k++) {
     if (p[k] < 0) ox_fail(c, "negative pads (cropping) are not supported");
     any |= p[k] != 0;
   }
@@ -218,17 +269,23 @@ static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
     ox_bind_act(c, n->output[0], x->tensor);
     return;
   }
-  if (strcmp(mode, "constant") != 0 || value != 0)
-    ox_fail(c, "Pad mode=%s value=%g is not supported: only constant-zero padding that feeds a "
-               "Conv, MaxPool or AveragePool (it folds into their padding)", mode, value);
-  if ((r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
-    ox_fail(c, "Pad must pad only the spatial axes of an NCL or NCHW input");
-  int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
-  int64_t add[4] = {t, l, b, rt};
-  ox_bind_act(c, n->output[0], x->tensor);
-  OxVal *o = ox_val(c, n->output[0]);
-  o->padded = 1;
-  for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
+  int spatial = (r == 3 || r == 4) && !p[0] && !p[1] && !p[r] && !p[r + 1];
+  if (m == GS_PAD_CONSTANT && value == 0 && spatial && pad_folds(c, n->output[0])) {
+    int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
+    int64_t add[4] = {t, l, b, rt};
+    ox_bind_act(c, n->output[0], x->tensor);
+    OxVal *o = ox_val(c, n->output[0]);
+    o->padded = 1;
+    for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
+    return;
+  }
+  int xi = in_act(c, n, 0);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  at.npads = 2 * r;
+  for (int k = 0; k < 2 * r; k++) at.pads[k] = to_int(c, p[k], "pad");
+  at.pad_mode = m;
+  emit(c, n, OP_PAD, &xi, 1, &at);
 }
 
 static OxVal *in_weight(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {

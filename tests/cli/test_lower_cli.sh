@@ -119,6 +119,19 @@ for s in tvm astitch graphturbo; do
   check_eval "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
     "[ $rc -eq 0 ] && [ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
 done
+# pad (reflect, edge, constant on spatial, channel and sequence axes): the MACs derived by hand
+# in the file (1104768 per sample, the pads none), and a run under every strategy on one-core-kind
+# configs with the simulator's checks (exit 0)
+P=tests/cases/gtg/pad.gtg
+"$GTSIM" --stats "$P" --batch 3 --json >"$tmp/pad.json" 2>"$tmp/e8"
+check_eval "pad.gtg: MACs 3 x 1104768, pads 0 FLOPs" "$PY -c 'import json; d=json.load(open(\"$tmp/pad.json\")); k={o[\"kind\"]: o for o in d[\"ops\"]}; assert d[\"totals\"][\"macs\"] == 3 * 1104768 and k[\"pad\"][\"count\"] == 3 and k[\"pad\"][\"flops\"] == 0'"
+for cfg in tiny stcp920-hw; do
+  for s in tvm astitch graphturbo; do
+    "$GTSIM" --arch "$cfg" "$P" --batch 4 --sched $s -o /dev/null 2>"$tmp/e8"; rc=$?
+    check_eval "pad.gtg on $cfg under $s: runs with the checks (exit 0)" "[ $rc -eq 0 ]"
+  done
+done
+
 # A grouped conv (ResNeXt-50's layer-4 3x3: 1024 channels in 32 groups, 14x14 -> 7x7) needs all
 # 1024 columns and their 589 KB of weights in one tile when columns cannot be cut, more than a
 # 64 KiB LB holds. Column tiles of whole groups (32 columns, 32 input channels each) fit every

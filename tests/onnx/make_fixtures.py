@@ -361,6 +361,43 @@ def upsample9():
                  name="upsample9")
 
 
+def pad_ops():
+    """Pads that do not fold: the IR's pad op. x [N, 4, 8, 8]:
+    Pad reflect H, W by 1 -> [N, 4, 10, 10], Conv 4->8 3x3 pad 0 -> [N, 8, 8, 8] (N*64*8*4*9);
+    Pad edge C end 2, W end 3 -> [N, 10, 8, 11]; Pad constant 0.5 H begin 2 -> [N, 10, 10, 11];
+    MaxPool 2x2/2 -> [N, 10, 5, 5]; a zero Pad of H, W by 1 read by a Relu -> [N, 10, 7, 7];
+    Conv 10->4 1x1 -> [N, 4, 7, 7] (N*49*4*10). MACs N*(18432 + 1960) = 20392 N; 4 pads."""
+    b = Builder(31)
+    y = b.node("Pad", ["x", b.ints("p1", [0, 0, 1, 1, 0, 0, 1, 1])], "/pad1/Pad", mode="reflect")
+    y = b.conv(y, "conv1", 4, 8, 3)
+    y = b.node("Pad", [y, b.ints("p2", [0, 0, 0, 0, 0, 2, 0, 3])], "/pad2/Pad", mode="edge")
+    half = b.const("half", 0.5)
+    y = b.node("Pad", [y, b.ints("p3", [0, 0, 2, 0, 0, 0, 0, 0]), half], "/pad3/Pad")
+    y = b.node("MaxPool", [y], "/pool/MaxPool", kernel_shape=[2, 2], strides=[2, 2])
+    y = b.node("Relu", [b.node("Pad", [y, b.ints("p4", [0, 0, 1, 1, 0, 0, 1, 1])], "/pad4/Pad")],
+               "/relu/Relu")
+    y = b.conv(y, "conv2", 10, 4, 1)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 7, 7])], name="pad_ops")
+
+
+def pad_unchecked():
+    """Opset 18/19 Pads (onnx 1.12's checker knows opset 17 at most: not checked).
+    pad_axes18: Pad edge of axis -1 by 1, 2 (the axes input) -> [N, 4, 8, 11], Relu.
+    pad_wrap: opset 19's mode wrap, an error naming the node."""
+    out = {}
+    for name, opset, mode in (("pad_axes18", 18, "edge"), ("pad_wrap", 19, "wrap")):
+        b = Builder(32)
+        y = b.node("Pad", ["x", b.ints("p", [1, 2]), "", b.ints("ax", [-1])], "/Pad", mode=mode)
+        y = b.node("Relu", [y], "/Relu")
+        g = helper.make_graph(b.nodes, name, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                              [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 11])],
+                              initializer=b.inits)
+        out[name] = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        out[name].ir_version = 8
+    return out
+
+
 def mod_pad():
     """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
     Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
@@ -679,12 +716,12 @@ def bad_inputs():
     y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
     out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
-    b = Builder(20)  # a reflect Pad: no op to fold it into, no IR op for it
+    b = Builder(20)  # a reflect Pad before a Conv: the IR's pad op (it cannot fold)
     y = b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad", mode="reflect")
     y = b.conv(y, "conv", 4, 4, 3)
     out["pad_reflect"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 8])])
-    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into
+    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into, the IR's pad op
     y = b.node("Relu", [b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad")],
                "/Relu")
     out["pad_relu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
@@ -711,6 +748,7 @@ def main():
         "resize_block": resize_block(),
         "upsample9": upsample9(),
         "mod_pad": mod_pad(),
+        "pad_ops": pad_ops(),
         "swin_bits": swin_bits(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
@@ -727,6 +765,7 @@ def main():
         "bad_shapes": bad_shapes(),
     }
     models.update(bad_inputs())
+    models.update(pad_unchecked())
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
     models["bias_reshape_graphonly"] = graph_only(models["bias_reshape"])
