@@ -514,6 +514,107 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
   emit(c, n, sp == 2 ? OP_CONV2D : OP_CONV1D, &x, 1, &at);
 }
 
+static int reshape_named(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd,
+                         const char *name);
+static int emit_take(OxCtx *c, const Onnx__NodeProto *n, int x, int axis, int64_t start,
+                     int64_t len, const char *name);
+
+/* ConvTranspose geometry per spatial axis i (0: H, 1: W): input h[i], kernel k, stride s,
+ * output ho (ONNX: s·(h-1) + output_padding + k - pads, or output_shape), sub-kernel kk =
+ * ceil(k/s), rows per phase q = ceil(ho/s), and the sub-pixel conv's pads and output rows. */
+typedef struct {
+  int64_t h[2], k[2], s[2], ho[2], kk[2], q[2], pt[2], pb[2], qc[2];
+} ConvTGeom;
+
+static void convt_geom(OxCtx *c, const Onnx__NodeProto *n, const OxVal *w, const OxSym *xs,
+                       ConvTGeom *t) {
+  int64_t pads[4], op[2], dl[2], os[4];
+  spatial_ints(c, n, "strides", 2, 1, t->s);
+  spatial_ints(c, n, "pads", 4, 0, pads);
+  spatial_ints(c, n, "output_padding", 2, 0, op);
+  spatial_ints(c, n, "dilations", 2, 1, dl);
+  if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated ConvTranspose is not supported");
+  char apbuf[32];
+  const char *ap = ox_attr_s(n, "auto_pad", "NOTSET", apbuf, sizeof apbuf);
+  if (strcmp(ap, "NOTSET") != 0 && *ap) ox_fail(c, "ConvTranspose with auto_pad=%s is not supported", ap);
+  int nos = ox_attr_ints(c, n, "output_shape", os, 4);
+  if (nos >= 0 && nos != 2 && nos != 4) ox_fail(c, "output_shape has %d values", nos);
+  for (int i = 0; i < 2; i++) {
+    t->h[i] = ox_sym_int(c, xs[2 + i], "spatial size");
+    t->k[i] = w->dims[2 + i];
+    if (op[i] >= t->s[i]) ox_fail(c, "output_padding %lld must be below the stride", (long long)op[i]);
+    t->ho[i] = nos > 0 ? os[nos - 2 + i] : t->s[i] * (t->h[i] - 1) + op[i] + t->k[i] - pads[i] - pads[2 + i];
+    if (t->ho[i] < 1) ox_fail(c, "ConvTranspose gives an empty output (%lld)", (long long)t->ho[i]);
+    t->kk[i] = (t->k[i] + t->s[i] - 1) / t->s[i];
+    t->q[i] = (t->ho[i] + t->s[i] - 1) / t->s[i];
+    int64_t total = max64(0, t->q[i] - t->h[i] + t->kk[i] - 1);
+    t->pt[i] = (total + 1) / 2; /* stride 1: a plain conv, pads k-1-p each side */
+    t->pb[i] = total / 2;
+    t->qc[i] = t->h[i] + total - t->kk[i] + 1;
+  }
+}
+
+/* ConvTranspose (2-D, group 1, dilation 1) by sub-pixel decomposition (docs/onnx.md): output
+ * row y = s·q + r is phase r of row q; every phase is a stride-1 conv of the input with a
+ * ceil(k/s)-tap sub-kernel, so all s_h·s_w phases are one conv2d with Cout·s_h·s_w units,
+ * interleaved by reshape [N, Cout, sh, sw, Q, Q'] -> transpose [N, Cout, Q, sh, Q', sw] ->
+ * reshape [N, Cout, Q·sh, Q'·sw] (depth to space) and cropped to the output by a split. The
+ * conv's padding makes each phase ceil(Hout/s) rows: when s divides k and Hout = s·H (k = 2s
+ * with pads s/2, k = s with pads 0) its MACs are exactly N·H·W·Cin·Cout·kh·kw. */
+static void map_convtranspose(OxCtx *c, const Onnx__NodeProto *n) {
+  OxVal *w = in_weight(c, n, 1, "weight");
+  int x = in_act(c, n, 0);
+  OxSym xs[GS_MAX_DIMS];
+  if (w->ndim != 4 || ox_act_shape(c, x, xs) != 4)
+    ox_fail(c, "only 2-D ConvTranspose over NCHW is supported");
+  if (ox_attr_i(n, "group", 1) != 1) ox_fail(c, "grouped ConvTranspose is not supported");
+  int64_t cin = ox_sym_int(c, xs[1], "input channels"), cout = w->dims[1];
+  if (w->dims[0] != cin)
+    ox_fail(c, "weight %s is [%lld, %lld, ...] but the input has %lld channels", w->name,
+            (long long)w->dims[0], (long long)cout, (long long)cin);
+  ConvTGeom t;
+  convt_geom(c, n, w, xs, &t);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  int64_t ph = t.s[0] * t.s[1];
+  at.units = cout * ph;
+  OxVal *b = in_val(c, n, 2);
+  if (b && (b->kind != VAL_CONST || b->nelem != cout))
+    ox_fail(c, "bias must be a constant of %lld elements", (long long)cout);
+  at.bias = b != NULL;
+  for (int i = 0; i < 2; i++) {
+    at.kernel[i] = to_int(c, t.kk[i], "kernel");
+    at.pad[i] = to_int(c, t.pt[i], "pad");
+    at.pad[2 + i] = to_int(c, t.pb[i], "pad");
+  }
+  int whole = ph == 1 && t.qc[0] == t.ho[0] && t.qc[1] == t.ho[1];
+  const char *out = n->output[0], *nm = whole ? out : arena_printf(c->scratch, "%s.phases", out);
+  int id = emit_op(c, n, OP_CONV2D, &x, 1, &at, &nm, 1); /* may move c->g->ops */
+  int y = c->g->ops[id].out[0];
+  if (ph > 1) {
+    OxSym d6[6] = {xs[0], {(double)cout, 0}, {(double)t.s[0], 0}, {(double)t.s[1], 0},
+                   {(double)t.qc[0], 0}, {(double)t.qc[1], 0}};
+    y = reshape_named(c, n, y, d6, 6, arena_printf(c->scratch, "%s.phases6", out));
+    graph_attrs_default(&at);
+    at.nperm = 6;
+    const int perm[6] = {0, 1, 4, 2, 5, 3};
+    for (int i = 0; i < 6; i++) at.perm[i] = perm[i];
+    nm = arena_printf(c->scratch, "%s.interleaved", out);
+    id = emit_op(c, n, OP_TRANSPOSE, &y, 1, &at, &nm, 1);
+    y = c->g->ops[id].out[0];
+    OxSym d4[4] = {xs[0], {(double)cout, 0}, {(double)(t.qc[0] * t.s[0]), 0},
+                   {(double)(t.qc[1] * t.s[1]), 0}};
+    int crop = t.qc[0] * t.s[0] != t.ho[0] || t.qc[1] * t.s[1] != t.ho[1];
+    y = reshape_named(c, n, y, d4, 4, crop ? arena_printf(c->scratch, "%s.full", out) : out);
+  }
+  for (int i = 0; i < 2; i++) /* crop: the first Hout rows and Wout columns */
+    if (act_dim(c, y, 2 + i, "output axis") != t.ho[i]) {
+      int last = i == 1 || act_dim(c, y, 3, "output axis") == t.ho[1];
+      y = emit_take(c, n, y, 2 + i, 0, t.ho[i], last ? out : arena_printf(c->scratch, "%s.rows", out));
+    }
+  ox_bind_act(c, out, y);
+}
+
 static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
   require_unused_extra_outputs(c, n); /* MaxPool's indices */
   int64_t extra[4];
@@ -1229,6 +1330,7 @@ static const struct {
     {"AveragePool", map_avgpool},
     {"Flatten", map_flatten},
     {"Resize", map_resize},
+    {"ConvTranspose", map_convtranspose},
     {"Upsample", map_resize},
     {"Reshape", map_reshape},
     {"Squeeze", map_squeeze0},

@@ -29,7 +29,7 @@ check_rc "no temporary file left after a successful convert" $((!$?))
 
 # 2. --stats on the ONNX file and on its conversion agree (totals line of the text report)
 for m in resnet_block encoder densenet_block mobilenet_block misc17 mobilenetv3_block \
-         mobilenetv3_block13 pad_fold pad_ops resize_block upsample9; do
+         mobilenetv3_block13 pad_fold pad_ops resize_block upsample9 convtranspose; do
   "$GTSIM" --convert "$dir/$m.onnx" -o "$out/$m.gtg" 2>"$out/err" &&
     "$GTSIM" --stats "$dir/$m.onnx" --batch 6 >"$out/$m.onnx.stats" 2>>"$out/err" &&
     "$GTSIM" --stats "$out/$m.gtg" --batch 6 >"$out/$m.gtg.stats" 2>>"$out/err"
@@ -130,7 +130,7 @@ done
 # 8. Pads folded into a conv and pools (asymmetric on the max pool), pads that are ops (reflect,
 # edge, a non-zero constant, any axis, opset 18's axes), and up-sampling (bilinear by scales,
 # nearest to sizes), run under every strategy
-for m in pad_fold pad_ops pad_axes18 resize_block swin_bits; do
+for m in pad_fold pad_ops pad_axes18 resize_block swin_bits convtranspose convtranspose_odd; do
   for s in tvm astitch graphturbo; do
     "$GTSIM" --arch configs/tiny.cfg --dtype fp16 "$dir/$m.onnx" --batch 4 --sched $s -o /dev/null 2>"$out/err"
     check_rc "$m under $s runs" $? "$(head -c 300 "$out/err")"

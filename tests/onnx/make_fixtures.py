@@ -398,6 +398,46 @@ def pad_unchecked():
     return out
 
 
+def convtranspose(odd=False):
+    """A decoder's up-sampling. x [N, 8, 6, 6].
+    convtranspose: ConvTranspose 8->4 k4 s2 p1 (+bias) -> [N, 4, 12, 12], exact MACs
+    N*36*8*4*16 = 18432 N; ConvTranspose 4->2 k2 s2 p0 -> [N, 2, 24, 24], N*144*4*2*4 = 4608 N;
+    ConvTranspose 2->3 k3 s1 p1 -> [N, 3, 24, 24] (a plain conv), N*576*2*3*9 = 31104 N.
+    convtranspose_odd (s does not divide k): k3 s2 p1 output_padding 1 -> [N, 4, 12, 12]
+    (exact N*36*8*4*9 = 10368 N; the sub-pixel conv counts 2x2 taps per phase, 4 phases:
+    N*36*8*4*16 = 18432 N), then k3 s2 p1 without output_padding -> [N, 2, 23, 23] (cropped)."""
+    b = Builder(33)
+    def ct(x, name, cin, cout, k, s, p, op=0, bias=False):
+        ins = [x, b.weight(name + ".weight", [cin, cout, k, k])]
+        if bias:
+            ins.append(b.weight(name + ".bias", [cout]))
+        attrs = {"kernel_shape": [k, k], "strides": [s, s], "pads": [p] * 4}
+        if op:
+            attrs["output_padding"] = [op, op]
+        return b.node("ConvTranspose", ins, "/%s/ConvTranspose" % name, **attrs)
+    if not odd:
+        y = ct("x", "up1", 8, 4, 4, 2, 1, bias=True)
+        y = ct(y, "up2", 4, 2, 2, 2, 0)
+        y = ct(y, "up3", 2, 3, 3, 1, 1)
+        shape = ["N", 3, 24, 24]
+    else:
+        y = ct("x", "up1", 8, 4, 3, 2, 1, op=1)
+        y = ct(y, "up2", 4, 2, 3, 2, 1)
+        shape = ["N", 2, 23, 23]
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, shape)],
+                 name="convtranspose_odd" if odd else "convtranspose")
+
+
+def convtranspose_group():
+    """A grouped ConvTranspose (groups 2): an error naming the node."""
+    b = Builder(34)
+    y = b.node("ConvTranspose", ["x", b.weight("w", [8, 2, 2, 2])], "/up/ConvTranspose",
+               kernel_shape=[2, 2], strides=[2, 2], group=2)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 12, 12])])
+
+
 def mod_pad():
     """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
     Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
@@ -749,6 +789,9 @@ def main():
         "upsample9": upsample9(),
         "mod_pad": mod_pad(),
         "pad_ops": pad_ops(),
+        "convtranspose": convtranspose(),
+        "convtranspose_odd": convtranspose(odd=True),
+        "convtranspose_group": convtranspose_group(),
         "swin_bits": swin_bits(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),

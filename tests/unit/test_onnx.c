@@ -385,6 +385,37 @@ static void test_pad_ops(void **st) {
   graph_free(g);
 }
 
+/* convtranspose (make_fixtures.py), x [B, 8, 6, 6], by the sub-pixel decomposition: k4 s2 p1
+ * 8->4 -> [B, 4, 12, 12]: a conv of 4·4 = 16 units, 2x2 sub-kernels, over 6x6 phases (pads
+ * 1,1,0,0), reshape, transpose, reshape; MACs B·36·16·8·4 = exactly the ONNX count
+ * B·6·6·8·4·4·4 = 18432 B. k2 s2 p0 4->2 -> [B, 2, 24, 24]: 1x1 conv of 8 units, 4608 B (=
+ * B·144·4·2·4). k3 s1 p1 2->3: a plain 3x3 conv, pad 1 -> [B, 3, 24, 24], 31104 B (= B·576·2·
+ * 3·9). convtranspose_odd (s does not divide k): k3 s2 p1 op1 -> [B, 4, 12, 12] with 2x2
+ * sub-kernels for all 4 phases: 18432 B where the exact count is 10368 B (the documented
+ * difference); k3 s2 p1 -> 23x23, cropped from 24x24 by two splits. */
+static void test_convtranspose(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("convtranspose.onnx", B);
+  assert_int_equal(count(g, OP_CONV2D), 3);
+  assert_int_equal(count(g, OP_TRANSPOSE), 2);
+  const GsOp *c0 = nth_op(g, OP_CONV2D, 0);
+  assert_int_equal(c0->at.units, 16);
+  assert_int_equal(c0->at.kernel[0], 2);
+  assert_int_equal(c0->at.bias, 1);
+  assert_shape(&g->tensors[c0->out[0]], 4, (int64_t[]){B, 16, 6, 6});
+  assert_shape(&g->tensors[nth_op(g, OP_TRANSPOSE, 0)->out[0]], 6, (int64_t[]){B, 4, 6, 2, 6, 2});
+  assert_shape(output(g), 4, (int64_t[]){B, 3, 24, 24});
+  assert_int_equal(graph_op_cost(g, (int)(c0 - g->ops)).macs, B * 6 * 6 * 8 * 4 * 4 * 4);
+  assert_int_equal(totals(g).macs, B * (18432 + 4608 + 31104));
+  graph_free(g);
+  g = load("convtranspose_odd.onnx", B);
+  assert_int_equal(count(g, OP_SPLIT), 2);
+  assert_shape(output(g), 4, (int64_t[]){B, 2, 23, 23});
+  assert_int_equal(totals(g).macs, B * (18432 + 144 * 8 * 4 * 4));
+  graph_free(g);
+}
+
 /* gelu20: Gemm 16->32 without bias, then opset 20's Gelu twice (erf, tanh approximation). */
 static void test_gelu20(void **st) {
   (void)st;
@@ -649,6 +680,9 @@ static void test_error_refused_models(void **st) {
   expect_error("broken_gelu.onnx",
                (const char *[]){"broken_gelu.onnx:3:1: error: node '/Erf' (Erf):",
                                 "only inside the erf-GELU and layernorm patterns", 0});
+  expect_error("convtranspose_group.onnx",
+               (const char *[]){"convtranspose_group.onnx:1:1: error: node '/up/ConvTranspose' "
+                                "(ConvTranspose):", "grouped ConvTranspose is not supported", 0});
   expect_error("pad_wrap.onnx", (const char *[]){"pad_wrap.onnx:1:1: error: node '/Pad' (Pad):",
                                                  "mode 'wrap' is not supported", 0});
   expect_error("unsorted.onnx",
@@ -870,6 +904,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_mobilenetv3),
       cmocka_unit_test(test_pad_fold),
       cmocka_unit_test(test_pad_ops),
+      cmocka_unit_test(test_convtranspose),
       cmocka_unit_test(test_gelu20),
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_mod_pad),
