@@ -1051,6 +1051,23 @@ static void emit_dense(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t kdim, 
   emit1(c, n, OP_DENSE, x, &at);
 }
 
+/* ---------------------------------------------------------------- for other files */
+
+OxVal *ox_need_input(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
+  return need_val(c, n, i, what);
+}
+int ox_input_act(OxCtx *c, const Onnx__NodeProto *n, size_t i) { return in_act(c, n, i); }
+int ox_emit_named(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, const int *in, int nin,
+                  const GsAttrs *at, const char *name) {
+  int id = emit_op(c, n, k, in, nin, at, &name, 1);
+  return c->g->ops[id].out[0];
+}
+int ox_act_rank(OxCtx *c, int tensor) {
+  OxSym d[GS_MAX_DIMS];
+  return ox_act_shape(c, tensor, d);
+}
+int64_t ox_act_dim(OxCtx *c, int tensor, int axis) { return act_dim(c, tensor, axis, "axis"); }
+
 static void map_matmul(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *a = need_val(c, n, 0, "A"), *b = need_val(c, n, 1, "B");
   if (a->kind == VAL_ACT && b->kind == VAL_CONST && b->ndim == 2) {
@@ -1331,6 +1348,7 @@ static const struct {
     {"Flatten", map_flatten},
     {"Resize", map_resize},
     {"ConvTranspose", map_convtranspose},
+    {"Einsum", ox_map_einsum},
     {"Upsample", map_resize},
     {"Reshape", map_reshape},
     {"Squeeze", map_squeeze0},

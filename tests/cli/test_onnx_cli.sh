@@ -29,7 +29,7 @@ check_rc "no temporary file left after a successful convert" $((!$?))
 
 # 2. --stats on the ONNX file and on its conversion agree (totals line of the text report)
 for m in resnet_block encoder densenet_block mobilenet_block misc17 mobilenetv3_block \
-         mobilenetv3_block13 pad_fold pad_ops resize_block upsample9 convtranspose; do
+         mobilenetv3_block13 pad_fold pad_ops resize_block upsample9 convtranspose einsum; do
   "$GTSIM" --convert "$dir/$m.onnx" -o "$out/$m.gtg" 2>"$out/err" &&
     "$GTSIM" --stats "$dir/$m.onnx" --batch 6 >"$out/$m.onnx.stats" 2>>"$out/err" &&
     "$GTSIM" --stats "$out/$m.gtg" --batch 6 >"$out/$m.gtg.stats" 2>>"$out/err"
@@ -60,6 +60,15 @@ want="unsupported.onnx:2:1: error: node '/head/Hardmax' (Hardmax): unsupported o
 check_rc "unsupported op: exit 1 naming node and op type" $? "rc=$rc" "$(cat "$out/err")"
 [ ! -e "$out/unsupported.gtg" ] && ! ls "$out" | grep -q 'unsupported.gtg.tmp'
 check_rc "unsupported op: no output file written" $?
+
+# an op that is supported in some forms only: the unsupported form names node, op and why
+for f in einsum_bad:"node '/bad/Einsum' (Einsum): Einsum equation 'bi,bi->b' is not supported" \
+         convtranspose_group:"node '/up/ConvTranspose' (ConvTranspose): grouped ConvTranspose" \
+         pad_wrap:"node '/Pad' (Pad): Pad mode 'wrap' is not supported"; do
+  "$GTSIM" --stats "$dir/${f%%:*}.onnx" >/dev/null 2>"$out/err"; rc=$?
+  [ "$rc" -eq 1 ] && grep -qF "${f%%:*}.onnx:1:1: error: ${f#*:}" "$out/err"
+  check_rc "${f%%:*}: exit 1 naming the node and the unsupported form" $? "rc=$rc" "$(cat "$out/err")"
+done
 
 for f in truncated random empty bad_shapes; do
   "$GTSIM" --convert "$dir/$f.onnx" -o "$out/$f.gtg" 2>"$out/err"
@@ -130,7 +139,8 @@ done
 # 8. Pads folded into a conv and pools (asymmetric on the max pool), pads that are ops (reflect,
 # edge, a non-zero constant, any axis, opset 18's axes), and up-sampling (bilinear by scales,
 # nearest to sizes), run under every strategy
-for m in pad_fold pad_ops pad_axes18 resize_block swin_bits convtranspose convtranspose_odd; do
+for m in pad_fold pad_ops pad_axes18 resize_block swin_bits convtranspose convtranspose_odd \
+         einsum einsum2d; do
   for s in tvm astitch graphturbo; do
     "$GTSIM" --arch configs/tiny.cfg --dtype fp16 "$dir/$m.onnx" --batch 4 --sched $s -o /dev/null 2>"$out/err"
     check_rc "$m under $s runs" $? "$(head -c 300 "$out/err")"

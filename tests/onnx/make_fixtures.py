@@ -438,6 +438,46 @@ def convtranspose_group():
                  [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 12, 12])])
 
 
+def einsum():
+    """Attention written with Einsum. x [N, 16, 32] (b i d):
+    q = bid,jd->bij with W [24, 32] -> dense 24 [N, 16, 24] (N*16*32*24 = 12288 N MACs);
+    k = bid,dj->bij with W [32, 24] -> dense (12288 N); both viewed as [N, 16, 4, 6] (b i h d);
+    s = bihd,bjhd->bhij: transposes to [b h i d] and [b h d j], matmul [N, 4, 16, 16]
+    (N*4*16*16*6 = 6144 N); Softmax; o = bhij,bjhd->bihd: [b h j d], matmul [N, 4, 16, 6],
+    transpose to [N, 16, 4, 6] (6144 N). Total 36864 N MACs."""
+    b = Builder(35)
+    q = b.node("Einsum", ["x", b.weight("wq", [24, 32])], "/q/Einsum", equation="bid,jd->bij")
+    k = b.node("Einsum", ["x", b.weight("wk", [32, 24])], "/k/Einsum", equation="bid , dj -> bij")
+    shp = b.ints("heads", [0, 16, 4, 6])
+    q = b.node("Reshape", [q, shp], "/q/Reshape")
+    k = b.node("Reshape", [k, shp], "/k/Reshape")
+    s = b.node("Einsum", [q, k], "/scores/Einsum", equation="bihd,bjhd->bhij")
+    s = b.node("Softmax", [s], "/Softmax", axis=-1)
+    o = b.node("Einsum", [s, k], "/out/Einsum", equation="bhij,bjhd->bihd")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16, 32])],
+                 [helper.make_tensor_value_info(o, FLOAT, ["N", 16, 4, 6])], name="einsum")
+
+
+def einsum_small():
+    """einsum2d: a [N, 8] and Relu(b [8, 5]) (b a constant input, the Relu makes it computed),
+    implicit 'ij,jk' (-> ik) is a matmul [N, 5] (40 N MACs), then 'ij->ji' a transpose [5, N]. einsum_bad: 'bi,bi->b' (a dot
+    product: no row or column letter); einsum_dots: an ellipsis. Both errors name the node."""
+    out = {}
+    b = Builder(36)
+    r = b.node("Relu", ["b"], "/Relu")  # a computed operand: a matmul, not a dense
+    y = b.node("Einsum", ["a", r], "/mm/Einsum", equation="ij,jk")
+    y = b.node("Einsum", [y], "/t/Einsum", equation="ij->ji")
+    out["einsum2d"] = model(b, [helper.make_tensor_value_info("a", FLOAT, ["N", 8]),
+                                helper.make_tensor_value_info("b", FLOAT, [8, 5])],
+                            [helper.make_tensor_value_info(y, FLOAT, [5, "N"])], name="einsum2d")
+    for name, eq in (("einsum_bad", "bi,bi->b"), ("einsum_dots", "...ij,...jk->...ik")):
+        b = Builder(37)
+        y = b.node("Einsum", ["a", "a"], "/bad/Einsum", equation=eq)
+        out[name] = model(b, [helper.make_tensor_value_info("a", FLOAT, ["N", 8])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N"])])
+    return out
+
+
 def mod_pad():
     """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
     Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
@@ -809,6 +849,8 @@ def main():
     }
     models.update(bad_inputs())
     models.update(pad_unchecked())
+    models.update(einsum_small())
+    models["einsum"] = einsum()
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
     models["bias_reshape_graphonly"] = graph_only(models["bias_reshape"])

@@ -416,6 +416,35 @@ static void test_convtranspose(void **st) {
   graph_free(g);
 }
 
+/* einsum (make_fixtures.py), x [B, 16, 32]: "bid,jd->bij" and "bid , dj -> bij" with constant
+ * W are dense 24 (B*16*32*24 each); viewed as [B, 16, 4, 6]; "bihd,bjhd->bhij" transposes q to
+ * [b h i d] and k to [b h d j], a matmul [B, 4, 16, 16] (B*4*16*16*6); "bhij,bjhd->bihd"
+ * transposes k to [b h j d], a matmul [B, 4, 16, 6], transposed to [B, 16, 4, 6] (B*4*16*6*16).
+ * einsum2d: implicit "ij,jk" of a [B, 8] and a computed [8, 5] is a matmul [B, 5]; "ij->ji" a
+ * transpose [5, B]. */
+static void test_einsum(void **st) {
+  (void)st;
+  enum { B = 3 };
+  GsGraph *g = load("einsum.onnx", B);
+  assert_int_equal(count(g, OP_DENSE), 2);
+  assert_int_equal(count(g, OP_MATMUL), 2);
+  assert_int_equal(count(g, OP_TRANSPOSE), 4);
+  assert_int_equal(nth_op(g, OP_DENSE, 0)->at.units, 24);
+  assert_int_equal(nth_op(g, OP_DENSE, 1)->at.units, 24);
+  const GsOp *m0 = nth_op(g, OP_MATMUL, 0), *m1 = nth_op(g, OP_MATMUL, 1);
+  assert_shape(&g->tensors[m0->out[0]], 4, (int64_t[]){B, 4, 16, 16});
+  assert_shape(&g->tensors[m1->out[0]], 4, (int64_t[]){B, 4, 16, 6});
+  assert_shape(output(g), 4, (int64_t[]){B, 16, 4, 6});
+  assert_int_equal(totals(g).macs, B * (2 * 16 * 32 * 24 + 4 * 16 * 16 * 6 + 4 * 16 * 6 * 16));
+  graph_free(g);
+  g = load("einsum2d.onnx", B);
+  assert_int_equal(count(g, OP_MATMUL), 1);
+  assert_shape(&g->tensors[nth_op(g, OP_MATMUL, 0)->out[0]], 2, (int64_t[]){B, 5});
+  assert_shape(output(g), 2, (int64_t[]){5, B});
+  assert_int_equal(totals(g).macs, B * 8 * 5);
+  graph_free(g);
+}
+
 /* gelu20: Gemm 16->32 without bias, then opset 20's Gelu twice (erf, tanh approximation). */
 static void test_gelu20(void **st) {
   (void)st;
@@ -683,6 +712,12 @@ static void test_error_refused_models(void **st) {
   expect_error("convtranspose_group.onnx",
                (const char *[]){"convtranspose_group.onnx:1:1: error: node '/up/ConvTranspose' "
                                 "(ConvTranspose):", "grouped ConvTranspose is not supported", 0});
+  expect_error("einsum_bad.onnx",
+               (const char *[]){"einsum_bad.onnx:1:1: error: node '/bad/Einsum' (Einsum):",
+                                "equation 'bi,bi->b' is not supported", "one row, one column", 0});
+  expect_error("einsum_dots.onnx",
+               (const char *[]){"einsum_dots.onnx:1:1: error: node '/bad/Einsum' (Einsum):",
+                                "'...ij,...jk->...ik'", "no ellipsis", 0});
   expect_error("pad_wrap.onnx", (const char *[]){"pad_wrap.onnx:1:1: error: node '/Pad' (Pad):",
                                                  "mode 'wrap' is not supported", 0});
   expect_error("unsorted.onnx",
@@ -905,6 +940,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_pad_fold),
       cmocka_unit_test(test_pad_ops),
       cmocka_unit_test(test_convtranspose),
+      cmocka_unit_test(test_einsum),
       cmocka_unit_test(test_gelu20),
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_mod_pad),
