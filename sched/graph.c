@@ -59,6 +59,7 @@ GsGraph *graph_new(const char *name) {
   g->default_batch = 1;
   g->batch = 0;
   g->dtype = DT_FP16;
+  g->cast_from = -1;
   return g;
 }
 
@@ -244,4 +245,21 @@ const char *graph_check(const GsGraph *g) {
                         (long long)x->dim[k]);
   }
   return NULL;
+}
+
+static int dtype_is_float(GsDtype t) { return t == DT_FP16 || t == DT_BF16 || t == DT_FP32; }
+
+int graph_cast(GsGraph *g, GsDtype t, GsDiag *d) {
+  GsDtype from = g->dtype;
+  int castint = !dtype_is_float(from); /* an integer model: its activations are `from` */
+  for (int i = 0; i < g->ntensors; i++) {
+    GsTensor *x = &g->tensors[i];
+    if (dtype_is_float(x->dtype) || (castint && x->dtype == from)) x->dtype = t;
+  }
+  for (int o = 0; o < g->nops; o++) /* ids stay integers, whatever the model's dtype */
+    if (g->ops[o].kind == OP_EMBEDDING && g->tensors[g->ops[o].in[0]].dtype == t && castint)
+      g->tensors[g->ops[o].in[0]].dtype = from;
+  if (from != t && g->cast_from < 0) g->cast_from = (int)from;
+  g->dtype = t;
+  return g->batch > 0 ? graph_infer(g, g->batch, d) : 0;
 }

@@ -23,6 +23,7 @@
 extern "C" {
 #endif
 
+enum { GS_PAD_CONSTANT = 0, GS_PAD_REFLECT = 1, GS_PAD_EDGE = 2 }; /* pad's mode= */
 enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ };
 
 /* X(enum, "name", min inputs, max inputs, description) — the op vocabulary. */
@@ -56,7 +57,8 @@ enum { GS_MAX_DIMS = 6, GS_MAX_OPERANDS = 8, GS_DIM_N = -1 /* symbolic batch */ 
   X(OP_TRANSPOSE, "transpose", 1, 1, "permute axes")                                       \
   X(OP_EMBEDDING, "embedding", 1, 1, "rows of a [vocab, dim] table; bag>1 sums bag rows")  \
   X(OP_INTERACTION, "interaction", 1, 1, "DLRM pairwise dot products of F feature vectors")  \
-  X(OP_RESIZE, "resize", 1, 1, "NCHW to spatial size (h,w): nearest, or bilinear (linear=1)")
+  X(OP_RESIZE, "resize", 1, 1, "NCHW to spatial size (h,w): nearest, or bilinear (linear=1)")  \
+  X(OP_PAD, "pad", 1, 1, "pad any axes: constant (mode=0), reflect (1) or edge (2)")
 typedef enum {
 #define X(e, n, lo, hi, d) e,
   GS_OPKINDS(X)
@@ -87,6 +89,9 @@ typedef struct {
   int ceil_mode;            /* maxpool/avgpool: output size rounds up (ONNX ceil_mode) */
   int size[2];              /* resize: output height and width */
   int linear;               /* resize: bilinear (4 neighbours) instead of nearest */
+  int npads;                /* pad: 2·rank values, ONNX order: the begins of every axis, then */
+  int pads[2 * GS_MAX_DIMS]; /* the ends */
+  int pad_mode;             /* pad: GS_PAD_CONSTANT, GS_PAD_REFLECT, GS_PAD_EDGE */
 } GsAttrs;
 
 typedef struct {
@@ -117,6 +122,7 @@ typedef struct {
   int64_t default_batch;     /* from the header; --batch overrides */
   int64_t batch;             /* bound by graph_infer() */
   GsDtype dtype;             /* default activation dtype */
+  int cast_from;             /* graph_cast(): the activation dtype before the cast, else -1 */
   int ntensors, cap_tensors;
   GsTensor *tensors;
   int nops, cap_ops;
@@ -148,6 +154,11 @@ void graph_attrs_default(GsAttrs *at);  /* stride 1, dilation 1, groups 1, axis 
  * shapes would not follow (an ONNX export with batch 1 run as batch 8 would report batch 8
  * and compute batch 1). */
 int graph_infer(GsGraph *g, int64_t batch, GsDiag *d);
+/* --dtype: casts the model's activations and weights to t before scheduling. Every float
+ * tensor (fp16, bf16, fp32) becomes t, and so do tensors of the graph's activation dtype when
+ * that is an integer type; other integer tensors (token ids, indices) keep theirs. Sets
+ * g->dtype = t and g->cast_from, and re-infers at g->batch when bound. Returns 0 or -1. */
+int graph_cast(GsGraph *g, GsDtype t, GsDiag *d);
 /* 1 when no graph input has a symbolic batch dimension (GS_DIM_N): the shapes are fixed. */
 int graph_batch_fixed(const GsGraph *g);
 /* Recompute g->outputs (tensors with no consumer, in id order). */

@@ -111,6 +111,7 @@ GsOpCost graph_op_cost(const GsGraph *g, int o) {
   case OP_RESIZE: /* bilinear: 4 neighbours weighted and summed; nearest: a copy */
     nonmac = at->linear ? smul(out_elems, 7) : 0;
     break;
+  case OP_PAD: break; /* data movement only: a vector copy of the output (docs/gtg.md) */
   case OP_GAVGPOOL: /* one add per input element */
     nonmac = graph_tensor_elems(x);
     break;

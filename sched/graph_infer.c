@@ -172,6 +172,24 @@ static int infer_pool(Ctx *c, const GsAttrs *at) {
   return set_out(c, 0, o, 4, x->dtype);
 }
 
+/* pad: each axis d grows by its begin pads[d] and end pads[rank + d]; reflect mirrors without
+ * repeating the border, so it needs pads < the axis (ONNX's rule). */
+static int infer_pad(Ctx *c, const GsTensor *x, const GsAttrs *at) {
+  char b[SHAPE_BUF];
+  if (at->npads != 2 * x->ndim)
+    return op_error(c, "pads has %d values for input %s: expected %d (the begins of every axis, "
+                       "then the ends)", at->npads, sh(b, x), 2 * x->ndim);
+  int64_t o[GS_MAX_DIMS];
+  for (int d = 0; d < x->ndim; d++) {
+    int bg = at->pads[d], en = at->pads[x->ndim + d];
+    if (at->pad_mode == GS_PAD_REFLECT && (bg >= x->dim[d] || en >= x->dim[d]))
+      return op_error(c, "reflect pads %d,%d of axis %d must be below its size (input %s)", bg,
+                      en, d, sh(b, x));
+    o[d] = x->dim[d] + bg + en;
+  }
+  return set_out(c, 0, o, x->ndim, x->dtype);
+}
+
 static int infer_broadcast(Ctx *c) {
   const GsTensor *a = operand(c, 0), *bb = operand(c, 1);
   char b1[SHAPE_BUF], b2[SHAPE_BUF];
@@ -418,6 +436,7 @@ static int infer_op(Ctx *c) {
     int64_t o[4] = {x->dim[0], x->dim[1], at->size[0], at->size[1]};
     return set_out(c, 0, o, 4, x->dtype);
   }
+  case OP_PAD: return infer_pad(c, x, at);
   case OP_GAVGPOOL: {
     if (need_rank(c, x, 3, GS_MAX_DIMS, "at least [N, C, L]")) return -1;
     int64_t o[GS_MAX_DIMS];

@@ -13,6 +13,7 @@
 #define GTG_POOL (GTG_K(OP_MAXPOOL) | GTG_K(OP_AVGPOOL))
 #define GTG_INT_MAX 2147483647LL
 #define GTG_BIG ((int64_t)1 << 40) /* largest channel/table/size value accepted */
+#define GTG_MAX_VALUES (2 * GS_MAX_DIMS) /* most values of one attribute (pad's pads) */
 /* X(enum, name, ops accepting it, ops requiring it, min value, max value, min count, max count) */
 #define GTG_ATTRS(X)                                                                              \
   X(GA_UNITS, "units", GTG_CONV | GTG_K(OP_DENSE), GTG_CONV | GTG_K(OP_DENSE), 1, GTG_BIG, 1, 1)   \
@@ -34,7 +35,9 @@
   X(GA_PADI, "pad_interaction", GTG_K(OP_INTERACTION), 0, 0, 1, 1, 1)                              \
   X(GA_CEIL, "ceil_mode", GTG_POOL, 0, 0, 1, 1, 1)                                                \
   X(GA_SIZE, "size", GTG_K(OP_RESIZE), GTG_K(OP_RESIZE), 1, GTG_INT_MAX, 1, 2)                     \
-  X(GA_LINEAR, "linear", GTG_K(OP_RESIZE), 0, 0, 1, 1, 1)
+  X(GA_LINEAR, "linear", GTG_K(OP_RESIZE), 0, 0, 1, 1, 1)                                        \
+  X(GA_PADS, "pads", GTG_K(OP_PAD), GTG_K(OP_PAD), 0, GTG_INT_MAX, 2, 2 * GS_MAX_DIMS)             \
+  X(GA_MODE, "mode", GTG_K(OP_PAD), 0, 0, 2, 1, 1)
 typedef enum {
 #define X(e, n, k, r, lo, hi, cmin, cmax) e,
   GTG_ATTRS(X)

@@ -60,6 +60,34 @@ static GtReq scaled(const GsTensor *ti, const GsTensor *to, int d, int64_t lo, i
   return req_range(ti, d, lo * n / m - linear, ceil_div64(hi * n, m) + linear);
 }
 
+/* The input index output index j of a pad reads along an axis of n elements with begin pad b:
+ * j - b inside; outside, the nearest border (constant reads none, edge the border, both count
+ * as the border here) or its mirror image without the border (reflect). */
+static int64_t pad_src(int64_t j, int64_t b, int64_t n, int reflect) {
+  int64_t i = j - b;
+  if (reflect && n > 1) {
+    int64_t per = 2 * (n - 1);
+    i = ((i % per) + per) % per;
+    return i < n ? i : per - i;
+  }
+  return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* Output slice [lo, hi) of a pad's axis d reads the input range its indices map to. The map is
+ * continuous with steps of one, so the image of the slice is the range between its smallest
+ * and largest value, found at the slice's ends or at the borders inside it. */
+static GtReq padded(const GsTensor *ti, const GsAttrs *at, int d, int64_t lo, int64_t hi) {
+  int64_t n = ti->dim[d], b = at->pads[d], mn = INT64_MAX, mx = -1;
+  int64_t pts[4] = {lo, hi - 1, b, b + n - 1};
+  for (int i = 0; i < 4; i++) {
+    if (pts[i] < lo || pts[i] >= hi) continue;
+    int64_t s = pad_src(pts[i], b, n, at->pad_mode == GS_PAD_REFLECT);
+    mn = min64(mn, s);
+    mx = max64(mx, s);
+  }
+  return req_range(ti, d, mn, mx + 1);
+}
+
 static int norm_axis(int axis, int ndim) { return axis < 0 ? axis + ndim : axis; }
 
 GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, int64_t hi, int k) {
@@ -91,6 +119,9 @@ GtReq gt_op_input_req(const GsGraph *g, int op, int outk, int dim, int64_t lo, i
   case OP_RESIZE:
     if (ti->ndim != 4 || to->ndim != 4) return req_full();
     return dim < 2 ? ident(to, ti, dim, dim, lo, hi) : scaled(ti, to, dim, lo, hi, at->linear);
+  case OP_PAD:
+    if (at->npads != 2 * ti->ndim || dim >= ti->ndim) return req_full();
+    return padded(ti, at, dim, lo, hi);
   case OP_DENSE:
     return dim < to->ndim - 1 ? aligned(to, ti, dim, lo, hi) : req_full();
   case OP_MATMUL: {

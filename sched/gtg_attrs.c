@@ -55,6 +55,12 @@ int gtg_attr_set(GsAttrs *at, GsOpKind k, GtgAttr a, const int64_t *v, int n, co
   case GA_CEIL: at->ceil_mode = (int)v[0]; return 0;
   case GA_SIZE: return set_pair(at->size, v, n, why);
   case GA_LINEAR: at->linear = (int)v[0]; return 0;
+  case GA_PADS:
+    if (n % 2) return *why = "takes an even count: the begins of every axis, then the ends", -1;
+    at->npads = n;
+    for (int i = 0; i < n; i++) at->pads[i] = (int)v[i];
+    return 0;
+  case GA_MODE: at->pad_mode = (int)v[0]; return 0;
   case GA_COUNT: break;
   }
   die("bad attribute %d", (int)a);
@@ -99,6 +105,10 @@ int gtg_attr_get(const GsAttrs *at, GsOpKind k, GtgAttr a, int64_t *v) {
   case GA_CEIL: return v[0] = at->ceil_mode, 1;
   case GA_SIZE: return get_pair(at->size, v);
   case GA_LINEAR: return v[0] = at->linear, 1;
+  case GA_PADS:
+    for (int i = 0; i < at->npads && i < GTG_MAX_VALUES; i++) v[i] = at->pads[i];
+    return at->npads < GTG_MAX_VALUES ? at->npads : GTG_MAX_VALUES;
+  case GA_MODE: return v[0] = at->pad_mode, 1;
   case GA_COUNT: break;
   }
   die("bad attribute %d", (int)a);

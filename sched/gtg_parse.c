@@ -305,7 +305,7 @@ static int parse_attrs(Parser *p, GsOpKind kind, const Tok *kind_tok, GsAttrs *a
     if (seen & (1u << a)) return error_at(p, k, "attribute '%s' given twice", sp->name);
     seen |= 1u << a;
     if (expect_punct(p, '=', "after the attribute name")) return -1;
-    int64_t v[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
+    int64_t v[GTG_MAX_VALUES];
     int n = 0, ninfer = 0;
     Tok *first = peek(p);
     for (;;) {

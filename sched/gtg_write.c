@@ -52,8 +52,8 @@ static char *sanitize(const GsGraph *g, int id) {
 
 static void print_attr(FILE *out, GsGraph const *g, const GsOp *op, GtgAttr a) {
   (void)g;
-  int64_t v[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
-  int64_t dv[GS_MAX_OPERANDS > GS_MAX_DIMS ? GS_MAX_OPERANDS : GS_MAX_DIMS];
+  int64_t v[GTG_MAX_VALUES];
+  int64_t dv[GTG_MAX_VALUES];
   const GtgAttrSpec *sp = &gtg_attr_spec[a];
   if (!(sp->kinds & GTG_K(op->kind))) return;
   int n = gtg_attr_get(&op->at, op->kind, a, v);

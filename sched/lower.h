@@ -70,7 +70,7 @@ typedef struct {
   int unit_head, unit_tail;  /* queue index (Q_UNIT0 + i) of the head's and the tail's unit;
                                 -1 when the kernel has no compute (copies) */
   GsDtype cdt_head, cdt_tail; /* compute dtypes on the units (lower_fill_kernel_units: the tensor's
-                                dtype, or the unit's fastest when it lacks that one) */
+                                dtype; lower_check_dtypes refuses one no unit computes) */
   int row_reduce;            /* the tail reduces over the output's last axis: tiles keep whole rows */
   /* partition and tiling (lower_fill_tiling) */
   int split_clusters;        /* 1: batch split over clusters; 0: the whole op on cluster 0 */
@@ -433,6 +433,9 @@ unsigned lower_head_need(const GsGraph *g, int op);
 /* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
  * the head's core kind. Returns 0 or -1 with an error in d. */
 int lower_fill_kernel_units(GsLowered *l, GsDiag *d);
+/* Every op's dtype has a unit of the kind it needs on some core kind of a; else one error to d
+ * that suggests --dtype (lower_dtype.c), -1. */
+int lower_check_dtypes(const GsGraph *g, const GsArch *a, GsDiag *d);
 int lower_fill_placement(GsLowered *l);
 /* The kernel runs on every cluster, each on its samples (else on cluster 0 alone). */
 int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k);

@@ -14,7 +14,9 @@ static int astitch_fuse(const GsLowered *l, int head, int op) {
   GsOpKind k = g->ops[op].kind, hk = g->ops[head].kind;
   GsLowerKind hl = lower_op_kind(g, head);
   if (hl != LK_GEMM && hl != LK_VEC) return 0;
-  if (hk == OP_MAXPOOL || hk == OP_AVGPOOL || hk == OP_GAVGPOOL || hk == OP_TRANSPOSE) return 0;
+  if (hk == OP_MAXPOOL || hk == OP_AVGPOOL || hk == OP_GAVGPOOL || hk == OP_TRANSPOSE ||
+      hk == OP_PAD)
+    return 0;
   if (lower_op_is_tvm_tail(k)) return 1;
   if (k == OP_LAYERNORM || k == OP_SOFTMAX) {
     const GsOp *o = &g->ops[op];

@@ -122,23 +122,13 @@ int64_t lower_kernel_tile_budget(const GsLowered *l, const GsKernel *k) {
   return k->budget > 0 ? k->budget : arch_core_tile_budget(l->arch, k->core_kind);
 }
 
-/* The dtype a unit computes an op of tensor dtype dt in: dt itself when supported, else the
- * unit's fastest dtype (a config's deployment precision, e.g. int8 on Goya's MME); -1 if the
- * unit has no capability `cap`. Tensors keep their size in memory either way. */
+/* The dtype a unit computes an op of tensor dtype dt in: dt itself when the unit supports it,
+ * else -1 (also when the unit has no capability `cap`). gtsim never picks another dtype for a
+ * model: lower_check_dtypes() (lower_dtype.c) refuses a model no unit computes, and --dtype
+ * casts one (graph_cast). */
 static int unit_dtype(const GsUnitKind *u, unsigned cap, GsDtype dt) {
   double r = cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, dt) : (double)u->lanes[dt];
-  if (!(u->caps & cap)) return -1;
-  if (r > 0) return (int)dt;
-  int best = -1;
-  double br = 0;
-  for (int t = 0; t < DT_COUNT; t++) {
-    double x = cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, (GsDtype)t) : (double)u->lanes[t];
-    if (x > br) {
-      br = x;
-      best = t;
-    }
-  }
-  return best;
+  return (u->caps & cap) && r > 0 ? (int)dt : -1;
 }
 
 /* Best unit of a core kind for a need (CAP_MATRIX or CAP_VECTOR) and dtype: its index in the
@@ -154,7 +144,6 @@ static int find_unit(const GsArch *a, int kind, unsigned cap, GsDtype dt, double
     double r =
         cap == CAP_MATRIX ? arch_unit_macs_per_cycle(u, (GsDtype)udt) : (double)u->lanes[udt];
     if (r <= 0) continue;
-    if (udt != (int)dt) r *= 0.5; /* prefer a unit that has the graph's dtype */
     if (u->caps != cap) r *= 0.999; /* tie-break towards the dedicated unit */
     if (r > br) {
       br = r;
@@ -246,9 +235,11 @@ static void kernel_dtypes_costs(const GsLowered *l, GsKernel *k) {
   k->cdt_head = k->cdt_tail = hdt;
   if (k->unit_head >= 0) {
     const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
-    k->cdt_head = (GsDtype)unit_dtype(u, lower_head_need(g, k->head), hdt);
+    int ch = unit_dtype(u, lower_head_need(g, k->head), hdt);
+    k->cdt_head = ch < 0 ? hdt : (GsDtype)ch; /* lower_check_dtypes: the unit has hdt */
     const GsUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
-    k->cdt_tail = k->nops > 1 ? (GsDtype)unit_dtype(ut, CAP_VECTOR, hdt) : k->cdt_head;
+    int ct = unit_dtype(ut, CAP_VECTOR, hdt);
+    k->cdt_tail = k->nops > 1 && ct >= 0 ? (GsDtype)ct : k->cdt_head;
   }
   k->flops = k->macs = 0;
   for (int i = 0; i < k->nops; i++) {
@@ -261,6 +252,7 @@ static void kernel_dtypes_costs(const GsLowered *l, GsKernel *k) {
 int lower_fill_kernel_units(GsLowered *l, GsDiag *d) {
   const GsArch *a = l->arch;
   GsGraph *g = l->graph;
+  if (lower_check_dtypes(g, a, d)) return -1;
   GsKernel *out = arena_alloc(l->arena, sizeof(GsKernel) * (size_t)(2 * l->nkernels + 1));
   int n = 0;
   for (int ki = 0; ki < l->nkernels; ki++) {

@@ -135,6 +135,37 @@ static SegRange seg_range(int64_t seg_rows, const GsTile *t) {
   return s;
 }
 
+/* A pad's rows (of its last axis) per segment: one segment per index of axis 0 when the pad
+ * keeps that axis (a sample's rows are its own, so tiles and graphturbo's sample instances
+ * read only their samples), else the whole tensor. *sin, *sout: input and output rows of one. */
+static int64_t pad_segs(const GsTensor *x, const GsTensor *y, int64_t *sin, int64_t *sout) {
+  int64_t segs = x->dim[0] == y->dim[0] ? x->dim[0] : 1;
+  *sin = graph_tensor_elems(x) / last_dim(x) / segs;
+  *sout = graph_tensor_elems(y) / last_dim(y) / segs;
+  return segs;
+}
+
+/* Input rows [ir0, ir1) that output rows [r0, r1) of a pad read: inside one segment, the
+ * proportional share rounded outwards, as a count that depends only on the tile's height (the
+ * tiler sizes a tile at one position; every position must take the same bytes), moved back
+ * from the segment's end when it would pass it; whole segments map to whole segments. Each
+ * input element is read about once over all tiles (plus a row per tile edge); which elements a
+ * reflect or edge pad repeats does not change the traffic (docs/gtg.md, "pad"). */
+static void pad_in_rows(const GsTensor *x, const GsTensor *y, const GsTile *t, int64_t *ir0,
+                        int64_t *ir1) {
+  int64_t sin, sout;
+  pad_segs(x, y, &sin, &sout);
+  SegRange r = seg_range(sout, t);
+  if (r.nseg > 1) {
+    *ir0 = r.s0 * sin;
+    *ir1 = (r.s0 + r.nseg) * sin;
+    return;
+  }
+  int64_t cnt = min64(sin, ceil_div64((r.h1 - r.h0) * sin, sout) + 1);
+  *ir0 = r.s0 * sin + max64(0, min64(r.h0 * sin / sout, sin - cnt));
+  *ir1 = *ir0 + cnt;
+}
+
 static int64_t matmul_batches(const GsTensor *t, int64_t rows, int64_t cols) {
   int64_t e = graph_tensor_elems(t);
   return e / (rows * cols);
@@ -282,6 +313,14 @@ static void geom_rowwise(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
         m->w_fixed_bytes += graph_tensor_bytes(x);
     }
     m->w_fixed_bytes += lower_op_weight_bytes(g, op);
+  }
+  if (o->kind == OP_PAD) { /* segments (pad_segs), the input's share of a row, a row per edge */
+    const GsTensor *x = T(g, o->in[0]);
+    int64_t sin;
+    pad_segs(x, y, &sin, &m->seg_rows);
+    m->in_row_bytes = ceil_div64(graph_tensor_elems(x), m->rows) * dtb(x);
+    m->halo_bytes = last_dim(x) * dtb(x);
+    m->w_fixed_bytes = 0;
   }
 }
 
@@ -464,6 +503,12 @@ int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSp
       s->planes = 1;
       s->pstride = 0;
     }
+    return 1;
+  }
+  case OP_PAD: {
+    int64_t ir0, ir1;
+    pad_in_rows(x, y, t, &ir0, &ir1);
+    *s = span1(ir0 * last_dim(x) * dt, (ir1 - ir0) * last_dim(x) * dt);
     return 1;
   }
   case OP_EMBEDDING: {
@@ -823,6 +868,10 @@ static int vector_compute(const GsGraph *g, const GsOp *o, const GsTile *t, GsCo
     st[0].a_tile = 1;
     return 1;
   }
+  case OP_PAD: /* a copy of the output rows from the input rows they map to (pad_in_rows) */
+    st[0] = vstep(V_COPY, rows * last_dim(y), 0, 0);
+    st[0].a_tile = 1;
+    return 1;
   case OP_GAVGPOOL: {
     const GsTensor *x = T(g, o->in[0]);
     int64_t hw = x->dim[2] * x->dim[3];

@@ -59,6 +59,8 @@ const GsSchedSummary *lower_summary(const GsLowered *l) {
   m->level = gt ? gt_ladder_name(l->opt.gt_level) : NULL;
   m->order = gt ? l->gt_order : NULL;
   m->batch = l->batch;
+  m->dtype = l->graph->dtype;
+  m->cast_from = l->graph->cast_from;
   m->per_cluster = l->per_cluster;
   m->iterations = l->iterations;
   m->ntasks = l->nkernels;

@@ -3,6 +3,7 @@
  *   onnx_import.c  entry point onnx_load(): file checks, the value table, tensors and
  *                  attributes, weight detection, shapes of activations, the node walk
  *   onnx_map.c     one mapping function per ONNX op
+ *   onnx_einsum.c  Einsum's matmul forms (the equation sorted into batch/row/column/k letters)
  *   onnx_fold.c    constant folding of shape-only subgraphs over small tensors whose elements
  *                  may carry the symbolic batch N (OxSym)
  *   onnx_fuse.c    pattern pre-pass: erf-GELU, swish, decomposed layernorm
@@ -107,6 +108,8 @@ OxVal *ox_val(OxCtx *c, const char *name);                  /* NULL if unknown *
 int64_t ox_elems(OxCtx *c, const int64_t *dims, int nd, const char *what); /* <= 2^53 */
 OxVal *ox_new_const(OxCtx *c, const char *name, int ndim, const int64_t *dims, int is_int);
 int ox_act_shape(OxCtx *c, int tensor, OxSym *dims);        /* returns ndim */
+int ox_act_rank(OxCtx *c, int tensor);
+int64_t ox_act_dim(OxCtx *c, int tensor, int axis);        /* a concrete dim (axis < 0: from the end) */
 const Onnx__AttributeProto *ox_attr(const Onnx__NodeProto *n, const char *name);
 int64_t ox_attr_i(const Onnx__NodeProto *n, const char *name, int64_t def);
 float ox_attr_f(const Onnx__NodeProto *n, const char *name, float def);
@@ -127,6 +130,16 @@ GsDtype ox_map_dtype(OxCtx *c, int32_t t, const char *name);
 /* onnx_map.c: maps one node (or fails naming it as unsupported); emits a fused pattern. */
 void ox_map_node(OxCtx *c, const Onnx__NodeProto *n);
 void ox_emit_fused(OxCtx *c, const Onnx__NodeProto *n, const OxFuse *f);
+
+/* onnx_map.c's building blocks for mappers in other files: operand i (an error naming `what`
+ * when missing), operand i as an activation (a constant becomes an input), an op over `in`
+ * whose one output is a new tensor `name` (returns it; binds nothing). */
+OxVal *ox_need_input(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what);
+int ox_input_act(OxCtx *c, const Onnx__NodeProto *n, size_t i);
+int ox_emit_named(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, const int *in, int nin,
+                  const GsAttrs *at, const char *name);
+/* onnx_einsum.c: Einsum's matmul forms as matmul/dense/transpose. */
+void ox_map_einsum(OxCtx *c, const Onnx__NodeProto *n);
 
 /* onnx_fold.c: returns 1 if the node was folded into constants, 0 if it is not foldable
  * (an input is an activation, or the op is not a shape op). */

@@ -183,34 +183,85 @@ static void add_pads(OxCtx *c, const Onnx__NodeProto *n, int sp, const int64_t *
 
 static int is_const_scalar(const OxVal *v, double *out);
 
-/* Pad: only the constant-zero padding of spatial axes, folded into the Conv/MaxPool/AveragePool
- * that reads it (the output value carries it: OxVal.pad); all-zero pads are an identity. */
-static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
-  char mbuf[16];
-  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
-  OxVal *x = need_val(c, n, 0, "data");
-  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
-  int64_t p[2 * GS_MAX_DIMS];
-  int np;
-  double value = 0;
+/* Pad's pads in ONNX order for every axis of a rank-r input (begins, then ends): from the
+ * attribute (opset < 11) or the constant input, spread over `axes` (opset 18) when given; its
+ * fill value in *value. */
+static void pad_read(OxCtx *c, const Onnx__NodeProto *n, int r, int64_t *p, double *value) {
+  int64_t q[2 * GS_MAX_DIMS];
+  int np, ax[GS_MAX_DIMS], nax = r;
+  *value = 0;
+  for (int d = 0; d < r; d++) ax[d] = d;
   if (c->opset < 11) {
-    np = ox_attr_ints(c, n, "pads", p, 2 * GS_MAX_DIMS);
-    value = ox_attr_f(n, "value", 0);
+    np = ox_attr_ints(c, n, "pads", q, 2 * GS_MAX_DIMS);
+    *value = ox_attr_f(n, "value", 0);
   } else {
     OxVal *pv = need_val(c, n, 1, "pads");
     if (pv->kind != VAL_CONST || !pv->data || pv->nelem > 2 * GS_MAX_DIMS)
       ox_fail(c, "Pad's pads must be a constant");
     np = (int)pv->nelem;
-    for (int k = 0; k < np; k++) p[k] = ox_sym_int(c, pv->data[k], "pad");
+    for (int k = 0; k < np; k++) q[k] = ox_sym_int(c, pv->data[k], "pad");
     OxVal *cv = in_val(c, n, 2);
-    if (cv && !is_const_scalar(cv, &value)) ox_fail(c, "Pad's constant_value must be a constant");
-    if (in_val(c, n, 3)) ox_fail(c, "Pad's axes input is not supported");
+    if (cv && !is_const_scalar(cv, value)) ox_fail(c, "Pad's constant_value must be a constant");
+    OxVal *av = in_val(c, n, 3);
+    if (av) {
+      if (av->kind != VAL_CONST || !av->data || av->nelem > r) ox_fail(c, "Pad's axes must be a constant");
+      nax = (int)av->nelem;
+      for (int k = 0; k < nax; k++) {
+        int64_t a = ox_sym_int(c, av->data[k], "axis");
+        if (a < -r || a >= r) ox_fail(c, "Pad axis %lld is out of range for rank %d", (long long)a, r);
+        ax[k] = (int)(a < 0 ? a + r : a);
+      }
+    }
   }
+  if (np != 2 * nax) ox_fail(c, "Pad has %d pads for %d axes", np, nax);
+  for (int k = 0; k < 2 * r; k++) p[k] = 0;
+  for (int k = 0; k < nax; k++) {
+    p[ax[k]] = q[k];
+    p[r + ax[k]] = q[nax + k];
+  }
+}
+
+/* 1 when every reader of `name` is a Conv, MaxPool or AveragePool without auto_pad, so a
+ * constant-zero spatial Pad before them folds into their padding, and `name` is no graph output. */
+static int pad_folds(const OxCtx *c, const char *name) {
+  for (size_t i = 0; i < c->gp->n_output; i++)
+    if (!strcmp(c->gp->output[i]->name, name)) return 0;
+  int readers = 0;
+  for (size_t i = 0; i < c->gp->n_node; i++) {
+    const Onnx__NodeProto *m = c->gp->node[i];
+    for (size_t j = 0; j < m->n_input; j++) {
+      if (strcmp(m->input[j], name) != 0) continue;
+      char ap[32];
+      const char *t = m->op_type;
+      if (j != 0 || (strcmp(t, "Conv") && strcmp(t, "MaxPool") && strcmp(t, "AveragePool")))
+        return 0;
+      const char *a = ox_attr_s(m, "auto_pad", "NOTSET", ap, sizeof ap);
+      if (strcmp(a, "NOTSET") != 0 && *a) return 0;
+      readers++;
+    }
+  }
+  return readers > 0;
+}
+
+/* Pad (docs/onnx.md): constant-zero padding of the spatial axes that only Convs and pools read
+ * folds into their padding (the output value carries it: OxVal.pad); all-zero pads are an
+ * identity; anything else — reflect, edge, a non-zero value, other axes, other readers — is
+ * the IR's pad op (the fill value changes values, not cost: not kept). */
+static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
+  char mbuf[16];
+  const char *mode = ox_attr_s(n, "mode", "constant", mbuf, sizeof mbuf);
+  int m = !strcmp(mode, "constant") ? GS_PAD_CONSTANT : !strcmp(mode, "reflect") ? GS_PAD_REFLECT
+          : !strcmp(mode, "edge") ? GS_PAD_EDGE : -1;
+  if (m < 0) ox_fail(c, "Pad mode '%s' is not supported (constant, reflect and edge are)", mode);
+  OxVal *x = need_val(c, n, 0, "data");
+  if (x->kind != VAL_ACT) ox_fail(c, "Pad of a constant is not supported");
   OxSym xs[GS_MAX_DIMS];
   int r = ox_act_shape(c, x->tensor, xs);
-  if (np != 2 * r) ox_fail(c, "Pad has %d pads for a rank-%d input", np, r);
+  int64_t p[2 * GS_MAX_DIMS];
+  double value;
+  pad_read(c, n, r, p, &value);
   int any = 0;
-  for (int k = 0; k < np; k++) {
+  for (int k = 0; k < 2 * r; k++) {
     if (p[k] < 0) ox_fail(c, "negative pads (cropping) are not supported");
     any |= p[k] != 0;
   }
@@ -218,17 +269,23 @@ static void map_pad(OxCtx *c, const Onnx__NodeProto *n) {
     ox_bind_act(c, n->output[0], x->tensor);
     return;
   }
-  if (strcmp(mode, "constant") != 0 || value != 0)
-    ox_fail(c, "Pad mode=%s value=%g is not supported: only constant-zero padding that feeds a "
-               "Conv, MaxPool or AveragePool (it folds into their padding)", mode, value);
-  if ((r != 3 && r != 4) || p[0] || p[1] || p[r] || p[r + 1])
-    ox_fail(c, "Pad must pad only the spatial axes of an NCL or NCHW input");
-  int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
-  int64_t add[4] = {t, l, b, rt};
-  ox_bind_act(c, n->output[0], x->tensor);
-  OxVal *o = ox_val(c, n->output[0]);
-  o->padded = 1;
-  for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
+  int spatial = (r == 3 || r == 4) && !p[0] && !p[1] && !p[r] && !p[r + 1];
+  if (m == GS_PAD_CONSTANT && value == 0 && spatial && pad_folds(c, n->output[0])) {
+    int64_t t = r == 4 ? p[2] : 0, l = p[r - 1], b = r == 4 ? p[r + 2] : 0, rt = p[2 * r - 1];
+    int64_t add[4] = {t, l, b, rt};
+    ox_bind_act(c, n->output[0], x->tensor);
+    OxVal *o = ox_val(c, n->output[0]);
+    o->padded = 1;
+    for (int k = 0; k < 4; k++) o->pad[k] = (x->padded ? x->pad[k] : 0) + add[k];
+    return;
+  }
+  int xi = in_act(c, n, 0);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  at.npads = 2 * r;
+  for (int k = 0; k < 2 * r; k++) at.pads[k] = to_int(c, p[k], "pad");
+  at.pad_mode = m;
+  emit(c, n, OP_PAD, &xi, 1, &at);
 }
 
 static OxVal *in_weight(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
@@ -455,6 +512,107 @@ static void map_conv(OxCtx *c, const Onnx__NodeProto *n) {
     at.pad[3] = to_int(c, pads[1], "pad");
   }
   emit(c, n, sp == 2 ? OP_CONV2D : OP_CONV1D, &x, 1, &at);
+}
+
+static int reshape_named(OxCtx *c, const Onnx__NodeProto *n, int x, const OxSym *d, int nd,
+                         const char *name);
+static int emit_take(OxCtx *c, const Onnx__NodeProto *n, int x, int axis, int64_t start,
+                     int64_t len, const char *name);
+
+/* ConvTranspose geometry per spatial axis i (0: H, 1: W): input h[i], kernel k, stride s,
+ * output ho (ONNX: s·(h-1) + output_padding + k - pads, or output_shape), sub-kernel kk =
+ * ceil(k/s), rows per phase q = ceil(ho/s), and the sub-pixel conv's pads and output rows. */
+typedef struct {
+  int64_t h[2], k[2], s[2], ho[2], kk[2], q[2], pt[2], pb[2], qc[2];
+} ConvTGeom;
+
+static void convt_geom(OxCtx *c, const Onnx__NodeProto *n, const OxVal *w, const OxSym *xs,
+                       ConvTGeom *t) {
+  int64_t pads[4], op[2], dl[2], os[4];
+  spatial_ints(c, n, "strides", 2, 1, t->s);
+  spatial_ints(c, n, "pads", 4, 0, pads);
+  spatial_ints(c, n, "output_padding", 2, 0, op);
+  spatial_ints(c, n, "dilations", 2, 1, dl);
+  if (dl[0] != 1 || dl[1] != 1) ox_fail(c, "dilated ConvTranspose is not supported");
+  char apbuf[32];
+  const char *ap = ox_attr_s(n, "auto_pad", "NOTSET", apbuf, sizeof apbuf);
+  if (strcmp(ap, "NOTSET") != 0 && *ap) ox_fail(c, "ConvTranspose with auto_pad=%s is not supported", ap);
+  int nos = ox_attr_ints(c, n, "output_shape", os, 4);
+  if (nos >= 0 && nos != 2 && nos != 4) ox_fail(c, "output_shape has %d values", nos);
+  for (int i = 0; i < 2; i++) {
+    t->h[i] = ox_sym_int(c, xs[2 + i], "spatial size");
+    t->k[i] = w->dims[2 + i];
+    if (op[i] >= t->s[i]) ox_fail(c, "output_padding %lld must be below the stride", (long long)op[i]);
+    t->ho[i] = nos > 0 ? os[nos - 2 + i] : t->s[i] * (t->h[i] - 1) + op[i] + t->k[i] - pads[i] - pads[2 + i];
+    if (t->ho[i] < 1) ox_fail(c, "ConvTranspose gives an empty output (%lld)", (long long)t->ho[i]);
+    t->kk[i] = (t->k[i] + t->s[i] - 1) / t->s[i];
+    t->q[i] = (t->ho[i] + t->s[i] - 1) / t->s[i];
+    int64_t total = max64(0, t->q[i] - t->h[i] + t->kk[i] - 1);
+    t->pt[i] = (total + 1) / 2; /* stride 1: a plain conv, pads k-1-p each side */
+    t->pb[i] = total / 2;
+    t->qc[i] = t->h[i] + total - t->kk[i] + 1;
+  }
+}
+
+/* ConvTranspose (2-D, group 1, dilation 1) by sub-pixel decomposition (docs/onnx.md): output
+ * row y = s·q + r is phase r of row q; every phase is a stride-1 conv of the input with a
+ * ceil(k/s)-tap sub-kernel, so all s_h·s_w phases are one conv2d with Cout·s_h·s_w units,
+ * interleaved by reshape [N, Cout, sh, sw, Q, Q'] -> transpose [N, Cout, Q, sh, Q', sw] ->
+ * reshape [N, Cout, Q·sh, Q'·sw] (depth to space) and cropped to the output by a split. The
+ * conv's padding makes each phase ceil(Hout/s) rows: when s divides k and Hout = s·H (k = 2s
+ * with pads s/2, k = s with pads 0) its MACs are exactly N·H·W·Cin·Cout·kh·kw. */
+static void map_convtranspose(OxCtx *c, const Onnx__NodeProto *n) {
+  OxVal *w = in_weight(c, n, 1, "weight");
+  int x = in_act(c, n, 0);
+  OxSym xs[GS_MAX_DIMS];
+  if (w->ndim != 4 || ox_act_shape(c, x, xs) != 4)
+    ox_fail(c, "only 2-D ConvTranspose over NCHW is supported");
+  if (ox_attr_i(n, "group", 1) != 1) ox_fail(c, "grouped ConvTranspose is not supported");
+  int64_t cin = ox_sym_int(c, xs[1], "input channels"), cout = w->dims[1];
+  if (w->dims[0] != cin)
+    ox_fail(c, "weight %s is [%lld, %lld, ...] but the input has %lld channels", w->name,
+            (long long)w->dims[0], (long long)cout, (long long)cin);
+  ConvTGeom t;
+  convt_geom(c, n, w, xs, &t);
+  GsAttrs at;
+  graph_attrs_default(&at);
+  int64_t ph = t.s[0] * t.s[1];
+  at.units = cout * ph;
+  OxVal *b = in_val(c, n, 2);
+  if (b && (b->kind != VAL_CONST || b->nelem != cout))
+    ox_fail(c, "bias must be a constant of %lld elements", (long long)cout);
+  at.bias = b != NULL;
+  for (int i = 0; i < 2; i++) {
+    at.kernel[i] = to_int(c, t.kk[i], "kernel");
+    at.pad[i] = to_int(c, t.pt[i], "pad");
+    at.pad[2 + i] = to_int(c, t.pb[i], "pad");
+  }
+  int whole = ph == 1 && t.qc[0] == t.ho[0] && t.qc[1] == t.ho[1];
+  const char *out = n->output[0], *nm = whole ? out : arena_printf(c->scratch, "%s.phases", out);
+  int id = emit_op(c, n, OP_CONV2D, &x, 1, &at, &nm, 1); /* may move c->g->ops */
+  int y = c->g->ops[id].out[0];
+  if (ph > 1) {
+    OxSym d6[6] = {xs[0], {(double)cout, 0}, {(double)t.s[0], 0}, {(double)t.s[1], 0},
+                   {(double)t.qc[0], 0}, {(double)t.qc[1], 0}};
+    y = reshape_named(c, n, y, d6, 6, arena_printf(c->scratch, "%s.phases6", out));
+    graph_attrs_default(&at);
+    at.nperm = 6;
+    const int perm[6] = {0, 1, 4, 2, 5, 3};
+    for (int i = 0; i < 6; i++) at.perm[i] = perm[i];
+    nm = arena_printf(c->scratch, "%s.interleaved", out);
+    id = emit_op(c, n, OP_TRANSPOSE, &y, 1, &at, &nm, 1);
+    y = c->g->ops[id].out[0];
+    OxSym d4[4] = {xs[0], {(double)cout, 0}, {(double)(t.qc[0] * t.s[0]), 0},
+                   {(double)(t.qc[1] * t.s[1]), 0}};
+    int crop = t.qc[0] * t.s[0] != t.ho[0] || t.qc[1] * t.s[1] != t.ho[1];
+    y = reshape_named(c, n, y, d4, 4, crop ? arena_printf(c->scratch, "%s.full", out) : out);
+  }
+  for (int i = 0; i < 2; i++) /* crop: the first Hout rows and Wout columns */
+    if (act_dim(c, y, 2 + i, "output axis") != t.ho[i]) {
+      int last = i == 1 || act_dim(c, y, 3, "output axis") == t.ho[1];
+      y = emit_take(c, n, y, 2 + i, 0, t.ho[i], last ? out : arena_printf(c->scratch, "%s.rows", out));
+    }
+  ox_bind_act(c, out, y);
 }
 
 static void map_pool(OxCtx *c, const Onnx__NodeProto *n, GsOpKind kind) {
@@ -893,6 +1051,23 @@ static void emit_dense(OxCtx *c, const Onnx__NodeProto *n, int x, int64_t kdim, 
   emit1(c, n, OP_DENSE, x, &at);
 }
 
+/* ---------------------------------------------------------------- for other files */
+
+OxVal *ox_need_input(OxCtx *c, const Onnx__NodeProto *n, size_t i, const char *what) {
+  return need_val(c, n, i, what);
+}
+int ox_input_act(OxCtx *c, const Onnx__NodeProto *n, size_t i) { return in_act(c, n, i); }
+int ox_emit_named(OxCtx *c, const Onnx__NodeProto *n, GsOpKind k, const int *in, int nin,
+                  const GsAttrs *at, const char *name) {
+  int id = emit_op(c, n, k, in, nin, at, &name, 1);
+  return c->g->ops[id].out[0];
+}
+int ox_act_rank(OxCtx *c, int tensor) {
+  OxSym d[GS_MAX_DIMS];
+  return ox_act_shape(c, tensor, d);
+}
+int64_t ox_act_dim(OxCtx *c, int tensor, int axis) { return act_dim(c, tensor, axis, "axis"); }
+
 static void map_matmul(OxCtx *c, const Onnx__NodeProto *n) {
   OxVal *a = need_val(c, n, 0, "A"), *b = need_val(c, n, 1, "B");
   if (a->kind == VAL_ACT && b->kind == VAL_CONST && b->ndim == 2) {
@@ -1172,6 +1347,8 @@ static const struct {
     {"AveragePool", map_avgpool},
     {"Flatten", map_flatten},
     {"Resize", map_resize},
+    {"ConvTranspose", map_convtranspose},
+    {"Einsum", ox_map_einsum},
     {"Upsample", map_resize},
     {"Reshape", map_reshape},
     {"Squeeze", map_squeeze0},

@@ -163,6 +163,9 @@ static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
   fprintf(out, "gtsim report: %s on %s (%s), strategy %s\n", model, a->name, arch_file, m->strategy);
   fprintf(out, "batch           %lld (%lld per cluster per iteration, %d iteration%s)\n",
           (long long)m->batch, (long long)m->per_cluster, m->iterations, m->iterations == 1 ? "" : "s");
+  fprintf(out, "dtype           %s", arch_dtype_name(m->dtype));
+  if (m->cast_from >= 0) fprintf(out, " (cast from %s by --dtype)", arch_dtype_name((GsDtype)m->cast_from));
+  fprintf(out, "\n");
   fprintf(out, "kernels         %d per iteration\n", m->ntasks);
   fprintf(out, "cycles          %llu\n", (unsigned long long)r->cycles);
   fprintf(out, "time            %.6f ms\n", s->time_s * 1e3);
@@ -252,6 +255,9 @@ static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
   if (m->level) write_json_gt(out, m, f);
   fprintf(out, "  \"batch\": %lld,\n  \"batch_per_cluster\": %lld,\n  \"iterations\": %d,\n",
           (long long)m->batch, (long long)m->per_cluster, m->iterations);
+  fprintf(out, "  \"dtype\": \"%s\",\n  \"dtype_cast_from\": ", arch_dtype_name(m->dtype));
+  if (m->cast_from >= 0) fprintf(out, "\"%s\",\n", arch_dtype_name((GsDtype)m->cast_from));
+  else fprintf(out, "null,\n");
   fprintf(out, "  \"cycles\": %llu,\n  \"time_s\": %.9g,\n  \"throughput_samples_per_s\": %.9g,\n"
                "  \"latency_s\": %.9g,\n",
           (unsigned long long)r->cycles, s->time_s, s->throughput, s->latency_s);
@@ -414,7 +420,8 @@ void report_compare(FILE *out, GsReportFormat f, const GsSchedSummary *const *ls
     fprintf(out, ",gap_cycles,gap_compute,gap_ddr_traffic,gap_other_data,gap_sync,gap_resource,"
                  "gap_idle,energy_j,energy_ddr_j,power_w,flop_per_j\n");
   } else {
-    fprintf(out, "compare: %s on %s, batch %lld\n", model, ls[0]->arch->name, (long long)ls[0]->batch);
+    fprintf(out, "compare: %s on %s, batch %lld, dtype %s\n", model, ls[0]->arch->name,
+            (long long)ls[0]->batch, arch_dtype_name(ls[0]->dtype));
     fprintf(out, "%-21s %14s %12s %8s %14s %14s %17s %6s", "strategy", "cycles", "samples/s",
             "speedup", "ddr_read_B", "ddr_write_B", "out ddr/gb/lb", "spills");
     for (int u = 0; u < rs[0]->nunits; u++) fprintf(out, " %8s", rs[0]->units[u].name);

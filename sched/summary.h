@@ -39,6 +39,8 @@ typedef struct GsSchedSummary {
   char strategy[48];           /* "tvm", "astitch", "graphturbo:full" */
   const char *level, *order;   /* graphturbo: the ladder level and instance order; else NULL */
   int64_t batch, per_cluster;  /* samples in the run, per cluster per iteration */
+  GsDtype dtype;               /* the model's activation dtype as run */
+  int cast_from;               /* --dtype: the model's own dtype before the cast; else -1 */
   int iterations;
   int ntasks;                  /* tasks per iteration (the last iteration's plan) */
   GsTaskSum *task;

@@ -33,6 +33,7 @@
  *                     placement, options
  *   lower_tvm.c       lower_: tvm grouping: a kernel per layer
  *   lower_astitch.c   lower_: astitch grouping: memory-intensive ops stitched onto their neighbours
+ *   lower_dtype.c     lower_: the model's dtypes against the units (an error suggesting --dtype)
  *   unit_timing.[ch]  timing_: the timing model of the simulator and the tiler: compute
  *                     formulas (gemm, vector, scalar cycles), DDR burst rounding
  *   lower_tiling.c    lower_: a kernel's partition over a cluster's cores, tile sizes

@@ -184,7 +184,7 @@ def check(args, name, opset, path):
     row["runs"] = []
     for s in (["tvm", "astitch", "graphturbo"] if args.run else []):
         rc, out, err = gtsim(args, "--arch", args.run, path, "--batch", str(args.batch),
-                             "--sched", s, "--json")
+                             "--dtype", args.dtype, "--sched", s, "--json")
         if rc != 0:
             row["error"] = "%s: %s" % (s, err)
             break
@@ -210,6 +210,8 @@ def main():
     ap.add_argument("--models", default=",".join(CLASSIFICATION + SEGMENTATION))
     ap.add_argument("--run", default="", help="a config to run every model on")
     ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--dtype", default="fp16",
+                    help="--run casts the fp32 exports to this dtype (gtsim --dtype; stcp920 has no fp32)")
     ap.add_argument("--gtsim", default="build/gtsim")
     ap.add_argument("--markdown", default="")
     args = ap.parse_args()

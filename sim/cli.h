@@ -26,6 +26,7 @@ struct CliOptions {
   bool describe = false, json = false, csv = false, config_doc = false;
   bool stats = false;             // --stats (sim/cli_stats.cpp)
   long long batch = 0;            // --batch B; 0 = the model file's own batch
+  int dtype = -1;                 // --dtype T (a GsDtype); -1 = the model's own
   const char *convert = nullptr;  // --convert MODEL (sim/cli_convert.cpp)
   const char *disasm = nullptr;   // --disasm PROG: print PROG as .gtasm
   const char *emit = nullptr;     // --emit OUT.gtp|OUT.gtasm: write the program
@@ -83,6 +84,9 @@ int cli_main(int argc, char **argv);
 int cli_stats(const CliOptions &o);
 // Model runs: schedule + simulate + report (sim/cli_run.cpp); returns the exit status.
 int cli_run_model(const CliOptions &o);
+// model_load(), then the --dtype cast (graph_cast) when given; NULL after an error to d.
+GsGraph *cli_load_model(const CliOptions &o, const char *path, GsDiag *d);
+
 // Parses a --batch value: an integer in 1..2^40, or -1.
 long long cli_parse_batch(const char *s);
 // --convert mode (sim/cli_convert.cpp): MODEL (.onnx or .gtg) -> -o OUT.gtg; exit status.

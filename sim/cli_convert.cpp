@@ -30,7 +30,7 @@ int cli_convert(const CliOptions &o) {
   }
   GsDiag d;
   diag_init(&d);
-  GsGraph *g = model_load(o.convert, &d);
+  GsGraph *g = cli_load_model(o, o.convert, &d);
   if (!g) return GS_EXIT_INPUT;
   if (o.batch > 0) g->default_batch = o.batch; /* --batch B: the header's batch=B */
   if (graph_infer(g, g->default_batch, &d) != 0) {

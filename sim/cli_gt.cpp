@@ -131,7 +131,7 @@ int cli_gt_dump(const CliOptions &o) {
   GsArch *a = cli_load_arch(o);
   GsDiag d;
   diag_init(&d);
-  GsGraph *g = model_load(o.inputs[0], &d);
+  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
   if (!g) {
     arch_free(a);
     return GS_EXIT_INPUT;

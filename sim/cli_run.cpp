@@ -223,7 +223,7 @@ int cli_lower_dump(const CliOptions &o, LowerStep step) {
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  GsGraph *g = model_load(o.inputs[0], &d);
+  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
   GsLowerOptions lo = lower_options(o, stg);
   GsLowered *l = g ? lower_plan(g, a, &lo, step, &d) : nullptr;
   int rc = GS_EXIT_INPUT;
@@ -430,7 +430,7 @@ int cli_run_model(const CliOptions &o) {
   GsDiag d;
   diag_init(&d);
   d.max_errors = 20;
-  GsGraph *g = model_load(o.inputs[0], &d);
+  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
   if (!g) {
     arch_free(a);
     return GS_EXIT_INPUT;

@@ -1,6 +1,7 @@
 // cli_stats.cpp — the `gtsim --stats MODEL [--batch B] [--json|--csv] [-o FILE]` mode: load
 // the model, bind the batch (the file's own unless --batch), print graph_print_stats() to
 // stdout or atomically to -o FILE. Needs no --arch. Exit 1 on any user error (docs/gtg.md).
+// Also cli_load_model(), every mode's model loader (model_load + the --dtype cast).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,15 @@ long long cli_parse_batch(const char *s) {
   return v;
 }
 
+GsGraph *cli_load_model(const CliOptions &o, const char *path, GsDiag *d) {
+  GsGraph *g = model_load(path, d);
+  if (g && o.dtype >= 0 && graph_cast(g, (GsDtype)o.dtype, d) != 0) {
+    graph_free(g);
+    return nullptr;
+  }
+  return g;
+}
+
 static void print(FILE *out, const GsGraph *g, const CliOptions &o) {
   if (o.csv) graph_print_stats_csv(out, g);
   else graph_print_stats(out, g, o.json);
@@ -37,7 +47,7 @@ int cli_stats(const CliOptions &o) {
   }
   GsDiag d;
   diag_init(&d);
-  GsGraph *g = model_load(o.inputs[0], &d);
+  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
   if (!g) return GS_EXIT_INPUT;
   int64_t batch = o.batch > 0 ? o.batch : g->default_batch;
   if (batch != g->batch && graph_infer(g, batch, &d) != 0) {

@@ -44,6 +44,8 @@ static const char *usage_text =
     "                         and the largest live activation of MODEL (no --arch needed;\n"
     "                         --json or --csv for machine-readable output)\n"
     "  --batch B              bind the symbolic batch N to B (default: the file's batch=)\n"
+    "  --dtype T              cast the model's activations and weights to T (fp16, bf16,\n"
+    "                         int8, fp32) before scheduling; integer ids stay (docs/cli.md)\n"
     "  --convert MODEL -o OUT.gtg\n"
     "                         write MODEL (.onnx or .gtg) as .gtg text (docs/onnx.md);\n"
     "                         with --batch B the file's default batch becomes B\n"
@@ -218,7 +220,7 @@ enum {
   O_ARCH = 256, O_SET, O_DESCRIBE, O_JSON, O_CSV, O_VERSION, O_CONFIG_DOC,
   O_DISASM, O_EMIT, O_ISA_DOC,
 };
-enum { O_STATS = 320, O_BATCH };
+enum { O_STATS = 320, O_BATCH, O_DTYPE };
 enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
@@ -237,6 +239,7 @@ static const struct option longopts[] = {
     {"help", no_argument, 0, 'h'},
     {"stats", no_argument, 0, O_STATS},
     {"batch", required_argument, 0, O_BATCH},
+    {"dtype", required_argument, 0, O_DTYPE},
     {"convert", required_argument, 0, O_CONVERT},
     {"sched", required_argument, 0, O_SCHED},
     {"dump-after", required_argument, 0, O_DUMP_AFTER},
@@ -304,6 +307,13 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
     if ((o.batch = cli_parse_batch(arg)) < 1)
       usage_error((std::string("--batch needs an integer >= 1, not '") + arg + "'").c_str());
     break;
+  case O_DTYPE: {
+    GsDtype t;
+    if (arch_dtype_parse(arg, &t) != 0 || (t != DT_FP16 && t != DT_BF16 && t != DT_INT8 && t != DT_FP32))
+      usage_error((std::string("--dtype needs fp16, bf16, int8 or fp32, not '") + arg + "'").c_str());
+    o.dtype = (int)t;
+    break;
+  }
   case O_CONVERT: o.convert = arg; break;
   case O_SCHED: o.sched = sched_option(arg); break;
   case O_DUMP_AFTER: o.dump_after = arg; break;
@@ -398,13 +408,13 @@ static int run_lower_dump(const CliOptions &o) {
 
 static const Mode MODE_CONFIG_DOC{"--config-doc", "config-doc o", 0, run_config_doc};
 static const Mode MODE_ISA_DOC{"--isa-doc", "isa-doc o", 0, run_isa_doc};
-static const Mode MODE_STATS{"--stats", "stats batch json csv o", 1, cli_stats};
-static const Mode MODE_CONVERT{"--convert", "convert batch o", 0, cli_convert};
+static const Mode MODE_STATS{"--stats", "stats batch dtype json csv o", 1, cli_stats};
+static const Mode MODE_CONVERT{"--convert", "convert batch dtype o", 0, cli_convert};
 static const Mode MODE_GT_DUMP{"--dump-after PASS and --dump-schedule",
-                               "dump-after dump-schedule arch set batch sched json o gt-time" GT_GRAPH_OPTS,
+                               "dump-after dump-schedule arch set batch dtype sched json o gt-time" GT_GRAPH_OPTS,
                                1, cli_gt_dump};
 static const Mode MODE_LOWER_DUMP{"--dump-after STEP",
-                                  "dump-after arch set batch sched batch-per-cluster o"
+                                  "dump-after arch set batch dtype sched batch-per-cluster o"
                                   " compare json csv" /* read to say why not */ GT_GRAPH_OPTS
                                   GT_KERNEL_OPTS, 1, run_lower_dump};
 static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
@@ -414,7 +424,7 @@ static const Mode MODE_RUN_PROGRAM{"a program run",
                                    cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",
-                                 "arch set batch sched compare batch-per-cluster json csv o trace "
+                                 "arch set batch dtype sched compare batch-per-cluster json csv o trace "
                                  "perfetto trace-detail trace-window emit timing objective" GT_GRAPH_OPTS
                                  GT_KERNEL_OPTS,
                                  1, cli_run_model};

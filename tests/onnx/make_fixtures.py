@@ -361,6 +361,123 @@ def upsample9():
                  name="upsample9")
 
 
+def pad_ops():
+    """Pads that do not fold: the IR's pad op. x [N, 4, 8, 8]:
+    Pad reflect H, W by 1 -> [N, 4, 10, 10], Conv 4->8 3x3 pad 0 -> [N, 8, 8, 8] (N*64*8*4*9);
+    Pad edge C end 2, W end 3 -> [N, 10, 8, 11]; Pad constant 0.5 H begin 2 -> [N, 10, 10, 11];
+    MaxPool 2x2/2 -> [N, 10, 5, 5]; a zero Pad of H, W by 1 read by a Relu -> [N, 10, 7, 7];
+    Conv 10->4 1x1 -> [N, 4, 7, 7] (N*49*4*10). MACs N*(18432 + 1960) = 20392 N; 4 pads."""
+    b = Builder(31)
+    y = b.node("Pad", ["x", b.ints("p1", [0, 0, 1, 1, 0, 0, 1, 1])], "/pad1/Pad", mode="reflect")
+    y = b.conv(y, "conv1", 4, 8, 3)
+    y = b.node("Pad", [y, b.ints("p2", [0, 0, 0, 0, 0, 2, 0, 3])], "/pad2/Pad", mode="edge")
+    half = b.const("half", 0.5)
+    y = b.node("Pad", [y, b.ints("p3", [0, 0, 2, 0, 0, 0, 0, 0]), half], "/pad3/Pad")
+    y = b.node("MaxPool", [y], "/pool/MaxPool", kernel_shape=[2, 2], strides=[2, 2])
+    y = b.node("Relu", [b.node("Pad", [y, b.ints("p4", [0, 0, 1, 1, 0, 0, 1, 1])], "/pad4/Pad")],
+               "/relu/Relu")
+    y = b.conv(y, "conv2", 10, 4, 1)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 7, 7])], name="pad_ops")
+
+
+def pad_unchecked():
+    """Opset 18/19 Pads (onnx 1.12's checker knows opset 17 at most: not checked).
+    pad_axes18: Pad edge of axis -1 by 1, 2 (the axes input) -> [N, 4, 8, 11], Relu.
+    pad_wrap: opset 19's mode wrap, an error naming the node."""
+    out = {}
+    for name, opset, mode in (("pad_axes18", 18, "edge"), ("pad_wrap", 19, "wrap")):
+        b = Builder(32)
+        y = b.node("Pad", ["x", b.ints("p", [1, 2]), "", b.ints("ax", [-1])], "/Pad", mode=mode)
+        y = b.node("Relu", [y], "/Relu")
+        g = helper.make_graph(b.nodes, name, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
+                              [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 11])],
+                              initializer=b.inits)
+        out[name] = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        out[name].ir_version = 8
+    return out
+
+
+def convtranspose(odd=False):
+    """A decoder's up-sampling. x [N, 8, 6, 6].
+    convtranspose: ConvTranspose 8->4 k4 s2 p1 (+bias) -> [N, 4, 12, 12], exact MACs
+    N*36*8*4*16 = 18432 N; ConvTranspose 4->2 k2 s2 p0 -> [N, 2, 24, 24], N*144*4*2*4 = 4608 N;
+    ConvTranspose 2->3 k3 s1 p1 -> [N, 3, 24, 24] (a plain conv), N*576*2*3*9 = 31104 N.
+    convtranspose_odd (s does not divide k): k3 s2 p1 output_padding 1 -> [N, 4, 12, 12]
+    (exact N*36*8*4*9 = 10368 N; the sub-pixel conv counts 2x2 taps per phase, 4 phases:
+    N*36*8*4*16 = 18432 N), then k3 s2 p1 without output_padding -> [N, 2, 23, 23] (cropped)."""
+    b = Builder(33)
+    def ct(x, name, cin, cout, k, s, p, op=0, bias=False):
+        ins = [x, b.weight(name + ".weight", [cin, cout, k, k])]
+        if bias:
+            ins.append(b.weight(name + ".bias", [cout]))
+        attrs = {"kernel_shape": [k, k], "strides": [s, s], "pads": [p] * 4}
+        if op:
+            attrs["output_padding"] = [op, op]
+        return b.node("ConvTranspose", ins, "/%s/ConvTranspose" % name, **attrs)
+    if not odd:
+        y = ct("x", "up1", 8, 4, 4, 2, 1, bias=True)
+        y = ct(y, "up2", 4, 2, 2, 2, 0)
+        y = ct(y, "up3", 2, 3, 3, 1, 1)
+        shape = ["N", 3, 24, 24]
+    else:
+        y = ct("x", "up1", 8, 4, 3, 2, 1, op=1)
+        y = ct(y, "up2", 4, 2, 3, 2, 1)
+        shape = ["N", 2, 23, 23]
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, shape)],
+                 name="convtranspose_odd" if odd else "convtranspose")
+
+
+def convtranspose_group():
+    """A grouped ConvTranspose (groups 2): an error naming the node."""
+    b = Builder(34)
+    y = b.node("ConvTranspose", ["x", b.weight("w", [8, 2, 2, 2])], "/up/ConvTranspose",
+               kernel_shape=[2, 2], strides=[2, 2], group=2)
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 8, 6, 6])],
+                 [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 12, 12])])
+
+
+def einsum():
+    """Attention written with Einsum. x [N, 16, 32] (b i d):
+    q = bid,jd->bij with W [24, 32] -> dense 24 [N, 16, 24] (N*16*32*24 = 12288 N MACs);
+    k = bid,dj->bij with W [32, 24] -> dense (12288 N); both viewed as [N, 16, 4, 6] (b i h d);
+    s = bihd,bjhd->bhij: transposes to [b h i d] and [b h d j], matmul [N, 4, 16, 16]
+    (N*4*16*16*6 = 6144 N); Softmax; o = bhij,bjhd->bihd: [b h j d], matmul [N, 4, 16, 6],
+    transpose to [N, 16, 4, 6] (6144 N). Total 36864 N MACs."""
+    b = Builder(35)
+    q = b.node("Einsum", ["x", b.weight("wq", [24, 32])], "/q/Einsum", equation="bid,jd->bij")
+    k = b.node("Einsum", ["x", b.weight("wk", [32, 24])], "/k/Einsum", equation="bid , dj -> bij")
+    shp = b.ints("heads", [0, 16, 4, 6])
+    q = b.node("Reshape", [q, shp], "/q/Reshape")
+    k = b.node("Reshape", [k, shp], "/k/Reshape")
+    s = b.node("Einsum", [q, k], "/scores/Einsum", equation="bihd,bjhd->bhij")
+    s = b.node("Softmax", [s], "/Softmax", axis=-1)
+    o = b.node("Einsum", [s, k], "/out/Einsum", equation="bhij,bjhd->bihd")
+    return model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16, 32])],
+                 [helper.make_tensor_value_info(o, FLOAT, ["N", 16, 4, 6])], name="einsum")
+
+
+def einsum_small():
+    """einsum2d: a [N, 8] and Relu(b [8, 5]) (b a constant input, the Relu makes it computed),
+    implicit 'ij,jk' (-> ik) is a matmul [N, 5] (40 N MACs), then 'ij->ji' a transpose [5, N]. einsum_bad: 'bi,bi->b' (a dot
+    product: no row or column letter); einsum_dots: an ellipsis. Both errors name the node."""
+    out = {}
+    b = Builder(36)
+    r = b.node("Relu", ["b"], "/Relu")  # a computed operand: a matmul, not a dense
+    y = b.node("Einsum", ["a", r], "/mm/Einsum", equation="ij,jk")
+    y = b.node("Einsum", [y], "/t/Einsum", equation="ij->ji")
+    out["einsum2d"] = model(b, [helper.make_tensor_value_info("a", FLOAT, ["N", 8]),
+                                helper.make_tensor_value_info("b", FLOAT, [8, 5])],
+                            [helper.make_tensor_value_info(y, FLOAT, [5, "N"])], name="einsum2d")
+    for name, eq in (("einsum_bad", "bi,bi->b"), ("einsum_dots", "...ij,...jk->...ik")):
+        b = Builder(37)
+        y = b.node("Einsum", ["a", "a"], "/bad/Einsum", equation=eq)
+        out[name] = model(b, [helper.make_tensor_value_info("a", FLOAT, ["N", 8])],
+                          [helper.make_tensor_value_info(y, FLOAT, ["N"])])
+    return out
+
+
 def mod_pad():
     """Swin's window padding: pad = Mod(-W, 7) with integer (Python) semantics, from
     Shape(x)[3] = 20, so pad = 1 (C's fmod would give -6); Pad right and bottom by it, then a
@@ -679,12 +796,12 @@ def bad_inputs():
     y = b.node("Mul", [b.node("Mul", ["x", a], "/Mul"), b.const("/Constant_2", 0.5)], "/Mul_1")
     out["broken_gelu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 16])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 16])])
-    b = Builder(20)  # a reflect Pad: no op to fold it into, no IR op for it
+    b = Builder(20)  # a reflect Pad before a Conv: the IR's pad op (it cannot fold)
     y = b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad", mode="reflect")
     y = b.conv(y, "conv", 4, 4, 3)
     out["pad_reflect"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
                                [helper.make_tensor_value_info(y, FLOAT, ["N", 4, 8, 8])])
-    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into
+    b = Builder(21)  # a zero Pad feeding a Relu: nothing to fold it into, the IR's pad op
     y = b.node("Relu", [b.node("Pad", ["x", b.ints("p", [0, 0, 1, 1, 0, 0, 1, 1])], "/Pad")],
                "/Relu")
     out["pad_relu"] = model(b, [helper.make_tensor_value_info("x", FLOAT, ["N", 4, 8, 8])],
@@ -711,6 +828,10 @@ def main():
         "resize_block": resize_block(),
         "upsample9": upsample9(),
         "mod_pad": mod_pad(),
+        "pad_ops": pad_ops(),
+        "convtranspose": convtranspose(),
+        "convtranspose_odd": convtranspose(odd=True),
+        "convtranspose_group": convtranspose_group(),
         "swin_bits": swin_bits(),
         "encoder": encoder(),
         "mobilenet_block": mobilenet(),
@@ -727,6 +848,9 @@ def main():
         "bad_shapes": bad_shapes(),
     }
     models.update(bad_inputs())
+    models.update(pad_unchecked())
+    models.update(einsum_small())
+    models["einsum"] = einsum()
     models["resnet_block_graphonly"] = graph_only(models["resnet_block"])
     models["encoder_graphonly"] = graph_only(models["encoder"])
     models["bias_reshape_graphonly"] = graph_only(models["bias_reshape"])

@@ -343,6 +343,8 @@ static void mutate_program(Simulator *sim, const GsArch *a, const char *model, G
   std::string path = std::string("tests/cases/gtg/") + model + ".gtg";
   char *text = util_read_file(path.c_str(), NULL);
   GsGraph *g = text ? gtg_parse(path.c_str(), text, &d) : nullptr;
+  if (g && std::string(a->name) == "goya" && graph_cast(g, DT_INT8, &d) != 0)  // Goya: no fp16
+    throw std::runtime_error(path + " does not cast to int8");
   GsLowerOptions o;
   lower_options_default(&o);
   o.sched = s;

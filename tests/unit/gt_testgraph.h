@@ -118,6 +118,18 @@ static inline int tg_resize(GsGraph *g, const char *name, int x, int h, int w, i
   return tg_op(g, OP_RESIZE, name, &x, 1, &at, 4, o);
 }
 
+/* pad of a rank-4 tensor: pads[8] in ONNX order (begins, then ends), mode GS_PAD_* */
+static inline int tg_pad(GsGraph *g, const char *name, int x, const int *pads, int mode) {
+  GsAttrs at = tg_attrs();
+  at.npads = 8;
+  for (int i = 0; i < 8; i++) at.pads[i] = pads[i];
+  at.pad_mode = mode;
+  const int64_t *d = g->tensors[x].dim;
+  int64_t o[4];
+  for (int i = 0; i < 4; i++) o[i] = d[i] + pads[i] + pads[4 + i];
+  return tg_op(g, OP_PAD, name, &x, 1, &at, 4, o);
+}
+
 static inline int tg_gap(GsGraph *g, const char *name, int x) {
   GsAttrs at = tg_attrs();
   const int64_t *d = g->tensors[x].dim;

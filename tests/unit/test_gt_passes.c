@@ -233,6 +233,36 @@ static void rule_i_mirrors_upsampling(void **state) {
   }
 }
 
+static void pad_slices_map_to_input(void **state) {
+  (void)state;
+  /* x [2, 8, 10, 6] padded H by 3 before and 2 after -> 15 rows, W by 1 and 1 -> 8. Output rows
+   * [lo, hi) of H: constant/edge read input rows clamp(j - 3) -> [0, 10); reflect reads
+   * |j - 3| mirrored at 9: row 0 -> 3, row 1 -> 2, row 13 -> 8, row 14 -> 7.
+   *   rows [0, 2): constant/edge the border row 0 -> [0, 1); reflect 3, 2 -> [2, 4)
+   *   rows [4, 9): inside -> [1, 6) in every mode
+   *   rows [1, 14): reflect 2 (row 1), 0 (row 3, the first inside), 9 (row 12) -> [0, 10)
+   *   rows [13, 15): constant/edge border 9 -> [9, 10); reflect 8, 7 -> [7, 9)
+   * Channels (not padded) map to themselves; N too. */
+  GsGraph *g = tg_new("pad", 2);
+  int x = tg_input(g, "x", 4, (int64_t)2, (int64_t)8, (int64_t)10, (int64_t)6);
+  const int pads[8] = {0, 0, 3, 1, 0, 0, 2, 1};
+  int y = tg_pad(g, "p", x, pads, GS_PAD_CONSTANT);
+  int op = g->tensors[y].producer;
+  assert_int_equal(g->tensors[y].dim[2], 15);
+  for (int mode = 0; mode < 3; mode++) {
+    g->ops[op].at.pad_mode = mode;
+    int refl = mode == GS_PAD_REFLECT;
+    assert_range(gt_op_input_req(g, op, 0, 2, 0, 2, 0), 2, refl ? 2 : 0, refl ? 4 : 1);
+    assert_range(gt_op_input_req(g, op, 0, 2, 4, 9, 0), 2, 1, 6);
+    assert_range(gt_op_input_req(g, op, 0, 2, 13, 15, 0), 2, refl ? 7 : 9, refl ? 9 : 10);
+    assert_range(gt_op_input_req(g, op, 0, 1, 2, 5, 0), 1, 2, 5);
+    assert_range(gt_op_input_req(g, op, 0, 0, 1, 2, 0), 0, 1, 2);
+  }
+  g->ops[op].at.pad_mode = GS_PAD_REFLECT;
+  assert_range(gt_op_input_req(g, op, 0, 2, 1, 14, 0), 2, 0, 10);
+  tg_free(g);
+}
+
 static void init_modes(void **state) {
   (void)state;
   /* one ResNet bottleneck (10 ops + 2 shortcut): chains = main path, shortcut, add+relu
@@ -392,6 +422,7 @@ int main(void) {
       cmocka_unit_test(recompute_model),
       cmocka_unit_test(rule_i_refuses_downsampling),
       cmocka_unit_test(rule_i_mirrors_upsampling),
+      cmocka_unit_test(pad_slices_map_to_input),
       cmocka_unit_test(init_modes),
       cmocka_unit_test(lb_scope_readings),
       cmocka_unit_test(softmax_axis_not_bound),

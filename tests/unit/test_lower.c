@@ -245,6 +245,9 @@ static void test_fits_and_checks(void **state) {
   for (int c = 0; c < 3; c++) {
     GsArch *a = load_arch(cfgs[c], NULL, 0);
     GsGraph *g = parse(resnetish);
+    GsDiag d;
+    diag_init(&d);
+    if (c == 2) assert_int_equal(graph_cast(g, DT_INT8, &d), 0); /* Goya computes no fp16 */
     for (int s = 0; s < SCHED_COUNT; s++) {
       GsLowered *l = lower(g, a, (GsSchedKind)s, 8, 0);
       check_program(l, a);
@@ -256,17 +259,37 @@ static void test_fits_and_checks(void **state) {
 }
 
 /* Goya: the GEMM core has a matrix unit and no vector unit, the TPCs the opposite: a conv's
- * relu tail cannot stay in the conv's kernel and becomes a kernel on the TPCs. */
+ * relu tail cannot stay in the conv's kernel and becomes a kernel on the TPCs. Goya computes no
+ * fp16: an fp16 model is refused with a message that suggests --dtype int8 (never computed in
+ * another dtype behind the user's back); cast to int8 (graph_cast, --dtype) it runs. */
 static void test_goya_tail_split(void **state) {
   (void)state;
   GsArch *a = load_arch("configs/goya.cfg", NULL, 0);
   GsGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
                      "c = conv2d(x) units=16 kernel=3 pad=1\nr = relu(c)\n");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  GsDiag d;
+  diag_init(&d);
+  d.out = mem;
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.sched = SCHED_TVM;
+  o.batch = 1;
+  assert_null(lower_run(g, a, &o, &d));
+  fclose(mem);
+  assert_non_null(strstr(buf, "computes in fp16"));
+  assert_non_null(strstr(buf, "config 'goya' has no matrix unit for fp16"));
+  assert_non_null(strstr(buf, "--dtype int8"));
+  free(buf);
+  diag_init(&d);
+  assert_int_equal(graph_cast(g, DT_INT8, &d), 0);
+  assert_int_equal(g->tensors[0].dtype, DT_INT8);
   GsLowered *l = lower(g, a, SCHED_TVM, 1, 0);
   assert_int_equal(l->nkernels, 2);
   assert_string_equal(a->core_kinds[l->kernels[0].core_kind].name, "gemm");
   assert_string_equal(a->core_kinds[l->kernels[1].core_kind].name, "tpc");
-  /* Goya's MME has no fp16: the gemm runs at its fastest dtype (int8), sizes stay fp16 */
   assert_int_equal(l->kernels[0].cdt_head, DT_INT8);
   check_program(l, a);
   lower_free(l);
