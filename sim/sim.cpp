@@ -140,7 +140,7 @@ void SimModel::register_dram_stats(SimStats &st) const {
   double data = 0, busy = 0;
   for (size_t c = 0; c < ddr->channels.size(); c++) {
     const DramChannel &d = ddr->dram[c];
-    bursts += d.bursts;
+    bursts += d.bytes / (uint64_t)std::max(1, arch->ddr_burst_bytes);
     misses += d.misses;
     turns += d.turnarounds;
     data += (double)ddr->channels[c].bytes / ddr->channels[c].bytes_per_cycle;

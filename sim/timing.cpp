@@ -75,15 +75,15 @@ DramTiming timing_dram(const GsArch *a) {
 
 void DramChannel::reset(int banks) {
   open_row.assign((size_t)std::max(1, banks), -1);
+  page_lo = page_hi = 0;
   dir = 0;
-  bursts = misses = turnarounds = 0;
+  bytes = misses = turnarounds = 0;
 }
 
 void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,
                       const DramTiming &dt, bool write, std::vector<DramChannel> &st,
                       std::vector<double> &bytes, std::vector<double> &penalty) {
   const int dir = write ? 2 : 1;
-  const int64_t bb = burst > 1 ? burst : 1;
   auto seg = [&](size_t ch, int64_t ca, int64_t n) {
     DramChannel &c = st[ch];
     if (c.dir != dir) {  // the first access of this side to the channel decides its direction
@@ -94,14 +94,18 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
       c.dir = dir;
     }
     bytes[ch] += (double)n;
-    c.bursts += (uint64_t)((n + bb - 1) / bb);
-    for (int64_t pg = ca / dt.row_bytes; pg <= (ca + n - 1) / dt.row_bytes; pg++) {
+    c.bytes += (uint64_t)n;
+    if (ca >= c.page_lo && ca + n <= c.page_hi) return;  // inside the open page: no division
+    int64_t last = (ca + n - 1) / dt.row_bytes;
+    for (int64_t pg = ca / dt.row_bytes; pg <= last; pg++) {
       int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
       if (open == pg / dt.banks) continue;
       open = pg / dt.banks;
       c.misses++;
       penalty[ch] += dt.miss;
     }
+    c.page_lo = last * dt.row_bytes;
+    c.page_hi = c.page_lo + dt.row_bytes;
   };
   GsAccess r = timing_ddr_runs(&ap);
   for (int64_t p = 0; p < r.planes; p++)

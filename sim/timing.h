@@ -70,8 +70,9 @@ DramTiming timing_dram(const GsArch *a);
 // One channel's row buffers and bus direction, and what it has counted since the reset.
 struct DramChannel {
   std::vector<int64_t> open_row;  // per bank, -1: no row open
+  int64_t page_lo = 0, page_hi = 0;  // the page entered last (open): accesses inside it hit
   int dir = 0;                    // the last transfer's direction: 0 none, 1 read, 2 write
-  uint64_t bursts = 0, misses = 0, turnarounds = 0;
+  uint64_t bytes = 0, misses = 0, turnarounds = 0;  // bytes: whole bursts, so bytes / burst
   void reset(int banks);
 };
 

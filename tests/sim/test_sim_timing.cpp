@@ -119,7 +119,7 @@ static void dram_rows_and_turnarounds(void **) {
   timing_dram_side(seq, 256, 2, 64, dt, false, st, by, pen);
   assert_true(by[0] == 4096 && by[1] == 4096);
   assert_true(pen[0] == 4 * 20 && pen[1] == 4 * 20);
-  assert_true(st[0].misses == 4 && st[0].bursts == 64 && st[0].turnarounds == 0);
+  assert_true(st[0].misses == 4 && st[0].bytes == 64 * 64 && st[0].turnarounds == 0);
   // read again: every row is still open, no penalty
   by.assign(2, 0);
   pen.assign(2, 0);
