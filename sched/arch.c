@@ -119,6 +119,44 @@ const ArchKey arch_keys[] = {
     {.sec = SEC_DDR, .key = "capacity_mib", .type = KT_SIZE, .unit = "MiB", .min = 1,
      .max = 16777216, .def = NULL, .desc = "DDR capacity (models must fit)",
      .off = A_(ddr_capacity_bytes), .scale = 1 << 20},
+    {.sec = SEC_DDR, .key = "model", .type = KT_ENUM, .unit = "", .def = "dram",
+     .choices = "ideal|dram",
+     .desc = "how channels are timed: ideal = bytes / bandwidth; dram = plus row misses, "
+             "read/write turnarounds and refresh, per transfer from its addresses "
+             "(docs/timing.md, \"DRAM efficiency\")",
+     .off = A_(ddr_model)},
+    {.sec = SEC_DDR, .key = "row_bytes", .type = KT_INT, .unit = "bytes", .min = 1,
+     .max = 1 << 30, .def = "2048", .when = KW_DRAM,
+     .desc = "row buffer (page) of one bank, in the channel's own addresses; a multiple of "
+             "burst_bytes (bank = channel address / row_bytes mod banks)",
+     .off = A_(ddr_row_bytes)},
+    {.sec = SEC_DDR, .key = "banks", .type = KT_INT, .unit = "", .min = 1, .max = 1024,
+     .def = "8", .when = KW_DRAM, .desc = "banks per channel, each with one open row",
+     .off = A_(ddr_banks)},
+    {.sec = SEC_DDR, .key = "trcd_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "18", .when = KW_DRAM, .desc = "tRCD: activate to first column command",
+     .off = A_(ddr_trcd_ns)},
+    {.sec = SEC_DDR, .key = "trp_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "18", .when = KW_DRAM,
+     .desc = "tRP: precharge (close the open row); a row miss costs tRP + tRCD",
+     .off = A_(ddr_trp_ns)},
+    {.sec = SEC_DDR, .key = "trfc_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "280", .when = KW_DRAM,
+     .desc = "tRFC: a refresh blocks the channel this long, once every trefi_ns (0: no refresh)",
+     .off = A_(ddr_trfc_ns)},
+    {.sec = SEC_DDR, .key = "trefi_ns", .type = KT_FLOAT, .unit = "ns", .min = 1, .max = 1e9,
+     .def = "3904", .when = KW_DRAM, .desc = "tREFI: average refresh interval; more than trfc_ns",
+     .off = A_(ddr_trefi_ns)},
+    {.sec = SEC_DDR, .key = "twtr_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "27", .when = KW_DRAM,
+     .desc = "data bus idle when a channel turns from writes to reads (about tWTR + read "
+             "latency)",
+     .off = A_(ddr_twtr_ns)},
+    {.sec = SEC_DDR, .key = "trtw_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "5", .when = KW_DRAM,
+     .desc = "data bus idle when a channel turns from reads to writes (about tDQSCK + write "
+             "preamble)",
+     .off = A_(ddr_trtw_ns)},
     /* [cluster] */
     {.sec = SEC_CLUSTER, .key = "gb_kib", .type = KT_SIZE, .unit = "KiB", .min = 0,
      .max = 1 << 30, .def = NULL,
@@ -340,7 +378,8 @@ const ArchKey arch_keys[] = {
 };
 const int arch_nkeys = (int)(sizeof arch_keys / sizeof arch_keys[0]);
 
-_Static_assert(sizeof(GsMatShape) == sizeof(int) && sizeof(GsDataflow) == sizeof(int),
+_Static_assert(sizeof(GsMatShape) == sizeof(int) && sizeof(GsDataflow) == sizeof(int) &&
+                   sizeof(GsDdrModel) == sizeof(int),
                "KT_ENUM stores an int into enum fields");
 
 static const char *const cap_names[] = {"matrix", "vector", "scalar"};
@@ -363,6 +402,7 @@ int arch_key_applies(const ArchKey *k, const GsArch *a, const void *obj) {
   case KW_ALWAYS: return 1;
   case KW_GB: return a->gb_bytes > 0;
   case KW_LB: return c->lb_bytes > 0;
+  case KW_DRAM: return a->ddr_model == DDR_DRAM;
   case KW_MATRIX: return (u->caps & CAP_MATRIX) != 0;
   case KW_CUBE: return (u->caps & CAP_MATRIX) && u->shape == MAT_CUBE;
   case KW_SYSTOLIC: return (u->caps & CAP_MATRIX) && u->shape == MAT_SYSTOLIC;
@@ -920,6 +960,7 @@ static const char *when_text(ArchWhen w) {
   case KW_ALWAYS: return "";
   case KW_GB: return "gb_kib > 0";
   case KW_LB: return "lb_kib > 0";
+  case KW_DRAM: return "model = dram";
   case KW_MATRIX: return "class includes matrix";
   case KW_CUBE: return "shape = cube";
   case KW_SYSTOLIC: return "shape = systolic";
@@ -1052,6 +1093,14 @@ static void fill_derived(GsArch *a) {
   /* the small tolerance keeps e.g. 100 ns at 700 MHz = 70.000000001 at 70 cycles */
   double lat = a->ddr_latency_ns * a->clock_mhz / 1e3;
   a->ddr_latency_cycles = (int)ceil(lat - 1e-9);
+  /* DRAM timing in chip cycles, kept fractional (transfers are timed in fractional cycles) */
+  double cyc_per_ns = a->clock_mhz / 1e3;
+  a->ddr_miss_cycles = (a->ddr_trp_ns + a->ddr_trcd_ns) * cyc_per_ns;
+  a->ddr_wtr_cycles = a->ddr_twtr_ns * cyc_per_ns;
+  a->ddr_rtw_cycles = a->ddr_trtw_ns * cyc_per_ns;
+  a->ddr_refresh_factor = a->ddr_trefi_ns > a->ddr_trfc_ns
+                              ? a->ddr_trefi_ns / (a->ddr_trefi_ns - a->ddr_trfc_ns)
+                              : 1;
   const GsEnergyCfg *e = &a->energy;
   a->energy.scale = e->present ? e->node_nm / e->table_node_nm * (e->vdd_v / e->table_vdd_v) *
                                      (e->vdd_v / e->table_vdd_v)
@@ -1100,6 +1149,17 @@ static void check_cross(Parser *p, GsArch *a) {
     loc_of(p, ddr, "interleave_bytes", &f, &line);
     err(p, f, line, "ddr.interleave_bytes: %d is not a multiple of ddr.burst_bytes (%d)",
         a->ddr_interleave_bytes, a->ddr_burst_bytes);
+  }
+  if (ddr && a->ddr_model == DDR_DRAM && a->ddr_burst_bytes > 0 &&
+      a->ddr_row_bytes % a->ddr_burst_bytes != 0) {
+    loc_of(p, ddr, "row_bytes", &f, &line);
+    err(p, f, line, "ddr.row_bytes: %d is not a multiple of ddr.burst_bytes (%d)",
+        a->ddr_row_bytes, a->ddr_burst_bytes);
+  }
+  if (ddr && a->ddr_model == DDR_DRAM && a->ddr_trfc_ns >= a->ddr_trefi_ns) {
+    loc_of(p, ddr, "trfc_ns", &f, &line);
+    err(p, f, line, "ddr.trfc_ns: %g is not less than ddr.trefi_ns (%g): refresh would take "
+        "all of the channel's time", a->ddr_trfc_ns, a->ddr_trefi_ns);
   }
   if (cl && a->ncore_kinds == 0)
     err(p, p->file, cl->line, "cluster has no cores: add a [core.NAME] section");

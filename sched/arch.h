@@ -62,6 +62,9 @@ typedef enum {
 enum { CAP_MATRIX = 1, CAP_VECTOR = 2, CAP_SCALAR = 4 };
 typedef enum { MAT_CUBE, MAT_SYSTOLIC } GsMatShape;
 typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY, DF_INPUT_STATIONARY } GsDataflow;
+/* How DDR channels are timed (docs/timing.md, "DRAM efficiency"): ideal = bytes / bandwidth;
+ * dram = plus row misses, read/write turnarounds and refresh. */
+typedef enum { DDR_IDEAL, DDR_DRAM } GsDdrModel;
 
 typedef struct {
   const char *name;          /* from the section name [unit.NAME] */
@@ -143,6 +146,12 @@ typedef struct {
   int ddr_burst_bytes;
   int64_t ddr_capacity_bytes;
   int ddr_interleave_bytes;            /* consecutive DDR addresses change channel every N bytes */
+  GsDdrModel ddr_model;                /* ideal, or the first-order DRAM efficiency model */
+  int ddr_row_bytes;                   /* row buffer (page) of one bank, channel address space */
+  int ddr_banks;                       /* banks per channel */
+  double ddr_trcd_ns, ddr_trp_ns;      /* activate to column command; precharge */
+  double ddr_trfc_ns, ddr_trefi_ns;    /* refresh cycle time; refresh interval */
+  double ddr_twtr_ns, ddr_trtw_ns;     /* bus turnaround write->read, read->write */
   /* [cluster] */
   int64_t gb_bytes;                    /* 0 = no GB */
   int gb_ports;
@@ -162,6 +171,9 @@ typedef struct {
   int cores_per_cluster;
   double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
   int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
+  double ddr_miss_cycles;              /* (tRP + tRCD) in chip cycles (fractional) */
+  double ddr_wtr_cycles, ddr_rtw_cycles; /* the turnarounds in chip cycles */
+  double ddr_refresh_factor;           /* tREFI / (tREFI - tRFC): channel time per data time */
   GsArchNote *notes;                   /* the keys set with a comment, file order */
   int nnotes;
   GsArena *arena;                      /* owns every string above */

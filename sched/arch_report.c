@@ -276,6 +276,13 @@ static void describe_text(const GsArch *a, FILE *out) {
           a->ddr_bandwidth_gb_per_s, a->ddr_bytes_per_cycle,
           a->ddr_bytes_per_cycle / a->ddr_channels, a->ddr_channels, a->ddr_latency_ns,
           a->ddr_latency_cycles, b1);
+  if (a->ddr_model == DDR_DRAM)
+    fprintf(out,
+            "#   DRAM model: %d banks x %d B rows per channel; row miss (tRP + tRCD) %.4g cycles, "
+            "turnaround w->r %.4g / r->w %.4g cycles, refresh x%.4f channel time\n",
+            a->ddr_banks, a->ddr_row_bytes, a->ddr_miss_cycles, a->ddr_wtr_cycles,
+            a->ddr_rtw_cycles, a->ddr_refresh_factor);
+  else fprintf(out, "#   DRAM model: ideal (bytes / bandwidth)\n");
   for (int k = 0; k < a->ncore_kinds; k++) {
     const GsCoreKind *c = &a->core_kinds[k];
     fmt_bytes((double)c->lb_bytes, b1, sizeof b1);
@@ -613,6 +620,7 @@ static const char *doc_when(ArchWhen w) {
   case KW_ALWAYS: return "always";
   case KW_GB: return "`gb_kib` > 0";
   case KW_LB: return "`lb_kib` > 0";
+  case KW_DRAM: return "`model = dram`";
   case KW_MATRIX: return "class has matrix";
   case KW_CUBE: return "`shape = cube`";
   case KW_SYSTOLIC: return "`shape = systolic`";

@@ -34,6 +34,7 @@ typedef enum {
   KW_ALWAYS,
   KW_GB,       /* [cluster] gb_kib > 0 */
   KW_LB,       /* [core.*] lb_kib > 0 */
+  KW_DRAM,     /* [ddr] model = dram */
   KW_MATRIX,   /* class contains matrix */
   KW_CUBE,     /* matrix and shape = cube */
   KW_SYSTOLIC, /* matrix and shape = systolic */

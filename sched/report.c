@@ -157,6 +157,12 @@ static void csv_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* The run's DDR bytes over what the channels could have moved in its cycles at peak. */
+static double ddr_sustained(const GsRunStats *r, const GsArch *a) {
+  double cap = (double)r->cycles * a->ddr_bytes_per_cycle;
+  return cap > 0 ? (r->ddr_read + r->ddr_write) / cap : 0;
+}
+
 static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, const GsRunSummary *s,
                        TaskFig f, const char *model, const char *arch_file) {
   const GsArch *a = m->arch;
@@ -178,6 +184,12 @@ static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
           s->bound_s * 1e3, s->bound_compute_s * 1e3, (double)m->total_flops, m->peak_flops,
           s->bound_memory_s * 1e3, (long long)m->compulsory_ddr_bytes, a->ddr_bandwidth_gb_per_s,
           s->achieved * 100);
+  fprintf(out, "ddr sustained   %.1f%% of peak (bytes / (cycles x %.4g B/cycle))", 100 * ddr_sustained(r, a),
+          a->ddr_bytes_per_cycle);
+  if (r->ddr_dram)
+    fprintf(out, "; DRAM model: row hits %.1f%%, channels move data %.1f%% of their busy time\n",
+            100 * r->ddr_row_hit_rate, 100 * r->ddr_efficiency);
+  else fprintf(out, "; DRAM model: ideal\n");
   fprintf(out, "outputs live in ddr %d, gb %d, lb %d (op outputs, Table 3 accounting)\n",
           m->outputs_ddr, m->outputs_gb, m->outputs_lb);
   fprintf(out, "utilization    ");
@@ -262,6 +274,9 @@ static void write_json(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
                "  \"latency_s\": %.9g,\n",
           (unsigned long long)r->cycles, s->time_s, s->throughput, s->latency_s);
   fprintf(out, "  \"ddr_read_bytes\": %.0f,\n  \"ddr_write_bytes\": %.0f,\n", r->ddr_read, r->ddr_write);
+  fprintf(out, "  \"ddr\": {\"sustained\": %.9g, \"model\": \"%s\", \"row_hit_rate\": %.9g, "
+               "\"efficiency\": %.9g},\n",
+          ddr_sustained(r, a), r->ddr_dram ? "dram" : "ideal", r->ddr_row_hit_rate, r->ddr_efficiency);
   fprintf(out, "  \"roofline\": {\"total_flop\": %lld, \"peak_flop_per_s\": %.9g, "
                "\"compulsory_ddr_bytes\": %lld, \"ddr_bytes_per_s\": %.9g, \"compute_s\": %.9g, "
                "\"memory_s\": %.9g, \"bound_s\": %.9g, \"achieved\": %.9g},\n",

@@ -43,6 +43,9 @@ typedef struct {
   int nunits;
   GsUnitUse units[GS_REPORT_MAX_UNITS];
   double ddr_read, ddr_write;   /* bytes the simulator moved */
+  int ddr_dram;                 /* ddr.model = dram: the two below are the run's */
+  double ddr_row_hit_rate;      /* DDR bursts that found their row open / DDR bursts */
+  double ddr_efficiency;        /* channels' data cycles / busy cycles (docs/timing.md) */
   GsActions actions;            /* what the run did, for energy (sched/energy.h) */
   const GsActions *episode_actions; /* the actions up to each episode_end, or NULL */
 } GsRunStats;

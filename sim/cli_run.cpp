@@ -150,6 +150,9 @@ static void fill_runstats(GsRunStats *rs, const GsArch *a, const SimResult &r,
   rs->actions = r.actions;
   rs->ddr_read = r.stats.get("ddr.read_bytes");
   rs->ddr_write = r.stats.get("ddr.write_bytes");
+  rs->ddr_dram = r.stats.find("ddr.efficiency") != nullptr;
+  rs->ddr_row_hit_rate = rs->ddr_dram ? r.stats.get("ddr.row_hit_rate") : 1;
+  rs->ddr_efficiency = rs->ddr_dram ? r.stats.get("ddr.efficiency") : 1;
   // per unit kind, summed over its queues: "q.cC.kK.UNIT.<what>_cycles"
   static const char *const what[] = {".busy_cycles", ".stall_data_cycles", ".stall_flag_cycles",
                                      ".stall_resource_cycles"};

@@ -28,6 +28,10 @@ using namespace sc_core;
 DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
   for (BwResource &c : channels) c.bytes_per_cycle = a->ddr_bytes_per_cycle / (double)channels.size();
+  dram_on = a->ddr_model == DDR_DRAM;
+  dt = timing_dram(a);
+  dram.resize(channels.size());
+  for (DramChannel &d : dram) d.reset(dt.banks);
 }
 GbModule::GbModule(sc_module_name n, const GsArch *a) : sc_module(n), buf(-1) {
   ports.resize((size_t)std::max(1, a->gb_ports));
@@ -149,7 +153,10 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
   mem.hb = &hb;
-  for (QState &q : queues) q.chan.resize(ddr->channels.size());
+  for (QState &q : queues) {
+    q.chan.resize(ddr->channels.size());
+    q.pen.resize(ddr->channels.size());
+  }
   SC_THREAD(controller);
 }
 
@@ -306,14 +313,19 @@ bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2]
   const Buffer &SB = *side[0], &DB = *side[1];
   mp->latency = arch->dma_latency_cycles;
   std::fill(q.chan.begin(), q.chan.end(), 0.0);
+  std::fill(q.pen.begin(), q.pen.end(), 0.0);
   for (int s = 0; s < 2; s++) {
     const Buffer &B = *side[s];
     mp->ports[s] = nullptr;
     if (B.level == LVL_DDR) {
       GsAccess a = *pat[s];
       a.base += reg[s]->offset;
-      timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
-                               arch->ddr_burst_bytes, q.chan);
+      if (ddr->dram_on)  // the source side reads, the destination side writes
+        timing_dram_side(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
+                         ddr->dt, s == 1, ddr->dram, q.chan, q.pen);
+      else
+        timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
+                                 arch->ddr_burst_bytes, q.chan);
       mp->latency += arch->ddr_latency_cycles;
     } else if (B.level == LVL_GB) {
       mp->ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
@@ -367,8 +379,16 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
     int64_t c = std::min(chunk_, left);
     double f = (double)c / (double)bytes;
     q.uses.clear();
-    for (size_t ch = 0; ch < q.chan.size(); ch++)
-      if (q.chan[ch] > 0) q.uses.push_back({&ddr->channels[ch], q.chan[ch] * f});
+    for (size_t ch = 0; ch < q.chan.size(); ch++) {
+      if (q.chan[ch] <= 0) continue;
+      BwResource *r = &ddr->channels[ch];
+      // DRAM: the chunk's share of the row misses and turnarounds, and refresh stretching all
+      // of the channel's time, data and penalties: (data + penalty)·refresh − data
+      double extra = ddr->dram_on ? (q.chan[ch] / r->bytes_per_cycle * (ddr->dt.refresh - 1) +
+                                     q.pen[ch] * ddr->dt.refresh) * f
+                                  : 0;
+      q.uses.push_back({r, q.chan[ch] * f, extra});
+    }
     if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
       // A copy inside a one-port buffer reads and writes through that port.
       q.uses.push_back({&(*mp.ports[0])[0], 2.0 * (double)c});

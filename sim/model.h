@@ -22,6 +22,9 @@ class SimRecorder;  // trace.h
 // ---- Thin modules: each holds the state of one resource; timing math is in timing.h. ----
 struct DdrModule : sc_core::sc_module {
   std::vector<BwResource> channels;  // one per DDR channel
+  bool dram_on = false;              // ddr.model = dram: channels lose time to the DRAM below
+  DramTiming dt;                     // its figures in chip cycles
+  std::vector<DramChannel> dram;     // per channel: open rows, bus direction, counts
   explicit DdrModule(sc_core::sc_module_name n, const GsArch *a);
 };
 struct GbModule : sc_core::sc_module {  // a cluster's global buffer and its ports
@@ -101,6 +104,7 @@ struct QState {
   double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
   std::vector<BwUse> uses;       // scratch for transfers
   std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
+  std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
     prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
     wait_key.clear(); busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
@@ -193,6 +197,7 @@ class SimModel : public sc_core::sc_module {
   bool open_recorders(const SimOptions &o, SimResult *r);
   void simulate();
   void register_stats(SimResult *r, double cycles);
+  void register_dram_stats(SimStats &st) const;
   void trace_occ(int buf);
 
   sc_core::sc_event start_ev_;

@@ -134,6 +134,28 @@ static std::string fmt(const char *f, const std::string &a) {
   return b;
 }
 
+// ddr.model = dram: what the channels lost to the DRAM (docs/timing.md, "DRAM efficiency").
+void SimModel::register_dram_stats(SimStats &st) const {
+  uint64_t bursts = 0, misses = 0, turns = 0;
+  double data = 0, busy = 0;
+  for (size_t c = 0; c < ddr->channels.size(); c++) {
+    const DramChannel &d = ddr->dram[c];
+    bursts += d.bytes / (uint64_t)std::max(1, arch->ddr_burst_bytes);
+    misses += d.misses;
+    turns += d.turnarounds;
+    data += (double)ddr->channels[c].bytes / ddr->channels[c].bytes_per_cycle;
+    busy += ddr->channels[c].busy;
+  }
+  st.add("ddr.row_misses", "count", "rows opened: accesses to a bank whose open row was another (tRP + tRCD each)",
+         (double)misses);
+  st.add("ddr.row_hit_rate", "ratio", "DDR bursts that found their row open / DDR bursts",
+         bursts ? (double)(bursts - misses) / (double)bursts : 0);
+  st.add("ddr.turnarounds", "count", "times a channel turned between reading and writing", (double)turns);
+  st.add("ddr.efficiency", "ratio",
+         "DDR channels' data cycles (bytes / bandwidth) / busy cycles (with row misses, turnarounds, refresh)",
+         busy > 0 ? data / busy : 1);
+}
+
 void SimModel::register_stats(SimResult *r, double cycles) {
   SimStats &st = r->stats;
   st.clear();
@@ -151,6 +173,7 @@ void SimModel::register_stats(SimResult *r, double cycles) {
   for (size_t c = 0; c < ddr->channels.size(); c++)
     st.add("ddr.ch" + std::to_string(c) + ".utilization", "ratio", "busy cycles of DDR channel / cycles",
            ddr->channels[c].busy / cyc);
+  if (ddr->dram_on) register_dram_stats(st);
   st.add("gb.read_bytes", "B", "bytes read from global buffers by transfers", traffic_.gb_read);
   st.add("gb.write_bytes", "B", "bytes written to global buffers by transfers", traffic_.gb_write);
   st.add("lb.read_bytes", "B", "bytes read from local buffers by transfers", traffic_.lb_read);
@@ -210,6 +233,7 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   start_ = now();
   std::vector<BwResource *> all;
   for (BwResource &c : ddr->channels) all.push_back(&c);
+  for (DramChannel &d : ddr->dram) d.reset(ddr->dt.banks);  // every run starts with rows closed
   for (auto &cm : clusters) {
     for (BwResource &x : cm->gb->ports) all.push_back(&x);
     for (BwResource &x : cm->noc->link_in) all.push_back(&x);

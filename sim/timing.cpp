@@ -1,5 +1,7 @@
 // timing.cpp — the transfer formulas (docs/timing.md), pure functions of GsArch figures
-// (the compute formulas and the DDR's burst rounding are sched/unit_timing.c).
+// (the compute formulas and the DDR's burst rounding are sched/unit_timing.c), and the DRAM
+// efficiency model's walk of a transfer's addresses over the channels' row buffers (the only
+// state here: the DramChannel vector its caller owns and passes in).
 // Invariant: no function here reads a clock or global state; the same inputs give the same
 // cycles, so unit tests check them against hand calculations without the SystemC kernel.
 #include "timing.h"
@@ -11,11 +13,11 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
   double start = now, dur = 0;
   for (int i = 0; i < nuses; i++) {
     start = std::max(start, uses[i].res->free_at);
-    dur = std::max(dur, uses[i].bytes / uses[i].res->bytes_per_cycle);
+    dur = std::max(dur, uses[i].bytes / uses[i].res->bytes_per_cycle + uses[i].extra);
   }
   for (int i = 0; i < nuses; i++) {
     BwResource *r = uses[i].res;
-    double d = uses[i].bytes / r->bytes_per_cycle;
+    double d = uses[i].bytes / r->bytes_per_cycle + uses[i].extra;
     r->free_at = start + d;
     r->busy += d;
     r->bytes += (uint64_t)std::llround(uses[i].bytes);
@@ -24,22 +26,31 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
   return start + dur;
 }
 
-void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
-                              std::vector<double> &per_channel) {
+// Calls fn(channel, channel address, bytes) for every interleave segment of the whole bursts
+// that [addr, addr + len) touches, in address order. A transfer of B bytes touches
+// B / interleave + 2 segments. The channel address drops the channel-select bits:
+// (a / (il·channels))·il + a mod il.
+template <class Fn>
+static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels, int burst, Fn fn) {
   if (len <= 0) return;
   int64_t lo, hi;
   timing_burst_span(addr, len, burst, &lo, &hi);
-  int64_t il = interleave > 0 ? interleave : hi - lo;
   if (channels <= 1) {
-    per_channel[0] += (double)(hi - lo);
+    fn(0, lo, hi - lo);
     return;
   }
-  // One pass per interleave segment; a transfer of B bytes touches B / interleave + 2 of them.
+  int64_t il = interleave > 0 ? interleave : hi - lo;
   for (int64_t a = lo; a < hi;) {
     int64_t seg_end = std::min(hi, (a / il + 1) * il);
-    per_channel[(size_t)((a / il) % channels)] += (double)(seg_end - a);
+    fn((size_t)((a / il) % channels), (a / (il * channels)) * il + a % il, seg_end - a);
     a = seg_end;
   }
+}
+
+void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
+                              std::vector<double> &per_channel) {
+  ddr_segments(addr, len, interleave, channels, burst,
+               [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; });
 }
 
 void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
@@ -49,6 +60,58 @@ void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, 
     for (int64_t i = 0; i < r.rows; i++)
       timing_ddr_channel_bytes(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes,
                                interleave, channels, burst, per_channel);
+}
+
+DramTiming timing_dram(const GsArch *a) {
+  DramTiming d;
+  d.row_bytes = a->ddr_row_bytes > 0 ? a->ddr_row_bytes : 1;
+  d.banks = a->ddr_banks > 0 ? a->ddr_banks : 1;
+  d.miss = a->ddr_miss_cycles;
+  d.wtr = a->ddr_wtr_cycles;
+  d.rtw = a->ddr_rtw_cycles;
+  d.refresh = a->ddr_refresh_factor >= 1 ? a->ddr_refresh_factor : 1;
+  return d;
+}
+
+void DramChannel::reset(int banks) {
+  open_row.assign((size_t)std::max(1, banks), -1);
+  page_lo = page_hi = 0;
+  dir = 0;
+  bytes = misses = turnarounds = 0;
+}
+
+void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,
+                      const DramTiming &dt, bool write, std::vector<DramChannel> &st,
+                      std::vector<double> &bytes, std::vector<double> &penalty) {
+  const int dir = write ? 2 : 1;
+  auto seg = [&](size_t ch, int64_t ca, int64_t n) {
+    DramChannel &c = st[ch];
+    if (c.dir != dir) {  // the first access of this side to the channel decides its direction
+      if (c.dir != 0) {
+        penalty[ch] += write ? dt.rtw : dt.wtr;
+        c.turnarounds++;
+      }
+      c.dir = dir;
+    }
+    bytes[ch] += (double)n;
+    c.bytes += (uint64_t)n;
+    if (ca >= c.page_lo && ca + n <= c.page_hi) return;  // inside the open page: no division
+    int64_t last = (ca + n - 1) / dt.row_bytes;
+    for (int64_t pg = ca / dt.row_bytes; pg <= last; pg++) {
+      int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
+      if (open == pg / dt.banks) continue;
+      open = pg / dt.banks;
+      c.misses++;
+      penalty[ch] += dt.miss;
+    }
+    c.page_lo = last * dt.row_bytes;
+    c.page_hi = c.page_lo + dt.row_bytes;
+  };
+  GsAccess r = timing_ddr_runs(&ap);
+  for (int64_t p = 0; p < r.planes; p++)
+    for (int64_t i = 0; i < r.rows; i++)
+      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, interleave,
+                   channels, burst, seg);
 }
 
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle) {

@@ -30,15 +30,17 @@ struct BwResource {
   void reset() { free_at = 0; busy = 0; bytes = 0; }
 };
 
-// One use of a resource by a chunk: `bytes` of the chunk pass through `res`.
+// One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also
+// busy `extra` cycles moving no data (a DRAM channel's row misses, turnarounds, refresh).
 struct BwUse {
   BwResource *res;
   double bytes;
+  double extra = 0;
 };
 
 // Reserves every resource of a chunk at once, starting no earlier than `now`:
-//   start = max(now, max_r free_at_r),   each r busy for bytes_r / bw_r from start,
-//   end = start + max_r bytes_r / bw_r   (the chunk moves at the pace of its slowest resource).
+//   start = max(now, max_r free_at_r),   each r busy for d_r = bytes_r / bw_r + extra_r,
+//   end = start + max_r d_r   (the chunk moves at the pace of its slowest resource).
 // Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
 
@@ -53,6 +55,39 @@ void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int cha
 // to whole bursts; the channels add up to timing_ddr_bytes.
 void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
                               std::vector<double> &per_channel);
+
+// ---- DRAM efficiency (docs/timing.md, "DRAM efficiency") ----
+// The DRAM figures of GsArch in chip cycles.
+struct DramTiming {
+  int64_t row_bytes = 0;      // row buffer of one bank, in the channel's own addresses
+  int banks = 1;
+  double miss = 0;            // tRP + tRCD
+  double wtr = 0, rtw = 0;    // bus idle turning write->read, read->write
+  double refresh = 1;         // tREFI / (tREFI - tRFC)
+};
+DramTiming timing_dram(const GsArch *a);
+
+// One channel's row buffers and bus direction, and what it has counted since the reset.
+struct DramChannel {
+  std::vector<int64_t> open_row;  // per bank, -1: no row open
+  int64_t page_lo = 0, page_hi = 0;  // the page entered last (open): accesses inside it hit
+  int dir = 0;                    // the last transfer's direction: 0 none, 1 read, 2 write
+  uint64_t bytes = 0, misses = 0, turnarounds = 0;  // bytes: whole bursts, so bytes / burst
+  void reset(int banks);
+};
+
+// Walks one DDR side of a transfer (reads when !write) over the channels' DRAM state, in
+// address order: every run of timing_ddr_runs rounded out to whole bursts, its bytes split by
+// channel (as timing_ddr_pattern_bytes) and each channel's part by row. Mapping of an address
+// A in channel c (channel = (A / il) mod nch): channel address CA = (A / (il·nch))·il + A mod
+// il; page P = CA / row_bytes, bank = P mod banks, row = P / banks. Entering a page whose bank
+// holds another row (or none) is a miss. Adds to penalty[c] the channel's non-data cycles:
+//   misses · (tRP + tRCD) + one turnaround if the channel last went the other way,
+// and bytes to bytes[c] (which then add up to timing_ddr_bytes). Refresh is not added here:
+// it stretches all of a channel's time (DramTiming::refresh), data and penalties alike.
+void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,
+                      const DramTiming &dt, bool write, std::vector<DramChannel> &st,
+                      std::vector<double> &bytes, std::vector<double> &penalty);
 
 // Ideal (uncontended) time of a transfer: latency + ceil(bytes / narrowest bandwidth).
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle);

@@ -68,6 +68,29 @@ for s in "${sets[@]}"; do
   fi
 done
 
+# The DRAM model's keys, on a config that has it on (tiny.cfg sets ddr.model = ideal, where its
+# keys are unused: set there, they are accepted, as an absent GB's keys are).
+dram=(
+  "ddr.model=fast|ddr.model: 'fast' is not one of ideal|dram"
+  "ddr.trfc_ns=4000|ddr.trfc_ns: 4000 is not less than ddr.trefi_ns (3904)"
+  "ddr.row_bytes=100|ddr.row_bytes: 100 is not a multiple of ddr.burst_bytes (64)"
+  "ddr.banks=0|ddr.banks: 0 is out of range"
+)
+for s in "${dram[@]}"; do
+  arg=${s%%|*}
+  msg=${s#*|}
+  "$GTSIM" --arch configs/stcp920-hw.cfg --set "$arg" --describe >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" -eq 1 ] && grep -a -F -- "--set $arg: error: " "$tmp/err" | grep -q -F -- "$msg"; then
+    ok "stcp920-hw --set $arg"
+  else
+    nok "stcp920-hw --set $arg" "exit $rc; expected '$msg'" "$(head -3 "$tmp/err")"
+  fi
+done
+if "$GTSIM" --arch configs/tiny.cfg --set ddr.trfc_ns=4000 --describe >/dev/null 2>"$tmp/err"
+then ok "a DRAM key with ddr.model = ideal is accepted (unused)"
+else nok "a DRAM key with ddr.model = ideal is accepted (unused)" "$(head -3 "$tmp/err")"; fi
+
 # Several errors are collected before giving up: three bad --set values, three messages.
 "$GTSIM" --arch configs/tiny.cfg --set chip.clusters=0 --set ddr.channels=0 --set unit.mme.cube_k=0 \
   --describe >/dev/null 2>"$tmp/err"

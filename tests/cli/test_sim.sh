@@ -11,11 +11,13 @@ ARCH=(--arch configs/tiny.cfg)
 CASES=tests/cases/sim
 
 # 1. every case: its cycles, or exit 2 with each expected message line (on tiny.cfg unless the
-#    file names another config on a `# arch:` line)
+#    file names another config on a `# arch:` line, with the overrides of its `# set:` lines)
 for f in $CASES/*.gtasm; do
   name=$(basename "$f")
   arch=$(sed -n 's/^# arch: //p' "$f")
-  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  sets=()
+  while IFS= read -r kv; do sets+=(--set "$kv"); done < <(sed -n 's/^# set: \([^ ]*\).*/\1/p' "$f")
+  "$GTSIM" --arch "${arch:-configs/tiny.cfg}" "${sets[@]}" "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
   if grep -q '^# expect: cycles=' "$f"; then
     want=$(sed -n 's/^# expect: cycles=\([0-9]*\).*/\1/p' "$f")
     got=$(awk '$1 == "cycles" {print $2}' "$tmp/out")

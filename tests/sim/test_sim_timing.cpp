@@ -101,6 +101,52 @@ static void ddr_mapping(void **) {
   assert_int_equal(timing_access_extent(&ap), 15 * 512 + 256);
 }
 
+// The DRAM model's walk (docs/timing.md, "DRAM efficiency"): 2 channels, 256 B interleave,
+// burst 64, rows of 1024 B, 4 banks; miss 20 cycles, turnarounds w->r 30 / r->w 10.
+static void dram_rows_and_turnarounds(void **) {
+  DramTiming dt;
+  dt.row_bytes = 1024;
+  dt.banks = 4;
+  dt.miss = 20;
+  dt.wtr = 30;
+  dt.rtw = 10;
+  std::vector<DramChannel> st(2);
+  for (DramChannel &c : st) c.reset(dt.banks);
+  std::vector<double> by(2, 0.0), pen(2, 0.0);
+  // 8192 B read from 0: 4096 B per channel at channel addresses [0, 4096) = pages 0..3 in
+  // banks 0..3, every one opened: 4 misses per channel; 64 bursts per channel
+  GsAccess seq{0, 8192, 1, 8192, 1, 8192};
+  timing_dram_side(seq, 256, 2, 64, dt, false, st, by, pen);
+  assert_true(by[0] == 4096 && by[1] == 4096);
+  assert_true(pen[0] == 4 * 20 && pen[1] == 4 * 20);
+  assert_true(st[0].misses == 4 && st[0].bytes == 64 * 64 && st[0].turnarounds == 0);
+  // read again: every row is still open, no penalty
+  by.assign(2, 0);
+  pen.assign(2, 0);
+  timing_dram_side(seq, 256, 2, 64, dt, false, st, by, pen);
+  assert_true(pen[0] == 0 && pen[1] == 0 && st[0].misses == 4);
+  // write 512 B at 8192: channel addresses [4096, 4352) in each channel = page 4, bank 0,
+  // row 1 (bank 0 holds row 0): a miss plus the read->write turnaround per channel
+  GsAccess w{8192, 512, 1, 512, 1, 512};
+  timing_dram_side(w, 256, 2, 64, dt, true, st, by, pen);
+  assert_true(pen[0] == 20 + 10 && pen[1] == 20 + 10);
+  assert_true(st[1].turnarounds == 1 && st[1].dir == 2);
+  // read 256 B at 0 (channel 0 only: page 0, bank 0 now holds row 1): miss + write->read
+  pen.assign(2, 0);
+  GsAccess r{0, 256, 1, 256, 1, 256};
+  timing_dram_side(r, 256, 2, 64, dt, false, st, by, pen);
+  assert_true(pen[0] == 20 + 30 && pen[1] == 0);
+  assert_true(st[0].turnarounds == 2 && st[1].turnarounds == 1);
+  // 8 rows of 64 B at a 2048 B stride from 4096: all in channel 0 (2048 = 8 x 256), channel
+  // addresses 2048 + 1024 i: pages 2, 3, 4, ... 9 -> banks 2, 3, 0, 1, 2, 3, 0, 1, rows 0, 0,
+  // 1, 1, 2, 2, 2, 2: pages 2 and 3 are open (row 0), bank 0 holds row 0 again since the read
+  // above, so page 4 (row 1) misses, page 5 (bank 1 row 1) misses, 6..9 miss: 6 misses
+  pen.assign(2, 0);
+  GsAccess strided{4096, 64, 8, 2048, 1, 0};
+  timing_dram_side(strided, 256, 2, 64, dt, false, st, by, pen);
+  assert_true(pen[0] == 6 * 20 && pen[1] == 0);
+}
+
 // The burst rounding the simulator and the tiler share (unit_timing.h), burst 64.
 static void ddr_bursts(void **) {
   int64_t lo, hi;
@@ -167,6 +213,7 @@ static void hand_built_tiny_is_tiny_cfg(void **) {
   assert_int_equal(L->ddr_burst_bytes, A.ddr_burst_bytes);
   assert_int_equal(L->ddr_capacity_bytes, A.ddr_capacity_bytes);
   assert_int_equal(L->ddr_interleave_bytes, A.ddr_interleave_bytes);
+  assert_int_equal(L->ddr_model, A.ddr_model);  // ideal: the tests' formulas assume it
   assert_int_equal(L->gb_bytes, A.gb_bytes);
   assert_int_equal(L->gb_ports, A.gb_ports);
   assert_true(L->gb_port_bytes_per_cycle == A.gb_port_bytes_per_cycle);
@@ -215,6 +262,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(scalar_ops),
       cmocka_unit_test(ddr_mapping),
       cmocka_unit_test(ddr_bursts),
+      cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(reservation_interleaves),
       cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };
