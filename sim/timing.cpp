@@ -67,6 +67,7 @@ DramTiming timing_dram(const GsArch *a) {
   d.row_bytes = a->ddr_row_bytes > 0 ? a->ddr_row_bytes : 1;
   d.banks = a->ddr_banks > 0 ? a->ddr_banks : 1;
   d.miss = a->ddr_miss_cycles;
+  d.channel_bpc = a->ddr_channels > 0 ? a->ddr_bytes_per_cycle / a->ddr_channels : 1;
   d.wtr = a->ddr_wtr_cycles;
   d.rtw = a->ddr_rtw_cycles;
   d.refresh = a->ddr_refresh_factor >= 1 ? a->ddr_refresh_factor : 1;
@@ -75,7 +76,7 @@ DramTiming timing_dram(const GsArch *a) {
 
 void DramChannel::reset(int banks) {
   open_row.assign((size_t)std::max(1, banks), -1);
-  page_lo = page_hi = 0;
+  page_lo = page_hi = page_bytes = 0;
   dir = 0;
   bytes = misses = turnarounds = 0;
 }
@@ -95,17 +96,30 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
     }
     bytes[ch] += (double)n;
     c.bytes += (uint64_t)n;
-    if (ca >= c.page_lo && ca + n <= c.page_hi) return;  // inside the open page: no division
+    if (ca >= c.page_lo && ca + n <= c.page_hi) {  // inside the open page: no division
+      c.page_bytes += n;
+      return;
+    }
     int64_t last = (ca + n - 1) / dt.row_bytes;
     for (int64_t pg = ca / dt.row_bytes; pg <= last; pg++) {
+      int64_t in_page = std::min(ca + n, (pg + 1) * dt.row_bytes) - std::max(ca, pg * dt.row_bytes);
       int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
-      if (open == pg / dt.banks) continue;
-      open = pg / dt.banks;
-      c.misses++;
-      penalty[ch] += dt.miss;
+      if (open != pg / dt.banks) {
+        open = pg / dt.banks;
+        c.misses++;
+        // another bank opens while the page entered last streams its bytes (bank-level
+        // parallelism); a row conflict in the same bank waits for all of tRP + tRCD
+        bool same_bank = pg % dt.banks == (c.page_lo / dt.row_bytes) % dt.banks;
+        double hidden = same_bank ? 0 : (double)c.page_bytes / dt.channel_bpc;
+        penalty[ch] += std::max(0.0, dt.miss - hidden);
+        c.page_bytes = 0;
+      } else if (pg * dt.row_bytes != c.page_lo) {
+        c.page_bytes = 0;  // a hit in another open row: that page's stream starts here
+      }
+      c.page_lo = pg * dt.row_bytes;
+      c.page_hi = c.page_lo + dt.row_bytes;
+      c.page_bytes += in_page;
     }
-    c.page_lo = last * dt.row_bytes;
-    c.page_hi = c.page_lo + dt.row_bytes;
   };
   GsAccess r = timing_ddr_runs(&ap);
   for (int64_t p = 0; p < r.planes; p++)

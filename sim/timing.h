@@ -62,6 +62,7 @@ struct DramTiming {
   int64_t row_bytes = 0;      // row buffer of one bank, in the channel's own addresses
   int banks = 1;
   double miss = 0;            // tRP + tRCD
+  double channel_bpc = 1;     // one channel's bytes per cycle: how long a page's data streams
   double wtr = 0, rtw = 0;    // bus idle turning write->read, read->write
   double refresh = 1;         // tREFI / (tREFI - tRFC)
 };
@@ -71,6 +72,7 @@ DramTiming timing_dram(const GsArch *a);
 struct DramChannel {
   std::vector<int64_t> open_row;  // per bank, -1: no row open
   int64_t page_lo = 0, page_hi = 0;  // the page entered last (open): accesses inside it hit
+  int64_t page_bytes = 0;         // bytes streamed from it since it was entered
   int dir = 0;                    // the last transfer's direction: 0 none, 1 read, 2 write
   uint64_t bytes = 0, misses = 0, turnarounds = 0;  // bytes: whole bursts, so bytes / burst
   void reset(int banks);
