@@ -208,9 +208,10 @@ static void geom_conv(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
     m->k = cin_g;
     m->k_elems = c.kh * c.kw;
     /* a grouped conv's column tile is whole groups (their input channels are a contiguous
-     * channel range); its k is never cut: a group's taps accumulate in one gemm */
+     * channel range), or part of one group whose k may then be cut (its input channels a
+     * range inside the group's: lower_tiling.c, tile_in_groups) */
     m->split_cols = 1;
-    m->split_k = c.groups == 1;
+    m->split_k = 1;
     if (c.groups > 1) {
       m->col_align = c.co / c.groups;
       m->col_strict = 1;
@@ -408,10 +409,10 @@ static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, in
   } else if (c.groups == 1) {
     k0 = t->k0;
     k1 = t->k1;
-  } else { /* the groups of columns [c0, c1): their input channels */
+  } else { /* the groups of columns [c0, c1): their input channels (k: inside each) */
     int64_t cog = c.co / c.groups, cig = c.c / c.groups;
-    k0 = t->c0 / cog * cig;
-    k1 = ((t->c1 - 1) / cog + 1) * cig;
+    k0 = t->c0 / cog * cig + t->k0;
+    k1 = (t->c1 - 1) / cog * cig + t->k1;
   }
   int64_t pix = r.nseg == 1 ? (ih1 - ih0) * c.w : r.nseg * c.h * c.w;
   int64_t pix0 = (r.s0 * c.h + (r.nseg == 1 ? ih0 : 0)) * c.w;
@@ -807,7 +808,7 @@ static int conv_compute(const GsGraph *g, const GsOp *o, const GsTile *t, int pa
     return 1;
   }
   int64_t taps = c.kh * c.kw;
-  int64_t kg = c.groups == 1 ? t->k1 - t->k0 : c.c / c.groups;
+  int64_t kg = t->k1 - t->k0; /* a grouped conv's: inside its group */
   if (packed_k || (c.sh >= c.kh && c.sw >= c.kw) || taps > max) {
     /* packed, or non-overlapping windows (a ViT patch embedding): the im2col form of the tile
      * is its raw input, so one gemm over all taps reads no more than the tile holds; also the

@@ -357,7 +357,7 @@ static TileChoice tile_streamed(const TileSearch *ts, TileChoice best, int64_t b
           *chunks = (int)nct;
         }
       }
-      if (tk <= 1 || !gm->split_k) break;
+      if (tk <= 1 || !gm->split_k || gm->col_strict) break;
     }
     if (tc <= 1 || tc <= gm->col_align) break; /* col_strict: never below */
   }
@@ -400,7 +400,7 @@ static TileChoice tile_overlapped(TileSearch *ts, TileChoice best, int64_t budge
       }
       if (tc <= 1 || !gm->split_cols || ts->k->row_reduce || tc <= gm->col_align) break; /* col_strict: never below */
     }
-    if (tk <= 1 || !gm->split_k) break;
+    if (tk <= 1 || !gm->split_k || gm->col_strict) break;
   }
   return keep;
 }
@@ -436,6 +436,22 @@ static void tile_search_init(const GsLowered *l, GsKernel *k, const GsGeom *gm, 
              a->core_kinds[k->core_kind].lb_latency_cycles;
 }
 
+/* The column width the search tries after tc: half of it; below one alignment unit of a
+ * grouped conv (col_strict: tried only while no tile fits) the next divisor of the group's
+ * width, so a tile never straddles two groups and reads only its group's input channels. */
+static int64_t next_cols(const GsGeom *gm, int64_t tc) {
+  int64_t h = ceil_div64(tc, 2);
+  if (!gm->col_strict || h >= gm->col_align) return h;
+  while (h > 1 && gm->col_align % h) h--;
+  return h;
+}
+
+/* A tile of tc columns and k depth tk is legal: a grouped conv's k is cut only inside one
+ * group (whole groups read all of each group's input channels). */
+static int tile_in_groups(const GsGeom *gm, int64_t tc, int64_t tk) {
+  return !gm->col_strict || tk >= gm->k || tc <= gm->col_align;
+}
+
 /* Tiles at the kernel's partition: every k depth and column width, for each the most rows
  * that fit, the shortest estimated time kept; then graphturbo full's overlap and chunked
  * staging (*chunks). tr < 1: not even one row fits. */
@@ -445,18 +461,19 @@ static TileChoice search_tiles(TileSearch *ts, int64_t budget, const double *ahe
   const GsGeom *gm = ts->gm;
   TileChoice best = {0, 0, 0, 0, 0, -1, 0, 0};
   for (int64_t tk = gm->k;; tk = ceil_div64(tk, 2)) {
-    for (int64_t tc = ts->core_cols;; tc = ceil_div64(tc, 2)) {
+    for (int64_t tc = ts->core_cols;; tc = next_cols(gm, tc)) {
       if (tc < ts->core_cols && gm->col_align > 1 && tc > gm->col_align)
         tc = ceil_div64(tc, gm->col_align) * gm->col_align;
       int wres = tile_wres(ts, tc, tk);
-      int64_t tr = most_rows(ts, tc, tk, wres, budget);
+      int64_t tr = tile_in_groups(gm, tc, tk) ? most_rows(ts, tc, tk, wres, budget) : 0;
       for (int order = 0; tr >= 1 && order < 2; order++) {
         TileChoice ch = tile_cost(ts, tr, tc, tk, order, wres);
         if (best.cost < 0 || ch.cost < best.cost) best = ch;
       }
-      if (tc <= 1 || !gm->split_cols || k->row_reduce || (tc <= gm->col_align && (best.tr >= 1 || gm->col_strict))) break;
+      if (tc <= 1 || !gm->split_cols || k->row_reduce || (tc <= gm->col_align && best.tr >= 1)) break;
     }
-    if (tk <= 1 || !gm->split_k) break;
+    /* a grouped conv cuts k only when no tile of whole k fits */
+    if (tk <= 1 || !gm->split_k || (gm->col_strict && best.tr >= 1)) break;
   }
   if (best.tr >= 1 && l->opt.sched == SCHED_GRAPHTURBO && l->opt.gt_level == GTL_FULL)
     best = tile_overlapped(ts, best, budget);

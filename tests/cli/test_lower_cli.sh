@@ -148,4 +148,24 @@ for cfg in configs/*.cfg; do
       "[ $rc -eq 0 ] && [ -n '$tc' ] && [ \$(( ${tc:-1} % 32 )) -eq 0 ]"
   done
 done
+
+# Groups too wide for whole-group tiles (RegNetY-128GF's first 3x3: 528 channels in 2 groups
+# of 264, 112x112 -> 56x56): one group's weights are 264 x 264 x 9 x 2 B = 1.25 MB, double-
+# buffered 2.5 MB, more than stcp920-hw's 1.5 MiB LB. A column tile inside one group (a divisor
+# of 264, so no tile straddles two groups and each reads its own group's input channels) fits,
+# and on a 64 KiB LB (stcp920, tiny: one output row's 3 input rows of 112 px x 264 channels
+# are 177 KB) its k is cut too, a chunk of the group's input channels; on every shipped config
+# the column tile is whole groups or divides 264.
+printf 'gtg 1\nmodel rg batch=2 dtype=fp16\ninput x: fp16[N, 528, 112, 112]\n%s\n' \
+  'a = conv2d(x) units=528 kernel=3 stride=2 pad=1 groups=2 bias=0' >"$tmp/rg.gtg"
+for cfg in configs/*.cfg; do
+  dt=fp16; case $cfg in *goya*|*tpuv1*) dt=int8 ;; esac
+  for s in tvm graphturbo; do
+    tc=$("$GTSIM" --arch "$cfg" "$tmp/rg.gtg" --dtype $dt --sched $s --dump-after tiling 2>"$tmp/e9" |
+         sed -n 's/^k0 .* tile=[0-9]*x\([0-9]*\)x.*/\1/p')
+    "$GTSIM" --arch "$cfg" "$tmp/rg.gtg" --dtype $dt --sched $s -o /dev/null 2>>"$tmp/e9"; rc=$?
+    check_eval "wide groups on $(basename "$cfg" .cfg) under $s: runs, column tile ${tc:-?} of whole groups or inside one" \
+      "[ $rc -eq 0 ] && [ -n '$tc' ] && { [ \$(( 264 % ${tc:-7} )) -eq 0 ] || [ \$(( ${tc:-7} % 264 )) -eq 0 ]; }"
+  done
+done
 done_testing
