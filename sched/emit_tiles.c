@@ -208,8 +208,8 @@ static void build_steps(GemmCore *x) {
 }
 
 /* A buffer is loaded when its key changes from the previous step and released after the last
- * step with that key. A's key: rows, k chunk (and columns for vector ops with channel
- * columns). */
+ * step with that key. A's key: rows, k chunk (and columns where the input tile follows them:
+ * lower_a_follows_cols). */
 static int same_a(const GemmCore *x, const StepT *a, const StepT *b) {
   return a->r0 == b->r0 && a->kt == b->kt && (!x->a_cols || a->ct == b->ct);
 }
@@ -557,7 +557,7 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   load_residents(&x);
   check_regions(&x);
   build_steps(&x);
-  x.a_cols = lower_op_kind(x.g, k->head) == LK_VEC && gm->cols > 1;
+  x.a_cols = lower_a_follows_cols(x.g, k->head, gm);
   x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   x.w_with_a = w_follows_a(&x);
   x.pa = emit_pipe(x.qin, Q_DMA_IN, F_AFREE, 1);

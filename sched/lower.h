@@ -311,6 +311,11 @@ typedef struct {
 } GsTile;
 
 void lower_fill_geom(const GsGraph *g, int op, const GsArch *a, GsGeom *out);
+
+/* Whether op's input tile depends on its column tile (gm: its geometry), so a tile's A is
+ * loaded again when only the columns change: a vector op's channel columns, and a grouped
+ * conv's columns, which read their own groups' input channels (lower_ops.c). */
+int lower_a_follows_cols(const GsGraph *g, int op, const GsGeom *gm);
 /* Input `i` of op (activation operand) needed by tile t; returns 0 if the op does not read
  * that operand per tile (broadcast operands are loaded whole: see lower_ops.c). */
 int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSpan *s);

@@ -388,6 +388,10 @@ static GsSpan span1(int64_t off, int64_t bytes) {
   return s;
 }
 
+int lower_a_follows_cols(const GsGraph *g, int op, const GsGeom *gm) {
+  return gm->cols > 1 && (lower_op_kind(g, op) == LK_VEC || gm->col_strict);
+}
+
 /* lower_tile_input_span of a conv or pooling op (input i = 0, NHWC). */
 static void conv_input_span(const GsGraph *g, const GsOp *o, const GsTile *t, int64_t dt, GsSpan *s) {
   /* NHWC: input pixels (n, ih0..ih1, all w) are contiguous; a channel range of them is a

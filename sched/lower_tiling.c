@@ -264,7 +264,7 @@ static TileChoice tile_cost(const TileSearch *ts, int64_t tr, int64_t tc, int64_
   int64_t nkt = ceil_div64(ts->gm->k, tk);
   TileBytes tb = tile_bytes(l, k, ts->gm, tr, tc, tk);
   GsOpKind hk = g->ops[k->head].kind;
-  int a_cols = lower_op_kind(g, k->head) == LK_VEC && ts->gm->cols > 1;
+  int a_cols = lower_a_follows_cols(g, k->head, ts->gm);
   int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
   double steps = (double)(ntr * nct * nkt), nout = (double)(ntr * nct);
   double head, tail;

@@ -10,28 +10,30 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# 1. x[1,8,16,16] -> a = 1x1 conv (8 ch) -> b = 3x3 conv pad 1 (8 ch), fp16, one cluster of two
-# cores. Both layers split their 16 x 16 = 256 output pixels over the 2 cores, 128 each = image
-# rows 0-7 and 8-15. a's output stays in the LB of the core that made it (no spill: 2 KiB per
-# core). b on core 0 needs input rows 0..8 (row 8 from core 1), core 1 rows 7..15 (row 7 from
-# core 0): one row each way = 16 px x 8 ch x 2 B = 256 B, 512 B in all. DDR: x (4096 B) and
-# both weights (8x8x2 = 128 B, 8x8x9x2 = 1152 B) in, b (4096 B) out.
+# 1. x[1,16,16,16] -> a = 1x1 conv (16 ch) -> b = 3x3 conv pad 1 (16 ch), fp16, one cluster of
+# two cores. Both layers split their 16 x 16 = 256 output pixels over the 2 cores, 128 each =
+# image rows 0-7 and 8-15. a's output stays in the LB of the core that made it (no spill: 4 KiB
+# per core). b on core 0 needs input rows 0..8 (row 8 from core 1), core 1 rows 7..15 (row 7 from
+# core 0): one row each way = 16 px x 16 ch x 2 B = 512 B, 1024 B in all, whatever k chunks b's
+# tiles read them in, as long as each core's 16 output channels are one column tile (with 8
+# channels, tiny's tiler cuts b into 2 column tiles of 4 and each reads the halo again). DDR: x
+# (8192 B) and both weights (16x16x2 = 512 B, 16x16x9x2 = 4608 B) in, b (8192 B) out.
 cat >"$tmp/halo.gtg" <<'G'
 gtg 1
 model halo batch=1 dtype=fp16
-input x: fp16[N, 8, 16, 16]
-a = conv2d(x) units=8 kernel=1 bias=0
-b = conv2d(a) units=8 kernel=3 pad=1 bias=0
+input x: fp16[N, 16, 16, 16]
+a = conv2d(x) units=16 kernel=1 bias=0
+b = conv2d(a) units=16 kernel=3 pad=1 bias=0
 G
 A1="--arch configs/tiny.cfg --set chip.clusters=1"
 if "$GTSIM" $A1 "$tmp/halo.gtg" --emit "$tmp/halo.gtasm" >"$tmp/h.txt" 2>"$tmp/err" &&
    "$GTSIM" $A1 "$tmp/halo.gtasm" >"$tmp/h.stats" 2>>"$tmp/err"; then
   ok "halo chain runs (exit 0)"
   x=$(stat noc.lb_to_lb_bytes "$tmp/h.stats")
-  [ "$x" = 512 ] && ok "halo chain: 512 B from LB to LB across cores" || nok "halo LB-to-LB bytes" "got $x, want 512"
+  [ "$x" = 1024 ] && ok "halo chain: 1024 B from LB to LB across cores" || nok "halo LB-to-LB bytes" "got $x, want 1024"
   r=$(stat ddr.read_bytes "$tmp/h.stats"); w=$(stat ddr.write_bytes "$tmp/h.stats")
-  [ "$r" = $((4096 + 128 + 1152)) ] && [ "$w" = 4096 ] && ok "halo chain: DDR = x + weights in, b out" \
-    || nok "halo DDR bytes" "read $r (want 5376), written $w (want 4096)"
+  [ "$r" = $((8192 + 512 + 4608)) ] && [ "$w" = 8192 ] && ok "halo chain: DDR = x + weights in, b out" \
+    || nok "halo DDR bytes" "read $r (want 13312), written $w (want 8192)"
 else
   nok "halo chain runs" "$(head -c 400 "$tmp/err")"
 fi
