@@ -196,6 +196,10 @@ typedef struct GsLowered {
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
   int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
+  int64_t *w_kept;           /* [graph->nops], or NULL: the offset in each cluster's GB where an
+                                op's weights stay from their first staging to the run's end, -1:
+                                staged per kernel (lower_fill_weights_kept; malloc'ed, not in the
+                                arena: a re-plan of a smaller last iteration keeps it) */
   int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
                                 the most the first iteration's plan uses (0: all of them); a
                                 re-plan for a smaller last iteration partitions over these */
@@ -447,6 +451,15 @@ static inline int lower_keeps_slices(const GsLowered *l) { return l->nslices > 0
 void lower_fill_barriers(GsLowered *l);
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
+/* Bytes of GB tensor t in each cluster's GB: its share of the samples (tvm/astitch). */
+int64_t lower_gb_tensor_bytes(const GsLowered *l, int t);
+/* tvm, astitch, a run of several iterations: the weights kept in the GB across iterations
+ * (l->w_kept), greedy by DDR bytes saved per GB byte within what the plan leaves free; on a
+ * re-plan of a smaller last iteration, the kept blocks stay and the kernels adapt to them
+ * (lower_wkeep.c states the contract). lower_weights_kept_floor: the lowest kept byte
+ * (INT64_MAX: none), under which a re-plan keeps its GB tensors. */
+void lower_fill_weights_kept(GsLowered *l);
+int64_t lower_weights_kept_floor(const GsLowered *l);
 
 #ifdef __cplusplus
 }

@@ -412,6 +412,50 @@ static int check_placement(const Chk *c) {
 
 /* ---------------- tiling ---------------- */
 
+typedef struct {
+  int64_t lo, hi;
+  int op;
+} KeptBlock;
+static int kept_cmp(const void *pa, const void *pb) {
+  const KeptBlock *a = pa, *b = pb;
+  return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Weights kept in the GB (lower_wkeep.c): every block lies in the GB above the GB tensors'
+ * area in use, no two share a byte, and a kernel that stages its weights per kernel at the
+ * weight area's bottom w0 overlaps none. */
+static int check_kept(const Chk *c) {
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
+  KeptBlock *b = arena_alloc(l->arena, sizeof *b * (size_t)(g->nops + 1));
+  int n = 0;
+  int64_t w0, w1, tensors = 0;
+  lower_gb_weight_area(l, &w0, &w1);
+  for (int t = 0; t < g->ntensors; t++)
+    if (l->place[t].level == LVL_GB && l->place[t].alias_of < 0)
+      tensors = max64(tensors, l->place[t].gb_offset + lower_gb_tensor_bytes(l, t));
+  for (int op = 0; op < g->nops; op++)
+    if (l->w_kept[op] >= 0)
+      b[n++] = (KeptBlock){l->w_kept[op], l->w_kept[op] + lower_op_weight_bytes(g, op), op};
+  qsort(b, (size_t)n, sizeof *b, kept_cmp);
+  int64_t room = w1 - w0; /* free bytes from w0 up */
+  for (int i = 0; i < n; i++) {
+    if (b[i].lo < tensors || b[i].hi > w1 || b[i].lo % 64 || (i > 0 && b[i].lo < b[i - 1].hi))
+      return broken(c, "weights of op '%s' kept at GB [%lld, %lld): outside [%lld, %lld) or over "
+                    "another block", op_label(g, b[i].op), (long long)b[i].lo,
+                    (long long)b[i].hi, (long long)tensors, (long long)w1);
+    if (b[i].hi > w0) room = min64(room, max64(b[i].lo - w0, 0));
+  }
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    int64_t wb = lower_op_weight_bytes(g, k->head);
+    if (k->w_via_gb && k->w_gb_off < 0 && l->w_kept[k->head] < 0 && wb > room)
+      return broken(c, "kernel %d '%s' stages %lld bytes of weights at GB %lld; kept weights "
+                    "leave %lld", ki, kname(k), (long long)wb, (long long)w0, (long long)room);
+  }
+  return 0;
+}
+
 static int check_tiling(const Chk *c) {
   const GsLowered *l = c->l;
   for (int ki = 0; ki < l->nkernels; ki++) {
@@ -427,7 +471,7 @@ static int check_tiling(const Chk *c) {
       return broken(c, "kernel %d '%s': its worst-case tile needs %lld bytes, its budget is %lld",
                     ki, kname(k), (long long)need, (long long)budget);
   }
-  return 0;
+  return l->w_kept ? check_kept(c) : 0;
 }
 
 /* ---------------- staging (graphturbo) ---------------- */

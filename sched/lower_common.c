@@ -327,6 +327,10 @@ static int64_t cluster_share_samples(const GsLowered *l) {
   return (b + d - 1) / d;
 }
 
+int64_t lower_gb_tensor_bytes(const GsLowered *l, int t) {
+  return graph_tensor_bytes(&l->graph->tensors[t]) / l->graph->batch * cluster_share_samples(l);
+}
+
 /* requires: units; fills l->place (levels, producers, last consumers, GB offsets) and the
  * kernels' split_clusters. */
 int lower_fill_placement(GsLowered *l) {
@@ -376,7 +380,7 @@ int lower_fill_placement(GsLowered *l) {
    * of kernel k1+1 (emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
   GsIvl blocks;
   lower_fill_gb_split(l);
-  int64_t gb_cap = l->gb_tensor_bytes;
+  int64_t gb_cap = min64(l->gb_tensor_bytes, lower_weights_kept_floor(l));
   ivl_init(&blocks, 0, gb_cap, 64, IVL_BOTTOM_UP);
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
     for (int t = 0; t < g->ntensors; t++) {
@@ -400,8 +404,7 @@ int lower_fill_placement(GsLowered *l) {
           }
       }
       if (!ok) continue;
-      int64_t share = graph_tensor_bytes(x) / g->batch * cluster_share_samples(l);
-      int64_t off = ivl_alloc(&blocks, share, p->kernel - 1, p->last_kernel, t);
+      int64_t off = ivl_alloc(&blocks, lower_gb_tensor_bytes(l, t), p->kernel - 1, p->last_kernel, t);
       if (off < 0) continue;
       p->level = LVL_GB;
       p->gb_offset = off;
@@ -438,8 +441,17 @@ static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
   lower_check_step(l, LOWER_PLACEMENT);
   if (stop == LOWER_PLACEMENT) return 0;
   if (lower_fill_tiling(l, d)) return -1;
+  if (l->w_kept) lower_fill_weights_kept(l); /* a re-plan: the kept weights stay */
   lower_check_step(l, LOWER_TILING);
   return 0;
+}
+
+/* tvm, astitch: the weights kept in the GB across iterations, decided on the first iteration's
+ * plan once the iterations are known (lower_wkeep.c), and checked with the tiling step. */
+static void keep_weights(GsLowered *l) {
+  if (l->opt.sched == SCHED_GRAPHTURBO) return;
+  lower_fill_weights_kept(l);
+  lower_check_step(l, LOWER_TILING);
 }
 
 /* A kernel shares data across clusters: it runs on cluster 0 alone, or reads a tensor whole. */
@@ -654,8 +666,12 @@ static GsLowered *lowered_new(GsGraph *g, const GsArch *a, const GsLowerOptions 
 
 GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDiag *d) {
   GsLowered *l = lowered_new(g, a, o);
-  if (size_iterations(l, d) || check_ddr_fixed(l, d) || emit_iterations(l, d) ||
-      report_totals(l, d)) {
+  if (size_iterations(l, d) || check_ddr_fixed(l, d)) {
+    lower_free(l);
+    return NULL;
+  }
+  keep_weights(l);
+  if (emit_iterations(l, d) || report_totals(l, d)) {
     lower_free(l);
     return NULL;
   }
@@ -669,6 +685,7 @@ GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, Lowe
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
   plan_reset(l);
   if (plan(l, stop, d)) goto fail;
+  if (stop >= LOWER_TILING) keep_weights(l);
   return l;
 fail:
   lower_free(l);
@@ -678,6 +695,7 @@ fail:
 void lower_free(GsLowered *l) {
   if (!l) return;
   emit_tally_free(&l->tally);
+  free(l->w_kept);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);
