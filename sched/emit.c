@@ -17,7 +17,10 @@
  * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
  * set-up barrier. GB tensors (astitch) are allocated by each cluster's coordinator queue at the
  * end of the kernel before their producer and freed at the start of the kernel after their last
- * reader (the interval rule of lower_fill_placement). LB regions live for one kernel.
+ * reader (the interval rule of lower_fill_placement). LB regions live for one kernel. Staged
+ * weights live for their kernel, except those the plan keeps in the GB (GsLowered.w_kept): staged
+ * at their offset the first time their kernel runs, never freed, read there by every later
+ * iteration without a staging.
  * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
  * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
  * taken with no free in between follow each other); the DDR allocator's peak is the tally's

@@ -8,7 +8,9 @@
  *   1. lower_group_kernels_tvm / _astitch   ops -> kernels (head op + fused/stitched tail)
  *   2. lower_fill_kernel_units              which core kind and units run each kernel
  *   3. lower_fill_placement                 where every kernel output lives (DDR, GB)
- *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes
+ *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes;
+ *      lower_fill_weights_kept              with several iterations: the weights kept in the
+ *                                           GB across them (lower_wkeep.c)
  *   5. emit_iteration (emit.h)              per-queue instruction streams (emit.c,
  *                                           emit_tiles.c)
  * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.

@@ -24,7 +24,10 @@
  *              level is the lowest of its slices'.
  *   tiling     every kernel uses 1..cores of its kind, has tiles of at least 1 x 1 x 1, and its
  *              worst-case double-buffered tile (lower_tile_need, lower_fill_tiling's own measure)
- *              fits its tile budget (lower_kernel_tile_budget).
+ *              fits its tile budget (lower_kernel_tile_budget); weights kept in the GB across
+ *              iterations (tvm/astitch, lower_wkeep.c) lie in 64-byte aligned, disjoint blocks
+ *              above the GB tensors and below the weight area's end, and leave every kernel that
+ *              stages its weights per kernel room for them at the weight area's bottom.
  *   staging    (graphturbo) slices live only while read; on every core, LB slices alive
  *              together never share bytes and lie above the tile budget of every kernel they
  *              are alive during; GB blocks (slices, staged weights, drains, loads ahead) lie in
