@@ -3,7 +3,8 @@
  * one or two core kinds; a plan corrupted the way a scheduler bug would (an op dropped from a
  * kernel, kernels swapped so a producer runs after its consumer, a head on a unit without its
  * capability, a tensor in the wrong buffer, a tile over its budget, a slice outside its LB or
- * inside a kernel's tile budget, an instance that lost a kernel) fails the check of the step
+ * inside a kernel's tile budget, an instance that lost a kernel, weights kept in the GB over
+ * each other or over a staging) fails the check of the step
  * whose invariant it breaks — and passes the earlier steps' — with a message naming the step
  * and the kernel, op or tensor; lower_check_step turns a violation into exit 3.
  * Run from the repository root (tests/run.sh does). */
@@ -239,6 +240,41 @@ static void test_tiling_broken(void **state) {
   arch_free(a);
 }
 
+/* Weights kept in the GB across iterations (lower_wkeep.c): two 128 -> 128 dense layers (32 KiB
+ * of weights each) over 3 iterations on tiny (256 KiB GB) keep both, at the GB's top under tvm;
+ * a block moved over the other, out of the GB, or into the staging room of a layer no longer
+ * kept fails the tiling check. */
+static void test_kept_broken(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse("gtg 1\nmodel d2 batch=12 dtype=fp16\ninput x: fp16[N, 4, 128]\n"
+                     "y1 = dense(x) units=128 bias=0\ny2 = dense(y1) units=128 bias=0\n");
+  GsDiag d;
+  diag_init(&d);
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.sched = SCHED_TVM;
+  o.batch_per_cluster = 2;
+  GsLowered *l = lower_plan(g, a, &o, LOWER_TILING, &d);
+  assert_non_null(l);
+  assert_int_equal(l->iterations, 3);
+  assert_non_null(l->w_kept);
+  int h0 = l->kernels[0].head, h1 = l->kernels[1].head;
+  assert_int_equal(l->w_kept[h0], 256 * 1024 - 32768);
+  assert_int_equal(l->w_kept[h1], 256 * 1024 - 2 * 32768);
+  expect_ok(l, LOWER_TILING);
+  l->w_kept[h1] = l->w_kept[h0] - 64;
+  expect_broken(l, LOWER_TILING, "over another block");
+  l->w_kept[h1] = 256 * 1024 - 64;
+  expect_broken(l, LOWER_TILING, "outside [0, 262144)");
+  l->w_kept[h1] = -1;
+  l->w_kept[h0] = 0;
+  expect_broken(l, LOWER_TILING, "kernel 1 'y2' stages 32768 bytes of weights at GB 0");
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* graphturbo: an instance that lost its last kernel (slices); an LB slice past the end of its
  * core's LB (placement); a kernel's tile budget grown over an LB slice alive during it
  * (staging: the tiles would overwrite the slice; tiling alone cannot see it). */
@@ -313,6 +349,7 @@ int main(void) {
       cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_units_broken),
       cmocka_unit_test(test_placement_broken),  cmocka_unit_test(test_tiling_broken),
       cmocka_unit_test(test_graphturbo_broken), cmocka_unit_test(test_violation_exits_3),
+      cmocka_unit_test(test_kept_broken),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
