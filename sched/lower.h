@@ -453,8 +453,10 @@ static inline int lower_keeps_slices(const GsLowered *l) { return l->nslices > 0
 void lower_fill_barriers(GsLowered *l);
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
-/* Bytes of GB tensor t in each cluster's GB: its share of the samples (tvm/astitch). */
+/* Bytes of GB tensor t in each cluster's GB: its share of the samples (tvm/astitch);
+ * lower_gb_tensor_top: the end of the plan's highest GB tensor block, 64-aligned (0: none). */
 int64_t lower_gb_tensor_bytes(const GsLowered *l, int t);
+int64_t lower_gb_tensor_top(const GsLowered *l);
 /* tvm, astitch, a run of several iterations: the weights kept in the GB across iterations
  * (l->w_kept), greedy by DDR bytes saved per GB byte within what the plan leaves free; on a
  * re-plan of a smaller last iteration, the kept blocks stay and the kernels adapt to them

@@ -334,7 +334,7 @@ static int check_kernel_levels(const Chk *c) {
 static int check_place_gb(const Chk *c) {
   const GsLowered *l = c->l;
   const GsGraph *g = l->graph;
-  int64_t share = ceil_div64(g->batch, l->arch->nclusters), cap = l->gb_tensor_bytes;
+  int64_t cap = l->gb_tensor_bytes;
   LiveSum live = live_new(l);
   for (int t = 0; t < g->ntensors; t++) {
     const GsTensorPlace *p = &l->place[t];
@@ -344,7 +344,7 @@ static int check_place_gb(const Chk *c) {
       return broken(c, "tensor '%s' has level %d (alias of %d)", tn, p->level, p->alias_of);
     if (p->level != LVL_GB) continue;
     if (l->opt.sched == SCHED_TVM) return broken(c, "tvm keeps tensor '%s' in GB", tn);
-    int64_t bytes = graph_tensor_bytes(&g->tensors[t]) / g->batch * share;
+    int64_t bytes = lower_gb_tensor_bytes(l, t);
     if (p->gb_offset < 0 || p->gb_offset + bytes > cap)
       return broken(c, "GB tensor '%s' at %lld+%lld is outside [0, %lld)", tn,
                     (long long)p->gb_offset, (long long)bytes, (long long)cap);
@@ -432,11 +432,8 @@ static int check_kept(const Chk *c) {
   const GsGraph *g = l->graph;
   KeptBlock *b = arena_alloc(l->arena, sizeof *b * (size_t)(g->nops + 1));
   int n = 0;
-  int64_t w0, w1, tensors = 0;
+  int64_t w0, w1, tensors = lower_gb_tensor_top(l);
   lower_gb_weight_area(l, &w0, &w1);
-  for (int t = 0; t < g->ntensors; t++)
-    if (l->place[t].level == LVL_GB && l->place[t].alias_of < 0)
-      tensors = max64(tensors, l->place[t].gb_offset + lower_gb_tensor_bytes(l, t));
   for (int op = 0; op < g->nops; op++)
     if (l->w_kept[op] >= 0)
       b[n++] = (KeptBlock){l->w_kept[op], l->w_kept[op] + lower_op_weight_bytes(g, op), op};

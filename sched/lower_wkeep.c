@@ -42,8 +42,7 @@ static int stages_whole(const GsLowered *l, const GsKernel *k) {
          lower_op_weight_bytes(l->graph, k->head) > 0;
 }
 
-/* The end of the highest GB tensor block of the plan (0 when none). */
-static int64_t gb_tensor_top(const GsLowered *l) {
+int64_t lower_gb_tensor_top(const GsLowered *l) {
   const GsGraph *g = l->graph;
   int64_t top = 0;
   for (int t = 0; t < g->ntensors; t++)
@@ -97,7 +96,7 @@ static void decide(GsLowered *l) {
   qsort(cs, (size_t)n, sizeof *cs, cand_cmp);
   int64_t w0, w1;
   lower_gb_weight_area(l, &w0, &w1);
-  int64_t top = w1, bot = gb_tensor_top(l); /* the next block ends at top / starts at bot */
+  int64_t top = w1, bot = lower_gb_tensor_top(l); /* the next block ends at top / starts at bot */
   for (int i = 0; i < n; i++) {
     int64_t b = cs[i].bytes, off;
     if (top - b >= w0 + largest_staged(cs, kept, n, i)) {
