@@ -21,9 +21,9 @@
 #     needs: no; k2 the same: no. Read = 3 x 12288 + 32768 x 2 x 1 + 2 x 32768 x 2 x 3 = 36864
 #     + 65536 + 393216 = 495616 B.
 #   astitch, d2 (y1 in the GB at 0, 2 samples x 1024 = 2048 B; weight area [224, 256) KiB, the
-#     largest gemm weights): k0's block does not fit above the other's staging room (224 + 32
-#     > 256 - 32) and goes below it, above the GB tensors: at 2048; then k1 fits at the top,
-#     229376 (nothing is staged per kernel any more). Read = x 12288 + 131072 = 143360 B,
+#     largest gemm weights): k0's block would start at 256 - 32 = 224 KiB, inside the 32 KiB
+#     staging room [224, 256) KiB that k1 still needs, so it goes below the weight area, above
+#     the GB tensors: at 2048; then k1 fits at the top, 229376 (nothing is staged per kernel). Read = x 12288 + 131072 = 143360 B,
 #     written y2 12288 B (y1 stays in the GB).
 #   tvm, d2, batch 10: iterations of 4, 4 and 2 samples; the last is planned again and keeps
 #     the blocks: read = 10240 + 10240 + 131072 = 151552 B.
