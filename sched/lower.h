@@ -1,6 +1,7 @@
 /* lower.h — lowering a DNN graph to an instruction Program under three strategies: the
  * GraphTurbo paper's two baselines, `tvm` (a kernel per layer, everything through DDR) and
- * `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip), and
+ * `astitch` (memory-intensive ops stitched into kernels of their own, compute-intensive ops
+ * alone; tensors between kernels in GB where they fit, else spilled to DDR), and
  * `graphturbo` (the schedule's sub-graph instances as layer kernels whose outputs stay in
  * LB/GB, lower_gt.c; docs/graphturbo.md).
  *
@@ -404,6 +405,9 @@ typedef int (*GsFuseRule)(const GsLowered *l, int head, int op);
 void lower_group_kernels(GsLowered *l, GsFuseRule fuse);
 void lower_group_kernels_tvm(GsLowered *l);
 void lower_group_kernels_astitch(GsLowered *l);
+/* astitch's placement (lower_fill_placement calls it after the common levels): kernel outputs
+ * into the GB where they fit, else they stay in DDR (kof: op -> kernel). */
+void lower_place_astitch(GsLowered *l, const int *kof);
 /* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c),
  * up to and including step `stop`. */
 int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);
