@@ -179,6 +179,26 @@ static void test_kernels_broken(void **state) {
   arch_free(a);
 }
 
+/* astitch: the conv given the stitched batchnorm and relu as its tail (tvm's first kernel in
+ * place of astitch's first two). */
+static void test_astitch_alone_broken(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
+  GsLowered *t = plan(g, a, SCHED_TVM, LOWER_KERNELS);
+  expect_ok(l, LOWER_KERNELS);
+  l->kernels[0] = t->kernels[0];
+  l->nkernels--;
+  memmove(&l->kernels[1], &l->kernels[2], sizeof(GsKernel) * (size_t)(l->nkernels - 1));
+  expect_broken(l, LOWER_KERNELS,
+                "kernel 0 'c1': op 'c1' is not memory-intensive but stitched with other ops");
+  lower_free(l);
+  lower_free(t);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* Units: the dense's head on the vector unit (no matrix capability); a fused tail with no
  * vector unit at all. The kernels' invariants still hold. */
 static void test_units_broken(void **state) {
@@ -315,7 +335,8 @@ static void test_violation_exits_3(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_plans_pass),   cmocka_unit_test(test_plan_stops),
-      cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_units_broken),
+      cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_astitch_alone_broken),
+      cmocka_unit_test(test_units_broken),
       cmocka_unit_test(test_placement_broken),  cmocka_unit_test(test_tiling_broken),
       cmocka_unit_test(test_graphturbo_broken), cmocka_unit_test(test_violation_exits_3),
   };
