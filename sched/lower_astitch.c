@@ -21,7 +21,9 @@
  *                a reduction whose rows do not fit a tile, a reduction over another axis, a
  *                broadcast operand, a layout change, a second reader — starts a new kernel:
  *                the intermediate crosses a chip barrier (AStitch's global barrier).
- *     Pooling and transpose heads take no tail (their output tile is not the input's).
+ *     Pooling heads take no tail (their output tile is not the input's window); copies,
+ *     gathers and transposes are no memory-intensive ops here (lower_op_is_memory_intensive):
+ *     kernels of their own too.
  *   Placement (lower_place_astitch, called by lower_fill_placement for this strategy):
  *   - Every tensor that crosses a kernel boundary — a compute-intensive op's output, or a
  *     stitched intermediate of the global scheme — lives in the GB of each cluster (its samples'
@@ -40,7 +42,8 @@
  * and a double-buffered operand tile of the same rows (the residual of an add). */
 enum { ASTITCH_ROW_BUFFERS = 6 };
 
-/* Regional scheme: the rows `op` reduces over fit a tile on a core of the first kind. */
+/* Regional scheme: the rows `op` reduces over fit a tile on a core of the first kind (as
+ * lower_group_kernels sizes a tail's small operands: kinds are chosen after grouping). */
 static int rows_fit_tile(const GsLowered *l, int op) {
   const GsTensor *y = &l->graph->tensors[l->graph->ops[op].out[0]];
   int64_t row = y->dim[y->ndim - 1] * arch_dtype_bytes(y->dtype);
