@@ -102,6 +102,8 @@ typedef struct {
 /* Where a tensor lives between kernels. */
 typedef struct {
   int level;                 /* LVL_DDR, LVL_GB, LVL_LB (fused intermediate), or LVL_NONE */
+  int want;                  /* where the plan meant it to live (astitch: LVL_GB for a tensor
+                                between kernels); level < want: spilled */
   int alias_of;              /* reshape outputs: the tensor whose storage they share, else -1 */
   int kernel;                /* producing kernel, -1 for graph inputs */
   int last_kernel;           /* last consuming kernel */

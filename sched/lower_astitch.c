@@ -105,9 +105,10 @@ void lower_place_astitch(GsLowered *l, const int *kof) {
   for (int t = 0; t < g->ntensors; t++) {
     GsTensorPlace *p = &l->place[t];
     if (!gb_candidate(l, kof, t)) continue;
+    p->want = LVL_GB;
     int64_t bytes = graph_tensor_bytes(&g->tensors[t]) / g->batch * share;
     int64_t off = ivl_alloc(&blocks, bytes, p->kernel - 1, p->last_kernel, t);
-    if (off < 0) continue; /* spilled: DDR */
+    if (off < 0) continue; /* spilled: stays in DDR */
     p->level = LVL_GB;
     p->gb_offset = off;
   }

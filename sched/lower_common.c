@@ -330,6 +330,7 @@ int lower_fill_placement(GsLowered *l) {
   }
   for (int t = 0; t < g->ntensors; t++) {
     pl[t].level = LVL_DDR;
+    pl[t].want = LVL_DDR;
     pl[t].alias_of = -1;
     pl[t].kernel = -1;
     pl[t].last_kernel = -1;
@@ -356,8 +357,10 @@ int lower_fill_placement(GsLowered *l) {
     GsKernel *k = &l->kernels[ki];
     for (int i = 0; i + 1 < k->nops; i++) pl[g->ops[k->ops[i]].out[0]].level = LVL_LB;
   }
-  for (int t = 0; t < g->ntensors; t++)
+  for (int t = 0; t < g->ntensors; t++) {
     if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
+    pl[t].want = pl[t].level;
+  }
   /* astitch: kernel outputs to GB where they fit (lower_astitch.c); tvm: all in DDR */
   lower_fill_gb_split(l);
   if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) lower_place_astitch(l, kof);

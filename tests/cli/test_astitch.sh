@@ -72,6 +72,12 @@ check_eval "cbr32 astitch: the spill of c on top: read 788992, written 1048576" 
 check_eval "cbr32 astitch: the conv row writes c (524288), the stitched row reads it back" \
   'grep -qE "^0 +c +conv2d +[0-9]+ +264192 +524288 " "$tmp/cbr32.astitch" &&
    grep -qE "^1 +b +batchnorm\+relu +[0-9]+ +524800 +524288 " "$tmp/cbr32.astitch"'
+check_eval "cbr32 astitch: the report counts c's spill, one share per cluster: 2, 524288 B" \
+  'grep -qE "^spilled +2 cluster shares of kernel outputs \(524288 B\) in DDR where the plan meant the GB$" "$tmp/cbr32.astitch"'
+"$GTSIM" "${A[@]}" "$tmp/cbr32.gtg" --compare tvm,astitch >"$tmp/cmp" 2>&1
+check_eval "cbr32 --compare: spills 0 under tvm, 2 under astitch" \
+  'grep -qE "^tvm .* 0 +[0-9.]+%" "$tmp/cmp" && grep -qE "^astitch .* 2/0/1 +2 " "$tmp/cmp"'
+check_eval "cbr16: no spill line" '! grep -q "^spilled" "$tmp/cbr16.astitch"'
 check_eval "cbr16: tvm and astitch move the same DDR bytes (263424, 262144)" \
   '[ "$(bytes cbr16 tvm)" = "263424 262144" ] && [ "$(bytes cbr16 astitch)" = "263424 262144" ]'
 
