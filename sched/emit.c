@@ -651,6 +651,11 @@ static void iteration_begin(Emit *e) {
       alloc_pieces(e, pl, t, LVL_DDR, 0,
                    ivl_take(&s->ddr_ivl, graph_tensor_bytes(&g->tensors[t]), t), 0);
     }
+    if (p->want > p->level) { /* spilled: counted once per cluster that runs its producer */
+      int cl = l->kernels[p->kernel].split_clusters ? l->arch->nclusters : 1;
+      s->tally->task[p->kernel].spills += cl;
+      s->tally->task[p->kernel].spill_bytes += graph_tensor_bytes(&g->tensors[t]);
+    }
   }
   if (lower_keeps_slices(l)) emit_slices_iteration_begin(e);
   s->tally->ddr_peak_bytes = ivl_peak(&s->ddr_ivl);

@@ -1,6 +1,7 @@
 /* lower.h — lowering a DNN graph to an instruction Program under three strategies: the
  * GraphTurbo paper's two baselines, `tvm` (a kernel per layer, everything through DDR) and
- * `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip), and
+ * `astitch` (memory-intensive ops stitched into kernels of their own, compute-intensive ops
+ * alone; tensors between kernels in GB where they fit, else spilled to DDR), and
  * `graphturbo` (the schedule's sub-graph instances as layer kernels whose outputs stay in
  * LB/GB, lower_gt.c; docs/graphturbo.md).
  *
@@ -103,6 +104,8 @@ typedef struct {
 /* Where a tensor lives between kernels. */
 typedef struct {
   int level;                 /* LVL_DDR, LVL_GB, LVL_LB (fused intermediate), or LVL_NONE */
+  int want;                  /* where the plan meant it to live (astitch: LVL_GB for a tensor
+                                between kernels); level < want: spilled */
   int alias_of;              /* reshape outputs: the tensor whose storage they share, else -1 */
   int kernel;                /* producing kernel, -1 for graph inputs */
   int last_kernel;           /* last consuming kernel */
@@ -410,6 +413,9 @@ typedef int (*GsFuseRule)(const GsLowered *l, int head, int op);
 void lower_group_kernels(GsLowered *l, GsFuseRule fuse);
 void lower_group_kernels_tvm(GsLowered *l);
 void lower_group_kernels_astitch(GsLowered *l);
+/* astitch's placement (lower_fill_placement calls it after the common levels): kernel outputs
+ * into the GB where they fit, else they stay in DDR (kof: op -> kernel). */
+void lower_place_astitch(GsLowered *l, const int *kof);
 /* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c),
  * up to and including step `stop`. */
 int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);

@@ -6,7 +6,8 @@
  * Contract, per step (what the later steps and the emitter rely on):
  *   kernels    every kernel has ops, its head is ops[0], no reshape is in a kernel; every
  *              non-reshape op is in exactly one kernel; every operand (through reshapes) is a
- *              graph input or made by an op of an earlier kernel or earlier in the same kernel.
+ *              graph input or made by an op of an earlier kernel or earlier in the same kernel;
+ *              (astitch) an op that is not memory-intensive is alone in its kernel.
  *   units      the kernels' invariants again (units may split a kernel), and: the core kind
  *              exists; a head that computes has a unit on that core kind with the capability
  *              it needs (matrix, vector) computing its compute dtype; a fused tail has a
@@ -131,8 +132,25 @@ static int check_operands_first(const Chk *c) {
   return 0;
 }
 
+/* astitch: an op that is not memory-intensive (compute-intensive, a copy, a gather) is a kernel
+ * of its own (lower_astitch.c's contract). */
+static int check_astitch_alone(const Chk *c) {
+  const GsGraph *g = c->l->graph;
+  if (c->l->opt.sched != SCHED_ASTITCH) return 0;
+  for (int ki = 0; ki < c->l->nkernels; ki++) {
+    const GsKernel *k = &c->l->kernels[ki];
+    for (int i = 0; i < k->nops; i++)
+      if (k->nops > 1 && !lower_op_is_memory_intensive(g->ops[k->ops[i]].kind))
+        return broken(c, "kernel %d '%s': op '%s' is not memory-intensive but stitched with "
+                         "other ops", ki, kname(k), op_label(g, k->ops[i]));
+  }
+  return 0;
+}
+
 static int check_kernels(const Chk *c) {
-  if (check_kernel_ops(c) || check_partition(c) || check_operands_first(c)) return -1;
+  if (check_kernel_ops(c) || check_partition(c) || check_operands_first(c) ||
+      check_astitch_alone(c))
+    return -1;
   return 0;
 }
 

@@ -23,7 +23,7 @@
  *   keeps (later calls: a re-plan of a smaller last iteration): the blocks stay where they are
  *             (the weights are already there); a kept kernel reads them through the GB
  *             (w_via_gb = 1); a kernel staged per kernel whose weights no longer fit the
- *             staging room reads them from DDR (w_via_gb = 0). lower_fill_placement keeps that
+ *             staging room reads them from DDR (w_via_gb = 0). lower_place_astitch keeps that
  *             re-plan's GB tensors below the kept blocks (lower_weights_kept_floor).
  * The emitter sees only "these weights live in the GB at OFF from the first staging on"
  * (emit.c, weights_begin); lower_check (tiling) checks the blocks.
