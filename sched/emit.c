@@ -17,7 +17,10 @@
  * iteration's DDR intermediates at its start (freed at its end) — each iteration begins with a
  * set-up barrier. GB tensors (astitch) are allocated by each cluster's coordinator queue at the
  * end of the kernel before their producer and freed at the start of the kernel after their last
- * reader (the interval rule of lower_fill_placement). LB regions live for one kernel.
+ * reader (the interval rule of lower_fill_placement). LB regions live for one kernel. Staged
+ * weights live for their kernel, except those the plan keeps in the GB (GsLowered.w_kept): staged
+ * at their offset the first time their kernel runs, never freed, read there by every later
+ * iteration without a staging.
  * DDR offsets and each core's tile regions come from ivl.h's allocator in program order
  * (ivl_take as the program allocates, ivl_remove as it frees; bottom-up first fit, so blocks
  * taken with no free in between follow each other); the DDR allocator's peak is the tally's
@@ -517,6 +520,7 @@ GsEmitter *emit_new(const GsLowered *l, GsProgram *p, GsEmitTally *sink) {
   s->io_tile = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->ntensors);
   s->out_off = arena_alloc(arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->gbw = arena_alloc(arena, sizeof(StagedW) * (size_t)s->nclusters);
+  if (l->w_kept) s->kept = arena_alloc(arena, sizeof(StagedW) * (size_t)g->nops * (size_t)s->nclusters);
   s->sl = arena_alloc(arena, sizeof(PieceList) * (size_t)g->ntensors * (size_t)s->nclusters);
   s->ddr_area = arena_alloc(arena, sizeof(int64_t) * (size_t)g->ntensors);
   s->qcl_barrier = arena_alloc(arena, sizeof(int) * (size_t)s->nclusters);
@@ -646,6 +650,11 @@ static void iteration_begin(Emit *e) {
     } else {
       alloc_pieces(e, pl, t, LVL_DDR, 0,
                    ivl_take(&s->ddr_ivl, graph_tensor_bytes(&g->tensors[t]), t), 0);
+    }
+    if (p->want > p->level) { /* spilled: counted once per cluster that runs its producer */
+      int cl = l->kernels[p->kernel].split_clusters ? l->arch->nclusters : 1;
+      s->tally->task[p->kernel].spills += cl;
+      s->tally->task[p->kernel].spill_bytes += graph_tensor_bytes(&g->tensors[t]);
     }
   }
   if (lower_keeps_slices(l)) emit_slices_iteration_begin(e);
@@ -793,11 +802,26 @@ int64_t emit_stage_sem(const Emit *e, const GsKernel *k, int core, int chunk) {
   return SEM_STAGE_BASE + ((int64_t)(k - e->l->kernels) * GT_STAGE_CHUNKS + chunk) * 65536 + core;
 }
 
-/* Frees cluster c's staged weights of the current kernel. */
+/* Frees cluster c's staged weights of the current kernel (not weights the plan keeps). */
 static void weights_free(Emit *e, int c) {
   StagedW *sw = &e->s->gbw[c];
-  for (int ch = 0; ch < sw->n; ch++) emit_free_region(e, emit_coord_q(e, c), sw->reg[ch]);
+  for (int ch = 0; ch < sw->n && !sw->kept; ch++) emit_free_region(e, emit_coord_q(e, c), sw->reg[ch]);
   sw->n = 0;
+  sw->kept = sw->ready = 0;
+}
+
+/* Kernel ki's weights in cluster c where the plan keeps them in the GB (GsLowered.w_kept):
+ * staged at that offset the first time, read there ever after. 0: the plan does not keep them. */
+static int weights_kept(Emit *e, int ki, int c) {
+  const GsLowered *l = e->l;
+  int op = l->kernels[ki].head;
+  if (!l->w_kept || l->w_kept[op] < 0) return 0;
+  StagedW *kw = &e->s->kept[(size_t)op * (size_t)e->s->nclusters + (size_t)c];
+  kw->ready = kw->n > 0;
+  if (!kw->ready) stage_weights(e, ki, c, l->w_kept[op], kw);
+  kw->kept = 1;
+  e->s->gbw[c] = *kw;
+  return 1;
 }
 
 /* Kernel ki stages its weights in cluster c (it has rows there and reads them through GB). */
@@ -826,7 +850,7 @@ static void weights_begin(Emit *e, int ki, int c) {
   const GsKernel *k = &l->kernels[ki];
   int64_t w0, w1;
   lower_gb_weight_area(l, &w0, &w1);
-  if (!s->gbw[c].n && stages(e, ki, c)) {
+  if (!s->gbw[c].n && stages(e, ki, c) && !weights_kept(e, ki, c)) {
     gs_assert(k->w_gb_off >= 0 || w0 + lower_op_weight_bytes(e->g, k->head) <= w1);
     stage_weights(e, ki, c, k->w_gb_off >= 0 ? k->w_gb_off : w0, &s->gbw[c]);
   }

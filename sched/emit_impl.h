@@ -42,10 +42,13 @@ typedef struct {
 } PieceList;
 
 /* A kernel's weights staged in a cluster's GB: one region per chunk (GsKernel.w_chunks, or one
- * for all of them), the tile each holds; n = 0: none. */
+ * for all of them), the tile each holds; n = 0: none. kept: the plan keeps them in the GB to the
+ * run's end (GsLowered.w_kept), nobody frees them; ready: staged before this kernel started (an
+ * earlier iteration's), so no core waits for a staging. */
 typedef struct {
   uint32_t reg[GT_STAGE_CHUNKS], tile[GT_STAGE_CHUNKS];
   int n;
+  int kept, ready;
 } StagedW;
 
 struct GsEmitState {
@@ -71,6 +74,8 @@ struct GsEmitState {
                                    in DDR, 0: not an output */
   StagedW *gbw;                 /* per cluster: staged weights of the current kernel */
   StagedW *ahead;               /* [kernel][cluster]: weights staged ahead (ahead_kernels) */
+  StagedW *kept;                /* [op][cluster]: weights the plan keeps in the GB, once staged
+                                   (NULL when it keeps none) */
   PieceList *sl;                /* graphturbo, per tensor × cluster: pieces of its live slices
                                    (that cluster's LB/GB ones and every cluster's DDR ones) */
   int64_t *ddr_area;            /* graphturbo, per tensor: this iteration's DDR area, -1: none */

@@ -131,10 +131,12 @@ static void alloc_regions(GemmCore *x) {
   if (k->w_resident) x->W.reg[1][0] = x->W.reg[0][0];
 }
 
-/* dma_in: the wait for chunk ch of the weights staged in GB, once. */
+/* dma_in: the wait for chunk ch of the weights staged in GB, once; none for weights an earlier
+ * iteration staged (kept in the GB). */
 static void stage_wait(GemmCore *x, int ch) {
   if (x->waited & (1u << ch)) return;
   x->waited |= 1u << ch;
+  if (x->e->s->gbw[x->c].ready) return;
   emit_sem(x->e, x->qin, I_SEMWAIT, emit_stage_sem(x->e, x->k, x->core, ch));
 }
 

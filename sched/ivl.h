@@ -4,8 +4,8 @@
  *
  *   Lifetimes known in advance (the planners): each block lives over a range of steps [t0, t1]
  *   (kernel indices, inclusive), and two blocks may share bytes only when their step ranges are
- *   disjoint (ivl_alloc, ivl_place). Users: astitch's GB tensors (lower_common.c,
- *   lower_fill_placement), GraphTurbo's LB/GB slices, staged weights, drains and loads
+ *   disjoint (ivl_alloc, ivl_place). Users: astitch's GB tensors (lower_astitch.c,
+ *   lower_place_astitch), GraphTurbo's LB/GB slices, staged weights, drains and loads
  * (lower_gt.c).
  *
  *   Program order (the emitter): a block taken with ivl_take is alive at every step until

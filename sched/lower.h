@@ -1,6 +1,7 @@
 /* lower.h — lowering a DNN graph to an instruction Program under three strategies: the
  * GraphTurbo paper's two baselines, `tvm` (a kernel per layer, everything through DDR) and
- * `astitch` (memory-intensive ops stitched to their neighbours, outputs kept on-chip), and
+ * `astitch` (memory-intensive ops stitched into kernels of their own, compute-intensive ops
+ * alone; tensors between kernels in GB where they fit, else spilled to DDR), and
  * `graphturbo` (the schedule's sub-graph instances as layer kernels whose outputs stay in
  * LB/GB, lower_gt.c; docs/graphturbo.md).
  *
@@ -8,7 +9,9 @@
  *   1. lower_group_kernels_tvm / _astitch   ops -> kernels (head op + fused/stitched tail)
  *   2. lower_fill_kernel_units              which core kind and units run each kernel
  *   3. lower_fill_placement                 where every kernel output lives (DDR, GB)
- *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes
+ *   4. lower_fill_tiling                    per-cluster/per-core partition, tile sizes;
+ *      lower_fill_weights_kept              with several iterations: the weights kept in the
+ *                                           GB across them (lower_wkeep.c)
  *   5. emit_iteration (emit.h)              per-queue instruction streams (emit.c,
  *                                           emit_tiles.c)
  * graphturbo replaces steps 1-4 by gt_plan (lower_gt.c), which calls 2-4 itself.
@@ -103,6 +106,8 @@ typedef struct {
 /* Where a tensor lives between kernels. */
 typedef struct {
   int level;                 /* LVL_DDR, LVL_GB, LVL_LB (fused intermediate), or LVL_NONE */
+  int want;                  /* where the plan meant it to live (astitch: LVL_GB for a tensor
+                                between kernels); level < want: spilled */
   int alias_of;              /* reshape outputs: the tensor whose storage they share, else -1 */
   int kernel;                /* producing kernel, -1 for graph inputs */
   int last_kernel;           /* last consuming kernel */
@@ -198,6 +203,10 @@ typedef struct GsLowered {
   int64_t compulsory_ddr_bytes; /* graph inputs + weights (gathered rows for embeddings) + outputs */
   int64_t ddr_read, ddr_write;  /* bytes the program moves from/to DDR (all kernels) */
   int64_t gb_tensor_bytes;    /* astitch: GB bytes [0, this) of each cluster for kernel outputs */
+  int64_t *w_kept;           /* [graph->nops], or NULL: the offset in each cluster's GB where an
+                                op's weights stay from their first staging to the run's end, -1:
+                                staged per kernel (lower_fill_weights_kept; malloc'ed, not in the
+                                arena: a re-plan of a smaller last iteration keeps it) */
   int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
                                 the most the first iteration's plan uses (0: all of them); a
                                 re-plan for a smaller last iteration partitions over these */
@@ -418,6 +427,9 @@ typedef int (*GsFuseRule)(const GsLowered *l, int head, int op);
 void lower_group_kernels(GsLowered *l, GsFuseRule fuse);
 void lower_group_kernels_tvm(GsLowered *l);
 void lower_group_kernels_astitch(GsLowered *l);
+/* astitch's placement (lower_fill_placement calls it after the common levels): kernel outputs
+ * into the GB where they fit, else they stay in DDR (kof: op -> kernel). */
+void lower_place_astitch(GsLowered *l, const int *kof);
 /* GraphTurbo: the schedule's instances as layer kernels, slices placed with spills (lower_gt.c),
  * up to and including step `stop`. */
 int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d);
@@ -464,6 +476,17 @@ static inline int lower_keeps_slices(const GsLowered *l) { return l->nslices > 0
 void lower_fill_barriers(GsLowered *l);
 /* GB bytes [w0, w1) of each cluster for a kernel's staged weights. */
 void lower_gb_weight_area(const GsLowered *l, int64_t *w0, int64_t *w1);
+/* Bytes of GB tensor t in each cluster's GB: its share of the samples (tvm/astitch);
+ * lower_gb_tensor_top: the end of the plan's highest GB tensor block, 64-aligned (0: none). */
+int64_t lower_gb_tensor_bytes(const GsLowered *l, int t);
+int64_t lower_gb_tensor_top(const GsLowered *l);
+/* tvm, astitch, a run of several iterations: the weights kept in the GB across iterations
+ * (l->w_kept), greedy by DDR bytes saved per GB byte within what the plan leaves free; on a
+ * re-plan of a smaller last iteration, the kept blocks stay and the kernels adapt to them
+ * (lower_wkeep.c states the contract). lower_weights_kept_floor: the lowest kept byte
+ * (INT64_MAX: none), under which a re-plan keeps its GB tensors. */
+void lower_fill_weights_kept(GsLowered *l);
+int64_t lower_weights_kept_floor(const GsLowered *l);
 
 #ifdef __cplusplus
 }

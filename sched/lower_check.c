@@ -6,7 +6,8 @@
  * Contract, per step (what the later steps and the emitter rely on):
  *   kernels    every kernel has ops, its head is ops[0], no reshape is in a kernel; every
  *              non-reshape op is in exactly one kernel; every operand (through reshapes) is a
- *              graph input or made by an op of an earlier kernel or earlier in the same kernel.
+ *              graph input or made by an op of an earlier kernel or earlier in the same kernel;
+ *              (astitch) an op that is not memory-intensive is alone in its kernel.
  *   units      the kernels' invariants again (units may split a kernel), and: the core kind
  *              exists; a head that computes has a unit on that core kind with the capability
  *              it needs (matrix, vector) computing its compute dtype; a fused tail has a
@@ -24,7 +25,10 @@
  *              level is the lowest of its slices'.
  *   tiling     every kernel uses 1..cores of its kind, has tiles of at least 1 x 1 x 1, and its
  *              worst-case double-buffered tile (lower_tile_need, lower_fill_tiling's own measure)
- *              fits its tile budget (lower_kernel_tile_budget).
+ *              fits its tile budget (lower_kernel_tile_budget); weights kept in the GB across
+ *              iterations (tvm/astitch, lower_wkeep.c) lie in 64-byte aligned, disjoint blocks
+ *              above the GB tensors and below the weight area's end, and leave every kernel that
+ *              stages its weights per kernel room for them at the weight area's bottom.
  *   staging    (graphturbo) slices live only while read; on every core, LB slices alive
  *              together never share bytes and lie above the tile budget of every kernel they
  *              are alive during; GB blocks (slices, staged weights, drains, loads ahead) lie in
@@ -128,8 +132,25 @@ static int check_operands_first(const Chk *c) {
   return 0;
 }
 
+/* astitch: an op that is not memory-intensive (compute-intensive, a copy, a gather) is a kernel
+ * of its own (lower_astitch.c's contract). */
+static int check_astitch_alone(const Chk *c) {
+  const GsGraph *g = c->l->graph;
+  if (c->l->opt.sched != SCHED_ASTITCH) return 0;
+  for (int ki = 0; ki < c->l->nkernels; ki++) {
+    const GsKernel *k = &c->l->kernels[ki];
+    for (int i = 0; i < k->nops; i++)
+      if (k->nops > 1 && !lower_op_is_memory_intensive(g->ops[k->ops[i]].kind))
+        return broken(c, "kernel %d '%s': op '%s' is not memory-intensive but stitched with "
+                         "other ops", ki, kname(k), op_label(g, k->ops[i]));
+  }
+  return 0;
+}
+
 static int check_kernels(const Chk *c) {
-  if (check_kernel_ops(c) || check_partition(c) || check_operands_first(c)) return -1;
+  if (check_kernel_ops(c) || check_partition(c) || check_operands_first(c) ||
+      check_astitch_alone(c))
+    return -1;
   return 0;
 }
 
@@ -331,7 +352,7 @@ static int check_kernel_levels(const Chk *c) {
 static int check_place_gb(const Chk *c) {
   const GsLowered *l = c->l;
   const GsGraph *g = l->graph;
-  int64_t share = ceil_div64(g->batch, l->arch->nclusters), cap = l->gb_tensor_bytes;
+  int64_t cap = l->gb_tensor_bytes;
   LiveSum live = live_new(l);
   for (int t = 0; t < g->ntensors; t++) {
     const GsTensorPlace *p = &l->place[t];
@@ -341,7 +362,7 @@ static int check_place_gb(const Chk *c) {
       return broken(c, "tensor '%s' has level %d (alias of %d)", tn, p->level, p->alias_of);
     if (p->level != LVL_GB) continue;
     if (l->opt.sched == SCHED_TVM) return broken(c, "tvm keeps tensor '%s' in GB", tn);
-    int64_t bytes = graph_tensor_bytes(&g->tensors[t]) / g->batch * share;
+    int64_t bytes = lower_gb_tensor_bytes(l, t);
     if (p->gb_offset < 0 || p->gb_offset + bytes > cap)
       return broken(c, "GB tensor '%s' at %lld+%lld is outside [0, %lld)", tn,
                     (long long)p->gb_offset, (long long)bytes, (long long)cap);
@@ -412,6 +433,47 @@ static int check_placement(const Chk *c) {
 
 /* ---------------- tiling ---------------- */
 
+typedef struct {
+  int64_t lo, hi;
+  int op;
+} KeptBlock;
+static int kept_cmp(const void *pa, const void *pb) {
+  const KeptBlock *a = pa, *b = pb;
+  return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Weights kept in the GB (lower_wkeep.c): every block lies in the GB above the GB tensors'
+ * area in use, no two share a byte, and a kernel that stages its weights per kernel at the
+ * weight area's bottom w0 overlaps none. */
+static int check_kept(const Chk *c) {
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
+  KeptBlock *b = arena_alloc(l->arena, sizeof *b * (size_t)(g->nops + 1));
+  int n = 0;
+  int64_t w0, w1, tensors = lower_gb_tensor_top(l);
+  lower_gb_weight_area(l, &w0, &w1);
+  for (int op = 0; op < g->nops; op++)
+    if (l->w_kept[op] >= 0)
+      b[n++] = (KeptBlock){l->w_kept[op], l->w_kept[op] + lower_op_weight_bytes(g, op), op};
+  qsort(b, (size_t)n, sizeof *b, kept_cmp);
+  int64_t room = w1 - w0; /* free bytes from w0 up */
+  for (int i = 0; i < n; i++) {
+    if (b[i].lo < tensors || b[i].hi > w1 || b[i].lo % 64 || (i > 0 && b[i].lo < b[i - 1].hi))
+      return broken(c, "weights of op '%s' kept at GB [%lld, %lld): outside [%lld, %lld) or over "
+                    "another block", op_label(g, b[i].op), (long long)b[i].lo,
+                    (long long)b[i].hi, (long long)tensors, (long long)w1);
+    if (b[i].hi > w0) room = min64(room, max64(b[i].lo - w0, 0));
+  }
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    int64_t wb = lower_op_weight_bytes(g, k->head);
+    if (k->w_via_gb && k->w_gb_off < 0 && l->w_kept[k->head] < 0 && wb > room)
+      return broken(c, "kernel %d '%s' stages %lld bytes of weights at GB %lld; kept weights "
+                    "leave %lld", ki, kname(k), (long long)wb, (long long)w0, (long long)room);
+  }
+  return 0;
+}
+
 static int check_tiling(const Chk *c) {
   const GsLowered *l = c->l;
   for (int ki = 0; ki < l->nkernels; ki++) {
@@ -427,7 +489,7 @@ static int check_tiling(const Chk *c) {
       return broken(c, "kernel %d '%s': its worst-case tile needs %lld bytes, its budget is %lld",
                     ki, kname(k), (long long)need, (long long)budget);
   }
-  return 0;
+  return l->w_kept ? check_kept(c) : 0;
 }
 
 /* ---------------- staging (graphturbo) ---------------- */

@@ -17,8 +17,6 @@
  */
 #include "lower.h"
 
-#include "ivl.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,12 +47,6 @@ void lower_options_default(GsLowerOptions *o) {
 
 /* ---------------- grouping ---------------- */
 
-static int is_graph_output(const GsGraph *g, int t) {
-  for (int i = 0; i < g->noutputs; i++)
-    if (g->outputs[i] == t) return 1;
-  return 0;
-}
-
 /* requires: g inferred; maintains: ops order. Fills l->kernels. */
 void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
   GsGraph *g = l->graph;
@@ -80,7 +72,7 @@ void lower_group_kernels(GsLowered *l, GsFuseRule fuse) {
     int row_reduce = 0;
     while (g->ops[buf[n - 1]].nout == 1) {
       int cur = g->ops[buf[n - 1]].out[0];
-      if (nuse[cur] != 1 || is_graph_output(g, cur)) break;
+      if (nuse[cur] != 1 || graph_is_output(g, cur)) break;
       int j = user[cur];
       const GsOp *o = &g->ops[j];
       if (taken[j] || o->nout != 1) break;
@@ -319,6 +311,10 @@ static int64_t cluster_share_samples(const GsLowered *l) {
   return (b + d - 1) / d;
 }
 
+int64_t lower_gb_tensor_bytes(const GsLowered *l, int t) {
+  return graph_tensor_bytes(&l->graph->tensors[t]) / l->graph->batch * cluster_share_samples(l);
+}
+
 /* requires: units; fills l->place (levels, producers, last consumers, GB offsets) and the
  * kernels' split_clusters. */
 int lower_fill_placement(GsLowered *l) {
@@ -335,6 +331,7 @@ int lower_fill_placement(GsLowered *l) {
   }
   for (int t = 0; t < g->ntensors; t++) {
     pl[t].level = LVL_DDR;
+    pl[t].want = LVL_DDR;
     pl[t].alias_of = -1;
     pl[t].kernel = -1;
     pl[t].last_kernel = -1;
@@ -361,45 +358,13 @@ int lower_fill_placement(GsLowered *l) {
     GsKernel *k = &l->kernels[ki];
     for (int i = 0; i + 1 < k->nops; i++) pl[g->ops[k->ops[i]].out[0]].level = LVL_LB;
   }
-  for (int t = 0; t < g->ntensors; t++)
+  for (int t = 0; t < g->ntensors; t++) {
     if (pl[t].alias_of >= 0) pl[t].level = LVL_NONE;
-  /* astitch: kernel outputs to GB when every reader slices them by the cluster's samples */
-  /* a block for kernels [k0, k1] is taken at the end of kernel k0-1 and released at the start
-   * of kernel k1+1 (emit.c): alive over steps [k0-1, k1] of ivl's inclusive ranges */
-  GsIvl blocks;
-  lower_fill_gb_split(l);
-  int64_t gb_cap = l->gb_tensor_bytes;
-  ivl_init(&blocks, 0, gb_cap, 64, IVL_BOTTOM_UP);
-  if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) {
-    for (int t = 0; t < g->ntensors; t++) {
-      GsTensorPlace *p = &pl[t];
-      const GsTensor *x = &g->tensors[t];
-      if (p->level != LVL_DDR || p->kernel < 0 || p->last_kernel < 0 || is_graph_output(g, t))
-        continue;
-      if (x->ndim == 0 || x->dim[0] % g->batch != 0) continue;
-      int ok = l->kernels[p->kernel].split_clusters || a->nclusters == 1;
-      for (int o = 0; o < g->nops && ok; o++) {
-        const GsOp *op = &g->ops[o];
-        if (op->kind == OP_RESHAPE) {
-          if (graph_root(g, op->in[0]) == t && is_graph_output(g, op->out[0])) ok = 0;
-          continue;
-        }
-        for (int i = 0; i < op->nin; i++)
-          if (graph_root(g, op->in[i]) == t) {
-            if (a->nclusters > 1 && !l->kernels[kof[o]].split_clusters) ok = 0;
-            if (lower_op_input_whole(g, o, i)) ok = 0;
-            if (op->kind == OP_MATMUL && i == 1) ok = 0; /* b may broadcast across samples */
-          }
-      }
-      if (!ok) continue;
-      int64_t share = graph_tensor_bytes(x) / g->batch * cluster_share_samples(l);
-      int64_t off = ivl_alloc(&blocks, share, p->kernel - 1, p->last_kernel, t);
-      if (off < 0) continue;
-      p->level = LVL_GB;
-      p->gb_offset = off;
-    }
+    pl[t].want = pl[t].level;
   }
-  ivl_free(&blocks);
+  /* astitch: kernel outputs to GB where they fit (lower_astitch.c); tvm: all in DDR */
+  lower_fill_gb_split(l);
+  if (l->opt.sched == SCHED_ASTITCH && a->gb_bytes > 0) lower_place_astitch(l, kof);
   return 0;
 }
 
@@ -430,8 +395,17 @@ static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
   lower_check_step(l, LOWER_PLACEMENT);
   if (stop == LOWER_PLACEMENT) return 0;
   if (lower_fill_tiling(l, d)) return -1;
+  if (l->w_kept) lower_fill_weights_kept(l); /* a re-plan: the kept weights stay */
   lower_check_step(l, LOWER_TILING);
   return 0;
+}
+
+/* tvm, astitch: the weights kept in the GB across iterations, decided on the first iteration's
+ * plan once the iterations are known (lower_wkeep.c), and checked with the tiling step. */
+static void keep_weights(GsLowered *l) {
+  if (l->opt.sched == SCHED_GRAPHTURBO) return;
+  lower_fill_weights_kept(l);
+  lower_check_step(l, LOWER_TILING);
 }
 
 /* A kernel shares data across clusters: it runs on cluster 0 alone, or reads a tensor whole. */
@@ -646,8 +620,12 @@ static GsLowered *lowered_new(GsGraph *g, const GsArch *a, const GsLowerOptions 
 
 GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDiag *d) {
   GsLowered *l = lowered_new(g, a, o);
-  if (size_iterations(l, d) || check_ddr_fixed(l, d) || emit_iterations(l, d) ||
-      report_totals(l, d)) {
+  if (size_iterations(l, d) || check_ddr_fixed(l, d)) {
+    lower_free(l);
+    return NULL;
+  }
+  keep_weights(l);
+  if (emit_iterations(l, d) || report_totals(l, d)) {
     lower_free(l);
     return NULL;
   }
@@ -661,6 +639,7 @@ GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, Lowe
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
   plan_reset(l);
   if (plan(l, stop, d)) goto fail;
+  if (stop >= LOWER_TILING) keep_weights(l);
   return l;
 fail:
   lower_free(l);
@@ -670,6 +649,7 @@ fail:
 void lower_free(GsLowered *l) {
   if (!l) return;
   emit_tally_free(&l->tally);
+  free(l->w_kept);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);

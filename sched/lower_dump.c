@@ -113,9 +113,11 @@ static void print_tiles(FILE *out, const GsLowered *l, const GsKernel *k) {
     fputs(" tile=copy", out);
     return;
   }
-  fprintf(out, " tile=%" PRId64 "x%" PRId64 "x%" PRId64 " order=%s w=%s%s%s", k->tr, k->tc, k->tk,
+  fprintf(out, " tile=%" PRId64 "x%" PRId64 "x%" PRId64 " order=%s w=%s%s", k->tr, k->tc, k->tk,
           k->cols_outer ? "cols" : "rows", k->w_resident ? "resident" : "streamed",
-          k->w_via_gb ? ",gb" : "", k->packed_k ? " conv=packed" : "");
+          k->w_via_gb ? ",gb" : "");
+  if (l->w_kept && l->w_kept[k->head] >= 0) fprintf(out, ",kept@GB+%" PRId64, l->w_kept[k->head]);
+  if (k->packed_k) fputs(" conv=packed", out);
   fprintf(out, " need=%" PRId64 " budget=%" PRId64 " est=%.0f/%.0f", need,
           lower_kernel_tile_budget(l, k), k->est_ddr_cycles, k->est_compute_cycles);
 }

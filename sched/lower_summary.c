@@ -38,12 +38,18 @@ static const char *kernel_ops(const GsLowered *l, const GsKernel *k) {
 
 static void fill_task(const GsLowered *l, int ki, GsTaskSum *t) {
   const GsKernel *k = &l->kernels[ki];
+  const GsGraph *g = l->graph;
   t->name = k->name;
   t->ops = kernel_ops(l, k);
   t->out_level = l->place[l->graph->ops[k->ops[k->nops - 1]].out[0]].level;
   t->cores = k->pr * k->pc;
   for (int si = k->slice0; si < k->slice0 + k->nslices; si++)
     t->spilled += l->slices[si].level < l->slices[si].want;
+  if (!lower_keeps_slices(l))
+    for (int j = 0; j < g->ops[k->ops[k->nops - 1]].nout; j++) {
+      const GsTensorPlace *p = &l->place[g->ops[k->ops[k->nops - 1]].out[j]];
+      t->spilled += p->level < p->want;
+    }
   t->flops = k->flops;
   t->peak_flops = kernel_peak(l, k);
   if (ki < l->tally.ntasks) t->tally = l->tally.task[ki];

@@ -192,6 +192,9 @@ static void write_text(FILE *out, const GsSchedSummary *m, const GsRunStats *r, 
   else fprintf(out, "; DRAM model: ideal\n");
   fprintf(out, "outputs live in ddr %d, gb %d, lb %d (op outputs, Table 3 accounting)\n",
           m->outputs_ddr, m->outputs_gb, m->outputs_lb);
+  if (!m->level && m->spills > 0) /* graphturbo reports its spilled slices with its level */
+    fprintf(out, "spilled         %lld cluster shares of kernel outputs (%lld B) in DDR where the "
+                 "plan meant the GB\n", (long long)m->spills, (long long)m->spill_bytes);
   fprintf(out, "utilization    ");
   for (int u = 0; u < r->nunits; u++)
     fprintf(out, " %s %.1f%%", r->units[u].name, s->util[u] * 100);

@@ -18,49 +18,60 @@ dump() { # STRATEGY STEP [options...]
 }
 
 # tiny_cnn: conv2d c1, batchnorm b1, relu r1, maxpool p1, split s1/s2, add y, reshape f, dense
-# logits. Every strategy groups it the same way: the conv takes the batchnorm and relu as its
-# tail; maxpool, split (a copy), add and dense are kernels of their own (tvm and graphturbo's
-# layers fuse only after a conv/dense/matmul; astitch does not stitch onto a pool or a copy,
-# and the add's only reader is the reshape); the reshape is no kernel. 5 kernels.
-kernels=("k0 ops=c1:conv2d,b1:batchnorm,r1:relu" "k1 ops=p1:maxpool" "k2 ops=s1:split"
-         "k3 ops=y:add" "k4 ops=logits:dense")
+# logits. tvm and graphturbo group it the same way: the conv takes the batchnorm and relu as its
+# tail; maxpool, split (a copy), add and dense are kernels of their own (their layers fuse only
+# after a conv/dense/matmul); the reshape is no kernel: 5 kernels. astitch runs the conv alone
+# (a compute-intensive op takes no tail) and stitches batchnorm and relu into a kernel after
+# it; it does not stitch onto a pool or a copy, and the add's only reader is the reshape: 6.
+kernels_tvm=("k0 ops=c1:conv2d,b1:batchnorm,r1:relu" "k1 ops=p1:maxpool" "k2 ops=s1:split"
+             "k3 ops=y:add" "k4 ops=logits:dense")
+kernels_astitch=("k0 ops=c1:conv2d" "k1 ops=b1:batchnorm,r1:relu" "k2 ops=p1:maxpool"
+                 "k3 ops=s1:split" "k4 ops=y:add" "k5 ops=logits:dense")
 for s in tvm astitch graphturbo; do
+  # o: kernels before the maxpool's (astitch's stitched bn+relu), nk kernels in all
+  if [ $s = astitch ]; then kernels=("${kernels_astitch[@]}"); o=1; else kernels=("${kernels_tvm[@]}"); o=0; fi
+  nk=${#kernels[@]} kp=$((1 + o)) ks=$((2 + o)) ka=$((3 + o)) kd=$((4 + o))
   out=$(dump $s kernels); rc=$?
   check "$s kernels: exit 0, header names the step" test $rc -eq 0 -a \
     "$(head -1 <<<"$out" | cut -d: -f1)" = "# lowering after kernels"
-  check "$s kernels: 5 kernels" has "$out" "^# batch 4 \(2 per cluster per iteration, 1 iterations\), 5 kernels$"
-  check "$s kernels: 5 kernel lines" test "$(grep -c '^k' <<<"$out")" = 5
-  for i in 0 1 2 3 4; do check "$s kernels: ${kernels[$i]}" has "$out" "^${kernels[$i]}( |$)"; done
+  check "$s kernels: $nk kernels" has "$out" "^# batch 4 \(2 per cluster per iteration, 1 iterations\), $nk kernels$"
+  check "$s kernels: $nk kernel lines" test "$(grep -c '^k' <<<"$out")" = $nk
+  for i in "${!kernels[@]}"; do check "$s kernels: ${kernels[$i]}" has "$out" "^${kernels[$i]}( |$)"; done
   check "$s kernels: the reshape is in no kernel" test "$(grep -c 'f:reshape' <<<"$out")" = 0
   check "$s kernels: no later step's fields" test "$(grep -cE 'core=|out=|tile=' <<<"$out")" = 0
 
   # units on tiny.cfg: one core kind 'pe' with mme (matrix) and vec (vector) units, all fp16
   out=$(dump $s units); rc=$?
   check "$s units: exit 0" test $rc -eq 0
-  check "$s units: conv on mme, its tail on vec" has "$out" "^k0 .* core=pe units=mme:fp16,vec:fp16$"
-  check "$s units: maxpool and add on vec" test "$(grep -cE '^k[13] .* core=pe units=vec:fp16$' <<<"$out")" = 2
-  check "$s units: the split is DMA only" has "$out" "^k2 .* core=pe units=dma$"
-  check "$s units: dense on mme" has "$out" "^k4 .* core=pe units=mme:fp16$"
+  if [ $s = astitch ]; then
+    check "$s units: conv on mme alone" has "$out" "^k0 .* core=pe units=mme:fp16$"
+    check "$s units: the stitched bn+relu on vec" has "$out" "^k1 .* core=pe units=vec:fp16,vec:fp16$"
+  else
+    check "$s units: conv on mme, its tail on vec" has "$out" "^k0 .* core=pe units=mme:fp16,vec:fp16$"
+  fi
+  check "$s units: maxpool and add on vec" test "$(grep -cE "^k[$kp$ka] .* core=pe units=vec:fp16$" <<<"$out")" = 2
+  check "$s units: the split is DMA only" has "$out" "^k$ks .* core=pe units=dma$"
+  check "$s units: dense on mme" has "$out" "^k$kd .* core=pe units=mme:fp16$"
 
   # placement: the model output stays in DDR and has no reader; both halves of the split are
-  # read by the add (k3); y is read through the reshape by the dense (k4)
+  # read by the add; y is read through the reshape by the dense
   out=$(dump $s placement); rc=$?
   check "$s placement: exit 0" test $rc -eq 0
-  check "$s placement: logits in DDR, no reader" has "$out" "^k4 .* out=logits@DDR$"
-  check "$s placement: the split's outputs read by k3" has "$out" "^k2 .* out=s1@[A-Z]+(\+[0-9]+)?\.\.k3,s2@[A-Z]+(\+[0-9]+)?\.\.k3$"
-  check "$s placement: y read by k4 through the reshape" has "$out" "^k3 .* out=y@[A-Z]+(\+[0-9]+)?\.\.k4$"
+  check "$s placement: logits in DDR, no reader" has "$out" "^k$kd .* out=logits@DDR$"
+  check "$s placement: the split's outputs read by k$ka" has "$out" "^k$ks .* out=s1@[A-Z]+(\+[0-9]+)?\.\.k$ka,s2@[A-Z]+(\+[0-9]+)?\.\.k$ka$"
+  check "$s placement: y read by k$kd through the reshape" has "$out" "^k$ka .* out=y@[A-Z]+(\+[0-9]+)?\.\.k$kd$"
   check "$s placement: no tiles yet" test "$(grep -c 'tile=' <<<"$out")" = 0
 
   # tiling: every kernel has a partition and tiles; the split is a copy; every need fits
   out=$(dump $s tiling); rc=$?
   check "$s tiling: exit 0" test $rc -eq 0
-  check "$s tiling: every kernel has cores= and tile=" test "$(grep -cE '^k[0-9]+ .* cores=[0-9]+x[0-9]+ tile=' <<<"$out")" = 5
-  check "$s tiling: the split is a copy" has "$out" "^k2 .* tile=copy$"
+  check "$s tiling: every kernel has cores= and tile=" test "$(grep -cE '^k[0-9]+ .* cores=[0-9]+x[0-9]+ tile=' <<<"$out")" = $nk
+  check "$s tiling: the split is a copy" has "$out" "^k$ks .* tile=copy$"
   fits=$(awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^need=/) nd = substr($i, 6) + 0;
                   if ($i ~ /^budget=/) bd = substr($i, 8) + 0 }
                 if (nd != "" && nd > bd) bad++; nd = "" } END { print bad + 0 }' <<<"$out")
   check "$s tiling: every tile's need fits its budget" test "$fits" = 0
-  check "$s tiling: 4 tiled kernels with need and budget" test "$(grep -c ' need=[0-9]* budget=[0-9]* ' <<<"$out")" = 4
+  check "$s tiling: $((nk - 1)) tiled kernels with need and budget" test "$(grep -c ' need=[0-9]* budget=[0-9]* ' <<<"$out")" = $((nk - 1))
 
   "$GTSIM" "${A[@]}" "$M" --sched $s --dump-after tiling >"$tmp/a.txt" 2>/dev/null
   "$GTSIM" "${A[@]}" "$M" --sched $s --dump-after tiling -o "$tmp/b.txt" >"$tmp/o.txt" 2>/dev/null
@@ -69,10 +80,11 @@ for s in tvm astitch graphturbo; do
 done
 
 # tvm: everything between kernels in DDR; astitch: kernel outputs in GB except the model's
+# (the conv's c1, 2 samples x 16 x 32 x 32 x 2 B = 64 KiB per cluster, fits tiny's GB)
 out=$(dump tvm placement)
 check "tvm placement: every output in DDR" test "$(grep -c '@DDR' <<<"$out")" = 5 -a "$(grep -c '@GB\|@LB' <<<"$out")" = 0
 out=$(dump astitch placement)
-check "astitch placement: r1, p1, s1, s2, y in GB at offsets" test "$(grep -oE '(r1|p1|s1|s2|y)@GB\+[0-9]+' <<<"$out" | wc -l)" = 5
+check "astitch placement: c1, r1, p1, s1, s2, y in GB at offsets" test "$(grep -oE '(c1|r1|p1|s1|s2|y)@GB\+[0-9]+' <<<"$out" | wc -l)" = 6
 # graphturbo: the layers carry their group; later steps the instance and its samples
 out=$(dump graphturbo units)
 check "graphturbo units: every layer names its group" test "$(grep -cE '^k[0-9]+ ops=[^ ]+ group=g[0-9]+ ' <<<"$out")" = 5

@@ -94,8 +94,9 @@ static void test_group_tvm(void **state) {
   arch_free(a);
 }
 
-/* dense + residual add, then layernorm and gelu: tvm 3 kernels; astitch stitches the gelu
- * onto the layernorm (a row-wise vector head) and keeps its output in GB. */
+/* dense + residual add, then layernorm and gelu: tvm 3 kernels (the add fused into the dense);
+ * astitch runs each dense alone and stitches add, layernorm (its rows, 32 x 2 B, fit a tile)
+ * and gelu into one kernel; the dense's output and the stitched kernel's stay in GB. */
 static const char *bertish =
     "gtg 1\n"
     "model b batch=2 dtype=fp16\n"
@@ -116,12 +117,14 @@ static void test_group_astitch(void **state) {
   expect_kernels(t, 4, ts, th);
   lower_free(t);
   GsLowered *s = lower(g, a, SCHED_ASTITCH, 2, 0);
-  int ss[] = {2, 2, 1};
-  GsOpKind sh[] = {OP_DENSE, OP_LAYERNORM, OP_DENSE};
+  int ss[] = {1, 3, 1};
+  GsOpKind sh[] = {OP_DENSE, OP_ADD, OP_DENSE};
   expect_kernels(s, 3, ss, sh);
-  /* per cluster 1 sample × 16 × 32 × 2 B = 1 KiB fits tiny's GB: both inner outputs in GB */
+  /* per cluster 1 sample × 16 × 32 × 2 B = 1 KiB fits tiny's GB: d and e in GB, the model
+   * output o in DDR; a and n stay in LB (stitched, per tile) */
   assert_int_equal(s->outputs_gb, 2);
   assert_int_equal(s->outputs_ddr, 1);
+  assert_int_equal(s->outputs_lb, 2);
   lower_free(s);
   graph_free(g);
   arch_free(a);

@@ -3,7 +3,8 @@
  * one or two core kinds; a plan corrupted the way a scheduler bug would (an op dropped from a
  * kernel, kernels swapped so a producer runs after its consumer, a head on a unit without its
  * capability, a tensor in the wrong buffer, a tile over its budget, a slice outside its LB or
- * inside a kernel's tile budget, an instance that lost a kernel) fails the check of the step
+ * inside a kernel's tile budget, an instance that lost a kernel, weights kept in the GB over
+ * each other or over a staging) fails the check of the step
  * whose invariant it breaks — and passes the earlier steps' — with a message naming the step
  * and the kernel, op or tensor; lower_check_step turns a violation into exit 3.
  * Run from the repository root (tests/run.sh does). */
@@ -154,25 +155,50 @@ static void test_plan_stops(void **state) {
   arch_free(a);
 }
 
-/* Kernels: an op dropped from a kernel; a producer moved after its consumer. */
+/* Kernels: an op dropped from a kernel; a producer moved after its consumer. The relu r1 ends
+ * kernel 0 (conv, bn, relu) under tvm and graphturbo, kernel 1 (bn, relu: the conv alone
+ * before it) under astitch. */
 static void test_kernels_broken(void **state) {
   (void)state;
   GsArch *a = load_arch("configs/tiny.cfg");
   GsGraph *g = parse(cnn);
   for (int s = 0; s < SCHED_COUNT; s++) {
     GsLowered *l = plan(g, a, (GsSchedKind)s, LOWER_UNITS);
-    assert_int_equal(l->kernels[0].nops, 3);
-    l->kernels[0].nops = 2; /* r1 = relu(b1) in no kernel */
+    int kr = s == SCHED_ASTITCH, nr = s == SCHED_ASTITCH ? 2 : 3;
+    assert_int_equal(l->kernels[kr].nops, nr);
+    l->kernels[kr].nops = nr - 1; /* r1 = relu(b1) in no kernel */
     expect_broken(l, LOWER_KERNELS, "op 'r1' is in no kernel");
     expect_broken(l, LOWER_UNITS, "op 'r1' is in no kernel");
-    l->kernels[0].nops = 3;
-    GsKernel k0 = l->kernels[0];
-    l->kernels[0] = l->kernels[1];
-    l->kernels[1] = k0; /* the maxpool before the conv that makes its input */
-    expect_broken(l, LOWER_KERNELS,
-                  "kernel 0 'p1': op 'p1' reads 'r1', which op 'r1' makes in no earlier kernel");
+    l->kernels[kr].nops = nr;
+    GsKernel k0 = l->kernels[kr];
+    l->kernels[kr] = l->kernels[kr + 1];
+    l->kernels[kr + 1] = k0; /* the maxpool before the kernel that makes its input */
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "kernel %d 'p1': op 'p1' reads 'r1', which op 'r1' makes in no earlier kernel", kr);
+    expect_broken(l, LOWER_KERNELS, msg);
     lower_free(l);
   }
+  graph_free(g);
+  arch_free(a);
+}
+
+/* astitch: the conv given the stitched batchnorm and relu as its tail (tvm's first kernel in
+ * place of astitch's first two). */
+static void test_astitch_alone_broken(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse(cnn);
+  GsLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
+  GsLowered *t = plan(g, a, SCHED_TVM, LOWER_KERNELS);
+  expect_ok(l, LOWER_KERNELS);
+  l->kernels[0] = t->kernels[0];
+  l->nkernels--;
+  memmove(&l->kernels[1], &l->kernels[2], sizeof(GsKernel) * (size_t)(l->nkernels - 1));
+  expect_broken(l, LOWER_KERNELS,
+                "kernel 0 'c1': op 'c1' is not memory-intensive but stitched with other ops");
+  lower_free(l);
+  lower_free(t);
   graph_free(g);
   arch_free(a);
 }
@@ -242,6 +268,41 @@ static void test_tiling_broken(void **state) {
   arch_free(a);
 }
 
+/* Weights kept in the GB across iterations (lower_wkeep.c): two 128 -> 128 dense layers (32 KiB
+ * of weights each) over 3 iterations on tiny (256 KiB GB) keep both, at the GB's top under tvm;
+ * a block moved over the other, out of the GB, or into the staging room of a layer no longer
+ * kept fails the tiling check. */
+static void test_kept_broken(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse("gtg 1\nmodel d2 batch=12 dtype=fp16\ninput x: fp16[N, 4, 128]\n"
+                     "y1 = dense(x) units=128 bias=0\ny2 = dense(y1) units=128 bias=0\n");
+  GsDiag d;
+  diag_init(&d);
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.sched = SCHED_TVM;
+  o.batch_per_cluster = 2;
+  GsLowered *l = lower_plan(g, a, &o, LOWER_TILING, &d);
+  assert_non_null(l);
+  assert_int_equal(l->iterations, 3);
+  assert_non_null(l->w_kept);
+  int h0 = l->kernels[0].head, h1 = l->kernels[1].head;
+  assert_int_equal(l->w_kept[h0], 256 * 1024 - 32768);
+  assert_int_equal(l->w_kept[h1], 256 * 1024 - 2 * 32768);
+  expect_ok(l, LOWER_TILING);
+  l->w_kept[h1] = l->w_kept[h0] - 64;
+  expect_broken(l, LOWER_TILING, "over another block");
+  l->w_kept[h1] = 256 * 1024 - 64;
+  expect_broken(l, LOWER_TILING, "outside [0, 262144)");
+  l->w_kept[h1] = -1;
+  l->w_kept[h0] = 0;
+  expect_broken(l, LOWER_TILING, "kernel 1 'y2' stages 32768 bytes of weights at GB 0");
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* graphturbo: an instance that lost its last kernel (slices); an LB slice past the end of its
  * core's LB (placement); a kernel's tile budget grown over an LB slice alive during it
  * (staging: the tiles would overwrite the slice; tiling alone cannot see it). */
@@ -277,7 +338,7 @@ static void test_violation_exits_3(void **state) {
   GsArch *a = load_arch("configs/tiny.cfg");
   GsGraph *g = parse(cnn);
   GsLowered *l = plan(g, a, SCHED_ASTITCH, LOWER_KERNELS);
-  l->kernels[1].nops = 0;
+  l->kernels[2].nops = 0;
   int fd[2];
   assert_int_equal(pipe(fd), 0);
   fflush(NULL);
@@ -300,10 +361,10 @@ static void test_violation_exits_3(void **state) {
   waitpid(pid, &st, 0);
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), GS_EXIT_INTERNAL);
-  if (!strstr(buf, "invariant broken after lowering step 'kernels' (astitch): kernel 1 'p1' has no ops") ||
+  if (!strstr(buf, "invariant broken after lowering step 'kernels' (astitch): kernel 2 'p1' has no ops") ||
       !strstr(buf, "internal error"))
     fail_msg("stderr: %s", buf);
-  l->kernels[1].nops = 1;
+  l->kernels[2].nops = 1;
   lower_check_step(l, LOWER_KERNELS); /* returns */
   lower_free(l);
   graph_free(g);
@@ -313,9 +374,11 @@ static void test_violation_exits_3(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_plans_pass),   cmocka_unit_test(test_plan_stops),
-      cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_units_broken),
+      cmocka_unit_test(test_kernels_broken),    cmocka_unit_test(test_astitch_alone_broken),
+      cmocka_unit_test(test_units_broken),
       cmocka_unit_test(test_placement_broken),  cmocka_unit_test(test_tiling_broken),
       cmocka_unit_test(test_graphturbo_broken), cmocka_unit_test(test_violation_exits_3),
+      cmocka_unit_test(test_kept_broken),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
