@@ -67,8 +67,10 @@ for sig in INT TERM; do
   "$GTSIM" $A workloads/resnet50.gtg --batch 16 --sched tvm --trace "$tmp/$sig/t.gtt.gz" \
     --perfetto "$tmp/$sig/p.json" >/dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 100); do [ -e "$tmp/$sig/t.gtt.gz.tmp.$pid" ] && break; sleep 0.1; done
-  sleep 0.5
+  # the temporaries appear when the simulation starts (after scheduling): seconds on a loaded
+  # machine, and the run then lasts several more
+  for _ in $(seq 600); do [ -e "$tmp/$sig/t.gtt.gz.tmp.$pid" ] && break; sleep 0.1; done
+  sleep 0.2
   kill -$sig $pid
   wait $pid
   rc=$?
