@@ -57,6 +57,7 @@ struct CliOptions {
   bool batch_per_cluster_auto = false; // --batch-per-cluster auto: the best divisor, by simulation
   bool objective_latency = false;  // --objective latency (default throughput), for auto
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
+  int progress = 0;               // --progress 1, --no-progress -1; 0: when stderr is a terminal
 };
 
 // The version: the release and the git commit it was built from ("0.1.0+a3d556f").
@@ -131,7 +132,32 @@ std::string cli_context_apply(const std::string &report, GsReportFormat f, bool 
 // when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
 // REASON" on stderr.
 int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
-// The trace files and their view (--trace, --perfetto, --trace-detail, --trace-window) into so.
+// The progress line on stderr (sim/cli_progress.cpp, docs/cli.md "Progress and timing on
+// stderr"). Setup once: mode is CliOptions::progress (0: only when stderr is a terminal).
+void cli_progress_setup(int mode);
+bool cli_progress_on();
+// Shows a stage on the progress line ("gtsim: tvm: scheduling x.gtg ..."); null erases it.
+void cli_progress_stage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Seconds of CLOCK_MONOTONIC.
+double cli_wall_seconds();
+// The progress of one simulation of `total` instructions (0: unknown) named `who` (a strategy,
+// a program file). The constructor sets so->progress when progress is on (the simulator calls
+// it every 4096 instructions; it must not outlive this object); finish(done) prints the last
+// figures after the run and erases the line on a terminal.
 struct SimOptions;
+class CliSimProgress {
+ public:
+  CliSimProgress(const char *who, uint64_t total, SimOptions *so);
+  CliSimProgress(const CliSimProgress &) = delete;
+  CliSimProgress &operator=(const CliSimProgress &) = delete;
+  void finish(uint64_t done);
+
+ private:
+  void update(uint64_t done, bool last);
+  std::string who_;
+  uint64_t total_;
+  double t0_, shown_;
+};
+// The trace files and their view (--trace, --perfetto, --trace-detail, --trace-window) into so.
 void cli_trace_options(const CliOptions &o, SimOptions *so);
 #endif

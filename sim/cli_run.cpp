@@ -2,12 +2,8 @@
 // each requested strategy (sched/lower.h), simulate every program on ONE elaborated Simulator
 // (SystemC elaborates once per process), and print the report (sched/report.h) or, with
 // --compare, one table with a row per strategy. --emit writes the scheduled program.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,39 +20,6 @@ extern "C" {
 #include "prog.h"
 #include "report.h"
 #include "util.h"
-}
-
-// Stage progress for long runs: one line on stderr, rewritten in place and
-// erased at the end, only when stderr is a terminal; stdout (the report) is never touched.
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...) {
-  static const bool tty = isatty(STDERR_FILENO) == 1;
-  if (!tty) return;
-  fputs("\r\033[K", stderr);
-  if (fmt) {
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-  }
-  fflush(stderr);
-}
-
-static double wall_seconds() {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-// Inside a simulation: percentage of instructions done and the time left at the rate so far,
-// at most twice a second (only when stderr is a terminal, as every progress line).
-static void sim_progress(GsSchedKind k, double t0, double *shown, uint64_t done, uint64_t total) {
-  double now = wall_seconds();
-  if (now - *shown < 0.5 || total == 0) return;
-  *shown = now;
-  double left = (now - t0) * (double)(total - std::min(done, total)) / (double)done;
-  progress("gtsim: %s: simulating %.1f M instructions: %.0f%%, about %.0f s left",
-           lower_sched_name(k), (double)total / 1e6, 100.0 * (double)done / (double)total, left);
 }
 
 // One strategy of --sched/--compare: a name, and for graphturbo an optional ":LEVEL".
@@ -319,16 +282,13 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
     if (so.perfetto_path) so.episode_names = episode_names(*lower_summary(ro->l));
   }
   SimResult r;
-  double t1 = wall_seconds();
-  progress("gtsim: %s: simulating %.1f M instructions ...", lower_sched_name(k),
-           (double)prog_ninsts(ro->l->prog) / 1e6);
-  double shown = t1;
-  so.progress = [&](uint64_t done, uint64_t total) { sim_progress(k, t1, &shown, done, total); };
+  double t1 = cli_wall_seconds();
+  CliSimProgress pr(lower_sched_name(k), (uint64_t)prog_ninsts(ro->l->prog), &so);
   int st = e.sim.run(ro->l->prog, so, &r);
-  progress(nullptr);
+  pr.finish(r.instructions);
   if (e.o.timing)
     fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions, %.1f MiB "
-            "held (%.2f B each)\n", lower_sched_name(k), t_sched, wall_seconds() - t1,
+            "held (%.2f B each)\n", lower_sched_name(k), t_sched, cli_wall_seconds() - t1,
             (unsigned long long)r.instructions, (double)prog_code_bytes(ro->l->prog) / 1048576.0,
             (double)prog_code_bytes(ro->l->prog) / (double)(r.instructions ? r.instructions : 1));
   if (st != 0) {
@@ -343,10 +303,10 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
 // Schedules with lowering options lo into ro (writing --emit's program when `emit`), then
 // simulates; returns 0 or the exit status after printing why.
 static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
-  double t0 = wall_seconds();
-  progress("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
+  double t0 = cli_wall_seconds();
+  cli_progress_stage("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
   ro->l = lower_run(e.g, e.a, &lo, e.d);
-  progress(nullptr);
+  cli_progress_stage(nullptr);
   if (!ro->l) return GS_EXIT_INPUT;
   if (prog_check(ro->l->prog, e.a, e.d, e.path) != 0)
     die("the %s schedule of %s fails the static program check", lower_sched_name(lo.sched), e.path);
@@ -354,7 +314,7 @@ static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool tr
     fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  return simulate(e, ro, traces, wall_seconds() - t0);
+  return simulate(e, ro, traces, cli_wall_seconds() - t0);
 }
 
 // --batch-per-cluster auto (docs/cli.md, "Batches per cluster"): every divisor P of the

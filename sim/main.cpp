@@ -108,6 +108,10 @@ static const char *usage_text =
     "                         not at all, instead of stdout\n"
     "  --json                 JSON instead of text\n"
     "  --csv                  CSV instead of text (reports)\n"
+    "  --progress             show a run's progress on stderr (the stage; simulating: % of\n"
+    "                         instructions done, elapsed, time left) also when stderr is\n"
+    "                         not a terminal, a line per update (default: terminal only)\n"
+    "  --no-progress          never show it (docs/cli.md)\n"
     "Other:\n"
     "  An option or input file the mode does not read is an error (docs/cli.md).\n"
     "  -h, --help             this text\n"
@@ -199,7 +203,9 @@ static int cmd_run_program(const CliOptions &o) {
     cli_trace_options(o, &so);
     so.program_name = o.inputs[0];
     SimResult r;
+    CliSimProgress pr(o.inputs[0], (uint64_t)prog_ninsts(p), &so);
     rc = sim.run(p, so, &r);
+    pr.finish(r.instructions);
     if (rc != 0) {
       fputs(r.message.c_str(), stderr);
     } else {
@@ -225,6 +231,7 @@ enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
 enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE, O_TRACE_DETAIL, O_TRACE_WINDOW };
+enum { O_PROGRESS = 420, O_NO_PROGRESS };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -266,6 +273,8 @@ static const struct option longopts[] = {
     {"objective", required_argument, 0, O_OBJECTIVE},
     {"trace-detail", required_argument, 0, O_TRACE_DETAIL},
     {"trace-window", required_argument, 0, O_TRACE_WINDOW},
+    {"progress", no_argument, 0, O_PROGRESS},
+    {"no-progress", no_argument, 0, O_NO_PROGRESS},
     {0, 0, 0, 0},
 };
 
@@ -341,6 +350,8 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
     o.trace_instructions = !strcmp(arg, "instruction");
     break;
   case O_TRACE_WINDOW: trace_window_option(o, arg); break;
+  case O_PROGRESS: o.progress = 1; break;
+  case O_NO_PROGRESS: o.progress = -1; break;
   default: die("option code %d has no case", c);
   }
   return -1;
@@ -420,12 +431,12 @@ static const Mode MODE_LOWER_DUMP{"--dump-after STEP",
 static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
 static const Mode MODE_EMIT_PROGRAM{"--emit of a program file", "emit arch set", 1, cmd_emit_program};
 static const Mode MODE_RUN_PROGRAM{"a program run",
-                                   "arch set json csv o trace perfetto trace-detail trace-window", 1,
+                                   "arch set json csv o trace perfetto trace-detail trace-window progress no-progress", 1,
                                    cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch dtype sched compare batch-per-cluster json csv o trace "
-                                 "perfetto trace-detail trace-window emit timing objective" GT_GRAPH_OPTS
+                                 "perfetto trace-detail trace-window emit timing objective progress no-progress" GT_GRAPH_OPTS
                                  GT_KERNEL_OPTS,
                                  1, cli_run_model};
 
@@ -461,6 +472,8 @@ static void check_used(const CliOptions &o, const Mode &m) {
     usage_error("--trace-detail is not used without --perfetto (the .gtt trace is per instruction)");
   if (cli_given(o, "trace-window") && !o.perfetto && !o.trace)
     usage_error("--trace-window is not used without --trace or --perfetto");
+  if (cli_given(o, "progress") && cli_given(o, "no-progress"))
+    usage_error("--progress and --no-progress exclude each other");
 }
 
 // Resolves --arch and the model names through the search path (sim/cli_find.cpp).
@@ -486,6 +499,7 @@ int cli_main(int argc, char **argv) {
                 "--stats, --convert, --disasm, --config-doc, --isa-doc");
   check_used(o, *m);
   resolve_names(o, *m);
+  cli_progress_setup(o.progress);
   return m->run(o);
 }
 

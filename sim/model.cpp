@@ -652,7 +652,7 @@ void SimModel::queue_thread(int qid) {
     q.pc = i;
     if (!exec(q, qid, *prog_cursor_next(&q.cur), i)) break;
     q.ninst++;
-    if ((++executed_ & 0xffff) == 0 && progress_) progress_(executed_, total_);
+    if ((++executed_ & (kProgressEvery - 1)) == 0 && progress_) progress_(executed_, total_);
     if (i + 1 == n) q.done = true;
   }
   q.end = now();

@@ -205,6 +205,7 @@ class SimModel : public sc_core::sc_module {
   const char *prog_name_ = "program";
   std::function<void(uint64_t, uint64_t)> progress_;  // SimOptions::progress
   uint64_t executed_ = 0, total_ = 0;                  // instructions, for progress_
+  static constexpr uint64_t kProgressEvery = 4096;     // progress_ every this many (a power of 2)
   double start_ = 0;       // the run's start in model time (0: now() counts from start_ps_)
   uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
   double ps_per_cycle_ = 1000;

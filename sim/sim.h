@@ -82,9 +82,10 @@ struct SimOptions {
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
   // 0 = the config's chip.chunk_bytes (default 2048; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
-  // Called with (instructions executed, instructions in the program) every 65536 executed
-  // instructions, from inside the run: for a progress indicator (the CLI's prints percentage
-  // and ETA when stderr is a terminal). Empty: not called.
+  // Called with (instructions executed, instructions in the program) every 4096 executed
+  // instructions, from inside the run: for a progress indicator (sim/cli_progress.cpp prints
+  // percentage, elapsed time and ETA). It should be cheap (read a clock, print now and then).
+  // Empty: not called (the run's only cost is the instruction counter it keeps anyway).
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
