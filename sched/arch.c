@@ -140,6 +140,11 @@ const ArchKey arch_keys[] = {
      .def = "18", .when = KW_DRAM,
      .desc = "tRP: precharge (close the open row); a row miss costs tRP + tRCD",
      .off = A_(ddr_trp_ns)},
+    {.sec = SEC_DDR, .key = "trrd_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
+     .def = "10", .when = KW_DRAM,
+     .desc = "the shortest interval between activates in different banks of a channel, "
+             "max(tRRD, tFAW / 4): how fast rows of other banks open while one streams",
+     .off = A_(ddr_trrd_ns)},
     {.sec = SEC_DDR, .key = "trfc_ns", .type = KT_FLOAT, .unit = "ns", .min = 0, .max = 1e6,
      .def = "280", .when = KW_DRAM,
      .desc = "tRFC: a refresh blocks the channel this long, once every trefi_ns (0: no refresh)",
@@ -1096,6 +1101,7 @@ static void fill_derived(GsArch *a) {
   /* DRAM timing in chip cycles, kept fractional (transfers are timed in fractional cycles) */
   double cyc_per_ns = a->clock_mhz / 1e3;
   a->ddr_miss_cycles = (a->ddr_trp_ns + a->ddr_trcd_ns) * cyc_per_ns;
+  a->ddr_act_cycles = fmin(a->ddr_trrd_ns * cyc_per_ns, a->ddr_miss_cycles);
   a->ddr_wtr_cycles = a->ddr_twtr_ns * cyc_per_ns;
   a->ddr_rtw_cycles = a->ddr_trtw_ns * cyc_per_ns;
   a->ddr_refresh_factor = a->ddr_trefi_ns > a->ddr_trfc_ns

@@ -150,6 +150,7 @@ typedef struct {
   int ddr_row_bytes;                   /* row buffer (page) of one bank, channel address space */
   int ddr_banks;                       /* banks per channel */
   double ddr_trcd_ns, ddr_trp_ns;      /* activate to column command; precharge */
+  double ddr_trrd_ns;                  /* activate to activate in another bank: max(tRRD, tFAW/4) */
   double ddr_trfc_ns, ddr_trefi_ns;    /* refresh cycle time; refresh interval */
   double ddr_twtr_ns, ddr_trtw_ns;     /* bus turnaround write->read, read->write */
   /* [cluster] */
@@ -172,6 +173,7 @@ typedef struct {
   double ddr_bytes_per_cycle;          /* ddr_bandwidth_gb_per_s * 1e3 / clock_mhz */
   int ddr_latency_cycles;              /* ceil(ddr_latency_ns * clock_mhz / 1e3) */
   double ddr_miss_cycles;              /* (tRP + tRCD) in chip cycles (fractional) */
+  double ddr_act_cycles;               /* trrd_ns in chip cycles, at most ddr_miss_cycles */
   double ddr_wtr_cycles, ddr_rtw_cycles; /* the turnarounds in chip cycles */
   double ddr_refresh_factor;           /* tREFI / (tREFI - tRFC): channel time per data time */
   GsArchNote *notes;                   /* the keys set with a comment, file order */

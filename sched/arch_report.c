@@ -279,8 +279,8 @@ static void describe_text(const GsArch *a, FILE *out) {
   if (a->ddr_model == DDR_DRAM)
     fprintf(out,
             "#   DRAM model: %d banks x %d B rows per channel; row miss (tRP + tRCD) %.4g cycles, "
-            "turnaround w->r %.4g / r->w %.4g cycles, refresh x%.4f channel time\n",
-            a->ddr_banks, a->ddr_row_bytes, a->ddr_miss_cycles, a->ddr_wtr_cycles,
+            "activates in other banks every %.4g cycles, turnaround w->r %.4g / r->w %.4g cycles, refresh x%.4f channel time\n",
+            a->ddr_banks, a->ddr_row_bytes, a->ddr_miss_cycles, a->ddr_act_cycles, a->ddr_wtr_cycles,
             a->ddr_rtw_cycles, a->ddr_refresh_factor);
   else fprintf(out, "#   DRAM model: ideal (bytes / bandwidth)\n");
   for (int k = 0; k < a->ncore_kinds; k++) {

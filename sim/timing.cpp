@@ -67,6 +67,7 @@ DramTiming timing_dram(const GsArch *a) {
   d.row_bytes = a->ddr_row_bytes > 0 ? a->ddr_row_bytes : 1;
   d.banks = a->ddr_banks > 0 ? a->ddr_banks : 1;
   d.miss = a->ddr_miss_cycles;
+  d.act = a->ddr_act_cycles;
   d.channel_bpc = a->ddr_channels > 0 ? a->ddr_bytes_per_cycle / a->ddr_channels : 1;
   d.wtr = a->ddr_wtr_cycles;
   d.rtw = a->ddr_rtw_cycles;
@@ -107,11 +108,12 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
       if (open != pg / dt.banks) {
         open = pg / dt.banks;
         c.misses++;
-        // another bank opens while the page entered last streams its bytes (bank-level
-        // parallelism); a row conflict in the same bank waits for all of tRP + tRCD
+        // a row conflict in the bank of the page entered last waits for all of tRP + tRCD;
+        // another bank's row was opened ahead, while that page streamed (bank-level
+        // parallelism), no sooner than one activate interval after its own
         bool same_bank = pg % dt.banks == (c.page_lo / dt.row_bytes) % dt.banks;
-        double hidden = same_bank ? 0 : (double)c.page_bytes / dt.channel_bpc;
-        penalty[ch] += std::max(0.0, dt.miss - hidden);
+        double hidden = (double)c.page_bytes / dt.channel_bpc;
+        penalty[ch] += same_bank ? dt.miss : std::max(0.0, dt.act - hidden);
         c.page_bytes = 0;
       } else if (pg * dt.row_bytes != c.page_lo) {
         c.page_bytes = 0;  // a hit in another open row: that page's stream starts here

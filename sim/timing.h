@@ -62,6 +62,7 @@ struct DramTiming {
   int64_t row_bytes = 0;      // row buffer of one bank, in the channel's own addresses
   int banks = 1;
   double miss = 0;            // tRP + tRCD
+  double act = 0;             // activate to activate in another bank (<= miss)
   double channel_bpc = 1;     // one channel's bytes per cycle: how long a page's data streams
   double wtr = 0, rtw = 0;    // bus idle turning write->read, read->write
   double refresh = 1;         // tREFI / (tREFI - tRFC)
@@ -84,7 +85,9 @@ struct DramChannel {
 // A in channel c (channel = (A / il) mod nch): channel address CA = (A / (il·nch))·il + A mod
 // il; page P = CA / row_bytes, bank = P mod banks, row = P / banks. Entering a page whose bank
 // holds another row (or none) is a miss. Adds to penalty[c] the channel's non-data cycles:
-//   misses · (tRP + tRCD) + one turnaround if the channel last went the other way,
+//   per miss tRP + tRCD in the bank of the page entered last, else the activate interval
+//   less what that page's bytes take to stream (never below 0); plus one turnaround if the
+//   channel last went the other way,
 // and bytes to bytes[c] (which then add up to timing_ddr_bytes). Refresh is not added here:
 // it stretches all of a channel's time (DramTiming::refresh), data and penalties alike.
 void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,

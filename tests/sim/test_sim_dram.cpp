@@ -6,8 +6,9 @@
 //   rows of 1024 B, 4 banks; tRP + tRCD = 10 + 10 = 20; refresh tRFC 200 every tREFI 1000:
 //   the channel's time stretched by 1000 / (1000 - 200) = 1.25; turnarounds w->r 30, r->w 10.
 // A channel's time for one transfer: (bytes_ch / 16 + misses' cost + turnaround) · 1.25, a
-// miss costing 20 less the cycles the channel's page entered last has streamed when it is in
-// another bank (a whole 1024 B page: 64 cycles, so nothing), all 20 in the same bank.
+// miss costing the activate interval 8 less the cycles the channel's page entered last has
+// streamed when it is in another bank (a whole 1024 B page: 64 cycles, so nothing), all 20 in
+// the same bank.
 #include "simtest.h"
 
 static GsArch *g_arch;
@@ -93,9 +94,10 @@ static void state_resets_between_runs(void **) {
 }
 
 int sc_main(int, char **) {
-  const char *sets[] = {"ddr.model=dram",   "ddr.row_bytes=1024", "ddr.banks=4",
-                        "ddr.trcd_ns=10",   "ddr.trp_ns=10",      "ddr.trfc_ns=200",
-                        "ddr.trefi_ns=1000", "ddr.twtr_ns=30",    "ddr.trtw_ns=10"};
+  const char *sets[] = {"ddr.model=dram",    "ddr.row_bytes=1024", "ddr.banks=4",
+                        "ddr.trcd_ns=10",    "ddr.trp_ns=10",      "ddr.trrd_ns=8",
+                        "ddr.trfc_ns=200",   "ddr.trefi_ns=1000",  "ddr.twtr_ns=30",
+                        "ddr.trtw_ns=10"};
   GsDiag d;
   diag_init(&d);
   g_arch = arch_load("configs/tiny.cfg", sets, (int)(sizeof sets / sizeof sets[0]), &d);

@@ -102,14 +102,16 @@ static void ddr_mapping(void **) {
 }
 
 // The DRAM model's walk (docs/timing.md, "DRAM efficiency"): 2 channels, 256 B interleave,
-// burst 64, rows of 1024 B, 4 banks; miss 20 cycles, turnarounds w->r 30 / r->w 10; a channel
-// moves 16 B/cycle, so a miss in another bank than the page streaming last is hidden by that
-// page's bytes / 16 cycles (a whole page: 64 >= 20, all of it).
+// burst 64, rows of 1024 B, 4 banks; miss 20 cycles, activates in other banks every 8,
+// turnarounds w->r 30 / r->w 10; a channel moves 16 B/cycle, so a miss in another bank than
+// the page streaming last costs 8 less that page's bytes / 16 cycles (a whole page: 64 >= 8,
+// nothing), a miss in the same bank all 20.
 static void dram_rows_and_turnarounds(void **) {
   DramTiming dt;
   dt.row_bytes = 1024;
   dt.banks = 4;
   dt.miss = 20;
+  dt.act = 8;
   dt.wtr = 30;
   dt.rtw = 10;
   dt.channel_bpc = 16;
@@ -147,11 +149,12 @@ static void dram_rows_and_turnarounds(void **) {
   // addresses 2048 + 1024 i: pages 2, 3, 4, ... 9 -> banks 2, 3, 0, 1, 2, 3, 0, 1, rows 0, 0,
   // 1, 1, 2, 2, 2, 2: pages 2 and 3 are open (row 0), bank 0 holds row 0 again since the read
   // above, so page 4 (row 1) misses, page 5 (bank 1 row 1) misses, 6..9 miss: 6 misses, each
-  // in another bank than the page before, which streamed only 64 B (4 cycles): 6 x (20 - 4)
+  // in another bank than the page before, which streamed only 64 B (4 cycles): 6 x (8 - 4)
+  // (rows opening one activate interval apart, not one whole miss after another)
   pen.assign(2, 0);
   GsAccess strided{4096, 64, 8, 2048, 1, 0};
   timing_dram_side(strided, 256, 2, 64, dt, false, st, by, pen);
-  assert_true(pen[0] == 6 * 16 && pen[1] == 0 && st[0].misses == 5 + 1 + 6);
+  assert_true(pen[0] == 6 * (8 - 4) && pen[1] == 0 && st[0].misses == 5 + 1 + 6);
 }
 
 // The burst rounding the simulator and the tiler share (unit_timing.h), burst 64.
