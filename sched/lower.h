@@ -450,6 +450,9 @@ unsigned lower_head_need(const GsGraph *g, int op);
 /* Pick the core kind and units of every kernel; may split a kernel whose tail has no unit on
  * the head's core kind. Returns 0 or -1 with an error in d. */
 int lower_fill_kernel_units(GsLowered *l, GsDiag *d);
+
+/* The unit kind behind queue q (k->unit_head or k->unit_tail, >= Q_UNIT0) of kernel k's cores. */
+const GsUnitKind *lower_kernel_unit(const GsArch *a, const GsKernel *k, int q);
 /* Every op's dtype has a unit of the kind it needs on some core kind of a; else one error to d
  * that suggests --dtype (lower_dtype.c), -1. */
 int lower_check_dtypes(const GsGraph *g, const GsArch *a, GsDiag *d);

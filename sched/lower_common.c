@@ -218,18 +218,21 @@ static int split_tail(const GsLowered *l, GsKernel *k, int split_at, GsKernel *t
   return 0;
 }
 
+const GsUnitKind *lower_kernel_unit(const GsArch *a, const GsKernel *k, int q) {
+  return &a->units[a->core_kinds[k->core_kind].unit[q - Q_UNIT0]];
+}
+
 /* Kernel k's compute dtypes on its units and its FLOP/MAC counts. */
 static void kernel_dtypes_costs(const GsLowered *l, GsKernel *k) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
-  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
   GsDtype hdt = op_dtype(g, k->head);
   k->cdt_head = k->cdt_tail = hdt;
   if (k->unit_head >= 0) {
-    const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+    const GsUnitKind *u = lower_kernel_unit(a, k, k->unit_head);
     int ch = unit_dtype(u, lower_head_need(g, k->head), hdt);
     k->cdt_head = ch < 0 ? hdt : (GsDtype)ch; /* lower_check_dtypes: the unit has hdt */
-    const GsUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+    const GsUnitKind *ut = lower_kernel_unit(a, k, k->unit_tail);
     int ct = unit_dtype(ut, CAP_VECTOR, hdt);
     k->cdt_tail = k->nops > 1 && ct >= 0 ? (GsDtype)ct : k->cdt_head;
   }

@@ -59,9 +59,9 @@ static void print_units(FILE *out, const GsLowered *l, const GsKernel *k) {
     fputs("dma", out);
     return;
   }
-  fprintf(out, "%s:%s", l->arch->units[ck->unit[k->unit_head - Q_UNIT0]].name, arch_dtype_name(k->cdt_head));
+  fprintf(out, "%s:%s", lower_kernel_unit(l->arch, k, k->unit_head)->name, arch_dtype_name(k->cdt_head));
   if (k->nops > 1)
-    fprintf(out, ",%s:%s", l->arch->units[ck->unit[k->unit_tail - Q_UNIT0]].name, arch_dtype_name(k->cdt_tail));
+    fprintf(out, ",%s:%s", lower_kernel_unit(l->arch, k, k->unit_tail)->name, arch_dtype_name(k->cdt_tail));
 }
 
 /* tvm/astitch: the last op's outputs, where they live and their last reader. */

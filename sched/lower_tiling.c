@@ -140,8 +140,7 @@ static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsG
   const GsGraph *g = l->graph;
   *head = *tail = 0;
   if (k->unit_head < Q_UNIT0) return;
-  const GsCoreKind *ck = &a->core_kinds[k->core_kind];
-  const GsUnitKind *u = &a->units[ck->unit[k->unit_head - Q_UNIT0]];
+  const GsUnitKind *u = lower_kernel_unit(a, k, k->unit_head);
   GsTile t = {0, min64(tr, gm->rows), 0, min64(tc, gm->cols), 0, min64(tk, gm->k)};
   GsComputeStep cs[GS_MAX_STEPS];
   int n = lower_tile_compute(g, k->head, &t, k->packed_k, cs, GS_MAX_STEPS);
@@ -151,7 +150,7 @@ static void step_compute_cycles(const GsLowered *l, const GsKernel *k, const GsG
     *head += (double)max64(c, 0);
   }
   if (k->nops < 2) return;
-  const GsUnitKind *ut = &a->units[ck->unit[k->unit_tail - Q_UNIT0]];
+  const GsUnitKind *ut = lower_kernel_unit(a, k, k->unit_tail);
   GsSpan os;
   lower_tile_output_span(g, k->head, &t, &os);
   int64_t oelems = span_bytes(&os) / arch_dtype_bytes(g->tensors[g->ops[k->head].out[0]].dtype);
@@ -206,8 +205,7 @@ static void partition(const GsLowered *l, GsKernel *k, const GsGeom *gm, int pc)
  * runs all of the columns loads every fold of the weights, however few its rows. */
 static int head_stationary(const GsLowered *l, const GsKernel *k) {
   if (k->unit_head < Q_UNIT0) return 0;
-  const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
-  const GsUnitKind *u = &l->arch->units[ck->unit[k->unit_head - Q_UNIT0]];
+  const GsUnitKind *u = lower_kernel_unit(l->arch, k, k->unit_head);
   return (u->caps & CAP_MATRIX) && u->shape != MAT_CUBE && u->dataflow != DF_OUTPUT_STATIONARY;
 }
 
@@ -549,8 +547,7 @@ int lower_choose_partition(GsLowered *l, GsKernel *k) {
  * input channels idles in every per-tap gemm; a cube one element deep never gains). */
 static int packing_may_pay(const GsLowered *l, const GsKernel *k, const GsGeom *gm) {
   if (k->unit_head < Q_UNIT0 || !lower_conv_packable(l->graph, k->head)) return 0;
-  const GsCoreKind *ck = &l->arch->core_kinds[k->core_kind];
-  const GsUnitKind *u = &l->arch->units[ck->unit[k->unit_head - Q_UNIT0]];
+  const GsUnitKind *u = lower_kernel_unit(l->arch, k, k->unit_head);
   GsTile t = {0, min64(gm->rows, 64), 0, gm->cols, 0, gm->k};
   int64_t c[2] = {0, 0};
   for (int packed = 0; packed < 2; packed++) {
@@ -567,20 +564,18 @@ static int packing_may_pay(const GsLowered *l, const GsKernel *k, const GsGeom *
  * form's LB room, which leaves fewer rows per tile — or equal with less compute (a kernel bound
  * by its loads still runs its gemms between them); else one gemm per tap. */
 static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const double *ahead) {
-  int fixed = lower_keeps_slices(l), chunks;
+  int fixed = lower_keeps_slices(l);
   k->packed_k = 0;
   TileChoice taps = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
   if (!packing_may_pay(l, k, gm)) return taps;
+  GsKernel per_tap = *k; /* the partition and staging choose_partition left: kept if packing loses */
   k->packed_k = 1;
-  TileChoice packed = choose_partition(l, k, gm, fixed, ahead, &chunks);
+  TileChoice packed = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
   int better = taps.tr < 1 || packed.cost < taps.cost ||
                (packed.cost <= taps.cost * (1 + 1e-9) && packed.compute < taps.compute);
-  if (packed.tr >= 1 && better) {
-    k->w_chunks = chunks;
-    return packed;
-  }
-  k->packed_k = 0;
-  return choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
+  if (packed.tr >= 1 && better) return packed;
+  *k = per_tap;
+  return taps;
 }
 
 /* The partition and tiles of a gemm/vector kernel (choose_form; graphturbo keeps the

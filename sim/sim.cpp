@@ -146,7 +146,7 @@ void SimModel::register_dram_stats(SimStats &st) const {
     data += (double)ddr->channels[c].bytes / ddr->channels[c].bytes_per_cycle;
     busy += ddr->channels[c].busy;
   }
-  st.add("ddr.row_misses", "count", "rows opened: accesses to a bank whose open row was another (tRP + tRCD each)",
+  st.add("ddr.row_misses", "count", "rows opened: accesses to a bank whose open row was another or none",
          (double)misses);
   st.add("ddr.row_hit_rate", "ratio", "DDR bursts that found their row open / DDR bursts",
          bursts ? (double)(bursts - misses) / (double)bursts : 0);
