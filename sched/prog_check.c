@@ -127,31 +127,53 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
              gtasm_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
 }
 
+/* What check_inst needs of an opcode's operands that does not depend on the instruction: which
+ * fields it names, and which of its operands must be positive. Built once from the ISA table
+ * (a run checks millions of instructions; comparing operand names each time cost ~5% of it). */
+typedef struct {
+  unsigned used_r, used_t, used_n; /* bit k: field r[k] / t[k] / n[k] named */
+  int used_sub, used_dt, used_fl;
+  unsigned positive;               /* bit k: operand k must be positive */
+} OpShape;
+
+static const OpShape *op_shape(GsOpcode op) {
+  static OpShape shapes[I_COUNT];
+  static int built;
+  if (!built) {
+    for (int i = 0; i < I_COUNT; i++) {
+      OpShape *s = &shapes[i];
+      for (int k = 0; k < isa_operand_count((GsOpcode)i); k++) {
+        const GsOperand *o = isa_operand((GsOpcode)i, k);
+        switch (o->field) {
+        case OPF_REGION: s->used_r |= 1u << o->index; break;
+        case OPF_TILE: s->used_t |= 1u << o->index; break;
+        case OPF_NUM: s->used_n |= 1u << o->index; break;
+        case OPF_SUB: s->used_sub = 1; break;
+        case OPF_DTYPE: s->used_dt = 1; break;
+        case OPF_FLAGS: s->used_fl = 1; break;
+        }
+        if (must_be_positive(o->name)) s->positive |= 1u << k;
+      }
+    }
+    built = 1;
+  }
+  return &shapes[op];
+}
+
 /* Fields an opcode does not name must be zero (isa.def). */
 static void check_unused_fields(Ctx *c, const GsInst *in) {
   GsOpcode op = (GsOpcode)in->op;
-  int used_r = 0, used_t = 0, used_n = 0, used_sub = 0, used_dt = 0, used_fl = 0;
-  for (int k = 0; k < isa_operand_count(op); k++) {
-    const GsOperand *o = isa_operand(op, k);
-    switch (o->field) {
-    case OPF_REGION: used_r |= 1 << o->index; break;
-    case OPF_TILE: used_t |= 1 << o->index; break;
-    case OPF_NUM: used_n |= 1 << o->index; break;
-    case OPF_SUB: used_sub = 1; break;
-    case OPF_DTYPE: used_dt = 1; break;
-    case OPF_FLAGS: used_fl = 1; break;
-    }
-  }
+  const OpShape *s = op_shape(op);
   for (int k = 0; k < 3; k++) {
-    if (!(used_r & 1 << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
-    if (!(used_t & 1 << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
+    if (!(s->used_r & 1u << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
+    if (!(s->used_t & 1u << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
   }
   for (int k = 0; k < GS_INST_NUM; k++)
-    if (!(used_n & 1 << k) && isa_inst_field(in, OPF_NUM, k))
+    if (!(s->used_n & 1u << k) && in->n[k])
       inst_error(c, "field n%d is not used by %s and must be 0", k, isa_mnemonic(op));
-  if (!used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
-  if (!used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
-  if (!used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
+  if (!s->used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
+  if (!s->used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
+  if (!s->used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
 }
 
 static const GsUnitKind *queue_unit(const GsArch *a, const GsQueue *q) {
@@ -302,7 +324,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
       ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
       if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
       else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
-      else if (v == 0 && must_be_positive(o->name)) inst_error(c, "%s must be positive", o->name);
+      else if (v == 0 && op_shape(op)->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
       break;
     case OPK_REGION:
       if (v >= p->nregions)

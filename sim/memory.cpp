@@ -99,26 +99,67 @@ template <class V> static void ranges_cut(std::map<int64_t, V> &m, int64_t lo, i
 
 static bool same(const Span &a, const Span &b) { return a.tile == b.tile && a.by_compute == b.by_compute; }
 
-// Merges the ranges of m from the one before `lo` to the one at `hi` with their right
-// neighbours where they touch and hold the same.
-static void span_merge(SpanMap &m, int64_t lo, int64_t hi) {
-  auto it = m.lower_bound(lo);
-  if (it != m.begin()) --it;
-  while (it != m.end() && it->first <= hi) {
-    auto next = std::next(it);
-    if (next != m.end() && next->first == it->second.end && same(it->second, next->second)) {
-      it->second.end = next->second.end;
-      m.erase(next);
-    } else {
-      it = next;
-    }
-  }
-}
-
 // The first range of m that ends after lo.
-static SpanMap::const_iterator span_at(const SpanMap &m, int64_t lo) {
+// (const or not: M is SpanMap or const SpanMap)
+template <class M> static auto span_at(M &m, int64_t lo) -> decltype(m.begin()) {
   auto it = m.upper_bound(lo);
   if (it != m.begin() && std::prev(it)->second.end > lo) --it;
+  return it;
+}
+
+// The first range of m that ends after lo, walked to from `hint` when hint starts at or before
+// lo and the answer is a few ranges on (the runs of a pattern come in address order: the next
+// run's range is usually the one after the last run's), else looked up from the root. A
+// pattern's rows cost O(1) each instead of several descents of a tree of thousands of ranges.
+template <class M, class It> static It span_seek(M &m, It hint, int64_t lo) {
+  if (hint != m.end() && hint->first <= lo) {
+    for (int k = 0; k < 8; k++, ++hint)  // ranges before hint end at or before hint's start
+      if (hint == m.end() || hint->second.end > lo) return hint;
+  }
+  return span_at(m, lo);
+}
+
+// Makes bytes [lo, hi) of m one range holding s, given it = the first range that ends after lo
+// (span_seek): cuts the ranges it overlaps, keeping their parts outside [lo, hi). Returns the
+// new range.
+static SpanMap::iterator span_put(SpanMap &m, SpanMap::iterator it, int64_t lo, int64_t hi, Span s) {
+  if (it != m.end() && it->first == lo && it->second.end == hi) {  // the same bytes again
+    it->second = s;
+    return it;
+  }
+  if (it != m.end() && it->first < lo) {  // it starts before lo: keep its head, and its tail
+    Span tail = it->second;
+    it->second.end = lo;
+    ++it;
+    if (tail.end > hi) return m.emplace_hint(m.emplace_hint(it, hi, tail), lo, s);
+  }
+  while (it != m.end() && it->first < hi) {
+    if (it->second.end > hi) {  // keep the tail of the last one it cuts
+      Span tail = it->second;
+      it = m.emplace_hint(m.erase(it), hi, tail);
+      break;
+    }
+    it = m.erase(it);
+  }
+  return m.emplace_hint(it, lo, s);
+}
+
+// Merges range it with its neighbours where they touch and hold the same (the other ranges
+// are merged already); returns the range that holds it's bytes then.
+static SpanMap::iterator span_join(SpanMap &m, SpanMap::iterator it) {
+  if (it != m.begin()) {
+    auto p = std::prev(it);
+    if (p->second.end == it->first && same(p->second, it->second)) {
+      p->second.end = it->second.end;
+      m.erase(it);
+      it = p;
+    }
+  }
+  auto n = std::next(it);
+  if (n != m.end() && n->first == it->second.end && same(it->second, n->second)) {
+    it->second.end = n->second.end;
+    m.erase(n);
+  }
   return it;
 }
 
@@ -381,7 +422,9 @@ struct Bad {
 
 // The first stretch of [lo, hi) that does not hold `tile`; consecutive pieces that hold the same
 // wrong thing (or nothing) are one stretch.
-bool first_bad(const SpanMap &m, int64_t lo, int64_t hi, uint32_t tile, Bad *bad) {
+// *cur: where the last call's walk ended (a hint for span_seek; m.end() at first).
+bool first_bad(const SpanMap &m, int64_t lo, int64_t hi, uint32_t tile, Bad *bad,
+               SpanMap::const_iterator *cur) {
   bool found = false;
   auto extend = [&](int64_t a, int64_t b, uint32_t held) {  // false: the stretch has ended
     if (!found) {
@@ -394,7 +437,9 @@ bool first_bad(const SpanMap &m, int64_t lo, int64_t hi, uint32_t tile, Bad *bad
     return true;
   };
   int64_t pos = lo;
-  for (auto it = span_at(m, lo); it != m.end() && it->first < hi; ++it) {
+  auto it = span_seek(m, *cur, lo);
+  for (; it != m.end() && it->first < hi; ++it) {
+    *cur = it;
     int64_t a = std::max(lo, it->first), b = std::min(hi, it->second.end);
     if (a > pos && !extend(pos, a, 0)) return true;
     if (it->second.tile != tile ? !extend(a, b, it->second.tile) : found) return true;
@@ -428,9 +473,10 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, co
     auto it = span_at(g.spans, ap.base);
     bool one = it != g.spans.end() && it->first <= ap.base && it->second.tile == tile &&
                it->second.end >= timing_access_extent(&ap);
+    auto cur = g.spans.end();
     if (!one)
       for_each_run(ap, [&](int64_t lo, int64_t hi) {
-        found = first_bad(g.spans, lo, hi, tile, &bad);
+        found = first_bad(g.spans, lo, hi, tile, &bad, &cur);
         return !found;
       });
   }
@@ -469,15 +515,9 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   if (e.empty()) e = unordered(r, ap, who, true, "write into");
   if (!e.empty()) return e;
   SpanMap &m = region_mut(r).spans;
+  auto cur = m.end();  // the range the last run ended in
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    auto it = m.find(lo);
-    if (it != m.end() && it->second.end == hi) {  // the same bytes again (a tile buffer reused)
-      it->second = Span{hi, tile, by_compute};
-    } else {
-      ranges_cut(m, lo, hi);
-      m.emplace(lo, Span{hi, tile, by_compute});
-    }
-    span_merge(m, lo, hi);
+    cur = span_join(m, span_put(m, span_seek(m, cur, lo), lo, hi, Span{hi, tile, by_compute}));
     return true;
   });
   log_access(r, true, who, ap);

@@ -470,24 +470,31 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   return true;
 }
 
-// The key of a barrier or semaphore: chip-wide ids, or ids per cluster.
-static std::string sync_key(int scope, int cluster, int64_t id) {
-  char key[64];
-  if (scope == SCOPE_CHIP) snprintf(key, sizeof key, "chip#%" PRId64, id);
-  else snprintf(key, sizeof key, "c%d#%" PRId64, cluster, id);
-  return key;
+// The key of a barrier or semaphore: chip-wide ids, or ids per cluster (ids < 2^41, clusters
+// < 2^16: prog_check bounds them), ordered cluster by cluster, then the chip's.
+uint64_t model_sync_key(int scope, int cluster, int64_t id) {
+  return (scope == SCOPE_CHIP ? 1ull << 63 : (uint64_t)cluster << 44) | (uint64_t)id;
+}
+
+// Its name in messages: "chip#ID" or "cCLUSTER#ID".
+std::string model_sync_name(uint64_t key) {
+  char name[64];
+  uint64_t id = key & ((1ull << 44) - 1);
+  if (key >> 63) snprintf(name, sizeof name, "chip#%" PRIu64, id);
+  else snprintf(name, sizeof name, "c%" PRIu64 "#%" PRIu64, key >> 44, id);
+  return name;
 }
 
 bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   double t0 = now();
   int64_t count = inst_barrier_count(&in);
-  std::string key = sync_key(in.sub, q.cluster, inst_barrier_id(&in));
+  uint64_t key = model_sync_key(in.sub, q.cluster, inst_barrier_id(&in));
   SyncObj &b = barriers_[key];
   if (count <= 0) return fail(qid, idx, "barrier count must be positive");
   if (b.arrived > 0 && b.count != count) {
     char msg[200];
     snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
-             "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, key.c_str(), count,
+             "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, model_sync_name(key).c_str(), count,
              b.arrived, b.count);
     return fail(qid, idx, msg);
   }
@@ -534,7 +541,7 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
 bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
   double t0 = now();
   int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
-  std::string key = sync_key(in.sub, q.cluster, id);
+  uint64_t key = model_sync_key(in.sub, q.cluster, id);
   SyncObj &s = sems_[key];
   if (in.op == I_SEMPOST) {
     s.count++;

@@ -97,7 +97,7 @@ struct QState {
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
   WaitKind wait = WK_NONE;
   int64_t wait_id = 0;
-  std::string wait_key;
+  uint64_t wait_key = 0;  // the barrier or semaphore (model_sync_key)
   // stats (cycles)
   double busy = 0, stall_data = 0, stall_flag = 0, stall_res = 0;
   uint64_t ninst = 0;
@@ -107,7 +107,7 @@ struct QState {
   std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
     prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
-    wait_key.clear(); busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
+    wait_key = 0; busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
   }
 };
 
@@ -214,7 +214,7 @@ class SimModel : public sc_core::sc_module {
   std::string error_;
   double error_cycle_ = 0;
   uint64_t running_ = 0;
-  std::map<std::string, SyncObj> barriers_, sems_;
+  std::map<uint64_t, SyncObj> barriers_, sems_;  // by model_sync_key
   Traffic traffic_;
   GsActions actions_{};                    // actions.h
   std::vector<GsActions> episode_actions_;  // actions_ at each chip episode's end
@@ -225,6 +225,11 @@ class SimModel : public sc_core::sc_module {
   uint64_t stack_bytes_;
   uint64_t run_seq_ = 0;
 };
+
+// Barriers and semaphores: the key of id `id` of scope `scope` seen from cluster `cluster`, and
+// the key's name in messages ("chip#3", "c1#3").
+uint64_t model_sync_key(int scope, int cluster, int64_t id);
+std::string model_sync_name(uint64_t key);
 
 // One instruction as text for messages: "mnemonic name=value ..." in isa.def operand order.
 std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &in);

@@ -86,11 +86,11 @@ std::string SimModel::deadlock_report() {
     }
     case WK_BARRIER: {
       const SyncObj &b = barriers_[q.wait_key];
-      what = "waits at barrier " + q.wait_key + " (" + std::to_string(b.arrived) + " of " +
+      what = "waits at barrier " + model_sync_name(q.wait_key) + " (" + std::to_string(b.arrived) + " of " +
              std::to_string(b.count) + " arrived)";
       break;
     }
-    case WK_SEM: what = "waits for semaphore " + q.wait_key + " (value 0)"; break;
+    case WK_SEM: what = "waits for semaphore " + model_sync_name(q.wait_key) + " (value 0)"; break;
     default: what = "blocked"; break;
     }
     s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + model_inst_text(arch, prog_, in) +
@@ -113,7 +113,7 @@ std::string SimModel::end_report() {
     }
   for (const auto &s : sems_) {
     if (s.second.count <= 0) continue;
-    lines += "semaphore " + s.first + " has " + std::to_string(s.second.count) +
+    lines += "semaphore " + model_sync_name(s.first) + " has " + std::to_string(s.second.count) +
              " post(s) that no semwait consumed (the last from " +
              qnames[(size_t)s.second.last_from] + ")\n";
   }
