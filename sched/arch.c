@@ -96,6 +96,14 @@ const ArchKey arch_keys[] = {
              "resource on its path in turn: smaller chunks share a contended link more finely "
              "and simulate slower (docs/timing.md); env GTSIM_CHUNK_BYTES overrides it",
      .off = A_(chunk_bytes)},
+    {.sec = SEC_CHIP, .key = "transfer_model", .type = KT_ENUM, .unit = "", .def = "chunk",
+     .choices = "chunk|flow",
+     .desc = "how transfers share bandwidth: chunk = every transfer moves in chunk_bytes chunks "
+             "that each reserve the whole path in request order (the reference); flow = every "
+             "transfer is one flow and the active flows share each resource max-min fairly, "
+             "with events only where a transfer starts or ends: much faster on large transfers "
+             "(docs/timing.md, \"Flows\")",
+     .off = A_(transfer_model)},
     /* [ddr] */
     {.sec = SEC_DDR, .key = "channels", .type = KT_INT, .unit = "", .min = 1, .max = 1024,
      .def = NULL, .desc = "independent DDR/HBM channels; bandwidth is split evenly",
@@ -384,7 +392,7 @@ const ArchKey arch_keys[] = {
 const int arch_nkeys = (int)(sizeof arch_keys / sizeof arch_keys[0]);
 
 _Static_assert(sizeof(GsMatShape) == sizeof(int) && sizeof(GsDataflow) == sizeof(int) &&
-                   sizeof(GsDdrModel) == sizeof(int),
+                   sizeof(GsDdrModel) == sizeof(int) && sizeof(GsTransferModel) == sizeof(int),
                "KT_ENUM stores an int into enum fields");
 
 static const char *const cap_names[] = {"matrix", "vector", "scalar"};

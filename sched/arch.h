@@ -65,6 +65,7 @@ typedef enum { DF_OUTPUT_STATIONARY, DF_WEIGHT_STATIONARY, DF_INPUT_STATIONARY }
 /* How DDR channels are timed (docs/timing.md, "DRAM efficiency"): ideal = bytes / bandwidth;
  * dram = plus row misses, read/write turnarounds and refresh. */
 typedef enum { DDR_IDEAL, DDR_DRAM } GsDdrModel;
+typedef enum { XFER_CHUNK, XFER_FLOW } GsTransferModel; /* chip.transfer_model (docs/timing.md) */
 
 typedef struct {
   const char *name;          /* from the section name [unit.NAME] */
@@ -139,6 +140,7 @@ typedef struct {
   double cluster_link_bytes_per_cycle; /* between clusters (0: only through DDR) */
   int cluster_link_latency_cycles;
   int chunk_bytes;                     /* the simulator's transfer chunk (docs/timing.md) */
+  GsTransferModel transfer_model;      /* chunks, or flows sharing bandwidth fairly */
   /* [ddr] */
   int ddr_channels;
   double ddr_bandwidth_gb_per_s;       /* all channels together, 1e9 bytes/s */

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "actions.h"
@@ -158,6 +159,9 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
     q.pen.resize(ddr->channels.size());
   }
   SC_THREAD(controller);
+  SC_METHOD(flow_step);
+  sensitive << flow_ev_;
+  dont_initialize();
 }
 
 SimModel::~SimModel() = default;
@@ -410,6 +414,69 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
   return stall;
 }
 
+// The flow model (flow.h): from time t the transfer is one flow over its path; the queue sleeps
+// until flow_step ends it. A port is the one of its buffer with the fewest flows on it now
+// (lowest index on a tie). Returns the cycles it took beyond its time alone.
+double SimModel::mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
+                          double t) {
+  if (past_limit(qid, idx, t)) return 0;
+  wait_until(t);
+  if (bytes == 0 || abort_) return 0;
+  std::vector<FlowUse> uses;
+  for (size_t ch = 0; ch < q.chan.size(); ch++) {
+    if (q.chan[ch] <= 0) continue;
+    BwResource *r = &ddr->channels[ch];
+    double d = q.chan[ch] / r->bytes_per_cycle;
+    if (ddr->dram_on) d = (d + q.pen[ch]) * ddr->dt.refresh;
+    uses.push_back({r, q.chan[ch], d});
+  }
+  auto least = [](std::vector<BwResource> &ports, const BwResource *skip) {
+    BwResource *best = nullptr;
+    for (BwResource &p : ports)
+      if (&p != skip && (!best || p.nflows < best->nflows)) best = &p;
+    return best;
+  };
+  double b = (double)bytes;
+  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
+    BwResource *p = &(*mp.ports[0])[0];
+    uses.push_back({p, 2 * b, 2 * b / p->bytes_per_cycle});
+  } else {
+    BwResource *p0 = mp.ports[0] ? least(*mp.ports[0], nullptr) : nullptr;
+    if (p0) uses.push_back({p0, b, b / p0->bytes_per_cycle});
+    if (mp.ports[1]) {
+      BwResource *p1 = least(*mp.ports[1], mp.same_buf ? p0 : nullptr);
+      uses.push_back({p1, b, b / p1->bytes_per_cycle});
+    }
+  }
+  for (int i = 0; i < mp.nlinks; i++) uses.push_back({mp.links[i], b, b / mp.links[i]->bytes_per_cycle});
+  int slot = flows_.add(t, qid, uses.data(), (int)uses.size());
+  double full = flows_.flow(slot).full;
+  if (past_limit(qid, idx, t + full)) return 0;
+  flow_schedule(flows_.next_end());
+  q.wait = WK_FLOW;
+  while (flows_.flow(slot).live && !abort_) wait(*q.ev);
+  q.wait = WK_NONE;
+  return std::max(0.0, now() - t - full);
+}
+
+// The kernel's wake-up for the next flow's end: one pending notification, the earliest.
+void SimModel::flow_schedule(double next) {
+  flow_ev_.cancel();
+  if (next == std::numeric_limits<double>::infinity()) return;
+  // rounded up, so that the flow has ended when the kernel wakes (FlowNet::step's slack)
+  uint64_t target = start_ps_ + (uint64_t)std::ceil(next * ps_per_cycle_ - 1e-9);
+  uint64_t cur = sc_time_stamp().value();
+  flow_ev_.notify(sc_time::from_value(target > cur ? target - cur : 0));
+}
+
+// Ends the flows due now and wakes their queues.
+void SimModel::flow_step() {
+  flow_done_.clear();
+  double next = flows_.step(now(), &flow_done_);
+  for (int w : flow_done_) queues[(size_t)w].ev->notify();
+  flow_schedule(next);
+}
+
 bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
   int64_t bytes = inst_mov_bytes(&in);
@@ -442,9 +509,10 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (!mov_path(q, side, pat, reg, &mp, &e)) return fail(qid, idx, e);
   double ddr_total = 0;
   for (double c : q.chan) ddr_total += c;
-  double stall = mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
+  double stall = flows_on_ ? mov_flow(q, qid, idx, mp, bytes, t0 + mp.latency)
+                           : mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
   if (abort_) return false;
-  double t1 = now();  // the last chunk's end, as the kernel woke at it
+  double t1 = now();  // the last chunk's (the flow's) end, as the kernel woke at it
   const Buffer &SB = *side[0], &DB = *side[1];
   double b = (double)bytes;
   if (SB.level == LVL_DDR) traffic_.ddr_read += b;

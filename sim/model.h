@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "flow.h"
 #include "hb.h"
 #include "memory.h"
 #include "sim.h"
@@ -74,7 +75,7 @@ struct ClusterModule : sc_core::sc_module {
 };
 
 // What a blocked queue waits for (for the deadlock report).
-enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM };
+enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM, WK_FLOW };
 
 // One queue slot of the architecture (every core queue and cluster DMA queue exists, whether or
 // not the program uses it, so signals to a queue without instructions are kept).
@@ -177,6 +178,9 @@ class SimModel : public sc_core::sc_module {
   bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
                 MovPath *mp, std::string *err);
   double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
+  double mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
+  void flow_step();
+  void flow_schedule(double next);
   bool past_limit(int qid, size_t idx, double end);
   bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
   bool sync_flag(QState &q, int qid, const GsInst &in);
@@ -210,6 +214,10 @@ class SimModel : public sc_core::sc_module {
   uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
   double ps_per_cycle_ = 1000;
   int64_t chunk_ = 2048;
+  bool flows_on_ = false;       // chip.transfer_model = flow
+  FlowNet flows_;               // its transfers in flight
+  sc_core::sc_event flow_ev_;   // the next flow's end (flow_step)
+  std::vector<int> flow_done_;  // scratch: the queues whose flows flow_step ended
   bool abort_ = false;
   std::string error_;
   double error_cycle_ = 0;

@@ -231,6 +231,8 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   mem.reset(p);
   start_ps_ = sc_time_stamp().value();
   start_ = now();
+  flows_.reset(start_);
+  flow_ev_.cancel();
   std::vector<BwResource *> all;
   for (BwResource &c : ddr->channels) all.push_back(&c);
   for (DramChannel &d : ddr->dram) d.reset(ddr->dt.banks);  // every run starts with rows closed
@@ -254,6 +256,7 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
 bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
   (void)r;
   chunk_ = o.chunk_bytes > 0 ? o.chunk_bytes : arch->chunk_bytes;
+  flows_on_ = arch->transfer_model == XFER_FLOW;
   if (chunk_ <= 0)
     die("transfer chunk of %lld bytes: an arch built by hand must set chunk_bytes", (long long)chunk_);
   return true;

@@ -27,7 +27,10 @@ struct BwResource {
   double free_at = 0;
   double busy = 0;       // cycles spent serving chunks (for utilization)
   uint64_t bytes = 0;    // bytes served
-  void reset() { free_at = 0; busy = 0; bytes = 0; }
+  // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
+  int nflows = 0;
+  double fl_used = 0, fl_weight = 0;
+  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; }
 };
 
 // One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also

@@ -1,0 +1,63 @@
+// flow.h — the flow-level transfer model (chip.transfer_model = flow): plain C++, no SystemC
+// kernel, so unit tests drive it with known inputs; docs/timing.md, "Flows", derives it.
+//
+// A transfer is one flow over the bandwidth resources of its path (DDR channels, GB/LB ports,
+// NoC and cluster links). On each resource it needs `service` cycles of that resource's time
+// uncontended (its bytes there / the bandwidth, plus a DRAM channel's penalty cycles), so alone
+// it takes T = max over its resources of service: the same as the chunk model uncontended.
+// Several flows on a resource share it: rates follow max-min fairness over u = the fraction of
+// its own full speed a flow gets (rate = u / T of the transfer per cycle), found by progressive
+// filling: every flow's u rises together; a resource whose sum of u·service/T reaches 1 holds
+// its flows' u there; the others rise on, to 1 at most. Rates change only when a flow starts or
+// ends, so a transfer costs two events, not one per chunk. Invariants: a resource never serves
+// more than one cycle of work per cycle; a flow alone on its path runs at full speed (u = 1);
+// flows are kept and shared in slot order, so equal inputs give equal times (deterministic).
+#ifndef GS_FLOW_H
+#define GS_FLOW_H
+
+#include <vector>
+
+#include "timing.h"
+
+// One resource of a flow's path and the cycles of its time the whole transfer needs.
+struct FlowUse {
+  BwResource *res;
+  double bytes;    // for the resource's statistics
+  double service;  // bytes / bandwidth (+ DRAM penalty cycles)
+};
+
+struct Flow {
+  std::vector<FlowUse> uses;
+  double full = 0;     // T: cycles alone (max service)
+  double left = 1;     // fraction of the transfer not moved yet
+  double rate = 0;     // fraction per cycle now
+  double end_at = 0;   // when it ends at the current rates
+  int owner = -1;      // the queue slot that waits for it
+  bool live = false;
+};
+
+class FlowNet {
+ public:
+  // Drops every flow; time starts at `now`.
+  void reset(double now);
+  // At time now (>= the last call's): moves every flow on to now, adds a flow over uses[0..n)
+  // owned by `owner`, and shares the resources again. Returns its slot. T must be > 0.
+  int add(double now, int owner, const FlowUse *uses, int n);
+  // At time now: moves every flow on, ends those due by now (their owners into *done, in
+  // slot order), shares again. Returns the time the next flow ends (+inf: none live).
+  double step(double now, std::vector<int> *done);
+  // The time the next live flow ends (+inf: none).
+  double next_end() const;
+  const Flow &flow(int slot) const { return flows_[(size_t)slot]; }
+  int live() const { return nlive_; }
+
+ private:
+  void advance(double now);
+  void share();
+  std::vector<Flow> flows_;
+  std::vector<int> free_;
+  int nlive_ = 0;
+  double now_ = 0;
+};
+
+#endif

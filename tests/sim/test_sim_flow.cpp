@@ -1,0 +1,148 @@
+// test_sim_flow.cpp — the flow transfer model (sim/flow.h, chip.transfer_model = flow): FlowNet's
+// sharing by hand, then whole runs on tiny.cfg's machine (tests/sim/simtest.h) against the same
+// programs under the chunk model. Every expected time is derived here, arithmetic alongside.
+#include <cmath>
+#include <vector>
+
+#include "flow.h"
+#include "simtest.h"
+
+static GsArch g_arch;
+static Simulator *g_sim;
+
+static bool near(double a, double b) { return std::fabs(a - b) < 1e-9; }
+
+// Resources of 1 byte per cycle, so that service = bytes.
+static BwResource res() {
+  BwResource r;
+  r.bytes_per_cycle = 1;
+  return r;
+}
+
+// Alone, a flow runs at full speed: it ends after its slowest resource's service (512), and
+// each resource is busy its own service.
+static void flow_alone_full_speed(void **) {
+  BwResource a = res(), b = res();
+  FlowNet n;
+  n.reset(0);
+  FlowUse u[2] = {{&a, 512, 512}, {&b, 256, 256}};
+  int s = n.add(0, 7, u, 2);
+  assert_true(near(n.next_end(), 512));
+  std::vector<int> done;
+  assert_true(std::isinf(n.step(512, &done)));
+  assert_int_equal(done.size(), 1);
+  assert_int_equal(done[0], 7);
+  assert_false(n.flow(s).live);
+  assert_true(near(a.busy, 512) && near(b.busy, 256));
+  assert_int_equal(a.nflows + b.nflows, 0);
+  assert_int_equal(a.bytes, 512);
+}
+
+// Two flows of 256 cycles on one resource, the second from cycle 128: A alone moves half of
+// itself by 128; together each gets half the resource (1/512 of a transfer per cycle), so A's
+// other half takes 256 more: A ends at 384, when B has moved half; B alone then ends at 512.
+// The resource never idles: 512 = 2 x 256.
+static void flow_staggered_share(void **) {
+  BwResource r = res();
+  FlowNet n;
+  n.reset(0);
+  FlowUse u = {&r, 256, 256};
+  n.add(0, 1, &u, 1);
+  n.add(128, 2, &u, 1);
+  assert_true(near(n.next_end(), 384));
+  std::vector<int> done;
+  assert_true(near(n.step(384, &done), 512));
+  assert_int_equal(done.size(), 1);
+  assert_int_equal(done[0], 1);
+  done.clear();
+  n.step(512, &done);
+  assert_int_equal(done[0], 2);
+  assert_true(near(r.busy, 512));
+}
+
+// Max-min fairness: B uses r1 and r2, A only r1, C and D only r2, every service 100. r2 has
+// three flows: they reach it together at u = 1/3 and hold there; r1 then has A rising alone
+// over B's 1/3: A gets u = 2/3. Rates are u / 100 of a transfer per cycle.
+static void flow_max_min(void **) {
+  BwResource r1 = res(), r2 = res();
+  FlowNet n;
+  n.reset(0);
+  FlowUse a = {&r1, 100, 100}, b[2] = {{&r1, 100, 100}, {&r2, 100, 100}}, c = {&r2, 100, 100};
+  int sa = n.add(0, 0, &a, 1), sb = n.add(0, 1, b, 2);
+  int sc = n.add(0, 2, &c, 1), sd = n.add(0, 3, &c, 1);
+  assert_true(near(n.flow(sb).rate, 1.0 / 300) && near(n.flow(sc).rate, 1.0 / 300));
+  assert_true(near(n.flow(sd).rate, 1.0 / 300));
+  assert_true(near(n.flow(sa).rate, 2.0 / 300));
+  assert_true(near(n.next_end(), 150));  // A: 1 / (2/300)
+}
+
+static SimResult run(Prog &pr, GsTransferModel m) {
+  g_arch.transfer_model = m;
+  SimResult r;
+  g_sim->run(pr.p, SimOptions(), &r);
+  g_arch.transfer_model = XFER_CHUNK;
+  if (r.status) fprintf(stderr, "# %s", r.message.c_str());
+  return r;
+}
+
+static const int64_t L_DDR_LB = 20 + 100 + 2 + 5;  // dma + ddr + lb + noc = 127
+
+// Cores 0 and 1 of cluster 0 each load `bytes` from DDR into their LB; the second source
+// starts at byte `second_offset` past the first's end.
+static SimResult two_loads(int64_t bytes, int64_t rows, int64_t stride, int64_t second_offset,
+                           GsTransferModel m) {
+  Prog pr;
+  uint32_t t = pr.tile("x");
+  QRef qa = pr.q(0, 0, TQ_IN), qb = pr.q(0, 1, TQ_IN);
+  uint32_t sa = pr.region("a.ddr"), sb = pr.region("b.ddr");
+  uint32_t da = pr.region("a.lb"), db = pr.region("b.lb");
+  int64_t span = rows * stride;
+  pr.alloc(qa, sa, LVL_DDR, 0, 0, 0, span, t);
+  pr.alloc(qb, sb, LVL_DDR, 0, 0, span + second_offset, span, t);
+  pr.alloc(qa, da, LVL_LB, 0, 0, 0, bytes);
+  pr.alloc(qb, db, LVL_LB, 0, 1, 0, bytes);
+  for (GsInst *in : {pr.mov(qa, da, t, sa, t, bytes), pr.mov(qb, db, t, sb, t, bytes)}) {
+    inst_mov_set_rows(in, rows);
+    inst_mov_set_src_stride(in, stride);
+  }
+  SimResult r = run(pr, m);
+  assert_int_equal(r.status, 0);
+  return r;
+}
+
+// 16 rows of 256 B at a 512 B stride all sit in DDR channel 0 (16 B/cycle): the two loads share
+// it. As flows each gets half of it from the start, so both end at 127 + 2 x 4096/16 = 639, and
+// each waited 639 - 127 - 256 = 256 cycles for the other; under chunks the total is the same
+// (test_sim_tiny). In channel 1 instead (256 B further) they do not meet: 127 + 256 = 383.
+static void flow_runs_share_a_channel(void **) {
+  SimResult r = two_loads(4096, 16, 512, 0, XFER_FLOW);
+  assert_int_equal(r.cycles, L_DDR_LB + 2 * 4096 / 16);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.dma_in.stall_resource_cycles"), 256);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 256);
+  assert_true(near(r.stats.get("ddr.ch0.utilization"), 512.0 / 639.0));
+  assert_int_equal(two_loads(4096, 16, 512, 0, XFER_CHUNK).cycles, L_DDR_LB + 2 * 4096 / 16);
+  assert_int_equal(two_loads(4096, 16, 512, 256, XFER_FLOW).cycles, L_DDR_LB + 4096 / 16);
+}
+
+// 8192 B contiguous each: 4096 B in each DDR channel (256 cycles of it), 512 cycles on the
+// core's own NoC link. Each channel carries 256 of the 512 cycles for each of the two flows:
+// u = 1 for both fits (2 x 256/512 = 1), so both run at full speed: 127 + 512 = 639, nobody
+// waits. The chunk model ends later: a chunk holds both channels for its whole 128 cycles
+// though it needs them for 64, so the two cores' chunks alternate on the channels.
+static void flow_runs_pipeline_the_path(void **) {
+  SimResult r = two_loads(8192, 1, 8192, 0, XFER_FLOW);
+  assert_int_equal(r.cycles, L_DDR_LB + 8192 / 16);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 0);
+  assert_true(two_loads(8192, 1, 8192, 0, XFER_CHUNK).cycles > (uint64_t)(L_DDR_LB + 8192 / 16));
+}
+
+int sc_main(int, char **) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(flow_alone_full_speed),
+      cmocka_unit_test(flow_staggered_share),
+      cmocka_unit_test(flow_max_min),
+      cmocka_unit_test(flow_runs_share_a_channel),
+      cmocka_unit_test(flow_runs_pipeline_the_path),
+  };
+  return simtest_main_tiny(&g_arch, &g_sim, tests);
+}
