@@ -184,7 +184,8 @@ CliContext cli_context(const CliOptions &o, const GsArch *a, const char *model, 
               {"arch_file", o.arch, false},         {"model", model, false},
               {"model_file", o.inputs[0], false},   {"batch", std::to_string(batch), true},
               {"chunk_bytes", std::to_string(a->chunk_bytes), true},
-              {"chunk_source", chunk_src, false}};
+              {"chunk_source", chunk_src, false},
+              {"transfer_model", a->transfer_model == XFER_FLOW ? "flow" : "chunk", false}};
   return c;
 }
 

@@ -532,6 +532,14 @@ GsArch *cli_load_arch(const CliOptions &o) {
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   GsArch *a = arch_load(o.arch, sets.data(), (int)sets.size(), &d);
   if (!a) exit(GS_EXIT_INPUT);
+  bool set_chunk = !chunk.empty();
+  for (const char *s : o.sets) set_chunk |= strncmp(s, "chip.chunk_bytes=", 17) == 0;
+  if (set_chunk && a->transfer_model == XFER_FLOW) {  // a chunk size flows do not use: no guess
+    fprintf(stderr, "gtsim: error: a chunk size is set (%s) but chip.transfer_model is flow, "
+            "which moves every transfer as one flow: drop it, or use chip.transfer_model=chunk\n",
+            chunk.empty() ? "--set chip.chunk_bytes" : "GTSIM_CHUNK_BYTES");
+    exit(GS_EXIT_INPUT);
+  }
   return a;
 }
 

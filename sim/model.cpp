@@ -454,7 +454,9 @@ double SimModel::mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int
   if (past_limit(qid, idx, t + full)) return 0;
   flow_schedule(flows_.next_end());
   q.wait = WK_FLOW;
-  while (flows_.flow(slot).live && !abort_) wait(*q.ev);
+  // ended when the slot is free or another queue's flow took it (ended flows free their slot)
+  auto mine = [&] { return flows_.flow(slot).live && flows_.flow(slot).owner == qid; };
+  while (mine() && !abort_) wait(*q.ev);
   q.wait = WK_NONE;
   return std::max(0.0, now() - t - full);
 }

@@ -25,14 +25,14 @@ rows = list(csv.reader(open(sys.argv[1])))
 arch = json.load(open(sys.argv[2]))
 head, body = rows[0], rows[1:]
 want_cols = ["gtsim_version", "arch", "arch_file", "model", "model_file", "batch", "chunk_bytes",
-             "chunk_source", "set:ddr.channels", "set:core.pe.units", "batch_per_cluster", "strategy"]
+             "chunk_source", "transfer_model", "set:ddr.channels", "set:core.pe.units", "batch_per_cluster", "strategy"]
 err = []
 if head[:len(want_cols)] != want_cols: err.append("header %s" % head[:len(want_cols)])
 if len(body) != 3: err.append("%d rows" % len(body))
 clusters = arch["config"]["chip"]["clusters"]
 want = {"gtsim_version": sys.argv[3], "arch": arch["name"], "arch_file": arch["source"],
         "model": "tiny_cnn", "batch": "4", "chunk_bytes": str(arch["config"]["chip"]["chunk_bytes"]),
-        "chunk_source": "config", "set:ddr.channels": "4", "set:core.pe.units": "mme,vec,scl",
+        "chunk_source": "config", "transfer_model": "chunk", "set:ddr.channels": "4", "set:core.pe.units": "mme,vec,scl",
         "batch_per_cluster": str(4 // clusters)}
 for r in body:
     if len(r) != len(head): err.append("row of %d fields, header %d" % (len(r), len(head)))
@@ -104,4 +104,14 @@ check_eval "64 B by env or by --set: the same cycles ($c1, $c2, $c3)" '[ "$c1" =
 check_eval "the chunk reaches the simulator: 64 B and $want0 B differ ($c1 vs $c0)" '[ "$c1" != "$c0" ]'
 "$GTSIM" "${A[@]}" --set chip.chunk_bytes=0 --describe >/dev/null 2>"$tmp/err"; rc=$?
 check_eval "chip.chunk_bytes=0: exit 1 naming the key" '[ $rc -eq 1 ] && grep -q chunk_bytes "$tmp/err"'
+
+# 6. the flow transfer model: named in the context; a chunk size it would ignore is an error
+"$GTSIM" "${A[@]}" "${R[@]}" --set chip.transfer_model=flow -o "$tmp/f0.json" 2>"$tmp/err"
+check_rc "chip.transfer_model=flow: exit 0" $? "$(cat "$tmp/err")"
+tm=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["transfer_model"])' "$tmp/f0.json")
+check_eval "the context names transfer_model=flow ($tm)" '[ "$tm" = flow ]'
+"$GTSIM" "${A[@]}" "${R[@]}" --set chip.transfer_model=flow --set chip.chunk_bytes=64 -o "$tmp/f1.json" 2>"$tmp/err"; rc=$?
+check_eval "flow with --set chip.chunk_bytes: exit 1, no output" '[ $rc -eq 1 ] && grep -q "transfer_model is flow" "$tmp/err" && [ ! -e "$tmp/f1.json" ]'
+GTSIM_CHUNK_BYTES=64 "$GTSIM" "${A[@]}" "${R[@]}" --set chip.transfer_model=flow -o "$tmp/f2.json" 2>"$tmp/err"; rc=$?
+check_eval "flow with GTSIM_CHUNK_BYTES: exit 1 naming it" '[ $rc -eq 1 ] && grep -q GTSIM_CHUNK_BYTES "$tmp/err"'
 done_testing
