@@ -31,38 +31,54 @@ void FlowNet::advance(double now) {
 }
 
 // Progressive filling (flow.h): fl_used = the load of the flows held so far, fl_weight = the
-// load per unit of u of those still rising.
+// load per unit of u of those still rising, fl_level = the u at which the resource fills. Each
+// round finds the lowest such u over the resources (not over every flow's uses), holds the
+// flows through a resource that fills there, and goes on with the rest.
 void FlowNet::share() {
-  std::vector<Flow *> rising;
+  rising_.clear();
+  res_.clear();
+  stamp_++;
   for (Flow &f : flows_) {
     if (!f.live) continue;
-    rising.push_back(&f);
-    for (FlowUse &u : f.uses) u.res->fl_used = u.res->fl_weight = 0;
-  }
-  for (Flow *f : rising)
-    for (FlowUse &u : f->uses) u.res->fl_weight += u.service / f->full;
-  while (!rising.empty()) {
-    double level = 1;
-    for (Flow *f : rising)
-      for (FlowUse &u : f->uses)
-        if (u.res->fl_weight > 0) level = std::min(level, (1 - u.res->fl_used) / u.res->fl_weight);
-    level = std::max(level, 0.0);
-    std::vector<Flow *> held, next;
-    for (Flow *f : rising) {
-      bool full = level >= 1;
-      for (FlowUse &u : f->uses)
-        full |= u.res->fl_weight > 0 && (1 - u.res->fl_used) / u.res->fl_weight <= level * (1 + 1e-12);
-      (full ? held : next).push_back(f);
+    rising_.push_back(&f);
+    for (FlowUse &u : f.uses) {
+      BwResource *r = u.res;
+      if (r->fl_stamp != stamp_) {
+        r->fl_stamp = stamp_;
+        r->fl_used = r->fl_weight = 0;
+        r->fl_rising = 0;
+        res_.push_back(r);
+      }
+      r->fl_weight += u.service / f.full;
+      r->fl_rising++;
     }
-    for (Flow *f : held) {
+  }
+  while (!rising_.empty()) {
+    double level = 1;
+    for (BwResource *r : res_) {
+      // only resources with flows still rising bound them (a held resource's weight may keep
+      // a rounding residue): so every round holds at least one flow
+      r->fl_level = r->fl_rising > 0 && r->fl_weight > 0 ? (1 - r->fl_used) / r->fl_weight : kInf;
+      level = std::min(level, r->fl_level);
+    }
+    level = std::max(level, 0.0);
+    held_.clear();
+    next_.clear();
+    for (Flow *f : rising_) {
+      bool hold = level >= 1;
+      for (const FlowUse &u : f->uses) hold |= u.res->fl_level <= level * (1 + 1e-12);
+      (hold ? held_ : next_).push_back(f);
+    }
+    for (Flow *f : held_) {
       f->rate = level / f->full;
       f->end_at = f->rate > 0 ? now_ + f->left / f->rate : kInf;
       for (FlowUse &u : f->uses) {
         u.res->fl_used += level * u.service / f->full;
         u.res->fl_weight -= u.service / f->full;
+        u.res->fl_rising--;
       }
     }
-    rising.swap(next);
+    rising_.swap(next_);
   }
 }
 

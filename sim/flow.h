@@ -15,6 +15,7 @@
 #ifndef GS_FLOW_H
 #define GS_FLOW_H
 
+#include <cstdint>
 #include <vector>
 
 #include "timing.h"
@@ -56,6 +57,9 @@ class FlowNet {
   void share();
   std::vector<Flow> flows_;
   std::vector<int> free_;
+  std::vector<Flow *> rising_, held_, next_;  // share's scratch
+  std::vector<BwResource *> res_;             // share's: the resources of the live flows
+  uint64_t stamp_ = 0;                        // share's call count (BwResource::fl_stamp)
   int nlive_ = 0;
   double now_ = 0;
 };

@@ -29,7 +29,9 @@ struct BwResource {
   uint64_t bytes = 0;    // bytes served
   // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
   int nflows = 0;
-  double fl_used = 0, fl_weight = 0;
+  double fl_used = 0, fl_weight = 0, fl_level = 0;
+  uint64_t fl_stamp = 0;
+  int fl_rising = 0;
   void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; }
 };
 
