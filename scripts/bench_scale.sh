@@ -2,7 +2,9 @@
 # bench_scale.sh — memory and speed at scale, this tree against a base release, in the same run:
 # for resnet50, bert-128, vit-b16 and mobilenetv2 at their paper batches on stcp920 and
 # stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulated
-# instructions per wall second of both binaries side by side; then the runs the base cannot
+# instructions per wall second of both binaries side by side, and this tree's again under the
+# flow transfer model (chip.transfer_model=flow) with its cycles against the chunk model's;
+# then the runs the base cannot
 # do at all (batch 1024 on stcp920, bert-128 on the IPU-like config) with this tree only.
 # The base is built from git (BASE_REV, default the last release before the encoded program,
 # 7c2bd29) in a temporary worktree; without git the base columns say so. Prints a markdown
@@ -23,17 +25,19 @@ if git worktree add --detach "$tmp/base" "$BASE_REV" >/dev/null 2>&1 &&
   base="$tmp/base/build/gtsim"
 fi
 
-# run BIN ROOT CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions" or
+# run BIN ROOT CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions
+# cycles" or
 # "failed"; the config and model come from the tree ROOT the binary was built from (the formats
 # change between releases: the base cannot read this tree's configs)
 run() {
   local bin=$1 root=$2 cfg=$3 m=$4 s=$5
   shift 5
   if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" --arch "$root/configs/$cfg.cfg" "$root/workloads/$m.gtg" --sched "$s" \
-      --timing "$@" >/dev/null 2>"$tmp/err"; then
-    local wall rss
+      --timing "$@" >"$tmp/out" 2>"$tmp/err"; then
+    local wall rss cyc
     read -r wall rss <"$tmp/time"
-    sed -n "s/^timing $s: schedule \([0-9.]*\) s, simulate \([0-9.]*\) s, \([0-9]*\) instructions.*/$wall $((rss / 1024)) \1 \2 \3/p" "$tmp/err"
+    cyc=$(awk '/^cycles/ { print $2; exit }' "$tmp/out")
+    sed -n "s/^timing $s: schedule \([0-9.]*\) s, simulate \([0-9.]*\) s, \([0-9]*\) instructions.*/$wall $((rss / 1024)) \1 \2 \3 $cyc/p" "$tmp/err"
   else
     echo failed
   fi
@@ -47,22 +51,30 @@ echo "Same machine, same run, one process at a time. RSS: peak resident set (/us
 echo "Simulation speed: instructions / simulation wall seconds (\`--timing\`)."
 [ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
 echo
-echo "| model | config | strategy | instructions | RSS MiB base | RSS MiB now | schedule s base | schedule s now | sim M inst/s base | sim M inst/s now |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles against the chunk model's (now)."
+echo
+echo "| model | config | strategy | instructions | RSS MiB base | RSS MiB now | schedule s base | schedule s now | sim M inst/s base | sim M inst/s now | sim M inst/s flow | cycles flow vs chunk |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
-      read -r nw nr ns nt ni <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
+      read -r nw nr ns nt ni nc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
       if [ "$nw" = failed ]; then
-        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | |"
         continue
+      fi
+      read -r fw fr fs ft fi_ fc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
+      fm="failed" fd=""
+      if [ "$fw" != failed ]; then
+        fm=$(mips "$fi_" "$ft")
+        fd=$(awk -v f="$fc" -v c="$nc" 'BEGIN { printf "%+.1f%%", (f - c) / c * 100 }')
       fi
       br="" bs="" bm=""
       if [ -n "$base" ]; then
-        read -r bw br bs bt bi <<<"$(run "$base" "$tmp/base" "$cfg" "$m" "$s")"
+        read -r bw br bs bt bi _ <<<"$(run "$base" "$tmp/base" "$cfg" "$m" "$s")"
         if [ "$bw" = failed ]; then br="failed" bs="" bm=""; else bm=$(mips "$bi" "$bt"); fi
       fi
-      echo "| $m | $cfg | $s | $ni | $br | $nr | $bs | $ns | $bm | $(mips "$ni" "$nt") |"
+      echo "| $m | $cfg | $s | $ni | $br | $nr | $bs | $ns | $bm | $(mips "$ni" "$nt") | $fm | $fd |"
     done
   done
 done
@@ -76,7 +88,7 @@ echo "| model | config | batch | strategy | instructions | wall s | RSS MiB | si
 echo "|---|---|---|---|---|---|---|---|"
 for row in "resnet50 stcp920 1024" "bert-128 stcp920 1024" "bert-128 ipu-gc2 8"; do
   read -r m cfg b <<<"$row"
-  read -r nw nr ns nt ni <<<"$(run "$GTSIM" . "$cfg" "$m" tvm --batch "$b")"
+  read -r nw nr ns nt ni _ <<<"$(run "$GTSIM" . "$cfg" "$m" tvm --batch "$b")"
   if [ "$nw" = failed ]; then
     echo "| $m | $cfg | $b | tvm | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | |"
   else
