@@ -11,6 +11,7 @@ static const double kEndSlack = 1e-6;
 
 void FlowNet::reset(double now) {
   flows_.clear();
+  throttled_ = 0;
   free_.clear();
   nlive_ = 0;
   now_ = now;
@@ -70,6 +71,7 @@ void FlowNet::share() {
       (hold ? held_ : next_).push_back(f);
     }
     for (Flow *f : held_) {
+      f->u = level;
       f->rate = level / f->full;
       f->end_at = f->rate > 0 ? now_ + f->left / f->rate : kInf;
       for (FlowUse &u : f->uses) {
@@ -80,6 +82,19 @@ void FlowNet::share() {
     }
     rising_.swap(next_);
   }
+  throttled_ = 0;
+  for (const Flow &f : flows_) throttled_ += f.live && f.u < 1 - 1e-12;
+  for (BwResource *r : res_) r->fl_load = r->fl_used;
+}
+
+// Whether a new flow over uses[0..n) fits at full speed with every live flow at full speed: then
+// sharing again would give every flow u = 1, as it does without it (the common case of
+// transfers that do not contend costs O(its resources), not a whole share).
+bool FlowNet::fits(const Flow &f) const {
+  if (throttled_) return false;
+  for (const FlowUse &u : f.uses)
+    if (u.res->fl_load + u.service / f.full > 1 + 1e-12) return false;
+  return true;
 }
 
 int FlowNet::add(double now, int owner, const FlowUse *uses, int n) {
@@ -103,7 +118,14 @@ int FlowNet::add(double now, int owner, const FlowUse *uses, int n) {
   f.owner = owner;
   f.live = true;
   nlive_++;
-  share();
+  if (fits(f)) {
+    f.u = 1;
+    f.rate = 1 / f.full;
+    f.end_at = now_ + f.full;
+    for (const FlowUse &u : f.uses) u.res->fl_load += u.service / f.full;
+  } else {
+    share();
+  }
   return slot;
 }
 
@@ -117,6 +139,7 @@ double FlowNet::step(double now, std::vector<int> *done) {
       u.res->busy += f.left * u.service;  // what rounding left over
       u.res->bytes += (uint64_t)std::llround(u.bytes);
       u.res->nflows--;
+      u.res->fl_load = u.res->nflows ? u.res->fl_load - f.u * u.service / f.full : 0;
     }
     f.left = 0;
     f.live = false;
@@ -125,7 +148,7 @@ double FlowNet::step(double now, std::vector<int> *done) {
     done->push_back(f.owner);
     ended = true;
   }
-  if (ended) share();
+  if (ended && throttled_) share();  // flows all at full speed stay there when one ends
   return next_end();
 }
 

@@ -31,7 +31,8 @@ struct Flow {
   std::vector<FlowUse> uses;
   double full = 0;     // T: cycles alone (max service)
   double left = 1;     // fraction of the transfer not moved yet
-  double rate = 0;     // fraction per cycle now
+  double u = 0;        // the fraction of its full speed it gets now
+  double rate = 0;     // fraction per cycle now: u / full
   double end_at = 0;   // when it ends at the current rates
   int owner = -1;      // the queue slot that waits for it
   bool live = false;
@@ -42,10 +43,12 @@ class FlowNet {
   // Drops every flow; time starts at `now`.
   void reset(double now);
   // At time now (>= the last call's): moves every flow on to now, adds a flow over uses[0..n)
-  // owned by `owner`, and shares the resources again. Returns its slot. T must be > 0.
+  // owned by `owner`, and shares the resources again (not needed when it fits at full speed
+  // beside flows all at full speed: then every flow keeps u = 1). Returns its slot. T > 0.
   int add(double now, int owner, const FlowUse *uses, int n);
   // At time now: moves every flow on, ends those due by now (their owners into *done, in
-  // slot order), shares again. Returns the time the next flow ends (+inf: none live).
+  // slot order), shares again if that changes any rate. Returns the time the next flow ends
+  // (+inf: none live).
   double step(double now, std::vector<int> *done);
   // The time the next live flow ends (+inf: none).
   double next_end() const;
@@ -55,6 +58,8 @@ class FlowNet {
  private:
   void advance(double now);
   void share();
+  bool fits(const Flow &f) const;
+  int throttled_ = 0;                         // live flows below full speed
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<Flow *> rising_, held_, next_;  // share's scratch

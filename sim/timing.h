@@ -30,9 +30,10 @@ struct BwResource {
   // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
   int nflows = 0;
   double fl_used = 0, fl_weight = 0, fl_level = 0;
+  double fl_load = 0;  // sum of u x service / full over its live flows
   uint64_t fl_stamp = 0;
   int fl_rising = 0;
-  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; }
+  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; fl_load = 0; }
 };
 
 // One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also

@@ -47,10 +47,10 @@ static void flow_staggered_share(void **) {
   FlowNet n;
   n.reset(0);
   FlowUse u = {&r, 256, 256};
+  std::vector<int> done;
   n.add(0, 1, &u, 1);
   n.add(128, 2, &u, 1);
   assert_true(near(n.next_end(), 384));
-  std::vector<int> done;
   assert_true(near(n.step(384, &done), 512));
   assert_int_equal(done.size(), 1);
   assert_int_equal(done[0], 1);
