@@ -111,6 +111,8 @@ typedef struct {
   const GsQueue *q;
   size_t i;
   const GsInst *in;     /* instruction i of q */
+  const GsUnitKind *unit; /* q's unit (queue_unit), NULL for a DMA queue */
+  uint64_t accepts;     /* bit op: q runs opcode op (prog_queue_accepts) */
 } Ctx;
 
 static void inst_error(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,6 +136,8 @@ typedef struct {
   unsigned used_r, used_t, used_n; /* bit k: field r[k] / t[k] / n[k] named */
   int used_sub, used_dt, used_fl;
   unsigned positive;               /* bit k: operand k must be positive */
+  int nops;
+  const GsOperand *ops[32];        /* its operands (isa_operand) */
 } OpShape;
 
 static const OpShape *op_shape(GsOpcode op) {
@@ -153,6 +157,8 @@ static const OpShape *op_shape(GsOpcode op) {
         case OPF_FLAGS: s->used_fl = 1; break;
         }
         if (must_be_positive(o->name)) s->positive |= 1u << k;
+        gs_assert(k < 32);
+        s->ops[s->nops++] = o;
       }
     }
     built = 1;
@@ -312,19 +318,21 @@ static void check_inst(Ctx *c, const GsInst *in) {
     return;
   }
   GsOpcode op = (GsOpcode)in->op;
-  if (!prog_queue_accepts(a, q->core, q->index, op, why, sizeof why)) inst_error(c, "%s", why);
+  if (!(c->accepts >> op & 1) && !prog_queue_accepts(a, q->core, q->index, op, why, sizeof why))
+    inst_error(c, "%s", why);
   check_unused_fields(c, in);
-  const GsUnitKind *u = queue_unit(a, q);
+  const GsUnitKind *u = c->unit;
+  const OpShape *shape = op_shape(op);
   int ints_ok = 1; /* every integer operand in [0, 2^40]: the derived checks may multiply them */
-  for (int k = 0; k < isa_operand_count(op); k++) {
-    const GsOperand *o = isa_operand(op, k);
+  for (int k = 0; k < shape->nops; k++) {
+    const GsOperand *o = shape->ops[k];
     int64_t v = isa_inst_get(in, o);
     switch (o->kind) {
     case OPK_INT:
       ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
       if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
       else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
-      else if (v == 0 && op_shape(op)->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
+      else if (v == 0 && shape->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
       break;
     case OPK_REGION:
       if (v >= p->nregions)
@@ -380,7 +388,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
   char why[256], qn[64];
-  Ctx c = {p, a, d, file, NULL, 0, NULL};
+  Ctx c = {p, a, d, file, NULL, 0, NULL, NULL, 0};
+  _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
   for (int qi = 0; qi < p->nqueues; qi++) {
     const GsQueue *q = &p->queues[qi];
     c.q = q;
@@ -393,6 +402,10 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
     if (prog_find_queue(p, q->cluster, q->core, q->index) != qi)
       diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
                  gtasm_queue_name(a, q, qn, sizeof qn));
+    c.unit = queue_unit(a, q);
+    c.accepts = 0;
+    for (int op = 0; op < I_COUNT; op++)
+      if (prog_queue_accepts(a, q->core, q->index, (GsOpcode)op, NULL, 0)) c.accepts |= 1ull << op;
     GsCursor cur;
     prog_cursor_init(&cur, q);
     c.i = 0;
