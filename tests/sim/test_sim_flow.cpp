@@ -136,6 +136,44 @@ static void flow_runs_pipeline_the_path(void **) {
   assert_true(two_loads(8192, 1, 8192, 0, XFER_CHUNK).cycles > (uint64_t)(L_DDR_LB + 8192 / 16));
 }
 
+// One 4096 B transfer from (sl, cluster sc, core sk) to (dl, dc, dk), by a cluster DMA engine or
+// the source core's dma_in, under flows; returns the run's cycles.
+static int64_t one_mov(GsLevel sl, int sc, int sk, GsLevel dl, int dc, int dk, bool cluster_dma,
+                       SimResult *out = nullptr) {
+  Prog pr;
+  uint32_t t = pr.tile("x");
+  QRef q = cluster_dma ? pr.q(sc, -1, 0) : pr.q(sc, sk, TQ_IN);
+  uint32_t s = pr.region("src"), d = pr.region("dst");
+  pr.alloc(q, s, sl, sc, sk, 0, 4096, t);
+  pr.alloc(q, d, dl, dc, dk, sl == dl && sc == dc && sk == dk ? 4096 : 0, 4096);
+  pr.mov(q, d, t, s, t, 4096);
+  SimResult r = run(pr, XFER_FLOW);
+  assert_int_equal(r.status, 0);
+  if (out) *out = r;
+  return (int64_t)r.cycles;
+}
+
+// Alone, a transfer takes latency + bytes / the narrowest bandwidth on its path under flows as
+// under chunks (docs/timing.md, "Uncontended"): the paths and figures of test_sim_tiny's
+// transfer_paths. Latencies: dma 20, ddr 100, gb 10, lb 2, noc 5, cluster link 10.
+static void flow_transfer_paths_alone(void **) {
+  SimResult r;
+  // DDR -> GB by a cluster DMA engine: DDR 32 B/cycle over both channels, GB port 32
+  assert_int_equal(one_mov(LVL_DDR, 0, 0, LVL_GB, 0, 0, true, &r), 20 + 100 + 10 + 4096 / 32);
+  assert_int_equal((int64_t)r.stats.get("gb.write_bytes"), 4096);
+  // each DDR channel carried 2048 B at 16 B/cycle: busy 128 of the 258 cycles
+  assert_true(near(r.stats.get("ddr.ch0.utilization"), 128.0 / 258.0));
+  // GB -> LB: GB port 32, NoC link 16, LB port 64 -> 16
+  assert_int_equal(one_mov(LVL_GB, 0, 0, LVL_LB, 0, 1, false), 20 + 10 + 2 + 5 + 4096 / 16);
+  // LB -> LB across clusters: out link, cluster link and in link 16 B/cycle each
+  assert_int_equal(one_mov(LVL_LB, 0, 0, LVL_LB, 1, 0, false, &r), 20 + 2 + 2 + 5 + 10 + 4096 / 16);
+  assert_int_equal((int64_t)r.stats.get("cluster_link.bytes"), 4096);
+  // LB -> LB inside one LB (two ports of 64: one reads, one writes): 4096 / 64
+  assert_int_equal(one_mov(LVL_LB, 0, 0, LVL_LB, 0, 0, false), 20 + 2 + 2 + 4096 / 64);
+  // LB -> DDR (a store): LB port, NoC link 16, DDR 32 -> 16
+  assert_int_equal(one_mov(LVL_LB, 0, 1, LVL_DDR, 0, 0, false), 20 + 100 + 2 + 5 + 4096 / 16);
+}
+
 int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(flow_alone_full_speed),
@@ -143,6 +181,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(flow_max_min),
       cmocka_unit_test(flow_runs_share_a_channel),
       cmocka_unit_test(flow_runs_pipeline_the_path),
+      cmocka_unit_test(flow_transfer_paths_alone),
   };
   return simtest_main_tiny(&g_arch, &g_sim, tests);
 }
