@@ -40,10 +40,18 @@ static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels
     return;
   }
   int64_t il = interleave > 0 ? interleave : hi - lo;
-  for (int64_t a = lo; a < hi;) {
-    int64_t seg_end = std::min(hi, (a / il + 1) * il);
-    fn((size_t)((a / il) % channels), (a / (il * channels)) * il + a % il, seg_end - a);
+  // the first segment's index, channel and channel address divide; the next ones step (a
+  // transfer crosses dozens of segments, and 64-bit divisions were most of the walk)
+  int64_t seg = lo / il, off = lo - seg * il, base = seg / channels * il;
+  size_t ch = (size_t)(seg % channels);
+  for (int64_t a = lo; a < hi; seg++, off = 0) {
+    int64_t seg_end = std::min(hi, (seg + 1) * il);
+    fn(ch, base + off, seg_end - a);
     a = seg_end;
+    if (++ch == (size_t)channels) {
+      ch = 0;
+      base += il;
+    }
   }
 }
 
