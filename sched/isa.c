@@ -132,25 +132,9 @@ const GsOperand *isa_operand(GsOpcode op, int i) {
   return &operands[optab.first[op] + i].o;
 }
 
-int64_t isa_inst_get(const GsInst *in, const GsOperand *o) {
-  return isa_inst_field(in, o->field, o->index);
-}
-
 /* The caller has range-checked v for the field's width (the assembler does). */
 void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v) {
   isa_inst_set_field(in, o->field, o->index, v);
-}
-
-int64_t isa_inst_field(const GsInst *in, GsOperandField f, int index) {
-  switch (f) {
-  case OPF_REGION: return in->r[index];
-  case OPF_TILE: return in->t[index];
-  case OPF_NUM: return in->n[index];
-  case OPF_SUB: return in->sub;
-  case OPF_DTYPE: return in->dtype;
-  case OPF_FLAGS: return in->flags;
-  }
-  die("bad operand field %d", (int)f);
 }
 
 void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v) {

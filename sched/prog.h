@@ -195,11 +195,24 @@ typedef struct {
 } GsOperand;
 int isa_operand_count(GsOpcode op);
 const GsOperand *isa_operand(GsOpcode op, int i);
-int64_t isa_inst_get(const GsInst *in, const GsOperand *o);
 void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v);
 /* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
- * (encoders, the unused-field check). Code about one opcode uses isa_ops.h's accessors. */
-int64_t isa_inst_field(const GsInst *in, GsOperandField f, int index);
+ * (encoders, the unused-field check). Code about one opcode uses isa_ops.h's accessors.
+ * Inline: the static checks read every operand of millions of instructions. */
+static inline int64_t isa_inst_field(const GsInst *in, GsOperandField f, int index) {
+  switch (f) {
+  case OPF_REGION: return in->r[index];
+  case OPF_TILE: return in->t[index];
+  case OPF_NUM: return in->n[index];
+  case OPF_SUB: return in->sub;
+  case OPF_DTYPE: return in->dtype;
+  case OPF_FLAGS: return in->flags;
+  }
+  die("bad operand field %d", (int)f);
+}
+static inline int64_t isa_inst_get(const GsInst *in, const GsOperand *o) {
+  return isa_inst_field(in, o->field, o->index);
+}
 void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v);
 
 /* A queue's index in p->queues for (cluster, core, index), or -1; never creates one. */
