@@ -379,20 +379,23 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
   double stall = 0;
   int64_t left = bytes;
   if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
+  // The transfer's DDR channels, their bytes and non-data cycles, once: each chunk takes its
+  // fraction of them. DRAM: the row misses and turnarounds, and refresh stretching all of the
+  // channel's time, data and penalties: (data + penalty)·refresh − data.
+  q.ddr_uses.clear();
+  for (size_t ch = 0; ch < q.chan.size(); ch++) {
+    if (q.chan[ch] <= 0) continue;
+    BwResource *r = &ddr->channels[ch];
+    double extra = ddr->dram_on ? q.chan[ch] / r->bytes_per_cycle * (ddr->dt.refresh - 1) +
+                                      q.pen[ch] * ddr->dt.refresh
+                                : 0;
+    q.ddr_uses.push_back({r, q.chan[ch], extra});
+  }
   while (left > 0 && !abort_) {
     int64_t c = std::min(chunk_, left);
     double f = (double)c / (double)bytes;
     q.uses.clear();
-    for (size_t ch = 0; ch < q.chan.size(); ch++) {
-      if (q.chan[ch] <= 0) continue;
-      BwResource *r = &ddr->channels[ch];
-      // DRAM: the chunk's share of the row misses and turnarounds, and refresh stretching all
-      // of the channel's time, data and penalties: (data + penalty)·refresh − data
-      double extra = ddr->dram_on ? (q.chan[ch] / r->bytes_per_cycle * (ddr->dt.refresh - 1) +
-                                     q.pen[ch] * ddr->dt.refresh) * f
-                                  : 0;
-      q.uses.push_back({r, q.chan[ch] * f, extra});
-    }
+    for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
     if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
       // A copy inside a one-port buffer reads and writes through that port.
       q.uses.push_back({&(*mp.ports[0])[0], 2.0 * (double)c});

@@ -103,7 +103,8 @@ struct QState {
   double busy = 0, stall_data = 0, stall_flag = 0, stall_res = 0;
   uint64_t ninst = 0;
   double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
-  std::vector<BwUse> uses;       // scratch for transfers
+  std::vector<BwUse> uses;       // scratch for transfers: a chunk's resources
+  std::vector<BwUse> ddr_uses;   // scratch: the transfer's DDR channels, whole (mov_stream)
   std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
   std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
