@@ -13,7 +13,6 @@ void FlowNet::reset(double now) {
   flows_.clear();
   throttled_ = 0;
   free_.clear();
-  nlive_ = 0;
   now_ = now;
 }
 
@@ -97,7 +96,7 @@ bool FlowNet::fits(const Flow &f) const {
   return true;
 }
 
-int FlowNet::add(double now, int owner, const FlowUse *uses, int n) {
+int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
   advance(now);
   int slot;
   if (!free_.empty()) {
@@ -108,7 +107,9 @@ int FlowNet::add(double now, int owner, const FlowUse *uses, int n) {
     flows_.emplace_back();
   }
   Flow &f = flows_[(size_t)slot];
-  f.uses.assign(uses, uses + n);
+  f.uses.clear();
+  for (int i = 0; i < n; i++)
+    f.uses.push_back({uses[i].res, uses[i].bytes, uses[i].bytes / uses[i].res->bytes_per_cycle + uses[i].extra});
   f.full = 0;
   for (const FlowUse &u : f.uses) {
     f.full = std::max(f.full, u.service);
@@ -117,7 +118,6 @@ int FlowNet::add(double now, int owner, const FlowUse *uses, int n) {
   f.left = 1;
   f.owner = owner;
   f.live = true;
-  nlive_++;
   if (fits(f)) {
     f.u = 1;
     f.rate = 1 / f.full;
@@ -143,7 +143,6 @@ double FlowNet::step(double now, std::vector<int> *done) {
     }
     f.left = 0;
     f.live = false;
-    nlive_--;
     free_.push_back((int)i);
     done->push_back(f.owner);
     ended = true;

@@ -20,7 +20,8 @@
 
 #include "timing.h"
 
-// One resource of a flow's path and the cycles of its time the whole transfer needs.
+// One resource of a flow's path and the cycles of its time the whole transfer needs (from a
+// BwUse: bytes / bandwidth + extra).
 struct FlowUse {
   BwResource *res;
   double bytes;    // for the resource's statistics
@@ -45,7 +46,7 @@ class FlowNet {
   // At time now (>= the last call's): moves every flow on to now, adds a flow over uses[0..n)
   // owned by `owner`, and shares the resources again (not needed when it fits at full speed
   // beside flows all at full speed: then every flow keeps u = 1). Returns its slot. T > 0.
-  int add(double now, int owner, const FlowUse *uses, int n);
+  int add(double now, int owner, const BwUse *uses, int n);
   // At time now: moves every flow on, ends those due by now (their owners into *done, in
   // slot order), shares again if that changes any rate. Returns the time the next flow ends
   // (+inf: none live).
@@ -53,7 +54,6 @@ class FlowNet {
   // The time the next live flow ends (+inf: none).
   double next_end() const;
   const Flow &flow(int slot) const { return flows_[(size_t)slot]; }
-  int live() const { return nlive_; }
 
  private:
   void advance(double now);
@@ -65,7 +65,6 @@ class FlowNet {
   std::vector<Flow *> rising_, held_, next_;  // share's scratch
   std::vector<BwResource *> res_;             // share's: the resources of the live flows
   uint64_t stamp_ = 0;                        // share's call count (BwResource::fl_stamp)
-  int nlive_ = 0;
   double now_ = 0;
 };
 

@@ -292,11 +292,14 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
 }
 
 namespace {
-// The port that frees first (lowest index on a tie), other than `skip` when there is a choice.
-BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
+// The port of a buffer a piece of a transfer goes through, other than `skip` when there is a
+// choice (lowest index on a tie): under chunks the one that frees first, under flows the one
+// with the fewest flows on it now.
+BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip, bool flows) {
   BwResource *best = nullptr;
   for (BwResource &p : ports)
-    if (&p != skip && (!best || p.free_at < best->free_at)) best = &p;
+    if (&p != skip && (!best || (flows ? p.nflows < best->nflows : p.free_at < best->free_at)))
+      best = &p;
   return best;
 }
 }  // namespace
@@ -371,17 +374,10 @@ bool SimModel::past_limit(int qid, size_t idx, double end) {
   return true;
 }
 
-// Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
-// the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
-// one's. Returns the cycles its chunks waited for busy resources.
-double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
-                            double t) {
-  double stall = 0;
-  int64_t left = bytes;
-  if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
-  // The transfer's DDR channels, their bytes and non-data cycles, once: each chunk takes its
-  // fraction of them. DRAM: the row misses and turnarounds, and refresh stretching all of the
-  // channel's time, data and penalties: (data + penalty)·refresh − data.
+// The transfer's DDR channels into q.ddr_uses, each with its bytes and its non-data cycles.
+// DRAM: the row misses and turnarounds, and refresh stretching all of the channel's time, data
+// and penalties: (data + penalty)·refresh − data.
+void SimModel::ddr_uses(QState &q) {
   q.ddr_uses.clear();
   for (size_t ch = 0; ch < q.chan.size(); ch++) {
     if (q.chan[ch] <= 0) continue;
@@ -391,21 +387,36 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
                                 : 0;
     q.ddr_uses.push_back({r, q.chan[ch], extra});
   }
+}
+
+// The resources a piece of c bytes, the fraction f of the transfer, crosses, into q.uses: its
+// share of the DDR channels (q.ddr_uses), the GB/LB ports (pick_port) and the links.
+void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
+  q.uses.clear();
+  for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
+  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
+    // A copy inside a one-port buffer reads and writes through that port.
+    q.uses.push_back({&(*mp.ports[0])[0], 2.0 * c});
+  } else {
+    // A copy inside one buffer reads through one port and writes through another.
+    BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr, flows_on_) : nullptr;
+    if (p0) q.uses.push_back({p0, c});
+    if (mp.ports[1]) q.uses.push_back({pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_), c});
+  }
+  for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], c});
+}
+
+// Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
+// the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
+// one's. Returns the cycles its chunks waited for busy resources.
+double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
+                            double t) {
+  double stall = 0;
+  int64_t left = bytes;
+  if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
   while (left > 0 && !abort_) {
     int64_t c = std::min(chunk_, left);
-    double f = (double)c / (double)bytes;
-    q.uses.clear();
-    for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
-    if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
-      // A copy inside a one-port buffer reads and writes through that port.
-      q.uses.push_back({&(*mp.ports[0])[0], 2.0 * (double)c});
-    } else {
-      // A copy inside one buffer reads through one port and writes through another.
-      BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr) : nullptr;
-      if (p0) q.uses.push_back({p0, (double)c});
-      if (mp.ports[1]) q.uses.push_back({pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr), (double)c});
-    }
-    for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], (double)c});
+    path_uses(q, mp, (double)c, (double)c / (double)bytes);
     double start;
     double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
     if (past_limit(qid, idx, end)) break;
@@ -418,41 +429,14 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
 }
 
 // The flow model (flow.h): from time t the transfer is one flow over its path; the queue sleeps
-// until flow_step ends it. A port is the one of its buffer with the fewest flows on it now
-// (lowest index on a tie). Returns the cycles it took beyond its time alone.
+// until flow_step ends it. Returns the cycles it took beyond its time alone.
 double SimModel::mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
                           double t) {
   if (past_limit(qid, idx, t)) return 0;
   wait_until(t);
   if (bytes == 0 || abort_) return 0;
-  std::vector<FlowUse> uses;
-  for (size_t ch = 0; ch < q.chan.size(); ch++) {
-    if (q.chan[ch] <= 0) continue;
-    BwResource *r = &ddr->channels[ch];
-    double d = q.chan[ch] / r->bytes_per_cycle;
-    if (ddr->dram_on) d = (d + q.pen[ch]) * ddr->dt.refresh;
-    uses.push_back({r, q.chan[ch], d});
-  }
-  auto least = [](std::vector<BwResource> &ports, const BwResource *skip) {
-    BwResource *best = nullptr;
-    for (BwResource &p : ports)
-      if (&p != skip && (!best || p.nflows < best->nflows)) best = &p;
-    return best;
-  };
-  double b = (double)bytes;
-  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
-    BwResource *p = &(*mp.ports[0])[0];
-    uses.push_back({p, 2 * b, 2 * b / p->bytes_per_cycle});
-  } else {
-    BwResource *p0 = mp.ports[0] ? least(*mp.ports[0], nullptr) : nullptr;
-    if (p0) uses.push_back({p0, b, b / p0->bytes_per_cycle});
-    if (mp.ports[1]) {
-      BwResource *p1 = least(*mp.ports[1], mp.same_buf ? p0 : nullptr);
-      uses.push_back({p1, b, b / p1->bytes_per_cycle});
-    }
-  }
-  for (int i = 0; i < mp.nlinks; i++) uses.push_back({mp.links[i], b, b / mp.links[i]->bytes_per_cycle});
-  int slot = flows_.add(t, qid, uses.data(), (int)uses.size());
+  path_uses(q, mp, (double)bytes, 1);
+  int slot = flows_.add(t, qid, q.uses.data(), (int)q.uses.size());
   double full = flows_.flow(slot).full;
   if (past_limit(qid, idx, t + full)) return 0;
   flow_schedule(flows_.next_end());
@@ -514,6 +498,7 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (!mov_path(q, side, pat, reg, &mp, &e)) return fail(qid, idx, e);
   double ddr_total = 0;
   for (double c : q.chan) ddr_total += c;
+  ddr_uses(q);
   double stall = flows_on_ ? mov_flow(q, qid, idx, mp, bytes, t0 + mp.latency)
                            : mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
   if (abort_) return false;

@@ -104,7 +104,7 @@ struct QState {
   uint64_t ninst = 0;
   double macs = 0, ideal = 0;   // matrix: MACs done, and cycles they take at peak rate
   std::vector<BwUse> uses;       // scratch for transfers: a chunk's resources
-  std::vector<BwUse> ddr_uses;   // scratch: the transfer's DDR channels, whole (mov_stream)
+  std::vector<BwUse> ddr_uses;   // scratch: the transfer's DDR channels, whole (ddr_uses)
   std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
   std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
@@ -178,6 +178,8 @@ class SimModel : public sc_core::sc_module {
   bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
   bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
                 MovPath *mp, std::string *err);
+  void ddr_uses(QState &q);
+  void path_uses(QState &q, const MovPath &mp, double c, double f);
   double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
   double mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
   void flow_step();

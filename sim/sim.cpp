@@ -252,7 +252,8 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
 }
 
 // The transfer chunk size: the option (the CLI applies GTSIM_CHUNK_BYTES to it), else the
-// config's chip.chunk_bytes; an arch built by hand without one is a bug.
+// config's chip.chunk_bytes; an arch built by hand without one is a bug. And the transfer model
+// (chip.transfer_model: chunks, or flows).
 bool SimModel::choose_chunk(const SimOptions &o, SimResult *r) {
   (void)r;
   chunk_ = o.chunk_bytes > 0 ? o.chunk_bytes : arch->chunk_bytes;

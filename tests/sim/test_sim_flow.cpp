@@ -12,7 +12,7 @@ static Simulator *g_sim;
 
 static bool near(double a, double b) { return std::fabs(a - b) < 1e-9; }
 
-// Resources of 1 byte per cycle, so that service = bytes.
+// Resources of 1 byte per cycle, so that a use's service (bytes / bandwidth) = its bytes.
 static BwResource res() {
   BwResource r;
   r.bytes_per_cycle = 1;
@@ -25,7 +25,7 @@ static void flow_alone_full_speed(void **) {
   BwResource a = res(), b = res();
   FlowNet n;
   n.reset(0);
-  FlowUse u[2] = {{&a, 512, 512}, {&b, 256, 256}};
+  BwUse u[2] = {{&a, 512}, {&b, 256}};
   int s = n.add(0, 7, u, 2);
   assert_true(near(n.next_end(), 512));
   std::vector<int> done;
@@ -46,7 +46,7 @@ static void flow_staggered_share(void **) {
   BwResource r = res();
   FlowNet n;
   n.reset(0);
-  FlowUse u = {&r, 256, 256};
+  BwUse u = {&r, 256};
   std::vector<int> done;
   n.add(0, 1, &u, 1);
   n.add(128, 2, &u, 1);
@@ -67,7 +67,7 @@ static void flow_max_min(void **) {
   BwResource r1 = res(), r2 = res();
   FlowNet n;
   n.reset(0);
-  FlowUse a = {&r1, 100, 100}, b[2] = {{&r1, 100, 100}, {&r2, 100, 100}}, c = {&r2, 100, 100};
+  BwUse a = {&r1, 100}, b[2] = {{&r1, 100}, {&r2, 100}}, c = {&r2, 100};
   int sa = n.add(0, 0, &a, 1), sb = n.add(0, 1, b, 2);
   int sc = n.add(0, 2, &c, 1), sd = n.add(0, 3, &c, 1);
   assert_true(near(n.flow(sb).rate, 1.0 / 300) && near(n.flow(sc).rate, 1.0 / 300));
