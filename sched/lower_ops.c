@@ -291,6 +291,70 @@ static void geom_gavgpool(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
   m->out_row_bytes = ydt;
 }
 
+/* How input x of a row-wise op y = op(..., x, ...) meets y's rows (a row: y's last axis). */
+typedef struct {
+  enum { RM_EACH, RM_PERIODIC, RM_WHOLE } kind;
+  int64_t rb;     /* RM_EACH, RM_PERIODIC: bytes of x per output row */
+  int64_t period; /* RM_PERIODIC: x's rows, read again every `period` output rows */
+} RowMap;
+
+static int is_elementwise_binary(GsOpKind k) {
+  return k == OP_ADD || k == OP_SUB || k == OP_MUL || k == OP_DIV;
+}
+
+/* x, broadcast (numpy, dims aligned from the right) to y's shape, over y's rows: RM_EACH when
+ * x has a row for each of y's (a [n, s, 1] scale of [n, s, d]), RM_PERIODIC when x's rows repeat
+ * over y's leading dims only (a [1, s, d] position table added to [n, s, d]: output row r reads
+ * x's row r mod s), RM_WHOLE otherwise (a bias of one row, a [n, 1, d] operand). */
+static RowMap broadcast_map(const GsTensor *x, const GsTensor *y) {
+  RowMap m = {RM_WHOLE, 0, 0};
+  int off = y->ndim - x->ndim, lead = 1; /* lead: still in the leading broadcast dims */
+  int64_t period = 1;
+  if (off < 0) return m;
+  for (int d = 0; d < y->ndim - 1; d++) {
+    int64_t xd = d < off ? 1 : x->dim[d - off];
+    if (xd == y->dim[d]) {
+      lead = 0;
+      period *= xd;
+    } else if (!lead) {
+      return m; /* broadcast inside the row dims */
+    }
+  }
+  m.rb = last_dim(x) * dtb(x);
+  if (period == graph_tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1)) m.kind = RM_EACH;
+  else if (period > 1) m.kind = RM_PERIODIC;
+  m.period = period;
+  return m;
+}
+
+/* Input i of row-wise op `op` against its output's rows. A broadcast operand of an
+ * elementwise op follows broadcast_map; any other input is sliced by rows when it has a whole
+ * number of elements per output row (a transpose, a reduction, a concat's part), else whole. */
+static RowMap rowwise_map(const GsGraph *g, int op, int i) {
+  const GsOp *o = &g->ops[op];
+  const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
+  int64_t rows = graph_tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
+  int64_t xe = graph_tensor_elems(x);
+  if (is_elementwise_binary(o->kind) && xe < graph_tensor_elems(y)) return broadcast_map(x, y);
+  RowMap m = {RM_WHOLE, 0, 0};
+  if (xe % rows == 0 && xe >= rows) {
+    m.kind = RM_EACH;
+    m.rb = xe / rows * dtb(x);
+  }
+  return m;
+}
+
+/* The period of a row-wise op's periodic operands: its output rows come in segments of
+ * that many, and tiles stay inside one or cover whole ones (0: none periodic). */
+static int64_t rowwise_period(const GsGraph *g, int op) {
+  int64_t p = 0;
+  for (int i = 0; i < g->ops[op].nin; i++) {
+    RowMap m = rowwise_map(g, op, i);
+    if (m.kind == RM_PERIODIC && m.period > p) p = m.period;
+  }
+  return p;
+}
+
 /* Row-wise ops (embedding, interaction, the rest): a row is the output's last axis. */
 static void geom_rowwise(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
   const GsOp *o = &g->ops[op];
@@ -306,14 +370,16 @@ static void geom_rowwise(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
     int64_t bag = o->at.bag > 1 ? o->at.bag : 1;
     m->in_row_bytes = bag * dtb(T(g, o->in[0])) + bag * last * ydt;
   } else {
+    int64_t period = rowwise_period(g, op);
     for (int i = 0; i < o->nin; i++) {
-      const GsTensor *x = T(g, o->in[i]);
-      if (graph_tensor_elems(x) % m->rows == 0 && graph_tensor_elems(x) >= m->rows)
-        m->in_row_bytes += graph_tensor_bytes(x) / m->rows;
+      RowMap rm = rowwise_map(g, op, i);
+      if (rm.kind == RM_EACH || (rm.kind == RM_PERIODIC && rm.period == period))
+        m->in_row_bytes += rm.rb;
       else
-        m->w_fixed_bytes += graph_tensor_bytes(x);
+        m->w_fixed_bytes += graph_tensor_bytes(T(g, o->in[i]));
     }
     m->w_fixed_bytes += lower_op_weight_bytes(g, op);
+    if (period > 0) m->seg_rows = period;
   }
   if (o->kind == OP_PAD) { /* segments (pad_segs), the input's share of a row, a row per edge */
     const GsTensor *x = T(g, o->in[0]);
@@ -475,6 +541,26 @@ static void matmul_input_span(const GsGraph *g, const GsOp *o, int i, const GsTi
   }
 }
 
+/* lower_tile_input_span of a row-wise op: an operand with a row per output row, by rows; a
+ * periodic one (rowwise_map) inside one period, or its whole rows again for each period a tile
+ * covers (a source stride of 0); 0 for one loaded whole (w_fixed_bytes). */
+static int rowwise_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSpan *s) {
+  RowMap m = rowwise_map(g, op, i);
+  if (m.kind == RM_EACH) {
+    *s = span1(t->r0 * m.rb, (t->r1 - t->r0) * m.rb);
+    return 1;
+  }
+  if (m.kind != RM_PERIODIC || m.period != rowwise_period(g, op)) return 0;
+  SegRange r = seg_range(m.period, t);
+  if (r.nseg == 1) {
+    *s = span1(r.h0 * m.rb, (r.h1 - r.h0) * m.rb);
+    return 1;
+  }
+  GsSpan whole = {0, m.period * m.rb, r.nseg, 0, 1, r.nseg * m.period * m.rb};
+  *s = whole;
+  return 1;
+}
+
 int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSpan *s) {
   const GsOp *o = &g->ops[op];
   const GsTensor *x = T(g, o->in[i]), *y = T(g, o->out[0]);
@@ -523,16 +609,8 @@ int lower_tile_input_span(const GsGraph *g, int op, int i, const GsTile *t, GsSp
     *s = span1(t->r0 * per_row * dt, (t->r1 - t->r0) * per_row * dt);
     return 1;
   }
-  default: {
-    /* row-wise ops: operands with a whole number of elements per output row are sliced by
-     * rows; smaller (broadcast) operands are loaded whole once per core (w_fixed_bytes). */
-    int64_t rows = graph_tensor_elems(y) / (last_dim(y) ? last_dim(y) : 1);
-    int64_t xe = graph_tensor_elems(x);
-    if (xe % rows != 0 || xe < rows) return 0;
-    int64_t rb = xe / rows * dt;
-    *s = span1(t->r0 * rb, (t->r1 - t->r0) * rb);
-    return 1;
-  }
+  default: /* row-wise ops: rowwise_map */
+    return rowwise_input_span(g, op, i, t, s);
   }
 }
 

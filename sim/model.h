@@ -196,7 +196,9 @@ class SimModel : public sc_core::sc_module {
   double now() const;
   void wait_until(double t);
   void wake_all();
-  int static_check(const GsProgram *p, std::string *err);
+  int static_check(const GsProgram *p, bool checked, std::string *err);
+  int prog_check_collect(const GsProgram *p, std::string *err);
+  int bind_queues(const GsProgram *p, std::string *err);
   std::string deadlock_report();
   std::string end_report();
   void reset_run(const GsProgram *p, const SimOptions &o);

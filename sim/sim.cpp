@@ -33,10 +33,20 @@ int Simulator::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
 }
 
 // The static checks are prog_check's (sched/prog_check.c: queues, units, cores, clusters,
-// engines, ids, dtypes the units support); its messages are collected here. Then every program
+// engines, ids, dtypes the units support); its messages are collected here, unless the caller
+// ran it against this arch already (`checked`: SimOptions::checked_against). Then every program
 // queue is bound to its queue slot. Returns the run's status: 0, GS_EXIT_SIM (a check failed)
 // or GS_EXIT_INPUT (more queues than the simulator runs), the message in *msg.
-int SimModel::static_check(const GsProgram *p, std::string *err) {
+int SimModel::static_check(const GsProgram *p, bool checked, std::string *err) {
+  if (!checked) {
+    int rc = prog_check_collect(p, err);
+    if (rc != 0) return rc;
+  }
+  return bind_queues(p, err);
+}
+
+// prog_check with its messages in *err.
+int SimModel::prog_check_collect(const GsProgram *p, std::string *err) {
   char *buf = nullptr;
   size_t len = 0;
   FILE *ms = open_memstream(&buf, &len);
@@ -53,6 +63,11 @@ int SimModel::static_check(const GsProgram *p, std::string *err) {
     *err = msg.empty() ? std::string(prog_name_) + ": error: the program fails its static checks\n" : msg;
     return GS_EXIT_SIM;
   }
+  return 0;
+}
+
+// Binds every program queue to its queue slot.
+int SimModel::bind_queues(const GsProgram *p, std::string *err) {
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueue &gq = p->queues[i];
     int slot = gq.core >= 0 ? core_queue(gq.cluster, gq.core, gq.index) : cluster_dma_queue(gq.cluster, gq.index);
@@ -317,7 +332,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   reset_run(p, o);
   if (!choose_chunk(o, r)) return r->status;
   std::string e;
-  if (int st = static_check(p, &e)) {
+  if (int st = static_check(p, o.checked_against == arch, &e)) {
     r->status = st;
     r->message = e;
     for (QState &q : queues) q.prog = nullptr;

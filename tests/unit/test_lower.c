@@ -242,6 +242,38 @@ static void check_program(const GsLowered *l, const GsArch *a) {
   assert_int_equal(prog_check(l->prog, a, &d, "lowered"), 0);
 }
 
+/* Broadcast operands (docs/schedulers.md, "How each op becomes instructions"), batch 4 on one
+ * cluster, by DDR bytes. x [N, s, 64] is read once and the output written once. A periodic
+ * operand p [1, s, 64] is read under every output row: N·s rows of 128 B, with s = 16 (tiles
+ * inside a period) and s = 2 (tiles of whole periods, each reading p's 2 rows again; before,
+ * p was sliced at 64 / N elements per row and read once in all). A per-row scale c [N, s, 1]:
+ * 2 B per output row. */
+static void test_broadcast_operands(void **state) {
+  (void)state;
+  const char *sets[] = {"chip.clusters=1"};
+  GsArch *a = load_arch("configs/tiny.cfg", sets, 1);
+  const char *ops[] = {"add(x, p)", "add(x, p)", "mul(x, c)"};
+  const int seq[] = {16, 2, 16}, per_row[] = {128, 128, 2};
+  for (int i = 0; i < 3; i++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "gtg 1\nmodel b batch=4 dtype=fp16\ninput x: fp16[N, %d, 64]\n"
+             "input p: fp16[1, %d, 64]\ninput c: fp16[N, %d, 1]\ny = %s\n", seq[i], seq[i],
+             seq[i], ops[i]);
+    GsGraph *g = parse(text);
+    GsLowered *l = lower(g, a, SCHED_TVM, 4, 0);
+    check_program(l, a);
+    int64_t rows = 4 * seq[i], act = rows * 64 * 2;
+    int64_t rd, wr;
+    program_ddr_bytes(l->prog, &rd, &wr);
+    assert_int_equal(rd, act + rows * per_row[i]);
+    assert_int_equal(wr, act);
+    lower_free(l);
+    graph_free(g);
+  }
+  arch_free(a);
+}
+
 static void test_fits_and_checks(void **state) {
   (void)state;
   const char *cfgs[] = {"configs/tiny.cfg", "configs/stcp920.cfg", "configs/goya.cfg"};
@@ -554,6 +586,7 @@ int main(void) {
       cmocka_unit_test(test_core_cols_whole_blocks),
       cmocka_unit_test(test_view_pattern),
       cmocka_unit_test(test_core_view_of_column_split),
+      cmocka_unit_test(test_broadcast_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
