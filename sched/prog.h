@@ -122,12 +122,18 @@ enum { GS_CODE_SLOTS = 19, GS_CODE_ROWS = 16 };
 typedef struct {     /* one stream of similar instructions: its last values and strides */
   uint64_t last[GS_CODE_SLOTS], stride[GS_CODE_SLOTS], lastd[GS_CODE_SLOTS];
   int op;            /* the opcode it last held, -1: unused */
-  uint32_t used;     /* encoder: when it was last chosen */
   uint32_t moving;   /* slots whose stride or last difference is not zero */
   GsInst inst;       /* decoder: the last values as an instruction */
 } GsCodeRow;
+typedef struct {     /* encoder: what it matches a row by, packed apart from the rows (a scan */
+  uint32_t r[3];     /* of 16 rows 584 bytes apart missed the cache on every instruction) */
+  uint32_t used;     /* when it was last chosen */
+  int16_t op;        /* as GsCodeRow.op */
+  uint8_t sub;
+} GsCodeKey;
 typedef struct {
   GsCodeRow row[GS_CODE_ROWS];
+  GsCodeKey key[GS_CODE_ROWS]; /* encoder: row k's opcode, regions and sub after its last use */
   int8_t recent[16];   /* per opcode (15: every other one), the row it last used, -1: none */
   int8_t mru;          /* encoder: the row chosen last */
   uint32_t clock;
