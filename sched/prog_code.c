@@ -112,17 +112,21 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
     m->used = ++h->clock;
     return h->mru;
   }
+  /* the least recent and the best row's `used` kept at hand: loading key[lru].used each time
+   * chained the 16 steps' loads one after another */
   int best = -1, lru = 0;
   unsigned best_score = 0;
+  uint32_t lru_used = h->key[0].used, best_used = 0;
   for (int r = 0; r < GS_CODE_ROWS; r++) {
     const GsCodeKey *w = &h->key[r];
-    if (w->used < h->key[lru].used) lru = r;
+    if (w->used < lru_used) lru = r, lru_used = w->used;
     if (w->op != in->op) continue;
     unsigned score = 8u * (w->r[1] == in->r[1]) + 4u * (w->r[0] == in->r[0]) +
                      2u * (w->sub == in->sub) + (w->r[2] == in->r[2]);
-    if (best < 0 || score > best_score || (score == best_score && w->used > h->key[best].used)) {
+    if (best < 0 || score > best_score || (score == best_score && w->used > best_used)) {
       best = r;
       best_score = score;
+      best_used = w->used;
     }
   }
   if (best < 0 || best_score < 14) best = lru; /* a new stream unless r0, r1 and sub match */
