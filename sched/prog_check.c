@@ -138,6 +138,11 @@ typedef struct {
   unsigned positive;               /* bit k: operand k must be positive */
   int nops;
   const GsOperand *ops[32];        /* its operands (isa_operand) */
+  /* operands_fine's share: integer operands in n[] (bit: n index) and those of them that must
+   * be positive; region and tile operands (bit: r / t index, ops[] index in *_op) */
+  unsigned int_n, pos_n, reg_r, tile_t;
+  int reg_op[3], tile_op[3];
+  unsigned others;                 /* bit k: operand k is none of these */
 } OpShape;
 
 static const OpShape *op_shape(GsOpcode op) {
@@ -159,6 +164,18 @@ static const OpShape *op_shape(GsOpcode op) {
         if (must_be_positive(o->name)) s->positive |= 1u << k;
         gs_assert(k < 32);
         s->ops[s->nops++] = o;
+        if (o->kind == OPK_INT && o->field == OPF_NUM) {
+          s->int_n |= 1u << o->index;
+          if (s->positive >> k & 1) s->pos_n |= 1u << o->index;
+        } else if (o->kind == OPK_REGION && o->field == OPF_REGION) {
+          s->reg_r |= 1u << o->index;
+          s->reg_op[o->index] = k;
+        } else if (o->kind == OPK_TILE && o->field == OPF_TILE) {
+          s->tile_t |= 1u << o->index;
+          s->tile_op[o->index] = k;
+        } else {
+          s->others |= 1u << k;
+        }
       }
     }
     built = 1;
@@ -308,8 +325,85 @@ static int optional_region(const GsInst *in, const GsOperand *o) {
   return in->op == I_MOV && o->index == 2;
 }
 
-static void check_inst(Ctx *c, const GsInst *in) {
+/* Operand k of in (shape: its opcode's): in range, positive where it must be. *ints_ok is
+ * cleared by an integer outside [0, 2^40] (the derived checks may multiply them). */
+static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k, int *ints_ok) {
   const GsProgram *p = c->p;
+  const GsQueue *q = c->q;
+  const GsUnitKind *u = c->unit;
+  GsOpcode op = (GsOpcode)in->op;
+  const GsOperand *o = shape->ops[k];
+  int64_t v = isa_inst_get(in, o);
+  char why[256];
+  switch (o->kind) {
+  case OPK_INT:
+    *ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
+    if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
+    else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
+    else if (v == 0 && shape->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
+    break;
+  case OPK_REGION:
+    if (v >= p->nregions)
+      inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
+                 (long long)v, p->nregions - 1);
+    else if (v == 0 && !optional_region(in, o))
+      inst_error(c, "%s names no region", o->name);
+    break;
+  case OPK_TILE:
+    if (v >= p->ntiles)
+      inst_error(c, "%s: tile %lld out of range (the program has ids 1..%u)", o->name,
+                 (long long)v, p->ntiles - 1);
+    else if (v == 0 && op != I_ALLOC && in->r[o->index] != 0)
+      inst_error(c, "%s: a data instruction names the tile of every region it uses", o->name);
+    break;
+  case OPK_LEVEL:
+    if (v >= GS_LEVEL_COUNT) inst_error(c, "level %lld out of range", (long long)v);
+    break;
+  case OPK_SCOPE:
+    if (v >= GS_SCOPE_COUNT) inst_error(c, "scope %lld out of range", (long long)v);
+    break;
+  case OPK_VOP:
+    if (v >= V_COUNT) inst_error(c, "vector op %lld out of range (0..%d)", (long long)v, V_COUNT - 1);
+    break;
+  case OPK_DTYPE:
+    if (v >= DT_COUNT) inst_error(c, "dtype %lld out of range (0..%d)", (long long)v, DT_COUNT - 1);
+    else if (u && op == I_GEMM && u->mac_rate[v] <= 0)
+      inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
+    else if (u && op == I_VEC && u->lanes[v] <= 0)
+      inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
+    break;
+  case OPK_QUEUE:
+    if (q->core < 0)
+      inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
+                 "sempost/semwait/barrier");
+    else if (!prog_queue_exists(c->a, q->cluster, q->core, (int)v, why, sizeof why))
+      inst_error(c, "signal target: %s", why);
+    break;
+  }
+}
+
+/* Whether the integer operands in n[] and the region and tile operands of in all pass
+ * check_operand, tested without a branch per operand kind: then only shape->others need it. */
+static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
+  for (unsigned m = s->int_n; m; m &= m - 1) {
+    int k = __builtin_ctz(m);
+    if ((uint64_t)in->n[k] > (uint64_t)GS_OPERAND_MAX || (in->n[k] == 0 && s->pos_n >> k & 1))
+      return 0;
+  }
+  for (unsigned m = s->reg_r; m; m &= m - 1) {
+    int k = __builtin_ctz(m);
+    if (in->r[k] >= c->p->nregions || (in->r[k] == 0 && !optional_region(in, s->ops[s->reg_op[k]])))
+      return 0;
+  }
+  for (unsigned m = s->tile_t; m; m &= m - 1) {
+    int k = __builtin_ctz(m);
+    if (in->t[k] >= c->p->ntiles) return 0;
+    if (in->t[k] == 0 && in->op != I_ALLOC && in->r[s->ops[s->tile_op[k]]->index] != 0) return 0;
+  }
+  return 1;
+}
+
+static void check_inst(Ctx *c, const GsInst *in) {
   const GsArch *a = c->a;
   const GsQueue *q = c->q;
   char why[256];
@@ -321,58 +415,11 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (!(c->accepts >> op & 1) && !prog_queue_accepts(a, q->core, q->index, op, why, sizeof why))
     inst_error(c, "%s", why);
   check_unused_fields(c, in);
-  const GsUnitKind *u = c->unit;
   const OpShape *shape = op_shape(op);
-  int ints_ok = 1; /* every integer operand in [0, 2^40]: the derived checks may multiply them */
-  for (int k = 0; k < shape->nops; k++) {
-    const GsOperand *o = shape->ops[k];
-    int64_t v = isa_inst_get(in, o);
-    switch (o->kind) {
-    case OPK_INT:
-      ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
-      if (v < 0) inst_error(c, "%s=%lld is negative", o->name, (long long)v);
-      else if (v > GS_OPERAND_MAX) inst_error(c, "%s=%lld exceeds 2^40", o->name, (long long)v);
-      else if (v == 0 && shape->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
-      break;
-    case OPK_REGION:
-      if (v >= p->nregions)
-        inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
-                   (long long)v, p->nregions - 1);
-      else if (v == 0 && !optional_region(in, o))
-        inst_error(c, "%s names no region", o->name);
-      break;
-    case OPK_TILE:
-      if (v >= p->ntiles)
-        inst_error(c, "%s: tile %lld out of range (the program has ids 1..%u)", o->name,
-                   (long long)v, p->ntiles - 1);
-      else if (v == 0 && op != I_ALLOC && in->r[o->index] != 0)
-        inst_error(c, "%s: a data instruction names the tile of every region it uses", o->name);
-      break;
-    case OPK_LEVEL:
-      if (v >= GS_LEVEL_COUNT) inst_error(c, "level %lld out of range", (long long)v);
-      break;
-    case OPK_SCOPE:
-      if (v >= GS_SCOPE_COUNT) inst_error(c, "scope %lld out of range", (long long)v);
-      break;
-    case OPK_VOP:
-      if (v >= V_COUNT) inst_error(c, "vector op %lld out of range (0..%d)", (long long)v, V_COUNT - 1);
-      break;
-    case OPK_DTYPE:
-      if (v >= DT_COUNT) inst_error(c, "dtype %lld out of range (0..%d)", (long long)v, DT_COUNT - 1);
-      else if (u && op == I_GEMM && u->mac_rate[v] <= 0)
-        inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
-      else if (u && op == I_VEC && u->lanes[v] <= 0)
-        inst_error(c, "unit '%s' does not support dtype %s", u->name, arch_dtype_name((GsDtype)v));
-      break;
-    case OPK_QUEUE:
-      if (q->core < 0)
-        inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
-                   "sempost/semwait/barrier");
-      else if (!prog_queue_exists(a, q->cluster, q->core, (int)v, why, sizeof why))
-        inst_error(c, "signal target: %s", why);
-      break;
-    }
-  }
+  int ints_ok = 1;
+  unsigned todo = operands_fine(c, in, shape) ? shape->others : ~0u;
+  for (int k = 0; k < shape->nops; k++)
+    if (todo >> k & 1) check_operand(c, in, shape, k, &ints_ok);
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                "sempost/semwait/barrier");
