@@ -22,6 +22,7 @@ void MemoryState::reset(const GsProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
   regions_.clear();
+  index_.assign(p ? p->nregions : 0, nullptr);
   freed_.clear();
   outputs_.clear();
   logged_.clear();
@@ -34,9 +35,21 @@ const Region &MemoryState::region(uint32_t r) const {
     x.state = RS_FREED;
     return x;
   }();
-  auto it = regions_.find(r);
-  if (it != regions_.end()) return it->second;
+  if (const Region *g = find(r)) return *g;
   return r < freed_.size() && freed_[r] ? freed : none;
+}
+
+Region *MemoryState::find(uint32_t r) const {
+  if (r < index_.size()) return index_[r];
+  auto it = regions_.find(r);
+  return it != regions_.end() ? const_cast<Region *>(&it->second) : nullptr;
+}
+
+Region &MemoryState::region_mut(uint32_t r) {
+  if (Region *g = find(r)) return *g;
+  Region *g = &regions_[r];
+  if (r < index_.size()) index_[r] = g;
+  return *g;
 }
 
 std::string MemoryState::region_name(uint32_t r) const {
@@ -325,6 +338,7 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
   B.freed.emplace(g.offset, Freed{g.offset + g.bytes, who, r});
   // a freed region keeps one bit, not its state: programs allocate millions over a run
   regions_.erase(r);
+  if (r < index_.size()) index_[r] = nullptr;
   if (r >= freed_.size()) freed_.resize((size_t)r + 1);
   freed_[r] = true;
   return "";
@@ -388,9 +402,9 @@ void MemoryState::log_access(uint32_t r, bool write, Mark who, const GsAccess &a
 
 void MemoryState::prune_logs() {
   for (uint32_t r : logged_) {
-    auto rit = regions_.find(r);
-    if (rit == regions_.end()) continue;  // freed since
-    Region &g = rit->second;
+    Region *gp = find(r);
+    if (!gp) continue;  // freed since
+    Region &g = *gp;
     g.logged = false;
     for (AccessLog *log : {&g.writes, &g.reads})
       for (auto it = log->begin(); it != log->end();) {
