@@ -138,6 +138,8 @@ typedef struct {
   GtLadder gt_level;         /* --gt-level (default full) */
   GtSpillRule gt_spill;      /* --gt-spill (default longest) */
   double gt_stitch;          /* --gt-stitch: fraction of each LB for kept tensors (0.75) */
+  int gt_stitch_fixed;       /* --gt-stitch given: reduced only when tiles do not fit, not by
+                                the tiler's estimate (lower_gt.c, place_and_tile) */
   int gt_prefetch;           /* --gt-prefetch: level full stages a layer's weights up to this
                                 many kernels ahead (GT_PREFETCH_DEFAULT, at most GT_AHEAD_MAX) */
   double gt_prefetch_gb;     /* --gt-prefetch-gb: fraction of the GB weights staged ahead may

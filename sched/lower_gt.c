@@ -702,25 +702,112 @@ static void plan_kernels(GsLowered *l, const SchedView *v) {
   }
 }
 
-/* Placement and tiling as one loop: the LB kept for slices (*stitch of each LB) halves until
- * every kernel's tiles fit what it leaves. Each placement is checked, then the tiling. */
-static int place_and_tile(GsLowered *l, double *stitch, GsDiag *d) {
+/* The tiler's estimate of a plan: the sum over its kernels of the longer of their DDR and
+ * head-unit times (copy kernels have none). */
+static double plan_estimate(const GsLowered *l) {
+  double e = 0;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    e += k->est_ddr_cycles > k->est_compute_cycles ? k->est_ddr_cycles : k->est_compute_cycles;
+  }
+  return e;
+}
+
+/* Places the slices with the fraction `stitch` of each LB and tiles every kernel; 0, or -1
+ * when some kernel's tiles do not fit what the slices leave (reported to d). */
+static int place_tile_at(GsLowered *l, double stitch, GsDiag *d) {
+  place_slices(l, stitch);
+  slice_levels(l); /* the tiler's cost reads where every operand lives */
+  lower_check_step(l, LOWER_PLACEMENT);
+  return lower_fill_tiling(l, d) == 0 ? 0 : -1;
+}
+
+/* What placement and tiling change, to restore the chosen attempt's (a placement is not
+ * independent of the tilings before it: copy kernels take their partition at tiling). */
+typedef struct {
+  GsKernel *kernels;
+  GtSlice *slices;
+  int64_t *lb_off;    /* every slice's lb_off[], one after another */
+  GsTensorPlace *place;
+} PlanState;
+
+static void *dup_bytes(const void *p, size_t n) {
+  void *q = malloc(n ? n : 1);
+  if (!q) die("out of memory");
+  memcpy(q, p, n);
+  return q;
+}
+
+static void plan_save(const GsLowered *l, PlanState *ps) {
+  size_t nlb = 0;
+  for (int si = 0; si < l->nslices; si++) nlb += (size_t)l->slices[si].ncores;
+  ps->kernels = dup_bytes(l->kernels, sizeof *l->kernels * (size_t)l->nkernels);
+  ps->slices = dup_bytes(l->slices, sizeof *l->slices * (size_t)l->nslices);
+  ps->place = dup_bytes(l->place, sizeof *l->place * (size_t)l->graph->ntensors);
+  ps->lb_off = malloc(sizeof *ps->lb_off * (nlb ? nlb : 1));
+  if (!ps->lb_off) die("out of memory");
+  for (int si = 0, o = 0; si < l->nslices; o += l->slices[si++].ncores)
+    memcpy(ps->lb_off + o, l->slices[si].lb_off, sizeof(int64_t) * (size_t)l->slices[si].ncores);
+}
+
+static void plan_free(PlanState *ps) {
+  free(ps->kernels);
+  free(ps->slices);
+  free(ps->lb_off);
+  free(ps->place);
+}
+
+/* Restores ps into l and frees it. */
+static void plan_restore(GsLowered *l, PlanState *ps) {
+  memcpy(l->kernels, ps->kernels, sizeof *l->kernels * (size_t)l->nkernels);
+  memcpy(l->place, ps->place, sizeof *l->place * (size_t)l->graph->ntensors);
+  for (int si = 0, o = 0; si < l->nslices; o += l->slices[si++].ncores) {
+    int64_t *lb_off = l->slices[si].lb_off;
+    l->slices[si] = ps->slices[si];
+    l->slices[si].lb_off = lb_off;
+    memcpy(lb_off, ps->lb_off + o, sizeof(int64_t) * (size_t)l->slices[si].ncores);
+  }
+  plan_free(ps);
+}
+
+/* A smaller LB fraction for slices is taken only when the tiler's estimate of the whole plan
+ * falls below this share of the larger fraction's: a gain its error cannot fake. */
+#define GT_STITCH_GAIN 0.5
+
+/* Placement and tiling: the LB kept for slices (*stitch of each LB) halves until every
+ * kernel's tiles fit what it leaves (*squeezed = 0); then a half, a quarter of that and none
+ * are tried, each taken when it at least halves the plan's estimate against the best so far
+ * (*squeezed = 1: slices kept in the LB left some kernel a budget whose tiles cost more than
+ * keeping them saved). Each placement is checked, then the tiling; the chosen one is kept. */
+static int place_and_tile(GsLowered *l, double *stitch, int *squeezed, GsDiag *d) {
   if (lower_fill_placement(l)) return -1;
   for (int t = 0; t < l->graph->ntensors; t++)
     if (l->place[t].level != LVL_LB) l->place[t].level = LVL_DDR;
   GsDiag quiet; /* tiling attempts that may fail print nothing */
   diag_init(&quiet);
+  quiet.nerrors = quiet.max_errors;
   *stitch = l->opt.gt_level == GTL_GB ? 0 : l->opt.gt_stitch;
-  for (;;) {
-    place_slices(l, *stitch);
-    slice_levels(l); /* the tiler's cost reads where every operand lives */
-    lower_check_step(l, LOWER_PLACEMENT);
-    quiet.nerrors = quiet.max_errors;
-    if (lower_fill_tiling(l, *stitch > 0.01 ? &quiet : d) == 0) break;
+  *squeezed = 0;
+  while (place_tile_at(l, *stitch, *stitch > 0.01 ? &quiet : d)) {
     if (*stitch <= 0.01) return -1;
     *stitch /= 2;
     if (*stitch <= 0.01) *stitch = 0;
   }
+  double best = *stitch, e_best = plan_estimate(l);
+  PlanState kept;
+  plan_save(l, &kept);
+  double first = best, tries[] = {first / 2, first / 4, 0};
+  for (int i = 0; i < 3 && first > 0 && !l->opt.gt_stitch_fixed; i++) {
+    if (place_tile_at(l, tries[i], &quiet) == 0 && plan_estimate(l) < GT_STITCH_GAIN * e_best) {
+      best = tries[i];
+      e_best = plan_estimate(l);
+      plan_free(&kept);
+      plan_save(l, &kept);
+    }
+  }
+  *squeezed = best != *stitch;
+  *stitch = best;
+  plan_restore(l, &kept);
   lower_check_step(l, LOWER_TILING);
   return 0;
 }
@@ -743,14 +830,17 @@ int gt_plan(GsLowered *l, LowerStep stop, GsDiag *d) {
   lower_check_step(l, LOWER_SLICES);
   if (stop == LOWER_SLICES) return 0;
   double stitch;
-  if (place_and_tile(l, &stitch, d)) return -1;
+  int squeezed;
+  if (place_and_tile(l, &stitch, &squeezed, d)) return -1;
   if (stop == LOWER_STAGING) {
     plan_gb_full(l);
     slice_levels(l);
     lower_check_step(l, LOWER_STAGING);
   }
   if (l->opt.gt_level != GTL_GB && stitch < l->opt.gt_stitch)
-    note(l, arena_printf(l->arena, "LB kept for tensors reduced to %.0f%% so that every layer's "
-                                   "tiles fit", stitch * 100));
+    note(l, arena_printf(l->arena, squeezed ? "LB kept for tensors reduced to %.0f%%: the "
+                                              "tiles it left some layers cost more than it saved"
+                                            : "LB kept for tensors reduced to %.0f%% so that "
+                                              "every layer's tiles fit", stitch * 100));
   return 0;
 }

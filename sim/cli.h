@@ -40,6 +40,7 @@ struct CliOptions {
   int gt_level = GTL_FULL;        // --gt-level gb|lb|instances|full (kernel generation)
   int gt_spill = GT_SPILL_LONGEST; // --gt-spill longest|largest
   double gt_stitch = 0.75;        // --gt-stitch F: fraction of each LB for kept tensors
+  bool gt_stitch_set = false;     // --gt-stitch given
   int gt_prefetch = GT_PREFETCH_DEFAULT; // --gt-prefetch N: weights staged up to N kernels ahead
   double gt_prefetch_gb = 1;      // --gt-prefetch-gb F: GB fraction weights staged ahead may hold
   int gt_cols = 0;                // --gt-cols rows|split: layers with few rows may split columns

@@ -85,6 +85,7 @@ int cli_gt_option(CliOptions &o, const char *name, const char *value) {
     if (errno || *end || !(v >= 0) || v > 0.95)
       return gt_usage((std::string("--gt-stitch needs a fraction in [0, 0.95], not '") + value + "'").c_str());
     o.gt_stitch = v;
+    o.gt_stitch_set = true;
   } else if (n == "gt-prefetch") {
     char *end = nullptr;
     errno = 0;

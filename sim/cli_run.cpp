@@ -152,6 +152,7 @@ static GsLowerOptions lower_options(const CliOptions &o, const Strategy &stg) {
   lo.gt_level = (GtLadder)(stg.level >= 0 ? stg.level : o.gt_level);
   lo.gt_spill = (GtSpillRule)o.gt_spill;
   lo.gt_stitch = o.gt_stitch;
+  lo.gt_stitch_fixed = o.gt_stitch_set;
   lo.gt_prefetch = o.gt_prefetch;
   lo.gt_prefetch_gb = o.gt_prefetch_gb;
   lo.gt_cols = o.gt_cols;
