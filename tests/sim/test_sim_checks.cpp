@@ -348,6 +348,41 @@ static void allocations_in_order(void **) {
   }
 }
 
+// ---- the static check ----
+
+// A run skips prog_check only when told the program passed it against this very arch
+// (SimOptions::checked_against): a copy of the arch elsewhere in memory does not count, so a mov
+// of 0 bytes is still reported; a correct program runs the same with the check skipped.
+static void static_check_skipped_only_for_its_arch(void **) {
+  for (int bad = 0; bad < 2; bad++) {
+    Prog pr;
+    uint32_t tx = pr.tile("x"), ty = pr.tile("y");
+    uint32_t x = pr.region("x"), y = pr.region("y");
+    QRef q = pr.q(0, 0, TQ_OUT);
+    pr.alloc(q, x, LVL_LB, 0, 0, 0, 256, tx);
+    pr.alloc(q, y, LVL_LB, 0, 0, 256, 256);
+    pr.mov(q, y, ty, x, tx, bad ? 0 : 256);
+    GsArch other = g_arch;
+    SimOptions o;
+    SimResult plain, elsewhere, same;
+    g_sim->run(pr.p, o, &plain);
+    o.checked_against = &other;
+    g_sim->run(pr.p, o, &elsewhere);
+    if (bad) {
+      assert_int_equal(plain.status, 2);
+      assert_true(has(plain.message, "bytes must be positive"));
+      assert_int_equal(elsewhere.status, 2);
+      assert_string_equal(elsewhere.message.c_str(), plain.message.c_str());
+      continue;
+    }
+    o.checked_against = &g_arch;
+    g_sim->run(pr.p, o, &same);
+    assert_int_equal(plain.status, 0);
+    assert_int_equal(same.status, 0);
+    assert_int_equal(same.cycles, plain.cycles);
+  }
+}
+
 int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pieces_of_a_region),
@@ -359,6 +394,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(race_hidden_by_timing),
       cmocka_unit_test(semaphore_tokens_in_order),
       cmocka_unit_test(allocations_in_order),
+      cmocka_unit_test(static_check_skipped_only_for_its_arch),
   };
   return simtest_main_tiny(&g_arch, &g_sim, tests);
 }
