@@ -417,9 +417,9 @@ static void check_inst(Ctx *c, const GsInst *in) {
   check_unused_fields(c, in);
   const OpShape *shape = op_shape(op);
   int ints_ok = 1;
-  unsigned todo = operands_fine(c, in, shape) ? shape->others : ~0u;
+  unsigned to_check = operands_fine(c, in, shape) ? shape->others : ~0u; /* bit k: operand k */
   for (int k = 0; k < shape->nops; k++)
-    if (todo >> k & 1) check_operand(c, in, shape, k, &ints_ok);
+    if (to_check >> k & 1) check_operand(c, in, shape, k, &ints_ok);
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                "sempost/semwait/barrier");
