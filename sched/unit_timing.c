@@ -77,8 +77,8 @@ void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_
   *lo = addr;
   *hi = addr + len;
   if (burst > 1) {
-    *lo = addr / burst * burst;
-    *hi = cdiv(addr + len, burst) * burst;
+    *lo = timing_udiv(addr, burst) * burst;
+    *hi = timing_udiv(addr + len + burst - 1, burst) * burst;
   }
 }
 

@@ -51,6 +51,13 @@ int64_t timing_access_extent(const GsAccess *a);
  * Each row of the result is rounded out to whole bursts (timing_burst_span). */
 GsAccess timing_ddr_runs(const GsAccess *a);
 
+/* a / d for d >= 1, as C divides: a shift when a >= 0 and d is a power of two, as every DDR
+ * geometry in the configs is (the divisions of a transfer's rows into bursts, segments and
+ * channels were a tenth of a run on stcp920-hw). */
+static inline int64_t timing_udiv(int64_t a, int64_t d) {
+  return (d & (d - 1)) || a < 0 ? a / d : a >> __builtin_ctzll((unsigned long long)d);
+}
+
 /* The whole bursts [*lo, *hi) that bytes [addr, addr + len) touch: a partial burst costs a
  * whole one; burst <= 1 leaves the range as it is. */
 void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_t *hi);

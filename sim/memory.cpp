@@ -132,31 +132,6 @@ template <class M, class It> static It span_seek(M &m, It hint, int64_t lo) {
   return span_at(m, lo);
 }
 
-// Makes bytes [lo, hi) of m one range holding s, given it = the first range that ends after lo
-// (span_seek): cuts the ranges it overlaps, keeping their parts outside [lo, hi). Returns the
-// new range.
-static SpanMap::iterator span_put(SpanMap &m, SpanMap::iterator it, int64_t lo, int64_t hi, Span s) {
-  if (it != m.end() && it->first == lo && it->second.end == hi) {  // the same bytes again
-    it->second = s;
-    return it;
-  }
-  if (it != m.end() && it->first < lo) {  // it starts before lo: keep its head, and its tail
-    Span tail = it->second;
-    it->second.end = lo;
-    ++it;
-    if (tail.end > hi) return m.emplace_hint(m.emplace_hint(it, hi, tail), lo, s);
-  }
-  while (it != m.end() && it->first < hi) {
-    if (it->second.end > hi) {  // keep the tail of the last one it cuts
-      Span tail = it->second;
-      it = m.emplace_hint(m.erase(it), hi, tail);
-      break;
-    }
-    it = m.erase(it);
-  }
-  return m.emplace_hint(it, lo, s);
-}
-
 // Merges range it with its neighbours where they touch and hold the same (the other ranges
 // are merged already); returns the range that holds it's bytes then.
 static SpanMap::iterator span_join(SpanMap &m, SpanMap::iterator it) {
@@ -174,6 +149,53 @@ static SpanMap::iterator span_join(SpanMap &m, SpanMap::iterator it) {
     m.erase(n);
   }
   return it;
+}
+
+// Makes bytes [lo, hi) of m one range holding s, merged with the ranges beside it that touch
+// it and hold the same, given it = the first range that ends after lo (span_seek): cuts the
+// ranges it overlaps, keeping their parts outside [lo, hi). Returns the range that holds the
+// bytes then. A neighbour that holds the same is extended or absorbed rather than a new range
+// inserted and merged away (a strided write's rows fill the gaps between ranges of one tile:
+// one erase per row instead of an insertion and two erasures).
+static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, int64_t lo, int64_t hi, Span s) {
+  if (it != m.end() && it->first <= lo && it->second.end >= hi && same(it->second, s)) return it;
+  auto left = m.end();  // the range [lo, hi) joins, when the one before it holds the same
+  if (it != m.end() && it->first == lo && it->second.end == hi) {  // the same bytes again
+    it->second = s;
+    return span_join(m, it);
+  }
+  if (it != m.end() && it->first < lo) {  // it starts before lo: keep its head
+    Span tail = it->second;
+    it->second.end = lo;
+    if (same(tail, s)) left = it;
+    ++it;
+    if (tail.end > hi)  // and its tail (it holds something else: the case above took the same)
+      return m.emplace_hint(m.emplace_hint(it, hi, tail), lo, s);
+  } else if (it != m.begin()) {
+    auto p = std::prev(it);
+    if (p->second.end == lo && same(p->second, s)) left = p;
+  }
+  int64_t end = hi;
+  while (it != m.end() && it->first < hi) {
+    if (it->second.end > hi) {  // keep the tail of the last one it cuts
+      Span tail = it->second;
+      it = m.erase(it);
+      if (same(tail, s)) end = tail.end;
+      else it = m.emplace_hint(it, hi, tail);
+      break;
+    }
+    it = m.erase(it);
+  }
+  if (end == hi && it != m.end() && it->first == hi && same(it->second, s)) {
+    end = it->second.end;
+    it = m.erase(it);
+  }
+  if (left != m.end()) {
+    left->second.end = end;
+    return left;
+  }
+  s.end = end;
+  return m.emplace_hint(it, lo, s);
 }
 
 GsAccess memory_range(int64_t off, int64_t bytes) { return GsAccess{off, bytes, 1, bytes, 1, bytes}; }
@@ -531,7 +553,7 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   SpanMap &m = region_mut(r).spans;
   auto cur = m.end();  // the range the last run ended in
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    cur = span_join(m, span_put(m, span_seek(m, cur, lo), lo, hi, Span{hi, tile, by_compute}));
+    cur = span_write(m, span_seek(m, cur, lo), lo, hi, Span{hi, tile, by_compute});
     return true;
   });
   log_access(r, true, who, ap);

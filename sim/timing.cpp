@@ -42,8 +42,9 @@ static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels
   int64_t il = interleave > 0 ? interleave : hi - lo;
   // the first segment's index, channel and channel address divide; the next ones step (a
   // transfer crosses dozens of segments, and 64-bit divisions were most of the walk)
-  int64_t seg = lo / il, off = lo - seg * il, base = seg / channels * il;
-  size_t ch = (size_t)(seg % channels);
+  int64_t seg = timing_udiv(lo, il), off = lo - seg * il, q = timing_udiv(seg, channels);
+  int64_t base = q * il;
+  size_t ch = (size_t)(seg - q * channels);
   for (int64_t a = lo; a < hi; seg++, off = 0) {
     int64_t seg_end = std::min(hi, (seg + 1) * il);
     fn(ch, base + off, seg_end - a);
@@ -109,8 +110,8 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
       c.page_bytes += n;
       return;
     }
-    int64_t last = (ca + n - 1) / dt.row_bytes;
-    for (int64_t pg = ca / dt.row_bytes; pg <= last; pg++) {
+    int64_t last = timing_udiv(ca + n - 1, dt.row_bytes);
+    for (int64_t pg = timing_udiv(ca, dt.row_bytes); pg <= last; pg++) {
       int64_t in_page = std::min(ca + n, (pg + 1) * dt.row_bytes) - std::max(ca, pg * dt.row_bytes);
       int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
       if (open != pg / dt.banks) {

@@ -3,8 +3,13 @@
 // expected messages are composed here from the programs (region and tile ids are numbered in
 // creation order from 1, byte ranges follow from the transfer patterns).
 #include <string>
+#include <vector>
 
+#include "memory.h"
 #include "simtest.h"
+extern "C" {
+#include "../unit/rng_testlib.h"
+}
 
 static GsArch g_arch;
 static Simulator *g_sim;
@@ -20,6 +25,59 @@ static bool has(const std::string &text, const std::string &s) {
   bool ok = text.find(s) != std::string::npos;
   if (!ok) fprintf(stderr, "# lacks \"%s\":\n# %s\n", s.c_str(), text.c_str());
   return ok;
+}
+
+// ---- the byte ranges themselves ----
+
+// MemoryState keeps a region's contents as merged byte ranges (memory.cpp, span_write). Random
+// strided writes of three tiles, by transfers and by compute, into a 96-byte region: after
+// every write the ranges must be exactly what a byte-by-byte model holds, cut where two
+// neighbouring bytes differ (in tile or writer kind) and nowhere else.
+static void ranges_match_bytes(void **) {
+  GsProgram *p = prog_new();
+  uint32_t r = prog_new_region(p, "y");
+  HbClocks hb;
+  hb.reset(std::vector<int>{0}, 1);
+  MemoryState m;
+  Buffer ddr;
+  ddr.capacity = 1 << 20;
+  m.bufs.push_back(ddr);
+  m.hb = &hb;
+  Rng g{0x9e3779b97f4a7c15ull};
+  for (int trial = 0; trial < 300; trial++) {
+    m.reset(p);
+    Mark who{0, 1, 0};
+    assert_true(m.alloc(r, 0, 0, 96, 0, 0, who).empty());
+    std::vector<int> bytes(96, 0);  // tile * 2 + by_compute; 0: never written
+    for (int w = 0; w < 30; w++) {
+      int64_t row = 1 + (int64_t)(rnd(&g) % 8), rows = 1 + (int64_t)(rnd(&g) % 6);
+      int64_t stride = row + (int64_t)(rnd(&g) % 6), base = (int64_t)(rnd(&g) % 16);
+      uint32_t tile = 1 + (uint32_t)(rnd(&g) % 3);
+      bool comp = rnd(&g) % 4 == 0;
+      GsAccess ap{base, row, rows, stride, 1, rows * stride};
+      who.i++;
+      assert_true(m.write(r, tile, ap, who, false, comp).empty());
+      for (int64_t i = 0; i < rows; i++)
+        for (int64_t b = 0; b < row; b++) bytes[(size_t)(base + i * stride + b)] = (int)tile * 2 + comp;
+      // the model's ranges: maximal runs of equal non-zero bytes
+      std::vector<std::pair<int64_t, int64_t>> want;
+      for (int64_t b = 0; b < 96; b++) {
+        if (!bytes[(size_t)b]) continue;
+        if (b > 0 && bytes[(size_t)b] == bytes[(size_t)b - 1]) want.back().second = b + 1;
+        else want.push_back({b, b + 1});
+      }
+      const SpanMap &sp = m.region(r).spans;
+      assert_int_equal(sp.size(), want.size());
+      size_t k = 0;
+      for (const auto &e : sp) {
+        assert_int_equal(e.first, want[k].first);
+        assert_int_equal(e.second.end, want[k].second);
+        assert_int_equal((int)e.second.tile * 2 + e.second.by_compute, bytes[(size_t)e.first]);
+        k++;
+      }
+    }
+  }
+  prog_free(p);
 }
 
 // ---- byte ranges ----
@@ -385,6 +443,7 @@ static void static_check_skipped_only_for_its_arch(void **) {
 
 int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(ranges_match_bytes),
       cmocka_unit_test(pieces_of_a_region),
       cmocka_unit_test(operands_with_extent),
       cmocka_unit_test(results_side_by_side),
