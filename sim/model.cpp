@@ -390,7 +390,7 @@ void SimModel::ddr_uses(QState &q) {
 }
 
 // The resources a piece of c bytes, the fraction f of the transfer, crosses, into q.uses: its
-// share of the DDR channels (q.ddr_uses), the GB/LB ports (pick_port) and the links.
+// share of the DDR channels (q.ddr_uses), the GB/LB ports (path_ports) and the links.
 void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   q.uses.clear();
   for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
@@ -398,12 +398,22 @@ void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
     // A copy inside a one-port buffer reads and writes through that port.
     q.uses.push_back({&(*mp.ports[0])[0], 2.0 * c});
   } else {
-    // A copy inside one buffer reads through one port and writes through another.
-    BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr, flows_on_) : nullptr;
-    if (p0) q.uses.push_back({p0, c});
-    if (mp.ports[1]) q.uses.push_back({pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_), c});
+    for (int s = 0; s < 2; s++)
+      if (mp.ports[s]) q.uses.push_back({nullptr, c});
+    path_ports(q, mp);
   }
   for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], c});
+}
+
+// The GB/LB ports of q.uses (after the DDR channels) picked again for the next piece (a copy
+// inside one buffer reads through one port and writes through another); the rest of a piece of
+// the same size is the same.
+void SimModel::path_ports(QState &q, const MovPath &mp) {
+  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) return;
+  BwUse *u = q.uses.data() + q.ddr_uses.size();
+  BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr, flows_on_) : nullptr;
+  if (p0) (u++)->res = p0;
+  if (mp.ports[1]) u->res = pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_);
 }
 
 // Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
@@ -414,9 +424,12 @@ double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, i
   double stall = 0;
   int64_t left = bytes;
   if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
+  int64_t built = 0;  // the size of piece q.uses holds
   while (left > 0 && !abort_) {
     int64_t c = std::min(chunk_, left);
-    path_uses(q, mp, (double)c, (double)c / (double)bytes);
+    if (c == built) path_ports(q, mp);
+    else path_uses(q, mp, (double)c, (double)c / (double)bytes);
+    built = c;
     double start;
     double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
     if (past_limit(qid, idx, end)) break;

@@ -180,6 +180,7 @@ class SimModel : public sc_core::sc_module {
                 MovPath *mp, std::string *err);
   void ddr_uses(QState &q);
   void path_uses(QState &q, const MovPath &mp, double c, double f);
+  void path_ports(QState &q, const MovPath &mp);
   double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
   double mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
   void flow_step();
