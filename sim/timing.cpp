@@ -26,10 +26,13 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
   return start + dur;
 }
 
-// Calls fn(channel, channel address, bytes) for every interleave segment of the whole bursts
-// that [addr, addr + len) touches, in address order. A transfer of B bytes touches
-// B / interleave + 2 segments. The channel address drops the channel-select bits:
-// (a / (il·channels))·il + a mod il.
+// Calls fn(channel, channel address, bytes) for the whole bursts that [addr, addr + len)
+// touches, once per channel it reaches, in the order the channels first appear. Interleave
+// segment s (bytes [s·il, (s + 1)·il)) is in channel s mod channels at channel address
+// (s / channels)·il, so the segments a run gives one channel follow each other there and are
+// one piece. fn must keep its state per channel (both callers do): then a piece gives what its
+// segments one by one would, and a run of B bytes costs at most `channels` calls instead of
+// B / il. (The channel address drops the channel-select bits: (a / (il·channels))·il + a mod il.)
 template <class Fn>
 static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels, int burst, Fn fn) {
   if (len <= 0) return;
@@ -40,19 +43,16 @@ static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels
     return;
   }
   int64_t il = interleave > 0 ? interleave : hi - lo;
-  // the first segment's index, channel and channel address divide; the next ones step (a
-  // transfer crosses dozens of segments, and 64-bit divisions were most of the walk)
-  int64_t seg = timing_udiv(lo, il), off = lo - seg * il, q = timing_udiv(seg, channels);
-  int64_t base = q * il;
-  size_t ch = (size_t)(seg - q * channels);
-  for (int64_t a = lo; a < hi; seg++, off = 0) {
-    int64_t seg_end = std::min(hi, (seg + 1) * il);
-    fn(ch, base + off, seg_end - a);
-    a = seg_end;
-    if (++ch == (size_t)channels) {
-      ch = 0;
-      base += il;
-    }
+  int64_t first = timing_udiv(lo, il), last = timing_udiv(hi - 1, il);
+  int64_t nch = std::min<int64_t>(channels, last - first + 1);
+  for (int64_t j = 0; j < nch; j++) {
+    int64_t seg = first + j, q = timing_udiv(seg, channels);
+    // its segments: seg, seg + channels, ... up to last; whole ones but for the run's ends
+    int64_t n = timing_udiv(last - seg, channels) + 1;
+    int64_t start = j == 0 ? lo - seg * il : 0;
+    int64_t lseg = seg + (n - 1) * channels;
+    int64_t bytes = n * il - start - (lseg == last ? (last + 1) * il - hi : 0);
+    fn((size_t)(seg - q * channels), q * il + start, bytes);
   }
 }
 

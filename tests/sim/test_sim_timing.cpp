@@ -1,6 +1,7 @@
 // test_sim_timing.cpp — the timing formulas of sim/timing.h without the SystemC kernel.
 // Each expected value is computed here by hand from docs/timing.md's formula and tiny.cfg's
 // figures (tests/sim/simtest.h), with the arithmetic next to it.
+#include <algorithm>
 #include <vector>
 
 #include "simtest.h"
@@ -157,6 +158,45 @@ static void dram_rows_and_turnarounds(void **) {
   assert_true(pen[0] == 6 * (8 - 4) && pen[1] == 0 && st[0].misses == 5 + 1 + 6);
 }
 
+// A run's bytes reach each channel as one piece (timing.cpp, ddr_segments): the DRAM state and
+// charges must be what the run's interleave segments give one by one, in address order (each
+// segment walked as a transfer of its own: one segment, one piece). Random runs on 4 channels,
+// interleave 256, rows of 1024 B in 4 banks, reads and writes mixed.
+static void dram_pieces_as_segments(void **) {
+  DramTiming dt;
+  dt.row_bytes = 1024;
+  dt.banks = 4;
+  dt.miss = 20;
+  dt.act = 8;
+  dt.wtr = 30;
+  dt.rtw = 10;
+  dt.channel_bpc = 16;
+  const int nch = 4, il = 256, burst = 64;
+  std::vector<DramChannel> a(nch), b(nch);
+  for (int i = 0; i < nch; i++) a[(size_t)i].reset(dt.banks), b[(size_t)i].reset(dt.banks);
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  auto rnd = [&x] { x ^= x << 13, x ^= x >> 7, x ^= x << 17; return x; };
+  for (int k = 0; k < 400; k++) {
+    int64_t lo = (int64_t)(rnd() % 40000), len = 1 + (int64_t)(rnd() % 9000);
+    bool write = rnd() % 3 == 0;
+    std::vector<double> by_a(nch, 0.0), pen_a(nch, 0.0), by_b(nch, 0.0), pen_b(nch, 0.0);
+    timing_dram_side(GsAccess{lo, len, 1, len, 1, len}, il, nch, burst, dt, write, a, by_a, pen_a);
+    int64_t blo = lo / burst * burst, bhi = (lo + len + burst - 1) / burst * burst;
+    for (int64_t s = blo; s < bhi;) {
+      int64_t e = std::min(bhi, (s / il + 1) * il);
+      timing_dram_side(GsAccess{s, e - s, 1, e - s, 1, e - s}, il, nch, burst, dt, write, b, by_b, pen_b);
+      s = e;
+    }
+    for (int c = 0; c < nch; c++) {
+      const DramChannel &p = a[(size_t)c], &q = b[(size_t)c];
+      assert_true(by_a[(size_t)c] == by_b[(size_t)c] && pen_a[(size_t)c] == pen_b[(size_t)c]);
+      assert_true(p.open_row == q.open_row && p.page_lo == q.page_lo && p.page_hi == q.page_hi);
+      assert_true(p.page_bytes == q.page_bytes && p.dir == q.dir && p.bytes == q.bytes);
+      assert_true(p.misses == q.misses && p.turnarounds == q.turnarounds);
+    }
+  }
+}
+
 // The burst rounding the simulator and the tiler share (unit_timing.h), burst 64.
 static void ddr_bursts(void **) {
   int64_t lo, hi;
@@ -273,6 +313,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(ddr_mapping),
       cmocka_unit_test(ddr_bursts),
       cmocka_unit_test(dram_rows_and_turnarounds),
+      cmocka_unit_test(dram_pieces_as_segments),
       cmocka_unit_test(reservation_interleaves),
       cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };
