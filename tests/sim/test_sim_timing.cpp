@@ -102,12 +102,9 @@ static void ddr_mapping(void **) {
   assert_int_equal(timing_access_extent(&ap), 15 * 512 + 256);
 }
 
-// The DRAM model's walk (docs/timing.md, "DRAM efficiency"): 2 channels, 256 B interleave,
-// burst 64, rows of 1024 B, 4 banks; miss 20 cycles, activates in other banks every 8,
-// turnarounds w->r 30 / r->w 10; a channel moves 16 B/cycle, so a miss in another bank than
-// the page streaming last costs 8 less that page's bytes / 16 cycles (a whole page: 64 >= 8,
-// nothing), a miss in the same bank all 20.
-static void dram_rows_and_turnarounds(void **) {
+// Round DRAM figures: rows of 1024 B, 4 banks; miss 20 cycles, activates in other banks every
+// 8, turnarounds w->r 30 / r->w 10; a channel moves 16 B/cycle.
+static DramTiming round_dram() {
   DramTiming dt;
   dt.row_bytes = 1024;
   dt.banks = 4;
@@ -116,6 +113,15 @@ static void dram_rows_and_turnarounds(void **) {
   dt.wtr = 30;
   dt.rtw = 10;
   dt.channel_bpc = 16;
+  return dt;
+}
+
+// The DRAM model's walk (docs/timing.md, "DRAM efficiency") with round_dram's figures on 2
+// channels, 256 B interleave, burst 64: a miss in another bank than the page streaming last
+// costs 8 less that page's bytes / 16 cycles (a whole page: 64 >= 8, nothing), a miss in the
+// same bank all 20.
+static void dram_rows_and_turnarounds(void **) {
+  DramTiming dt = round_dram();
   std::vector<DramChannel> st(2);
   for (DramChannel &c : st) c.reset(dt.banks);
   std::vector<double> by(2, 0.0), pen(2, 0.0);
@@ -161,16 +167,9 @@ static void dram_rows_and_turnarounds(void **) {
 // A run's bytes reach each channel as one piece (timing.cpp, ddr_segments): the DRAM state and
 // charges must be what the run's interleave segments give one by one, in address order (each
 // segment walked as a transfer of its own: one segment, one piece). Random runs on 4 channels,
-// interleave 256, rows of 1024 B in 4 banks, reads and writes mixed.
+// interleave 256, burst 64, round_dram's figures, reads and writes mixed.
 static void dram_pieces_as_segments(void **) {
-  DramTiming dt;
-  dt.row_bytes = 1024;
-  dt.banks = 4;
-  dt.miss = 20;
-  dt.act = 8;
-  dt.wtr = 30;
-  dt.rtw = 10;
-  dt.channel_bpc = 16;
+  DramTiming dt = round_dram();
   const int nch = 4, il = 256, burst = 64;
   std::vector<DramChannel> a(nch), b(nch);
   for (int i = 0; i < nch; i++) a[(size_t)i].reset(dt.banks), b[(size_t)i].reset(dt.banks);
