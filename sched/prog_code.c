@@ -182,6 +182,8 @@ static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) 
    * still slot has last = v, stride = last difference = 0; learning all 19 was 14% of
    * scheduling) */
   uint32_t visit = w->moving;
+  /* unrolled: the loop's own steps were 9% of scheduling ResNet-50 at batch 64 on stcp920 */
+#pragma GCC unroll 19
   for (int k = 0; k < GS_CODE_SLOTS; k++) visit |= (uint32_t)(v[k] != w->last[k]) << k;
   for (; visit; visit &= visit - 1) {
     int k = __builtin_ctz(visit);
@@ -193,11 +195,10 @@ static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) 
   *o++ = (unsigned char)((esc ? OP_ESCAPE : in->op) | r << 4);
   if (esc) *o++ = in->op;
   o = put_leb(o, mask);
-  for (int k = 0; mask; k++, mask >>= 1)
-    if (mask & 1) {
-      int64_t x = (int64_t)res[k];
-      o = put_leb(o, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));  /* zigzag */
-    }
+  for (; mask; mask &= mask - 1) {
+    int64_t x = (int64_t)res[__builtin_ctz(mask)];
+    o = put_leb(o, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));  /* zigzag */
+  }
   return o;
 }
 
