@@ -145,7 +145,8 @@ typedef struct {
   uint32_t pos;
   int64_t i;          /* instructions returned so far: the last one's index is i - 1 */
   GsCodeHist hist;
-  GsInst in;
+  const GsInst *at;   /* the instruction returned last (in a row of hist, or in) */
+  GsInst in;          /* the staged instruction, when it was the last */
 } GsCursor;
 void prog_cursor_init(GsCursor *c, const GsQueue *q);
 const GsInst *prog_cursor_next(GsCursor *c);

@@ -215,7 +215,7 @@ std::string SimModel::located(int qid, size_t idx, const std::string &msg) {
   char cyc[64];
   snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(now() - start_ - 1e-9) + 0.0);
   return "queue " + q.name + ", instruction " + std::to_string(idx) + " (" +
-         model_inst_text(arch, prog_, q.cur.in) + cyc + msg;
+         model_inst_text(arch, prog_, *q.cur.at) + cyc + msg;
 }
 
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {

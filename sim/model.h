@@ -84,7 +84,7 @@ struct QState {
   int cluster = 0, core = -1, index = 0;
   int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
   const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
-  size_t pc = 0;                  // the index of the instruction it executes (cur.in)
+  size_t pc = 0;                  // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
   bool done = false;
   double end = 0;

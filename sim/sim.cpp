@@ -92,7 +92,7 @@ std::string SimModel::deadlock_report() {
   std::string s = std::string(prog_name_) + ": error: deadlock: the program cannot continue; blocked queues:\n";
   for (QState &q : queues) {
     if (!q.prog || q.done || q.prog->ninsts == 0) continue;
-    const GsInst &in = q.cur.in;
+    const GsInst &in = *q.cur.at;
     std::string what;
     switch (q.wait) {
     case WK_FLAG: {

@@ -40,7 +40,7 @@ static void fixture(Fixture *f, int semaphores) {
 static int count(const GsProgram *p, int q, GsOpcode op) {
   int n = 0;
   GsCursor cur;
-  for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) n += cur.in.op == op;
+  for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) n += cur.at->op == op;
   return n;
 }
 

@@ -137,13 +137,13 @@ static void program_ddr_bytes(const GsProgram *p, int64_t *rd, int64_t *wr) {
   GsCursor cur;
   for (int q = 0; q < p->nqueues; q++)
     for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) {
-      const GsInst *in = &cur.in;
+      const GsInst *in = cur.at;
       if (in->op == I_ALLOC) lvl[in->r[0]] = (unsigned char)(in->sub + 1);
     }
   *rd = *wr = 0;
   for (int q = 0; q < p->nqueues; q++)
     for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) {
-      const GsInst *in = &cur.in;
+      const GsInst *in = cur.at;
       if (in->op != I_MOV) continue;
       if (lvl[in->r[1]] == LVL_DDR + 1) *rd += inst_mov_bytes(in);
       if (lvl[in->r[0]] == LVL_DDR + 1) *wr += inst_mov_bytes(in);
@@ -180,7 +180,7 @@ static int64_t count_op(const GsProgram *p, GsOpcode op) {
   GsCursor cur;
   for (int q = 0; q < p->nqueues; q++)
     for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;)
-      if (cur.in.op == op) n++;
+      if (cur.at->op == op) n++;
   return n;
 }
 
@@ -232,7 +232,7 @@ static void check_program(const GsLowered *l, const GsArch *a) {
   GsCursor cur;
   for (int q = 0; q < l->prog->nqueues; q++)
     for (prog_cursor_init(&cur, &l->prog->queues[q]); prog_cursor_next(&cur) != NULL;) {
-      const GsInst *in = &cur.in;
+      const GsInst *in = cur.at;
       if (in->op != I_ALLOC || in->sub != LVL_LB) continue;
       assert_true(inst_alloc_offset(in) + inst_alloc_bytes(in) <=
                   arch_core(a, (int)inst_alloc_core(in))->lb_bytes);
