@@ -92,7 +92,8 @@ std::string SimModel::deadlock_report() {
   std::string s = std::string(prog_name_) + ": error: deadlock: the program cannot continue; blocked queues:\n";
   for (QState &q : queues) {
     if (!q.prog || q.done || q.prog->ninsts == 0) continue;
-    const GsInst &in = *q.cur.at;
+    // (every queue fetches its first instruction as the run starts: at is set here)
+    std::string text = q.cur.at ? model_inst_text(arch, prog_, *q.cur.at) : "not started";
     std::string what;
     switch (q.wait) {
     case WK_FLAG: {
@@ -108,8 +109,7 @@ std::string SimModel::deadlock_report() {
     case WK_SEM: what = "waits for semaphore " + model_sync_name(q.wait_key) + " (value 0)"; break;
     default: what = "blocked"; break;
     }
-    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + model_inst_text(arch, prog_, in) +
-         "): " + what + "\n";
+    s += "    queue " + q.name + ", instruction " + std::to_string(q.pc) + " (" + text + "): " + what + "\n";
   }
   return s;
 }
