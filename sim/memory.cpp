@@ -124,11 +124,18 @@ template <class M> static auto span_at(M &m, int64_t lo) -> decltype(m.begin()) 
 // lo and the answer is a few ranges on (the runs of a pattern come in address order: the next
 // run's range is usually the one after the last run's), else looked up from the root. A
 // pattern's rows cost O(1) each instead of several descents of a tree of thousands of ranges.
-template <class M, class It> static It span_seek(M &m, It hint, int64_t lo) {
+// *before (when given): the range right before the answer when the walk stepped over it (the
+// one a write may extend), else m.end().
+template <class M, class It> static It span_seek(M &m, It hint, int64_t lo, It *before = nullptr) {
+  if (before) *before = m.end();
   if (hint != m.end() && hint->first <= lo) {
-    for (int k = 0; k < 8; k++, ++hint)  // ranges before hint end at or before hint's start
+    for (int k = 0; k < 8; k++) {  // ranges before hint end at or before hint's start
       if (hint == m.end() || hint->second.end > lo) return hint;
+      if (before) *before = hint;
+      ++hint;
+    }
   }
+  if (before) *before = m.end();
   return span_at(m, lo);
 }
 
@@ -156,8 +163,10 @@ static SpanMap::iterator span_join(SpanMap &m, SpanMap::iterator it) {
 // ranges it overlaps, keeping their parts outside [lo, hi). Returns the range that holds the
 // bytes then. A neighbour that holds the same is extended or absorbed rather than a new range
 // inserted and merged away (a strided write's rows fill the gaps between ranges of one tile:
-// one erase per row instead of an insertion and two erasures).
-static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, int64_t lo, int64_t hi, Span s) {
+// one erase per row instead of an insertion and two erasures). `before`: the range right
+// before it when span_seek stepped over it, else m.end() (then it is looked up).
+static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::iterator before,
+                                    int64_t lo, int64_t hi, Span s) {
   if (it != m.end() && it->first <= lo && it->second.end >= hi && same(it->second, s)) return it;
   auto left = m.end();  // the range [lo, hi) joins, when the one before it holds the same
   if (it != m.end() && it->first == lo && it->second.end == hi) {  // the same bytes again
@@ -172,7 +181,7 @@ static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, int64_t lo
     if (tail.end > hi)  // and its tail (it holds something else: the case above took the same)
       return m.emplace_hint(m.emplace_hint(it, hi, tail), lo, s);
   } else if (it != m.begin()) {
-    auto p = std::prev(it);
+    auto p = before != m.end() ? before : std::prev(it);
     if (p->second.end == lo && same(p->second, s)) left = p;
   }
   int64_t end = hi;
@@ -553,7 +562,9 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   SpanMap &m = region_mut(r).spans;
   auto cur = m.end();  // the range the last run ended in
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    cur = span_write(m, span_seek(m, cur, lo), lo, hi, Span{hi, tile, by_compute});
+    SpanMap::iterator before;
+    SpanMap::iterator it = span_seek(m, cur, lo, &before);
+    cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
     return true;
   });
   log_access(r, true, who, ap);
