@@ -798,9 +798,11 @@ static int place_and_tile(GsLowered *l, double *stitch, int *squeezed, GsDiag *d
   plan_save(l, &kept);
   double first = best, tries[] = {first / 2, first / 4, 0};
   for (int i = 0; i < 3 && first > 0 && !l->opt.gt_stitch_fixed; i++) {
-    if (place_tile_at(l, tries[i], &quiet) == 0 && plan_estimate(l) < GT_STITCH_GAIN * e_best) {
+    if (place_tile_at(l, tries[i], &quiet) != 0) continue;
+    double e = plan_estimate(l);
+    if (e < GT_STITCH_GAIN * e_best) {
       best = tries[i];
-      e_best = plan_estimate(l);
+      e_best = e;
       plan_free(&kept);
       plan_save(l, &kept);
     }

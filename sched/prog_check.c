@@ -139,9 +139,9 @@ typedef struct {
   int nops;
   const GsOperand *ops[32];        /* its operands (isa_operand) */
   /* operands_fine's share: integer operands in n[] (bit: n index) and those of them that must
-   * be positive; region and tile operands (bit: r / t index, ops[] index in *_op) */
+   * be positive; region and tile operands (bit: r / t index; a region's ops[] index in reg_op) */
   unsigned int_n, pos_n, reg_r, tile_t;
-  int reg_op[3], tile_op[3];
+  int reg_op[3];
   unsigned others;                 /* bit k: operand k is none of these */
 } OpShape;
 
@@ -172,7 +172,6 @@ static const OpShape *op_shape(GsOpcode op) {
           s->reg_op[o->index] = k;
         } else if (o->kind == OPK_TILE && o->field == OPF_TILE) {
           s->tile_t |= 1u << o->index;
-          s->tile_op[o->index] = k;
         } else {
           s->others |= 1u << k;
         }
@@ -398,7 +397,7 @@ static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
   for (unsigned m = s->tile_t; m; m &= m - 1) {
     int k = __builtin_ctz(m);
     if (in->t[k] >= c->p->ntiles) return 0;
-    if (in->t[k] == 0 && in->op != I_ALLOC && in->r[s->ops[s->tile_op[k]]->index] != 0) return 0;
+    if (in->t[k] == 0 && in->op != I_ALLOC && in->r[k] != 0) return 0; /* tile k: region k's */
   }
   return 1;
 }

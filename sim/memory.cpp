@@ -168,11 +168,11 @@ static SpanMap::iterator span_join(SpanMap &m, SpanMap::iterator it) {
 static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::iterator before,
                                     int64_t lo, int64_t hi, Span s) {
   if (it != m.end() && it->first <= lo && it->second.end >= hi && same(it->second, s)) return it;
-  auto left = m.end();  // the range [lo, hi) joins, when the one before it holds the same
   if (it != m.end() && it->first == lo && it->second.end == hi) {  // the same bytes again
     it->second = s;
     return span_join(m, it);
   }
+  auto left = m.end();  // the range [lo, hi) joins, when the one before it holds the same
   if (it != m.end() && it->first < lo) {  // it starts before lo: keep its head
     Span tail = it->second;
     it->second.end = lo;

@@ -389,12 +389,17 @@ void SimModel::ddr_uses(QState &q) {
   }
 }
 
+// A copy inside a buffer of one port: it reads and writes through that port.
+static bool one_port_copy(const MovPath &mp) {
+  return mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1;
+}
+
 // The resources a piece of c bytes, the fraction f of the transfer, crosses, into q.uses: its
 // share of the DDR channels (q.ddr_uses), the GB/LB ports (path_ports) and the links.
 void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   q.uses.clear();
   for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
-  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) {
+  if (one_port_copy(mp)) {
     // A copy inside a one-port buffer reads and writes through that port.
     q.uses.push_back({&(*mp.ports[0])[0], 2.0 * c});
   } else {
@@ -409,7 +414,7 @@ void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
 // inside one buffer reads through one port and writes through another); the rest of a piece of
 // the same size is the same.
 void SimModel::path_ports(QState &q, const MovPath &mp) {
-  if (mp.same_buf && mp.ports[0] && mp.ports[0]->size() == 1) return;
+  if (one_port_copy(mp)) return;
   BwUse *u = q.uses.data() + q.ddr_uses.size();
   BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr, flows_on_) : nullptr;
   if (p0) (u++)->res = p0;

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "simtest.h"
+extern "C" {
+#include "../unit/rng_testlib.h"
+}
 
 static GsArch A;
 
@@ -173,11 +176,10 @@ static void dram_pieces_as_segments(void **) {
   const int nch = 4, il = 256, burst = 64;
   std::vector<DramChannel> a(nch), b(nch);
   for (int i = 0; i < nch; i++) a[(size_t)i].reset(dt.banks), b[(size_t)i].reset(dt.banks);
-  uint64_t x = 0x2545f4914f6cdd1dull;
-  auto rnd = [&x] { x ^= x << 13, x ^= x >> 7, x ^= x << 17; return x; };
+  Rng g{0x2545f4914f6cdd1dull};
   for (int k = 0; k < 400; k++) {
-    int64_t lo = (int64_t)(rnd() % 40000), len = 1 + (int64_t)(rnd() % 9000);
-    bool write = rnd() % 3 == 0;
+    int64_t lo = (int64_t)(rnd(&g) % 40000), len = 1 + (int64_t)(rnd(&g) % 9000);
+    bool write = rnd(&g) % 3 == 0;
     std::vector<double> by_a(nch, 0.0), pen_a(nch, 0.0), by_b(nch, 0.0), pen_b(nch, 0.0);
     timing_dram_side(GsAccess{lo, len, 1, len, 1, len}, il, nch, burst, dt, write, a, by_a, pen_a);
     int64_t blo = lo / burst * burst, bhi = (lo + len + burst - 1) / burst * burst;
