@@ -8,9 +8,14 @@
  * Everything that depends on execution order (stale tiles, overlapping allocations, capacity,
  * deadlock) is the simulator's. Invariant: prog_check never modifies the program and
  * reports every error it finds up to the GsDiag's max_errors.
+ *
+ * A long program is checked in two halves at once, split by instruction count: the second on a
+ * thread of its own, quietly (an error only marks it). When the second half failed it is
+ * checked again after the first, with messages, so they come out as one pass prints them.
  */
 #include "prog.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -113,10 +118,16 @@ typedef struct {
   const GsInst *in;     /* instruction i of q */
   const GsUnitKind *unit; /* q's unit (queue_unit), NULL for a DMA queue */
   uint64_t accepts;     /* bit op: q runs opcode op (prog_queue_accepts) */
+  int quiet;            /* the second half's thread: an error only sets failed */
+  int failed;
 } Ctx;
 
 static void inst_error(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void inst_error(Ctx *c, const char *fmt, ...) {
+  if (c->quiet) {
+    c->failed = 1;
+    return;
+  }
   char qn[64], text[512], msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -186,6 +197,12 @@ static const OpShape *op_shape(GsOpcode op) {
 static void check_unused_fields(Ctx *c, const GsInst *in) {
   GsOpcode op = (GsOpcode)in->op;
   const OpShape *s = op_shape(op);
+  unsigned nz_r = 0, nz_t = 0, nz_n = 0; /* bit k: field k is not 0 */
+  for (int k = 0; k < 3; k++) nz_r |= (unsigned)(in->r[k] != 0) << k, nz_t |= (unsigned)(in->t[k] != 0) << k;
+  for (int k = 0; k < GS_INST_NUM; k++) nz_n |= (unsigned)(in->n[k] != 0) << k;
+  if (!(nz_r & ~s->used_r) && !(nz_t & ~s->used_t) && !(nz_n & ~s->used_n) &&
+      (s->used_sub || !in->sub) && (s->used_dt || !in->dtype) && (s->used_fl || !in->flags))
+    return; /* the common case, without a branch per field */
   for (int k = 0; k < 3; k++) {
     if (!(s->used_r & 1u << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
     if (!(s->used_t & 1u << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
@@ -226,11 +243,13 @@ static void check_alloc(Ctx *c, const GsInst *in) {
   }
 }
 
-/* a + b·c with every operand in [0, GS_OPERAND_MAX]: no overflow (2^40 + 2^80 fits nowhere, so
- * the product is tested first); -1 when the result exceeds GS_OPERAND_MAX. */
+/* a + b·c with every operand in [0, GS_OPERAND_MAX]; -1 when the result exceeds
+ * GS_OPERAND_MAX (the product is tested for overflow first: 2^40 · 2^40 fits nowhere). No
+ * division: a mov's two sides take up to eight of these. */
 static int64_t bounded_madd(int64_t a, int64_t b, int64_t c) {
-  if (b && c > (GS_OPERAND_MAX - a) / b) return -1;
-  return a + b * c;
+  int64_t bc;
+  if (__builtin_mul_overflow(b, c, &bc) || bc > GS_OPERAND_MAX - a) return -1;
+  return a + bc;
 }
 
 /* One past the last byte a mov side reaches: off + (planes-1)·pstride + (rows-1)·stride + row,
@@ -253,13 +272,14 @@ static void check_mov(Ctx *c, const GsInst *in) {
   int64_t bytes = inst_mov_bytes(in), pstride = inst_mov_dst_pstride(in);
   int64_t rows = inst_mov_rows(in) ? inst_mov_rows(in) : 1;
   int64_t planes = inst_mov_planes(in) ? inst_mov_planes(in) : 1;
-  /* rows * planes <= bytes is tested by division first, so the product cannot overflow */
-  if (rows > bytes || planes > bytes / rows || bytes % (rows * planes) != 0) {
+  /* rows * planes <= bytes is tested by division first, so the product cannot overflow (a
+   * plain copy, one row and plane, divides nothing) */
+  if ((rows | planes) != 1 && (rows > bytes || planes > bytes / rows || bytes % (rows * planes) != 0)) {
     inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
                (long long)bytes, (long long)rows, (long long)planes);
     return;
   }
-  int64_t row = bytes / (rows * planes);
+  int64_t row = (rows | planes) == 1 ? bytes : bytes / (rows * planes);
   if (mov_side_end(inst_mov_src_off(in), row, rows, inst_mov_src_stride(in), planes,
                    inst_mov_src_pstride(in)) < 0 ||
       mov_side_end(inst_mov_dst_off(in), row, rows, inst_mov_dst_stride(in), planes,
@@ -431,31 +451,75 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (op == I_MOV) check_mov_idx(c, in);
 }
 
-int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
-  int before = d->nerrors;
+/* Queues [from, to) of c->p, in order. */
+static void check_queues(Ctx *c, int from, int to) {
+  const GsProgram *p = c->p;
+  const GsArch *a = c->a;
   char why[256], qn[64];
-  Ctx c = {p, a, d, file, NULL, 0, NULL, NULL, 0};
-  _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
-  for (int qi = 0; qi < p->nqueues; qi++) {
+  for (int qi = from; qi < to; qi++) {
     const GsQueue *q = &p->queues[qi];
-    c.q = q;
-    if (!prog_queue_exists(a, q->cluster, q->core, q->index, why, sizeof why)) {
-      diag_error(d, file, 0, 0, NULL, "queue %s: %s", gtasm_queue_name(a, q, qn, sizeof qn), why);
-      continue;
-    }
+    c->q = q;
+    int exists = prog_queue_exists(a, q->cluster, q->core, q->index, why, sizeof why);
     /* quadratic in queues, which stay below ~10^4 (IPU GC2: 2 x 1216 cores x 3 queues, about
      * 3·10^7 compares, tens of ms); the .gtp reader sorts instead since it sees raw files */
-    if (prog_find_queue(p, q->cluster, q->core, q->index) != qi)
-      diag_error(d, file, 0, 0, NULL, "queue %s appears twice",
+    int twice = exists && prog_find_queue(p, q->cluster, q->core, q->index) != qi;
+    if ((!exists || twice) && c->quiet) {
+      c->failed = 1;
+      return;
+    }
+    if (!exists) {
+      diag_error(c->d, c->file, 0, 0, NULL, "queue %s: %s", gtasm_queue_name(a, q, qn, sizeof qn), why);
+      continue;
+    }
+    if (twice)
+      diag_error(c->d, c->file, 0, 0, NULL, "queue %s appears twice",
                  gtasm_queue_name(a, q, qn, sizeof qn));
-    c.unit = queue_unit(a, q);
-    c.accepts = 0;
+    c->unit = queue_unit(a, q);
+    c->accepts = 0;
     for (int op = 0; op < I_COUNT; op++)
-      if (prog_queue_accepts(a, q->core, q->index, (GsOpcode)op, NULL, 0)) c.accepts |= 1ull << op;
+      if (prog_queue_accepts(a, q->core, q->index, (GsOpcode)op, NULL, 0)) c->accepts |= 1ull << op;
     GsCursor cur;
     prog_cursor_init(&cur, q);
-    c.i = 0;
-    for (; (c.in = prog_cursor_next(&cur)) != NULL; c.i++) check_inst(&c, c.in);
+    c->i = 0;
+    for (; (c->in = prog_cursor_next(&cur)) != NULL; c->i++) check_inst(c, c->in);
+  }
+}
+
+typedef struct {
+  Ctx c;
+  int from, to;
+} Half;
+
+static void *check_half(void *arg) {
+  Half *h = arg;
+  check_queues(&h->c, h->from, h->to);
+  return NULL;
+}
+
+/* Below this many instructions one thread checks the whole program (a thread costs tens of
+ * microseconds; a million instructions, tens of milliseconds). */
+enum { CHECK_SPLIT_MIN = 1 << 20 };
+
+int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
+  int before = d->nerrors;
+  Ctx c = {p, a, d, file, NULL, 0, NULL, NULL, 0, 0, 0};
+  _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
+  int64_t total = prog_ninsts(p), first = 0;
+  int split = 0; /* the first queue of the second half; 0: no second half */
+  for (int qi = 0; total >= CHECK_SPLIT_MIN && qi < p->nqueues && 2 * first < total; qi++)
+    first += p->queues[qi].ninsts, split = qi + 1;
+  if (split >= p->nqueues) split = 0;
+  Half h = {c, split, p->nqueues};
+  h.c.quiet = 1;
+  pthread_t th;
+  if (split) {
+    (void)op_shape(I_ALLOC); /* its table is built once, by this thread */
+    if (pthread_create(&th, NULL, check_half, &h) != 0) split = 0;
+  }
+  check_queues(&c, 0, split ? split : p->nqueues);
+  if (split) {
+    pthread_join(th, NULL);
+    if (h.c.failed) check_queues(&c, split, p->nqueues); /* again, with its messages */
   }
   return d->nerrors == before ? 0 : -1;
 }

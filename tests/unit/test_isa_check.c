@@ -469,6 +469,65 @@ static void test_all_reported(void **state) {
   prog_free(p);
 }
 
+/* A program of 4 queues x 300 k signals (1.2 M instructions) on cores 0 and 1 of cluster 0,
+ * so prog_check splits it: queues 0 and 1 (600 k instructions, the first half) on the caller's
+ * thread, 2 and 3 on another. Signal `bad[k]` of queue k (-1: none) names flag -1. */
+enum { SPLIT_PER_QUEUE = 300000 };
+static GsProgram *split_program(const int bad[4]) {
+  GsProgram *p = prog_new();
+  for (int k = 0; k < 4; k++) {
+    GsQueue *q = prog_queue(p, 0, k / 2, k % 2);
+    for (int i = 0; i < SPLIT_PER_QUEUE; i++) {
+      GsInst *in = prog_emit(q);
+      in->op = I_SIGNAL;
+      in->sub = (uint8_t)(1 - k % 2); /* the other DMA queue of the core */
+      inst_signal_set_flag(in, i == bad[k] ? -1 : i % 4);
+    }
+  }
+  return p;
+}
+
+/* The two halves checked at once report what one pass does: the messages of both, the first
+ * half's first, and no more than max_errors of them. */
+static void test_split_halves(void **state) {
+  (void)state;
+  static const int none[4] = {-1, -1, -1, -1}, second[4] = {-1, -1, -1, 5},
+                   both[4] = {7, -1, 9, -1};
+  GsProgram *p = split_program(none);
+  assert_true(prog_ninsts(p) >= 1 << 20); /* prog_check.c's CHECK_SPLIT_MIN */
+  expect_ok(p, &tiny);
+  prog_free(p);
+  p = split_program(second);
+  int rc;
+  char *msg = check(p, &tiny, &rc);
+  assert_int_equal(rc, -1);
+  assert_string_equal(msg, "f.gtp: error: queue c0.k1.dma_out, instruction 5 (signal "
+                           "queue=dma_in flag=-1): flag=-1 is negative\n");
+  free(msg);
+  prog_free(p);
+  p = split_program(both);
+  msg = check(p, &tiny, &rc);
+  assert_string_equal(msg, "f.gtp: error: queue c0.k0.dma_in, instruction 7 (signal "
+                           "queue=dma_out flag=-1): flag=-1 is negative\n"
+                           "f.gtp: error: queue c0.k1.dma_in, instruction 9 (signal "
+                           "queue=dma_out flag=-1): flag=-1 is negative\n");
+  free(msg);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  GsDiag d;
+  diag_init(&d);
+  d.out = m;
+  d.max_errors = 1;
+  assert_int_equal(prog_check(p, &tiny, &d, "f.gtp"), -1);
+  fclose(m);
+  assert_int_equal(d.nerrors, 2);
+  assert_non_null(strstr(buf, "c0.k0.dma_in, instruction 7"));
+  assert_null(strstr(buf, "c0.k1.dma_in"));
+  free(buf);
+  prog_free(p);
+}
+
 /* Without an arch prog_check still checks shapes and ranges (used by --emit). */
 static void test_null_arch(void **state) {
   (void)state;
@@ -524,7 +583,7 @@ int main(void) {
       cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
       cmocka_unit_test(test_tiny_matches_config), cmocka_unit_test(test_overlapping_rows),
-      cmocka_unit_test(test_vec_param),
+      cmocka_unit_test(test_vec_param),         cmocka_unit_test(test_split_halves),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
