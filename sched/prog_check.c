@@ -194,9 +194,8 @@ static const OpShape *op_shape(GsOpcode op) {
 }
 
 /* Fields an opcode does not name must be zero (isa.def). */
-static void check_unused_fields(Ctx *c, const GsInst *in) {
+static void check_unused_fields(Ctx *c, const GsInst *in, const OpShape *s) {
   GsOpcode op = (GsOpcode)in->op;
-  const OpShape *s = op_shape(op);
   unsigned nz_r = 0, nz_t = 0, nz_n = 0; /* bit k: field k is not 0 */
   for (int k = 0; k < 3; k++) nz_r |= (unsigned)(in->r[k] != 0) << k, nz_t |= (unsigned)(in->t[k] != 0) << k;
   for (int k = 0; k < GS_INST_NUM; k++) nz_n |= (unsigned)(in->n[k] != 0) << k;
@@ -433,8 +432,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
   GsOpcode op = (GsOpcode)in->op;
   if (!(c->accepts >> op & 1) && !prog_queue_accepts(a, q->core, q->index, op, why, sizeof why))
     inst_error(c, "%s", why);
-  check_unused_fields(c, in);
   const OpShape *shape = op_shape(op);
+  check_unused_fields(c, in, shape);
   int ints_ok = 1;
   unsigned to_check = operands_fine(c, in, shape) ? shape->others : ~0u; /* bit k: operand k */
   for (int k = 0; k < shape->nops; k++)
