@@ -105,12 +105,21 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
  * destination regions and sub (one sharing r2 too first, then the most recent); when there is
  * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
  * into a double buffer are two streams then, each with constant strides. */
+static int key_matches(const GsCodeKey *k, const GsInst *in) {
+  return k->op == in->op && k->r[1] == in->r[1] && k->r[0] == in->r[0] && k->sub == in->sub &&
+         k->r[2] == in->r[2];
+}
+
 static int hist_choose(GsCodeHist *h, const GsInst *in) {
-  GsCodeKey *m = &h->key[h->mru];
-  if (m->op == in->op && m->r[1] == in->r[1] && m->r[0] == in->r[0] && m->sub == in->sub &&
-      m->r[2] == in->r[2]) { /* what the scan would pick */
-    m->used = ++h->clock;
-    return h->mru;
+  /* what the scan would pick, when the row chosen last or the row the opcode used last holds
+   * the same regions and sub (all match: the highest score, and no row of the opcode was used
+   * more recently); a DMA queue's wait, mov, signal take turns, so the first seldom hits */
+  int hit = h->mru;
+  if (!key_matches(&h->key[hit], in)) hit = h->recent[in->op < OP_ESCAPE ? in->op : OP_ESCAPE];
+  if (hit >= 0 && key_matches(&h->key[hit], in)) {
+    h->key[hit].used = ++h->clock;
+    h->mru = (int8_t)hit;
+    return hit;
   }
   /* the least recent and the best row's `used` kept at hand: loading key[lru].used each time
    * chained the 16 steps' loads one after another */
