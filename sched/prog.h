@@ -171,7 +171,11 @@ GsProgram *gtasm_parse(const char *path, const char *text, const GsArch *a, GsDi
 int gtasm_write(FILE *out, const GsArch *a, const GsProgram *p);
 GsProgram *gtp_read(const char *path, GsDiag *d);
 int gtp_write(const char *path, const GsProgram *p);
-/* Static checks against an arch: queues, units, cores and clusters exist; engines match. */
+/* Static checks against an arch: queues, units, cores and clusters exist; engines match.
+ * A program of PROG_CHECK_SPLIT_MIN instructions or more is checked in two halves at once (a
+ * thread costs tens of microseconds; a million instructions, tens of milliseconds); the
+ * messages are the same. */
+enum { PROG_CHECK_SPLIT_MIN = 1 << 20 };
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file);
 
 /* ---- Additions (isa helper) ---- */

@@ -273,12 +273,13 @@ static void check_mov(Ctx *c, const GsInst *in) {
   int64_t planes = inst_mov_planes(in) ? inst_mov_planes(in) : 1;
   /* rows * planes <= bytes is tested by division first, so the product cannot overflow (a
    * plain copy, one row and plane, divides nothing) */
-  if ((rows | planes) != 1 && (rows > bytes || planes > bytes / rows || bytes % (rows * planes) != 0)) {
+  int plain = rows == 1 && planes == 1;
+  if (!plain && (rows > bytes || planes > bytes / rows || bytes % (rows * planes) != 0)) {
     inst_error(c, "bytes=%lld is not a multiple of rows=%lld x planes=%lld",
                (long long)bytes, (long long)rows, (long long)planes);
     return;
   }
-  int64_t row = (rows | planes) == 1 ? bytes : bytes / (rows * planes);
+  int64_t row = plain ? bytes : bytes / (rows * planes);
   if (mov_side_end(inst_mov_src_off(in), row, rows, inst_mov_src_stride(in), planes,
                    inst_mov_src_pstride(in)) < 0 ||
       mov_side_end(inst_mov_dst_off(in), row, rows, inst_mov_dst_stride(in), planes,
@@ -495,19 +496,22 @@ static void *check_half(void *arg) {
   return NULL;
 }
 
-/* Below this many instructions one thread checks the whole program (a thread costs tens of
- * microseconds; a million instructions, tens of milliseconds). */
-enum { CHECK_SPLIT_MIN = 1 << 20 };
+/* The first queue of the second half: where the queues before it hold half the instructions;
+ * 0 (no second half) for a program shorter than PROG_CHECK_SPLIT_MIN or one the first queues
+ * already cover. */
+static int split_queue(const GsProgram *p) {
+  int64_t total = prog_ninsts(p), first = 0;
+  if (total < PROG_CHECK_SPLIT_MIN) return 0;
+  int qi = 0;
+  while (qi < p->nqueues && 2 * first < total) first += p->queues[qi++].ninsts;
+  return qi < p->nqueues ? qi : 0;
+}
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
   Ctx c = {p, a, d, file, NULL, 0, NULL, NULL, 0, 0, 0};
   _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
-  int64_t total = prog_ninsts(p), first = 0;
-  int split = 0; /* the first queue of the second half; 0: no second half */
-  for (int qi = 0; total >= CHECK_SPLIT_MIN && qi < p->nqueues && 2 * first < total; qi++)
-    first += p->queues[qi].ninsts, split = qi + 1;
-  if (split >= p->nqueues) split = 0;
+  int split = split_queue(p);
   Half h = {c, split, p->nqueues};
   h.c.quiet = 1;
   pthread_t th;

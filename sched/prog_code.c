@@ -101,15 +101,16 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
   return w;
 }
 
-/* The encoder's choice of row for in: the row of its opcode with the same source and
- * destination regions and sub (one sharing r2 too first, then the most recent); when there is
- * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
- * into a double buffer are two streams then, each with constant strides. */
+/* Whether row key k holds in's opcode, regions and sub. */
 static int key_matches(const GsCodeKey *k, const GsInst *in) {
   return k->op == in->op && k->r[1] == in->r[1] && k->r[0] == in->r[0] && k->sub == in->sub &&
          k->r[2] == in->r[2];
 }
 
+/* The encoder's choice of row for in: the row of its opcode with the same source and
+ * destination regions and sub (one sharing r2 too first, then the most recent); when there is
+ * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
+ * into a double buffer are two streams then, each with constant strides. */
 static int hist_choose(GsCodeHist *h, const GsInst *in) {
   /* what the scan would pick, when the row chosen last or the row the opcode used last holds
    * the same regions and sub (all match: the highest score, and no row of the opcode was used

@@ -501,7 +501,7 @@ static void test_split_halves(void **state) {
   static const int none[4] = {-1, -1, -1, -1}, second[4] = {-1, -1, -1, 5},
                    both[4] = {7, -1, 9, -1};
   GsProgram *p = split_program(none);
-  assert_true(prog_ninsts(p) >= 1 << 20); /* prog_check.c's CHECK_SPLIT_MIN */
+  assert_true(prog_ninsts(p) >= PROG_CHECK_SPLIT_MIN);
   expect_ok(p, &tiny);
   prog_free(p);
   p = split_program(second);
