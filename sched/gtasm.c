@@ -153,6 +153,60 @@ typedef struct {
 
 /* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
  * a unit target prints by name only when every core kind has the same unit there. */
+/* Operand od of in as " name=value"; nothing for an integer, region or tile operand that is
+ * 0, or a wait or signal the instruction does not carry. */
+static void format_operand(Out *o, const GsArch *a, const GsProgram *p, const GsInst *in,
+                           int core, const NameUse *nu, const GsOperand *od) {
+  int64_t v = isa_inst_get(in, od);
+  int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE &&
+                od->kind != OPK_SYNC_FLAG && od->kind != OPK_SYNC_QUEUE;
+  if (v == 0 && !is_enum) return;
+  out_s(o, " ");
+  out_s(o, od->name);
+  out_s(o, "=");
+  const char *word = NULL; /* an enum value's name, when in range */
+  switch (od->kind) {
+  case OPK_INT: break;
+  case OPK_SYNC_FLAG: v--; break;
+  case OPK_REGION:
+  case OPK_TILE: {
+    int tile = od->kind == OPK_TILE;
+    uint32_t id = (uint32_t)v;
+    uint32_t count = tile ? p->ntiles : p->nregions;
+    const unsigned char *ok = nu ? (tile ? nu->tile_ok : nu->region_ok) : NULL;
+    const char *nm = id < count ? prog_name(p, tile, id) : NULL;
+    if (nm && (!nu || ok[id])) {
+      put_name(o, nm);
+      return;
+    }
+    break;
+  }
+  case OPK_LEVEL: word = v < GS_LEVEL_COUNT ? isa_level_name((GsLevel)v) : NULL; break;
+  case OPK_SCOPE: word = v < GS_SCOPE_COUNT ? isa_scope_name((GsScope)v) : NULL; break;
+  case OPK_VOP: word = v < V_COUNT ? isa_vop_name((GsVop)v) : NULL; break;
+  case OPK_DTYPE: word = v < DT_COUNT ? arch_dtype_name((GsDtype)v) : NULL; break;
+  case OPK_SYNC_QUEUE: v--; /* fall through */
+  case OPK_QUEUE:
+    if (core >= 0 || v < Q_UNIT0) {
+      out_core_queue(o, a, core, (int)v);
+      return;
+    }
+    /* no core at hand (gtasm_inst_format): by name if every core kind agrees */
+    for (int ck = 0, base = 0; a && ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
+      const char *u = unit_name(a, base, (int)v);
+      if (ck == 0) word = u;
+      else if (!u || !word || strcmp(u, word) != 0) word = NULL;
+    }
+    if (!word) {
+      put(o, "q%lld", (long long)v);
+      return;
+    }
+    break;
+  }
+  if (word) out_s(o, word);
+  else put(o, "%lld", (long long)v);
+}
+
 static void format_inst(Out *o, const GsArch *a, const GsProgram *p, const GsInst *in, int core,
                         const NameUse *nu) {
   GsOpcode op = (GsOpcode)in->op;
@@ -161,54 +215,8 @@ static void format_inst(Out *o, const GsArch *a, const GsProgram *p, const GsIns
     return;
   }
   out_s(o, isa_mnemonic(op));
-  for (int k = 0; k < isa_operand_count(op); k++) {
-    const GsOperand *od = isa_operand(op, k);
-    int64_t v = isa_inst_get(in, od);
-    int is_enum = od->kind != OPK_INT && od->kind != OPK_REGION && od->kind != OPK_TILE;
-    if (v == 0 && !is_enum) continue;
-    out_s(o, " ");
-    out_s(o, od->name);
-    out_s(o, "=");
-    const char *word = NULL; /* an enum value's name, when in range */
-    switch (od->kind) {
-    case OPK_INT: break;
-    case OPK_REGION:
-    case OPK_TILE: {
-      int tile = od->kind == OPK_TILE;
-      uint32_t id = (uint32_t)v;
-      uint32_t count = tile ? p->ntiles : p->nregions;
-      const unsigned char *ok = nu ? (tile ? nu->tile_ok : nu->region_ok) : NULL;
-      const char *nm = id < count ? prog_name(p, tile, id) : NULL;
-      if (nm && (!nu || ok[id])) {
-        put_name(o, nm);
-        continue;
-      }
-      break;
-    }
-    case OPK_LEVEL: word = v < GS_LEVEL_COUNT ? isa_level_name((GsLevel)v) : NULL; break;
-    case OPK_SCOPE: word = v < GS_SCOPE_COUNT ? isa_scope_name((GsScope)v) : NULL; break;
-    case OPK_VOP: word = v < V_COUNT ? isa_vop_name((GsVop)v) : NULL; break;
-    case OPK_DTYPE: word = v < DT_COUNT ? arch_dtype_name((GsDtype)v) : NULL; break;
-    case OPK_QUEUE:
-      if (core >= 0 || v < Q_UNIT0) {
-        out_core_queue(o, a, core, (int)v);
-        continue;
-      }
-      /* no core at hand (gtasm_inst_format): by name if every core kind agrees */
-      for (int ck = 0, base = 0; a && ck < a->ncore_kinds; base += a->core_kinds[ck].count, ck++) {
-        const char *u = unit_name(a, base, (int)v);
-        if (ck == 0) word = u;
-        else if (!u || !word || strcmp(u, word) != 0) word = NULL;
-      }
-      if (!word) {
-        put(o, "q%lld", (long long)v);
-        continue;
-      }
-      break;
-    }
-    if (word) out_s(o, word);
-    else put(o, "%lld", (long long)v);
-  }
+  for (int k = 0; k < isa_operand_count(op); k++) format_operand(o, a, p, in, core, nu, isa_operand(op, k));
+  for (int k = 0; k < GS_SYNC_OPERANDS; k++) format_operand(o, a, p, in, core, nu, isa_sync_operand(k));
 }
 
 void gtasm_inst_format(const GsArch *a, const GsProgram *p, const GsInst *in, char *buf, size_t n) {
@@ -648,6 +656,32 @@ static void dir_queue(Asm *s, const char **pc, const Word *dw) {
 }
 
 /* Resolves one operand value; 0 ok. */
+/* A queue operand's value: a queue of the current queue's core (a signal's target). */
+static int queue_value(Asm *s, const GsOperand *o, const char *vb, int len, int64_t *out) {
+  const GsQueue *q = &s->p->queues[s->cur];
+  char why[256];
+  if (q->core < 0) {
+    aerr(s, vb, "flags are per core: a cluster DMA queue synchronises with "
+         "sempost/semwait/barrier");
+    return -1;
+  }
+  if (!s->a && !(len >= 1 && *vb == 'q') && !(len >= 4 && memcmp(vb, "dma_", 4) == 0)) {
+    aerr(s, vb, "unit queue name '%.*s' needs an arch (give --arch, or write qN)", len, vb);
+    return -1;
+  }
+  int idx = parse_core_queue(s->a, q->core, vb, (size_t)len);
+  if (idx < 0) {
+    aerr(s, vb, "core %d has no queue '%.*s'", q->core, len, vb);
+    return -1;
+  }
+  if (!prog_queue_exists(s->a, q->cluster, q->core, idx, why, sizeof why)) {
+    aerr(s, vb, "%s", why);
+    return -1;
+  }
+  *out = idx + (o->kind == OPK_SYNC_QUEUE); /* stored + 1: 0 is no signal */
+  return 0;
+}
+
 static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char *ve,
                          int64_t *out) {
   int len = (int)(ve - vb);
@@ -655,6 +689,7 @@ static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char 
   case OPK_INT: {
     int r = parse_int(vb, ve, out);
     if (r == 0 && o->field == OPF_FLAGS && (*out < 0 || *out > 255)) r = -2;
+    if (r == 0 && o->field == OPF_SIGNAL_FLAG && (*out < 0 || *out > GS_SYNC_FLAG_MAX)) r = -2;
     if (r == -2) aerr(s, vb, "%s=%.*s out of range", o->name, len, vb);
     else if (r != 0) aerr(s, vb, "%s: '%.*s' is not an integer", o->name, len, vb);
     return r;
@@ -713,32 +748,24 @@ static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char 
         return (int)(*out = t, 0);
     aerr(s, vb, "unknown dtype '%.*s'", len, vb);
     return -1;
-  case OPK_QUEUE: {
-    const GsQueue *q = &s->p->queues[s->cur];
-    char why[256];
-    if (q->core < 0) {
-      aerr(s, vb, "flags are per core: a cluster DMA queue synchronises with "
-           "sempost/semwait/barrier");
-      return -1;
-    }
-    if (!s->a && !(len >= 1 && *vb == 'q') && !(len >= 4 && memcmp(vb, "dma_", 4) == 0)) {
-      aerr(s, vb, "unit queue name '%.*s' needs an arch (give --arch, or write qN)", len, vb);
-      return -1;
-    }
-    int idx = parse_core_queue(s->a, q->core, vb, (size_t)len);
-    if (idx < 0) {
-      aerr(s, vb, "core %d has no queue '%.*s'", q->core, len, vb);
-      return -1;
-    }
-    if (!prog_queue_exists(s->a, q->cluster, q->core, idx, why, sizeof why)) {
-      aerr(s, vb, "%s", why);
-      return -1;
-    }
-    *out = idx;
-    return 0;
+  case OPK_SYNC_FLAG: {
+    int r = parse_int(vb, ve, out);
+    if (r == 0 && (*out < 0 || *out > GS_SYNC_FLAG_MAX)) r = -2;
+    if (r == -2) aerr(s, vb, "%s=%.*s out of range (a flag 0..%d)", o->name, len, vb, GS_SYNC_FLAG_MAX);
+    else if (r != 0) aerr(s, vb, "%s: '%.*s' is not an integer", o->name, len, vb);
+    *out += 1; /* stored + 1: 0 is no wait */
+    return r;
   }
+  case OPK_SYNC_QUEUE:
+  case OPK_QUEUE: return queue_value(s, o, vb, len, out);
   }
   return -1;
+}
+
+/* Operand k of op in assembly: its own operands, then the ones every opcode takes. */
+static const GsOperand *any_operand(GsOpcode op, int k) {
+  int own = isa_operand_count(op);
+  return k < own ? isa_operand(op, k) : isa_sync_operand(k - own);
 }
 
 static void instruction(Asm *s, const char **pc, const Word *mw) {
@@ -764,7 +791,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
   memset(&in, 0, sizeof in);
   in.op = (uint8_t)op;
   unsigned seen = 0;
-  int bad = 0, nops = isa_operand_count((GsOpcode)op);
+  int bad = 0, nops = isa_operand_count((GsOpcode)op) + GS_SYNC_OPERANDS;
   Word w;
   int r;
   while ((r = next_word(s, pc, &w)) > 0) {
@@ -776,14 +803,14 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     }
     int k = -1;
     for (int j = 0; j < nops && k < 0; j++)
-      if (same(isa_operand((GsOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
+      if (same(any_operand((GsOpcode)op, j)->name, w.start, (size_t)(eq - w.start))) k = j;
     if (k < 0) {
       char names[256];
       Out o = {NULL, names, sizeof names, 0};
       names[0] = 0;
       for (int j = 0; j < nops; j++) {
         if (j) out_s(&o, " ");
-        out_s(&o, isa_operand((GsOpcode)op, j)->name);
+        out_s(&o, any_operand((GsOpcode)op, j)->name);
       }
       aerr(s, w.start, "%s has no operand '%.*s' (operands: %s)", isa_mnemonic((GsOpcode)op),
            (int)(eq - w.start), w.start, names);
@@ -797,7 +824,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     }
     seen |= 1u << k;
     int64_t v;
-    const GsOperand *o = isa_operand((GsOpcode)op, k);
+    const GsOperand *o = any_operand((GsOpcode)op, k);
     if (eq + 1 >= w.end) {
       aerr(s, eq + 1, "operand '%s' has no value", o->name);
       bad = 1;
@@ -810,6 +837,15 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     isa_inst_set(&in, o, v);
   }
   if (r < 0 || bad) return;
+  if (in.wait && q->core < 0) {
+    aerr(s, mw->start, "flags are per core: a cluster DMA queue synchronises with "
+         "sempost/semwait/barrier");
+    return;
+  }
+  if (in.signal_flag && !in.signal) {
+    aerr(s, mw->start, "signal_flag=%d without signal= (the queue to signal)", in.signal_flag);
+    return;
+  }
   *prog_emit(&s->p->queues[s->cur]) = in;
 }
 

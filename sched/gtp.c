@@ -23,8 +23,8 @@ enum { STAGE = 1 << 16, MAX_NAME = GS_MAX_NAME + 1 }; /* names are < MAX_NAME by
 
 /* Instruction word: byte offsets (the doc table and the codec both use these). */
 enum {
-  IW_OP = 0, IW_SUB = 1, IW_DTYPE = 2, IW_FLAGS = 3, IW_RESERVED = 4, IW_R = 8, IW_T = 20,
-  IW_N = 32
+  IW_OP = 0, IW_SUB = 1, IW_DTYPE = 2, IW_FLAGS = 3, IW_WAIT = 4, IW_SIGNAL = 5,
+  IW_SIGNAL_FLAG = 6, IW_RESERVED = 7, IW_R = 8, IW_T = 20, IW_N = 32
 };
 _Static_assert(IW_N + 8 * GS_INST_NUM == GTP_INST_BYTES, "instruction word size");
 
@@ -56,6 +56,10 @@ static void encode_inst(unsigned char *w, const GsInst *in) {
   w[IW_SUB] = in->sub;
   w[IW_DTYPE] = in->dtype;
   w[IW_FLAGS] = in->flags;
+  w[IW_WAIT] = in->wait;
+  w[IW_SIGNAL] = in->signal;
+  w[IW_SIGNAL_FLAG] = in->signal_flag;
+  w[IW_RESERVED] = in->sync_pad;
   for (int i = 0; i < 3; i++) put32(w + IW_R + 4 * i, in->r[i]);
   for (int i = 0; i < 3; i++) put32(w + IW_T + 4 * i, in->t[i]);
   for (int i = 0; i < GS_INST_NUM; i++) put64(w + IW_N + 8 * i, (uint64_t)in->n[i]);
@@ -67,6 +71,10 @@ static void decode_inst(const unsigned char *w, GsInst *in) {
   in->sub = w[IW_SUB];
   in->dtype = w[IW_DTYPE];
   in->flags = w[IW_FLAGS];
+  in->wait = w[IW_WAIT];
+  in->signal = w[IW_SIGNAL];
+  in->signal_flag = w[IW_SIGNAL_FLAG];
+  in->sync_pad = w[IW_RESERVED];
   for (int i = 0; i < 3; i++) in->r[i] = get32(w + IW_R + 4 * i);
   for (int i = 0; i < 3; i++) in->t[i] = get32(w + IW_T + 4 * i);
   for (int i = 0; i < GS_INST_NUM; i++) in->n[i] = (int64_t)get64(w + IW_N + 8 * i);
@@ -283,8 +291,10 @@ fail:
   return -1;
 }
 
-/* Decodes the body into p (whose counts are set); 0 or -1 after reporting. */
-static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsDiag *d) {
+/* Decodes the body of a version `version` file into p (whose counts are set); 0 or -1 after
+ * reporting. */
+static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, int version, const char *path,
+                     GsDiag *d) {
   unsigned char b[GTP_INST_BYTES];
   uint64_t sum = 0;
   QKey *keys = calloc((size_t)p->nqueues + 1, sizeof *keys);
@@ -335,7 +345,8 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, const char *path, GsD
                    i, k, in->op, I_COUNT - 1);
         goto fail;
       }
-      if (get32(b + IW_RESERVED) != 0) {
+      /* version 1 reserved bytes 4..7, where version 2 keeps the synchronisation */
+      if (version == 1 ? get32(b + IW_WAIT) != 0 : b[IW_RESERVED] != 0) {
         diag_error(d, path, 0, 0, NULL, "queue %d, instruction %zu: reserved bytes are not zero",
                    i, k);
         goto fail;
@@ -379,8 +390,8 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   uint32_t nqueues = get32(f + 8), nregions = get32(f + 12), ntiles = get32(f + 16);
   uint64_t ninsts = get64(f + 24), body = get64(f + 32), zbody = get64(f + 40);
   uint64_t have = len - GTP_HEADER_BYTES;
-  if (version != GTP_VERSION) {
-    snprintf(msg, sizeof msg, "unsupported .gtp version %u (this gtsim reads version %d)",
+  if (version != GTP_VERSION && version != 1) {
+    snprintf(msg, sizeof msg, "unsupported .gtp version %u (this gtsim reads versions 1 to %d)",
              version, GTP_VERSION);
     why = msg;
   } else if (hbytes != GTP_HEADER_BYTES || get32(f + 20) != 0) {
@@ -421,7 +432,7 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   if (!p->queues) die("out of memory");
   p->nqueues = (int)nqueues;
   prog_reserve_ids(p, nregions, ntiles);
-  if (read_body(r, p, ninsts, path, d) != 0) goto fail;
+  if (read_body(r, p, ninsts, version, path, d) != 0) goto fail;
   if (r->pos != r->len) {
     why = "the body is longer than its counts say";
   } else if (!r->end) {
@@ -461,8 +472,8 @@ void gtp_write_layout_doc(FILE *out) {
   fputs("Header:\n\n```\n"
         "offset size field\n"
         "     0    4 magic        \"GTP1\"\n"
-        "     4    2 version      format version (this gtsim writes and reads only ", out);
-  fprintf(out, "%d)\n", GTP_VERSION);
+        "     4    2 version      format version (this gtsim writes ", out);
+  fprintf(out, "%d and reads 1 and %d)\n", GTP_VERSION, GTP_VERSION);
   fprintf(out,
           "     6    2 header_bytes %d\n"
           "     8    4 nqueues      queues in the body\n"
@@ -483,15 +494,19 @@ void gtp_write_layout_doc(FILE *out) {
           "   `uint32 len1` (0: no name, else the name has len1-1 bytes, no NUL) and its bytes.\n\n",
           GTP_QUEUE_BYTES, GTP_INST_BYTES);
   fprintf(out, "Instruction word (%d bytes; fields as in GsInst, prog.h):\n\n```\n", GTP_INST_BYTES);
-  fputs(" byte  0       1       2       3       4 ...  7  8 ... 19      20 ... 31      32 ... 111\n"
-        "      +-------+-------+-------+-------+---------+-------------+--------------+---------------+\n"
-        "      |  op   |  sub  | dtype | flags | reserved| r0  r1  r2  | t0  t1  t2   | n0 n1 ... n9  |\n"
-        "      |  u8   |  u8   |  u8   |  u8   | u32 = 0 | 3 x u32     | 3 x u32      | 10 x int64    |\n"
-        "      +-------+-------+-------+-------+---------+-------------+--------------+---------------+\n"
+  fputs(" byte  0     1     2     3     4     5      6      7    8 ... 19    20 ... 31    32 ... 111\n"
+        "      +-----+-----+-----+-----+-----+------+------+----+-----------+------------+-------------+\n"
+        "      | op  | sub |dtype|flags|wait |signal|signal|res.| r0 r1 r2  | t0 t1 t2   | n0 ... n9   |\n"
+        "      |     |     |     |     |     |      |_flag | =0 |           |            |             |\n"
+        "      | u8  | u8  | u8  | u8  | u8  |  u8  |  u8  | u8 | 3 x u32   | 3 x u32    | 10 x int64  |\n"
+        "      +-----+-----+-----+-----+-----+------+------+----+-----------+------------+-------------+\n"
         "```\n\n",
         out);
-  fprintf(out, "Field offsets: op %d, sub %d, dtype %d, flags %d, reserved %d, r[i] %d+4i, "
-          "t[i] %d+4i, n[i] %d+8i.\n\n", IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_RESERVED, IW_R,
+  fprintf(out, "Field offsets: op %d, sub %d, dtype %d, flags %d, wait %d, signal %d, signal_flag %d, "
+          "reserved %d, r[i] %d+4i, t[i] %d+4i, n[i] %d+8i. wait and signal hold 1 + the flag or\n"
+          "queue (0: none), as in GsInst. Version 1 (before instructions carried synchronisation)\n"
+          "has bytes 4 to 7 reserved and zero; it reads as version 2 without any.\n\n",
+          IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_WAIT, IW_SIGNAL, IW_SIGNAL_FLAG, IW_RESERVED, IW_R,
           IW_T, IW_N);
   fputs("The reader rejects, with `file: error: ...` and exit status 1: a bad magic, another\n"
         "version, a truncated header or body, trailing bytes, a corrupted zlib stream, counts\n"

@@ -121,6 +121,18 @@ static void build_optab(void) {
   optab.built = 1;
 }
 
+/* The operands every opcode takes (prog.h GsInst: wait, signal, signal_flag). */
+static const GsOperand sync_operands[GS_SYNC_OPERANDS] = {
+    {"wait", OPF_WAIT, 0, OPK_SYNC_FLAG},
+    {"signal", OPF_SIGNAL, 0, OPK_SYNC_QUEUE},
+    {"signal_flag", OPF_SIGNAL_FLAG, 0, OPK_INT},
+};
+
+const GsOperand *isa_sync_operand(int i) {
+  gs_assert(i >= 0 && i < GS_SYNC_OPERANDS);
+  return &sync_operands[i];
+}
+
 int isa_operand_count(GsOpcode op) {
   if (!optab.built) build_optab();
   return op < I_COUNT ? optab.count[op] : 0;
@@ -145,6 +157,9 @@ void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v) {
   case OPF_SUB: in->sub = (uint8_t)v; return;
   case OPF_DTYPE: in->dtype = (uint8_t)v; return;
   case OPF_FLAGS: in->flags = (uint8_t)v; return;
+  case OPF_WAIT: in->wait = (uint8_t)v; return;
+  case OPF_SIGNAL: in->signal = (uint8_t)v; return;
+  case OPF_SIGNAL_FLAG: in->signal_flag = (uint8_t)v; return;
   }
   die("bad operand field %d", (int)f);
 }
@@ -176,7 +191,9 @@ static void write_checks_doc(FILE *out) {
         "  vector, scalar on a unit with that capability);\n"
         "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
         "  non-zero rate; vector: non-zero lanes);\n"
-        "- a `signal` targets an existing queue of the same core; no flags on cluster DMA queues;\n"
+        "- a `signal` (the opcode or the operand) targets an existing queue of the same core; no\n"
+        "  flags on cluster DMA queues; `signal_flag` only with `signal`, flags of `wait=` and\n"
+        "  `signal_flag=` at most 254;\n"
         "- region and tile ids are below the program's counts; data instructions name a region\n"
         "  for every operand they use (the `b` of a one-input vector op and a plain copy's `idx`\n"
         "  may be 0) and a tile for every region;\n"
@@ -203,16 +220,10 @@ static void write_checks_doc(FILE *out) {
         out);
 }
 
-void isa_write_doc(FILE *out) {
-  fputs("# The gtsim instruction set, `.gtasm` and `.gtp`\n\n"
-        "<!-- Generated from sched/isa.def by `gtsim --isa-doc`; do not edit. Refresh with\n"
-        "     `build/gtsim --isa-doc > docs/isa.md` (tests/unit/test_isa.c fails when this\n"
-        "     file differs from the generated text). -->\n\n"
-        "A Program is a set of per-queue instruction streams (sched/prog.h). Instructions are\n"
-        "coarse: one tile, not one MAC. Their timing is in [timing.md](timing.md); what the\n"
-        "simulator checks while running is there too. This file is the reference for the\n"
-        "opcodes, their operands and the two file formats.\n\n"
-        "## Queues\n\n"
+/* The Queues section of docs/isa.md: the queues of a core and a cluster, and how they
+ * synchronise. */
+static void doc_queues(FILE *out) {
+  fputs("## Queues\n\n"
         "Every core has its own queues, which run concurrently, each in order:\n\n"
         "| index | name | engine |\n|---|---|---|\n",
         out);
@@ -229,7 +240,32 @@ void isa_write_doc(FILE *out) {
         "DMA queue has no flags; it synchronises with semaphores and barriers); `sempost`/\n"
         "`semwait` and `barrier` work across cores of a cluster (`scope=cluster`, ids per\n"
         "cluster) or across clusters (`scope=chip`).\n\n"
-        "## Engines\n\n"
+        "Any instruction may also carry a wait and a signal of its own, so the common pattern\n"
+        "wait, work, signal is one instruction, not three (the schedulers emit them this way,\n"
+        "and their programs are about half as long):\n\n"
+        "- `wait=F`: before the instruction starts, wait until this queue's flag F is non-zero\n"
+        "  and decrement it, exactly as a `wait flag=F` just before it;\n"
+        "- `signal=Q signal_flag=F`: once the instruction has completed, increment flag F of\n"
+        "  queue Q of the same core, exactly as a `signal queue=Q flag=F` just after it.\n\n"
+        "Both cost nothing and time nothing of their own. F is 0..254 here (the `signal` and\n"
+        "`wait` opcodes take any flag); `signal_flag` without `signal` is an error, and a\n"
+        "cluster DMA queue's instructions carry neither. Stored in GsInst's `wait`, `signal`\n"
+        "(each 1 + the flag or queue, 0: none) and `signal_flag` fields.\n\n",
+        out);
+}
+
+void isa_write_doc(FILE *out) {
+  fputs("# The gtsim instruction set, `.gtasm` and `.gtp`\n\n"
+        "<!-- Generated from sched/isa.def by `gtsim --isa-doc`; do not edit. Refresh with\n"
+        "     `build/gtsim --isa-doc > docs/isa.md` (tests/unit/test_isa.c fails when this\n"
+        "     file differs from the generated text). -->\n\n"
+        "A Program is a set of per-queue instruction streams (sched/prog.h). Instructions are\n"
+        "coarse: one tile, not one MAC. Their timing is in [timing.md](timing.md); what the\n"
+        "simulator checks while running is there too. This file is the reference for the\n"
+        "opcodes, their operands and the two file formats.\n\n",
+        out);
+  doc_queues(out);
+  fputs("## Engines\n\n"
         "| engine | queues that may hold the opcode |\n|---|---|\n"
         "| any | every queue |\n"
         "| dma | `dma_in`, `dma_out`, cluster DMA queues |\n"
@@ -238,7 +274,8 @@ void isa_write_doc(FILE *out) {
         "| scalar | a unit queue whose unit has scalar capability |\n\n"
         "## Opcodes\n\n"
         "Operands are written `name=value` in any order; the GsInst field each one is stored in\n"
-        "is given in parentheses. A field an opcode does not name must be 0.\n\n",
+        "is given in parentheses. A field an opcode does not name must be 0. Every opcode also\n"
+        "takes `wait`, `signal` and `signal_flag` (Queues, above).\n\n",
         out);
   for (int op = 0; op < I_COUNT; op++) {
     fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GsOpcode)op),

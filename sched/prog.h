@@ -54,6 +54,12 @@ typedef struct {
   uint8_t flags;
   uint32_t r[3];  /* regions: r0 written, r1 r2 read */
   uint32_t t[3];  /* tiles: t0 left in r0, t1 t2 expected in r1 r2 */
+  /* Synchronisation any instruction may carry (the `wait=`, `signal=`, `signal_flag=`
+   * operands): wait is 1 + a flag of this queue waited on before the instruction starts, as a
+   * `wait` before it would; signal is 1 + a queue of the same core whose flag signal_flag is
+   * incremented once the instruction has completed, as a `signal` after it would; 0: none.
+   * sync_pad is 0. */
+  uint8_t wait, signal, signal_flag, sync_pad;
   int64_t n[GS_INST_NUM];
 } GsInst;
 
@@ -118,7 +124,7 @@ GsInst *prog_emit(GsQueue *q);
 /* Reading a queue in order: prog_cursor_init, then prog_cursor_next until it returns NULL.
  * The returned instruction lives in the cursor until the next call. A cursor keeps the
  * decoder's prediction state (prog_code.c), a few KiB: allocate it once per queue. */
-enum { GS_CODE_SLOTS = 19, GS_CODE_ROWS = 16 };
+enum { GS_CODE_SLOTS = 20, GS_CODE_ROWS = 16 };
 typedef struct {     /* one stream of similar instructions: its last values and strides */
   uint64_t last[GS_CODE_SLOTS], stride[GS_CODE_SLOTS], lastd[GS_CODE_SLOTS];
   int op;            /* the opcode it last held, -1: unused */
@@ -194,10 +200,15 @@ typedef enum {
   OPF_NUM,     /* n[index] */
   OPF_SUB,     /* sub: a level, vop, queue or scope (see GsOperandKind) */
   OPF_DTYPE,   /* dtype */
-  OPF_FLAGS    /* flags */
+  OPF_FLAGS,   /* flags */
+  OPF_WAIT,    /* wait (1 + the flag) */
+  OPF_SIGNAL,  /* signal (1 + the queue) */
+  OPF_SIGNAL_FLAG /* signal_flag */
 } GsOperandField;
+/* OPK_SYNC_FLAG and OPK_SYNC_QUEUE are a flag and a queue of the same core stored + 1 (0:
+ * none); assembly writes the flag or queue itself. */
 typedef enum { OPK_INT, OPK_REGION, OPK_TILE, OPK_LEVEL, OPK_VOP, OPK_QUEUE, OPK_SCOPE,
-               OPK_DTYPE } GsOperandKind;
+               OPK_DTYPE, OPK_SYNC_FLAG, OPK_SYNC_QUEUE } GsOperandKind;
 typedef struct {
   const char *name;      /* as written in assembly, e.g. "dst_tile" */
   GsOperandField field;
@@ -206,6 +217,9 @@ typedef struct {
 } GsOperand;
 int isa_operand_count(GsOpcode op);
 const GsOperand *isa_operand(GsOpcode op, int i);
+/* The operands every opcode takes besides its own (wait, signal, signal_flag): i < GS_SYNC_OPERANDS. */
+enum { GS_SYNC_OPERANDS = 3, GS_SYNC_FLAG_MAX = 254 };
+const GsOperand *isa_sync_operand(int i);
 void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v);
 /* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
  * (encoders, the unused-field check). Code about one opcode uses isa_ops.h's accessors.
@@ -218,6 +232,9 @@ static inline int64_t isa_inst_field(const GsInst *in, GsOperandField f, int ind
   case OPF_SUB: return in->sub;
   case OPF_DTYPE: return in->dtype;
   case OPF_FLAGS: return in->flags;
+  case OPF_WAIT: return in->wait;
+  case OPF_SIGNAL: return in->signal;
+  case OPF_SIGNAL_FLAG: return in->signal_flag;
   }
   die("bad operand field %d", (int)f);
 }
@@ -244,9 +261,10 @@ int prog_save(const char *path, const GsArch *a, const GsProgram *p);
 enum { GS_MAX_IDS = 1 << 26 };
 /* Region and tile names are at most GS_MAX_NAME bytes (the assembler rejects longer ones). */
 enum { GS_MAX_NAME = 65535 };
-/* .gtp: the format version gtp_write writes and the only one gtp_read accepts; fixed sizes
- * of the header, a queue table entry and an instruction word (docs/isa.md). */
-enum { GTP_VERSION = 1, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
+/* .gtp: the format version gtp_write writes (gtp_read also reads version 1, written before
+ * instructions carried synchronisation); fixed sizes of the header, a queue table entry and
+ * an instruction word (docs/isa.md). */
+enum { GTP_VERSION = 2, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
 /* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */
 void isa_write_doc(FILE *out);
 /* Pieces of that document owned by the format modules. */

@@ -171,6 +171,7 @@ static const OpShape *op_shape(GsOpcode op) {
         case OPF_SUB: s->used_sub = 1; break;
         case OPF_DTYPE: s->used_dt = 1; break;
         case OPF_FLAGS: s->used_fl = 1; break;
+        case OPF_WAIT: case OPF_SIGNAL: case OPF_SIGNAL_FLAG: break; /* every opcode's (check_sync) */
         }
         if (must_be_positive(o->name)) s->positive |= 1u << k;
         gs_assert(k < 32);
@@ -398,6 +399,8 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
     else if (!prog_queue_exists(c->a, q->cluster, q->core, (int)v, why, sizeof why))
       inst_error(c, "signal target: %s", why);
     break;
+  case OPK_SYNC_FLAG:
+  case OPK_SYNC_QUEUE: break; /* every opcode's, not in shape->ops (check_sync) */
   }
 }
 
@@ -422,6 +425,24 @@ static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
   return 1;
 }
 
+/* The wait and signal an instruction carries (prog.h GsInst). */
+static void check_sync(Ctx *c, const GsInst *in) {
+  const GsQueue *q = c->q;
+  char why[256];
+  if (in->sync_pad) inst_error(c, "field sync_pad must be 0");
+  if (q->core < 0) {
+    inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
+               "sempost/semwait/barrier");
+    return;
+  }
+  /* wait - 1 is at most 254 = GS_SYNC_FLAG_MAX */
+  if (in->signal_flag > GS_SYNC_FLAG_MAX)
+    inst_error(c, "signal_flag=%d out of range (0..%d)", in->signal_flag, GS_SYNC_FLAG_MAX);
+  if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
+  if (in->signal && !prog_queue_exists(c->a, q->cluster, q->core, in->signal - 1, why, sizeof why))
+    inst_error(c, "signal target: %s", why);
+}
+
 static void check_inst(Ctx *c, const GsInst *in) {
   const GsArch *a = c->a;
   const GsQueue *q = c->q;
@@ -439,6 +460,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
   unsigned to_check = operands_fine(c, in, shape) ? shape->others : ~0u; /* bit k: operand k */
   for (int k = 0; k < shape->nops; k++)
     if (to_check >> k & 1) check_operand(c, in, shape, k, &ints_ok);
+  if (in->wait | in->signal | in->signal_flag | in->sync_pad) check_sync(c, in);
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                "sempost/semwait/barrier");

@@ -1,7 +1,7 @@
 /* prog_code.c — a queue's instructions in memory, encoded compactly (prog.h: prog_emit,
  * GsCursor).
  *
- * Why: a scheduled program has tens of millions of instructions, and a GsInst is 108 bytes,
+ * Why: a scheduled program has tens of millions of instructions, and a GsInst is 112 bytes,
  * so holding the program as an array of them was what bounded the batch a machine could
  * simulate (resnet50 at batch 64 on stcp920: 16 M instructions, 1.7 GB). Instruction streams
  * are highly regular: one queue repeats a few opcodes whose fields stay the same or move by a
@@ -9,8 +9,8 @@
  * only the misses are stored.
  *
  * Contract:
- * - The fields of an instruction are 19 integer slots: sub, dtype, flags, r[0..2], t[0..2],
- *   n[0..9].
+ * - The fields of an instruction are 20 integer slots: sub, dtype, flags, r[0..2], t[0..2],
+ *   n[0..9], and its wait, signal, signal_flag and sync_pad bytes as one slot.
  * - A queue interleaves a few streams (a DMA queue loads activations, weights and residuals
  *   in turn, each with its own source region and address walk), so a queue keeps
  *   GS_CODE_ROWS rows of history, each the last values of one stream and a stride per slot;
@@ -38,7 +38,7 @@
 
 enum { BLOCK_MIN = 1024, BLOCK_MAX = 64 * 1024, MAX_RECORD = 2 + 3 + GS_CODE_SLOTS * 10 };
 enum { OP_ESCAPE = 15 };
-_Static_assert(GS_CODE_SLOTS == 9 + GS_INST_NUM, "the slots are sub, dtype, flags, r[3], t[3], n[]");
+_Static_assert(GS_CODE_SLOTS == 10 + GS_INST_NUM, "the slots are sub, dtype, flags, r[3], t[3], n[], sync");
 _Static_assert(GS_CODE_ROWS <= 16, "a record's header byte holds the row in 4 bits");
 
 struct GsCodeBlock {
@@ -55,10 +55,10 @@ struct GsQueueCode {
 };
 
 /* Slot k of the mask is field SLOT_ORDER[k]: tiles and the first numbers change on almost
- * every data instruction; regions, sub, dtype and flags seldom. Field numbers: 0 sub,
- * 1 dtype, 2 flags, 3..5 r, 6..8 t, 9..18 n. */
+ * every data instruction; regions, sub, dtype, flags and the synchronisation seldom. Field
+ * numbers: 0 sub, 1 dtype, 2 flags, 3..5 r, 6..8 t, 9..18 n, 19 sync. */
 static const unsigned char SLOT_ORDER[GS_CODE_SLOTS] = {6, 7, 8, 9, 10, 11, 12, 3, 4, 5,
-                                                        13, 14, 15, 16, 17, 18, 0, 1, 2};
+                                                        13, 14, 15, 16, 17, 18, 0, 1, 2, 19};
 
 /* The slots of in, in SLOT_ORDER. */
 static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
@@ -67,6 +67,8 @@ static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
   v[7] = in->r[0], v[8] = in->r[1], v[9] = in->r[2];
   for (int i = 4; i < GS_INST_NUM; i++) v[6 + i] = (uint64_t)in->n[i];
   v[16] = in->sub, v[17] = in->dtype, v[18] = in->flags;
+  v[19] = (uint32_t)in->wait | (uint32_t)in->signal << 8 | (uint32_t)in->signal_flag << 16 |
+          (uint32_t)in->sync_pad << 24;
 }
 
 static void set_field(GsInst *in, int f, uint64_t v) {
@@ -74,6 +76,10 @@ static void set_field(GsInst *in, int f, uint64_t v) {
   case 0: in->sub = (uint8_t)v; return;
   case 1: in->dtype = (uint8_t)v; return;
   case 2: in->flags = (uint8_t)v; return;
+  case 19:
+    in->wait = (uint8_t)v, in->signal = (uint8_t)(v >> 8), in->signal_flag = (uint8_t)(v >> 16);
+    in->sync_pad = (uint8_t)(v >> 24);
+    return;
   default: break;
   }
   if (f < 6) in->r[f - 3] = (uint32_t)v;
@@ -193,7 +199,7 @@ static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) 
    * scheduling) */
   uint32_t visit = w->moving;
   /* unrolled: the loop's own steps were 9% of scheduling ResNet-50 at batch 64 on stcp920 */
-#pragma GCC unroll 19
+#pragma GCC unroll 20
   for (int k = 0; k < GS_CODE_SLOTS; k++) visit |= (uint32_t)(v[k] != w->last[k]) << k;
   for (; visit; visit &= visit - 1) {
     int k = __builtin_ctz(visit);

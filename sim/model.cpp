@@ -646,21 +646,22 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
   return true;
 }
 
-bool SimModel::sync_flag(QState &q, int qid, const GsInst &in) {
+// Increments flag `flag` of queue `queue` of q's core (or cluster, for a cluster DMA queue).
+void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
+  int t = q.core >= 0 ? core_queue(q.cluster, q.core, queue) : cluster_dma_queue(q.cluster, queue);
+  QState &tq = queues[(size_t)t];
+  QState::Flag &f = tq.flags[flag];
+  f.count++;
+  f.from_dma = q.unit_kind < 0;
+  f.last_from = qid;
+  f.tokens.emplace_back();
+  hb.release(qid, &f.tokens.back());
+  tq.ev->notify();
+}
+
+// Waits until q's flag `flag` is non-zero and decrements it; false when the run was aborted.
+bool SimModel::flag_wait(QState &q, int qid, int64_t flag) {
   double t0 = now();
-  if (in.op == I_SIGNAL) {
-    int t = q.core >= 0 ? core_queue(q.cluster, q.core, in.sub) : cluster_dma_queue(q.cluster, in.sub);
-    QState &tq = queues[(size_t)t];
-    QState::Flag &f = tq.flags[inst_signal_flag(&in)];
-    f.count++;
-    f.from_dma = q.unit_kind < 0;
-    f.last_from = qid;
-    f.tokens.emplace_back();
-    hb.release(qid, &f.tokens.back());
-    tq.ev->notify();
-    return true;
-  }
-  int64_t flag = inst_wait_flag(&in);
   for (;;) {
     auto it = q.flags.find(flag);
     if (it != q.flags.end() && it->second.count > 0) {
@@ -703,8 +704,8 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   case I_GEMM:
   case I_VEC:
   case I_SCALAR: return exec_compute(q, qid, in, idx);
-  case I_SIGNAL:
-  case I_WAIT: return sync_flag(q, qid, in);
+  case I_SIGNAL: return flag_signal(q, qid, in.sub, inst_signal_flag(&in)), true;
+  case I_WAIT: return flag_wait(q, qid, inst_wait_flag(&in));
   case I_BARRIER: return sync_barrier(q, qid, in, idx);
   case I_SEMPOST:
   case I_SEMWAIT: return sync_sem(q, qid, in);
@@ -733,7 +734,11 @@ void SimModel::queue_thread(int qid) {
   size_t n = (size_t)q.prog->ninsts;
   for (size_t i = 0; i < n && !abort_; i++) {
     q.pc = i;
-    if (!exec(q, qid, *prog_cursor_next(&q.cur), i)) break;
+    // the instruction stays in the cursor, which only this queue moves, while it waits
+    const GsInst &in = *prog_cursor_next(&q.cur);
+    if (in.wait && !flag_wait(q, qid, in.wait - 1)) break;  // its own wait and signal: GsInst
+    if (!exec(q, qid, in, i)) break;
+    if (in.signal) flag_signal(q, qid, in.signal - 1, in.signal_flag);
     q.ninst++;
     if ((++executed_ & (kProgressEvery - 1)) == 0 && progress_) progress_(executed_, total_);
     if (i + 1 == n) q.done = true;

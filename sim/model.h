@@ -187,7 +187,8 @@ class SimModel : public sc_core::sc_module {
   void flow_schedule(double next);
   bool past_limit(int qid, size_t idx, double end);
   bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
-  bool sync_flag(QState &q, int qid, const GsInst &in);
+  void flag_signal(QState &q, int qid, int queue, int64_t flag);
+  bool flag_wait(QState &q, int qid, int64_t flag);
   bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
   bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);

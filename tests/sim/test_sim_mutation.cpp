@@ -8,6 +8,9 @@
 // shrunk, or moved onto a live one; a free moved to just after its allocation; a load or a
 // store deleted. Up to 6 of each kind a program, chosen by a fixed-seed generator.
 //
+// The waits and signals the emitter folds into instructions are written out as instructions of
+// their own first (lists_of), so a deleted wait or signal is one of them too.
+//
 // Oracle. The unmutated program must run cleanly. A mutant is reported (exit 2), or survives
 // (exit 0); every survivor must be classified by an argument made here from the program text
 // alone, never from the simulator:
@@ -311,11 +314,29 @@ struct Tally {
   std::vector<std::string> unexplained;
 };
 
+// The program's queues with every wait and signal an instruction carries (GsInst) written out
+// as a `wait` before it and a `signal` after it, the same program by the ISA's definition
+// (docs/isa.md): the mutations delete and swap waits and signals as instructions.
 static Lists lists_of(const GsProgram *p) {
   Lists L((size_t)p->nqueues);
   for (int i = 0; i < p->nqueues; i++) {
     GsInst *d = prog_queue_array(&p->queues[i]);
-    L[(size_t)i].assign(d, d + p->queues[i].ninsts);
+    for (int64_t k = 0; k < p->queues[i].ninsts; k++) {
+      GsInst in = d[k], w = {}, sig = {};
+      if (in.wait) {
+        w.op = I_WAIT;
+        inst_wait_set_flag(&w, in.wait - 1);
+        L[(size_t)i].push_back(w);
+      }
+      if (in.signal) {
+        sig.op = I_SIGNAL;
+        sig.sub = (uint8_t)(in.signal - 1);
+        inst_signal_set_flag(&sig, in.signal_flag);
+      }
+      in.wait = in.signal = in.signal_flag = 0;
+      L[(size_t)i].push_back(in);
+      if (sig.op == I_SIGNAL) L[(size_t)i].push_back(sig);
+    }
     free(d);
   }
   return L;

@@ -147,11 +147,14 @@ static void test_layout(void **state) {
   for (int i = 0; i < 3; i++) in->r[i] = 0x11111111u * (uint32_t)(i + 1);
   for (int i = 0; i < 3; i++) in->t[i] = 0x01020304u + (uint32_t)i;
   for (int i = 0; i < GS_INST_NUM; i++) isa_inst_set_field(in, OPF_NUM, i, -1 - i);
+  in->wait = 0xb1;
+  in->signal = 0xb2;
+  in->signal_flag = 0xb3;
   assert_int_equal(gtp_write(path, p), 0);
   size_t len;
   unsigned char *f = file_bytes(&len);
   assert_memory_equal(f, "GTP1", 4);
-  assert_int_equal(le(f + 4, 2), 1);   /* version */
+  assert_int_equal(le(f + 4, 2), 2);   /* version */
   assert_int_equal(le(f + 6, 2), 48);  /* header bytes */
   assert_int_equal(le(f + 8, 4), 1);   /* nqueues */
   assert_int_equal(le(f + 12, 4), 5);  /* nregions */
@@ -175,7 +178,10 @@ static void test_layout(void **state) {
   assert_int_equal(w[1], 0xa1);
   assert_int_equal(w[2], 0xa2);
   assert_int_equal(w[3], 0xa3);
-  assert_int_equal(le(w + 4, 4), 0);
+  assert_int_equal(w[4], 0xb1);        /* wait, signal, signal_flag, a reserved 0 */
+  assert_int_equal(w[5], 0xb2);
+  assert_int_equal(w[6], 0xb3);
+  assert_int_equal(w[7], 0);
   for (int i = 0; i < 3; i++) assert_int_equal(le(w + 8 + 4 * i, 4), 0x11111111u * (uint32_t)(i + 1));
   for (int i = 0; i < 3; i++) assert_int_equal(le(w + 20 + 4 * i, 4), 0x01020304u + (uint32_t)i);
   for (int i = 0; i < GS_INST_NUM; i++) assert_int_equal(le(w + 32 + 8 * i, 8), (uint64_t)(-1 - i));
@@ -206,9 +212,16 @@ static void test_reject_header(void **state) {
   expect_reject("not a .gtp file (bad magic");
 
   memcpy(g, f, len);
-  set_le(g + 4, 2, 2);
+  set_le(g + 4, 2, 3);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 2 (this gtsim reads version 1)");
+  expect_reject("unsupported .gtp version 3 (this gtsim reads versions 1 to 2)");
+
+  memcpy(g, f, len);
+  set_le(g + 4, 2, 1); /* version 1: the same without synchronisation in instructions */
+  put_bytes(g, len);
+  GsProgram *v1 = read_gtp(NULL);
+  assert_non_null(v1);
+  prog_free(v1);
 
   put_bytes(f, 20);
   expect_reject("truncated header (20 bytes, need 48)");
@@ -260,6 +273,8 @@ static void test_reject_header(void **state) {
 
 typedef void (*BodyEdit)(unsigned char *body, size_t *blen);
 
+static int body_version = GTP_VERSION; /* the version rewrite_body writes */
+
 static void rewrite_body(BodyEdit edit) {
   size_t len;
   unsigned char *f = valid_file(&len);
@@ -271,6 +286,7 @@ static void rewrite_body(BodyEdit edit) {
   uLongf zl = compressBound((uLong)blen);
   unsigned char *g = malloc(48 + zl);
   memcpy(g, f, 48);
+  set_le(g + 4, 2, (uint64_t)body_version);
   assert_int_equal(compress2(g + 48, &zl, b, (uLong)blen, 6), Z_OK);
   set_le(g + 32, 8, blen);
   set_le(g + 40, 8, zl);
@@ -287,6 +303,10 @@ static void edit_opcode(unsigned char *b, size_t *n) {
   b[nq * 16 + 3 * 112] = 200; /* instruction 3 of queue 0 */
 }
 static void edit_reserved(unsigned char *b, size_t *n) {
+  (void)n;
+  b[5 * 16 + 7] = 1;
+}
+static void edit_wait(unsigned char *b, size_t *n) { /* a wait: reserved in version 1 */
   (void)n;
   b[5 * 16 + 4] = 1;
 }
@@ -323,6 +343,17 @@ static void test_reject_body(void **state) {
   rewrite_body(edit_opcode);
   expect_reject("queue 0, instruction 3: opcode 200 out of range");
   rewrite_body(edit_reserved);
+  expect_reject("queue 0, instruction 0: reserved bytes are not zero");
+  rewrite_body(edit_wait);
+  GsProgram *p = read_gtp(NULL); /* version 2: read */
+  assert_non_null(p);
+  GsCursor cur;
+  prog_cursor_init(&cur, &p->queues[0]);
+  assert_int_equal(prog_cursor_next(&cur)->wait, 1);
+  prog_free(p);
+  body_version = 1;
+  rewrite_body(edit_wait);
+  body_version = GTP_VERSION;
   expect_reject("queue 0, instruction 0: reserved bytes are not zero");
   rewrite_body(edit_dup_queue);
   expect_reject("queues 0 and 4 are the same queue");

@@ -258,6 +258,35 @@ static void test_flags(void **state) {
   prog_free(p);
 }
 
+/* The wait and signal any instruction carries (GsInst: 1 + the flag or queue, 0: none). */
+static void test_carried_sync(void **state) {
+  (void)state;
+  GsProgram *p;
+  GsInst *in = one(&p, I_VEC);
+  in->wait = 1 + GS_SYNC_FLAG_MAX;
+  in->signal = 1 + Q_DMA_OUT;
+  in->signal_flag = GS_SYNC_FLAG_MAX;
+  expect_ok(p, &tiny);
+  in->signal_flag = GS_SYNC_FLAG_MAX + 1;
+  expect_error(p, &tiny, "signal_flag=255 out of range (0..254)");
+  in->signal_flag = 3;
+  in->signal = 1 + Q_UNIT0 + 3; /* tiny's pe has 3 units: queues 0..4 */
+  expect_error(p, &tiny, "vec op=relu dst=1 dst_tile=1 a=2 a_tile=2 elems=1024 dtype=fp16 wait=254 "
+                         "signal=q5 signal_flag=3): signal target: queue index 5 does not exist");
+  in->signal = 0;
+  expect_error(p, &tiny, "signal_flag without signal (the queue to signal)");
+  in->signal_flag = 0;
+  in->sync_pad = 1;
+  expect_error(p, &tiny, "field sync_pad must be 0");
+  prog_free(p);
+  in = one(&p, I_MOV);
+  in->wait = 1;
+  p->queues[0].core = -1;
+  expect_error(p, &tiny, "queue c1.dma0, instruction 0 (mov dst=1 dst_tile=1 src=2 src_tile=2 "
+                         "bytes=4096 wait=0): flags are per core");
+  prog_free(p);
+}
+
 static void test_ids(void **state) {
   (void)state;
   GsProgram *p;
@@ -579,6 +608,7 @@ int main(void) {
       cmocka_unit_test(test_valid_each_opcode), cmocka_unit_test(test_message_format),
       cmocka_unit_test(test_queues),            cmocka_unit_test(test_engines),
       cmocka_unit_test(test_enum_operands),     cmocka_unit_test(test_flags),
+      cmocka_unit_test(test_carried_sync),
       cmocka_unit_test(test_ids),               cmocka_unit_test(test_alloc_places),
       cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),

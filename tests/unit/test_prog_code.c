@@ -36,6 +36,13 @@ static GsInst make(int64_t k) {
   in.n[2] = k / 3 * 512;
   if (k % 17 == 0) in.n[(int)(mix(k, 0) % GS_INST_NUM)] = (int64_t)mix(k, 1);
   if (k % 23 == 0) in.op = (uint8_t)mix(k, 2);
+  if (stream == 0) in.wait = 2, in.signal = 4, in.signal_flag = 1; /* a load's own wait and signal */
+  if (k % 13 == 0) {
+    in.wait = (uint8_t)mix(k, 8);
+    in.signal = (uint8_t)mix(k, 9);
+    in.signal_flag = (uint8_t)mix(k, 10);
+    in.sync_pad = (uint8_t)mix(k, 11);
+  }
   if (k % 29 == 0) {
     in.sub = (uint8_t)mix(k, 3);
     in.dtype = (uint8_t)mix(k, 4);
