@@ -39,8 +39,12 @@ int emit_core_q(Emit *e, int c, int core, int slot) {
 /* ---- instruction helpers ---- */
 
 GsInst *emit_inst(Emit *e, int qi, GsOpcode op) {
+  struct GsEmitState *s = e->s;
   GsInst *in = prog_emit(Q(e, qi));
   in->op = (uint8_t)op;
+  in->wait = s->pend_wait[qi];
+  s->pend_wait[qi] = 0;
+  s->last[qi] = in;
   return in;
 }
 GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
@@ -70,19 +74,40 @@ void emit_signal(Emit *e, int from, int to, int to_slot, int flag) {
     inst_sempost_set_id(in, sem_id(to, flag));
     return;
   }
-  GsInst *in = emit_inst(e, from, I_SIGNAL);
+  gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX && to_slot >= 0 && to_slot < 255);
+  GsInst *last = e->s->last[from];
+  if (last && !last->signal && !e->s->pend_wait[from]) { /* after it completes, as its own */
+    last->signal = (uint8_t)(to_slot + 1);
+    last->signal_flag = (uint8_t)flag;
+    return;
+  }
+  GsInst *in = emit_inst(e, from, I_SIGNAL); /* carries the pending wait, which comes first */
   in->sub = (uint8_t)to_slot;
   inst_signal_set_flag(in, flag);
 }
 void emit_wait(Emit *e, int qi, int flag) {
-  if (e->s->qsem[qi]) {
+  struct GsEmitState *s = e->s;
+  if (s->qsem[qi]) {
     GsInst *in = emit_inst(e, qi, I_SEMWAIT);
     in->sub = SCOPE_CLUSTER;
     inst_semwait_set_id(in, sem_id(qi, flag));
     return;
   }
-  GsInst *in = emit_inst(e, qi, I_WAIT);
+  gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX);
+  if (!s->pend_wait[qi]) {
+    s->pend_wait[qi] = (uint8_t)(flag + 1);
+    return;
+  }
+  GsInst *in = emit_inst(e, qi, I_WAIT); /* the pending wait first (its `wait`), then this */
   inst_wait_set_flag(in, flag);
+}
+void emit_flush(Emit *e) {
+  for (int qi = 0; qi < e->p->nqueues; qi++) {
+    int flag = e->s->pend_wait[qi] - 1;
+    if (flag < 0) continue;
+    e->s->pend_wait[qi] = 0;
+    inst_wait_set_flag(emit_inst(e, qi, I_WAIT), flag);
+  }
 }
 /* Two slots: double buffering, what every kernel's pipes use. */
 EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits) {
@@ -512,6 +537,8 @@ GsEmitter *emit_new(const GsLowered *l, GsProgram *p, GsEmitTally *sink) {
     need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
   for (int ki = 0; ki < l->nkernels; ki++) need_cdma |= l->kernels[ki].w_via_gb;
   setup_queues(&e, need_cdma, need_ddma);
+  s->pend_wait = arena_alloc(arena, (size_t)p->nqueues + 1); /* zeroed: none pending */
+  s->last = arena_alloc(arena, sizeof(GsInst *) * ((size_t)p->nqueues + 1));
   s->w_reg = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);
   s->w_tile = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);
   s->ddr = arena_alloc(arena, sizeof(PieceList) * (size_t)g->ntensors);
@@ -928,4 +955,5 @@ void emit_iteration(GsEmitter *s, const GsLowered *l, int64_t sample0, int itera
   lb_release_all(&e);
   for (int c = 0; c < s->nclusters; c++) weights_free(&e, c);
   iteration_end(&e);
+  emit_flush(&e);
 }

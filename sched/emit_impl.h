@@ -63,6 +63,10 @@ struct GsEmitState {
   int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
   int *ddma;                    /* [cluster] -> cluster DMA queue 1 (graphturbo drains), -1 */
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
+  uint8_t *pend_wait;           /* [queue] 1 + a flag waited on that the queue's next
+                                   instruction carries (its `wait`), 0: none */
+  GsInst **last;                /* [queue] its last instruction, still staged (prog_emit), which
+                                   a signal that follows it is folded into; NULL: none yet */
   int nparticipants;
   GsIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
                                    (id -1), an iteration's tensor areas (id: the tensor) */
@@ -123,8 +127,13 @@ GsInst *emit_inst(Emit *e, int qi, GsOpcode op);
 GsInst *emit_alloc(Emit *e, int qi, uint32_t r, GsLevel lvl, int cl, int core, int64_t off,
                    int64_t bytes, uint32_t init);
 void emit_free_region(Emit *e, int qi, uint32_t r);
+/* A hand-over between queues. A flag between queues of one core is folded into an
+ * instruction where the order allows (GsInst's wait and signal): a wait into the queue's next
+ * instruction, a signal into its last one when that has none and no wait is pending; else it
+ * is an instruction of its own. emit_flush writes out the waits still pending. */
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);
+void emit_flush(Emit *e);
 /* A pipe: a ring of `slots` buffers that a producer queue fills and a consumer queue empties,
  * the synchronisation protocol of every kernel's streams. The producer takes the next slot
  * (emit_pipe_take returns its index): from the (slots+1)-th take on it first waits for the

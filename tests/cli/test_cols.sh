@@ -66,8 +66,12 @@ check_eval "each core of conv z reads all of y with one 2048 B mov" \
   '[ "$(grep -c "src=\"t:y\[0,2048)\" .*bytes=2048 rows=1 " "$tmp/p.gtasm")" = 2 ]'
 
 # a scheduler bug: core 1 never stores its channels of y; the readers of y find bytes
-# [128, 256) of each pixel never written (exit 2), although the region holds one tile
-grep -v 'mov dst="t:y\[0,2048)" .*dst_off=128 rows=8' "$tmp/p.gtasm" >"$tmp/bad.gtasm"
+# [128, 256) of each pixel never written (exit 2), although the region holds one tile. The
+# store's wait and signal stay, as an instruction of their own (a wait carrying the signal).
+sed -E 's/^( *)mov dst="t:y\[0,2048\)" .*dst_off=128 rows=8 .* wait=([0-9]+)( .*)?$/\1wait flag=\2\3/' \
+  "$tmp/p.gtasm" >"$tmp/bad.gtasm"
+check_eval "... the mutation replaced the store" \
+  '[ "$(diff "$tmp/p.gtasm" "$tmp/bad.gtasm" | grep -c "^> *wait flag=")" = 1 ]'
 "$GTSIM" --arch configs/tiny.cfg --set chip.clusters=1 "$tmp/bad.gtasm" >/dev/null 2>"$tmp/err"
 rc=$?
 check_eval "a missing column store ends in exit 2 (got $rc)" '[ "$rc" = 2 ]'

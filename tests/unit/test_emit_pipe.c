@@ -7,6 +7,10 @@
  * producer waits max(n - 2, 0) + min(n, 2) = n times, exactly once per give: the flag is zero
  * again. A pipe with waits = 0 counts its takes and emits nothing. Then a cluster DMA queue
  * serving a core without DMA (qsem): the same protocol through cluster semaphores.
+ * Waits and signals are counted where they are, as instructions or folded into one (GsInst's
+ * wait and signal); test_folding checks where the emitter folds them, by the rule in
+ * emit_impl.h: a wait into the queue's next instruction, a signal into its last one when that
+ * has none and no wait is pending.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +27,8 @@ typedef struct {
   GsProgram *p;
   struct GsEmitState s;
   unsigned char qsem[2];
+  uint8_t pend_wait[2];
+  GsInst *last[2];
   Emit e;
 } Fixture;
 
@@ -33,14 +39,19 @@ static void fixture(Fixture *f, int semaphores) {
   prog_queue(f->p, 0, 0, Q_DMA_OUT); /* queue 1: consumer */
   f->qsem[0] = f->qsem[1] = (unsigned char)semaphores;
   f->s.qsem = f->qsem;
+  f->s.pend_wait = f->pend_wait;
+  f->s.last = f->last;
   f->e.p = f->p;
   f->e.s = &f->s;
 }
 
+/* Instructions of opcode op in queue q; for I_WAIT and I_SIGNAL, the waits and signals, as
+ * instructions or carried by one. */
 static int count(const GsProgram *p, int q, GsOpcode op) {
   int n = 0;
   GsCursor cur;
-  for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;) n += cur.at->op == op;
+  for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;)
+    n += (cur.at->op == op) + (op == I_WAIT && cur.at->wait) + (op == I_SIGNAL && cur.at->signal);
   return n;
 }
 
@@ -53,16 +64,20 @@ static void test_slots_and_waits(void **state) {
   for (int k = 0; k < 5; k++) {
     int waits_before = count(f.p, 0, I_WAIT);
     assert_int_equal(emit_pipe_take(&f.e, &pp), want_slot[k]);
+    emit_flush(&f.e); /* a pending wait into the program */
     assert_int_equal(count(f.p, 0, I_WAIT) - waits_before, k >= 2); /* from the third take on */
     emit_pipe_give(&f.e, &pp, 1);
   }
   assert_int_equal(count(f.p, 0, I_WAIT), 3);   /* takes 2, 3, 4 */
   assert_int_equal(count(f.p, 1, I_SIGNAL), 5); /* one per give */
   emit_pipe_drain(&f.e, &pp);
+  emit_flush(&f.e);
   assert_int_equal(count(f.p, 0, I_WAIT), 5);   /* + min(5, 2): one wait per give */
   GsInst *sig = prog_queue_array(&f.p->queues[1]);
   assert_int_equal(sig->sub, Q_DMA_IN);          /* to the producer's slot */
   assert_int_equal(inst_signal_flag(sig), F_AFREE);
+  assert_int_equal(sig->signal, 1 + Q_DMA_IN);   /* the second give, folded into the first */
+  assert_int_equal(sig->signal_flag, F_AFREE);
   free(sig);
   prog_free(f.p);
 }
@@ -78,6 +93,7 @@ static void test_short_pipes_drain_what_they_owe(void **state) {
       emit_pipe_give(&f.e, &pp, 1);
     }
     emit_pipe_drain(&f.e, &pp);
+    emit_flush(&f.e);
     assert_int_equal(count(f.p, 0, I_WAIT), n); /* no take waited; the drain waits n times */
     prog_free(f.p);
   }
@@ -119,12 +135,46 @@ static void test_through_semaphores(void **state) {
   prog_free(f.p);
 }
 
+/* Where waits and signals go, by the rule (emit_impl.h), on queue 0 (dma_in) with signals to
+ * queue 1 (dma_out, flag 1) and waits on flag 2. */
+static void test_folding(void **state) {
+  (void)state;
+  Fixture f;
+  fixture(&f, 0);
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* no instruction yet: #0 signal */
+  emit_inst(&f.e, 0, I_MOV);             /* #1 mov */
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* into #1 */
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* #1 has one: #2, a signal of its own */
+  emit_wait(&f.e, 0, 2);
+  emit_inst(&f.e, 0, I_MOV);             /* #3 mov, after the wait: carries it */
+  emit_wait(&f.e, 0, 2);
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* a wait is pending: #4 signal carrying it */
+  emit_wait(&f.e, 0, 2);
+  emit_wait(&f.e, 0, 2);                 /* #5 wait carrying the first */
+  emit_flush(&f.e);
+  emit_flush(&f.e);                      /* nothing pending is nothing written */
+  GsInst *q = prog_queue_array(&f.p->queues[0]);
+  assert_int_equal(f.p->queues[0].ninsts, 6);
+  GsOpcode want_op[6] = {I_SIGNAL, I_MOV, I_SIGNAL, I_MOV, I_SIGNAL, I_WAIT};
+  int want_wait[6] = {0, 0, 0, 3, 3, 3}, want_signal[6] = {0, 2, 0, 0, 0, 0};
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(q[i].op, want_op[i]);
+    assert_int_equal(q[i].wait, want_wait[i]);          /* 1 + flag 2 */
+    assert_int_equal(q[i].signal, want_signal[i]);      /* 1 + Q_DMA_OUT */
+    assert_int_equal(q[i].signal_flag, want_signal[i] ? 1 : 0);
+  }
+  assert_int_equal(inst_wait_flag(&q[5]), 2);
+  free(q);
+  prog_free(f.p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_and_waits),
       cmocka_unit_test(test_short_pipes_drain_what_they_owe),
       cmocka_unit_test(test_riding_pipe_emits_nothing),
       cmocka_unit_test(test_through_semaphores),
+      cmocka_unit_test(test_folding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
