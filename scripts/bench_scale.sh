@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # bench_scale.sh — memory and speed at scale, this tree against a base release, in the same run:
 # for resnet50, bert-128, vit-b16 and mobilenetv2 at their paper batches on stcp920 and
-# stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulated
-# instructions per wall second of both binaries side by side, and this tree's again under the
-# flow transfer model (chip.transfer_model=flow) with its cycles against the chunk model's;
+# stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulation's wall
+# time of both binaries side by side, and this tree's again under the flow transfer model
+# (chip.transfer_model=flow) with its cycles against the chunk model's. Both binaries simulate
+# the same run (the same cycles), but this tree's program has fewer instructions (waits and
+# signals ride on the instructions they order), so the simulation's speed-up is the ratio of
+# the wall times, not of instructions per second;
 # then the runs the base cannot
 # do at all (batch 1024 on stcp920, bert-128 on the IPU-like config) with this tree only.
 # The base is built from git (BASE_REV, default the last release before the encoded program,
@@ -48,33 +51,36 @@ mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 
 echo "## Scale: memory and speed against the base release ($BASE_REV) (scripts/bench_scale.sh)"
 echo
 echo "Same machine, same run, one process at a time. RSS: peak resident set (/usr/bin/time)."
-echo "Simulation speed: instructions / simulation wall seconds (\`--timing\`)."
+echo "Simulate s: the simulation's wall seconds (\`--timing\`); speed-up: base / now, the same"
+echo "run simulated (the same cycles; this tree's program folds waits and signals into the"
+echo "instructions they order, so it has fewer instructions for the same work)."
 [ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
 echo
 echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles against the chunk model's (now)."
 echo
-echo "| model | config | strategy | instructions | RSS MiB base | RSS MiB now | schedule s base | schedule s now | sim M inst/s base | sim M inst/s now | sim M inst/s flow | cycles flow vs chunk |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s flow | cycles flow vs chunk |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
       read -r nw nr ns nt ni nc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
       if [ "$nw" = failed ]; then
-        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | | | |"
         continue
       fi
       read -r fw fr fs ft fi_ fc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
       fm="failed" fd=""
       if [ "$fw" != failed ]; then
-        fm=$(mips "$fi_" "$ft")
+        fm=$ft
         fd=$(awk -v f="$fc" -v c="$nc" 'BEGIN { printf "%+.1f%%", (f - c) / c * 100 }')
       fi
-      br="" bs="" bm=""
+      br="" bs="" bt="" bi="" up=""
       if [ -n "$base" ]; then
         read -r bw br bs bt bi _ <<<"$(run "$base" "$tmp/base" "$cfg" "$m" "$s")"
-        if [ "$bw" = failed ]; then br="failed" bs="" bm=""; else bm=$(mips "$bi" "$bt"); fi
+        if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
+        else up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }'); fi
       fi
-      echo "| $m | $cfg | $s | $ni | $br | $nr | $bs | $ns | $bm | $(mips "$ni" "$nt") | $fm | $fd |"
+      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $fm | $fd |"
     done
   done
 done
