@@ -109,6 +109,34 @@ void emit_flush(Emit *e) {
     inst_wait_set_flag(emit_inst(e, qi, I_WAIT), flag);
   }
 }
+_Static_assert(sizeof(GsInst) == 32 + 8 * GS_INST_NUM, "GsInst has no padding (same_gemm)");
+
+/* Whether gemm g is gemm `last` again: every field but reps and the wait before it the same. */
+static int same_gemm(const GsInst *last, const GsInst *g) {
+  if (last->op != I_GEMM || g->op != I_GEMM) return 0;
+  GsInst a = *last, b = *g;
+  a.wait = b.wait = 0;
+  inst_gemm_set_reps(&a, 0);
+  inst_gemm_set_reps(&b, 0);
+  return memcmp(&a, &b, sizeof a) == 0; /* GsInst has no padding: prog.h */
+}
+void emit_gemm(Emit *e, int qi, const GsInst *g) {
+  struct GsEmitState *s = e->s;
+  GsInst *last = s->last[qi];
+  gs_assert(!g->wait && !g->signal);
+  if (last && !last->signal && !s->pend_wait[qi] && same_gemm(last, g)) {
+    int64_t reps = isa_gemm_reps(last) + 1, macs = inst_gemm_m(g) * inst_gemm_n(g) * inst_gemm_k(g);
+    if (macs <= GS_OPERAND_MAX / reps) { /* the bound prog_check holds m·n·k·reps to */
+      inst_gemm_set_reps(last, reps);
+      return;
+    }
+  }
+  GsInst *in = emit_inst(e, qi, I_GEMM);
+  uint8_t wait = in->wait;
+  *in = *g;
+  in->wait = wait;
+}
+
 /* Two slots: double buffering, what every kernel's pipes use. */
 EmitPipe emit_pipe(int prod, int prod_slot, int free_flag, int waits) {
   EmitPipe p = {prod, prod_slot, free_flag, 2, waits, 0};

@@ -134,6 +134,10 @@ void emit_free_region(Emit *e, int qi, uint32_t r);
 void emit_signal(Emit *e, int from, int to, int to_slot, int flag);
 void emit_wait(Emit *e, int qi, int flag);
 void emit_flush(Emit *e);
+/* A complete gemm g (no wait or signal of its own) onto queue qi: one more rep of the queue's
+ * last instruction when that is the same gemm (isa.def `reps`: a conv's gemms per filter tap),
+ * carries no signal and no wait is pending; else an instruction of its own. */
+void emit_gemm(Emit *e, int qi, const GsInst *g);
 /* A pipe: a ring of `slots` buffers that a producer queue fills and a consumer queue empties,
  * the synchronisation protocol of every kernel's streams. The producer takes the next slot
  * (emit_pipe_take returns its index): from the (slots+1)-th take on it first waits for the

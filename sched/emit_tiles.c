@@ -311,14 +311,15 @@ static void step_loads(GemmCore *x, const GemmStep *s) {
   emit_signal(x->e, x->qin, x->qh, x->sh, F_READY);
 }
 
-/* The head unit's gemm instruction O (+)= A x W of compute step cs (acc: accumulate). */
 /* Elements of span s of tensor t. */
 static int64_t span_elems(const GemmCore *x, int t, const GsSpan *s) {
   return span_bytes(s) / arch_dtype_bytes(x->g->tensors[t].dtype);
 }
 
-static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, const GsTile *t, int acc) {
-  GsInst *in = emit_inst(x->e, x->qh, I_GEMM);
+/* The head unit's gemm instruction O (+)= A x W of compute step cs (acc: accumulate), into
+ * *in (zeroed), for emit_gemm. */
+static void head_gemm(GemmCore *x, const GsComputeStep *cs, const GsTile *t, int acc, GsInst *in) {
+  in->op = I_GEMM;
   in->r[1] = x->A.reg[x->curA][0];
   in->t[1] = x->A.tile[x->curA][0];
   in->r[2] = x->W.reg[x->curW][0];
@@ -330,7 +331,6 @@ static GsInst *head_gemm(GemmCore *x, const GsComputeStep *cs, const GsTile *t, 
   GsSpan s; /* packed taps: the raw input tile the windows are read from */
   if (cs->a_tile && lower_tile_input_span(x->g, x->k->head, x->p.apart[0], t, &s))
     inst_gemm_set_a_elems(in, span_elems(x, x->h->in[x->p.apart[0]], &s));
-  return in;
 }
 
 /* A compute instruction's dtype cdt; when the unit computes in another size than the tensors
@@ -418,7 +418,9 @@ static void step_head(GemmCore *x, const GemmStep *s) {
     int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
     int part = !cs[i].is_gemm && cs[i].dst_off > 0;  /* the next part of one result */
     uint32_t nt = acc || part ? 0 : prog_new_tile(e->p, NULL);
-    GsInst *in = cs[i].is_gemm ? head_gemm(x, &cs[i], &s->t, acc) : head_vec(x, &cs[i], &s->t);
+    GsInst g = {0}; /* a gemm is built here: emit_gemm may count it as a rep of the last */
+    GsInst *in = cs[i].is_gemm ? &g : head_vec(x, &cs[i], &s->t);
+    if (cs[i].is_gemm) head_gemm(x, &cs[i], &s->t, acc, &g);
     set_dtype(x, in, x->cdt);
     in->r[0] = x->O.reg[x->curO][0];
     if (acc || part) {
@@ -427,6 +429,7 @@ static void step_head(GemmCore *x, const GemmStep *s) {
       in->t[0] = nt;
       x->otile = nt;
     }
+    if (cs[i].is_gemm) emit_gemm(e, x->qh, &g);
   }
   if (!ncs) die("kernel %s: head without compute on the gemm/vec path", k->name);
   if (x->p.na && (s->nextA || s->last_step)) emit_pipe_give(e, &x->pa, x->qh);

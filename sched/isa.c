@@ -54,6 +54,9 @@ int64_t isa_elem_bytes(const GsInst *in) {
   int64_t e = in->op == I_GEMM ? inst_gemm_elem_bytes(in) : in->op == I_VEC ? inst_vec_elem_bytes(in) : 0;
   return e ? e : arch_dtype_bytes((GsDtype)in->dtype);
 }
+int64_t isa_gemm_reps(const GsInst *in) {
+  return in->op == I_GEMM && inst_gemm_reps(in) > 0 ? inst_gemm_reps(in) : 1;
+}
 int isa_vop_passes(GsVop v, GsVClass c) {
   return v < V_COUNT && (unsigned)c < VC_COUNT ? vops[v].passes[c] : 0;
 }

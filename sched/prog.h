@@ -109,6 +109,8 @@ int64_t isa_vop_out_elems(GsVop v, int64_t elems, int64_t param);
 /* Bytes of one operand element of a gemm or vec as stored: elem_bytes, else its dtype's size
  * (other opcodes: the dtype's size). */
 int64_t isa_elem_bytes(const GsInst *in);
+/* How many times a gemm runs (its reps, 0 read as 1); 1 for any other opcode. */
+int64_t isa_gemm_reps(const GsInst *in);
 
 /* Building programs (schedulers) */
 GsProgram *prog_new(void);

@@ -307,9 +307,13 @@ static void check_elem_bytes(Ctx *c, int64_t e) {
 /* A gemm's m·n·k (its MACs) is at most GS_OPERAND_MAX. */
 static void check_gemm(Ctx *c, const GsInst *in) {
   int64_t m = inst_gemm_m(in), n = inst_gemm_n(in), k = inst_gemm_k(in);
+  int64_t reps = isa_gemm_reps(in);
   if (bounded_madd(0, m, n) < 0 || bounded_madd(0, m * n, k) < 0)
     inst_error(c, "m x n x k = %lld x %lld x %lld exceeds 2^40 multiply-accumulates", (long long)m,
                (long long)n, (long long)k);
+  else if (bounded_madd(0, m * n * k, reps) < 0)
+    inst_error(c, "m x n x k x reps = %lld x %lld exceeds 2^40 multiply-accumulates",
+               (long long)(m * n * k), (long long)reps);
   check_elem_bytes(c, inst_gemm_elem_bytes(in));
   if (inst_gemm_a_elems(in) < 0)
     inst_error(c, "gemm a_elems=%lld is negative (0: a holds m x k elements)",

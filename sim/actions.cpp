@@ -33,8 +33,8 @@ void actions_compute(GsActions *x, const GsArch *a, int unit_kind, int core, con
                      double read_bytes, double write_bytes) {
   int u = unit_kind;
   if (in.op == I_GEMM) {
-    x->macs[u][in.dtype] +=
-        (double)inst_gemm_m(&in) * (double)inst_gemm_n(&in) * (double)inst_gemm_k(&in);
+    x->macs[u][in.dtype] += (double)inst_gemm_m(&in) * (double)inst_gemm_n(&in) *
+                            (double)inst_gemm_k(&in) * (double)isa_gemm_reps(&in);
   } else if (in.op == I_VEC) {
     for (int c = 0; c < VC_COUNT; c++)
       x->vec_passes[u][c] += (double)inst_vec_elems(&in) * isa_vop_passes((GsVop)in.sub, (GsVClass)c);

@@ -116,7 +116,7 @@ ClusterModule::ClusterModule(sc_module_name n, SimModel &m, int c) : sc_module(n
 
 int64_t UnitModule::cycles(const GsInst &in) const {
   switch (in.op) {
-  case I_GEMM:
+  case I_GEMM:  // one of its reps
     return timing_matrix(kind, inst_gemm_m(&in), inst_gemm_n(&in), inst_gemm_k(&in),
                          (GsDtype)in.dtype);
   case I_VEC: return timing_vector(kind, (GsVop)in.sub, inst_vec_elems(&in), (GsDtype)in.dtype);
@@ -246,7 +246,6 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
   int64_t d = unit->cycles(in);
   gs_assert(d >= 0);
-  double t0 = now();
   std::string e;
   double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
@@ -257,10 +256,11 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
     if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
-    rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es);
-    wr = (double)(m * n * es);
-    q.macs += (double)m * (double)n * (double)k;
-    q.ideal += (double)m * (double)n * (double)k / arch_unit_macs_per_cycle(u, dt);
+    double reps = (double)isa_gemm_reps(&in);  // the checks of one rep are those of every rep
+    rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es) * reps;
+    wr = (double)(m * n * es) * reps;
+    q.macs += (double)m * (double)n * (double)k * reps;
+    q.ideal += (double)m * (double)n * (double)k * reps / arch_unit_macs_per_cycle(u, dt);
   } else if (in.op == I_VEC) {
     GsVop op = (GsVop)in.sub;
     int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
@@ -283,12 +283,19 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     wr = (double)(out * es);
   }
   if (!e.empty()) return fail(qid, idx, e);
-  if (past_limit(qid, idx, t0 + (double)d)) return false;
-  wait_until(t0 + (double)d);
-  q.busy += (double)d;
   actions_compute(&actions_, arch, q.unit_kind, q.core, in, rd, wr);
-  for (auto &r : recorders_) r->activity(qid, t0 - start_, t0 + (double)d - start_, isa_mnemonic((GsOpcode)in.op), idx);
-  return !abort_;
+  // A gemm's reps run as that many copies of it in a row: a timed wait and an activity each,
+  // so the run's events, and with them the order of queues woken at one instant (which decides
+  // who takes a shared port first), are those of the copies.
+  for (int64_t r = isa_gemm_reps(&in); r > 0; r--) {
+    double t1 = now(), t2 = t1 + (double)d;
+    if (past_limit(qid, idx, t2)) return false;
+    wait_until(t2);
+    q.busy += (double)d;
+    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, isa_mnemonic((GsOpcode)in.op), idx);
+    if (abort_) return false;
+  }
+  return true;
 }
 
 namespace {

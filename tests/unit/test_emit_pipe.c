@@ -168,6 +168,51 @@ static void test_folding(void **state) {
   prog_free(f.p);
 }
 
+/* emit_gemm (emit_impl.h): the same gemm again is one more rep of the last instruction, unless
+ * that carries a signal, a wait is pending, or m·n·k·reps would pass GS_OPERAND_MAX. */
+static void test_gemm_reps(void **state) {
+  (void)state;
+  Fixture f;
+  fixture(&f, 0);
+  GsInst g = {0};
+  g.op = I_GEMM;
+  g.r[0] = 1, g.r[1] = 2, g.r[2] = 3, g.t[0] = 4, g.t[1] = 5, g.t[2] = 6;
+  inst_gemm_set_m(&g, 16);
+  inst_gemm_set_n(&g, 16);
+  inst_gemm_set_k(&g, 16);
+  emit_gemm(&f.e, 0, &g);                /* #0 */
+  emit_gemm(&f.e, 0, &g);                /* #0 reps=2 */
+  emit_gemm(&f.e, 0, &g);                /* #0 reps=3 */
+  g.flags = 1;
+  emit_gemm(&f.e, 0, &g);                /* acc differs: #1 */
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 0); /* into #1 */
+  emit_gemm(&f.e, 0, &g);                /* #1 signals after it: #2 */
+  emit_wait(&f.e, 0, 2);
+  emit_gemm(&f.e, 0, &g);                /* a wait is pending: #3, carrying it */
+  emit_gemm(&f.e, 0, &g);                /* #3 reps=2: its wait comes before the first */
+  GsInst big = g;                        /* 2^13 · 2^13 · 2^13 = 2^39 MACs: two fit, not three */
+  inst_gemm_set_m(&big, 8192);
+  inst_gemm_set_n(&big, 8192);
+  inst_gemm_set_k(&big, 8192);
+  emit_gemm(&f.e, 0, &big);              /* #4 */
+  emit_gemm(&f.e, 0, &big);              /* #4 reps=2 */
+  emit_gemm(&f.e, 0, &big);              /* #5 */
+  GsInst *q = prog_queue_array(&f.p->queues[0]);
+  assert_int_equal(f.p->queues[0].ninsts, 6);
+  int64_t want_reps[6] = {3, 0, 0, 2, 2, 0};
+  int want_wait[6] = {0, 0, 0, 3, 0, 0}, want_signal[6] = {0, 2, 0, 0, 0, 0};
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(q[i].op, I_GEMM);
+    assert_int_equal(inst_gemm_reps(&q[i]), want_reps[i]);
+    assert_int_equal(q[i].wait, want_wait[i]);
+    assert_int_equal(q[i].signal, want_signal[i]);
+    assert_int_equal(q[i].flags, i > 0);
+  }
+  assert_int_equal(inst_gemm_m(&q[5]), 8192);
+  free(q);
+  prog_free(f.p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_and_waits),
@@ -175,6 +220,7 @@ int main(void) {
       cmocka_unit_test(test_riding_pipe_emits_nothing),
       cmocka_unit_test(test_through_semaphores),
       cmocka_unit_test(test_folding),
+      cmocka_unit_test(test_gemm_reps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ static void test_operand_table(void **state) {
                 "src_stride=n4 dst_stride=n5 planes=n6 src_pstride=n7 dst_pstride=n8 idx=r2 "
                 "idx_tile=t2 idx_bytes=n9",
       [I_GEMM] = "dst=r0 dst_tile=t0 a=r1 a_tile=t1 b=r2 b_tile=t2 m=n0 n=n1 k=n2 dtype=dtype "
-                 "elem_bytes=n3 acc=flags a_elems=n4",
+                 "elem_bytes=n3 acc=flags a_elems=n4 reps=n5",
       [I_VEC] = "op=sub dst=r0 dst_tile=t0 dst_off=n4 a=r1 a_tile=t1 a_elems=n2 b=r2 b_tile=t2 "
                 "b_elems=n3 elems=n0 param=n1 dtype=dtype elem_bytes=n5",
       [I_SCALAR] = "ops=n0",

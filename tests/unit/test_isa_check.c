@@ -386,6 +386,16 @@ static void test_numbers(void **state) {
   inst_gemm_set_n(in, 1 << 10);
   inst_gemm_set_k(in, 1 << 10);
   expect_ok(p, &tiny);
+  inst_gemm_set_reps(in, 1); /* reps 0 and 1 are one run */
+  expect_ok(p, &tiny);
+  inst_gemm_set_k(in, 1 << 9); /* 2^39 MACs twice: the most; three times: too many */
+  inst_gemm_set_reps(in, 2);
+  expect_ok(p, &tiny);
+  inst_gemm_set_reps(in, 3);
+  expect_error(p, &tiny, "m x n x k x reps = 549755813888 x 3 exceeds 2^40 multiply-accumulates");
+  inst_gemm_set_reps(in, -1);
+  expect_error(p, &tiny, "reps=-1 is negative");
+  inst_gemm_set_reps(in, 0);
   inst_gemm_set_k(in, (1 << 10) + 1);
   expect_error(p, &tiny, "m x n x k = 1048576 x 1024 x 1025 exceeds 2^40 multiply-accumulates");
   inst_gemm_set_m(in, (int64_t)1 << 32); /* each below 2^40, their product far beyond 2^64 */
