@@ -759,14 +759,20 @@ void SimModel::controller() {
   for (;;) {
     wait(start_ev_);
     run_seq_++;
-    sc_spawn_options opt;
-    opt.set_stack_size((int)stack_bytes_);
-    for (size_t i = 0; i < queues.size(); i++) {
-      QState &q = queues[i];
-      if (!q.prog || q.prog->ninsts == 0) continue;
-      int id = (int)i;
-      std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
-      sc_spawn([this, id]() { in_thread([this, id]() { queue_thread(id); }); }, nm.c_str(), &opt);
+    // Spawning allocates (a process, its name): a std::bad_alloc must not leave this thread
+    // (in_thread). SystemC's own report of a stack it cannot allocate goes on to sc_main.
+    try {
+      sc_spawn_options opt;
+      opt.set_stack_size((int)stack_bytes_);
+      for (size_t i = 0; i < queues.size(); i++) {
+        QState &q = queues[i];
+        if (!q.prog || q.prog->ninsts == 0) continue;
+        int id = (int)i;
+        std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
+        sc_spawn([this, id]() { in_thread([this, id]() { queue_thread(id); }); }, nm.c_str(), &opt);
+      }
+    } catch (const std::bad_alloc &) {
+      die("out of memory");
     }
   }
 }
