@@ -40,15 +40,25 @@ void HbClocks::release(int q, HbClock *token) {
   c_[d][d]++;
 }
 
+// c = max(c, t) entry by entry: a wait joins one clock per flag it consumes, nearly one per
+// instruction, over every queue of the program. Vectorised (the Makefile builds this file with
+// -fvect-cost-model=dynamic; -O2's cheapest model leaves a loop of unknown length scalar):
+// simulations on stcp920 (164 queues) run 2-4% faster (ResNet-50 tvm at batch 16, ViT-B/16 tvm
+// at batch 4: medians of five alternating pairs).
+static void join_max(uint32_t *__restrict c, const uint32_t *__restrict t, size_t n) {
+  for (size_t i = 0; i < n; i++) c[i] = std::max(c[i], t[i]);
+}
+
 void HbClocks::acquire(int q, const HbClock &token) {
   HbClock &c = c_[(size_t)dense_[(size_t)q]];
-  for (size_t i = 0; i < token.size(); i++) c[i] = std::max(c[i], token[i]);
+  gs_assert(token.size() <= c.size() && &token != &c);
+  join_max(c.data(), token.data(), token.size());
 }
 
 void HbClocks::arrive(int q, HbClock *join) {
   size_t d = (size_t)dense_[(size_t)q];
   if (join->empty()) join->assign((size_t)n_, 0);
-  for (size_t i = 0; i < (size_t)n_; i++) (*join)[i] = std::max((*join)[i], c_[d][i]);
+  join_max(join->data(), c_[d].data(), (size_t)n_);
   gs_assert(c_[d][d] < UINT32_MAX);
   c_[d][d]++;
 }
