@@ -118,6 +118,7 @@ typedef struct {
   const GsInst *in;     /* instruction i of q */
   const GsUnitKind *unit; /* q's unit (queue_unit), NULL for a DMA queue */
   uint64_t accepts;     /* bit op: q runs opcode op (prog_queue_accepts) */
+  uint64_t signals[4];  /* bit k: q's core has queue k, found by a carried signal = k + 1 */
   int quiet;            /* the second half's thread: an error only sets failed */
   int failed;
 } Ctx;
@@ -443,8 +444,11 @@ static void check_sync(Ctx *c, const GsInst *in) {
   if (in->signal_flag > GS_SYNC_FLAG_MAX)
     inst_error(c, "signal_flag=%d out of range (0..%d)", in->signal_flag, GS_SYNC_FLAG_MAX);
   if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
-  if (in->signal && !prog_queue_exists(c->a, q->cluster, q->core, in->signal - 1, why, sizeof why))
-    inst_error(c, "signal target: %s", why);
+  int t = in->signal - 1; /* most instructions carry a signal: a target is looked up once */
+  if (in->signal && !(c->signals[t / 64] >> (t % 64) & 1)) {
+    if (prog_queue_exists(c->a, q->cluster, q->core, t, why, sizeof why)) c->signals[t / 64] |= 1ull << (t % 64);
+    else inst_error(c, "signal target: %s", why);
+  }
 }
 
 static void check_inst(Ctx *c, const GsInst *in) {
@@ -502,6 +506,7 @@ static void check_queues(Ctx *c, int from, int to) {
                  gtasm_queue_name(a, q, qn, sizeof qn));
     c->unit = queue_unit(a, q);
     c->accepts = 0;
+    memset(c->signals, 0, sizeof c->signals);
     for (int op = 0; op < I_COUNT; op++)
       if (prog_queue_accepts(a, q->core, q->index, (GsOpcode)op, NULL, 0)) c->accepts |= 1ull << op;
     GsCursor cur;
@@ -535,7 +540,7 @@ static int split_queue(const GsProgram *p) {
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
-  Ctx c = {p, a, d, file, NULL, 0, NULL, NULL, 0, 0, 0};
+  Ctx c = {.p = p, .a = a, .d = d, .file = file};
   _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
   int split = split_queue(p);
   Half h = {c, split, p->nqueues};

@@ -273,6 +273,13 @@ static void test_carried_sync(void **state) {
   in->signal = 1 + Q_UNIT0 + 3; /* tiny's pe has 3 units: queues 0..4 */
   expect_error(p, &tiny, "vec op=relu dst=1 dst_tile=1 a=2 a_tile=2 elems=1024 dtype=fp16 wait=254 "
                          "signal=q5 signal_flag=3): signal target: queue index 5 does not exist");
+  in->signal = 1 + Q_DMA_OUT; /* a target found valid once is no pass for another one */
+  GsInst first = *in;
+  in = prog_emit(&p->queues[0]); /* instruction 1: instruction 0 with another target */
+  *in = first;
+  in->signal = 1 + Q_UNIT0 + 3;
+  expect_error(p, &tiny, "instruction 1 (vec op=relu dst=1 dst_tile=1 a=2 a_tile=2 elems=1024 "
+                         "dtype=fp16 wait=254 signal=q5 signal_flag=3): signal target: queue index 5");
   in->signal = 0;
   expect_error(p, &tiny, "signal_flag without signal (the queue to signal)");
   in->signal_flag = 0;
