@@ -352,6 +352,17 @@ static int optional_region(const GsInst *in, const GsOperand *o) {
 
 /* Operand k of in (shape: its opcode's): in range, positive where it must be. *ints_ok is
  * cleared by an integer outside [0, 2^40] (the derived checks may multiply them). */
+/* Queue t of the current queue's core, the target of a signal (the opcode's or a carried one):
+ * looked up once per queue, as nearly every instruction signals. */
+static void check_signal_target(Ctx *c, int t) {
+  char why[256];
+  if (c->signals[t / 64] >> (t % 64) & 1) return;
+  if (prog_queue_exists(c->a, c->q->cluster, c->q->core, t, why, sizeof why))
+    c->signals[t / 64] |= 1ull << (t % 64);
+  else
+    inst_error(c, "signal target: %s", why);
+}
+
 static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k, int *ints_ok) {
   const GsProgram *p = c->p;
   const GsQueue *q = c->q;
@@ -359,7 +370,6 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
   GsOpcode op = (GsOpcode)in->op;
   const GsOperand *o = shape->ops[k];
   int64_t v = isa_inst_get(in, o);
-  char why[256];
   switch (o->kind) {
   case OPK_INT:
     *ints_ok &= v >= 0 && v <= GS_OPERAND_MAX;
@@ -401,8 +411,8 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
     if (q->core < 0)
       inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
                  "sempost/semwait/barrier");
-    else if (!prog_queue_exists(c->a, q->cluster, q->core, (int)v, why, sizeof why))
-      inst_error(c, "signal target: %s", why);
+    else
+      check_signal_target(c, (int)v); /* sub: 0..255 */
     break;
   case OPK_SYNC_FLAG:
   case OPK_SYNC_QUEUE: break; /* every opcode's, not in shape->ops (check_sync) */
@@ -433,7 +443,6 @@ static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
 /* The wait and signal an instruction carries (prog.h GsInst). */
 static void check_sync(Ctx *c, const GsInst *in) {
   const GsQueue *q = c->q;
-  char why[256];
   if (in->sync_pad) inst_error(c, "field sync_pad must be 0");
   if (q->core < 0) {
     inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
@@ -444,11 +453,7 @@ static void check_sync(Ctx *c, const GsInst *in) {
   if (in->signal_flag > GS_SYNC_FLAG_MAX)
     inst_error(c, "signal_flag=%d out of range (0..%d)", in->signal_flag, GS_SYNC_FLAG_MAX);
   if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
-  int t = in->signal - 1; /* most instructions carry a signal: a target is looked up once */
-  if (in->signal && !(c->signals[t / 64] >> (t % 64) & 1)) {
-    if (prog_queue_exists(c->a, q->cluster, q->core, t, why, sizeof why)) c->signals[t / 64] |= 1ull << (t % 64);
-    else inst_error(c, "signal target: %s", why);
-  }
+  if (in->signal) check_signal_target(c, in->signal - 1);
 }
 
 static void check_inst(Ctx *c, const GsInst *in) {
