@@ -113,7 +113,9 @@ _Static_assert(sizeof(GsInst) == 32 + 8 * GS_INST_NUM, "GsInst has no padding (s
 
 /* Whether gemm g is gemm `last` again: every field but reps and the wait before it the same. */
 static int same_gemm(const GsInst *last, const GsInst *g) {
-  if (last->op != I_GEMM || g->op != I_GEMM) return 0;
+  if (last->op != I_GEMM || g->op != I_GEMM || last->flags != g->flags || last->t[1] != g->t[1] ||
+      last->t[2] != g->t[2])
+    return 0; /* the usual answer, without copying two instructions */
   GsInst a = *last, b = *g;
   a.wait = b.wait = 0;
   inst_gemm_set_reps(&a, 0);
