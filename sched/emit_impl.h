@@ -65,8 +65,9 @@ struct GsEmitState {
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
   uint8_t *pend_wait;           /* [queue] 1 + a flag waited on that the queue's next
                                    instruction carries (its `wait`), 0: none */
-  GsInst **last;                /* [queue] its last instruction, still staged (prog_emit), which
-                                   a signal that follows it is folded into; NULL: none yet */
+  GsInst **last;                /* [queue] its last instruction, still staged (prog_emit): a
+                                   signal that follows it is folded into it, the same gemm
+                                   again is one more of its reps; NULL: none yet */
   int nparticipants;
   GsIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
                                    (id -1), an iteration's tensor areas (id: the tensor) */

@@ -151,10 +151,10 @@ typedef struct {
   const unsigned char *tile_ok, *region_ok; /* NULL: use any non-NULL name */
 } NameUse;
 
-/* Format one instruction. core >= 0 resolves queue=... against that core's kind; otherwise
- * a unit target prints by name only when every core kind has the same unit there. */
 /* Operand od of in as " name=value"; nothing for an integer, region or tile operand that is
- * 0, or a wait or signal the instruction does not carry. */
+ * 0, or a wait or signal the instruction does not carry. core >= 0 resolves a queue against
+ * that core's kind; otherwise a unit target prints by name only when every core kind has the
+ * same unit there. */
 static void format_operand(Out *o, const GsArch *a, const GsProgram *p, const GsInst *in,
                            int core, const NameUse *nu, const GsOperand *od) {
   int64_t v = isa_inst_get(in, od);
@@ -207,6 +207,7 @@ static void format_operand(Out *o, const GsArch *a, const GsProgram *p, const Gs
   else put(o, "%lld", (long long)v);
 }
 
+/* Format one instruction: its mnemonic, its own operands, then its wait and signal. */
 static void format_inst(Out *o, const GsArch *a, const GsProgram *p, const GsInst *in, int core,
                         const NameUse *nu) {
   GsOpcode op = (GsOpcode)in->op;
@@ -655,14 +656,12 @@ static void dir_queue(Asm *s, const char **pc, const Word *dw) {
   s->cur = prog_find_queue(s->p, (int)cl, (int)core, (int)idx);
 }
 
-/* Resolves one operand value; 0 ok. */
 /* A queue operand's value: a queue of the current queue's core (a signal's target). */
 static int queue_value(Asm *s, const GsOperand *o, const char *vb, int len, int64_t *out) {
   const GsQueue *q = &s->p->queues[s->cur];
   char why[256];
   if (q->core < 0) {
-    aerr(s, vb, "flags are per core: a cluster DMA queue synchronises with "
-         "sempost/semwait/barrier");
+    aerr(s, vb, "%s", prog_no_flags_msg);
     return -1;
   }
   if (!s->a && !(len >= 1 && *vb == 'q') && !(len >= 4 && memcmp(vb, "dma_", 4) == 0)) {
@@ -682,6 +681,7 @@ static int queue_value(Asm *s, const GsOperand *o, const char *vb, int len, int6
   return 0;
 }
 
+/* Resolves one operand value; 0 ok. */
 static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char *ve,
                          int64_t *out) {
   int len = (int)(ve - vb);
@@ -753,7 +753,7 @@ static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char 
     if (r == 0 && (*out < 0 || *out > GS_SYNC_FLAG_MAX)) r = -2;
     if (r == -2) aerr(s, vb, "%s=%.*s out of range (a flag 0..%d)", o->name, len, vb, GS_SYNC_FLAG_MAX);
     else if (r != 0) aerr(s, vb, "%s: '%.*s' is not an integer", o->name, len, vb);
-    *out += 1; /* stored + 1: 0 is no wait */
+    else *out += 1; /* stored + 1: 0 is no wait */
     return r;
   }
   case OPK_SYNC_QUEUE:
@@ -838,8 +838,7 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
   }
   if (r < 0 || bad) return;
   if (in.wait && q->core < 0) {
-    aerr(s, mw->start, "flags are per core: a cluster DMA queue synchronises with "
-         "sempost/semwait/barrier");
+    aerr(s, mw->start, "%s", prog_no_flags_msg);
     return;
   }
   if (in.signal_flag && !in.signal) {

@@ -276,6 +276,8 @@ void gtasm_write_grammar_doc(FILE *out);
  * Each returns 1 if fine, else 0 with the reason in why. a may be NULL: then only the
  * queue's shape is checked (a cluster DMA queue or a core's dma_in/dma_out vs a unit queue). */
 int prog_queue_exists(const GsArch *a, int cluster, int core, int index, char *why, size_t n);
+/* Why a cluster DMA queue may not signal, wait or carry either (the assembler and prog_check). */
+extern const char prog_no_flags_msg[];
 int prog_queue_accepts(const GsArch *a, int core, int index, GsOpcode op, char *why, size_t n);
 /* The core kind of core `core` of a cluster (cores numbered kind by kind), or NULL. */
 const GsCoreKind *prog_core_kind(const GsArch *a, int core);

@@ -118,7 +118,7 @@ typedef struct {
   const GsInst *in;     /* instruction i of q */
   const GsUnitKind *unit; /* q's unit (queue_unit), NULL for a DMA queue */
   uint64_t accepts;     /* bit op: q runs opcode op (prog_queue_accepts) */
-  uint64_t signals[4];  /* bit k: q's core has queue k, found by a carried signal = k + 1 */
+  uint64_t signals[4];  /* bit k: queue k of q's core exists, found as a signal's target */
   int quiet;            /* the second half's thread: an error only sets failed */
   int failed;
 } Ctx;
@@ -409,8 +409,7 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
     break;
   case OPK_QUEUE:
     if (q->core < 0)
-      inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
-                 "sempost/semwait/barrier");
+      inst_error(c, "%s", prog_no_flags_msg);
     else
       check_signal_target(c, (int)v); /* sub: 0..255 */
     break;
@@ -440,13 +439,15 @@ static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
   return 1;
 }
 
+const char prog_no_flags_msg[] =
+    "flags are per core: a cluster DMA queue synchronises with sempost/semwait/barrier";
+
 /* The wait and signal an instruction carries (prog.h GsInst). */
 static void check_sync(Ctx *c, const GsInst *in) {
   const GsQueue *q = c->q;
   if (in->sync_pad) inst_error(c, "field sync_pad must be 0");
   if (q->core < 0) {
-    inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
-               "sempost/semwait/barrier");
+    inst_error(c, "%s", prog_no_flags_msg);
     return;
   }
   /* wait - 1 is at most 254 = GS_SYNC_FLAG_MAX */
@@ -475,8 +476,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
     if (to_check >> k & 1) check_operand(c, in, shape, k, &ints_ok);
   if (in->wait | in->signal | in->signal_flag | in->sync_pad) check_sync(c, in);
   if (op == I_WAIT && q->core < 0)
-    inst_error(c, "flags are per core: a cluster DMA queue synchronises with "
-               "sempost/semwait/barrier");
+    inst_error(c, "%s", prog_no_flags_msg);
   if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
       inst_alloc_core(in) >= 0)
     check_alloc(c, in);

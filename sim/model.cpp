@@ -711,7 +711,9 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   case I_GEMM:
   case I_VEC:
   case I_SCALAR: return exec_compute(q, qid, in, idx);
-  case I_SIGNAL: return flag_signal(q, qid, in.sub, inst_signal_flag(&in)), true;
+  case I_SIGNAL:
+    flag_signal(q, qid, in.sub, inst_signal_flag(&in));
+    return true;
   case I_WAIT: return flag_wait(q, qid, inst_wait_flag(&in));
   case I_BARRIER: return sync_barrier(q, qid, in, idx);
   case I_SEMPOST:
