@@ -126,7 +126,7 @@ GsInst *prog_emit(GsQueue *q);
 /* Reading a queue in order: prog_cursor_init, then prog_cursor_next until it returns NULL.
  * The returned instruction lives in the cursor until the next call. A cursor keeps the
  * decoder's prediction state (prog_code.c), a few KiB: allocate it once per queue. */
-enum { GS_CODE_SLOTS = 20, GS_CODE_ROWS = 16 };
+enum { GS_CODE_SLOTS = 20, GS_CODE_ROWS = 16, GS_CODE_INDEX = 64 };
 typedef struct {     /* one stream of similar instructions: its last values and strides */
   uint64_t last[GS_CODE_SLOTS], stride[GS_CODE_SLOTS], lastd[GS_CODE_SLOTS];
   int op;            /* the opcode it last held, -1: unused */
@@ -144,6 +144,8 @@ typedef struct {
   GsCodeKey key[GS_CODE_ROWS]; /* encoder: row k's opcode, regions and sub after its last use */
   int8_t recent[16];   /* per opcode (15: every other one), the row it last used, -1: none */
   int8_t mru;          /* encoder: the row chosen last */
+  int8_t index[GS_CODE_INDEX]; /* encoder: by a hash of opcode, regions and sub, the row
+                                * given that key last, -1: none (prog_code.c hist_choose) */
   uint32_t clock;
 } GsCodeHist;
 typedef struct GsCodeBlock GsCodeBlock;

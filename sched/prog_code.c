@@ -91,6 +91,7 @@ static void hist_init(GsCodeHist *h) {
   memset(h, 0, sizeof *h);
   for (int i = 0; i < GS_CODE_ROWS; i++) h->row[i].op = h->key[i].op = -1;
   memset(h->recent, -1, sizeof h->recent);
+  memset(h->index, -1, sizeof h->index);
 }
 
 /* Row r is about to hold opcode op. A row that held another opcode starts as a copy of the
@@ -113,16 +114,27 @@ static int key_matches(const GsCodeKey *k, const GsInst *in) {
          k->r[2] == in->r[2];
 }
 
+/* The slot of index[] for in's opcode, regions and sub. */
+static unsigned key_hash(const GsInst *in) {
+  uint32_t x = in->op ^ (uint32_t)in->sub << 8 ^ in->r[0] * 0x9e3779b1u ^ in->r[1] * 0x85ebca6bu ^
+               in->r[2] * 0xc2b2ae35u;
+  return (x ^ x >> 15 ^ x >> 26) & (GS_CODE_INDEX - 1);
+}
+
 /* The encoder's choice of row for in: the row of its opcode with the same source and
  * destination regions and sub (one sharing r2 too first, then the most recent); when there is
  * none, a new stream: an unused row, else the least recently used one. A DMA queue's loads
  * into a double buffer are two streams then, each with constant strides. */
 static int hist_choose(GsCodeHist *h, const GsInst *in) {
-  /* what the scan would pick, when the row chosen last or the row the opcode used last holds
-   * the same regions and sub (all match: the highest score, and no row of the opcode was used
-   * more recently); a DMA queue's wait, mov, signal take turns, so the first seldom hits */
+  /* What the scan would pick when some row holds the same opcode, regions and sub: that row
+   * scores highest and is the only one (a row is given a key only when no row holds it).
+   * Tried in turn: the row chosen last, the row the opcode used last, the row index[] gave
+   * the key last (a slot a colliding key took since only costs the scan). Since the waits and
+   * signals ride on the movs, a DMA queue's loads of A, W and R take turns on one opcode, and
+   * the index finds 99% of the rows the scan did (ResNet-50 and ViT-B/16 on stcp920). */
   int hit = h->mru;
   if (!key_matches(&h->key[hit], in)) hit = h->recent[in->op < OP_ESCAPE ? in->op : OP_ESCAPE];
+  if (hit < 0 || !key_matches(&h->key[hit], in)) hit = h->index[key_hash(in)];
   if (hit >= 0 && key_matches(&h->key[hit], in)) {
     h->key[hit].used = ++h->clock;
     h->mru = (int8_t)hit;
@@ -151,6 +163,7 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
   k->op = in->op;
   k->r[0] = in->r[0], k->r[1] = in->r[1], k->r[2] = in->r[2];
   k->sub = in->sub;
+  h->index[key_hash(in)] = (int8_t)best;
   h->mru = (int8_t)best;
   return best;
 }

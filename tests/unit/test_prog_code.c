@@ -124,11 +124,43 @@ static void test_regular_stream_costs_two_bytes(void **state) {
   prog_free(p);
 }
 
+/* Twelve streams of one opcode in turn (loads of A, W and R into a double buffer, under two
+ * subs), each with constant strides: neither the row chosen last nor the opcode's last row is
+ * the stream's, so the encoder finds it through its index of keys or its scan (the same row:
+ * prog_code.c hist_choose). After each stream's first two records every one is 2 bytes. */
+static void test_interleaved_streams_cost_two_bytes(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *q = prog_queue(p, 0, 0, 0);
+  enum { S = 12, N = 240000 };
+  for (int64_t k = 0; k < N; k++) {
+    int s = (int)(k % S);
+    int64_t j = k / S;
+    GsInst *in = prog_emit(q);
+    in->op = I_MOV;
+    in->sub = (uint8_t)(s / 6);
+    in->r[0] = (uint32_t)(20 + s % 6);  /* A, W, R in slots 0 and 1 */
+    in->r[1] = (uint32_t)(3 + s % 3);   /* their DDR tensors */
+    in->t[0] = (uint32_t)(1000000 * s + j);
+    in->t[1] = (uint32_t)(7 + s);
+    inst_mov_set_bytes(in, 512 * (s + 1));
+    inst_mov_set_src_off(in, 512 * (s + 1) * j);
+  }
+  /* as test_regular_stream_costs_two_bytes; records of 3 bytes would not fit in it */
+  size_t used = 2 * (size_t)N + 2 * S * 64;
+  size_t blocks = used / (64 * 1024 - 256) + 8;
+  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+  assert_true(prog_code_bytes(p) <= bound);
+  assert_true(bound < 3 * (size_t)N);
+  prog_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_staged_and_empty),
       cmocka_unit_test(test_regular_stream_costs_two_bytes),
+      cmocka_unit_test(test_interleaved_streams_cost_two_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
