@@ -981,7 +981,10 @@ void emit_iteration(GsEmitter *s, const GsLowered *l, int64_t sample0, int itera
             .iteration = iteration};
   fit_kernels(s, l->nkernels);
   iteration_begin(&e);
-  for (int ki = 0; ki < l->nkernels; ki++) emit_kernel(&e, ki);
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    emit_kernel(&e, ki);
+    if (l->opt.check) prog_check_publish(l->opt.check, s->p);
+  }
   lb_release_all(&e);
   for (int c = 0; c < s->nclusters; c++) weights_free(&e, c);
   iteration_end(&e);

@@ -219,7 +219,14 @@ static void write_checks_doc(FILE *out) {
         "- fields the opcode does not name are 0.\n\n"
         "What depends on execution (stale or never-written tiles, overlapping live allocations,\n"
         "capacity, frees of unallocated regions, deadlocks) is checked by the simulator while\n"
-        "running, with exit status 2 ([timing.md](timing.md)).\n",
+        "running, with exit status 2 ([timing.md](timing.md)).\n\n"
+        "A schedule the command line makes is checked while it is made: after each kernel,\n"
+        "a thread of its own checks the instructions emitted since (all but each queue's\n"
+        "last, which the scheduler may still change), against the region and tile counts\n"
+        "of that moment, and what is left when scheduling ends is checked then. When\n"
+        "anything fails, the whole program is checked again in one pass, so the verdict and\n"
+        "the messages are always that pass's. Programs of a million instructions or more\n"
+        "that are checked whole (a `.gtp` or `.gtasm` file) are checked in two halves at once.\n",
         out);
 }
 

@@ -147,6 +147,9 @@ typedef struct {
   int gt_cols;               /* --gt-cols split (1): a layer with fewer rows than cores may split
                                 its columns over them (lower_choose_partition); rows (0, the
                                 default): rows only */
+  GsCheckRun *check;         /* when set, lower_run publishes the program to this check after
+                                every kernel (prog.h prog_check_begin) and halts it when it
+                                fails; the caller ends it (the GsLowered does not keep it) */
 } GsLowerOptions;
 void lower_options_default(GsLowerOptions *o);
 

@@ -629,9 +629,10 @@ GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDia
   }
   keep_weights(l);
   if (emit_iterations(l, d) || report_totals(l, d)) {
-    lower_free(l);
+    lower_free(l); /* halts o->check first */
     return NULL;
   }
+  l->opt.check = NULL; /* the caller ends it */
   return l;
 }
 
@@ -651,6 +652,7 @@ fail:
 
 void lower_free(GsLowered *l) {
   if (!l) return;
+  prog_check_halt(l->opt.check); /* it reads the program (lower_run's failures free it) */
   emit_tally_free(&l->tally);
   free(l->w_kept);
   prog_free(l->prog);

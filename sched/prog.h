@@ -160,6 +160,10 @@ typedef struct {
 } GsCursor;
 void prog_cursor_init(GsCursor *c, const GsQueue *q);
 const GsInst *prog_cursor_next(GsCursor *c);
+/* The next encoded instruction of a queue another thread may still be emitting into, which
+ * the caller knows is there (it was told, through a lock, that the queue held more than
+ * c->i + 1 instructions); never the staged last one. c->q is not read. */
+const GsInst *prog_cursor_next_encoded(GsCursor *c);
 /* The whole queue decoded into a new array of q->ninsts instructions (caller frees): for
  * tests and tools that index instructions; the simulator and writers use cursors. */
 GsInst *prog_queue_array(const GsQueue *q);
@@ -187,6 +191,22 @@ int gtp_write(const char *path, const GsProgram *p);
  * messages are the same. */
 enum { PROG_CHECK_SPLIT_MIN = 1 << 20 };
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file);
+/* The same checks while the program is still being emitted, on a thread of their own:
+ *   GsCheckRun *cr = prog_check_begin(a);
+ *   ... prog_check_publish(cr, p) whenever p's emitted instructions may be read ...
+ *   int rc = prog_check_end(cr, p, d, file);   returns what prog_check returns, with its
+ *                                             messages (p NULL: no program; 0), and frees cr
+ * Between publications the emitting thread may append to p (new queues, regions, tiles and
+ * instructions) but not change what it emitted before them, its staged last instructions
+ * aside (prog_emit). The thread checks quietly; prog_check_end checks what is left, and when
+ * anything failed runs prog_check on the whole program, so the messages are one pass's. */
+typedef struct GsCheckRun GsCheckRun;
+GsCheckRun *prog_check_begin(const GsArch *a);
+void prog_check_publish(GsCheckRun *cr, const GsProgram *p);
+/* Stops the thread: the program it reads may be freed after this (prog_check_end then only
+ * with p NULL). */
+void prog_check_halt(GsCheckRun *cr);
+int prog_check_end(GsCheckRun *cr, const GsProgram *p, GsDiag *d, const char *file);
 
 /* ---- Additions (isa helper) ---- */
 const char *isa_description(GsOpcode op);

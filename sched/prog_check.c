@@ -16,6 +16,7 @@
 #include "prog.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -113,6 +114,8 @@ typedef struct {
   const GsArch *a;
   GsDiag *d;
   const char *file;
+  uint32_t nregions, ntiles; /* ids below these exist: the program's (or, while it is emitted,
+                              * the counts published with the instructions checked) */
   const GsQueue *q;
   size_t i;
   const GsInst *in;     /* instruction i of q */
@@ -364,7 +367,6 @@ static void check_signal_target(Ctx *c, int t) {
 }
 
 static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k, int *ints_ok) {
-  const GsProgram *p = c->p;
   const GsQueue *q = c->q;
   const GsUnitKind *u = c->unit;
   GsOpcode op = (GsOpcode)in->op;
@@ -378,16 +380,16 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
     else if (v == 0 && shape->positive & 1u << k) inst_error(c, "%s must be positive", o->name);
     break;
   case OPK_REGION:
-    if (v >= p->nregions)
+    if (v >= c->nregions)
       inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
-                 (long long)v, p->nregions - 1);
+                 (long long)v, c->nregions - 1);
     else if (v == 0 && !optional_region(in, o))
       inst_error(c, "%s names no region", o->name);
     break;
   case OPK_TILE:
-    if (v >= p->ntiles)
+    if (v >= c->ntiles)
       inst_error(c, "%s: tile %lld out of range (the program has ids 1..%u)", o->name,
-                 (long long)v, p->ntiles - 1);
+                 (long long)v, c->ntiles - 1);
     else if (v == 0 && op != I_ALLOC && in->r[o->index] != 0)
       inst_error(c, "%s: a data instruction names the tile of every region it uses", o->name);
     break;
@@ -428,12 +430,12 @@ static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
   }
   for (unsigned m = s->reg_r; m; m &= m - 1) {
     int k = __builtin_ctz(m);
-    if (in->r[k] >= c->p->nregions || (in->r[k] == 0 && !optional_region(in, s->ops[s->reg_op[k]])))
+    if (in->r[k] >= c->nregions || (in->r[k] == 0 && !optional_region(in, s->ops[s->reg_op[k]])))
       return 0;
   }
   for (unsigned m = s->tile_t; m; m &= m - 1) {
     int k = __builtin_ctz(m);
-    if (in->t[k] >= c->p->ntiles) return 0;
+    if (in->t[k] >= c->ntiles) return 0;
     if (in->t[k] == 0 && in->op != I_ALLOC && in->r[k] != 0) return 0; /* tile k: region k's */
   }
   return 1;
@@ -486,6 +488,17 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (op == I_MOV) check_mov_idx(c, in);
 }
 
+/* What c knows of queue q before its instructions: its unit, the opcodes it runs, no signal
+ * target found valid yet. */
+static void queue_begin(Ctx *c, const GsQueue *q) {
+  c->q = q;
+  c->unit = queue_unit(c->a, q);
+  c->accepts = 0;
+  memset(c->signals, 0, sizeof c->signals);
+  for (int op = 0; op < I_COUNT; op++)
+    if (prog_queue_accepts(c->a, q->core, q->index, (GsOpcode)op, NULL, 0)) c->accepts |= 1ull << op;
+}
+
 /* Queues [from, to) of c->p, in order. */
 static void check_queues(Ctx *c, int from, int to) {
   const GsProgram *p = c->p;
@@ -509,11 +522,7 @@ static void check_queues(Ctx *c, int from, int to) {
     if (twice)
       diag_error(c->d, c->file, 0, 0, NULL, "queue %s appears twice",
                  gtasm_queue_name(a, q, qn, sizeof qn));
-    c->unit = queue_unit(a, q);
-    c->accepts = 0;
-    memset(c->signals, 0, sizeof c->signals);
-    for (int op = 0; op < I_COUNT; op++)
-      if (prog_queue_accepts(a, q->core, q->index, (GsOpcode)op, NULL, 0)) c->accepts |= 1ull << op;
+    queue_begin(c, q);
     GsCursor cur;
     prog_cursor_init(&cur, q);
     c->i = 0;
@@ -545,7 +554,7 @@ static int split_queue(const GsProgram *p) {
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
-  Ctx c = {.p = p, .a = a, .d = d, .file = file};
+  Ctx c = {.p = p, .a = a, .d = d, .file = file, .nregions = p->nregions, .ntiles = p->ntiles};
   _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
   int split = split_queue(p);
   Half h = {c, split, p->nqueues};
@@ -561,4 +570,192 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
     if (h.c.failed) check_queues(&c, split, p->nqueues); /* again, with its messages */
   }
   return d->nerrors == before ? 0 : -1;
+}
+
+/* ---- checking while the program is emitted (prog_check_begin) ----
+ * The emitting thread publishes a copy of its queue table and id counts under a lock; the
+ * checker thread takes the latest copy and, per queue, decodes and checks the instructions
+ * published since its last look (all but the staged last one, which may still change), with a
+ * cursor kept per queue. The ids of a copy's regions and tiles are those made before its
+ * instructions were published, so an id checked against them is checked against no more than
+ * the whole program's. When the thread finds anything, or runs out of cursors, it stops, and
+ * prog_check_end checks the whole program again with messages. */
+
+enum { RUN_MAX_QUEUES = 4096 }; /* a cursor keeps ~10 KiB of decoder state */
+
+typedef struct {
+  GsCursor *cur;                /* NULL until the queue has an encoded instruction */
+  const GsUnitKind *unit;       /* Ctx's per-queue fields, kept between looks */
+  uint64_t accepts, signals[4];
+} RunQueue;
+
+struct GsCheckRun {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t th;
+  int started, halted; /* the thread was started; it was joined */
+  /* under mu: the last publication */
+  GsQueue *pub;
+  int npub, pubcap;
+  uint32_t nregions, ntiles;
+  unsigned gen;  /* publications so far */
+  int done;      /* prog_check_end was called */
+  /* the checker thread's (prog_check_end's after the join) */
+  Ctx c;
+  GsQueue *snap;
+  int nsnap, snapcap;
+  RunQueue *rq;  /* [rqcap], zeroed when grown */
+  int rqcap;
+  int gave_up;   /* more queues than RUN_MAX_QUEUES */
+};
+
+static void *grow(void *v, int *cap, int need, size_t size) {
+  if (need <= *cap) return v;
+  int n = *cap ? *cap : 64;
+  while (n < need) n *= 2;
+  v = realloc(v, (size_t)n * size);
+  if (!v) die("out of memory");
+  *cap = n;
+  return v;
+}
+
+/* The instructions of queue qi of the copy that are new since the last look; 0 when the
+ * thread should stop (an error, or too many queues). */
+static int run_queue(GsCheckRun *cr, int qi) {
+  const GsQueue *q = &cr->snap[qi];
+  RunQueue *r = &cr->rq[qi];
+  Ctx *c = &cr->c;
+  int64_t n = q->ninsts - 1; /* the staged one may still change */
+  if (n <= (r->cur ? r->cur->i : 0)) return 1;
+  if (!r->cur) {
+    if (qi >= RUN_MAX_QUEUES) {
+      cr->gave_up = 1;
+      return 0;
+    }
+    if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
+      c->failed = 1;
+      return 0;
+    }
+    r->cur = malloc(sizeof *r->cur);
+    if (!r->cur) die("out of memory");
+    prog_cursor_init(r->cur, q);
+    queue_begin(c, q);
+    r->unit = c->unit, r->accepts = c->accepts;
+    memset(r->signals, 0, sizeof r->signals);
+  }
+  c->q = q, c->unit = r->unit, c->accepts = r->accepts;
+  memcpy(c->signals, r->signals, sizeof c->signals);
+  while (r->cur->i < n && !c->failed) {
+    c->in = prog_cursor_next_encoded(r->cur);
+    c->i = (size_t)r->cur->i - 1;
+    check_inst(c, c->in);
+  }
+  memcpy(r->signals, c->signals, sizeof r->signals);
+  return !c->failed;
+}
+
+static void *run_thread(void *arg) {
+  GsCheckRun *cr = arg;
+  unsigned seen = 0;
+  for (int go = 1; go;) {
+    pthread_mutex_lock(&cr->mu);
+    while (cr->gen == seen && !cr->done) pthread_cond_wait(&cr->cv, &cr->mu);
+    go = cr->gen != seen;
+    if (go) {
+      seen = cr->gen;
+      cr->snap = grow(cr->snap, &cr->snapcap, cr->npub, sizeof *cr->snap);
+      memcpy(cr->snap, cr->pub, (size_t)cr->npub * sizeof *cr->snap);
+      cr->nsnap = cr->npub;
+      int had = cr->rqcap;
+      cr->rq = grow(cr->rq, &cr->rqcap, cr->npub, sizeof *cr->rq);
+      memset(cr->rq + had, 0, (size_t)(cr->rqcap - had) * sizeof *cr->rq);
+      cr->c.nregions = cr->nregions, cr->c.ntiles = cr->ntiles;
+    }
+    pthread_mutex_unlock(&cr->mu);
+    for (int qi = 0; go && qi < cr->nsnap; qi++) go = run_queue(cr, qi);
+  }
+  return NULL;
+}
+
+GsCheckRun *prog_check_begin(const GsArch *a) {
+  GsCheckRun *cr = calloc(1, sizeof *cr);
+  if (!cr) die("out of memory");
+  cr->c.a = a;
+  cr->c.quiet = 1;
+  pthread_mutex_init(&cr->mu, NULL);
+  pthread_cond_init(&cr->cv, NULL);
+  (void)op_shape(I_ALLOC); /* its table is built once, by this thread */
+  cr->started = pthread_create(&cr->th, NULL, run_thread, cr) == 0;
+  return cr;
+}
+
+void prog_check_publish(GsCheckRun *cr, const GsProgram *p) {
+  if (!cr || !cr->started) return;
+  pthread_mutex_lock(&cr->mu);
+  cr->pub = grow(cr->pub, &cr->pubcap, p->nqueues, sizeof *cr->pub);
+  memcpy(cr->pub, p->queues, (size_t)p->nqueues * sizeof *cr->pub);
+  cr->npub = p->nqueues;
+  cr->nregions = p->nregions, cr->ntiles = p->ntiles;
+  cr->gen++;
+  pthread_cond_signal(&cr->cv);
+  pthread_mutex_unlock(&cr->mu);
+}
+
+/* After the thread: the queues' checks and what no copy had, quietly; 0 on any finding. */
+static int run_rest(GsCheckRun *cr, const GsProgram *p) {
+  Ctx *c = &cr->c;
+  c->nregions = p->nregions, c->ntiles = p->ntiles;
+  GsCursor *fresh = NULL;
+  for (int qi = 0; qi < p->nqueues && !c->failed; qi++) {
+    const GsQueue *q = &p->queues[qi];
+    if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0) ||
+        prog_find_queue(p, q->cluster, q->core, q->index) != qi)
+      return 0;
+    RunQueue *r = qi < cr->nsnap ? &cr->rq[qi] : NULL;
+    GsCursor *cur;
+    if (r && r->cur) { /* on from where the thread left it */
+      cur = r->cur;
+      c->q = q, c->unit = r->unit, c->accepts = r->accepts;
+      memcpy(c->signals, r->signals, sizeof c->signals);
+    } else {
+      if (!fresh && !(fresh = malloc(sizeof *fresh))) die("out of memory");
+      cur = fresh;
+      prog_cursor_init(cur, q);
+      queue_begin(c, q);
+    }
+    cur->q = q; /* the staged last instruction is final now */
+    while (!c->failed && (c->in = prog_cursor_next(cur)) != NULL) {
+      c->i = (size_t)cur->i - 1;
+      check_inst(c, c->in);
+    }
+  }
+  free(fresh);
+  return !c->failed;
+}
+
+void prog_check_halt(GsCheckRun *cr) {
+  if (!cr || !cr->started || cr->halted) return;
+  pthread_mutex_lock(&cr->mu);
+  cr->done = 1;
+  pthread_cond_signal(&cr->cv);
+  pthread_mutex_unlock(&cr->mu);
+  pthread_join(cr->th, NULL);
+  cr->halted = 1;
+}
+
+int prog_check_end(GsCheckRun *cr, const GsProgram *p, GsDiag *d, const char *file) {
+  prog_check_halt(cr);
+  int rc = 0;
+  if (p) {
+    int clean = cr->started && !cr->c.failed && !cr->gave_up && run_rest(cr, p);
+    rc = clean ? 0 : prog_check(p, cr->c.a, d, file);
+  }
+  for (int i = 0; i < cr->rqcap; i++) free(cr->rq[i].cur);
+  free(cr->rq);
+  free(cr->snap);
+  free(cr->pub);
+  pthread_cond_destroy(&cr->cv);
+  pthread_mutex_destroy(&cr->mu);
+  free(cr);
+  return rc;
 }

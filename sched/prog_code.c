@@ -273,7 +273,8 @@ static void code_append(GsQueueCode *c, const GsInst *in) {
     c->tail = b = nb;
   }
   unsigned char *end = encode(&c->hist, in, b->b + b->used);
-  b->used = (uint32_t)(end - b->b);
+  /* a checker may read it meanwhile (prog_cursor_next_encoded) */
+  __atomic_store_n(&b->used, (uint32_t)(end - b->b), __ATOMIC_RELAXED);
 }
 
 GsInst *prog_emit(GsQueue *q) {
@@ -325,6 +326,20 @@ void prog_cursor_init(GsCursor *c, const GsQueue *q) {
   c->blk = q->code ? q->code->head : NULL;
 }
 
+/* The block holding record pos may still be appended to, so its `used` is read atomically: it
+ * is at least what it was when the caller was told of the record, and a block another was
+ * linked after is full. */
+const GsInst *prog_cursor_next_encoded(GsCursor *c) {
+  while (c->pos >= __atomic_load_n(&c->blk->used, __ATOMIC_RELAXED)) {
+    c->blk = c->blk->next;
+    c->pos = 0;
+  }
+  const unsigned char *s = decode(&c->hist, c->blk->b + c->pos, &c->at);
+  c->pos = (uint32_t)(s - c->blk->b);
+  c->i++;
+  return c->at;
+}
+
 const GsInst *prog_cursor_next(GsCursor *c) {
   const GsQueue *q = c->q;
   if (c->i >= q->ninsts) return NULL;
@@ -334,14 +349,7 @@ const GsInst *prog_cursor_next(GsCursor *c) {
     c->i++;
     return c->at;
   }
-  while (c->pos >= c->blk->used) {
-    c->blk = c->blk->next;
-    c->pos = 0;
-  }
-  const unsigned char *s = decode(&c->hist, c->blk->b + c->pos, &c->at);
-  c->pos = (uint32_t)(s - c->blk->b);
-  c->i++;
-  return c->at;
+  return prog_cursor_next_encoded(c);
 }
 
 GsInst *prog_queue_array(const GsQueue *q) {

@@ -307,10 +307,13 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
 static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
   double t0 = cli_wall_seconds();
   cli_progress_stage("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
-  ro->l = lower_run(e.g, e.a, &lo, e.d);
+  GsLowerOptions checked = lo;  // the program is checked as it is emitted, on a second core
+  checked.check = prog_check_begin(e.a);
+  ro->l = lower_run(e.g, e.a, &checked, e.d);
+  int bad = prog_check_end(checked.check, ro->l ? ro->l->prog : nullptr, e.d, e.path);
   cli_progress_stage(nullptr);
   if (!ro->l) return GS_EXIT_INPUT;
-  if (prog_check(ro->l->prog, e.a, e.d, e.path) != 0)
+  if (bad)
     die("the %s schedule of %s fails the static program check", lower_sched_name(lo.sched), e.path);
   if (emit && prog_save(e.o.emit, e.a, ro->l->prog) != 0) {
     fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));

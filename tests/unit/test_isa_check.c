@@ -574,6 +574,79 @@ static void test_split_halves(void **state) {
   prog_free(p);
 }
 
+/* ---- the check while a program is emitted (prog_check_begin) ---- */
+
+/* A program emitted in 20 "kernels", each publishing to cr (NULL: none) when it is done: a
+ * kernel makes a region and a tile and gives each of 4 queues of cluster 0 (dma_in and dma_out
+ * of cores 0 and 1) 1000 signals and a mov into the new region. Signal `bad` (counted over the
+ * whole program, -1: none) names flag -1; when `late` the first kernel's mov names the region
+ * the second kernel makes (it exists when the program is done); `stray` adds a queue of a
+ * cluster tiny does not have. */
+enum { RUN_KERNELS = 20, RUN_SIGNALS = 1000 };
+static GsProgram *run_program(GsCheckRun *cr, long bad, int late, int stray) {
+  GsProgram *p = prog_new();
+  long n = 0;
+  for (int k = 0; k < RUN_KERNELS; k++) {
+    uint32_t r = prog_new_region(p, NULL), t = prog_new_tile(p, NULL);
+    for (int q = 0; q < 4; q++) {
+      GsQueue *qu = prog_queue(p, 0, q / 2, q % 2);
+      for (int i = 0; i < RUN_SIGNALS; i++, n++) {
+        GsInst *in = prog_emit(qu);
+        in->op = I_SIGNAL;
+        in->sub = (uint8_t)(1 - q % 2);
+        inst_signal_set_flag(in, n == bad ? -1 : i % 4);
+      }
+      GsInst *in = prog_emit(qu);
+      in->op = I_MOV;
+      in->r[0] = late && k == 0 ? r + 1 : r, in->t[0] = t, in->r[1] = r, in->t[1] = t;
+      inst_mov_set_bytes(in, 64);
+    }
+    if (stray && k == 3) prog_emit(prog_queue(p, 7, 0, 0))->op = I_FREE;
+    prog_check_publish(cr, p);
+  }
+  prog_new_region(p, NULL); /* the one a late mov names */
+  return p;
+}
+
+/* What prog_check_end returns and prints for run_program(bad, late, stray) checked as it is
+ * emitted is what prog_check returns and prints for the finished program. */
+static void expect_run_as_check(long bad, int late, int stray) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  GsDiag d;
+  diag_init(&d);
+  d.out = m;
+  GsCheckRun *cr = prog_check_begin(&tiny);
+  GsProgram *p = run_program(cr, bad, late, stray);
+  int rc = prog_check_end(cr, p, &d, "f.gtp");
+  fclose(m);
+  int want_rc;
+  char *want = check(p, &tiny, &want_rc);
+  assert_int_equal(rc, want_rc);
+  assert_string_equal(buf, want);
+  free(buf);
+  free(want);
+  prog_free(p);
+}
+
+static void test_check_while_emitted(void **state) {
+  (void)state;
+  long per_kernel = 4 * (RUN_SIGNALS + 1);
+  expect_run_as_check(-1, 0, 0);                  /* clean */
+  expect_run_as_check(2 * per_kernel + 1500, 0, 0); /* early: the thread's to find */
+  expect_run_as_check(RUN_KERNELS * per_kernel - 1 - RUN_SIGNALS, 0, 0); /* the last queue's */
+  expect_run_as_check(-1, 0, 1);                  /* a queue tiny does not have */
+  /* a region made after the instruction naming it was published: prog_check's verdict */
+  expect_run_as_check(-1, 1, 0);
+  /* an emitter that fails halts the check before it frees the program (lower_free) */
+  GsCheckRun *cr = prog_check_begin(&tiny);
+  GsProgram *p = run_program(cr, 5, 0, 0);
+  prog_check_halt(cr);
+  prog_free(p);
+  assert_int_equal(prog_check_end(cr, NULL, NULL, "f.gtp"), 0); /* no program: nothing to say */
+}
+
 /* Without an arch prog_check still checks shapes and ranges (used by --emit). */
 static void test_null_arch(void **state) {
   (void)state;
@@ -631,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
       cmocka_unit_test(test_tiny_matches_config), cmocka_unit_test(test_overlapping_rows),
       cmocka_unit_test(test_vec_param),         cmocka_unit_test(test_split_halves),
+      cmocka_unit_test(test_check_while_emitted),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

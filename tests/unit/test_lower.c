@@ -332,6 +332,49 @@ static void test_goya_tail_split(void **state) {
   arch_free(a);
 }
 
+/* lower_run with a check (GsLowerOptions.check) publishes every kernel to it: what
+ * prog_check_end finds is prog_check's (none, for each strategy over four iterations), the
+ * GsLowered does not keep the check, and a lowering that fails halts it (goya has no fp16
+ * matrix unit) so the caller only ends it. */
+static void test_checked_while_emitted(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
+  GsGraph *g = parse(resnetish);
+  static const GsSchedKind kinds[] = {SCHED_TVM, SCHED_ASTITCH, SCHED_GRAPHTURBO};
+  for (int i = 0; i < 3; i++) {
+    GsDiag d;
+    diag_init(&d);
+    GsLowerOptions o;
+    lower_options_default(&o);
+    o.sched = kinds[i];
+    o.batch = 8;
+    o.batch_per_cluster = 1;
+    o.check = prog_check_begin(a);
+    GsLowered *l = lower_run(g, a, &o, &d);
+    assert_non_null(l);
+    assert_null(l->opt.check);
+    assert_int_equal(prog_check_end(o.check, l->prog, &d, "x"), 0);
+    assert_int_equal(d.nerrors, 0);
+    lower_free(l);
+  }
+  graph_free(g);
+  arch_free(a);
+  a = load_arch("configs/goya.cfg", NULL, 0);
+  g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
+            "c = conv2d(x) units=16 kernel=3 pad=1\n");
+  GsDiag d;
+  diag_init(&d);
+  d.out = fopen("/dev/null", "w");
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.check = prog_check_begin(a);
+  assert_null(lower_run(g, a, &o, &d));
+  assert_int_equal(prog_check_end(o.check, NULL, &d, "x"), 0);
+  fclose(d.out);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* A layernorm row of 2^20 fp16 values (2 MiB) cannot fit tiny's 64 KiB LB: a user error that
  * names the kernel and both sizes. */
 static void test_untileable(void **state) {
@@ -577,7 +620,8 @@ int main(void) {
       cmocka_unit_test(test_group_tvm),        cmocka_unit_test(test_group_astitch),
       cmocka_unit_test(test_tvm_kernel_ddr_bytes), cmocka_unit_test(test_iterations),
       cmocka_unit_test(test_iterations_when_ddr_is_small),
-      cmocka_unit_test(test_fits_and_checks),  cmocka_unit_test(test_goya_tail_split),
+      cmocka_unit_test(test_fits_and_checks),  cmocka_unit_test(test_checked_while_emitted),
+      cmocka_unit_test(test_goya_tail_split),
       cmocka_unit_test(test_untileable),       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_strided_pointwise_reads_sampled_pixels),
       cmocka_unit_test(test_stem_keeps_channels_whole),
