@@ -212,6 +212,8 @@ typedef struct GsLowered {
                                 op's weights stay from their first staging to the run's end, -1:
                                 staged per kernel (lower_fill_weights_kept; malloc'ed, not in the
                                 arena: a re-plan of a smaller last iteration keeps it) */
+  struct TileMemo *tile_memo; /* the tile search's memo of tile sizes (lower_tiling.c; NULL
+                                until the first search, freed by lower_free) */
   int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
                                 the most the first iteration's plan uses (0: all of them); a
                                 re-plan for a smaller last iteration partitions over these */

@@ -655,6 +655,7 @@ void lower_free(GsLowered *l) {
   prog_check_halt(l->opt.check); /* it reads the program (lower_run's failures free it) */
   emit_tally_free(&l->tally);
   free(l->w_kept);
+  free(l->tile_memo);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);
