@@ -399,26 +399,53 @@ static int64_t slice_bytes_on(const GtSlice *s, int level, int r) {
   return i >= 0 && i < s->ncores ? s->lb_bytes[i] : 0;
 }
 
+/* The slices live at each step t of [0, nsteps) (step_lo <= t <= last), in index order:
+ * live[at[t] .. at[t + 1]). Both malloc'ed. */
+static void slices_by_step(const GtSlice *sl, int nsl, int nsteps, int level, int **at, int **live) {
+  int *a = calloc((size_t)nsteps + 1, sizeof *a), *fill = malloc(sizeof *fill * (size_t)nsteps);
+  if (!a || !fill) die("out of memory");
+  for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+    for (int i = 0; i < nsl; i++) {
+      int t = step_lo(&sl[i], level) < 0 ? 0 : step_lo(&sl[i], level);
+      for (; t <= sl[i].last && t < nsteps; t++) {
+        if (pass == 0) a[t + 1]++;
+        else (*live)[fill[t]++] = i;
+      }
+    }
+    if (pass == 1) break;
+    for (int t = 0; t < nsteps; t++) a[t + 1] += a[t];
+    memcpy(fill, a, sizeof *fill * (size_t)nsteps);
+    if (!(*live = malloc(sizeof **live * (size_t)(a[nsteps] + 1)))) die("out of memory");
+  }
+  free(fill);
+  *at = a;
+}
+
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,
                    GtSpillRule rule, int down) {
   gs_assert(down < level);
-  int *cand = malloc(sizeof(int) * (size_t)(nsl + 1));
+  int *cand = malloc(sizeof(int) * (size_t)(nsl + 1)), *at, *live;
   if (!cand) die("out of memory");
+  /* only the slices live at a step can be its candidates: scanning all of them for every step
+   * and core was 7% of lowering MobileNet-v2 on stcp920 */
+  slices_by_step(sl, nsl, nsteps, level, &at, &live);
   for (int t = 0; t < nsteps; t++)
     for (int r = 0; r < nres; r++)
       for (;;) {
         int n = 0;
         int64_t sum = 0;
-        for (int i = 0; i < nsl; i++) {
-          const GtSlice *s = &sl[i];
+        for (int j = at[t]; j < at[t + 1]; j++) {
+          const GtSlice *s = &sl[live[j]];
           int64_t b = slice_bytes_on(s, level, r);
-          if (s->level != level || b == 0 || t < step_lo(s, level) || t > s->last) continue;
-          cand[n++] = i;
+          if (s->level != level || b == 0) continue;
+          cand[n++] = live[j];
           sum += b;
         }
         if (sum <= cap || n == 0) break;
         sl[gt_spill_victim(sl, cand, n, rule)].level = down;
       }
+  free(live);
+  free(at);
   free(cand);
 }
 
