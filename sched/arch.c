@@ -33,15 +33,13 @@
 
 static const struct {
   const char *name;
-  int bytes;
-} dtypes[DT_COUNT] = {
-#define X(e, n, b) {n, b},
+} dtypes[DT_COUNT] = { /* their bytes: arch_dtype_bytes (arch.h) */
+#define X(e, n, b) {n},
     GS_DTYPES(X)
 #undef X
 };
 
 const char *arch_dtype_name(GsDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].name : "?"; }
-int arch_dtype_bytes(GsDtype t) { return (unsigned)t < DT_COUNT ? dtypes[t].bytes : 0; }
 int arch_dtype_parse(const char *s, GsDtype *out) {
   for (int i = 0; i < DT_COUNT; i++)
     if (strcmp(s, dtypes[i].name) == 0) {
