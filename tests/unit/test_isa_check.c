@@ -24,9 +24,11 @@ static int setup(void **state) {
   return 0;
 }
 
-/* Runs prog_check printing at most max_errors messages; returns them (caller frees), the
- * result in *rc and the errors found in *nerrors. */
-static char *check_max(const GsProgram *p, const GsArch *a, int max_errors, int *rc, int *nerrors) {
+/* Runs prog_check (with cr: ends that check of p as it was emitted, prog_check_end) printing
+ * at most max_errors messages; returns them (caller frees), the result in *rc and the errors
+ * found in *nerrors. */
+static char *check_max_run(const GsProgram *p, const GsArch *a, int max_errors, int *rc,
+                           int *nerrors, GsCheckRun *cr) {
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -34,11 +36,15 @@ static char *check_max(const GsProgram *p, const GsArch *a, int max_errors, int 
   diag_init(&d);
   d.out = m;
   d.max_errors = max_errors;
-  *rc = prog_check(p, a, &d, "f.gtp");
+  *rc = cr ? prog_check_end(cr, p, &d, "f.gtp") : prog_check(p, a, &d, "f.gtp");
   fclose(m);
   assert_true((*rc == 0) == (d.nerrors == 0));
   *nerrors = d.nerrors;
   return buf;
+}
+
+static char *check_max(const GsProgram *p, const GsArch *a, int max_errors, int *rc, int *nerrors) {
+  return check_max_run(p, a, max_errors, rc, nerrors, NULL);
 }
 
 static char *check(const GsProgram *p, const GsArch *a, int *rc) {
@@ -611,17 +617,10 @@ static GsProgram *run_program(GsCheckRun *cr, long bad, int late, int stray) {
 /* What prog_check_end returns and prints for run_program(bad, late, stray) checked as it is
  * emitted is what prog_check returns and prints for the finished program. */
 static void expect_run_as_check(long bad, int late, int stray) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
   GsCheckRun *cr = prog_check_begin(&tiny);
   GsProgram *p = run_program(cr, bad, late, stray);
-  int rc = prog_check_end(cr, p, &d, "f.gtp");
-  fclose(m);
-  int want_rc;
+  int rc, nerrors, want_rc;
+  char *buf = check_max_run(p, &tiny, 50, &rc, &nerrors, cr);
   char *want = check(p, &tiny, &want_rc);
   assert_int_equal(rc, want_rc);
   assert_string_equal(buf, want);
