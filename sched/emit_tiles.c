@@ -82,28 +82,36 @@ static GsTile gemm_tile(const GemmCore *x, int64_t r0, int64_t r1, int64_t c0, i
 
 /* Grows the region sizes to hold tile t: its spans of A, W and the output, at least what the
  * unit reads and writes for it (window-expanded a, b and the result: lower_tile_operand_bytes), and
- * the output at the tail's compute dtype. */
-static void size_tile(GemmCore *x, const GsTile *t) {
+ * the output at the tail's compute dtype. The spans are taken only where they are new (`what`:
+ * SIZE_A, SIZE_W, SIZE_O): size_buffers knows which tiles share them. */
+enum { SIZE_A = 1, SIZE_W = 2, SIZE_O = 4 };
+static void size_tile(GemmCore *x, const GsTile *t, unsigned what) {
   const GsKernel *k = x->k;
   const GsKernelOperands *p = &x->p;
   GsSpan s, os;
-  for (int i = 0; i < p->na; i++)
+  for (int i = 0; i < p->na && (what & SIZE_A); i++)
     if (lower_tile_input_span(x->g, k->head, p->apart[i], t, &s))
       x->abytes[i] = max64(x->abytes[i], span_bytes(&s));
-  if (p->has_w && lower_tile_weight_span(x->g, k->head, t, &s))
+  if ((what & SIZE_W) && p->has_w && lower_tile_weight_span(x->g, k->head, t, &s))
     x->wbytes = max64(x->wbytes, span_bytes(&s));
-  lower_tile_output_span(x->g, k->head, t, &os);
-  x->obytes = max64(x->obytes, span_bytes(&os));
+  if (what & SIZE_O) {
+    lower_tile_output_span(x->g, k->head, t, &os);
+    x->obytes = max64(x->obytes, span_bytes(&os));
+    x->obytes = max64(x->obytes,
+                      span_bytes(&os) / arch_dtype_bytes(x->dt) * arch_dtype_bytes(k->cdt_tail));
+  }
   GsOperandBytes ob = lower_tile_operand_bytes(x->g, k->head, t, k->packed_k, k->cdt_head);
   if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
   else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
   x->wbytes = max64(x->wbytes, ob.b);
   x->obytes = max64(x->obytes, ob.o);
-  x->obytes =
-      max64(x->obytes, span_bytes(&os) / arch_dtype_bytes(x->dt) * arch_dtype_bytes(k->cdt_tail));
 }
 
-/* Buffer sizes: the worst tile of this core. Emits nothing. */
+/* Buffer sizes: the worst tile of this core. Emits nothing. A tile's A span is its rows' and k
+ * chunk's (and its columns' when a_cols), its W span its columns' and k chunk's (and its rows'
+ * when w_rows), its output span its rows' and columns' — what the steps' buffer keys say
+ * (same_a, same_w), as a buffer is not loaded again while its key stays — so each is taken once
+ * per key: the spans of every tile were 18% of lowering ResNet-50 on stcp920. */
 static void size_buffers(GemmCore *x) {
   const GsKernel *k = x->k;
   int64_t seg = x->gm->seg_rows;
@@ -112,7 +120,9 @@ static void size_buffers(GemmCore *x) {
     for (int64_t c0 = x->ca; c0 < x->cb; c0 += k->tc)
       for (int64_t kt = 0; kt < x->nkt; kt++) {
         GsTile t = gemm_tile(x, r, r1, c0, kt);
-        size_tile(x, &t);
+        unsigned what = (x->a_cols || c0 == x->ca ? SIZE_A : 0) |
+                        (x->w_rows || r == x->ra ? SIZE_W : 0) | (kt == 0 ? SIZE_O : 0);
+        size_tile(x, &t, what);
       }
   }
 }
@@ -557,13 +567,13 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   x.cdt = k->cdt_head;
   x.tdt = k->cdt_tail;
   x.nkt = ceil_div64(gm->k, k->tk);
+  x.a_cols = lower_a_follows_cols(x.g, k->head, gm);
+  x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   size_buffers(&x);
   alloc_regions(&x);
   load_residents(&x);
   check_regions(&x);
   build_steps(&x);
-  x.a_cols = lower_a_follows_cols(x.g, k->head, gm);
-  x.w_rows = x.h->kind == OP_MATMUL || x.h->kind == OP_EMBEDDING;
   x.w_with_a = w_follows_a(&x);
   x.pa = emit_pipe(x.qin, Q_DMA_IN, F_AFREE, 1);
   x.pw = emit_pipe(x.qin, Q_DMA_IN, F_WFREE, x.p.has_w && !x.w_with_a);
