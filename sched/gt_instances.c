@@ -13,6 +13,7 @@
  */
 #include "gt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -20,13 +21,14 @@ typedef struct {
   GtEdge *v;
 } EdgeVec;
 
-static void push_edge(GtSchedule *s, EdgeVec *ev, GtEdge e) {
+/* Edges grow on the heap (realloc moves a large block's pages instead of copying them) and
+ * are copied into the arena once at the end: doubling inside the arena zeroed and copied
+ * every size on the way, twice the final size (ViT-B/16 on stcp920: 1.6 M edges, 51 MB). */
+static void push_edge(EdgeVec *ev, GtEdge e) {
   if (ev->n == ev->cap) {
-    int cap = ev->cap ? 2 * ev->cap : 256;
-    GtEdge *n = arena_alloc(s->arena, sizeof *n * (size_t)cap);
-    if (ev->n) memcpy(n, ev->v, sizeof *n * (size_t)ev->n);
-    ev->v = n;
-    ev->cap = cap;
+    ev->cap = ev->cap ? 2 * ev->cap : 256;
+    ev->v = realloc(ev->v, sizeof *ev->v * (size_t)ev->cap);
+    if (!ev->v) die("out of memory");
   }
   ev->v[ev->n++] = e;
 }
@@ -82,7 +84,7 @@ static void add_edges(GtSchedule *s, EdgeVec *ev, int qi) {
         e.lo = r.lo;
         e.hi = r.hi;
       }
-      push_edge(s, ev, e);
+      push_edge(ev, e);
     }
   }
   for (int i = 0; i < nt; i++) s->req[s->touched[i]].kind = GT_REQ_NONE;
@@ -135,7 +137,10 @@ void gt_split_instances(GtSchedule *s) {
     }
   }
   s->nedges = ev.n;
-  s->edges = ev.v;
+  s->edges = arena_alloc(s->arena, sizeof *s->edges * (size_t)(ev.n + 1));
+  if (ev.n) memcpy(s->edges, ev.v, sizeof *s->edges * (size_t)ev.n);
+  free(ev.v);
+  ev.v = s->edges;
   int *np = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
   int *nc = arena_alloc(s->arena, sizeof(int) * (size_t)(n + 1));
   for (int e = 0; e < ev.n; e++) np[ev.v[e].to]++, nc[ev.v[e].from]++;
