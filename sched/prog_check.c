@@ -12,12 +12,15 @@
  * A long program is checked in two halves at once, split by instruction count: the second on a
  * thread of its own, quietly (an error only marks it). When the second half failed it is
  * checked again after the first, with messages, so they come out as one pass prints them.
+ * A program still being made is checked the same way, quietly on a thread of its own as it
+ * grows (prog_check_begin, at the end of this file); anything found there sends the finished
+ * program through prog_check, so the verdict and messages are again one pass's.
  */
 #include "prog.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 const GsCoreKind *prog_core_kind(const GsArch *a, int core) {
