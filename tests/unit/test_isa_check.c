@@ -585,17 +585,25 @@ static void test_split_halves(void **state) {
 /* A program emitted in 20 "kernels", each publishing to cr (NULL: none) when it is done: a
  * kernel makes a region and a tile and gives each of 4 queues of cluster 0 (dma_in and dma_out
  * of cores 0 and 1) 1000 signals and a mov into the new region. Signal `bad` (counted over the
- * whole program, -1: none) names flag -1; when `late` the first kernel's mov names the region
- * the second kernel makes (it exists when the program is done); `stray` adds a queue of a
- * cluster tiny does not have. */
+ * whole program, -1: none) names flag -1. With RUN_LATE the first kernel's mov names the region
+ * the second kernel makes (it exists when the program is done); RUN_STRAY adds a queue of a
+ * cluster tiny does not have; RUN_BAD_LAST makes the program's last instruction (staged at
+ * every publication) a mov of 0 bytes; RUN_FIX_STAGED publishes the first kernel's first mov
+ * with 0 bytes, staged, and mends it before the queue's next instruction, as an emitter may. */
 enum { RUN_KERNELS = 20, RUN_SIGNALS = 1000 };
-static GsProgram *run_program(GsCheckRun *cr, long bad, int late, int stray) {
+enum { RUN_LATE = 1, RUN_STRAY = 2, RUN_BAD_LAST = 4, RUN_FIX_STAGED = 8 };
+static GsProgram *run_program(GsCheckRun *cr, long bad, unsigned flags) {
   GsProgram *p = prog_new();
   long n = 0;
+  GsInst *mend = NULL;
   for (int k = 0; k < RUN_KERNELS; k++) {
     uint32_t r = prog_new_region(p, NULL), t = prog_new_tile(p, NULL);
     for (int q = 0; q < 4; q++) {
       GsQueue *qu = prog_queue(p, 0, q / 2, q % 2);
+      if (mend && q == 0) { /* still staged: the queue's next instruction comes now */
+        inst_mov_set_bytes(mend, 64);
+        mend = NULL;
+      }
       for (int i = 0; i < RUN_SIGNALS; i++, n++) {
         GsInst *in = prog_emit(qu);
         in->op = I_SIGNAL;
@@ -604,25 +612,28 @@ static GsProgram *run_program(GsCheckRun *cr, long bad, int late, int stray) {
       }
       GsInst *in = prog_emit(qu);
       in->op = I_MOV;
-      in->r[0] = late && k == 0 ? r + 1 : r, in->t[0] = t, in->r[1] = r, in->t[1] = t;
-      inst_mov_set_bytes(in, 64);
+      in->r[0] = flags & RUN_LATE && k == 0 ? r + 1 : r, in->t[0] = t, in->r[1] = r, in->t[1] = t;
+      int zero = (flags & RUN_BAD_LAST && k == RUN_KERNELS - 1 && q == 3) ||
+                 (flags & RUN_FIX_STAGED && k == 0 && q == 0);
+      inst_mov_set_bytes(in, zero ? 0 : 64);
+      if (flags & RUN_FIX_STAGED && k == 0 && q == 0) mend = in;
     }
-    if (stray && k == 3) prog_emit(prog_queue(p, 7, 0, 0))->op = I_FREE;
+    if (flags & RUN_STRAY && k == 3) prog_emit(prog_queue(p, 7, 0, 0))->op = I_FREE;
     prog_check_publish(cr, p);
   }
   prog_new_region(p, NULL); /* the one a late mov names */
   return p;
 }
 
-/* What prog_check_end returns and prints for run_program(bad, late, stray) checked as it is
- * emitted is what prog_check returns and prints for the finished program. */
-static void expect_run_as_check(long bad, int late, int stray) {
+/* What prog_check_end returns and prints for run_program(bad, flags) checked as it is emitted
+ * is what prog_check returns and prints for the finished program; *rc: that result. */
+static void expect_run_as_check(long bad, unsigned flags, int *rc) {
   GsCheckRun *cr = prog_check_begin(&tiny);
-  GsProgram *p = run_program(cr, bad, late, stray);
-  int rc, nerrors, want_rc;
-  char *buf = check_max_run(p, &tiny, 50, &rc, &nerrors, cr);
+  GsProgram *p = run_program(cr, bad, flags);
+  int nerrors, want_rc;
+  char *buf = check_max_run(p, &tiny, 50, rc, &nerrors, cr);
   char *want = check(p, &tiny, &want_rc);
-  assert_int_equal(rc, want_rc);
+  assert_int_equal(*rc, want_rc);
   assert_string_equal(buf, want);
   free(buf);
   free(want);
@@ -632,15 +643,26 @@ static void expect_run_as_check(long bad, int late, int stray) {
 static void test_check_while_emitted(void **state) {
   (void)state;
   long per_kernel = 4 * (RUN_SIGNALS + 1);
-  expect_run_as_check(-1, 0, 0);                  /* clean */
-  expect_run_as_check(2 * per_kernel + 1500, 0, 0); /* early: the thread's to find */
-  expect_run_as_check(RUN_KERNELS * per_kernel - 1 - RUN_SIGNALS, 0, 0); /* the last queue's */
-  expect_run_as_check(-1, 0, 1);                  /* a queue tiny does not have */
+  int rc;
+  expect_run_as_check(-1, 0, &rc); /* clean */
+  assert_int_equal(rc, 0);
+  expect_run_as_check(2 * per_kernel + 1500, 0, &rc); /* early: the thread's to find */
+  assert_int_equal(rc, -1);
+  /* the first signal of the last kernel's last queue */
+  expect_run_as_check(RUN_KERNELS * per_kernel - 1 - RUN_SIGNALS, 0, &rc);
+  assert_int_equal(rc, -1);
+  expect_run_as_check(-1, RUN_STRAY, &rc); /* a queue tiny does not have */
+  assert_int_equal(rc, -1);
+  expect_run_as_check(-1, RUN_BAD_LAST, &rc); /* only the end sees the staged last one */
+  assert_int_equal(rc, -1);
+  expect_run_as_check(-1, RUN_FIX_STAGED, &rc); /* a staged instruction may still change */
+  assert_int_equal(rc, 0);
   /* a region made after the instruction naming it was published: prog_check's verdict */
-  expect_run_as_check(-1, 1, 0);
+  expect_run_as_check(-1, RUN_LATE, &rc);
+  assert_int_equal(rc, 0);
   /* an emitter that fails halts the check before it frees the program (lower_free) */
   GsCheckRun *cr = prog_check_begin(&tiny);
-  GsProgram *p = run_program(cr, 5, 0, 0);
+  GsProgram *p = run_program(cr, 5, 0);
   prog_check_halt(cr);
   prog_free(p);
   assert_int_equal(prog_check_end(cr, NULL, NULL, "f.gtp"), 0); /* no program: nothing to say */
