@@ -399,26 +399,28 @@ static int64_t slice_bytes_on(const GtSlice *s, int level, int r) {
   return i >= 0 && i < s->ncores ? s->lb_bytes[i] : 0;
 }
 
+/* The first step at which slice s can be live. */
+static int live_from(const GtSlice *s, int level) {
+  int t = step_lo(s, level);
+  return t < 0 ? 0 : t;
+}
+
 /* The slices live at each step t of [0, nsteps) (step_lo <= t <= last), in index order:
  * live[at[t] .. at[t + 1]). Both malloc'ed. */
 static void slices_by_step(const GtSlice *sl, int nsl, int nsteps, int level, int **at, int **live) {
   int *a = calloc((size_t)nsteps + 1, sizeof *a), *fill = malloc(sizeof *fill * (size_t)nsteps);
   if (!a || !fill) die("out of memory");
-  for (int pass = 0; pass < 2; pass++) { /* count, then fill */
-    for (int i = 0; i < nsl; i++) {
-      int t = step_lo(&sl[i], level) < 0 ? 0 : step_lo(&sl[i], level);
-      for (; t <= sl[i].last && t < nsteps; t++) {
-        if (pass == 0) a[t + 1]++;
-        else (*live)[fill[t]++] = i;
-      }
-    }
-    if (pass == 1) break;
-    for (int t = 0; t < nsteps; t++) a[t + 1] += a[t];
-    memcpy(fill, a, sizeof *fill * (size_t)nsteps);
-    if (!(*live = malloc(sizeof **live * (size_t)(a[nsteps] + 1)))) die("out of memory");
-  }
+  for (int i = 0; i < nsl; i++)
+    for (int t = live_from(&sl[i], level); t <= sl[i].last && t < nsteps; t++) a[t + 1]++;
+  for (int t = 0; t < nsteps; t++) a[t + 1] += a[t];
+  int *v = malloc(sizeof *v * (size_t)(a[nsteps] + 1));
+  if (!v) die("out of memory");
+  memcpy(fill, a, sizeof *fill * (size_t)nsteps);
+  for (int i = 0; i < nsl; i++)
+    for (int t = live_from(&sl[i], level); t <= sl[i].last && t < nsteps; t++) v[fill[t]++] = i;
   free(fill);
   *at = a;
+  *live = v;
 }
 
 void gt_spill_pass(GtSlice *sl, int nsl, int nsteps, int level, int nres, int64_t cap,

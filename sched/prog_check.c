@@ -356,8 +356,6 @@ static int optional_region(const GsInst *in, const GsOperand *o) {
   return in->op == I_MOV && o->index == 2;
 }
 
-/* Operand k of in (shape: its opcode's): in range, positive where it must be. *ints_ok is
- * cleared by an integer outside [0, 2^40] (the derived checks may multiply them). */
 /* Queue t of the current queue's core, the target of a signal (the opcode's or a carried one):
  * looked up once per queue, as nearly every instruction signals. */
 static void check_signal_target(Ctx *c, int t) {
@@ -369,6 +367,8 @@ static void check_signal_target(Ctx *c, int t) {
     inst_error(c, "signal target: %s", why);
 }
 
+/* Operand k of in (shape: its opcode's): in range, positive where it must be. *ints_ok is
+ * cleared by an integer outside [0, 2^40] (the derived checks may multiply them). */
 static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k, int *ints_ok) {
   const GsQueue *q = c->q;
   const GsUnitKind *u = c->unit;

@@ -77,7 +77,9 @@ static void set_field(GsInst *in, int f, uint64_t v) {
   case 1: in->dtype = (uint8_t)v; return;
   case 2: in->flags = (uint8_t)v; return;
   case 19:
-    in->wait = (uint8_t)v, in->signal = (uint8_t)(v >> 8), in->signal_flag = (uint8_t)(v >> 16);
+    in->wait = (uint8_t)v;
+    in->signal = (uint8_t)(v >> 8);
+    in->signal_flag = (uint8_t)(v >> 16);
     in->sync_pad = (uint8_t)(v >> 24);
     return;
   default: break;
