@@ -59,6 +59,7 @@ struct CliOptions {
   bool objective_latency = false;  // --objective latency (default throughput), for auto
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
   int progress = 0;               // --progress 1, --no-progress -1; 0: when stderr is a terminal
+  bool checks_inline = false;     // --checks-inline: the run's checks on the simulating thread
 };
 
 // The version: the release and the git commit it was built from ("0.1.0+a3d556f").

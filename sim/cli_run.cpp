@@ -279,6 +279,7 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   SimOptions so;
   so.program_name = e.path;
   so.checked_against = e.a;  // run_one's prog_check
+  so.checks_thread = !e.o.checks_inline;
   if (traces) {
     cli_trace_options(e.o, &so);
     if (so.perfetto_path) so.episode_names = episode_names(*lower_summary(ro->l));

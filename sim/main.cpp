@@ -114,6 +114,8 @@ static const char *usage_text =
     "                         instructions done, elapsed, time left) also when stderr is\n"
     "                         not a terminal, a line per update (default: terminal only)\n"
     "  --no-progress          never show it (docs/cli.md)\n"
+    "  --checks-inline        run the simulator's checks on the simulating thread, not on a\n"
+    "                         second core beside it (for runs sharing every core: a sweep)\n"
     "Other:\n"
     "  An option or input file the mode does not read is an error (docs/cli.md).\n"
     "  -h, --help             this text\n"
@@ -204,6 +206,7 @@ static int cmd_run_program(const CliOptions &o) {
     SimOptions so;
     cli_trace_options(o, &so);
     so.program_name = o.inputs[0];
+    so.checks_thread = !o.checks_inline;
     SimResult r;
     CliSimProgress pr(o.inputs[0], (uint64_t)prog_ninsts(p), &so);
     rc = sim.run(p, so, &r);
@@ -233,7 +236,7 @@ enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
 enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE, O_TRACE_DETAIL, O_TRACE_WINDOW };
-enum { O_PROGRESS = 420, O_NO_PROGRESS };
+enum { O_PROGRESS = 420, O_NO_PROGRESS, O_CHECKS_INLINE };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -277,6 +280,7 @@ static const struct option longopts[] = {
     {"trace-window", required_argument, 0, O_TRACE_WINDOW},
     {"progress", no_argument, 0, O_PROGRESS},
     {"no-progress", no_argument, 0, O_NO_PROGRESS},
+    {"checks-inline", no_argument, 0, O_CHECKS_INLINE},
     {0, 0, 0, 0},
 };
 
@@ -354,6 +358,7 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
   case O_TRACE_WINDOW: trace_window_option(o, arg); break;
   case O_PROGRESS: o.progress = 1; break;
   case O_NO_PROGRESS: o.progress = -1; break;
+  case O_CHECKS_INLINE: o.checks_inline = true; break;
   default: die("option code %d has no case", c);
   }
   return -1;
@@ -433,12 +438,14 @@ static const Mode MODE_LOWER_DUMP{"--dump-after STEP",
 static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
 static const Mode MODE_EMIT_PROGRAM{"--emit of a program file", "emit arch set", 1, cmd_emit_program};
 static const Mode MODE_RUN_PROGRAM{"a program run",
-                                   "arch set json csv o trace perfetto trace-detail trace-window progress no-progress", 1,
+                                   "arch set json csv o trace perfetto trace-detail trace-window progress no-progress"
+                                   " checks-inline", 1,
                                    cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch dtype sched compare batch-per-cluster json csv o trace "
-                                 "perfetto trace-detail trace-window emit timing objective progress no-progress" GT_GRAPH_OPTS
+                                 "perfetto trace-detail trace-window emit timing objective progress no-progress"
+                                 " checks-inline" GT_GRAPH_OPTS
                                  GT_KERNEL_OPTS,
                                  1, cli_run_model};
 

@@ -151,6 +151,7 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   }
   for (int c = 0; c < a->nclusters; c++)
     clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
+  buffers_ = mem.bufs;
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
   mem.hb = &hb;
@@ -182,6 +183,12 @@ int SimModel::cluster_dma_queue(int cluster, int engine) const {
 
 int SimModel::lb_buffer(int cluster, int core) const { return core_mod(cluster, core)->lb->buf; }
 
+// The buffer an alloc instruction takes its bytes from.
+int SimModel::alloc_buffer(const GsInst &in) const {
+  int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
+  return in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
+}
+
 // Model time is counted in cycles from the start of the current run (start_ps_ in SystemC
 // time), so that a run computes the same numbers whatever ran before it in the process.
 double SimModel::now() const {
@@ -200,7 +207,7 @@ void SimModel::wake_all() {
 }
 
 void SimModel::trace_occ(int buf) {
-  for (auto &r : recorders_) r->occupancy(now() - start_, buf, mem.bufs[(size_t)buf].occupancy);
+  for (auto &r : recorders_) r->occupancy(now() - start_, buf, occupancy_[(size_t)buf]);
 }
 
 std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &in) {
@@ -209,22 +216,60 @@ std::string model_inst_text(const GsArch *a, const GsProgram *p, const GsInst &i
   return buf;
 }
 
-// "queue Q, instruction I (TEXT), at cycle C: MSG"
-std::string SimModel::located(int qid, size_t idx, const std::string &msg) {
-  const QState &q = queues[(size_t)qid];
+// "PROGRAM: error: queue Q, instruction I (TEXT), at cycle C: MSG" (cycle: since the run's start)
+std::string SimModel::located_error(int qid, size_t idx, const GsInst &in, double cycle,
+                                    const std::string &msg) const {
   char cyc[64];
-  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(now() - start_ - 1e-9) + 0.0);
-  return "queue " + q.name + ", instruction " + std::to_string(idx) + " (" +
-         model_inst_text(arch, prog_, *q.cur.at) + cyc + msg;
+  snprintf(cyc, sizeof cyc, "), at cycle %.0f: ", std::ceil(cycle - 1e-9) + 0.0);
+  return std::string(prog_name_) + ": error: queue " + queues[(size_t)qid].name +
+         ", instruction " + std::to_string(idx) + " (" + model_inst_text(arch, prog_, in) + cyc +
+         msg + "\n";
 }
 
+// A failure the model finds itself. A check handed over before it came first in simulation
+// order: when one failed, that is the run's failure.
 bool SimModel::fail(int qid, size_t idx, const std::string &msg) {
-  if (abort_) return false;
+  if (abort_ || checks_failed()) return false;
   abort_ = true;
   error_cycle_ = now() - start_;
-  error_ = std::string(prog_name_) + ": error: " + located(qid, idx, msg) + "\n";
+  error_ = located_error(qid, idx, *queues[(size_t)qid].cur.at, error_cycle_, msg);
   wake_all();
   return false;
+}
+
+// Waits for the checks of everything handed over; when one failed, the run stops with it.
+bool SimModel::checks_failed() {
+  checker_.drain();
+  if (!checker_.failed()) return false;
+  if (!abort_) {
+    abort_ = true;
+    error_ = checker_.error();
+    error_cycle_ = checker_.error_cycle();
+    wake_all();
+  }
+  return true;
+}
+
+// The model's view of region r (checker.h): allocated and freed as the model executes, without
+// the checks' verdicts (a failed allocation stops the run before its view matters).
+RegionView &SimModel::view(uint32_t r) {
+  return r < views_.size() ? views_[r] : views_far_[r];
+}
+const RegionView &SimModel::view_of(uint32_t r) const {
+  static const RegionView none;
+  if (r < views_.size()) return views_[r];
+  auto it = views_far_.find(r);
+  return it != views_far_.end() ? it->second : none;
+}
+
+// Is region r live, in the model's view, with pattern ap inside it? What a transfer needs to be
+// timed before its checks have passed (its buffer, and no walk past the region's bytes); the
+// checks decide the rest.
+bool SimModel::view_live(uint32_t r, const GsAccess &ap) const {
+  const RegionView &v = view_of(r);
+  if (v.state != RS_LIVE) return false;
+  int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
+  return off >= 0 && bytes >= 0 && off <= v.bytes && bytes <= v.bytes - off;
 }
 
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
@@ -238,6 +283,61 @@ std::string SimModel::operand_place(const QState &q, uint32_t r) const {
          ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
 }
 
+// ---- The checks of an instruction's memory accesses (run by the checker, checker.h) ----
+
+// A gemm reads a (m x k, or its packed taps' raw tile) and w (k x n) and writes (or accumulates
+// into) r (m x n), all in the unit's reach.
+std::string SimModel::check_gemm(const QState &q, const GsInst &in, Mark who) {
+  int64_t es = isa_elem_bytes(&in);
+  int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
+  std::string e;
+  for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
+  int64_t an = inst_gemm_a_elems(&in) ? inst_gemm_a_elems(&in) : m * k;  // packed taps: raw tile
+  if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
+  if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
+  if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
+  return e;
+}
+
+// A vec reads every operand with its named extent: a's a_elems (0: elems), b's b_elems; and
+// writes the result from dst_off on.
+std::string SimModel::check_vec(const QState &q, const GsInst &in, Mark who) {
+  int64_t es = isa_elem_bytes(&in);
+  int64_t elems = inst_vec_elems(&in);
+  int64_t out = isa_vop_out_elems((GsVop)in.sub, elems, inst_vec_param(&in));
+  int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : elems;
+  std::string e = operand_place(q, in.r[1]);
+  if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
+  if (e.empty()) e = operand_place(q, in.r[0]);
+  if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
+  if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
+  if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
+  return e;
+}
+
+std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
+  const QState &q = queues[(size_t)qid];
+  Mark who = mark(qid, idx);
+  switch (in.op) {
+  case I_ALLOC:
+    return mem.alloc(in.r[0], alloc_buffer(in), inst_alloc_offset(&in), inst_alloc_bytes(&in),
+                     in.t[0], in.t[1], who);
+  case I_FREE: return mem.free_region(in.r[0], who);
+  case I_MOV: {
+    // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
+    GsAccess sp, dp;
+    mov_patterns(in, &sp, &dp);
+    std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
+    if (e.empty()) e = mem.read(in.r[1], in.t[1], sp, who);
+    if (e.empty()) e = mem.write(in.r[0], in.t[0], dp, who, false, false);
+    return e;
+  }
+  case I_GEMM: return check_gemm(q, in, who);
+  case I_VEC: return check_vec(q, in, who);
+  default: return "";
+  }
+}
+
 bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
   const GsUnitKind *u = unit->kind;
@@ -246,16 +346,10 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
   int64_t d = unit->cycles(in);
   gs_assert(d >= 0);
-  std::string e;
+  if (in.op != I_SCALAR) checker_.access(qid, idx, now() - start_);
   double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
-    for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
-    Mark who = mark(qid, idx);
-    int64_t an = inst_gemm_a_elems(&in) ? inst_gemm_a_elems(&in) : m * k;  // packed taps: raw tile
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
-    if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
-    if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
     double reps = (double)isa_gemm_reps(&in);  // the checks of one rep are those of every rep
     rd = (double)((m * k + k * n + (in.flags & 1 ? m * n : 0)) * es) * reps;
     wr = (double)(m * n * es) * reps;
@@ -265,24 +359,12 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     GsVop op = (GsVop)in.sub;
     int64_t elems = inst_vec_elems(&in), param = inst_vec_param(&in);
     int64_t out = isa_vop_out_elems(op, elems, param);
-    // every operand with its named extent: a's a_elems (0: elems), b's b_elems; the result
-    // from dst_off on
-    int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : elems;
-    Mark who = mark(qid, idx);
-    e = operand_place(q, in.r[1]);
-    if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
-    if (e.empty()) e = operand_place(q, in.r[0]);
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
-    if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
-    if (e.empty())
-      e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
     // energy (actions.h): every element of a the op reads (a window's again), of b as far as
     // elems reaches into it, and the results
-    if (e.empty() && in.r[2]) rd += (double)std::min(elems * es, mem.region(in.r[2]).bytes);
+    if (in.r[2]) rd += (double)std::min(elems * es, view_of(in.r[2]).bytes);
     rd += (double)(elems * es);
     wr = (double)(out * es);
   }
-  if (!e.empty()) return fail(qid, idx, e);
   actions_compute(&actions_, arch, q.unit_kind, q.core, in, rd, wr);
   // A gemm's reps run as that many copies of it in a row: a timed wait and an activity each,
   // so the run's events, and with them the order of queues woken at one instant (which decides
@@ -319,11 +401,23 @@ static GsAccess mov_access(int64_t off, int64_t row, int64_t rows, int64_t strid
   return a;
 }
 
+// A mov's source and destination patterns; its bytes are a multiple of rows·planes, checked
+// (exec_mov) before anyone asks.
+void SimModel::mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp) {
+  int64_t rows = inst_mov_rows(&in) ? inst_mov_rows(&in) : 1;
+  int64_t planes = inst_mov_planes(&in) ? inst_mov_planes(&in) : 1;
+  int64_t row = inst_mov_bytes(&in) / (rows * planes);
+  *sp = mov_access(inst_mov_src_off(&in), row, rows, inst_mov_src_stride(&in), planes,
+                   inst_mov_src_pstride(&in));
+  *dp = mov_access(inst_mov_dst_off(&in), row, rows, inst_mov_dst_stride(&in), planes,
+                   inst_mov_dst_pstride(&in));
+}
+
 // The path of a transfer between buffers SB and DB: DDR channels by address (bytes per channel
 // into q.chan), GB/LB ports, NoC links, the cluster link, and the latency of its pieces. False
 // when the path needs a link between clusters that the arch does not have (the message in *err).
 bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2],
-                        const Region *reg[2], MovPath *mp, std::string *err) {
+                        const int64_t base[2], MovPath *mp, std::string *err) {
   const Buffer &SB = *side[0], &DB = *side[1];
   mp->latency = arch->dma_latency_cycles;
   std::fill(q.chan.begin(), q.chan.end(), 0.0);
@@ -333,7 +427,7 @@ bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2]
     mp->ports[s] = nullptr;
     if (B.level == LVL_DDR) {
       GsAccess a = *pat[s];
-      a.base += reg[s]->offset;
+      a.base += base[s];
       if (ddr->dram_on)  // the source side reads, the destination side writes
         timing_dram_side(a, arch->ddr_interleave_bytes, (int)q.chan.size(), arch->ddr_burst_bytes,
                          ddr->dt, s == 1, ddr->dram, q.chan, q.pen);
@@ -503,24 +597,26 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
              rows * planes);
     return fail(qid, idx, msg);
   }
-  int64_t row = bytes / (rows * planes);
-  GsAccess sp = mov_access(inst_mov_src_off(&in), row, rows, inst_mov_src_stride(&in), planes,
-                           inst_mov_src_pstride(&in));
-  GsAccess dp = mov_access(inst_mov_dst_off(&in), row, rows, inst_mov_dst_stride(&in), planes,
-                           inst_mov_dst_pstride(&in));
+  GsAccess sp, dp;
+  mov_patterns(in, &sp, &dp);
   double t0 = now();
-  Mark who = mark(qid, idx);
-  // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
-  std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
-  if (e.empty()) e = mem.read(rs, in.t[1], sp, who);
-  if (e.empty()) e = mem.write(rd, in.t[0], dp, who, false, false);
-  if (!e.empty()) return fail(qid, idx, e);
-  const Region &S = mem.region(rs), &D = mem.region(rd);
-  const Buffer *side[2] = {&mem.bufs[(size_t)S.buf], &mem.bufs[(size_t)D.buf]};
+  checker_.access(qid, idx, t0 - start_);
+  // Timing it needs both regions, and walks the patterns: when the view says that is not
+  // safe, the check just handed over fails (checker.h).
+  bool safe = view_live(rs, sp) && view_live(rd, dp) &&
+              (!in.r[2] || view_live(in.r[2], memory_range(0, inst_mov_idx_bytes(&in))));
+  if (!safe) {
+    bool failed = checks_failed();
+    gs_assert(failed || abort_);
+    return false;
+  }
+  const RegionView &S = view_of(rs), &D = view_of(rd);
+  const Buffer *side[2] = {&buffers_[(size_t)S.buf], &buffers_[(size_t)D.buf]};
   const GsAccess *pat[2] = {&sp, &dp};
-  const Region *reg[2] = {&S, &D};
+  const int64_t base[2] = {S.offset, D.offset};
   MovPath mp;
-  if (!mov_path(q, side, pat, reg, &mp, &e)) return fail(qid, idx, e);
+  std::string e;
+  if (!mov_path(q, side, pat, base, &mp, &e)) return fail(qid, idx, e);
   double ddr_total = 0;
   for (double c : q.chan) ddr_total += c;
   ddr_uses(q);
@@ -583,20 +679,19 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   }
   b.count = count;
   b.arrived++;
-  hb.arrive(qid, &b.join);
+  checker_.barrier_arrive(qid, key);
   if (b.arrived == b.count) {
     b.generation++;
     b.arrived = 0;
-    hb.acquire(qid, b.join);
+    checker_.barrier_acquire(qid, key);
     for (int w : b.waiters) {
-      hb.acquire(w, b.join);  // the waiters are blocked: their clocks stand still
+      checker_.barrier_acquire(w, key);  // the waiters are blocked: their clocks stand still
       queues[(size_t)w].ev->notify();
     }
     b.waiters.clear();
-    b.join.clear();
+    checker_.barrier_clear(key);
     if (in.sub == SCOPE_CHIP) {
-      hb.update_floor();  // lets the access logs drop what every queue is ordered after
-      mem.prune_logs();
+      checker_.floor();  // lets the access logs drop what every queue is ordered after
       episodes_.push_back({(uint64_t)std::ceil(t0 - start_ - 1e-9), (uint64_t)traffic_.ddr_since_episode, -1});
       episode_actions_.push_back(actions_);
       traffic_.ddr_since_episode = 0;
@@ -630,8 +725,7 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     s.count++;
     s.from_dma = q.unit_kind < 0;
     s.last_from = qid;
-    s.tokens.emplace_back();
-    hb.release(qid, &s.tokens.back());
+    checker_.sem_post(qid, key);
     for (int w : s.waiters) queues[(size_t)w].ev->notify();
     s.waiters.clear();
     return true;
@@ -645,8 +739,7 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     if (abort_) return false;
   }
   s.count--;
-  hb.acquire(qid, s.tokens.front());
-  s.tokens.erase(s.tokens.begin());  // few pending posts: the front is cheap to drop
+  checker_.sem_wait(qid, key);
   // a DMA queue posts when data has arrived: waiting on data; a unit, when a buffer is free
   if (s.from_dma) q.stall_data += now() - t0;
   else q.stall_flag += now() - t0;
@@ -661,8 +754,7 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
   f.count++;
   f.from_dma = q.unit_kind < 0;
   f.last_from = qid;
-  f.tokens.emplace_back();
-  hb.release(qid, &f.tokens.back());
+  checker_.flag_release(qid, t, flag);
   tq.ev->notify();
 }
 
@@ -673,8 +765,7 @@ bool SimModel::flag_wait(QState &q, int qid, int64_t flag) {
     auto it = q.flags.find(flag);
     if (it != q.flags.end() && it->second.count > 0) {
       it->second.count--;
-      hb.acquire(qid, it->second.tokens.front());
-      it->second.tokens.pop_front();
+      checker_.flag_acquire(qid, flag);
       // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
       // buffer or a result (a flag stall).
       if (it->second.from_dma) q.stall_data += now() - t0;
@@ -692,19 +783,23 @@ bool SimModel::flag_wait(QState &q, int qid, int64_t flag) {
 bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
-    int cluster = (int)inst_alloc_cluster(&in), core = (int)inst_alloc_core(&in);
-    int b = in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
-    std::string e = mem.alloc(in.r[0], b, inst_alloc_offset(&in), inst_alloc_bytes(&in), in.t[0],
-                              in.t[1], mark(qid, idx));
-    if (!e.empty()) return fail(qid, idx, e);
+    int b = alloc_buffer(in);
+    checker_.access(qid, idx, now() - start_);
+    RegionView &v = view(in.r[0]);
+    if (v.state != RS_LIVE) {  // else the check fails: already allocated
+      v = RegionView{RS_LIVE, in.t[1] != 0, b, inst_alloc_offset(&in), inst_alloc_bytes(&in)};
+      occupancy_[(size_t)b] += v.bytes;
+    }
     if (!recorders_.empty()) trace_occ(b);
     return true;
   }
   case I_FREE: {
-    int buf = mem.region(in.r[0]).buf;  // before the free drops the region's state
-    std::string e = mem.free_region(in.r[0], mark(qid, idx));
-    if (!e.empty()) return fail(qid, idx, e);
-    if (!recorders_.empty()) trace_occ(buf);
+    checker_.access(qid, idx, now() - start_);
+    RegionView &v = view(in.r[0]);
+    if (v.state != RS_LIVE || v.final) return true;  // the check fails
+    v.state = RS_FREED;
+    occupancy_[(size_t)v.buf] -= v.bytes;
+    if (!recorders_.empty()) trace_occ(v.buf);
     return true;
   }
   case I_MOV: return exec_mov(q, qid, in, idx);
@@ -742,6 +837,7 @@ void SimModel::queue_thread(int qid) {
   prog_cursor_init(&q.cur, q.prog);
   size_t n = (size_t)q.prog->ninsts;
   for (size_t i = 0; i < n && !abort_; i++) {
+    if (checker_.failed() && checks_failed()) break;
     q.pc = i;
     // the instruction stays in the cursor, which only this queue moves, while it waits
     const GsInst &in = *prog_cursor_next(&q.cur);
@@ -753,7 +849,7 @@ void SimModel::queue_thread(int qid) {
     if (i + 1 == n) q.done = true;
   }
   q.end = now();
-  hb.retire(qid);
+  checker_.retire(qid);
   running_--;
 }
 

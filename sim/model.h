@@ -10,8 +10,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "checker.h"
 #include "flow.h"
 #include "hb.h"
 #include "memory.h"
@@ -79,12 +81,14 @@ enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM, WK_FLOW };
 
 // One queue slot of the architecture (every core queue and cluster DMA queue exists, whether or
 // not the program uses it, so signals to a queue without instructions are kept).
-struct QState {
+struct alignas(64) QState {
   std::string name;
   int cluster = 0, core = -1, index = 0;
   int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
   const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
-  size_t pc = 0;                  // the index of the instruction it executes (*cur.at)
+  // What follows changes as the queue runs: on cache lines of its own, as the checker's thread
+  // reads the queue's place above (operand_place) while this thread writes below.
+  alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
   bool done = false;
   double end = 0;
@@ -92,7 +96,6 @@ struct QState {
     int64_t count = 0;
     bool from_dma = false;  // last set by a DMA queue (the stall is then "waiting on data")
     int last_from = -1;     // queue slot of the last signal (for the end-of-run report)
-    std::deque<HbClock> tokens;  // the clocks of the signals not consumed yet (hb.h)
   };
   std::map<int64_t, Flag> flags;
   std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
@@ -120,9 +123,15 @@ struct SyncObj {  // a barrier or a semaphore
   bool from_dma = false;  // semaphore: last posted by a DMA queue
   int last_from = -1;     // semaphore: queue slot of the last post (for the end-of-run report)
   std::vector<int> waiters;
-  std::vector<HbClock> tokens;  // semaphore: the clocks of the posts not consumed yet (hb.h);
-                               // a vector: a barrier, one object per id, never allocates it
-  HbClock join;                // barrier: the join of the current episode's arrivals
+};
+
+// What the model knows of a region without asking the checks (checker.h): enough to time a
+// transfer and to tell whether an access may be timed before its check's verdict.
+struct RegionView {
+  RegionState state = RS_NEVER;
+  bool final = false;  // a program output (its free is an error)
+  int buf = -1;
+  int64_t offset = 0, bytes = 0;
 };
 
 struct Traffic {
@@ -159,8 +168,10 @@ class SimModel : public sc_core::sc_module {
   std::vector<std::unique_ptr<ClusterModule>> clusters;
   std::vector<QState> queues;       // every queue slot
   std::vector<std::string> qnames;  // queues[i].name, for messages
-  MemoryState mem;
-  HbClocks hb;  // happens-before between the program's queues
+  // The checks' state: the checker's thread's while a run goes on (on cache lines apart from
+  // what the model writes).
+  alignas(64) MemoryState mem;
+  alignas(64) HbClocks hb;  // happens-before between the program's queues
 
   // Slots.
   int core_queue(int cluster, int core, int index) const;  // -1 if out of range
@@ -172,12 +183,27 @@ class SimModel : public sc_core::sc_module {
   }
 
  private:
+  friend class SimChecker;
+  // The memory checks of instruction idx of queue slot qid (run by the checker): its
+  // allocation, free, or the reads and writes of its operands; the message, or "".
+  std::string check_access(int qid, size_t idx, const GsInst &in);
+  std::string check_gemm(const QState &q, const GsInst &in, Mark who);
+  std::string check_vec(const QState &q, const GsInst &in, Mark who);
+  std::string located_error(int qid, size_t idx, const GsInst &in, double cycle,
+                            const std::string &msg) const;
+  bool checks_failed();
+  bool safe_to_time(QState &q, int qid, size_t idx, const GsInst &in);
+  bool view_live(uint32_t r, const GsAccess &ap) const;
+  RegionView &view(uint32_t r);
+  const RegionView &view_of(uint32_t r) const;
   void controller();
   void queue_thread(int q);
   bool exec(QState &q, int qid, const GsInst &in, size_t idx);
   bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
-  bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const Region *reg[2],
+  bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const int64_t base[2],
                 MovPath *mp, std::string *err);
+  static void mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp);
+  int alloc_buffer(const GsInst &in) const;
   void ddr_uses(QState &q);
   void path_uses(QState &q, const MovPath &mp, double c, double f);
   void path_ports(QState &q, const MovPath &mp);
@@ -193,7 +219,6 @@ class SimModel : public sc_core::sc_module {
   bool sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
   Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
-  std::string located(int qid, size_t idx, const std::string &msg);
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
   void wait_until(double t);
@@ -206,12 +231,12 @@ class SimModel : public sc_core::sc_module {
   void reset_run(const GsProgram *p, const SimOptions &o);
   bool choose_chunk(const SimOptions &o, SimResult *r);
   bool open_recorders(const SimOptions &o, SimResult *r);
-  void simulate();
+  void simulate(bool checks_thread);
   void register_stats(SimResult *r, double cycles);
   void register_dram_stats(SimStats &st) const;
   void trace_occ(int buf);
 
-  sc_core::sc_event start_ev_;
+  alignas(64) sc_core::sc_event start_ev_;
   const GsProgram *prog_ = nullptr;
   const char *prog_name_ = "program";
   std::function<void(uint64_t, uint64_t)> progress_;  // SimOptions::progress
@@ -239,6 +264,14 @@ class SimModel : public sc_core::sc_module {
   std::vector<std::unique_ptr<SimRecorder>> recorders_;
   uint64_t stack_bytes_;
   uint64_t run_seq_ = 0;
+  SimChecker checker_{*this};
+  std::vector<RegionView> views_;                       // [region id < min(count, 2^20)]
+  std::unordered_map<uint32_t, RegionView> views_far_;  // ids past it (hand-written programs)
+  std::vector<int64_t> occupancy_;                      // [buffer]: allocated bytes (traces)
+  // The buffers as built (name, level, place, capacity): the model's own copy to time
+  // transfers with, as mem.bufs is the checker's while a run goes on (reading it shared cache
+  // lines with the checker's writes of the same Buffer's maps).
+  std::vector<Buffer> buffers_;
 };
 
 // Barriers and semaphores: the key of id `id` of scope `scope` seen from cluster `cluster`, and

@@ -244,6 +244,11 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   recorders_.clear();
   for (QState &q : queues) q.reset();
   mem.reset(p);
+  // dense for the ids a scheduler hands out (ResNet-50 at batch 64: 15429), a map past 2^20
+  // (a hand-written program may name region 67108863: test_sim_limits)
+  views_.assign(p ? std::min((size_t)p->nregions, (size_t)1 << 20) : 0, RegionView());
+  views_far_.clear();
+  occupancy_.assign(mem.bufs.size(), 0);
   start_ps_ = sc_time_stamp().value();
   start_ = now();
   flows_.reset(start_);
@@ -306,17 +311,21 @@ bool SimModel::open_recorders(const SimOptions &o, SimResult *r) {
   return true;
 }
 
-// Runs the kernel until it has no events left; queues unfinished then are deadlocked: reported,
-// released with abort_ and drained. Then the end-of-run checks when nothing failed before.
-void SimModel::simulate() {
+// Runs the kernel until it has no events left, the checks beside it (checker.h); a check that
+// failed stops the run, and queues it left blocked are released with abort_ and drained.
+// Queues unfinished otherwise are deadlocked: reported, released and drained likewise. Then the
+// end-of-run checks when nothing failed before.
+void SimModel::simulate(bool checks_thread) {
   running_ = 0;
   for (QState &q : queues)
     if (q.prog && q.prog->ninsts) running_++;
   // The first sc_start initialises the kernel (the controller reaches its wait); only then does a
   // pending notification count as activity for the run-to-starvation sc_start below.
   if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
+  checker_.start(prog_, checks_thread && SimChecker::second_core());
   start_ev_.notify(SC_ZERO_TIME);
   sc_start();
+  if (!abort_ && checks_failed() && running_ > 0) sc_start();  // release the blocked queues
   if (!abort_ && running_ > 0) {
     error_ = deadlock_report();
     error_cycle_ = now() - start_;
@@ -324,6 +333,7 @@ void SimModel::simulate() {
     wake_all();
     sc_start();
   }
+  checker_.stop();
   if (error_.empty()) error_ = end_report();  // at the run's end: error_cycle_ stays unused
 }
 
@@ -343,7 +353,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     for (QState &q : queues) q.prog = nullptr;
     return r->status;
   }
-  simulate();
+  simulate(o.checks_thread);
   double end = start_;
   for (QState &q : queues) {
     if (!q.prog || q.prog->ninsts == 0) continue;

@@ -92,6 +92,10 @@ struct SimOptions {
   // program a second time (the same function on the same inputs; prog_check and its decoding
   // were about 5% of a run's profile). Null: checked here.
   const GsArch *checked_against = nullptr;
+  // The memory and race checks of the run on a thread of their own, beside the simulation
+  // (sim/checker.h; docs/timing.md, "Checks on a second core"), when the machine has a second
+  // core; false: inline, on the simulating thread. The verdicts and messages are the same.
+  bool checks_thread = true;
 };
 
 // Per barrier episode (the kernel boundary marker of the schedulers).

@@ -116,6 +116,8 @@ class Procs:
 def _gtsim_run(ctx, p, out):
     """Runs point p's gtsim into out; (exit code, stderr), or None when the sweep stopped."""
     cmd = [ctx["gtsim"]] + sspec.gtsim_args(p) + ["--json", "-o", out]
+    if ctx.get("checks_inline"):  # every core has a run of its own: no second core for checks
+        cmd.append("--checks-inline")
     proc = ctx["procs"].start(cmd, ctx["cwd"])
     if proc is None:
         return None
@@ -135,7 +137,8 @@ def _gtsim_run(ctx, p, out):
 
 def execute(ctx, p):
     """Runs point p; its record, or None when the sweep was stopped meanwhile. ctx: gtsim,
-    cwd (the spec's directory), timeout, backend, describer, procs."""
+    cwd (the spec's directory), timeout, backend, describer, procs, and optionally
+    checks_inline (gtsim --checks-inline)."""
     pid = sspec.point_id(p)
     r = {"id": pid, "status": "failed", "exit_code": None, "error": None, "config_hash": None,
          "gtsim_version": None, "backend": ctx["backend"], "host": socket.gethostname(),

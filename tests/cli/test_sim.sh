@@ -99,4 +99,25 @@ out=$(GTSIM_CHUNK_BYTES=512 "$GTSIM" "${ARCH[@]}" $CASES/contend.gtasm | awk '$1
 if [ "$out" = "cycles=639 chunk_bytes=512 " ]; then ok "GTSIM_CHUNK_BYTES=512: same cycles for contend.gtasm, chunk recorded"
 else nok "GTSIM_CHUNK_BYTES=512: same cycles, chunk recorded" "$out"; fi
 if [ ! -e "$tmp/nodir" ] && ! ls "$tmp" | grep -q '\.tmp\.'; then ok "no partial output files left"; else nok "no partial output files left"; fi
+
+# 6. the checks on a second core or inline (--checks-inline, sim/checker.h): the same report of
+# every case that passes, the same exit status and message of every case that fails, and the
+# same under a single core (taskset: the checks then run inline however asked)
+for f in $CASES/*.gtasm; do
+  a=(); case $f in *systolic*) a=(--arch "$CASES/systolic.cfg") ;; *goya*) a=(--arch configs/goya.cfg) ;;
+    *ipu*) a=(--arch configs/ipu-gc2.cfg) ;; *) a=("${ARCH[@]}") ;; esac
+  "$GTSIM" "${a[@]}" "$f" >"$tmp/t.out" 2>"$tmp/t.err"; rt=$?
+  "$GTSIM" "${a[@]}" "$f" --checks-inline >"$tmp/i.out" 2>"$tmp/i.err"; ri=$?
+  rs=$rt; cp "$tmp/t.out" "$tmp/s.out"; cp "$tmp/t.err" "$tmp/s.err"
+  if command -v taskset >/dev/null; then taskset -c 0 "$GTSIM" "${a[@]}" "$f" >"$tmp/s.out" 2>"$tmp/s.err"; rs=$?; fi
+  if [ $rt = $ri ] && [ $rt = $rs ] && cmp -s "$tmp/t.out" "$tmp/i.out" && cmp -s "$tmp/t.err" "$tmp/i.err" \
+     && cmp -s "$tmp/t.out" "$tmp/s.out" && cmp -s "$tmp/t.err" "$tmp/s.err"; then
+    ok "$(basename "$f"): checks on a thread, inline and on one core agree (exit $rt)"
+  else
+    nok "$(basename "$f"): checks on a thread, inline and on one core agree" "exit $rt/$ri/$rs" "$(diff "$tmp/t.err" "$tmp/i.err" | head -5)"
+  fi
+done
+"$GTSIM" "${ARCH[@]}" --describe --checks-inline >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc = 1 ] && grep -qF -- "--checks-inline is not used by --describe" "$tmp/err"; then ok "--checks-inline outside a run: exit 1"
+else nok "--checks-inline outside a run: exit 1" "exit $rc"; fi
 done_testing

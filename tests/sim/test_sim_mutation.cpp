@@ -11,7 +11,8 @@
 // The waits and signals the emitter folds into instructions are written out as instructions of
 // their own first (lists_of), so a deleted wait or signal is one of them too.
 //
-// Oracle. The unmutated program must run cleanly. A mutant is reported (exit 2), or survives
+// Oracle. Every run is made with the checks on a thread and inline, which must agree (simulate).
+// The unmutated program must run cleanly. A mutant is reported (exit 2), or survives
 // (exit 0); every survivor must be classified by an argument made here from the program text
 // alone, never from the simulator:
 //   benign      the mutation cannot change what any instruction reads: two neighbours that
@@ -300,11 +301,21 @@ struct View {
   View &operator=(const View &) = delete;
 };
 
+// Every program runs twice: with the memory and race checks on a thread of their own, as the
+// command line runs them, and inline on the simulating thread (sim/checker.h). The two must
+// agree on the verdict, the message (which names the first failing access, its instruction and
+// cycle) and, for a clean run, the cycles.
 static SimResult simulate(Simulator *sim, const GsProgram *base, Lists &L) {
   View v(base, L);
   SimOptions o;
-  SimResult r;
+  SimResult r, inl;
   sim->run(&v.p, o, &r);
+  o.checks_thread = false;
+  sim->run(&v.p, o, &inl);
+  if (r.status != inl.status || r.message != inl.message || r.cycles != inl.cycles)
+    throw std::runtime_error("the checks on a thread and inline disagree:\n" + r.message +
+                             "(" + std::to_string(r.cycles) + " cycles)\n---\n" + inl.message +
+                             "(" + std::to_string(inl.cycles) + " cycles)");
   return r;
 }
 

@@ -1,0 +1,193 @@
+// checker.cpp — the checks' thread and the ring of records that feeds it (checker.h).
+// Invariants: only the model writes ring_[head_local_..] and head_local_; only the thread reads
+// ring_[tail_..head_) and writes tail_; MemoryState and HbClocks are touched by the thread alone
+// between start() and stop(), except after drain() returned, when the thread waits for records.
+// Waiting on either side polls: it spins briefly, then sleeps in growing steps (backoff).
+#include "checker.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <new>
+
+#include "model.h"
+
+extern "C" {
+#include "util.h"
+}
+
+static inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+static const size_t kStackBytes = 4u << 20;  // the sanitizers' frames are larger
+#else
+static const size_t kStackBytes = 256u << 10;
+#endif
+
+// The model spins this many times before it sleeps 10 us at a time; the thread, out of
+// records, sleeps kNapUs (the kernel's timer slack makes any sleep about 50 us anyway).
+static const int kSpins = 256;
+static const long kNapUs = 50;
+
+void SimChecker::start(const GsProgram *p, bool threaded) {
+  stop();
+  cursors_.assign(m_.queues.size(), GsCursor());
+  for (size_t i = 0; i < m_.queues.size(); i++)
+    if (m_.queues[i].prog) prog_cursor_init(&cursors_[i], m_.queues[i].prog);
+  (void)p;
+  flag_tokens_.clear();
+  sem_tokens_.clear();
+  joins_.clear();
+  error_.clear();
+  error_cycle_ = 0;
+  failed_.store(false);
+  head_local_ = tail_seen_ = 0;
+  head_.store(0);
+  tail_.store(0);
+  quit_.store(false);
+  threaded_ = threaded;
+  if (!threaded_) return;
+  if (ring_.empty()) ring_.resize(kRing);
+  ring_at_ = ring_.data();
+  // A stack of its own size: the default (the stack limit, 8 MiB) is address space that a run
+  // under a limit (test_limits) misses; the checks recurse nowhere.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kStackBytes);
+  running_ = pthread_create(&thread_, &attr, &SimChecker::thread_entry, this) == 0;
+  pthread_attr_destroy(&attr);
+  if (!running_) threaded_ = false;  // no thread to be had (a process limit): inline, the same verdicts
+}
+
+void *SimChecker::thread_entry(void *self) {
+  try {
+    static_cast<SimChecker *>(self)->thread_main();
+  } catch (const std::bad_alloc &) {
+    die("out of memory");
+  }
+  return nullptr;
+}
+
+// May this process run on two cores? (Its affinity: a Slurm task, taskset, a container's CPU
+// set.) On one, a thread for the checks would only take turns with the simulation.
+bool SimChecker::second_core() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
+void SimChecker::stop() {
+  if (!running_) return;
+  drain();
+  quit_.store(true, std::memory_order_release);
+  pthread_join(thread_, nullptr);
+  running_ = threaded_ = false;
+}
+
+void SimChecker::publish() { head_.store(head_local_, std::memory_order_release); }
+
+// Neither side wakes the other: a wake-up costs the waker a system call, and the model
+// publishes every 64 records. The thread, which keeps up, sleeps whenever it has caught up, so
+// that it works on batches of records and burns no core spinning (a core another process of a
+// sweep may want); the model, which waits only when the ring is full or for a drain, spins a
+// little first (docs/timing.md, "Checks on a second core").
+static void nap(long us) {
+  struct timespec ts = {0, us * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+// The model waits until the thread has checked up to `upto` (the ring is full, or a drain).
+void SimChecker::wait_tail(uint64_t upto) {
+  for (int spin = 0; tail_.load(std::memory_order_acquire) < upto; spin++)
+    if (spin < kSpins) cpu_relax();
+    else nap(10);
+}
+
+void SimChecker::wait_for_room() {
+  publish();
+  wait_tail(head_local_ - kRing + 1);
+  tail_seen_ = tail_.load(std::memory_order_acquire);
+}
+
+void SimChecker::drain() {
+  if (!threaded_) return;
+  publish();
+  wait_tail(head_local_);
+  tail_seen_ = head_local_;
+}
+
+// The thread: checks what is published, publishes how far it got, waits when there is nothing.
+void SimChecker::thread_main() {
+  uint64_t t = 0;
+  for (;;) {
+    uint64_t h = head_.load(std::memory_order_acquire);
+    if (t == h) {
+      if (quit_.load(std::memory_order_acquire) && head_.load(std::memory_order_acquire) == t) return;
+      nap(kNapUs);
+      continue;
+    }
+    for (; t < h; t++) apply(ring_[t & (kRing - 1)]);
+    tail_.store(t, std::memory_order_release);
+  }
+}
+
+void SimChecker::apply(const CheckOp &op) {
+  if (failed_.load(std::memory_order_relaxed)) return;  // the first failure is the verdict
+  HbClocks &hb = m_.hb;
+  switch (op.kind) {
+  case CK_ACCESS: check_access(op); break;
+  case CK_FLAG_REL: {
+    std::deque<HbClock> &d = flag_tokens_[FlagKey{op.a, op.v}];
+    d.emplace_back();
+    hb.release(op.q, &d.back());
+    break;
+  }
+  case CK_FLAG_ACQ: {
+    std::deque<HbClock> &d = flag_tokens_[FlagKey{op.q, op.v}];
+    gs_assert(!d.empty());  // the model consumed a count: a signal handed over before
+    hb.acquire(op.q, d.front());
+    d.pop_front();
+    break;
+  }
+  case CK_SEM_POST: {
+    std::deque<HbClock> &d = sem_tokens_[(uint64_t)op.v];
+    d.emplace_back();
+    hb.release(op.q, &d.back());
+    break;
+  }
+  case CK_SEM_WAIT: {
+    std::deque<HbClock> &d = sem_tokens_[(uint64_t)op.v];
+    gs_assert(!d.empty());
+    hb.acquire(op.q, d.front());
+    d.pop_front();
+    break;
+  }
+  case CK_BAR_ARRIVE: hb.arrive(op.q, &joins_[(uint64_t)op.v]); break;
+  case CK_BAR_ACQ: hb.acquire(op.q, joins_[(uint64_t)op.v]); break;
+  case CK_BAR_CLEAR: joins_[(uint64_t)op.v].clear(); break;
+  case CK_FLOOR:
+    hb.update_floor();  // lets the access logs drop what every queue is ordered after
+    m_.mem.prune_logs();
+    break;
+  case CK_RETIRE: hb.retire(op.q); break;
+  default: die("check record kind %d out of range", op.kind);
+  }
+}
+
+// Reads queue q's instructions up to op.idx (the ones between touch no memory) and checks it.
+void SimChecker::check_access(const CheckOp &op) {
+  GsCursor &c = cursors_[(size_t)op.q];
+  const GsInst *in = nullptr;
+  while (c.i <= (int64_t)op.idx) in = prog_cursor_next(&c);
+  gs_assert(in && c.i == (int64_t)op.idx + 1);
+  std::string e = m_.check_access(op.q, op.idx, *in);
+  if (e.empty()) return;
+  error_ = m_.located_error(op.q, op.idx, *in, op.cycle, e);
+  error_cycle_ = op.cycle;
+  failed_.store(true, std::memory_order_release);
+}

@@ -1,0 +1,156 @@
+// checker.h — the run's memory and race checks on a thread of their own (docs/timing.md,
+// "Checks on a second core"). Internal to sim/.
+//
+// The model's queue threads decide timing; what every instruction reads, writes, allocates and
+// frees, and the happens-before order the checks judge those accesses by, do not change timing.
+// So the model hands each such event to the checker as a small record, in the order the events
+// happen in the simulation, and goes on; a thread of the checker's replays them, in that same
+// order, against MemoryState and HbClocks (memory.h, hb.h), which only it touches while the run
+// goes on. The state it sees at every record is the one the model would have seen checking
+// inline, so the verdict and its message are the same: the first failing access in simulation
+// order, located at its queue, instruction and cycle.
+//
+// Contract with the model:
+// - events are handed over in simulation order (one SystemC thread runs at a time);
+// - `access(q, idx, cycle)` names the next instruction of queue slot q that touches memory: the
+//   checker decodes it from the program with a cursor of its own and checks its operands
+//   (SimModel::check_access);
+// - before the model reads MemoryState or HbClocks itself, or trusts that an access it is about
+//   to time is legal (a region live and the access inside it), it calls `drain()`;
+// - `failed()` may be polled at any time; after `drain()` it is final for what was handed over.
+#ifndef GS_CHECKER_H
+#define GS_CHECKER_H
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hb.h"
+
+extern "C" {
+#include "prog.h"
+}
+
+class SimModel;
+
+enum CheckOpKind : uint8_t {
+  CK_ACCESS,       // q's instruction idx: its memory checks
+  CK_FLAG_REL,     // q signals flag v of queue slot a
+  CK_FLAG_ACQ,     // q consumes a count of its flag v
+  CK_SEM_POST,     // q posts semaphore key v
+  CK_SEM_WAIT,     // q consumes a post of semaphore key v
+  CK_BAR_ARRIVE,   // q arrives at barrier key v
+  CK_BAR_ACQ,      // q leaves barrier key v (its episode complete)
+  CK_BAR_CLEAR,    // barrier key v's episode is over
+  CK_FLOOR,        // a chip barrier completed: drop the access records every queue is after
+  CK_RETIRE,       // q executed its last instruction
+};
+
+struct CheckOp {
+  uint8_t kind;
+  int32_t q, a;
+  uint32_t idx;
+  int64_t v;
+  double cycle;  // model time of the event (for the message)
+};
+
+class SimChecker {
+ public:
+  explicit SimChecker(SimModel &m) : m_(m) {}
+  ~SimChecker() { stop(); }
+  SimChecker(const SimChecker &) = delete;
+  SimChecker &operator=(const SimChecker &) = delete;
+
+  // A run starts: cursors on the program's queues; `threaded` false checks every record as
+  // it is handed over, on the caller's thread (the same verdicts: test_sim_checks compares).
+  void start(const GsProgram *p, bool threaded);
+  // The run is over: everything handed over is checked and the thread has ended.
+  void stop();
+  // Does the process have a second core to check on?
+  static bool second_core();
+
+  void access(int q, size_t idx, double cycle) { put({CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle}); }
+  void flag_release(int q, int target, int64_t flag) { put({CK_FLAG_REL, q, target, 0, flag, 0}); }
+  void flag_acquire(int q, int64_t flag) { put({CK_FLAG_ACQ, q, 0, 0, flag, 0}); }
+  void sem_post(int q, uint64_t key) { put({CK_SEM_POST, q, 0, 0, (int64_t)key, 0}); }
+  void sem_wait(int q, uint64_t key) { put({CK_SEM_WAIT, q, 0, 0, (int64_t)key, 0}); }
+  void barrier_arrive(int q, uint64_t key) { put({CK_BAR_ARRIVE, q, 0, 0, (int64_t)key, 0}); }
+  void barrier_acquire(int q, uint64_t key) { put({CK_BAR_ACQ, q, 0, 0, (int64_t)key, 0}); }
+  void barrier_clear(uint64_t key) { put({CK_BAR_CLEAR, 0, 0, 0, (int64_t)key, 0}); }
+  void floor() { put({CK_FLOOR, 0, 0, 0, 0, 0}); }
+  void retire(int q) { put({CK_RETIRE, q, 0, 0, 0, 0}); }
+
+  // Waits until every record handed over has been checked.
+  void drain();
+  // A record failed its check (relaxed: poll freely; final after drain()).
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // The first failure: "queue Q, instruction I (TEXT), at cycle C: MSG", and its cycle.
+  const std::string &error() const { return error_; }
+  double error_cycle() const { return error_cycle_; }
+
+ private:
+  static constexpr uint64_t kRing = 1u << 15;  // records in flight (1 MiB)
+  static constexpr uint64_t kPublish = 64;     // records between publications of the head
+
+  void put(const CheckOp &op) {
+    if (!threaded_) { apply(op); return; }
+    uint64_t h = head_local_;
+    if (h - tail_seen_ == kRing) wait_for_room();
+    ring_at_[h & (kRing - 1)] = op;
+    head_local_ = h + 1;
+    if ((head_local_ & (kPublish - 1)) == 0) publish();
+  }
+  void publish();
+  void wait_tail(uint64_t upto);
+  void wait_for_room();
+  static void *thread_entry(void *self);
+  void thread_main();
+  void apply(const CheckOp &op);
+  void check_access(const CheckOp &op);
+
+  // The model's side: written by the model as it hands records over.
+  SimModel &m_;
+  bool threaded_ = false;
+  CheckOp *ring_at_ = nullptr;  // ring_.data()
+  uint64_t head_local_ = 0;     // the model's next slot
+  uint64_t tail_seen_ = 0;      // the model's last view of tail_
+
+  // The thread's side (the model's too when inline, or after drain()): on lines of their own,
+  // so that the model's writes above do not take them from the thread's cache.
+  alignas(64) std::vector<GsCursor> cursors_;  // [queue slot]: reads its queue for the checks
+  struct FlagKey {
+    int q;
+    int64_t flag;
+    bool operator==(const FlagKey &o) const { return q == o.q && flag == o.flag; }
+  };
+  struct FlagHash {
+    size_t operator()(const FlagKey &k) const {
+      return std::hash<int64_t>()(k.flag * 1000003 + k.q);
+    }
+  };
+  // the clocks of the signals and posts not consumed yet (FIFO, hb.h), barriers' joins
+  std::unordered_map<FlagKey, std::deque<HbClock>, FlagHash> flag_tokens_;
+  std::unordered_map<uint64_t, std::deque<HbClock>> sem_tokens_;
+  std::unordered_map<uint64_t, HbClock> joins_;
+  std::vector<CheckOp> ring_;   // the records, kRing of them
+
+  // The verdict: written once by the thread, polled by the model before every instruction.
+  alignas(64) std::atomic<bool> failed_{false};
+  std::string error_;
+  double error_cycle_ = 0;
+
+  // The ring's ends: the model publishes records [tail, head), the thread how far it checked.
+  alignas(64) std::atomic<uint64_t> head_{0};
+  alignas(64) std::atomic<uint64_t> tail_{0};
+  alignas(64) std::atomic<bool> quit_{false};  // stop(): the thread ends once it has caught up
+  pthread_t thread_{};
+  bool running_ = false;  // thread_ runs
+};
+
+#endif
