@@ -1,8 +1,8 @@
 /* lower_gt.c — GraphTurbo's kernel generation (paper §4.1–4.3) as a plan for the shared
  * emitter (emit.c, emit_tiles.c). gt_plan() reads top to bottom:
  *
- *   schedule_view        the graph-level passes (gt.c) at the per-cluster batch: groups, instances,
- *                        their order and scopes
+ *   schedule_view        the graph-level passes (gt.c) at the per-cluster batch, up to bind:
+ *                        groups, instances, their order and scopes
  *   lower_group_kernels  layers inside each group: an anchor (conv, dense, matmul) with its
  *                        elementwise tail, every other op a layer of its own (the tvm rule, §4.1)
  *   plan_instances       the instances as run: the ladder level (--gt-level), groups that cannot be
@@ -73,7 +73,10 @@ static int schedule_view(GsLowered *l, SchedView *v, GsDiag *d) {
     return -1;
   }
   if (graph_infer(g, share, d)) return -1;
-  GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, (GtPass)(GT_NPASSES - 1));
+  /* up to bind, the last pass that writes what is read below (instances, order, scopes): the
+   * concat pass's extra ops are not kernels here (docs/graphturbo.md, "Kernel generation"),
+   * and on ViT-B/16 it built 1.1 M of them to keep 10 k, a third of the passes' time */
+  GtSchedule *s = gt_schedule(g, l->arch, &l->opt.gt, GT_PASS_BIND);
   v->ngroups = s->nlive;
   v->op_group = arena_alloc(l->arena, sizeof(int) * (size_t)g->nops);
   for (int o = 0; o < g->nops; o++) v->op_group[o] = s->groups[s->group_of_op[o]].topo;
