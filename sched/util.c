@@ -32,8 +32,14 @@ typedef struct Block {
   _Alignas(16) unsigned char data[];
 } Block;
 
+typedef struct Adopted { /* a heap block the arena frees (arena_adopt) */
+  struct Adopted *next;
+  void *p;
+} Adopted;
+
 struct GsArena {
   Block *head;
+  Adopted *adopted;
 };
 
 enum { BLOCK_SIZE = 64 * 1024 };
@@ -46,6 +52,7 @@ GsArena *arena_new(void) {
 
 void arena_free(GsArena *a) {
   if (!a) return;
+  for (Adopted *x = a->adopted; x; x = x->next) free(x->p); /* the nodes are in the blocks */
   for (Block *b = a->head, *n; b; b = n) {
     n = b->next;
     free(b);
@@ -73,6 +80,15 @@ void *arena_alloc(GsArena *a, size_t n) {
   void *p = b->data + b->used;
   b->used += n;
   memset(p, 0, n);
+  return p;
+}
+
+void *arena_adopt(GsArena *a, void *p) {
+  if (!p) return NULL;
+  Adopted *x = arena_alloc(a, sizeof *x);
+  x->p = p;
+  x->next = a->adopted;
+  a->adopted = x;
   return p;
 }
 

@@ -93,6 +93,9 @@ void *arena_alloc(GsArena *a, size_t n);          /* zeroed, 16-byte aligned */
 char *arena_strdup(GsArena *a, const char *s);
 char *arena_strndup(GsArena *a, const char *s, size_t n);
 char *arena_printf(GsArena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands p (from malloc/realloc, or NULL) to the arena, which frees it in arena_free; returns
+ * p. For an array grown on the heap: copying it in would zero and copy every byte again. */
+void *arena_adopt(GsArena *a, void *p);
 
 /* ---- Growable array of fixed-size elements (heap, owner frees with vec_free). ---- */
 typedef struct {
