@@ -2,8 +2,9 @@
 # bench_scale.sh — memory and speed at scale, this tree against a base release, in the same run:
 # for resnet50, bert-128, vit-b16 and mobilenetv2 at their paper batches on stcp920 and
 # stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulation's wall
-# time of both binaries side by side, and this tree's again under the flow transfer model
-# (chip.transfer_model=flow) with its cycles against the chunk model's. Both binaries simulate
+# time of both binaries side by side, and this tree's again with its checks inline
+# (--checks-inline) and under the flow transfer model (chip.transfer_model=flow) with its cycles
+# against the chunk model's. Both binaries simulate
 # the same run (the same cycles), but this tree's program has fewer instructions (waits and
 # signals ride on the instructions they order), so the simulation's speed-up is the ratio of
 # the wall times, not of instructions per second;
@@ -56,18 +57,22 @@ echo "run simulated (the same cycles; this tree's program folds waits and signal
 echo "instructions they order, so it has fewer instructions for the same work)."
 [ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
 echo
+echo "Inline: this tree under \`--checks-inline\` (the checks on the simulating thread, not on a"
+echo "second core: docs/timing.md, \"Checks on a second core\"); the same cycles."
 echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles against the chunk model's (now)."
 echo
-echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s flow | cycles flow vs chunk |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s inline | simulate s flow | cycles flow vs chunk |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
       read -r nw nr ns nt ni nc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
       if [ "$nw" = failed ]; then
-        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | | | | |"
         continue
       fi
+      read -r _ _ _ it _ ic <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --checks-inline)"
+      [ "$ic" = "$nc" ] || it="$it (cycles differ: $ic)"
       read -r fw fr fs ft fi_ fc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
       fm="failed" fd=""
       if [ "$fw" != failed ]; then
@@ -80,7 +85,7 @@ for m in $models; do
         if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
         else up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }'); fi
       fi
-      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $fm | $fd |"
+      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $it | $fm | $fd |"
     done
   done
 done
