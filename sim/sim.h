@@ -10,6 +10,8 @@
 //   memory.h/.cpp       memory_: buffer and region state: allocations, occupancy, the tile each
 //                       byte range of a region holds, its access log (the checks)
 //   hb.h/.cpp           happens-before between queues: vector clocks (the race checks)
+//   checker.h/.cpp      SimChecker: those checks on a thread of their own beside the model, fed
+//                       records in simulation order (docs/timing.md, "Checks on a second core")
 //   model.h/.cpp        model_: the SystemC modules, one per resource, and the queue threads
 //   stats.cpp           the stats registry and its text/JSON printers
 //   actions.h/.cpp      actions_: counts of what instructions did (MACs, element passes, bytes
