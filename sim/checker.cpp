@@ -34,12 +34,11 @@ static const size_t kStackBytes = 256u << 10;
 static const int kSpins = 256;
 static const long kNapUs = 50;
 
-void SimChecker::start(const GsProgram *p, bool threaded) {
+void SimChecker::start(bool threaded) {
   stop();
   cursors_.assign(m_.queues.size(), GsCursor());
   for (size_t i = 0; i < m_.queues.size(); i++)
     if (m_.queues[i].prog) prog_cursor_init(&cursors_[i], m_.queues[i].prog);
-  (void)p;
   flag_tokens_.clear();
   sem_tokens_.clear();
   joins_.clear();

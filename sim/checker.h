@@ -67,9 +67,10 @@ class SimChecker {
   SimChecker(const SimChecker &) = delete;
   SimChecker &operator=(const SimChecker &) = delete;
 
-  // A run starts: cursors on the program's queues; `threaded` false checks every record as
-  // it is handed over, on the caller's thread (the same verdicts: test_sim_checks compares).
-  void start(const GsProgram *p, bool threaded);
+  // A run starts (its queues bound to their slots): cursors on the program's queues.
+  // `threaded` false checks every record as it is handed over, on the caller's thread (the
+  // same verdicts: test_sim_mutation and test_sim compare).
+  void start(bool threaded);
   // The run is over: everything handed over is checked and the thread has ended.
   void stop();
   // Does the process have a second core to check on?

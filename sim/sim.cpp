@@ -322,7 +322,7 @@ void SimModel::simulate(bool checks_thread) {
   // The first sc_start initialises the kernel (the controller reaches its wait); only then does a
   // pending notification count as activity for the run-to-starvation sc_start below.
   if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
-  checker_.start(prog_, checks_thread && SimChecker::second_core());
+  checker_.start(checks_thread && SimChecker::second_core());
   start_ev_.notify(SC_ZERO_TIME);
   sc_start();
   if (!abort_ && checks_failed() && running_ > 0) sc_start();  // release the blocked queues
