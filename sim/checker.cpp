@@ -2,7 +2,7 @@
 // Invariants: only the model writes ring_[head_local_..] and head_local_; only the thread reads
 // ring_[tail_..head_) and writes tail_; MemoryState and HbClocks are touched by the thread alone
 // between start() and stop(), except after drain() returned, when the thread waits for records.
-// Waiting on either side polls: it spins briefly, then sleeps in growing steps (backoff).
+// Waiting on either side polls (nap): the model spins briefly first, the thread does not.
 #include "checker.h"
 
 #include <sched.h>
@@ -36,9 +36,14 @@ static const long kNapUs = 50;
 
 void SimChecker::start(bool threaded) {
   stop();
-  cursors_.assign(m_.queues.size(), GsCursor());
+  // a cursor per program queue, not per slot: 10 KiB each, and the IPU has 7296 slots
+  cursor_of_.assign(m_.queues.size(), -1);
+  size_t n = 0;
   for (size_t i = 0; i < m_.queues.size(); i++)
-    if (m_.queues[i].prog) prog_cursor_init(&cursors_[i], m_.queues[i].prog);
+    if (m_.queues[i].prog) cursor_of_[i] = (int)n++;
+  cursors_.resize(n);
+  for (size_t i = 0; i < m_.queues.size(); i++)
+    if (cursor_of_[i] >= 0) prog_cursor_init(&cursors_[(size_t)cursor_of_[i]], m_.queues[i].prog);
   flag_tokens_.clear();
   sem_tokens_.clear();
   joins_.clear();
@@ -180,7 +185,7 @@ void SimChecker::apply(const CheckOp &op) {
 
 // Reads queue q's instructions up to op.idx (the ones between touch no memory) and checks it.
 void SimChecker::check_access(const CheckOp &op) {
-  GsCursor &c = cursors_[(size_t)op.q];
+  GsCursor &c = cursors_[(size_t)cursor_of_[(size_t)op.q]];
   const GsInst *in = nullptr;
   while (c.i <= (int64_t)op.idx) in = prog_cursor_next(&c);
   gs_assert(in && c.i == (int64_t)op.idx + 1);

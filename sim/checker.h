@@ -26,7 +26,6 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -89,7 +88,7 @@ class SimChecker {
 
   // Waits until every record handed over has been checked.
   void drain();
-  // A record failed its check (relaxed: poll freely; final after drain()).
+  // A record failed its check (cheap: poll freely; final for what was handed over after drain()).
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   // The first failure: "queue Q, instruction I (TEXT), at cycle C: MSG", and its cycle.
   const std::string &error() const { return error_; }
@@ -124,7 +123,8 @@ class SimChecker {
 
   // The thread's side (the model's too when inline, or after drain()): on lines of their own,
   // so that the model's writes above do not take them from the thread's cache.
-  alignas(64) std::vector<GsCursor> cursors_;  // [queue slot]: reads its queue for the checks
+  alignas(64) std::vector<GsCursor> cursors_;  // [program queue]: reads it for the checks
+  std::vector<int> cursor_of_;                 // [queue slot]: its cursor, -1 without a queue
   struct FlagKey {
     int q;
     int64_t flag;

@@ -378,10 +378,15 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
 // ---- accesses ----
 
 // The bytes a pattern touches must lie inside the region (the pattern's extent, from its base).
+bool memory_inside(const GsAccess &ap, int64_t bytes) {
+  int64_t off = ap.base, n = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
+  return off >= 0 && n >= 0 && off <= bytes && n <= bytes - off;
+}
+
 std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what) const {
   const Region &g = region(r);
+  if (memory_inside(ap, g.bytes)) return "";
   int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
-  if (off >= 0 && bytes >= 0 && off <= g.bytes && bytes <= g.bytes - off) return "";
   char msg[256];
   snprintf(msg, sizeof msg, "%s [%" PRId64 ", %" PRId64 ") of region %s is outside its %" PRId64
            " bytes", what, off, off + bytes, region_name(r).c_str(), g.bytes);

@@ -79,6 +79,8 @@ struct Region {
 
 // The pattern of bytes [off, off + bytes): one row.
 GsAccess memory_range(int64_t off, int64_t bytes);
+// Does pattern ap lie inside a region of `bytes` bytes (its extent, from its base)?
+bool memory_inside(const GsAccess &ap, int64_t bytes);
 // Do patterns a and b touch a common byte? *lo, *hi: the first stretch of a's that b touches.
 bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *hi);
 

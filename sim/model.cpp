@@ -267,9 +267,7 @@ const RegionView &SimModel::view_of(uint32_t r) const {
 // checks decide the rest.
 bool SimModel::view_live(uint32_t r, const GsAccess &ap) const {
   const RegionView &v = view_of(r);
-  if (v.state != RS_LIVE) return false;
-  int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
-  return off >= 0 && bytes >= 0 && off <= v.bytes && bytes <= v.bytes - off;
+  return v.state == RS_LIVE && memory_inside(ap, v.bytes);
 }
 
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.

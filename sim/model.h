@@ -6,7 +6,6 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -192,7 +191,6 @@ class SimModel : public sc_core::sc_module {
   std::string located_error(int qid, size_t idx, const GsInst &in, double cycle,
                             const std::string &msg) const;
   bool checks_failed();
-  bool safe_to_time(QState &q, int qid, size_t idx, const GsInst &in);
   bool view_live(uint32_t r, const GsAccess &ap) const;
   RegionView &view(uint32_t r);
   const RegionView &view_of(uint32_t r) const;
