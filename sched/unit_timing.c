@@ -73,15 +73,6 @@ GsAccess timing_ddr_runs(const GsAccess *a) {
   return *a;
 }
 
-void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_t *hi) {
-  *lo = addr;
-  *hi = addr + len;
-  if (burst > 1) {
-    *lo = timing_udiv(addr, burst) * burst;
-    *hi = timing_udiv(addr + len + burst - 1, burst) * burst;
-  }
-}
-
 int64_t timing_ddr_bytes(const GsAccess *a, int burst) {
   GsAccess r = timing_ddr_runs(a);
   if (r.row_bytes <= 0) return 0;

@@ -59,8 +59,18 @@ static inline int64_t timing_udiv(int64_t a, int64_t d) {
 }
 
 /* The whole bursts [*lo, *hi) that bytes [addr, addr + len) touch: a partial burst costs a
- * whole one; burst <= 1 leaves the range as it is. */
-void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo, int64_t *hi);
+ * whole one; burst <= 1 leaves the range as it is. Inline: the simulator rounds every row of a
+ * transfer's DDR side. */
+static inline void timing_burst_span(int64_t addr, int64_t len, int burst, int64_t *lo,
+                                     int64_t *hi) {
+  *lo = addr;
+  *hi = addr + len;
+  if (burst > 1) {
+    *lo = timing_udiv(addr, burst) * burst;
+    *hi = timing_udiv(addr + len + burst - 1, burst) * burst;
+  }
+}
+
 
 /* DDR bytes of pattern a at its addresses: every run of timing_ddr_runs rounded out to whole
  * bursts — what the simulator charges (its channels' bytes add up to this). */

@@ -137,7 +137,7 @@ double FlowNet::step(double now, std::vector<int> *done) {
     if (!f.live || f.end_at > now + kEndSlack) continue;
     for (FlowUse &u : f.uses) {
       u.res->busy += f.left * u.service;  // what rounding left over
-      u.res->bytes += (uint64_t)std::llround(u.bytes);
+      u.res->bytes += (uint64_t)timing_llround(u.bytes);
       u.res->nflows--;
       u.res->fl_load = u.res->nflows ? u.res->fl_load - f.u * u.service / f.full : 0;
     }

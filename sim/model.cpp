@@ -196,7 +196,7 @@ double SimModel::now() const {
 }
 
 void SimModel::wait_until(double t) {
-  uint64_t target = start_ps_ + (uint64_t)std::llround(t * ps_per_cycle_);
+  uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
   uint64_t cur = sc_time_stamp().value();
   if (target > cur) wait(sc_time::from_value(target - cur));
 }

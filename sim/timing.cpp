@@ -20,7 +20,7 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
     double d = uses[i].bytes / r->bytes_per_cycle + uses[i].extra;
     r->free_at = start + d;
     r->busy += d;
-    r->bytes += (uint64_t)std::llround(uses[i].bytes);
+    r->bytes += (uint64_t)timing_llround(uses[i].bytes);
   }
   if (start_out) *start_out = start;
   return start + dur;
@@ -44,6 +44,11 @@ static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels
   }
   int64_t il = interleave > 0 ? interleave : hi - lo;
   int64_t first = timing_udiv(lo, il), last = timing_udiv(hi - 1, il);
+  if (first == last) {  // inside one segment, as most strided rows are: the loop's j = 0 alone
+    int64_t q = timing_udiv(first, channels);
+    fn((size_t)(first - q * channels), q * il + lo - first * il, hi - lo);
+    return;
+  }
   int64_t nch = std::min<int64_t>(channels, last - first + 1);
   for (int64_t j = 0; j < nch; j++) {
     int64_t seg = first + j, q = timing_udiv(seg, channels);

@@ -17,6 +17,14 @@ extern "C" {
 // rounding (timing_ddr_runs, timing_burst_span) are sched/unit_timing.h: the tiler estimates
 // tiles with the same functions.
 
+// std::llround(x), inline (libm's is a call, and the model rounds every chunk's bytes and every
+// wait's time): the same result for every |x| < 2^63, since x minus its truncation is exact.
+inline int64_t timing_llround(double x) {
+  int64_t i = (int64_t)x;
+  double f = x - (double)i;
+  return f >= 0.5 ? i + 1 : f <= -0.5 ? i - 1 : i;
+}
+
 // ---- Transfers ----
 // A bandwidth resource (a DDR channel, a GB or LB port, a NoC link direction, a cluster link
 // direction): it serves one chunk at a time; `free_at` is when it can start the next one.

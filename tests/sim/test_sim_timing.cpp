@@ -2,6 +2,7 @@
 // Each expected value is computed here by hand from docs/timing.md's formula and tiny.cfg's
 // figures (tests/sim/simtest.h), with the arithmetic next to it.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "simtest.h"
@@ -231,6 +232,20 @@ static void ddr_bursts(void **) {
   assert_int_equal(timing_ddr_bytes(&al, 64), 512);
 }
 
+// timing_llround is std::llround inline: the halves round away from zero, and the largest double
+// below 0.5 rounds down (adding 0.5 and truncating would give 1).
+static void llround_inline(void **) {
+  const double edge[] = {0, 0.5, 1.5, 2.5, -0.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                         4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 1e18, -1e18,
+                         123456.49999999999, 0.999999999999, 1e-300};
+  for (double x : edge) assert_true(timing_llround(x) == std::llround(x));
+  Rng g{0x9e3779b97f4a7c15ull};
+  for (int k = 0; k < 100000; k++) {
+    double x = (double)(rnd(&g) >> 11) / (double)(1ull << (rnd(&g) % 53));  // all magnitudes
+    assert_true(timing_llround(x) == std::llround(x) && timing_llround(-x) == std::llround(-x));
+  }
+}
+
 static void reservation_interleaves(void **) {
   BwResource ddr, linkA, linkB;
   ddr.bytes_per_cycle = 16;
@@ -315,6 +330,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(ddr_bursts),
       cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(dram_pieces_as_segments),
+      cmocka_unit_test(llround_inline),
       cmocka_unit_test(reservation_interleaves),
       cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };
