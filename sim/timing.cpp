@@ -26,6 +26,29 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
   return start + dur;
 }
 
+// The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel
+// count are powers of two (every shipped config) their shifts, so that a row inside one
+// interleave segment costs no division (the walk was a seventh of a simulation on stcp920).
+namespace {
+struct DdrGeom {
+  int64_t il;  // interleave bytes; <= 0: none (a run stays in the channel it starts in)
+  int channels, burst;
+  bool pow2;   // burst (<= 1: 1), il and channels powers of two, il > 0 and channels > 1
+  int64_t bmask, ilmask, chmask;
+  int ilsh, chsh;
+  DdrGeom(int interleave, int nch, int b) : il(interleave), channels(nch), burst(b) {
+    auto p2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+    int64_t B = b > 1 ? b : 1;
+    pow2 = p2(B) && p2(il) && nch > 1 && p2(nch);
+    bmask = B - 1;
+    ilmask = il - 1;
+    chmask = nch - 1;
+    ilsh = pow2 ? __builtin_ctzll((unsigned long long)il) : 0;
+    chsh = pow2 ? __builtin_ctzll((unsigned long long)nch) : 0;
+  }
+};
+}  // namespace
+
 // Calls fn(channel, channel address, bytes) for the whole bursts that [addr, addr + len)
 // touches, once per channel it reaches, in the order the channels first appear. Interleave
 // segment s (bytes [s·il, (s + 1)·il)) is in channel s mod channels at channel address
@@ -34,21 +57,25 @@ double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start
 // segments one by one would, and a run of B bytes costs at most `channels` calls instead of
 // B / il. (The channel address drops the channel-select bits: (a / (il·channels))·il + a mod il.)
 template <class Fn>
-static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels, int burst, Fn fn) {
+static void ddr_segments(int64_t addr, int64_t len, const DdrGeom &g, Fn &fn) {
   if (len <= 0) return;
+  if (g.pow2 && addr >= 0) {  // the same figures as below, by shifts and masks
+    int64_t lo = addr & ~g.bmask, hi = (addr + len + g.bmask) & ~g.bmask;
+    int64_t first = lo >> g.ilsh;
+    if (first == (hi - 1) >> g.ilsh) {  // inside one segment, as most strided rows are
+      fn((size_t)(first & g.chmask), ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask), hi - lo);
+      return;
+    }
+  }
+  int channels = g.channels;
   int64_t lo, hi;
-  timing_burst_span(addr, len, burst, &lo, &hi);
+  timing_burst_span(addr, len, g.burst, &lo, &hi);
   if (channels <= 1) {
     fn(0, lo, hi - lo);
     return;
   }
-  int64_t il = interleave > 0 ? interleave : hi - lo;
+  int64_t il = g.il > 0 ? g.il : hi - lo;
   int64_t first = timing_udiv(lo, il), last = timing_udiv(hi - 1, il);
-  if (first == last) {  // inside one segment, as most strided rows are: the loop's j = 0 alone
-    int64_t q = timing_udiv(first, channels);
-    fn((size_t)(first - q * channels), q * il + lo - first * il, hi - lo);
-    return;
-  }
   int64_t nch = std::min<int64_t>(channels, last - first + 1);
   for (int64_t j = 0; j < nch; j++) {
     int64_t seg = first + j, q = timing_udiv(seg, channels);
@@ -63,17 +90,18 @@ static void ddr_segments(int64_t addr, int64_t len, int interleave, int channels
 
 void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
                               std::vector<double> &per_channel) {
-  ddr_segments(addr, len, interleave, channels, burst,
-               [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; });
+  auto add = [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; };
+  ddr_segments(addr, len, DdrGeom(interleave, channels, burst), add);
 }
 
 void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
                               std::vector<double> &per_channel) {
   GsAccess r = timing_ddr_runs(&ap);
+  DdrGeom g(interleave, channels, burst);
+  auto add = [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; };
   for (int64_t p = 0; p < r.planes; p++)
     for (int64_t i = 0; i < r.rows; i++)
-      timing_ddr_channel_bytes(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes,
-                               interleave, channels, burst, per_channel);
+      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, add);
 }
 
 DramTiming timing_dram(const GsArch *a) {
@@ -96,6 +124,33 @@ void DramChannel::reset(int banks) {
   bytes = misses = turnarounds = 0;
 }
 
+// The pages a piece of a channel's address space [ca, ca + n) enters beyond the open one: row
+// misses and their penalty cycles into *penalty (the walk's slow path, out of its loop).
+static void dram_enter_pages(DramChannel &c, int64_t ca, int64_t n, const DramTiming &dt,
+                             double *penalty) {
+  int64_t last = timing_udiv(ca + n - 1, dt.row_bytes);
+  for (int64_t pg = timing_udiv(ca, dt.row_bytes); pg <= last; pg++) {
+    int64_t in_page = std::min(ca + n, (pg + 1) * dt.row_bytes) - std::max(ca, pg * dt.row_bytes);
+    int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
+    if (open != pg / dt.banks) {
+      open = pg / dt.banks;
+      c.misses++;
+      // a row conflict in the bank of the page entered last waits for all of tRP + tRCD;
+      // another bank's row was opened ahead, while that page streamed (bank-level
+      // parallelism), no sooner than one activate interval after its own
+      bool same_bank = pg % dt.banks == (c.page_lo / dt.row_bytes) % dt.banks;
+      double hidden = (double)c.page_bytes / dt.channel_bpc;
+      *penalty += same_bank ? dt.miss : std::max(0.0, dt.act - hidden);
+      c.page_bytes = 0;
+    } else if (pg * dt.row_bytes != c.page_lo) {
+      c.page_bytes = 0;  // a hit in another open row: that page's stream starts here
+    }
+    c.page_lo = pg * dt.row_bytes;
+    c.page_hi = c.page_lo + dt.row_bytes;
+    c.page_bytes += in_page;
+  }
+}
+
 void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,
                       const DramTiming &dt, bool write, std::vector<DramChannel> &st,
                       std::vector<double> &bytes, std::vector<double> &penalty) {
@@ -111,37 +166,14 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
     }
     bytes[ch] += (double)n;
     c.bytes += (uint64_t)n;
-    if (ca >= c.page_lo && ca + n <= c.page_hi) {  // inside the open page: no division
-      c.page_bytes += n;
-      return;
-    }
-    int64_t last = timing_udiv(ca + n - 1, dt.row_bytes);
-    for (int64_t pg = timing_udiv(ca, dt.row_bytes); pg <= last; pg++) {
-      int64_t in_page = std::min(ca + n, (pg + 1) * dt.row_bytes) - std::max(ca, pg * dt.row_bytes);
-      int64_t &open = c.open_row[(size_t)(pg % dt.banks)];
-      if (open != pg / dt.banks) {
-        open = pg / dt.banks;
-        c.misses++;
-        // a row conflict in the bank of the page entered last waits for all of tRP + tRCD;
-        // another bank's row was opened ahead, while that page streamed (bank-level
-        // parallelism), no sooner than one activate interval after its own
-        bool same_bank = pg % dt.banks == (c.page_lo / dt.row_bytes) % dt.banks;
-        double hidden = (double)c.page_bytes / dt.channel_bpc;
-        penalty[ch] += same_bank ? dt.miss : std::max(0.0, dt.act - hidden);
-        c.page_bytes = 0;
-      } else if (pg * dt.row_bytes != c.page_lo) {
-        c.page_bytes = 0;  // a hit in another open row: that page's stream starts here
-      }
-      c.page_lo = pg * dt.row_bytes;
-      c.page_hi = c.page_lo + dt.row_bytes;
-      c.page_bytes += in_page;
-    }
+    if (ca >= c.page_lo && ca + n <= c.page_hi) c.page_bytes += n;  // inside the open page
+    else dram_enter_pages(c, ca, n, dt, &penalty[ch]);
   };
   GsAccess r = timing_ddr_runs(&ap);
+  DdrGeom g(interleave, channels, burst);
   for (int64_t p = 0; p < r.planes; p++)
     for (int64_t i = 0; i < r.rows; i++)
-      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, interleave,
-                   channels, burst, seg);
+      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, seg);
 }
 
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle) {

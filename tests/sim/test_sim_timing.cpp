@@ -106,6 +106,31 @@ static void ddr_mapping(void **) {
   assert_int_equal(timing_access_extent(&ap), 15 * 512 + 256);
 }
 
+// Every burst a pattern touches, counted once per row into its channel by the definition
+// (channel = (address / interleave) mod channels), against the walk: by shifts on a power-of-two
+// geometry, by divisions on others (3 channels, a 384 B interleave, 96 B bursts).
+static void ddr_mapping_by_bursts(void **) {
+  const int geo[][3] = {{256, 4, 64}, {2048, 8, 32}, {384, 3, 96}, {256, 2, 1}, {512, 4, 128}};
+  Rng g{0x243f6a8885a308d3ull};
+  for (const auto &G : geo) {
+    int il = G[0], nch = G[1], burst = G[2];
+    for (int k = 0; k < 300; k++) {
+      int64_t rows = 1 + (int64_t)(rnd(&g) % 6), row = 1 + (int64_t)(rnd(&g) % 700);
+      int64_t stride = row + (int64_t)(rnd(&g) % 900), base = (int64_t)(rnd(&g) % 20000);
+      GsAccess ap{base, row, rows, stride, 1, 0};
+      std::vector<double> walk((size_t)nch, 0.0), want((size_t)nch, 0.0);
+      timing_ddr_pattern_bytes(ap, il, nch, burst, walk);
+      GsAccess r = timing_ddr_runs(&ap);
+      int64_t B = burst > 1 ? burst : 1;
+      for (int64_t i = 0; i < r.rows; i++) {
+        int64_t a = r.base + i * r.row_stride;
+        for (int64_t b = a / B * B; b < a + r.row_bytes; b += B) want[(size_t)(b / il % nch)] += (double)B;
+      }
+      assert_true(walk == want);
+    }
+  }
+}
+
 // Round DRAM figures: rows of 1024 B, 4 banks; miss 20 cycles, activates in other banks every
 // 8, turnarounds w->r 30 / r->w 10; a channel moves 16 B/cycle.
 static DramTiming round_dram() {
@@ -327,6 +352,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(vector_per_class),
       cmocka_unit_test(scalar_ops),
       cmocka_unit_test(ddr_mapping),
+      cmocka_unit_test(ddr_mapping_by_bursts),
       cmocka_unit_test(ddr_bursts),
       cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(dram_pieces_as_segments),
