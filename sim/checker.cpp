@@ -47,6 +47,7 @@ void SimChecker::start(bool threaded) {
   flag_tokens_.clear();
   sem_tokens_.clear();
   joins_.clear();
+  spare_.clear();
   error_.clear();
   error_cycle_ = 0;
   failed_.store(false);
@@ -140,37 +141,33 @@ void SimChecker::thread_main() {
   }
 }
 
+// A signal or post by q: its clock joins the tokens not consumed yet (hb.h).
+void SimChecker::token_release(int q, std::deque<HbClock> &tokens) {
+  tokens.emplace_back();
+  if (!spare_.empty()) {
+    tokens.back().swap(spare_.back());
+    spare_.pop_back();
+  }
+  m_.hb.release(q, &tokens.back());
+}
+
+// A wait by q consumes the oldest token (the model consumed a count: a release came before).
+void SimChecker::token_acquire(int q, std::deque<HbClock> &tokens) {
+  gs_assert(!tokens.empty());
+  m_.hb.acquire(q, tokens.front());
+  spare_.push_back(std::move(tokens.front()));
+  tokens.pop_front();
+}
+
 void SimChecker::apply(const CheckOp &op) {
   if (failed_.load(std::memory_order_relaxed)) return;  // the first failure is the verdict
   HbClocks &hb = m_.hb;
   switch (op.kind) {
   case CK_ACCESS: check_access(op); break;
-  case CK_FLAG_REL: {
-    std::deque<HbClock> &d = flag_tokens_[FlagKey{op.a, op.v}];
-    d.emplace_back();
-    hb.release(op.q, &d.back());
-    break;
-  }
-  case CK_FLAG_ACQ: {
-    std::deque<HbClock> &d = flag_tokens_[FlagKey{op.q, op.v}];
-    gs_assert(!d.empty());  // the model consumed a count: a signal handed over before
-    hb.acquire(op.q, d.front());
-    d.pop_front();
-    break;
-  }
-  case CK_SEM_POST: {
-    std::deque<HbClock> &d = sem_tokens_[(uint64_t)op.v];
-    d.emplace_back();
-    hb.release(op.q, &d.back());
-    break;
-  }
-  case CK_SEM_WAIT: {
-    std::deque<HbClock> &d = sem_tokens_[(uint64_t)op.v];
-    gs_assert(!d.empty());
-    hb.acquire(op.q, d.front());
-    d.pop_front();
-    break;
-  }
+  case CK_FLAG_REL: token_release(op.q, flag_tokens_[FlagKey{op.a, op.v}]); break;
+  case CK_FLAG_ACQ: token_acquire(op.q, flag_tokens_[FlagKey{op.q, op.v}]); break;
+  case CK_SEM_POST: token_release(op.q, sem_tokens_[(uint64_t)op.v]); break;
+  case CK_SEM_WAIT: token_acquire(op.q, sem_tokens_[(uint64_t)op.v]); break;
   case CK_BAR_ARRIVE: hb.arrive(op.q, &joins_[(uint64_t)op.v]); break;
   case CK_BAR_ACQ: hb.acquire(op.q, joins_[(uint64_t)op.v]); break;
   case CK_BAR_CLEAR: joins_[(uint64_t)op.v].clear(); break;

@@ -113,6 +113,8 @@ class SimChecker {
   void thread_main();
   void apply(const CheckOp &op);
   void check_access(const CheckOp &op);
+  void token_release(int q, std::deque<HbClock> &tokens);
+  void token_acquire(int q, std::deque<HbClock> &tokens);
 
   // The model's side: written by the model as it hands records over.
   SimModel &m_;
@@ -139,6 +141,9 @@ class SimChecker {
   std::unordered_map<FlagKey, std::deque<HbClock>, FlagHash> flag_tokens_;
   std::unordered_map<uint64_t, std::deque<HbClock>> sem_tokens_;
   std::unordered_map<uint64_t, HbClock> joins_;
+  // consumed tokens' clocks, kept with their capacity: a release copies into one instead of
+  // allocating a clock per signal
+  std::vector<HbClock> spare_;
   std::vector<CheckOp> ring_;   // the records, kRing of them
 
   // The verdict: written once by the thread, polled by the model before every instruction.
