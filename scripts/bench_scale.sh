@@ -13,13 +13,17 @@
 # The base is built from git (BASE_REV, default the last release before the encoded program,
 # 7c2bd29) in a temporary worktree; without git the base columns say so. Prints a markdown
 # section (make bench collects it into bench/RESULTS.md).
-# Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_SCHEDS="tvm", SCALE_BIG=0 to skip
-# the batch-1024 runs)
+# Each run of the main table (this tree, its checks inline, the base) is repeated SCALE_REPEAT
+# times (default 3), the three in turn, and the table gives the medians: on a shared machine one
+# run of the same command varied by a third.
+# Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_SCHEDS="tvm",
+# SCALE_REPEAT=N, SCALE_BIG=0 to skip the batch-1024 runs)
 set -u
 GTSIM=${GTSIM:-build/gtsim}
 BASE_REV=${BASE_REV:-7c2bd29}
 models=${SCALE_MODELS:-resnet50 bert-128 vit-b16 mobilenetv2}
 scheds=${SCALE_SCHEDS:-tvm graphturbo}
+repeat=${SCALE_REPEAT:-3}
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
@@ -47,11 +51,33 @@ run() {
   fi
 }
 
+# median of its arguments (numbers)
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# reps: "wall rss_mib schedule_s simulate_s instructions cycles" per line of run's output, one
+# line per repetition, into one line: the medians of the wall, scheduling and simulation times,
+# the largest RSS, and the instructions and cycles (the same in every run: a run whose cycles
+# differ from the first's prints "cycles differ" instead), or "failed" when one failed
+reps() {
+  local lines=("$@") w=() r=() sc=() si=() i0="" c0="" line
+  for line in "${lines[@]}"; do
+    # shellcheck disable=SC2086 # the fields, split on purpose
+    set -- $line
+    [ "$1" = failed ] && { echo failed; return; }
+    w+=("$1") r+=("$2") sc+=("$3") si+=("$4")
+    [ -z "$i0" ] && i0=$5 c0=$6
+    [ "$6" = "$c0" ] || { echo "failed cycles differ: $c0 $6"; return; }
+  done
+  echo "$(median "${w[@]}") $(printf '%s\n' "${r[@]}" | sort -n | tail -1) $(median "${sc[@]}") $(median "${si[@]}") $i0 $c0"
+}
+
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
 
 echo "## Scale: memory and speed against the base release ($BASE_REV) (scripts/bench_scale.sh)"
 echo
-echo "Same machine, same run, one process at a time. RSS: peak resident set (/usr/bin/time)."
+echo "Same machine, same run, one process at a time; this tree, its checks inline and the base"
+echo "ran in turn $repeat times each, and every figure is the median (RSS: the largest). RSS: peak"
+echo "resident set (/usr/bin/time)."
 echo "Simulate s: the simulation's wall seconds (\`--timing\`); speed-up: base / now, the same"
 echo "run simulated (the same cycles; this tree's program folds waits and signals into the"
 echo "instructions they order, so it has fewer instructions for the same work)."
@@ -66,12 +92,20 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
-      read -r nw nr ns nt ni nc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s")"
+      # this tree, its checks inline and the base in turn, SCALE_REPEAT times: the medians
+      nl=() il=() bl=()
+      for ((k = 0; k < repeat; k++)); do
+        nl+=("$(run "$GTSIM" . "$cfg" "$m" "$s")")
+        [ "${nl[-1]}" = failed ] && break
+        il+=("$(run "$GTSIM" . "$cfg" "$m" "$s" --checks-inline)")
+        [ -n "$base" ] && bl+=("$(run "$base" "$tmp/base" "$cfg" "$m" "$s")")
+      done
+      read -r nw nr ns nt ni nc <<<"$(reps "${nl[@]}")"
       if [ "$nw" = failed ]; then
         echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | | | | |"
         continue
       fi
-      read -r _ _ _ it _ ic <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --checks-inline)"
+      read -r _ _ _ it _ ic <<<"$(reps "${il[@]}")"
       [ "$ic" = "$nc" ] || it="$it (cycles differ: $ic)"
       read -r fw fr fs ft fi_ fc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
       fm="failed" fd=""
@@ -81,7 +115,7 @@ for m in $models; do
       fi
       br="" bs="" bt="" bi="" up=""
       if [ -n "$base" ]; then
-        read -r bw br bs bt bi _ <<<"$(run "$base" "$tmp/base" "$cfg" "$m" "$s")"
+        read -r bw br bs bt bi _ <<<"$(reps "${bl[@]}")"
         if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
         else up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }'); fi
       fi
