@@ -1,6 +1,7 @@
 // flow.cpp — max-min fair sharing of bandwidth resources among transfers (flow.h).
 #include "flow.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,6 +14,7 @@ void FlowNet::reset(double now) {
   flows_.clear();
   throttled_ = 0;
   free_.clear();
+  live_.clear();
   now_ = now;
 }
 
@@ -21,8 +23,8 @@ void FlowNet::reset(double now) {
 void FlowNet::advance(double now) {
   double dt = now - now_;
   if (dt <= 0) return;
-  for (Flow &f : flows_) {
-    if (!f.live) continue;
+  for (int i : live_) {
+    Flow &f = flows_[(size_t)i];
     double moved = std::min(f.left, f.rate * dt);
     f.left -= moved;
     for (FlowUse &u : f.uses) u.res->busy += moved * u.service;
@@ -38,8 +40,8 @@ void FlowNet::share() {
   rising_.clear();
   res_.clear();
   stamp_++;
-  for (Flow &f : flows_) {
-    if (!f.live) continue;
+  for (int i : live_) {
+    Flow &f = flows_[(size_t)i];
     rising_.push_back(&f);
     for (FlowUse &u : f.uses) {
       BwResource *r = u.res;
@@ -49,13 +51,14 @@ void FlowNet::share() {
         r->fl_rising = 0;
         res_.push_back(r);
       }
-      r->fl_weight += u.service / f.full;
+      r->fl_weight += u.w;
       r->fl_rising++;
     }
   }
+  act_.assign(res_.begin(), res_.end());
   while (!rising_.empty()) {
     double level = 1;
-    for (BwResource *r : res_) {
+    for (BwResource *r : act_) {
       // only resources with flows still rising bound them (a held resource's weight may keep
       // a rounding residue): so every round holds at least one flow
       r->fl_level = r->fl_rising > 0 && r->fl_weight > 0 ? (1 - r->fl_used) / r->fl_weight : kInf;
@@ -64,9 +67,10 @@ void FlowNet::share() {
     level = std::max(level, 0.0);
     held_.clear();
     next_.clear();
+    double fills = level * (1 + 1e-12);  // a resource at this level (or within rounding) fills
     for (Flow *f : rising_) {
       bool hold = level >= 1;
-      for (const FlowUse &u : f->uses) hold |= u.res->fl_level <= level * (1 + 1e-12);
+      for (size_t i = 0, n = f->uses.size(); !hold && i < n; i++) hold = f->uses[i].res->fl_level <= fills;
       (hold ? held_ : next_).push_back(f);
     }
     for (Flow *f : held_) {
@@ -75,14 +79,19 @@ void FlowNet::share() {
       f->end_at = f->rate > 0 ? now_ + f->left / f->rate : kInf;
       for (FlowUse &u : f->uses) {
         u.res->fl_used += level * u.service / f->full;
-        u.res->fl_weight -= u.service / f->full;
+        u.res->fl_weight -= u.w;
         u.res->fl_rising--;
       }
     }
+    // a resource without rising flows bounds nothing any more (its level would be +inf)
+    size_t k = 0;
+    for (BwResource *r : act_)
+      if (r->fl_rising > 0) act_[k++] = r;
+    act_.resize(k);
     rising_.swap(next_);
   }
   throttled_ = 0;
-  for (const Flow &f : flows_) throttled_ += f.live && f.u < 1 - 1e-12;
+  for (int i : live_) throttled_ += flows_[(size_t)i].u < 1 - 1e-12;
   for (BwResource *r : res_) r->fl_load = r->fl_used;
 }
 
@@ -92,7 +101,7 @@ void FlowNet::share() {
 bool FlowNet::fits(const Flow &f) const {
   if (throttled_) return false;
   for (const FlowUse &u : f.uses)
-    if (u.res->fl_load + u.service / f.full > 1 + 1e-12) return false;
+    if (u.res->fl_load + u.w > 1 + 1e-12) return false;
   return true;
 }
 
@@ -115,14 +124,16 @@ int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
     f.full = std::max(f.full, u.service);
     u.res->nflows++;
   }
+  for (FlowUse &u : f.uses) u.w = u.service / f.full;
   f.left = 1;
   f.owner = owner;
   f.live = true;
+  live_.insert(std::lower_bound(live_.begin(), live_.end(), slot), slot);
   if (fits(f)) {
     f.u = 1;
     f.rate = 1 / f.full;
     f.end_at = now_ + f.full;
-    for (const FlowUse &u : f.uses) u.res->fl_load += u.service / f.full;
+    for (const FlowUse &u : f.uses) u.res->fl_load += u.w;
   } else {
     share();
   }
@@ -132,9 +143,13 @@ int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
 double FlowNet::step(double now, std::vector<int> *done) {
   advance(now);
   bool ended = false;
-  for (size_t i = 0; i < flows_.size(); i++) {
-    Flow &f = flows_[i];
-    if (!f.live || f.end_at > now + kEndSlack) continue;
+  size_t k = 0;
+  for (int i : live_) {
+    Flow &f = flows_[(size_t)i];
+    if (f.end_at > now + kEndSlack) {
+      live_[k++] = i;
+      continue;
+    }
     for (FlowUse &u : f.uses) {
       u.res->busy += f.left * u.service;  // what rounding left over
       u.res->bytes += (uint64_t)timing_llround(u.bytes);
@@ -143,17 +158,17 @@ double FlowNet::step(double now, std::vector<int> *done) {
     }
     f.left = 0;
     f.live = false;
-    free_.push_back((int)i);
+    free_.push_back(i);
     done->push_back(f.owner);
     ended = true;
   }
+  live_.resize(k);
   if (ended && throttled_) share();  // flows all at full speed stay there when one ends
   return next_end();
 }
 
 double FlowNet::next_end() const {
   double t = kInf;
-  for (const Flow &f : flows_)
-    if (f.live) t = std::min(t, f.end_at);
+  for (int i : live_) t = std::min(t, flows_[(size_t)i].end_at);
   return t;
 }

@@ -26,6 +26,7 @@ struct FlowUse {
   BwResource *res;
   double bytes;    // for the resource's statistics
   double service;  // bytes / bandwidth (+ DRAM penalty cycles)
+  double w = 0;    // service / the flow's full: its load on the resource per unit of u
 };
 
 struct Flow {
@@ -62,8 +63,10 @@ class FlowNet {
   int throttled_ = 0;                         // live flows below full speed
   std::vector<Flow> flows_;
   std::vector<int> free_;
+  std::vector<int> live_;                     // the live flows' slots, in slot order
   std::vector<Flow *> rising_, held_, next_;  // share's scratch
   std::vector<BwResource *> res_;             // share's: the resources of the live flows
+  std::vector<BwResource *> act_;             // share's: those with flows still rising
   uint64_t stamp_ = 0;                        // share's call count (BwResource::fl_stamp)
   double now_ = 0;
 };
