@@ -71,7 +71,6 @@ static inline void timing_burst_span(int64_t addr, int64_t len, int burst, int64
   }
 }
 
-
 /* DDR bytes of pattern a at its addresses: every run of timing_ddr_runs rounded out to whole
  * bursts — what the simulator charges (its channels' bytes add up to this). */
 int64_t timing_ddr_bytes(const GsAccess *a, int burst);

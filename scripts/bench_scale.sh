@@ -100,9 +100,12 @@ for m in $models; do
         il+=("$(run "$GTSIM" . "$cfg" "$m" "$s" --checks-inline)")
         [ -n "$base" ] && bl+=("$(run "$base" "$tmp/base" "$cfg" "$m" "$s")")
       done
-      read -r nw nr ns nt ni nc <<<"$(reps "${nl[@]}")"
+      nrep=$(reps "${nl[@]}")
+      read -r nw nr ns nt ni nc <<<"$nrep"
       if [ "$nw" = failed ]; then
-        echo "| $m | $cfg | $s | failed: $(head -c 100 "$tmp/err" | tr '\n|' '  ') | | | | | | | | | | | |"
+        why=$(head -c 100 "$tmp/err" | tr '\n|' '  ')
+        [ "$nrep" = failed ] || why=${nrep#failed }  # the runs' cycles differ
+        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | |"
         continue
       fi
       read -r _ _ _ it _ ic <<<"$(reps "${il[@]}")"

@@ -70,7 +70,8 @@ void FlowNet::share() {
     double fills = level * (1 + 1e-12);  // a resource at this level (or within rounding) fills
     for (Flow *f : rising_) {
       bool hold = level >= 1;
-      for (size_t i = 0, n = f->uses.size(); !hold && i < n; i++) hold = f->uses[i].res->fl_level <= fills;
+      for (size_t i = 0, n = f->uses.size(); !hold && i < n; i++)
+        hold = f->uses[i].res->fl_level <= fills;
       (hold ? held_ : next_).push_back(f);
     }
     for (Flow *f : held_) {
@@ -78,6 +79,8 @@ void FlowNet::share() {
       f->rate = level / f->full;
       f->end_at = f->rate > 0 ? now_ + f->left / f->rate : kInf;
       for (FlowUse &u : f->uses) {
+        // not level * u.w: (level · service) / full rounds differently, and the sums must
+        // stay those of the reference runs
         u.res->fl_used += level * u.service / f->full;
         u.res->fl_weight -= u.w;
         u.res->fl_rising--;

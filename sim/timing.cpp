@@ -88,20 +88,25 @@ static void ddr_segments(int64_t addr, int64_t len, const DdrGeom &g, Fn &fn) {
   }
 }
 
+// ddr_segments for every run of pattern ap (timing_ddr_runs), in address order.
+template <class Fn>
+static void ddr_rows(const GsAccess &ap, const DdrGeom &g, Fn &fn) {
+  GsAccess r = timing_ddr_runs(&ap);
+  for (int64_t p = 0; p < r.planes; p++)
+    for (int64_t i = 0; i < r.rows; i++)
+      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, fn);
+}
+
 void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
                               std::vector<double> &per_channel) {
-  auto add = [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; };
-  ddr_segments(addr, len, DdrGeom(interleave, channels, burst), add);
+  timing_ddr_pattern_bytes(GsAccess{addr, len, 1, len, 1, len}, interleave, channels, burst,
+                           per_channel);
 }
 
 void timing_ddr_pattern_bytes(const GsAccess &ap, int interleave, int channels, int burst,
                               std::vector<double> &per_channel) {
-  GsAccess r = timing_ddr_runs(&ap);
-  DdrGeom g(interleave, channels, burst);
   auto add = [&](size_t ch, int64_t, int64_t n) { per_channel[ch] += (double)n; };
-  for (int64_t p = 0; p < r.planes; p++)
-    for (int64_t i = 0; i < r.rows; i++)
-      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, add);
+  ddr_rows(ap, DdrGeom(interleave, channels, burst), add);
 }
 
 DramTiming timing_dram(const GsArch *a) {
@@ -169,11 +174,7 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
     if (ca >= c.page_lo && ca + n <= c.page_hi) c.page_bytes += n;  // inside the open page
     else dram_enter_pages(c, ca, n, dt, &penalty[ch]);
   };
-  GsAccess r = timing_ddr_runs(&ap);
-  DdrGeom g(interleave, channels, burst);
-  for (int64_t p = 0; p < r.planes; p++)
-    for (int64_t i = 0; i < r.rows; i++)
-      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, seg);
+  ddr_rows(ap, DdrGeom(interleave, channels, burst), seg);
 }
 
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle) {
