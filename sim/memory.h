@@ -1,7 +1,7 @@
 // memory.h — buffer and region state (plain C++, no SystemC): which bytes of every DDR/GB/LB
 // are allocated to which region, which tile each byte range of a region holds, and which
-// queue last wrote and read it (for the happens-before race checks, hb.h). The queue threads
-// call these at issue; each returns an empty string when the access is legal, else the check
+// queue last wrote and read it (for the happens-before race checks, hb.h). The queues' checks
+// call these (checker.h); each returns an empty string when the access is legal, else the check
 // message (the caller adds queue, instruction index and text).
 #ifndef GS_MEMORY_H
 #define GS_MEMORY_H

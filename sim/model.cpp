@@ -1,16 +1,19 @@
-// model.cpp — the SystemC model: modules per resource, one thread per program queue.
+// model.cpp — the SystemC model: modules per resource, one process per program queue.
 //
-// Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_THREAD that
+// Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_METHOD that
 // executes its instructions in order. An instruction does its effect at issue (checks, region
-// reads and writes, resource reservations), then sleeps until its completion time (one wait per
-// compute instruction, one wait per transfer chunk) and completes. There is no per-cycle tick:
-// time only advances through those waits. Flags, barriers and semaphores block a thread on its
-// own event, which the releasing queue notifies, and order queues for the race checks (hb.h).
+// reads and writes, resource reservations), then sleeps until its completion time (one timed
+// next_trigger per compute instruction, one per transfer chunk) and completes. There is no
+// per-cycle tick: time only advances through those sleeps. Flags, barriers and semaphores put a
+// queue to sleep on its own event, which the releasing queue notifies, and order queues for the
+// race checks (hb.h). A sleeping queue's place inside its instruction is its QStep (model.h):
+// each exec_* step goes on from its stage and returns STEP_SLEEP with the next trigger set,
+// STEP_DONE, or STEP_STOP; queue_run loops over them.
 // Invariants: the tile state and the access logs change at issue (an access that could see a
 // write in flight does not happen after it: a race, memory.cpp); shared bandwidth resources
 // are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
-// deterministic process order); the first check failure stops every queue (abort_) and is the
-// one reported.
+// deterministic process order: the order it woke them, every queue's process being a method);
+// the first check failure stops every queue (abort_) and is the one reported.
 #include "model.h"
 
 #include <algorithm>
@@ -129,12 +132,6 @@ SC_HAS_PROCESS(SimModel);
 
 SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   ps_per_cycle_ = (double)sc_time(1, SC_NS).value();  // one cycle = one SystemC nanosecond
-  // Stacks: queue threads are shallow (no recursion); sanitizers need more room.
-#if defined(__SANITIZE_ADDRESS__)
-  stack_bytes_ = 512 * 1024;
-#else
-  stack_bytes_ = 64 * 1024;
-#endif
   ddr.reset(new DdrModule("ddr", a));
   Buffer dbuf;
   dbuf.name = "ddr";
@@ -162,6 +159,9 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   SC_THREAD(controller);
   SC_METHOD(flow_step);
   sensitive << flow_ev_;
+  dont_initialize();
+  SC_METHOD(flow_first);
+  sensitive << flow_tev_;
   dont_initialize();
 }
 
@@ -195,10 +195,14 @@ double SimModel::now() const {
   return (double)(sc_time_stamp().value() - start_ps_) / ps_per_cycle_;
 }
 
-void SimModel::wait_until(double t) {
+// Sets the queue's method to wake at model time t and says so; false when t is not later than
+// now (the queue goes on at once).
+bool SimModel::sleep_until(double t) {
   uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
   uint64_t cur = sc_time_stamp().value();
-  if (target > cur) wait(sc_time::from_value(target - cur));
+  if (target <= cur) return false;
+  next_trigger(sc_time::from_value(target - cur));
+  return true;
 }
 
 void SimModel::wake_all() {
@@ -336,14 +340,43 @@ std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
   }
 }
 
-bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
-  const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
-  const GsUnitKind *u = unit->kind;
+// Stage 0 issues the instruction; stage 1 is a rep in flight (q.x.reps left, this one included).
+Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
+  QStep &x = q.x;
+  const char *name = isa_mnemonic((GsOpcode)in.op);
+  if (x.stage == 1) {  // woke at the end of a rep
+    q.busy += (double)x.d;
+    for (auto &rec : recorders_) rec->activity(qid, x.t1 - start_, x.t1 + (double)x.d - start_, name, idx);
+    if (abort_) return STEP_STOP;
+    x.reps--;
+  } else {
+    const UnitModule *unit = core_mod(q.cluster, q.core)->units[(size_t)(q.index - Q_UNIT0)].get();
+    // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
+    x.d = unit->cycles(in);
+    gs_assert(x.d >= 0);
+    compute_issue(q, qid, in, idx, unit->kind);
+    x.reps = isa_gemm_reps(&in);
+    x.stage = 1;
+  }
+  // A gemm's reps run as that many copies of it in a row: a timed wait and an activity each,
+  // so the run's events, and with them the order of queues woken at one instant (which decides
+  // who takes a shared port first), are those of the copies.
+  for (; x.reps > 0; x.reps--) {
+    double t1 = now(), t2 = t1 + (double)x.d;
+    if (past_limit(qid, idx, t2)) return STEP_STOP;
+    x.t1 = t1;
+    if (sleep_until(t2)) return STEP_SLEEP;
+    q.busy += (double)x.d;
+    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, name, idx);
+    if (abort_) return STEP_STOP;
+  }
+  return STEP_DONE;
+}
+
+// A compute instruction's effects at issue: its checks handed over, its work and energy counted.
+void SimModel::compute_issue(QState &q, int qid, const GsInst &in, size_t idx, const GsUnitKind *u) {
   GsDtype dt = (GsDtype)in.dtype;
   int64_t es = isa_elem_bytes(&in);  // operands as stored (the unit computes in dt)
-  // prog_check rejected unsupported dtypes and negative sizes: a -1 here is a bug.
-  int64_t d = unit->cycles(in);
-  gs_assert(d >= 0);
   if (in.op != I_SCALAR) checker_.access(qid, idx, now() - start_);
   double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
@@ -364,18 +397,6 @@ bool SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     wr = (double)(out * es);
   }
   actions_compute(&actions_, arch, q.unit_kind, q.core, in, rd, wr);
-  // A gemm's reps run as that many copies of it in a row: a timed wait and an activity each,
-  // so the run's events, and with them the order of queues woken at one instant (which decides
-  // who takes a shared port first), are those of the copies.
-  for (int64_t r = isa_gemm_reps(&in); r > 0; r--) {
-    double t1 = now(), t2 = t1 + (double)d;
-    if (past_limit(qid, idx, t2)) return false;
-    wait_until(t2);
-    q.busy += (double)d;
-    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, isa_mnemonic((GsOpcode)in.op), idx);
-    if (abort_) return false;
-  }
-  return true;
 }
 
 namespace {
@@ -520,59 +541,99 @@ void SimModel::path_ports(QState &q, const MovPath &mp) {
   if (mp.ports[1]) u->res = pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_);
 }
 
-// Streams a transfer's chunks from time t; each reserves its whole path (timing_bw_reserve) and
+// Streams a transfer's chunks from q.x.t; each reserves its whole path (timing_bw_reserve) and
 // the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
-// one's. Returns the cycles its chunks waited for busy resources.
-double SimModel::mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
-                            double t) {
-  double stall = 0;
-  int64_t left = bytes;
-  if (bytes == 0 && !past_limit(qid, idx, t)) wait_until(t);
-  int64_t built = 0;  // the size of piece q.uses holds
-  while (left > 0 && !abort_) {
-    int64_t c = std::min(chunk_, left);
-    if (c == built) path_ports(q, mp);
-    else path_uses(q, mp, (double)c, (double)c / (double)bytes);
-    built = c;
-    double start;
-    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), t, &start);
-    if (past_limit(qid, idx, end)) break;
-    stall += start - t;
-    wait_until(end);
-    t = end;
-    left -= c;
+// one's. q.x.stall adds the cycles its chunks waited for busy resources. Stage 1: not started;
+// 2: streaming; 3: chunk q.x.c in flight until q.x.end. True while the queue sleeps.
+bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
+  QStep &x = q.x;
+  if (x.stage == 1) {
+    x.stage = 2;
+    if (x.bytes == 0 && !past_limit(qid, idx, x.t) && sleep_until(x.t)) return true;
+  } else if (x.stage == 3) {
+    x.t = x.end;
+    x.left -= x.c;
+    x.stage = 2;
   }
-  return stall;
+  while (x.left > 0 && !abort_) {
+    int64_t c = std::min(chunk_, x.left);
+    if (c == x.built) path_ports(q, x.mp);
+    else path_uses(q, x.mp, (double)c, (double)c / (double)x.bytes);
+    x.built = c;
+    double start;
+    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
+    if (past_limit(qid, idx, end)) break;
+    x.stall += start - x.t;
+    if (sleep_until(end)) {
+      x.end = end;
+      x.c = c;
+      x.stage = 3;
+      return true;
+    }
+    x.t = end;
+    x.left -= c;
+  }
+  return false;
 }
 
-// The flow model (flow.h): from time t the transfer is one flow over its path; the queue sleeps
-// until flow_step ends it. Returns the cycles it took beyond its time alone.
-double SimModel::mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes,
-                          double t) {
-  if (past_limit(qid, idx, t)) return 0;
-  wait_until(t);
-  if (bytes == 0 || abort_) return 0;
-  path_uses(q, mp, (double)bytes, 1);
-  int slot = flows_.add(t, qid, q.uses.data(), (int)q.uses.size());
-  double full = flows_.flow(slot).full;
-  if (past_limit(qid, idx, t + full)) return 0;
-  flow_schedule(flows_.next_end());
-  q.wait = WK_FLOW;
+// The flow model (flow.h): from time q.x.t the transfer is one flow over its path; the queue
+// sleeps until flow_step ends it. q.x.stall is the cycles it took beyond its time alone. Stage
+// 1: not started; 2: its latency passed; 3: its flow in flight. True while the queue sleeps.
+bool SimModel::mov_flow(QState &q, int qid, size_t idx) {
+  QStep &x = q.x;
+  if (x.stage == 1) {
+    if (past_limit(qid, idx, x.t)) return false;
+    x.stage = 2;
+    if (sleep_until(x.t)) return true;
+  }
+  if (x.stage == 2) {
+    if (x.bytes == 0 || abort_) return false;
+    path_uses(q, x.mp, (double)x.bytes, 1);
+    x.slot = flows_.add(x.t, qid, q.uses.data(), (int)q.uses.size());
+    x.full = flows_.flow(x.slot).full;
+    if (past_limit(qid, idx, x.t + x.full)) return false;
+    flow_schedule(flows_.next_end());
+    x.stage = 3;
+  }
   // ended when the slot is free or another queue's flow took it (ended flows free their slot)
-  auto mine = [&] { return flows_.flow(slot).live && flows_.flow(slot).owner == qid; };
-  while (mine() && !abort_) wait(*q.ev);
+  const Flow &f = flows_.flow(x.slot);
+  if (f.live && f.owner == qid && !abort_) {
+    q.wait = WK_FLOW;
+    next_trigger(*q.ev);
+    return true;
+  }
   q.wait = WK_NONE;
-  return std::max(0.0, now() - t - full);
+  x.stall = std::max(0.0, now() - x.t - x.full);
+  return false;
 }
 
-// The kernel's wake-up for the next flow's end: one pending notification, the earliest.
+// The kernel's wake-up for the next flow's end: one pending notification, the earliest; at this
+// instant a delta notification (flow_step runs in the next delta cycle).
 void SimModel::flow_schedule(double next) {
   flow_ev_.cancel();
+  flow_tev_.cancel();
+  flow_tev_at_ = kNever;
   if (next == std::numeric_limits<double>::infinity()) return;
   // rounded up, so that the flow has ended when the kernel wakes (FlowNet::step's slack)
   uint64_t target = start_ps_ + (uint64_t)std::ceil(next * ps_per_cycle_ - 1e-9);
   uint64_t cur = sc_time_stamp().value();
-  flow_ev_.notify(sc_time::from_value(target > cur ? target - cur : 0));
+  if (target <= cur) {
+    flow_ev_.notify(SC_ZERO_TIME);
+    return;
+  }
+  flow_tev_.notify(sc_time::from_value(target - cur));
+  flow_tev_at_ = target;
+}
+
+// At a later instant the flows due end before any queue acts at it. The kernel runs the
+// processes it woke at one instant in the order it woke them, and the method on flow_tev_ is one
+// of them, not necessarily the first: so the first of them to run ends the flows, and the method
+// then finds nothing left to do. The queues whose flows ended run after every queue woken by
+// its own timer at that instant.
+void SimModel::flow_first() {
+  if (flow_tev_at_ != sc_time_stamp().value()) return;
+  flow_tev_at_ = kNever;
+  flow_step();
 }
 
 // Ends the flows due now and wakes their queues.
@@ -583,7 +644,19 @@ void SimModel::flow_step() {
   flow_schedule(next);
 }
 
-bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
+// Stage 0 issues the transfer (mov_begin); then it streams (mov_stream or mov_flow, stages 1-3)
+// and completes (mov_end).
+Step SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
+  if (q.x.stage == 0 && !mov_begin(q, qid, in, idx)) return STEP_STOP;
+  if (flows_on_ ? mov_flow(q, qid, idx) : mov_stream(q, qid, idx)) return STEP_SLEEP;
+  if (abort_) return STEP_STOP;
+  mov_end(q, qid, idx);
+  return STEP_DONE;
+}
+
+// A transfer's checks handed over, its path and its DDR channels found (into q.x); false when
+// the run stops.
+bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   uint32_t rd = in.r[0], rs = in.r[1];
   int64_t bytes = inst_mov_bytes(&in);
   int64_t rows = inst_mov_rows(&in) ? inst_mov_rows(&in) : 1;
@@ -608,22 +681,35 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
     gs_assert(failed || abort_);
     return false;
   }
+  QStep &x = q.x;
   const RegionView &S = view_of(rs), &D = view_of(rd);
-  const Buffer *side[2] = {&buffers_[(size_t)S.buf], &buffers_[(size_t)D.buf]};
+  x.side[0] = &buffers_[(size_t)S.buf];
+  x.side[1] = &buffers_[(size_t)D.buf];
   const GsAccess *pat[2] = {&sp, &dp};
   const int64_t base[2] = {S.offset, D.offset};
-  MovPath mp;
+  x.mp = MovPath();
   std::string e;
-  if (!mov_path(q, side, pat, base, &mp, &e)) return fail(qid, idx, e);
-  double ddr_total = 0;
-  for (double c : q.chan) ddr_total += c;
+  if (!mov_path(q, x.side, pat, base, &x.mp, &e)) return fail(qid, idx, e);
+  x.ddr_total = 0;
+  for (double c : q.chan) x.ddr_total += c;
   ddr_uses(q);
-  double stall = flows_on_ ? mov_flow(q, qid, idx, mp, bytes, t0 + mp.latency)
-                           : mov_stream(q, qid, idx, mp, bytes, t0 + mp.latency);
-  if (abort_) return false;
-  double t1 = now();  // the last chunk's (the flow's) end, as the kernel woke at it
-  const Buffer &SB = *side[0], &DB = *side[1];
-  double b = (double)bytes;
+  x.t0 = t0;
+  x.bytes = x.left = bytes;
+  x.built = 0;
+  x.stall = 0;
+  x.t = t0 + x.mp.latency;
+  x.stage = 1;
+  return true;
+}
+
+// A transfer's end (the last chunk's or the flow's, as the kernel woke at it): traffic, energy,
+// stats and traces.
+void SimModel::mov_end(QState &q, int qid, size_t idx) {
+  const QStep &x = q.x;
+  const MovPath &mp = x.mp;
+  double t0 = x.t0, t1 = now();
+  const Buffer &SB = *x.side[0], &DB = *x.side[1];
+  double b = (double)x.bytes;
   if (SB.level == LVL_DDR) traffic_.ddr_read += b;
   if (DB.level == LVL_DDR) traffic_.ddr_write += b;
   if (SB.level == LVL_GB) traffic_.gb_read += b;
@@ -633,18 +719,17 @@ bool SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
   if (mp.noc) traffic_.noc += b;
   if (mp.noc && SB.level == LVL_LB && DB.level == LVL_LB) traffic_.noc_lb_lb += b;
   if (mp.xcluster) traffic_.cluster_link += b;
-  traffic_.ddr_burst += ddr_total;
+  traffic_.ddr_burst += x.ddr_total;
   traffic_.ddr_since_episode += (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0);
   actions_transfer(&actions_, arch, SB, DB, mp.noc, mp.xcluster, b);
   q.stall_data += mp.latency;
-  q.stall_res += stall;
-  q.busy += (t1 - t0) - mp.latency - stall;
+  q.stall_res += x.stall;
+  q.busy += (t1 - t0) - mp.latency - x.stall;
   for (auto &r : recorders_) {
     r->activity(qid, t0 - start_, t1 - start_, "mov", idx);
     r->traffic(t0 - start_, t1 - start_, (SB.level == LVL_DDR ? b : 0) + (DB.level == LVL_DDR ? b : 0),
                mp.noc ? b : 0);
   }
-  return true;
 }
 
 // The key of a barrier or semaphore: chip-wide ids, or ids per cluster (ids < 2^41, clusters
@@ -662,18 +747,34 @@ std::string model_sync_name(uint64_t key) {
   return name;
 }
 
-bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
+// Stage 1: waiting for the last arrival.
+Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
+  QStep &x = q.x;
+  if (x.stage == 1) {
+    if (abort_) return STEP_STOP;
+    if (x.sync->generation == x.gen) {
+      next_trigger(*q.ev);
+      return STEP_SLEEP;
+    }
+    q.wait = WK_NONE;
+    q.stall_flag += now() - x.t0;
+    return STEP_DONE;
+  }
   double t0 = now();
   int64_t count = inst_barrier_count(&in);
   uint64_t key = model_sync_key(in.sub, q.cluster, inst_barrier_id(&in));
   SyncObj &b = barriers_[key];
-  if (count <= 0) return fail(qid, idx, "barrier count must be positive");
+  if (count <= 0) {
+    fail(qid, idx, "barrier count must be positive");
+    return STEP_STOP;
+  }
   if (b.arrived > 0 && b.count != count) {
     char msg[200];
     snprintf(msg, sizeof msg, "barrier %s: this queue arrives with count %" PRId64 ", but the "
              "%" PRId64 " queue(s) already waiting arrived with count %" PRId64, model_sync_name(key).c_str(), count,
              b.arrived, b.count);
-    return fail(qid, idx, msg);
+    fail(qid, idx, msg);
+    return STEP_STOP;
   }
   b.count = count;
   b.arrived++;
@@ -699,25 +800,31 @@ bool SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
     }
     if (in.sub == SCOPE_CHIP || q.cluster == 0)
       for (auto &r : recorders_) r->episode(t0 - start_);
-    return true;
+    return STEP_DONE;
   }
   b.waiters.push_back(qid);
-  uint64_t gen = b.generation;
+  x.sync = &b;  // a node of barriers_: it stays where it is
+  x.gen = b.generation;
+  x.t0 = t0;
+  x.stage = 1;
   q.wait = WK_BARRIER;
   q.wait_key = key;
-  while (b.generation == gen) {
-    wait(*q.ev);
-    if (abort_) return false;
-  }
-  q.wait = WK_NONE;
-  q.stall_flag += now() - t0;
-  return true;
+  next_trigger(*q.ev);
+  return STEP_SLEEP;
 }
 
-bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
-  double t0 = now();
-  int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
-  uint64_t key = model_sync_key(in.sub, q.cluster, id);
+// Stage 1: a semwait waiting for a post.
+Step SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
+  QStep &x = q.x;
+  if (x.stage == 1) {
+    q.wait = WK_NONE;
+    if (abort_) return STEP_STOP;
+  } else {
+    x.t0 = now();
+    int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
+    x.key = model_sync_key(in.sub, q.cluster, id);
+  }
+  uint64_t key = x.key;
   SyncObj &s = sems_[key];
   if (in.op == I_SEMPOST) {
     s.count++;
@@ -726,22 +833,22 @@ bool SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     checker_.sem_post(qid, key);
     for (int w : s.waiters) queues[(size_t)w].ev->notify();
     s.waiters.clear();
-    return true;
+    return STEP_DONE;
   }
-  while (s.count == 0) {
+  if (s.count == 0) {
     s.waiters.push_back(qid);
     q.wait = WK_SEM;
     q.wait_key = key;
-    wait(*q.ev);
-    q.wait = WK_NONE;
-    if (abort_) return false;
+    x.stage = 1;
+    next_trigger(*q.ev);
+    return STEP_SLEEP;
   }
   s.count--;
   checker_.sem_wait(qid, key);
   // a DMA queue posts when data has arrived: waiting on data; a unit, when a buffer is free
-  if (s.from_dma) q.stall_data += now() - t0;
-  else q.stall_flag += now() - t0;
-  return true;
+  if (s.from_dma) q.stall_data += now() - x.t0;
+  else q.stall_flag += now() - x.t0;
+  return STEP_DONE;
 }
 
 // Increments flag `flag` of queue `queue` of q's core (or cluster, for a cluster DMA queue).
@@ -756,29 +863,34 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
   tq.ev->notify();
 }
 
-// Waits until q's flag `flag` is non-zero and decrements it; false when the run was aborted.
-bool SimModel::flag_wait(QState &q, int qid, int64_t flag) {
-  double t0 = now();
-  for (;;) {
-    auto it = q.flags.find(flag);
-    if (it != q.flags.end() && it->second.count > 0) {
-      it->second.count--;
-      checker_.flag_acquire(qid, flag);
-      // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
-      // buffer or a result (a flag stall).
-      if (it->second.from_dma) q.stall_data += now() - t0;
-      else q.stall_flag += now() - t0;
-      return true;
-    }
-    q.wait = WK_FLAG;
-    q.wait_id = flag;
-    wait(*q.ev);
+// Waits until q's flag `flag` is non-zero and decrements it. Stage 1: waiting.
+Step SimModel::flag_wait(QState &q, int qid, int64_t flag) {
+  QStep &x = q.x;
+  if (x.stage == 1) {
     q.wait = WK_NONE;
-    if (abort_) return false;
+    if (abort_) return STEP_STOP;
+  } else {
+    x.t0 = now();
   }
+  auto it = q.flags.find(flag);
+  if (it != q.flags.end() && it->second.count > 0) {
+    it->second.count--;
+    checker_.flag_acquire(qid, flag);
+    // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
+    // buffer or a result (a flag stall).
+    if (it->second.from_dma) q.stall_data += now() - x.t0;
+    else q.stall_flag += now() - x.t0;
+    return STEP_DONE;
+  }
+  q.wait = WK_FLAG;
+  q.wait_id = flag;
+  x.stage = 1;
+  next_trigger(*q.ev);
+  return STEP_SLEEP;
 }
 
-bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
+// One step of instruction in: to its end, or until the queue must sleep.
+Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
     int b = alloc_buffer(in);
@@ -789,16 +901,16 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
       occupancy_[(size_t)b] += v.bytes;
     }
     if (!recorders_.empty()) trace_occ(b);
-    return true;
+    return STEP_DONE;
   }
   case I_FREE: {
     checker_.access(qid, idx, now() - start_);
     RegionView &v = view(in.r[0]);
-    if (v.state != RS_LIVE || v.final) return true;  // the check fails
+    if (v.state != RS_LIVE || v.final) return STEP_DONE;  // the check fails
     v.state = RS_FREED;
     occupancy_[(size_t)v.buf] -= v.bytes;
     if (!recorders_.empty()) trace_occ(v.buf);
-    return true;
+    return STEP_DONE;
   }
   case I_MOV: return exec_mov(q, qid, in, idx);
   case I_GEMM:
@@ -806,7 +918,7 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   case I_SCALAR: return exec_compute(q, qid, in, idx);
   case I_SIGNAL:
     flag_signal(q, qid, in.sub, inst_signal_flag(&in));
-    return true;
+    return STEP_DONE;
   case I_WAIT: return flag_wait(q, qid, inst_wait_flag(&in));
   case I_BARRIER: return sync_barrier(q, qid, in, idx);
   case I_SEMPOST:
@@ -815,12 +927,12 @@ bool SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   }
 }
 
-// Runs a SystemC thread's body. An exception must not leave it: SystemC turns one into a report
+// Runs a queue method's body. An exception must not leave it: SystemC turns one into a report
 // by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
 // exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
 // temporary output files).
 template <class F>
-static void in_thread(F body) {
+static void guarded(F body) {
   try {
     body();
   } catch (const std::bad_alloc &) {
@@ -830,22 +942,39 @@ static void in_thread(F body) {
   }
 }
 
-void SimModel::queue_thread(int qid) {
+// A queue's method: runs the queue's instructions in order from where it slept, until one must
+// sleep (its next trigger is set) or the queue ends.
+void SimModel::queue_run(int qid) {
   QState &q = queues[(size_t)qid];
-  prog_cursor_init(&q.cur, q.prog);
+  if (flows_on_) flow_first();
   size_t n = (size_t)q.prog->ninsts;
-  for (size_t i = 0; i < n && !abort_; i++) {
-    if (checker_.failed() && checks_failed()) break;
-    q.pc = i;
-    // the instruction stays in the cursor, which only this queue moves, while it waits
-    const GsInst &in = *prog_cursor_next(&q.cur);
-    if (in.wait && !flag_wait(q, qid, in.wait - 1)) break;  // its own wait and signal: GsInst
-    if (!exec(q, qid, in, i)) break;
+  for (;;) {
+    if (q.phase == QState::FETCH) {
+      size_t i = q.in ? q.pc + 1 : 0;
+      if (i >= n || abort_ || (checker_.failed() && checks_failed())) return queue_done(q, qid);
+      q.pc = i;
+      q.in = prog_cursor_next(&q.cur);
+      q.x.stage = 0;
+      q.phase = q.in->wait ? QState::OWN_WAIT : QState::EXEC;  // its own wait and signal: GsInst
+    }
+    const GsInst &in = *q.in;
+    Step st = q.phase == QState::OWN_WAIT ? flag_wait(q, qid, in.wait - 1) : exec(q, qid, in, q.pc);
+    if (st == STEP_SLEEP) return;
+    if (st == STEP_STOP) return queue_done(q, qid);
+    q.x.stage = 0;
+    if (q.phase == QState::OWN_WAIT) {
+      q.phase = QState::EXEC;
+      continue;
+    }
     if (in.signal) flag_signal(q, qid, in.signal - 1, in.signal_flag);
     q.ninst++;
     if ((++executed_ & (kProgressEvery - 1)) == 0 && progress_) progress_(executed_, total_);
-    if (i + 1 == n) q.done = true;
+    if (q.pc + 1 == n) q.done = true;
+    q.phase = QState::FETCH;
   }
+}
+
+void SimModel::queue_done(QState &q, int qid) {
   q.end = now();
   checker_.retire(qid);
   running_--;
@@ -855,17 +984,17 @@ void SimModel::controller() {
   for (;;) {
     wait(start_ev_);
     run_seq_++;
-    // Spawning allocates (a process, its name): a std::bad_alloc must not leave this thread
-    // (in_thread). SystemC's own report of a stack it cannot allocate goes on to sc_main.
+    // Spawning allocates (a process, its name): a std::bad_alloc must not leave this thread.
     try {
       sc_spawn_options opt;
-      opt.set_stack_size((int)stack_bytes_);
+      opt.spawn_method();
       for (size_t i = 0; i < queues.size(); i++) {
         QState &q = queues[i];
         if (!q.prog || q.prog->ninsts == 0) continue;
+        prog_cursor_init(&q.cur, q.prog);
         int id = (int)i;
         std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
-        sc_spawn([this, id]() { in_thread([this, id]() { queue_thread(id); }); }, nm.c_str(), &opt);
+        sc_spawn([this, id]() { guarded([this, id]() { queue_run(id); }); }, nm.c_str(), &opt);
       }
     } catch (const std::bad_alloc &) {
       die("out of memory");

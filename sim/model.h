@@ -1,4 +1,4 @@
-// model.h — the SystemC modules (one per hardware resource) and the queue threads.
+// model.h — the SystemC modules (one per hardware resource) and the queue processes.
 // Internal to sim/: the public API is sim.h.
 #ifndef GS_MODEL_H
 #define GS_MODEL_H
@@ -75,6 +75,37 @@ struct ClusterModule : sc_core::sc_module {
   ClusterModule(sc_core::sc_module_name n, SimModel &m, int cluster);
 };
 
+// The resources and fixed costs of one transfer (SimModel::mov_path).
+struct MovPath {
+  double latency = 0;
+  std::vector<BwResource> *ports[2] = {nullptr, nullptr};  // GB/LB ports of each end, or null
+  BwResource *links[4] = {};                               // NoC and cluster links crossed
+  int nlinks = 0;
+  bool noc = false, xcluster = false, same_buf = false;
+};
+
+// Where a queue is inside its current instruction, kept across the kernel's wake-ups: the
+// queues run as SC_METHODs, each wake-up running its queue on until it must sleep again.
+struct SyncObj;
+struct QStep {
+  int stage = 0;    // 0: the instruction (or its own wait) has not started; then as exec_* says
+  double t0 = 0;    // a transfer's issue, or the start of a flag, barrier or semaphore wait
+  double t1 = 0;    // compute: the rep in flight's start
+  int64_t d = 0, reps = 0;  // compute: cycles of one rep, reps left
+  MovPath mp;       // a transfer: its path and ends
+  const Buffer *side[2] = {nullptr, nullptr};
+  int64_t bytes = 0, left = 0, built = 0, c = 0;  // its bytes, left to stream, q.uses' piece, in flight
+  double ddr_total = 0, stall = 0, t = 0, end = 0, full = 0;  // DDR bytes after bursts, stall,
+                    // the next chunk's request, the chunk in flight's end, a flow's time alone
+  int slot = -1;    // a flow's slot
+  SyncObj *sync = nullptr;  // a barrier waited for
+  uint64_t gen = 0, key = 0;  // its generation at arrival; a semaphore's key
+};
+
+// What a step of a queue's instruction came to: done, asleep (the kernel wakes the queue's
+// method again), or the run stopped (a failure, an abort).
+enum Step { STEP_DONE, STEP_SLEEP, STEP_STOP };
+
 // What a blocked queue waits for (for the deadlock report).
 enum WaitKind { WK_NONE, WK_FLAG, WK_BARRIER, WK_SEM, WK_FLOW };
 
@@ -89,6 +120,9 @@ struct alignas(64) QState {
   // reads the queue's place above (operand_place) while this thread writes below.
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
+  const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
+  enum Phase { FETCH, OWN_WAIT, EXEC } phase = FETCH;  // in's own wait (GsInst.wait), its execution
+  QStep x;
   bool done = false;
   double end = 0;
   struct Flag {
@@ -110,7 +144,8 @@ struct alignas(64) QState {
   std::vector<double> chan;      // scratch: DDR bytes per channel of the current transfer
   std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
-    prog = nullptr; pc = 0; done = false; end = 0; flags.clear(); wait = WK_NONE; wait_id = 0;
+    prog = nullptr; pc = 0; in = nullptr; phase = FETCH; x = QStep(); done = false; end = 0;
+    flags.clear(); wait = WK_NONE; wait_id = 0;
     wait_key = 0; busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
   }
 };
@@ -146,15 +181,7 @@ static const double kModelMaxCycles = 8796093022208.0;
 // The most queues a program may use: the race checks keep a clock of one epoch per queue for
 // every queue (hb.h), 4·N² bytes, 256 MiB at this bound (IPU GC2 has 7296 queue slots).
 static const int kMaxQueues = 8192;
-
-// The resources and fixed costs of one transfer (SimModel::mov_path).
-struct MovPath {
-  double latency = 0;
-  std::vector<BwResource> *ports[2] = {nullptr, nullptr};  // GB/LB ports of each end, or null
-  BwResource *links[4] = {};                               // NoC and cluster links crossed
-  int nlinks = 0;
-  bool noc = false, xcluster = false, same_buf = false;
-};
+static const uint64_t kNever = ~0ull;  // a SystemC time (ps) no run reaches
 
 class SimModel : public sc_core::sc_module {
  public:
@@ -195,9 +222,12 @@ class SimModel : public sc_core::sc_module {
   RegionView &view(uint32_t r);
   const RegionView &view_of(uint32_t r) const;
   void controller();
-  void queue_thread(int q);
-  bool exec(QState &q, int qid, const GsInst &in, size_t idx);
-  bool exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
+  void queue_run(int q);
+  void queue_done(QState &q, int qid);
+  Step exec(QState &q, int qid, const GsInst &in, size_t idx);
+  Step exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
+  bool mov_begin(QState &q, int qid, const GsInst &in, size_t idx);
+  void mov_end(QState &q, int qid, size_t idx);
   bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const int64_t base[2],
                 MovPath *mp, std::string *err);
   static void mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp);
@@ -205,21 +235,23 @@ class SimModel : public sc_core::sc_module {
   void ddr_uses(QState &q);
   void path_uses(QState &q, const MovPath &mp, double c, double f);
   void path_ports(QState &q, const MovPath &mp);
-  double mov_stream(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
-  double mov_flow(QState &q, int qid, size_t idx, const MovPath &mp, int64_t bytes, double t);
+  bool mov_stream(QState &q, int qid, size_t idx);
+  bool mov_flow(QState &q, int qid, size_t idx);
   void flow_step();
+  void flow_first();
   void flow_schedule(double next);
   bool past_limit(int qid, size_t idx, double end);
-  bool exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
+  Step exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
+  void compute_issue(QState &q, int qid, const GsInst &in, size_t idx, const GsUnitKind *u);
   void flag_signal(QState &q, int qid, int queue, int64_t flag);
-  bool flag_wait(QState &q, int qid, int64_t flag);
-  bool sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
-  bool sync_sem(QState &q, int qid, const GsInst &in);
+  Step flag_wait(QState &q, int qid, int64_t flag);
+  Step sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
+  Step sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
   Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
-  void wait_until(double t);
+  bool sleep_until(double t);
   void wake_all();
   int static_check(const GsProgram *p, bool checked, std::string *err);
   int prog_check_collect(const GsProgram *p, std::string *err);
@@ -246,7 +278,9 @@ class SimModel : public sc_core::sc_module {
   int64_t chunk_ = 2048;
   bool flows_on_ = false;       // chip.transfer_model = flow
   FlowNet flows_;               // its transfers in flight
-  sc_core::sc_event flow_ev_;   // the next flow's end (flow_step)
+  sc_core::sc_event flow_ev_;   // the next flow's end when it is now (flow_step)
+  sc_core::sc_event flow_tev_;  // ... when it is later (flow_first)
+  uint64_t flow_tev_at_ = kNever;  // that time (SystemC ps), while not handled
   std::vector<int> flow_done_;  // scratch: the queues whose flows flow_step ended
   bool abort_ = false;
   std::string error_;
@@ -260,7 +294,6 @@ class SimModel : public sc_core::sc_module {
   std::vector<SimEpisode> episodes_;
   std::vector<SimEpisode> cluster_episodes_;
   std::vector<std::unique_ptr<SimRecorder>> recorders_;
-  uint64_t stack_bytes_;
   uint64_t run_seq_ = 0;
   SimChecker checker_{*this};
   std::vector<RegionView> views_;                       // [region id < min(count, 2^20)]

@@ -253,6 +253,8 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   start_ = now();
   flows_.reset(start_);
   flow_ev_.cancel();
+  flow_tev_.cancel();
+  flow_tev_at_ = kNever;
   std::vector<BwResource *> all;
   for (BwResource &c : ddr->channels) all.push_back(&c);
   for (DramChannel &d : ddr->dram) d.reset(ddr->dt.banks);  // every run starts with rows closed
