@@ -1,7 +1,7 @@
 // checker.h — the run's memory and race checks on a thread of their own (docs/timing.md,
 // "Checks on a second core"). Internal to sim/.
 //
-// The model's queue threads decide timing; what every instruction reads, writes, allocates and
+// The model's queues decide timing; what every instruction reads, writes, allocates and
 // frees, and the happens-before order the checks judge those accesses by, do not change timing.
 // So the model hands each such event to the checker as a small record, in the order the events
 // happen in the simulation, and goes on; a thread of the checker's replays them, in that same
@@ -11,7 +11,7 @@
 // order, located at its queue, instruction and cycle.
 //
 // Contract with the model:
-// - events are handed over in simulation order (one SystemC thread runs at a time);
+// - events are handed over in simulation order (one SystemC process runs at a time);
 // - `access(q, idx, cycle)` names the next instruction of queue slot q that touches memory: the
 //   checker decodes it from the program with a cursor of its own and checks its operands
 //   (SimModel::check_access);
