@@ -3,8 +3,8 @@
 // Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_METHOD that
 // executes its instructions in order. An instruction does its effect at issue (checks, region
 // reads and writes, resource reservations), then sleeps until its completion time (one timed
-// next_trigger per compute instruction, one per transfer chunk) and completes. There is no
-// per-cycle tick: time only advances through those sleeps. Flags, barriers and semaphores put a
+// wake-up per compute instruction, one per transfer chunk: wakeups_, run by timer_step) and
+// completes. There is no per-cycle tick: time only advances through those sleeps. Flags, barriers and semaphores put a
 // queue to sleep on its own event, which the releasing queue notifies, and order queues for the
 // race checks (hb.h). A sleeping queue's place inside its instruction is its QStep (model.h):
 // each exec_* step goes on from its stage and returns STEP_SLEEP with the next trigger set,
@@ -28,6 +28,22 @@
 #include "trace.h"
 
 using namespace sc_core;
+
+// Runs a method's body (a queue's, the timer's). An exception must not leave it: SystemC turns one into a report
+// by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
+// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
+// temporary output files).
+template <class F>
+static void guarded(F body) {
+  try {
+    body();
+  } catch (const std::bad_alloc &) {
+    die("out of memory");
+  } catch (const std::exception &e) {
+    die("%s", e.what());
+  }
+}
+
 
 DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
@@ -160,8 +176,8 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   SC_METHOD(flow_step);
   sensitive << flow_ev_;
   dont_initialize();
-  SC_METHOD(flow_first);
-  sensitive << flow_tev_;
+  SC_METHOD(timer_step);
+  sensitive << timer_ev_;
   dont_initialize();
 }
 
@@ -189,20 +205,68 @@ int SimModel::alloc_buffer(const GsInst &in) const {
   return in.sub == LVL_DDR ? 0 : in.sub == LVL_GB ? gb_buffer(cluster) : lb_buffer(cluster, core);
 }
 
-// Model time is counted in cycles from the start of the current run (start_ps_ in SystemC
-// time), so that a run computes the same numbers whatever ran before it in the process.
-double SimModel::now() const {
-  return (double)(sc_time_stamp().value() - start_ps_) / ps_per_cycle_;
+// Model time is counted in cycles from the start of the current run (start_ps_), so that a run
+// computes the same numbers whatever ran before it in the process. It is now_ps_, which
+// timer_step moves; the kernel's own time follows it at each of its notifications, and may lag
+// behind it in between (timer_step).
+double SimModel::now() const { return (double)(now_ps_ - start_ps_) / ps_per_cycle_; }
+
+// Puts queue q to sleep until model time t (timer_step runs it then) and says so; false when t
+// is not later than now (the queue goes on at once).
+bool SimModel::sleep_until(QState &q, double t) {
+  uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
+  if (target <= now_ps_) return false;
+  wakeups_.insert({target, &q - queues.data()});
+  timer_arm();
+  return true;
 }
 
-// Sets the queue's method to wake at model time t and says so; false when t is not later than
-// now (the queue goes on at once).
-bool SimModel::sleep_until(double t) {
-  uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
-  uint64_t cur = sc_time_stamp().value();
-  if (target <= cur) return false;
-  next_trigger(sc_time::from_value(target - cur));
-  return true;
+// The kernel's notification for the earliest wake-up (a cancelled one too: timer_step drops
+// it then). Inside timer_step, which arms it once when it returns, nothing.
+void SimModel::timer_arm() {
+  if (in_timer_ || wakeups_.empty()) return;
+  uint64_t t = wakeups_.top().t;
+  if (timer_armed_ && timer_at_ <= t) return;
+  timer_ev_.notify(sc_time::from_value(t - sc_time_stamp().value()));  // replaces a later one
+  timer_armed_ = true;
+  timer_at_ = t;
+}
+
+// The timed wake-ups, instant by instant, as the kernel took its timed notifications when each
+// sleeping queue had one of its own. It advances to the next instant as the kernel advanced its
+// time: the cancelled entries on top are dropped (only then: that order of the heap's
+// operations is what keeps same-instant order), and every entry due is taken in heap order
+// before any runs. Then the flows' end runs first, then the queues in that order (a queue they
+// wake, by a signal or a flow's end, runs after them: its process is queued behind this one).
+// When the kernel has nothing else to do at this instant (no process woken, no delta
+// notification), the next instant follows the same way, here: what the kernel would do next,
+// without its time advance, its own heap and a process dispatch per instant. Otherwise it
+// returns, and the kernel is notified for the next instant.
+void SimModel::timer_step() {
+  timer_armed_ = false;
+  in_timer_ = true;
+  auto cancelled = [&](const Wakeup &w) { return w.who < 0 && -1 - w.who != (int64_t)flow_token_; };
+  guarded([&]() {
+    for (bool first = true;; first = false) {
+      if (!first && sc_pending_activity_at_current_time()) break;
+      while (!wakeups_.empty() && cancelled(wakeups_.top())) wakeups_.extract_top();
+      if (wakeups_.empty()) break;
+      uint64_t t = wakeups_.top().t;
+      gs_assert(t > now_ps_);
+      now_ps_ = t;
+      bool flow_due = false;
+      due_.clear();
+      while (!wakeups_.empty() && wakeups_.top().t == t) {
+        Wakeup w = wakeups_.extract_top();
+        if (w.who >= 0) due_.push_back((int)w.who);
+        else if (!cancelled(w)) flow_due = true;
+      }
+      if (flow_due) flow_step();
+      for (int qid : due_) queue_run(qid);
+    }
+  });
+  in_timer_ = false;
+  timer_arm();
 }
 
 void SimModel::wake_all() {
@@ -365,7 +429,7 @@ Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     double t1 = now(), t2 = t1 + (double)x.d;
     if (past_limit(qid, idx, t2)) return STEP_STOP;
     x.t1 = t1;
-    if (sleep_until(t2)) return STEP_SLEEP;
+    if (sleep_until(q, t2)) return STEP_SLEEP;
     q.busy += (double)x.d;
     for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, name, idx);
     if (abort_) return STEP_STOP;
@@ -549,7 +613,7 @@ bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
   QStep &x = q.x;
   if (x.stage == 1) {
     x.stage = 2;
-    if (x.bytes == 0 && !past_limit(qid, idx, x.t) && sleep_until(x.t)) return true;
+    if (x.bytes == 0 && !past_limit(qid, idx, x.t) && sleep_until(q, x.t)) return true;
   } else if (x.stage == 3) {
     x.t = x.end;
     x.left -= x.c;
@@ -564,7 +628,7 @@ bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
     double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
     if (past_limit(qid, idx, end)) break;
     x.stall += start - x.t;
-    if (sleep_until(end)) {
+    if (sleep_until(q, end)) {
       x.end = end;
       x.c = c;
       x.stage = 3;
@@ -584,7 +648,7 @@ bool SimModel::mov_flow(QState &q, int qid, size_t idx) {
   if (x.stage == 1) {
     if (past_limit(qid, idx, x.t)) return false;
     x.stage = 2;
-    if (sleep_until(x.t)) return true;
+    if (sleep_until(q, x.t)) return true;
   }
   if (x.stage == 2) {
     if (x.bytes == 0 || abort_) return false;
@@ -599,7 +663,6 @@ bool SimModel::mov_flow(QState &q, int qid, size_t idx) {
   const Flow &f = flows_.flow(x.slot);
   if (f.live && f.owner == qid && !abort_) {
     q.wait = WK_FLOW;
-    next_trigger(*q.ev);
     return true;
   }
   q.wait = WK_NONE;
@@ -611,29 +674,16 @@ bool SimModel::mov_flow(QState &q, int qid, size_t idx) {
 // instant a delta notification (flow_step runs in the next delta cycle).
 void SimModel::flow_schedule(double next) {
   flow_ev_.cancel();
-  flow_tev_.cancel();
-  flow_tev_at_ = kNever;
+  flow_token_++;  // cancels its entry in wakeups_
   if (next == std::numeric_limits<double>::infinity()) return;
   // rounded up, so that the flow has ended when the kernel wakes (FlowNet::step's slack)
   uint64_t target = start_ps_ + (uint64_t)std::ceil(next * ps_per_cycle_ - 1e-9);
-  uint64_t cur = sc_time_stamp().value();
-  if (target <= cur) {
+  if (target <= now_ps_) {
     flow_ev_.notify(SC_ZERO_TIME);
     return;
   }
-  flow_tev_.notify(sc_time::from_value(target - cur));
-  flow_tev_at_ = target;
-}
-
-// At a later instant the flows due end before any queue acts at it. The kernel runs the
-// processes it woke at one instant in the order it woke them, and the method on flow_tev_ is one
-// of them, not necessarily the first: so the first of them to run ends the flows, and the method
-// then finds nothing left to do. The queues whose flows ended run after every queue woken by
-// its own timer at that instant.
-void SimModel::flow_first() {
-  if (flow_tev_at_ != sc_time_stamp().value()) return;
-  flow_tev_at_ = kNever;
-  flow_step();
+  wakeups_.insert({target, -1 - (int64_t)flow_token_});
+  timer_arm();
 }
 
 // Ends the flows due now and wakes their queues.
@@ -753,7 +803,6 @@ Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   if (x.stage == 1) {
     if (abort_) return STEP_STOP;
     if (x.sync->generation == x.gen) {
-      next_trigger(*q.ev);
       return STEP_SLEEP;
     }
     q.wait = WK_NONE;
@@ -809,7 +858,6 @@ Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   x.stage = 1;
   q.wait = WK_BARRIER;
   q.wait_key = key;
-  next_trigger(*q.ev);
   return STEP_SLEEP;
 }
 
@@ -840,7 +888,6 @@ Step SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     q.wait = WK_SEM;
     q.wait_key = key;
     x.stage = 1;
-    next_trigger(*q.ev);
     return STEP_SLEEP;
   }
   s.count--;
@@ -860,7 +907,7 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
   f.from_dma = q.unit_kind < 0;
   f.last_from = qid;
   checker_.flag_release(qid, t, flag);
-  tq.ev->notify();
+  if (tq.wait != WK_NONE) tq.ev->notify();  // else nobody sleeps on it (queue_run)
 }
 
 // Waits until q's flag `flag` is non-zero and decrements it. Stage 1: waiting.
@@ -885,7 +932,6 @@ Step SimModel::flag_wait(QState &q, int qid, int64_t flag) {
   q.wait = WK_FLAG;
   q.wait_id = flag;
   x.stage = 1;
-  next_trigger(*q.ev);
   return STEP_SLEEP;
 }
 
@@ -927,26 +973,11 @@ Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   }
 }
 
-// Runs a queue method's body. An exception must not leave it: SystemC turns one into a report
-// by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
-// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
-// temporary output files).
-template <class F>
-static void guarded(F body) {
-  try {
-    body();
-  } catch (const std::bad_alloc &) {
-    die("out of memory");
-  } catch (const std::exception &e) {
-    die("%s", e.what());
-  }
-}
-
 // A queue's method: runs the queue's instructions in order from where it slept, until one must
 // sleep (its next trigger is set) or the queue ends.
 void SimModel::queue_run(int qid) {
   QState &q = queues[(size_t)qid];
-  if (flows_on_) flow_first();
+  if (q.phase == QState::ENDED) return;  // woken after it stopped (an aborted run's wake_all)
   size_t n = (size_t)q.prog->ninsts;
   for (;;) {
     if (q.phase == QState::FETCH) {
@@ -975,6 +1006,7 @@ void SimModel::queue_run(int qid) {
 }
 
 void SimModel::queue_done(QState &q, int qid) {
+  q.phase = QState::ENDED;
   q.end = now();
   checker_.retire(qid);
   running_--;
@@ -983,18 +1015,28 @@ void SimModel::queue_done(QState &q, int qid) {
 void SimModel::controller() {
   for (;;) {
     wait(start_ev_);
-    run_seq_++;
     // Spawning allocates (a process, its name): a std::bad_alloc must not leave this thread.
     try {
-      sc_spawn_options opt;
-      opt.spawn_method();
       for (size_t i = 0; i < queues.size(); i++) {
         QState &q = queues[i];
         if (!q.prog || q.prog->ninsts == 0) continue;
         prog_cursor_init(&q.cur, q.prog);
+        // A slot's method is made by the first run that uses the slot and serves every run
+        // after it (a method spawned per run would stay sensitive to the slot's event). It runs
+        // when made, or when notified here; then when its event wakes it from a flag, barrier,
+        // semaphore or flow sleep (who notifies it checks that it sleeps), or when timer_step
+        // calls it from a timed sleep.
+        if (q.spawned) {
+          q.ev->notify();
+          continue;
+        }
+        sc_spawn_options opt;
+        opt.spawn_method();
+        opt.set_sensitivity(q.ev.get());
         int id = (int)i;
-        std::string nm = "run" + std::to_string(run_seq_) + "_q" + std::to_string(i);
-        sc_spawn([this, id]() { guarded([this, id]() { queue_run(id); }); }, nm.c_str(), &opt);
+        sc_spawn([this, id]() { guarded([this, id]() { queue_run(id); }); },
+                 ("q" + std::to_string(i)).c_str(), &opt);
+        q.spawned = true;
       }
     } catch (const std::bad_alloc &) {
       die("out of memory");

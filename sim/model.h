@@ -18,6 +18,7 @@
 #include "memory.h"
 #include "sim.h"
 #include "timing.h"
+#include "wakeups.h"
 
 class SimRecorder;  // trace.h
 
@@ -116,12 +117,13 @@ struct alignas(64) QState {
   int cluster = 0, core = -1, index = 0;
   int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
   const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
+  bool spawned = false;          // its method exists (SimModel::controller)
   // What follows changes as the queue runs: on cache lines of its own, as the checker's thread
   // reads the queue's place above (operand_place) while this thread writes below.
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
   const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
-  enum Phase { FETCH, OWN_WAIT, EXEC } phase = FETCH;  // in's own wait (GsInst.wait), its execution
+  enum Phase { FETCH, OWN_WAIT, EXEC, ENDED } phase = FETCH;  // in's own wait (GsInst.wait), its execution
   QStep x;
   bool done = false;
   double end = 0;
@@ -238,7 +240,6 @@ class SimModel : public sc_core::sc_module {
   bool mov_stream(QState &q, int qid, size_t idx);
   bool mov_flow(QState &q, int qid, size_t idx);
   void flow_step();
-  void flow_first();
   void flow_schedule(double next);
   bool past_limit(int qid, size_t idx, double end);
   Step exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
@@ -251,7 +252,9 @@ class SimModel : public sc_core::sc_module {
   Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
   std::string operand_place(const QState &q, uint32_t r) const;
   double now() const;
-  bool sleep_until(double t);
+  bool sleep_until(QState &q, double t);
+  void timer_arm();
+  void timer_step();
   void wake_all();
   int static_check(const GsProgram *p, bool checked, std::string *err);
   int prog_check_collect(const GsProgram *p, std::string *err);
@@ -279,8 +282,16 @@ class SimModel : public sc_core::sc_module {
   bool flows_on_ = false;       // chip.transfer_model = flow
   FlowNet flows_;               // its transfers in flight
   sc_core::sc_event flow_ev_;   // the next flow's end when it is now (flow_step)
-  sc_core::sc_event flow_tev_;  // ... when it is later (flow_first)
-  uint64_t flow_tev_at_ = kNever;  // that time (SystemC ps), while not handled
+  uint64_t flow_token_ = 0;     // ... when later: the entry -1 - flow_token_ in wakeups_
+  // The timed wake-ups (wakeups.h), the kernel's one notification for the earliest, and the
+  // queues due at an instant (timer_step's scratch).
+  Wakeups wakeups_;
+  sc_core::sc_event timer_ev_;
+  bool timer_armed_ = false;
+  uint64_t timer_at_ = 0;  // SystemC ps, when armed
+  bool in_timer_ = false;  // timer_step runs
+  uint64_t now_ps_ = 0;    // model time (SystemC ps; now())
+  std::vector<int> due_;
   std::vector<int> flow_done_;  // scratch: the queues whose flows flow_step ended
   bool abort_ = false;
   std::string error_;
@@ -294,7 +305,6 @@ class SimModel : public sc_core::sc_module {
   std::vector<SimEpisode> episodes_;
   std::vector<SimEpisode> cluster_episodes_;
   std::vector<std::unique_ptr<SimRecorder>> recorders_;
-  uint64_t run_seq_ = 0;
   SimChecker checker_{*this};
   std::vector<RegionView> views_;                       // [region id < min(count, 2^20)]
   std::unordered_map<uint32_t, RegionView> views_far_;  // ids past it (hand-written programs)

@@ -249,12 +249,14 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   views_.assign(p ? std::min((size_t)p->nregions, (size_t)1 << 20) : 0, RegionView());
   views_far_.clear();
   occupancy_.assign(mem.bufs.size(), 0);
-  start_ps_ = sc_time_stamp().value();
+  start_ps_ = now_ps_ = sc_time_stamp().value();
   start_ = now();
   flows_.reset(start_);
   flow_ev_.cancel();
-  flow_tev_.cancel();
-  flow_tev_at_ = kNever;
+  flow_token_++;
+  wakeups_.clear();  // empty already: every run goes on until the kernel has no events left
+  timer_ev_.cancel();
+  timer_armed_ = false;
   std::vector<BwResource *> all;
   for (BwResource &c : ddr->channels) all.push_back(&c);
   for (DramChannel &d : ddr->dram) d.reset(ddr->dt.banks);  // every run starts with rows closed

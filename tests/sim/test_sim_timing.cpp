@@ -5,7 +5,10 @@
 #include <cmath>
 #include <vector>
 
+#include <systemc>
+
 #include "simtest.h"
+#include "wakeups.h"
 extern "C" {
 #include "../unit/rng_testlib.h"
 }
@@ -271,6 +274,44 @@ static void llround_inline(void **) {
   }
 }
 
+// The model's wake-up heap (sim/wakeups.h) against the kernel's own (sc_ppq_base, the heap of
+// SystemC's timed notifications, compared by time as the kernel compares them): the same inserts
+// and extractions give the same entries in the same order, ties included. Few distinct times, so
+// that most comparisons are ties, whose order is what a run's cycles depend on.
+namespace {
+int earlier_first(const void *a, const void *b) {
+  const Wakeup *x = (const Wakeup *)a, *y = (const Wakeup *)b;
+  return x->t < y->t ? 1 : x->t > y->t ? -1 : 0;
+}
+}  // namespace
+
+static void wakeups_as_kernel_heap(void **) {
+  Rng g{0x2545f4914f6cdd1dull};
+  for (int round = 0; round < 200; round++) {
+    sc_core::sc_ppq<Wakeup *> kernel(16, earlier_first);  // starts small: it must grow too
+    Wakeups mine;
+    std::vector<Wakeup> pool(4000);
+    size_t used = 0;
+    uint64_t span = 1 + rnd(&g) % 8, now = 0;
+    for (int step = 0; step < 2000; step++) {
+      if (kernel.empty() || (rnd(&g) % 3 && used < pool.size())) {
+        Wakeup e{now + rnd(&g) % span, (int64_t)used};
+        pool[used++] = e;
+        kernel.insert(&pool[(size_t)e.who]);
+        mine.insert(e);
+      } else {
+        Wakeup *k = kernel.extract_top();
+        Wakeup m = mine.extract_top();
+        assert_true(k->who == m.who && k->t == m.t);
+        now = m.t;  // as the kernel's time only moves forward
+      }
+      assert_true(kernel.size() == (int)mine.size());
+    }
+    while (!kernel.empty()) assert_true(kernel.extract_top()->who == mine.extract_top().who);
+    assert_true(mine.empty());
+  }
+}
+
 static void reservation_interleaves(void **) {
   BwResource ddr, linkA, linkB;
   ddr.bytes_per_cycle = 16;
@@ -357,6 +398,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(dram_pieces_as_segments),
       cmocka_unit_test(llround_inline),
+      cmocka_unit_test(wakeups_as_kernel_heap),
       cmocka_unit_test(reservation_interleaves),
       cmocka_unit_test(hand_built_tiny_is_tiny_cfg),
   };

@@ -1,0 +1,71 @@
+// wakeups.h — the model's timed wake-ups (a queue's end of a compute instruction or of a
+// transfer chunk, the next flow's end) in one heap of its own: plain C++, no SystemC kernel.
+//
+// Why: a queue that slept with a timed notification put one entry on the kernel's heap of timed
+// events, whose comparisons go through a function pointer to events scattered in memory (9% of
+// a run on stcp920), and was then dispatched as a process of its own. Here the entries are 16
+// bytes side by side, compared inline; the kernel holds one notification, for the earliest, and
+// SimModel::timer_step runs the queues due from it.
+// Contract: entries come out in exactly the order the kernel's heap (sc_ppq_base: a binary
+// max-heap, 1-indexed, after Cormen-Leiserson-Rivest, "larger" meaning earlier) gives its
+// notifications, ties included, for the same sequence of inserts and extractions. Same-instant
+// wake-ups decide who takes a shared port first, so this keeps every cycle count of a run as it
+// was with the kernel's heap; tests/sim/test_sim_timing.cpp checks the order against
+// sc_ppq_base itself. A cancelled entry stays in the heap, as the kernel's do, and is dropped
+// when it reaches the top (SimModel::timer_step).
+#ifndef GS_WAKEUPS_H
+#define GS_WAKEUPS_H
+
+#include <cstdint>
+#include <vector>
+
+struct Wakeup {
+  uint64_t t;   // SystemC time (ps)
+  int64_t who;  // >= 0: a queue slot; < 0: the flow model's entry -1 - token (SimModel)
+};
+
+class Wakeups {
+ public:
+  bool empty() const { return heap_.size() == 1; }
+  size_t size() const { return heap_.size() - 1; }
+  const Wakeup &top() const { return heap_[1]; }
+  void clear() { heap_.resize(1); }
+
+  void insert(Wakeup e) {
+    heap_.push_back(e);
+    size_t i = heap_.size() - 1;
+    while (i > 1 && heap_[i / 2].t > e.t) {  // the parent is later: it moves down
+      heap_[i] = heap_[i / 2];
+      i /= 2;
+    }
+    heap_[i] = e;
+  }
+
+  Wakeup extract_top() {
+    Wakeup top = heap_[1];
+    heap_[1] = heap_.back();
+    heap_.pop_back();
+    sift_down(1);
+    return top;
+  }
+
+ private:
+  // As the kernel's: the earlier child replaces the parent only when strictly earlier, and the
+  // right child only when strictly earlier than the winner so far.
+  void sift_down(size_t i) {
+    size_t n = heap_.size() - 1;
+    for (size_t l; (l = 2 * i) <= n;) {
+      size_t best = heap_[l].t < heap_[i].t ? l : i;
+      if (l + 1 <= n && heap_[l + 1].t < heap_[best].t) best = l + 1;
+      if (best == i) break;
+      Wakeup tmp = heap_[i];
+      heap_[i] = heap_[best];
+      heap_[best] = tmp;
+      i = best;
+    }
+  }
+
+  std::vector<Wakeup> heap_{Wakeup{0, 0}};  // [0] unused: the heap is 1-indexed
+};
+
+#endif
