@@ -861,14 +861,22 @@ Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   return STEP_SLEEP;
 }
 
+// A flag or semaphore wait's step begins: woken (stage 1), its sleep is over, and false when the
+// run was aborted meanwhile; else (stage 0) the wait starts now.
+bool SimModel::wait_begin(QState &q) {
+  if (q.x.stage != 1) {
+    q.x.t0 = now();
+    return true;
+  }
+  q.wait = WK_NONE;
+  return !abort_;
+}
+
 // Stage 1: a semwait waiting for a post.
 Step SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
   QStep &x = q.x;
-  if (x.stage == 1) {
-    q.wait = WK_NONE;
-    if (abort_) return STEP_STOP;
-  } else {
-    x.t0 = now();
+  if (!wait_begin(q)) return STEP_STOP;
+  if (x.stage == 0) {
     int64_t id = in.op == I_SEMPOST ? inst_sempost_id(&in) : inst_semwait_id(&in);
     x.key = model_sync_key(in.sub, q.cluster, id);
   }
@@ -913,12 +921,7 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
 // Waits until q's flag `flag` is non-zero and decrements it. Stage 1: waiting.
 Step SimModel::flag_wait(QState &q, int qid, int64_t flag) {
   QStep &x = q.x;
-  if (x.stage == 1) {
-    q.wait = WK_NONE;
-    if (abort_) return STEP_STOP;
-  } else {
-    x.t0 = now();
-  }
+  if (!wait_begin(q)) return STEP_STOP;
   auto it = q.flags.find(flag);
   if (it != q.flags.end() && it->second.count > 0) {
     it->second.count--;

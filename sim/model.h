@@ -246,6 +246,7 @@ class SimModel : public sc_core::sc_module {
   void compute_issue(QState &q, int qid, const GsInst &in, size_t idx, const GsUnitKind *u);
   void flag_signal(QState &q, int qid, int queue, int64_t flag);
   Step flag_wait(QState &q, int qid, int64_t flag);
+  bool wait_begin(QState &q);
   Step sync_barrier(QState &q, int qid, const GsInst &in, size_t idx);
   Step sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
