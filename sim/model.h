@@ -103,8 +103,8 @@ struct QStep {
   uint64_t gen = 0, key = 0;  // its generation at arrival; a semaphore's key
 };
 
-// What a step of a queue's instruction came to: done, asleep (the kernel wakes the queue's
-// method again), or the run stopped (a failure, an abort).
+// What a step of a queue's instruction came to: done, asleep (its event wakes the queue's method
+// again, or timer_step runs it at its time), or the run stopped (a failure, an abort).
 enum Step { STEP_DONE, STEP_SLEEP, STEP_STOP };
 
 // What a blocked queue waits for (for the deadlock report).
@@ -183,7 +183,6 @@ static const double kModelMaxCycles = 8796093022208.0;
 // The most queues a program may use: the race checks keep a clock of one epoch per queue for
 // every queue (hb.h), 4·N² bytes, 256 MiB at this bound (IPU GC2 has 7296 queue slots).
 static const int kMaxQueues = 8192;
-static const uint64_t kNever = ~0ull;  // a SystemC time (ps) no run reaches
 
 class SimModel : public sc_core::sc_module {
  public:
