@@ -4,11 +4,12 @@
 // executes its instructions in order. An instruction does its effect at issue (checks, region
 // reads and writes, resource reservations), then sleeps until its completion time (one timed
 // wake-up per compute instruction, one per transfer chunk: wakeups_, run by timer_step) and
-// completes. There is no per-cycle tick: time only advances through those sleeps. Flags, barriers and semaphores put a
-// queue to sleep on its own event, which the releasing queue notifies, and order queues for the
-// race checks (hb.h). A sleeping queue's place inside its instruction is its QStep (model.h):
-// each exec_* step goes on from its stage and returns STEP_SLEEP with the next trigger set,
-// STEP_DONE, or STEP_STOP; queue_run loops over them.
+// completes. There is no per-cycle tick: time only advances through those sleeps. Flags,
+// barriers and semaphores put a queue to sleep on its own event, which the releasing queue
+// notifies, and order queues for the race checks (hb.h). A sleeping queue's place inside its
+// instruction is its QStep (model.h): each exec_* step goes on from its stage and returns
+// STEP_SLEEP (a timed wake-up queued, or its event to wait for), STEP_DONE or STEP_STOP;
+// queue_run loops over them.
 // Invariants: the tile state and the access logs change at issue (an access that could see a
 // write in flight does not happen after it: a race, memory.cpp); shared bandwidth resources
 // are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
@@ -29,9 +30,9 @@
 
 using namespace sc_core;
 
-// Runs a method's body (a queue's, the timer's). An exception must not leave it: SystemC turns one into a report
-// by allocating, which under memory exhaustion throws again inside its handler (std::terminate,
-// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
+// Runs a method's body (a queue's, the timer's). An exception must not leave it: SystemC turns
+// one into a report by allocating, which under memory exhaustion throws again inside its handler
+// (std::terminate, exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
 // temporary output files).
 template <class F>
 static void guarded(F body) {
@@ -43,7 +44,6 @@ static void guarded(F body) {
     die("%s", e.what());
   }
 }
-
 
 DdrModule::DdrModule(sc_module_name n, const GsArch *a) : sc_module(n) {
   channels.resize((size_t)std::max(1, a->ddr_channels));
@@ -407,10 +407,10 @@ std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
 // Stage 0 issues the instruction; stage 1 is a rep in flight (q.x.reps left, this one included).
 Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   QStep &x = q.x;
-  const char *name = isa_mnemonic((GsOpcode)in.op);
   if (x.stage == 1) {  // woke at the end of a rep
     q.busy += (double)x.d;
-    for (auto &rec : recorders_) rec->activity(qid, x.t1 - start_, x.t1 + (double)x.d - start_, name, idx);
+    for (auto &rec : recorders_)
+      rec->activity(qid, x.t1 - start_, x.t1 + (double)x.d - start_, isa_mnemonic((GsOpcode)in.op), idx);
     if (abort_) return STEP_STOP;
     x.reps--;
   } else {
@@ -431,7 +431,7 @@ Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     x.t1 = t1;
     if (sleep_until(q, t2)) return STEP_SLEEP;
     q.busy += (double)x.d;
-    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, name, idx);
+    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, isa_mnemonic((GsOpcode)in.op), idx);
     if (abort_) return STEP_STOP;
   }
   return STEP_DONE;
@@ -802,9 +802,7 @@ Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
   QStep &x = q.x;
   if (x.stage == 1) {
     if (abort_) return STEP_STOP;
-    if (x.sync->generation == x.gen) {
-      return STEP_SLEEP;
-    }
+    if (x.sync->generation == x.gen) return STEP_SLEEP;  // woken by something else
     q.wait = WK_NONE;
     q.stall_flag += now() - x.t0;
     return STEP_DONE;
@@ -977,7 +975,7 @@ Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
 }
 
 // A queue's method: runs the queue's instructions in order from where it slept, until one must
-// sleep (its next trigger is set) or the queue ends.
+// sleep again or the queue ends.
 void SimModel::queue_run(int qid) {
   QState &q = queues[(size_t)qid];
   if (q.phase == QState::ENDED) return;  // woken after it stopped (an aborted run's wake_all)

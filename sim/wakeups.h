@@ -12,7 +12,7 @@
 // wake-ups decide who takes a shared port first, so this keeps every cycle count of a run as it
 // was with the kernel's heap; tests/sim/test_sim_timing.cpp checks the order against
 // sc_ppq_base itself. A cancelled entry stays in the heap, as the kernel's do, and is dropped
-// when it reaches the top (SimModel::timer_step).
+// from the top when time advances, where the kernel drops its own (SimModel::timer_step).
 #ifndef GS_WAKEUPS_H
 #define GS_WAKEUPS_H
 
