@@ -22,6 +22,7 @@ void MemoryState::reset(const GsProgram *p) {
   prog = p;
   for (Buffer &b : bufs) b.reset();
   regions_.clear();
+  spare_.clear();
   index_.assign(p ? p->nregions : 0, nullptr);
   freed_.clear();
   outputs_.clear();
@@ -281,7 +282,7 @@ std::string MemoryState::reuse_check(uint32_t r, const Buffer &B, int64_t off, i
              region_name(f.region).c_str());
     return msg + mark_name(f.by) + ", which does not happen before it: missing synchronisation";
   }
-  return "";
+  return std::string();
 }
 
 std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes, uint32_t init,
@@ -327,6 +328,7 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   B.live.emplace(offset, std::make_pair(offset + bytes, r));
   B.occupancy += bytes;
   if (B.occupancy > B.peak) B.peak = B.occupancy;
+  release_logs(g);
   g = Region();
   g.state = RS_LIVE;
   if (r < freed_.size()) freed_[r] = false;
@@ -337,7 +339,7 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   if (init) g.spans.emplace(0, Span{bytes, init, false});
   g.final = final;
   if (final) outputs_.push_back(r);
-  return "";
+  return std::string();
 }
 
 // The region is live and its allocation happens before this access.
@@ -346,7 +348,7 @@ std::string MemoryState::live_check(uint32_t r, Mark who) const {
   if (g.state != RS_LIVE)
     return "use of region " + region_name(r) +
            (g.state == RS_FREED ? " after it was freed" : ", which was never allocated");
-  if (hb->ordered(g.alloc.q, g.alloc.e, who.q)) return "";
+  if (hb->ordered(g.alloc.q, g.alloc.e, who.q)) return std::string();
   return "use of region " + region_name(r) + ", allocated by " + mark_name(g.alloc) +
          ", which does not happen before it: missing synchronisation";
 }
@@ -361,18 +363,19 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
     return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
            tile_name(g.final) + " when the run ends";
   std::string e = live_check(r, who);
-  if (e.empty()) e = unordered(r, memory_range(0, g.bytes), who, true, "free of");
+  if (e.empty()) e = unordered(g, r, memory_range(0, g.bytes), who, true, "free of");
   if (!e.empty()) return e;
   Buffer &B = bufs[(size_t)g.buf];
   B.live.erase(g.offset);
   B.occupancy -= g.bytes;
   B.freed.emplace(g.offset, Freed{g.offset + g.bytes, who, r});
   // a freed region keeps one bit, not its state: programs allocate millions over a run
+  release_logs(g);
   regions_.erase(r);
   if (r < index_.size()) index_[r] = nullptr;
   if (r >= freed_.size()) freed_.resize((size_t)r + 1);
   freed_[r] = true;
-  return "";
+  return std::string();
 }
 
 // ---- accesses ----
@@ -385,7 +388,7 @@ bool memory_inside(const GsAccess &ap, int64_t bytes) {
 
 std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what) const {
   const Region &g = region(r);
-  if (memory_inside(ap, g.bytes)) return "";
+  if (memory_inside(ap, g.bytes)) return std::string();
   int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
   char msg[256];
   snprintf(msg, sizeof msg, "%s [%" PRId64 ", %" PRId64 ") of region %s is outside its %" PRId64
@@ -400,17 +403,17 @@ std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what
 // the last few — are looked at.
 std::string MemoryState::first_unordered(uint32_t r, AccessLog &log, const GsAccess *ap, Mark who,
                                          const char *what, const char *other) {
-  for (auto &ql : log) {
-    if (ql.first == who.q) continue;
-    uint32_t seen = hb->known(who.q, ql.first);
-    const std::vector<AccessRec> &v = ql.second;
+  for (const QueueAccesses &ql : log) {
+    if (ql.q == who.q) continue;
+    uint32_t seen = hb->known(who.q, ql.q);
+    const std::vector<AccessRec> &v = ql.v;
     for (size_t j = v.size(); j-- > 0 && v[j].e > seen;) {
       int64_t lo = v[j].ap.base, hi = timing_access_extent(&v[j].ap);
       if (ap && !memory_overlap(*ap, v[j].ap, &lo, &hi)) continue;
-      return race(what, r, lo, hi, other, Mark{ql.first, v[j].e, v[j].i});
+      return race(what, r, lo, hi, other, Mark{ql.q, v[j].e, v[j].i});
     }
   }
-  return "";
+  return std::string();
 }
 
 // Drops the records of one queue's log that every running queue is ordered after.
@@ -420,12 +423,38 @@ static void prune_queue_log(std::vector<AccessRec> &v, const HbClocks &hb, int q
   v.erase(v.begin(), v.begin() + (ptrdiff_t)k);
 }
 
+// Keeps an emptied record vector for the next log: at most kSpareLogs of them, each of at most
+// kSpareRecs records (a log that grew long is rare; its memory goes back).
+static const size_t kSpareLogs = 1024, kSpareRecs = 64;
+void MemoryState::spare_log(std::vector<AccessRec> &v) {
+  if (spare_.size() >= kSpareLogs || v.capacity() > kSpareRecs) return;
+  v.clear();
+  spare_.push_back(std::move(v));
+}
+
+// Gives the record vectors of region g's logs to spare_ (it is freed, or allocated anew).
+void MemoryState::release_logs(Region &g) {
+  for (AccessLog *log : {&g.writes, &g.reads}) {
+    for (QueueAccesses &ql : *log) spare_log(ql.v);
+    log->clear();
+  }
+}
+
 // Appends the access of `who` to the bytes of ap to region r's log of writes or reads (unless
 // the queue's last record is the same pattern at the same epoch), dropping, now and then, the
 // queue's records that every running queue is ordered after.
-void MemoryState::log_access(uint32_t r, bool write, Mark who, const GsAccess &ap) {
-  Region &g = region_mut(r);
-  std::vector<AccessRec> &v = (write ? g.writes : g.reads)[who.q];
+void MemoryState::log_access(Region &g, uint32_t r, bool write, Mark who, const GsAccess &ap) {
+  AccessLog &log = write ? g.writes : g.reads;
+  size_t k = 0;
+  while (k < log.size() && log[k].q < who.q) k++;
+  if (k == log.size() || log[k].q != who.q) {
+    log.insert(log.begin() + (ptrdiff_t)k, QueueAccesses{who.q, {}});
+    if (!spare_.empty()) {
+      log[k].v.swap(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  std::vector<AccessRec> &v = log[k].v;
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
   v.push_back(AccessRec{who.e, who.i, ap});
   size_t n = v.size();
@@ -442,21 +471,28 @@ void MemoryState::prune_logs() {
     if (!gp) continue;  // freed since
     Region &g = *gp;
     g.logged = false;
-    for (AccessLog *log : {&g.writes, &g.reads})
-      for (auto it = log->begin(); it != log->end();) {
-        prune_queue_log(it->second, *hb, it->first);
-        if (it->second.empty()) it = log->erase(it);
-        else ++it;
+    for (AccessLog *log : {&g.writes, &g.reads}) {
+      size_t kept = 0;
+      for (size_t k = 0; k < log->size(); k++) {
+        QueueAccesses &ql = (*log)[k];
+        prune_queue_log(ql.v, *hb, ql.q);
+        if (!ql.v.empty()) {
+          if (kept != k) std::swap((*log)[kept], ql);
+          kept++;
+        } else {
+          spare_log(ql.v);
+        }
       }
+      log->resize(kept);
+    }
   }
   logged_.clear();
 }
 
 // The accesses the bytes of ap must come after: every write of them by another queue and
 // (writes: `who` writes or frees them) every read. The message, or "".
-std::string MemoryState::unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes,
-                                   const char *what) {
-  Region &g = region_mut(r);
+std::string MemoryState::unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who,
+                                   bool writes, const char *what) {
   std::string e = first_unordered(r, g.writes, &ap, who, what, "written");
   if (e.empty() && writes) e = first_unordered(r, g.reads, &ap, who, what, "read");
   return e;
@@ -530,7 +566,7 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, co
         return !found;
       });
   }
-  if (!found) return "";
+  if (!found) return std::string();
   if (partial_compute) *partial_compute = short_compute(r, tile, ap, bad.lo);
   std::string head = std::string(what) + " region " + region_name(r) + " expects tile " + tile_name(tile);
   bool whole = bad.lo == 0 && bad.hi == g.bytes;
@@ -542,29 +578,46 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, co
          tile_name(bad.held) + " (stale)";
 }
 
+// Region r when it is live, its allocation happens before `who` and pattern ap lies inside it;
+// else null, and *e says why (`what` leads the bounds message).
+Region *MemoryState::usable(uint32_t r, const GsAccess &ap, Mark who, const char *what,
+                            std::string *e) {
+  Region *g = find(r);
+  if (!g || g->state != RS_LIVE || !hb->ordered(g->alloc.q, g->alloc.e, who.q)) {
+    *e = live_check(r, who);
+    return nullptr;
+  }
+  if (!memory_inside(ap, g->bytes)) {
+    *e = bounds(r, ap, what);
+    return nullptr;
+  }
+  return g;
+}
+
 std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who) {
-  std::string e = live_check(r, who);
-  if (e.empty()) e = bounds(r, ap, "read of bytes");
-  if (!e.empty()) return e;
-  e = unordered(r, ap, who, false, "read of");
+  std::string e;
+  Region *g = usable(r, ap, who, "read of bytes", &e);
+  if (!g) return e;
+  e = unordered(*g, r, ap, who, false, "read of");
   if (!e.empty()) return e;
   bool partial = false;
   e = holds(r, tile, ap, "read of", &partial);
   if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
   if (!e.empty()) return e;
-  log_access(r, false, who, ap);
-  return "";
+  log_access(*g, r, false, who, ap);
+  return std::string();
 }
 
 std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
                                bool by_compute) {
-  std::string e = live_check(r, who);
-  if (e.empty()) e = bounds(r, ap, "write of bytes");
-  if (e.empty() && acc) e = unordered(r, ap, who, false, "accumulation into");
+  std::string e;
+  Region *g = usable(r, ap, who, "write of bytes", &e);
+  if (!g) return e;
+  if (acc) e = unordered(*g, r, ap, who, false, "accumulation into");
   if (e.empty() && acc) e = holds(r, tile, ap, "accumulation into");
-  if (e.empty()) e = unordered(r, ap, who, true, "write into");
+  if (e.empty()) e = unordered(*g, r, ap, who, true, "write into");
   if (!e.empty()) return e;
-  SpanMap &m = region_mut(r).spans;
+  SpanMap &m = g->spans;
   auto cur = m.end();  // the range the last run ended in
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
     SpanMap::iterator before;
@@ -572,8 +625,8 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
     cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
     return true;
   });
-  log_access(r, true, who, ap);
-  return "";
+  log_access(*g, r, true, who, ap);
+  return std::string();
 }
 
 std::string MemoryState::outputs_check() const {

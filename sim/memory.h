@@ -62,9 +62,16 @@ struct AccessRec {
   uint32_t e, i;
   GsAccess ap;
 };
-// A region's accesses per queue slot, each queue's in program order (epochs non-decreasing).
-// Records that every queue is known to be after (HbClocks::floor) are dropped as they are met.
-using AccessLog = std::map<int32_t, std::vector<AccessRec>>;
+// One queue's accesses of a region, in program order (epochs non-decreasing).
+struct QueueAccesses {
+  int32_t q;
+  std::vector<AccessRec> v;
+};
+// A region's accesses per queue slot, in ascending slot order (a region has a few). Records
+// that every queue is known to be after (HbClocks::floor) are dropped as they are met. The
+// record vectors of freed regions are reused (MemoryState::spare_): programs allocate millions
+// of regions, and growing each one's vectors anew was a sixth of the checks' time.
+using AccessLog = std::vector<QueueAccesses>;
 
 struct Region {
   RegionState state = RS_NEVER;
@@ -132,13 +139,19 @@ class MemoryState {
   std::vector<bool> freed_;                        // [region]: freed (and not allocated again)
   std::vector<uint32_t> outputs_;  // regions allocated with a final tile, in allocation order
   std::vector<uint32_t> logged_;   // regions with access records added since prune_logs
-  void log_access(uint32_t r, bool write, Mark who, const GsAccess &ap);
+  std::vector<std::vector<AccessRec>> spare_;  // emptied record vectors, for the next logs
+  // (the checks of one access find region r once: g is its entry)
+  void log_access(Region &g, uint32_t r, bool write, Mark who, const GsAccess &ap);
+  Region *usable(uint32_t r, const GsAccess &ap, Mark who, const char *what, std::string *e);
+  void release_logs(Region &g);
+  void spare_log(std::vector<AccessRec> &v);
   std::string live_check(uint32_t r, Mark who) const;
   std::string bounds(uint32_t r, const GsAccess &ap, const char *what) const;
   bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;
   std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
                     bool *partial_compute = nullptr) const;
-  std::string unordered(uint32_t r, const GsAccess &ap, Mark who, bool writes, const char *what);
+  std::string unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who, bool writes,
+                        const char *what);
   std::string race(const char *what, uint32_t r, int64_t lo, int64_t hi, const char *other,
                    Mark by) const;
   std::string reuse_check(uint32_t r, const Buffer &B, int64_t off, int64_t end, Mark who) const;

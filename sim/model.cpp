@@ -341,10 +341,10 @@ bool SimModel::view_live(uint32_t r, const GsAccess &ap) const {
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
 std::string SimModel::operand_place(const QState &q, uint32_t r) const {
   const Region &g = mem.region(r);
-  if (g.state != RS_LIVE) return "";  // the read/write check reports it
+  if (g.state != RS_LIVE) return std::string();  // the read/write check reports it
   const CoreModule *cm = core_mod(q.cluster, q.core);
   int want = cm->kind->lb_bytes > 0 ? cm->lb->buf : gb_buffer(q.cluster);
-  if (g.buf == want) return "";
+  if (g.buf == want) return std::string();
   return "operand region " + mem.region_name(r) + " is in " + mem.bufs[(size_t)g.buf].name +
          ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
 }
@@ -393,14 +393,14 @@ std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
     // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
     GsAccess sp, dp;
     mov_patterns(in, &sp, &dp);
-    std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : "";
+    std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : std::string();
     if (e.empty()) e = mem.read(in.r[1], in.t[1], sp, who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], dp, who, false, false);
     return e;
   }
   case I_GEMM: return check_gemm(q, in, who);
   case I_VEC: return check_vec(q, in, who);
-  default: return "";
+  default: return std::string();
   }
 }
 
