@@ -36,14 +36,6 @@ static const long kNapUs = 50;
 
 void SimChecker::start(bool threaded) {
   stop();
-  // a cursor per program queue, not per slot: 10 KiB each, and the IPU has 7296 slots
-  cursor_of_.assign(m_.queues.size(), -1);
-  size_t n = 0;
-  for (size_t i = 0; i < m_.queues.size(); i++)
-    if (m_.queues[i].prog) cursor_of_[i] = (int)n++;
-  cursors_.resize(n);
-  for (size_t i = 0; i < m_.queues.size(); i++)
-    if (cursor_of_[i] >= 0) prog_cursor_init(&cursors_[(size_t)cursor_of_[i]], m_.queues[i].prog);
   flag_tokens_.clear();
   sem_tokens_.clear();
   joins_.clear();
@@ -57,8 +49,9 @@ void SimChecker::start(bool threaded) {
   quit_.store(false);
   threaded_ = threaded;
   if (!threaded_) return;
-  if (ring_.empty()) ring_.resize(kRing);
+  if (ring_.empty()) ring_.resize(kRing), insts_.resize(kRing);
   ring_at_ = ring_.data();
+  insts_at_ = insts_.data();
   // A stack of its own size: the default (the stack limit, 8 MiB) is address space that a run
   // under a limit (test_limits) misses; the checks recurse nowhere.
   pthread_attr_t attr;
@@ -136,7 +129,7 @@ void SimChecker::thread_main() {
       nap(kNapUs);
       continue;
     }
-    for (; t < h; t++) apply(ring_[t & (kRing - 1)]);
+    for (; t < h; t++) apply(ring_[t & (kRing - 1)], &insts_[t & (kRing - 1)]);
     tail_.store(t, std::memory_order_release);
   }
 }
@@ -159,11 +152,11 @@ void SimChecker::token_acquire(int q, std::deque<HbClock> &tokens) {
   tokens.pop_front();
 }
 
-void SimChecker::apply(const CheckOp &op) {
+void SimChecker::apply(const CheckOp &op, const GsInst *in) {
   if (failed_.load(std::memory_order_relaxed)) return;  // the first failure is the verdict
   HbClocks &hb = m_.hb;
   switch (op.kind) {
-  case CK_ACCESS: check_access(op); break;
+  case CK_ACCESS: check_access(op, *in); break;
   case CK_FLAG_REL: token_release(op.q, flag_tokens_[FlagKey{op.a, op.v}]); break;
   case CK_FLAG_ACQ: token_acquire(op.q, flag_tokens_[FlagKey{op.q, op.v}]); break;
   case CK_SEM_POST: token_release(op.q, sem_tokens_[(uint64_t)op.v]); break;
@@ -180,15 +173,11 @@ void SimChecker::apply(const CheckOp &op) {
   }
 }
 
-// Reads queue q's instructions up to op.idx (the ones between touch no memory) and checks it.
-void SimChecker::check_access(const CheckOp &op) {
-  GsCursor &c = cursors_[(size_t)cursor_of_[(size_t)op.q]];
-  const GsInst *in = nullptr;
-  while (c.i <= (int64_t)op.idx) in = prog_cursor_next(&c);
-  gs_assert(in && c.i == (int64_t)op.idx + 1);
-  std::string e = m_.check_access(op.q, op.idx, *in);
+// Checks the memory accesses of queue q's instruction op.idx.
+void SimChecker::check_access(const CheckOp &op, const GsInst &in) {
+  std::string e = m_.check_access(op.q, op.idx, in);
   if (e.empty()) return;
-  error_ = m_.located_error(op.q, op.idx, *in, op.cycle, e);
+  error_ = m_.located_error(op.q, op.idx, in, op.cycle, e);
   error_cycle_ = op.cycle;
   failed_.store(true, std::memory_order_release);
 }

@@ -12,8 +12,9 @@
 //
 // Contract with the model:
 // - events are handed over in simulation order (one SystemC process runs at a time);
-// - `access(q, idx, cycle)` names the next instruction of queue slot q that touches memory: the
-//   checker decodes it from the program with a cursor of its own and checks its operands
+// - `access(q, idx, in, cycle)` hands over instruction idx of queue slot q, which touches
+//   memory, as the model decoded it (copied into the ring beside its record, so the checker
+//   does not decode the program a second time), for the checks of its operands
 //   (SimModel::check_access);
 // - before the model reads MemoryState or HbClocks itself, or trusts that an access it is about
 //   to time is legal (a region live and the access inside it), it calls `drain()`;
@@ -66,7 +67,7 @@ class SimChecker {
   SimChecker(const SimChecker &) = delete;
   SimChecker &operator=(const SimChecker &) = delete;
 
-  // A run starts (its queues bound to their slots): cursors on the program's queues.
+  // A run starts (its queues bound to their slots).
   // `threaded` false checks every record as it is handed over, on the caller's thread (the
   // same verdicts: test_sim_mutation and test_sim compare).
   void start(bool threaded);
@@ -75,7 +76,14 @@ class SimChecker {
   // Does the process have a second core to check on?
   static bool second_core();
 
-  void access(int q, size_t idx, double cycle) { put({CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle}); }
+  void access(int q, size_t idx, const GsInst &in, double cycle) {
+    CheckOp op{CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle};
+    if (!threaded_) return apply(op, &in);
+    uint64_t s = claim();
+    ring_at_[s] = op;
+    insts_at_[s] = in;
+    advance();
+  }
   void flag_release(int q, int target, int64_t flag) { put({CK_FLAG_REL, q, target, 0, flag, 0}); }
   void flag_acquire(int q, int64_t flag) { put({CK_FLAG_ACQ, q, 0, 0, flag, 0}); }
   void sem_post(int q, uint64_t key) { put({CK_SEM_POST, q, 0, 0, (int64_t)key, 0}); }
@@ -95,24 +103,32 @@ class SimChecker {
   double error_cycle() const { return error_cycle_; }
 
  private:
-  static constexpr uint64_t kRing = 1u << 15;  // records in flight (1 MiB)
+  static constexpr uint64_t kRing = 1u << 15;  // records in flight (1 MiB, and 3.5 MiB of
+                                               // their instructions)
   static constexpr uint64_t kPublish = 64;     // records between publications of the head
 
-  void put(const CheckOp &op) {
-    if (!threaded_) { apply(op); return; }
-    uint64_t h = head_local_;
-    if (h - tail_seen_ == kRing) wait_for_room();
-    ring_at_[h & (kRing - 1)] = op;
-    head_local_ = h + 1;
+  // The ring's next slot, once the thread has checked what it held.
+  uint64_t claim() {
+    if (head_local_ - tail_seen_ == kRing) wait_for_room();
+    return head_local_ & (kRing - 1);
+  }
+  void advance() {
+    head_local_++;
     if ((head_local_ & (kPublish - 1)) == 0) publish();
+  }
+  void put(const CheckOp &op) {
+    if (!threaded_) return apply(op, nullptr);
+    ring_at_[claim()] = op;
+    advance();
   }
   void publish();
   void wait_tail(uint64_t upto);
   void wait_for_room();
   static void *thread_entry(void *self);
   void thread_main();
-  void apply(const CheckOp &op);
-  void check_access(const CheckOp &op);
+  // in: an access record's instruction
+  void apply(const CheckOp &op, const GsInst *in);
+  void check_access(const CheckOp &op, const GsInst &in);
   void token_release(int q, std::deque<HbClock> &tokens);
   void token_acquire(int q, std::deque<HbClock> &tokens);
 
@@ -120,13 +136,12 @@ class SimChecker {
   SimModel &m_;
   bool threaded_ = false;
   CheckOp *ring_at_ = nullptr;  // ring_.data()
+  GsInst *insts_at_ = nullptr;  // insts_.data()
   uint64_t head_local_ = 0;     // the model's next slot
   uint64_t tail_seen_ = 0;      // the model's last view of tail_
 
   // The thread's side (the model's too when inline, or after drain()): on lines of their own,
   // so that the model's writes above do not take them from the thread's cache.
-  alignas(64) std::vector<GsCursor> cursors_;  // [program queue]: reads it for the checks
-  std::vector<int> cursor_of_;                 // [queue slot]: its cursor, -1 without a queue
   struct FlagKey {
     int q;
     int64_t flag;
@@ -138,13 +153,14 @@ class SimChecker {
     }
   };
   // the clocks of the signals and posts not consumed yet (FIFO, hb.h), barriers' joins
-  std::unordered_map<FlagKey, std::deque<HbClock>, FlagHash> flag_tokens_;
+  alignas(64) std::unordered_map<FlagKey, std::deque<HbClock>, FlagHash> flag_tokens_;
   std::unordered_map<uint64_t, std::deque<HbClock>> sem_tokens_;
   std::unordered_map<uint64_t, HbClock> joins_;
   // consumed tokens' clocks, kept with their capacity: a release copies into one instead of
   // allocating a clock per signal
   std::vector<HbClock> spare_;
   std::vector<CheckOp> ring_;   // the records, kRing of them
+  std::vector<GsInst> insts_;   // [slot]: the instruction of an access record
 
   // The verdict: written once by the thread, polled by the model before every instruction.
   alignas(64) std::atomic<bool> failed_{false};

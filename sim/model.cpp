@@ -441,7 +441,7 @@ Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
 void SimModel::compute_issue(QState &q, int qid, const GsInst &in, size_t idx, const GsUnitKind *u) {
   GsDtype dt = (GsDtype)in.dtype;
   int64_t es = isa_elem_bytes(&in);  // operands as stored (the unit computes in dt)
-  if (in.op != I_SCALAR) checker_.access(qid, idx, now() - start_);
+  if (in.op != I_SCALAR) checker_.access(qid, idx, in, now() - start_);
   double rd = 0, wr = 0;  // operand bytes read and written (energy: actions.h)
   if (in.op == I_GEMM) {
     int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
@@ -721,7 +721,7 @@ bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   GsAccess sp, dp;
   mov_patterns(in, &sp, &dp);
   double t0 = now();
-  checker_.access(qid, idx, t0 - start_);
+  checker_.access(qid, idx, in, t0 - start_);
   // Timing it needs both regions, and walks the patterns: when the view says that is not
   // safe, the check just handed over fails (checker.h).
   bool safe = view_live(rs, sp) && view_live(rd, dp) &&
@@ -941,7 +941,7 @@ Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
     int b = alloc_buffer(in);
-    checker_.access(qid, idx, now() - start_);
+    checker_.access(qid, idx, in, now() - start_);
     RegionView &v = view(in.r[0]);
     if (v.state != RS_LIVE) {  // else the check fails: already allocated
       v = RegionView{RS_LIVE, in.t[1] != 0, b, inst_alloc_offset(&in), inst_alloc_bytes(&in)};
@@ -951,7 +951,7 @@ Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
     return STEP_DONE;
   }
   case I_FREE: {
-    checker_.access(qid, idx, now() - start_);
+    checker_.access(qid, idx, in, now() - start_);
     RegionView &v = view(in.r[0]);
     if (v.state != RS_LIVE || v.final) return STEP_DONE;  // the check fails
     v.state = RS_FREED;
