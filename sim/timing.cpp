@@ -92,6 +92,23 @@ static void ddr_segments(int64_t addr, int64_t len, const DdrGeom &g, Fn &fn) {
 template <class Fn>
 static void ddr_rows(const GsAccess &ap, const DdrGeom &g, Fn &fn) {
   GsAccess r = timing_ddr_runs(&ap);
+  if (g.pow2 && r.row_bytes > 0 && r.base >= 0 && r.row_stride >= 0 && r.plane_stride >= 0) {
+    // The same calls, with the row's address stepped by its stride and ddr_segments' case of
+    // a row inside one segment inline: a transfer walks millions of short rows (a tile's
+    // channels of each pixel), and the per-row multiplications and checks were half the walk.
+    const int64_t bm = ~g.bmask, span = r.row_bytes + g.bmask;
+    for (int64_t p = 0; p < r.planes; p++) {
+      int64_t addr = r.base + p * r.plane_stride;
+      for (int64_t i = 0; i < r.rows; i++, addr += r.row_stride) {
+        int64_t lo = addr & bm, hi = (addr + span) & bm, first = lo >> g.ilsh;
+        if (first == (hi - 1) >> g.ilsh)
+          fn((size_t)(first & g.chmask), ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask), hi - lo);
+        else
+          ddr_segments(addr, r.row_bytes, g, fn);
+      }
+    }
+    return;
+  }
   for (int64_t p = 0; p < r.planes; p++)
     for (int64_t i = 0; i < r.rows; i++)
       ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, fn);
@@ -160,19 +177,22 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
                       const DramTiming &dt, bool write, std::vector<DramChannel> &st,
                       std::vector<double> &bytes, std::vector<double> &penalty) {
   const int dir = write ? 2 : 1;
-  auto seg = [&](size_t ch, int64_t ca, int64_t n) {
-    DramChannel &c = st[ch];
+  // the arrays by pointer: through the vectors, every store to a double reloaded their data
+  DramChannel *stp = st.data();
+  double *bp = bytes.data(), *pp = penalty.data();
+  auto seg = [stp, bp, pp, dir, write, &dt](size_t ch, int64_t ca, int64_t n) {
+    DramChannel &c = stp[ch];
     if (c.dir != dir) {  // the first access of this side to the channel decides its direction
       if (c.dir != 0) {
-        penalty[ch] += write ? dt.rtw : dt.wtr;
+        pp[ch] += write ? dt.rtw : dt.wtr;
         c.turnarounds++;
       }
       c.dir = dir;
     }
-    bytes[ch] += (double)n;
+    bp[ch] += (double)n;
     c.bytes += (uint64_t)n;
     if (ca >= c.page_lo && ca + n <= c.page_hi) c.page_bytes += n;  // inside the open page
-    else dram_enter_pages(c, ca, n, dt, &penalty[ch]);
+    else dram_enter_pages(c, ca, n, dt, &pp[ch]);
   };
   ddr_rows(ap, DdrGeom(interleave, channels, burst), seg);
 }
