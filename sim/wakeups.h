@@ -52,17 +52,20 @@ class Wakeups {
  private:
   // As the kernel's: the earlier child replaces the parent only when strictly earlier, and the
   // right child only when strictly earlier than the winner so far.
+  // (The entry moving down is held aside and written once where it stops, rather than swapped
+  // at every level: the same comparisons, so the same heap.)
   void sift_down(size_t i) {
     size_t n = heap_.size() - 1;
+    const Wakeup e = heap_[i];
     for (size_t l; (l = 2 * i) <= n;) {
-      size_t best = heap_[l].t < heap_[i].t ? l : i;
-      if (l + 1 <= n && heap_[l + 1].t < heap_[best].t) best = l + 1;
+      size_t best = heap_[l].t < e.t ? l : i;
+      uint64_t best_t = best == i ? e.t : heap_[l].t;
+      if (l + 1 <= n && heap_[l + 1].t < best_t) best = l + 1;
       if (best == i) break;
-      Wakeup tmp = heap_[i];
       heap_[i] = heap_[best];
-      heap_[best] = tmp;
       i = best;
     }
+    heap_[i] = e;
   }
 
   std::vector<Wakeup> heap_{Wakeup{0, 0}};  // [0] unused: the heap is 1-indexed
