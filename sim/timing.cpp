@@ -7,7 +7,9 @@
 #include "timing.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <numeric>
 
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
   double start = now, dur = 0;
@@ -173,6 +175,79 @@ static void dram_enter_pages(DramChannel &c, int64_t ca, int64_t n, const DramTi
   }
 }
 
+// The longest period (in rows) dram_rows_periodic takes: a stride of 16 bytes on a 1 KiB
+// interleave period (every shipped config's strides are multiples of 16).
+static const int kMaxPeriod = 64;
+
+// One plane's rows from address b (timing_dram_side's seg for each), a period at a time: with
+// the geometry in powers of two, row i's channel, its place in its interleave segment and its
+// burst span depend only on (b + i·S) mod il·nch, which repeats every P = il·nch / gcd(S,
+// il·nch) rows, row i + P lying D = P·S / nch channel bytes after row i in the same channel.
+// So a channel's rows are the residues j < P that map to it, period after period, and a run
+// of periods whose rows all stay inside the channel's open page, its direction already set
+// (nothing but bytes added), is added in one step: the walk costs per page, not per row.
+// Channels keep their state apart (ddr_segments' contract), so walking them one after another
+// gives what the rows in address order give, bit for bit (the byte sums are integers). False,
+// having done nothing, when a residue's row crosses a segment (the caller walks it row by row).
+template <class Seg>
+static bool dram_plane_periodic(int64_t b, const GsAccess &r, const DdrGeom &g, int64_t P,
+                                int dir, DramChannel *stp, double *bp, Seg &seg) {
+  int64_t ca[kMaxPeriod], n[kMaxPeriod];
+  int64_t ch[kMaxPeriod];
+  const int64_t S = r.row_stride;
+  for (int64_t j = 0; j < P; j++) {
+    int64_t a = b + j * S, lo = a & ~g.bmask, hi = (a + r.row_bytes + g.bmask) & ~g.bmask;
+    int64_t first = lo >> g.ilsh;
+    if (first != (hi - 1) >> g.ilsh) return false;
+    ch[j] = first & g.chmask;
+    ca[j] = ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask);
+    n[j] = hi - lo;
+  }
+  const int64_t D = P * S / g.channels, K_all = r.rows / P, rest = r.rows % P;
+  for (int64_t c = 0; c < g.channels; c++) {
+    int64_t lo = INT64_MAX, end = 0, sum = 0;  // the channel's rows of one period
+    for (int64_t j = 0; j < P; j++)
+      if (ch[j] == c) lo = std::min(lo, ca[j]), end = std::max(end, ca[j] + n[j]), sum += n[j];
+    if (sum == 0) continue;
+    DramChannel &C = stp[c];
+    for (int64_t k = 0; k < K_all;) {
+      int64_t off = k * D;
+      if (C.dir == dir && lo + off >= C.page_lo && end + off <= C.page_hi) {
+        int64_t K = std::min(K_all - k, (C.page_hi - end - off) / D + 1), add = K * sum;
+        bp[c] += (double)add;
+        C.bytes += (uint64_t)add;
+        C.page_bytes += add;
+        k += K;
+        continue;
+      }
+      for (int64_t j = 0; j < P; j++)
+        if (ch[j] == c) seg((size_t)c, ca[j] + off, n[j]);
+      k++;
+    }
+    for (int64_t j = 0; j < rest; j++)
+      if (ch[j] == c) seg((size_t)c, ca[j] + K_all * D, n[j]);
+  }
+  return true;
+}
+
+// timing_dram_side's walk of the runs r, plane by plane through dram_plane_periodic (a plane it
+// does not take row by row); false, having done nothing, when the pattern has no period to
+// exploit (then the caller walks it row by row).
+template <class Seg>
+static bool dram_rows_periodic(const GsAccess &r, const DdrGeom &g, int dir, DramChannel *stp,
+                               double *bp, Seg &seg) {
+  if (!g.pow2 || r.row_bytes <= 0 || r.base < 0 || r.row_stride <= 0 || r.plane_stride < 0)
+    return false;
+  const int64_t span = g.il * g.channels, P = span / std::gcd(r.row_stride, span);
+  if (P > kMaxPeriod || r.rows < 2 * P) return false;
+  for (int64_t p = 0; p < r.planes; p++) {
+    int64_t b = r.base + p * r.plane_stride;
+    if (dram_plane_periodic(b, r, g, P, dir, stp, bp, seg)) continue;
+    for (int64_t i = 0; i < r.rows; i++) ddr_segments(b + i * r.row_stride, r.row_bytes, g, seg);
+  }
+  return true;
+}
+
 void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burst,
                       const DramTiming &dt, bool write, std::vector<DramChannel> &st,
                       std::vector<double> &bytes, std::vector<double> &penalty) {
@@ -194,7 +269,8 @@ void timing_dram_side(const GsAccess &ap, int interleave, int channels, int burs
     if (ca >= c.page_lo && ca + n <= c.page_hi) c.page_bytes += n;  // inside the open page
     else dram_enter_pages(c, ca, n, dt, &pp[ch]);
   };
-  ddr_rows(ap, DdrGeom(interleave, channels, burst), seg);
+  DdrGeom g(interleave, channels, burst);
+  if (!dram_rows_periodic(timing_ddr_runs(&ap), g, dir, stp, bp, seg)) ddr_rows(ap, g, seg);
 }
 
 int64_t timing_transfer_ideal(int64_t latency, double bytes, double narrowest_bytes_per_cycle) {

@@ -227,6 +227,52 @@ static void dram_pieces_as_segments(void **) {
   }
 }
 
+// A strided pattern's walk goes channel by channel, a period of rows at a time, and adds a run
+// of periods that stay inside a channel's open page in one step (timing.cpp,
+// dram_rows_periodic): the DRAM state and charges must be what its rows (timing_ddr_runs: rows
+// that touch are one) give walked one by one in address order, each as a transfer of its own. Random patterns (strides of 16 B to 4 KiB
+// and odd ones, rows that cross segments or overlap, several planes, reads and writes mixed) on
+// three geometries, pages of 1 KiB and 8 KiB.
+static void dram_periodic_as_rows(void **) {
+  struct Geo {
+    int il, nch, burst;
+    int64_t page;
+  } geos[] = {{256, 4, 64, 1024}, {256, 2, 64, 8192}, {128, 8, 32, 1024}};
+  const int64_t strides[] = {16, 32, 48, 64, 96, 128, 256, 512, 768, 1024, 2048, 4096, 100, 3};
+  Rng g{0x9e3779b97f4a7c15ull};
+  for (const Geo &geo : geos) {
+    DramTiming dt = round_dram();
+    dt.row_bytes = geo.page;
+    const size_t nch = (size_t)geo.nch;
+    std::vector<DramChannel> a(nch), b(nch);
+    for (size_t i = 0; i < nch; i++) a[i].reset(dt.banks), b[i].reset(dt.banks);
+    for (int k = 0; k < 600; k++) {
+      int64_t stride = strides[rnd(&g) % (sizeof strides / sizeof *strides)];
+      int64_t row = 1 + (int64_t)(rnd(&g) % (rnd(&g) % 4 == 0 ? 300 : 64));
+      int64_t rows = 1 + (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
+      int64_t base = (int64_t)(rnd(&g) % 100000), pstride = rows * stride + (int64_t)(rnd(&g) % 5000);
+      bool write = rnd(&g) % 3 == 0;
+      std::vector<double> by_a(nch, 0.0), pen_a(nch, 0.0), by_b(nch, 0.0), pen_b(nch, 0.0);
+      GsAccess pat{base, row, rows, stride, planes, pstride};
+      timing_dram_side(pat, geo.il, geo.nch, geo.burst, dt, write, a, by_a, pen_a);
+      GsAccess r = timing_ddr_runs(&pat);  // the rows as the walk takes them (contiguous: one)
+      for (int64_t p = 0; p < r.planes; p++)
+        for (int64_t i = 0; i < r.rows; i++) {
+          int64_t at = r.base + p * r.plane_stride + i * r.row_stride, n = r.row_bytes;
+          timing_dram_side(GsAccess{at, n, 1, n, 1, n}, geo.il, geo.nch, geo.burst, dt, write, b,
+                           by_b, pen_b);
+        }
+      for (size_t c = 0; c < nch; c++) {
+        const DramChannel &x = a[c], &y = b[c];
+        assert_true(by_a[c] == by_b[c] && pen_a[c] == pen_b[c]);
+        assert_true(x.open_row == y.open_row && x.page_lo == y.page_lo && x.page_hi == y.page_hi);
+        assert_true(x.page_bytes == y.page_bytes && x.dir == y.dir && x.bytes == y.bytes);
+        assert_true(x.misses == y.misses && x.turnarounds == y.turnarounds);
+      }
+    }
+  }
+}
+
 // The burst rounding the simulator and the tiler share (unit_timing.h), burst 64.
 static void ddr_bursts(void **) {
   int64_t lo, hi;
@@ -397,6 +443,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(ddr_bursts),
       cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(dram_pieces_as_segments),
+      cmocka_unit_test(dram_periodic_as_rows),
       cmocka_unit_test(llround_inline),
       cmocka_unit_test(wakeups_as_kernel_heap),
       cmocka_unit_test(reservation_interleaves),
