@@ -12,14 +12,18 @@
 #include <numeric>
 
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
-  double start = now, dur = 0;
+  // each use's time computed once (a division per use per chunk; more than 16 uses, twice)
+  static const int kKept = 16;
+  double start = now, dur = 0, kept[kKept];
   for (int i = 0; i < nuses; i++) {
     start = std::max(start, uses[i].res->free_at);
-    dur = std::max(dur, uses[i].bytes / uses[i].res->bytes_per_cycle + uses[i].extra);
+    double d = uses[i].bytes / uses[i].res->bytes_per_cycle + uses[i].extra;
+    if (i < kKept) kept[i] = d;
+    dur = std::max(dur, d);
   }
   for (int i = 0; i < nuses; i++) {
     BwResource *r = uses[i].res;
-    double d = uses[i].bytes / r->bytes_per_cycle + uses[i].extra;
+    double d = i < kKept ? kept[i] : uses[i].bytes / r->bytes_per_cycle + uses[i].extra;
     r->free_at = start + d;
     r->busy += d;
     r->bytes += (uint64_t)timing_llround(uses[i].bytes);
