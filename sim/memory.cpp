@@ -423,9 +423,11 @@ static void prune_queue_log(std::vector<AccessRec> &v, const HbClocks &hb, int q
   v.erase(v.begin(), v.begin() + (ptrdiff_t)k);
 }
 
-// Keeps an emptied record vector for the next log: at most kSpareLogs of them, each of at most
-// kSpareRecs records (a log that grew long is rare; its memory goes back).
-static const size_t kSpareLogs = 1024, kSpareRecs = 64;
+// Keeps an emptied record vector for the next log: at most kSpareLogs of them, each with room
+// for at most kSpareRecs records. A reused vector keeps its room in the log it goes to: room
+// for 64 held 28 MiB more over the live regions of BERT-128 graphturbo on stcp920 (room for
+// 16: none; ResNet-50 tvm at batch 4, checks inline: 4.36 G instructions against 4.28 G).
+static const size_t kSpareLogs = 1024, kSpareRecs = 16;
 void MemoryState::spare_log(std::vector<AccessRec> &v) {
   if (spare_.size() >= kSpareLogs || v.capacity() > kSpareRecs) return;
   v.clear();
