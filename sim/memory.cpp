@@ -342,13 +342,17 @@ std::string MemoryState::alloc(uint32_t r, int b, int64_t offset, int64_t bytes,
   return std::string();
 }
 
-// The region is live and its allocation happens before this access.
-std::string MemoryState::live_check(uint32_t r, Mark who) const {
-  const Region &g = region(r);
+// Is region g live, its allocation happening before `who`?
+bool MemoryState::live_for(const Region &g, Mark who) const {
+  return g.state == RS_LIVE && hb->ordered(g.alloc.q, g.alloc.e, who.q);
+}
+
+// Region r (its state g) is live and its allocation happens before this access.
+std::string MemoryState::live_check(const Region &g, uint32_t r, Mark who) const {
+  if (live_for(g, who)) return std::string();
   if (g.state != RS_LIVE)
     return "use of region " + region_name(r) +
            (g.state == RS_FREED ? " after it was freed" : ", which was never allocated");
-  if (hb->ordered(g.alloc.q, g.alloc.e, who.q)) return std::string();
   return "use of region " + region_name(r) + ", allocated by " + mark_name(g.alloc) +
          ", which does not happen before it: missing synchronisation";
 }
@@ -362,7 +366,7 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
   if (g.final)
     return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
            tile_name(g.final) + " when the run ends";
-  std::string e = live_check(r, who);
+  std::string e = live_check(g, r, who);
   if (e.empty()) e = unordered(g, r, memory_range(0, g.bytes), who, true, "free of");
   if (!e.empty()) return e;
   Buffer &B = bufs[(size_t)g.buf];
@@ -386,8 +390,8 @@ bool memory_inside(const GsAccess &ap, int64_t bytes) {
   return off >= 0 && n >= 0 && off <= bytes && n <= bytes - off;
 }
 
-std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what) const {
-  const Region &g = region(r);
+std::string MemoryState::bounds(const Region &g, uint32_t r, const GsAccess &ap,
+                                const char *what) const {
   if (memory_inside(ap, g.bytes)) return std::string();
   int64_t off = ap.base, bytes = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
   char msg[256];
@@ -401,8 +405,8 @@ std::string MemoryState::bounds(uint32_t r, const GsAccess &ap, const char *what
 // queue Q2, instruction I2, which does not happen before it: missing synchronisation", or "".
 // Each queue's records are in program order, so only those at epochs `who` does not know of —
 // the last few — are looked at.
-std::string MemoryState::first_unordered(uint32_t r, AccessLog &log, const GsAccess *ap, Mark who,
-                                         const char *what, const char *other) {
+std::string MemoryState::first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap,
+                                         Mark who, const char *what, const char *other) {
   for (const QueueAccesses &ql : log) {
     if (ql.q == who.q) continue;
     uint32_t seen = hb->known(who.q, ql.q);
@@ -584,16 +588,11 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, co
 // else null, and *e says why (`what` leads the bounds message).
 Region *MemoryState::usable(uint32_t r, const GsAccess &ap, Mark who, const char *what,
                             std::string *e) {
-  Region *g = find(r);
-  if (!g || g->state != RS_LIVE || !hb->ordered(g->alloc.q, g->alloc.e, who.q)) {
-    *e = live_check(r, who);
-    return nullptr;
-  }
-  if (!memory_inside(ap, g->bytes)) {
-    *e = bounds(r, ap, what);
-    return nullptr;
-  }
-  return g;
+  Region *g = find(r);  // null: never allocated, or freed (live_check says which)
+  if (g && live_for(*g, who) && memory_inside(ap, g->bytes)) return g;  // no message to build
+  *e = live_check(g ? *g : region(r), r, who);
+  if (e->empty()) *e = bounds(*g, r, ap, what);
+  return nullptr;
 }
 
 std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who) {

@@ -145,8 +145,9 @@ class MemoryState {
   Region *usable(uint32_t r, const GsAccess &ap, Mark who, const char *what, std::string *e);
   void release_logs(Region &g);
   void spare_log(std::vector<AccessRec> &v);
-  std::string live_check(uint32_t r, Mark who) const;
-  std::string bounds(uint32_t r, const GsAccess &ap, const char *what) const;
+  bool live_for(const Region &g, Mark who) const;
+  std::string live_check(const Region &g, uint32_t r, Mark who) const;
+  std::string bounds(const Region &g, uint32_t r, const GsAccess &ap, const char *what) const;
   bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;
   std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
                     bool *partial_compute = nullptr) const;
@@ -155,7 +156,7 @@ class MemoryState {
   std::string race(const char *what, uint32_t r, int64_t lo, int64_t hi, const char *other,
                    Mark by) const;
   std::string reuse_check(uint32_t r, const Buffer &B, int64_t off, int64_t end, Mark who) const;
-  std::string first_unordered(uint32_t r, AccessLog &log, const GsAccess *ap, Mark who,
+  std::string first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap, Mark who,
                               const char *what, const char *other);
   std::string mark_name(Mark m) const;
 };

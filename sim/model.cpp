@@ -32,8 +32,8 @@ using namespace sc_core;
 
 // Runs a method's body (a queue's, the timer's). An exception must not leave it: SystemC turns
 // one into a report by allocating, which under memory exhaustion throws again inside its handler
-// (std::terminate, exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
-// temporary output files).
+// (std::terminate, exit 134). Out of memory is exit 3 with a message, as on the C side (die: it
+// also removes the temporary output files).
 template <class F>
 static void guarded(F body) {
   try {
@@ -393,7 +393,8 @@ std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
     // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
     GsAccess sp, dp;
     mov_patterns(in, &sp, &dp);
-    std::string e = in.r[2] ? mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who) : std::string();
+    std::string e;
+    if (in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who);
     if (e.empty()) e = mem.read(in.r[1], in.t[1], sp, who);
     if (e.empty()) e = mem.write(in.r[0], in.t[0], dp, who, false, false);
     return e;
@@ -410,7 +411,8 @@ Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
   if (x.stage == 1) {  // woke at the end of a rep
     q.busy += (double)x.d;
     for (auto &rec : recorders_)
-      rec->activity(qid, x.t1 - start_, x.t1 + (double)x.d - start_, isa_mnemonic((GsOpcode)in.op), idx);
+      rec->activity(qid, x.t1 - start_, x.t1 + (double)x.d - start_,
+                    isa_mnemonic((GsOpcode)in.op), idx);
     if (abort_) return STEP_STOP;
     x.reps--;
   } else {
@@ -431,7 +433,8 @@ Step SimModel::exec_compute(QState &q, int qid, const GsInst &in, size_t idx) {
     x.t1 = t1;
     if (sleep_until(q, t2)) return STEP_SLEEP;
     q.busy += (double)x.d;
-    for (auto &rec : recorders_) rec->activity(qid, t1 - start_, t2 - start_, isa_mnemonic((GsOpcode)in.op), idx);
+    for (auto &rec : recorders_)
+      rec->activity(qid, t1 - start_, t2 - start_, isa_mnemonic((GsOpcode)in.op), idx);
     if (abort_) return STEP_STOP;
   }
   return STEP_DONE;

@@ -123,7 +123,8 @@ struct alignas(64) QState {
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
   const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
-  enum Phase { FETCH, OWN_WAIT, EXEC, ENDED } phase = FETCH;  // in's own wait (GsInst.wait), its execution
+  // in's own wait (GsInst.wait), its execution
+  enum Phase { FETCH, OWN_WAIT, EXEC, ENDED } phase = FETCH;
   QStep x;
   bool done = false;
   double end = 0;

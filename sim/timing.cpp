@@ -52,6 +52,17 @@ struct DdrGeom {
     ilsh = pow2 ? __builtin_ctzll((unsigned long long)il) : 0;
     chsh = pow2 ? __builtin_ctzll((unsigned long long)nch) : 0;
   }
+  // With pow2 and addr >= 0: whether [addr, addr + len), rounded out to bursts, lies inside one
+  // interleave segment (as most strided rows do), and then its channel, channel address and
+  // bytes, by shifts and masks.
+  bool one_segment(int64_t addr, int64_t len, int64_t *ch, int64_t *ca, int64_t *n) const {
+    int64_t lo = addr & ~bmask, hi = (addr + len + bmask) & ~bmask, first = lo >> ilsh;
+    if (first != (hi - 1) >> ilsh) return false;
+    *ch = first & chmask;
+    *ca = ((first >> chsh) << ilsh) | (lo & ilmask);
+    *n = hi - lo;
+    return true;
+  }
 };
 }  // namespace
 
@@ -65,13 +76,10 @@ struct DdrGeom {
 template <class Fn>
 static void ddr_segments(int64_t addr, int64_t len, const DdrGeom &g, Fn &fn) {
   if (len <= 0) return;
-  if (g.pow2 && addr >= 0) {  // the same figures as below, by shifts and masks
-    int64_t lo = addr & ~g.bmask, hi = (addr + len + g.bmask) & ~g.bmask;
-    int64_t first = lo >> g.ilsh;
-    if (first == (hi - 1) >> g.ilsh) {  // inside one segment, as most strided rows are
-      fn((size_t)(first & g.chmask), ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask), hi - lo);
-      return;
-    }
+  int64_t ch0, ca0, n0;  // the same figures as below
+  if (g.pow2 && addr >= 0 && g.one_segment(addr, len, &ch0, &ca0, &n0)) {
+    fn((size_t)ch0, ca0, n0);
+    return;
   }
   int channels = g.channels;
   int64_t lo, hi;
@@ -98,26 +106,11 @@ static void ddr_segments(int64_t addr, int64_t len, const DdrGeom &g, Fn &fn) {
 template <class Fn>
 static void ddr_rows(const GsAccess &ap, const DdrGeom &g, Fn &fn) {
   GsAccess r = timing_ddr_runs(&ap);
-  if (g.pow2 && r.row_bytes > 0 && r.base >= 0 && r.row_stride >= 0 && r.plane_stride >= 0) {
-    // The same calls, with the row's address stepped by its stride and ddr_segments' case of
-    // a row inside one segment inline: a transfer walks millions of short rows (a tile's
-    // channels of each pixel), and the per-row multiplications and checks were half the walk.
-    const int64_t bm = ~g.bmask, span = r.row_bytes + g.bmask;
-    for (int64_t p = 0; p < r.planes; p++) {
-      int64_t addr = r.base + p * r.plane_stride;
-      for (int64_t i = 0; i < r.rows; i++, addr += r.row_stride) {
-        int64_t lo = addr & bm, hi = (addr + span) & bm, first = lo >> g.ilsh;
-        if (first == (hi - 1) >> g.ilsh)
-          fn((size_t)(first & g.chmask), ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask), hi - lo);
-        else
-          ddr_segments(addr, r.row_bytes, g, fn);
-      }
-    }
-    return;
+  for (int64_t p = 0; p < r.planes; p++) {
+    int64_t addr = r.base + p * r.plane_stride;
+    for (int64_t i = 0; i < r.rows; i++, addr += r.row_stride)
+      ddr_segments(addr, r.row_bytes, g, fn);
   }
-  for (int64_t p = 0; p < r.planes; p++)
-    for (int64_t i = 0; i < r.rows; i++)
-      ddr_segments(r.base + p * r.plane_stride + i * r.row_stride, r.row_bytes, g, fn);
 }
 
 void timing_ddr_channel_bytes(int64_t addr, int64_t len, int interleave, int channels, int burst,
@@ -196,17 +189,10 @@ static const int kMaxPeriod = 64;
 template <class Seg>
 static bool dram_plane_periodic(int64_t b, const GsAccess &r, const DdrGeom &g, int64_t P,
                                 int dir, DramChannel *stp, double *bp, Seg &seg) {
-  int64_t ca[kMaxPeriod], n[kMaxPeriod];
-  int64_t ch[kMaxPeriod];
+  int64_t ch[kMaxPeriod], ca[kMaxPeriod], n[kMaxPeriod];
   const int64_t S = r.row_stride;
-  for (int64_t j = 0; j < P; j++) {
-    int64_t a = b + j * S, lo = a & ~g.bmask, hi = (a + r.row_bytes + g.bmask) & ~g.bmask;
-    int64_t first = lo >> g.ilsh;
-    if (first != (hi - 1) >> g.ilsh) return false;
-    ch[j] = first & g.chmask;
-    ca[j] = ((first >> g.chsh) << g.ilsh) | (lo & g.ilmask);
-    n[j] = hi - lo;
-  }
+  for (int64_t j = 0; j < P; j++)
+    if (!g.one_segment(b + j * S, r.row_bytes, &ch[j], &ca[j], &n[j])) return false;
   const int64_t D = P * S / g.channels, K_all = r.rows / P, rest = r.rows % P;
   for (int64_t c = 0; c < g.channels; c++) {
     int64_t lo = INT64_MAX, end = 0, sum = 0;  // the channel's rows of one period

@@ -230,9 +230,9 @@ static void dram_pieces_as_segments(void **) {
 // A strided pattern's walk goes channel by channel, a period of rows at a time, and adds a run
 // of periods that stay inside a channel's open page in one step (timing.cpp,
 // dram_rows_periodic): the DRAM state and charges must be what its rows (timing_ddr_runs: rows
-// that touch are one) give walked one by one in address order, each as a transfer of its own. Random patterns (strides of 16 B to 4 KiB
-// and odd ones, rows that cross segments or overlap, several planes, reads and writes mixed) on
-// three geometries, pages of 1 KiB and 8 KiB.
+// that touch are one) give walked one by one in address order, each as a transfer of its own.
+// Random patterns (strides of 16 B to 4 KiB and odd ones, rows that cross segments or overlap,
+// several planes, reads and writes mixed) on three geometries, pages of 1 KiB and 8 KiB.
 static void dram_periodic_as_rows(void **) {
   struct Geo {
     int il, nch, burst;
@@ -250,7 +250,8 @@ static void dram_periodic_as_rows(void **) {
       int64_t stride = strides[rnd(&g) % (sizeof strides / sizeof *strides)];
       int64_t row = 1 + (int64_t)(rnd(&g) % (rnd(&g) % 4 == 0 ? 300 : 64));
       int64_t rows = 1 + (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
-      int64_t base = (int64_t)(rnd(&g) % 100000), pstride = rows * stride + (int64_t)(rnd(&g) % 5000);
+      int64_t base = (int64_t)(rnd(&g) % 100000);
+      int64_t pstride = rows * stride + (int64_t)(rnd(&g) % 5000);
       bool write = rnd(&g) % 3 == 0;
       std::vector<double> by_a(nch, 0.0), pen_a(nch, 0.0), by_b(nch, 0.0), pen_b(nch, 0.0);
       GsAccess pat{base, row, rows, stride, planes, pstride};
