@@ -56,9 +56,10 @@ static void mem_cost(const GsLowered *l, int t, const GsSpan *s, int64_t *ddr, i
 
 /* The bytes of tile t of kernel k, whose operands are ko (the emitter's classification):
  * its A set, W and R set as the regions the emitter sizes them (at least what the unit reads:
- * lower_tile_operand_bytes), O at the tail's compute dtype, and what moving each costs. */
+ * lower_tile_operand_bytes), O at the tail's compute dtype, and (when `costs`) what moving each
+ * costs. */
 static TileBytes tile_one(const GsLowered *l, const GsKernel *k, const GsKernelOperands *ko,
-                          const GsTile *t) {
+                          const GsTile *t, int costs) {
   const GsGraph *g = l->graph;
   const GsOp *h = &g->ops[k->head];
   TileBytes b;
@@ -72,7 +73,7 @@ static TileBytes tile_one(const GsLowered *l, const GsKernel *k, const GsKernelO
     int64_t x = span_bytes(&s);
     if (first && h->kind != OP_EMBEDDING) x = max64(x, ob.a);
     b.a += align64(x);
-    mem_cost(l, h->in[i], &s, &b.da, &b.ga);
+    if (costs) mem_cost(l, h->in[i], &s, &b.da, &b.ga);
     b.xa += span_bytes(&s);
     b.na++;
     first = 0;
@@ -81,30 +82,31 @@ static TileBytes tile_one(const GsLowered *l, const GsKernel *k, const GsKernelO
     b.w = align64(max64(span_bytes(&s), h->kind == OP_EMBEDDING ? ob.a : ob.b));
     b.xw = span_bytes(&s);
     if (k->w_via_gb) b.gw = span_bytes(&s);
-    else b.dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
+    else if (costs) b.dw = ddr_span_cost(&s, l->arch->ddr_burst_bytes);
   }
   lower_tile_output_span(g, k->head, t, &s);
-  mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &b.dout, &b.gout);
+  if (costs) mem_cost(l, g->ops[k->ops[k->nops - 1]].out[0], &s, &b.dout, &b.gout);
   b.xo = span_bytes(&s);
   int64_t o = max64(span_bytes(&s), ob.o);
   o = max64(o, span_bytes(&s) / arch_dtype_bytes(g->tensors[h->out[0]].dtype) * arch_dtype_bytes(k->cdt_tail));
   b.o = align64(o);
   for (int i = 0; i < ko->nr; i++) {
     b.r += align64(o);
-    mem_cost(l, ko->rin[i], &s, &b.dr, &b.gr);
+    if (costs) mem_cost(l, ko->rin[i], &s, &b.dr, &b.gr);
     b.xr += span_bytes(&s);
     b.nr++;
   }
   return b;
 }
 
-/* Worst-case bytes of one tile of kernel k with tile sizes (tr, tc, tk): the largest of a tile
- * inside a segment at each end of the columns and k, and (when tiles span segments) of whole
- * segments; plus the resident operands, a 64-byte region each as the emitter allocates them. */
-static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom *gm, int64_t tr,
-                            int64_t tc, int64_t tk) {
-  GsKernelOperands ko;
-  lower_kernel_operands(l->graph, k, &ko);
+/* Worst-case bytes of one tile of kernel k (operands ko) with tile sizes (tr, tc, tk): the
+ * largest of a tile inside a segment at each end of the columns and k, and (when tiles span
+ * segments) of whole segments; plus the resident operands, a 64-byte region each as the emitter
+ * allocates them. The DDR and GB costs (da..dout, ga..gout) only when `costs`: the search for the
+ * most rows that fit needs only the sizes, and pricing the DDR bursts was a fifth of planning
+ * BERT-128 under graphturbo on stcp920. */
+static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsKernelOperands *ko,
+                            const GsGeom *gm, int64_t tr, int64_t tc, int64_t tk, int costs) {
   GsTile cand[4];
   int nc = 0;
   int64_t part = min64(tr, gm->seg_rows);
@@ -122,12 +124,12 @@ static TileBytes tile_bytes(const GsLowered *l, const GsKernel *k, const GsGeom 
   TileBytes tb;
   memset(&tb, 0, sizeof tb);
   for (int c = 0; c < nc; c++) {
-    TileBytes b = tile_one(l, k, &ko, &cand[c]);
+    TileBytes b = tile_one(l, k, ko, &cand[c], costs);
     int64_t *dst = &tb.a, *src = &b.a;
     for (size_t i = 0; i < sizeof tb / sizeof(int64_t); i++) dst[i] = max64(dst[i], src[i]);
   }
   tb.fixed = 0;
-  for (int i = 0; i < ko.nf; i++) tb.fixed += align64(lower_resident_bytes(l->graph, &ko, i));
+  for (int i = 0; i < ko->nf; i++) tb.fixed += align64(lower_resident_bytes(l->graph, ko, i));
   return tb;
 }
 
@@ -233,9 +235,10 @@ static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm
  * times for 0.57 M tiles. Direct-mapped; a slot is valid in the generation that wrote it, and
  * each search (one kernel's partition, whose tile bytes do not change while it runs) is a new
  * generation. */
-enum { TILE_MEMO_SLOTS = 512 };
+enum { TILE_MEMO_SLOTS = 16384 };
 typedef struct {
   uint32_t gen;
+  int costs; /* b has the costs too */
   int64_t tr, tc, tk;
   TileBytes b;
 } TileMemoSlot;
@@ -249,22 +252,24 @@ typedef struct {
   const GsLowered *l;
   const GsKernel *k;
   const GsGeom *gm;
+  GsKernelOperands ko; /* k's operands (lower_kernel_operands) */
   int64_t core_rows, core_cols;
   double ddr_cores, gb_bw, noc, lat0;
   int overlap; /* price the pipeline's fill and drain (graphturbo full: tiles sized for overlap) */
   struct TileMemo *memo; /* NULL: none */
 } TileSearch;
 
-/* tile_bytes(tr, tc, tk) of the search's kernel, through its memo. */
-static TileBytes search_bytes(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk) {
-  if (!ts->memo) return tile_bytes(ts->l, ts->k, ts->gm, tr, tc, tk);
+/* tile_bytes(tr, tc, tk) of the search's kernel (with its costs when `costs`), through its
+ * memo. */
+static TileBytes search_bytes(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk, int costs) {
+  if (!ts->memo) return tile_bytes(ts->l, ts->k, &ts->ko, ts->gm, tr, tc, tk, costs);
   uint64_t h = (uint64_t)tr * 0x9e3779b97f4a7c15u ^ (uint64_t)tc * 0xc2b2ae3d27d4eb4fu ^
                (uint64_t)tk * 0x165667b19e3779f9u;
   struct TileMemo *m = ts->memo;
   TileMemoSlot *s = &m->slot[(h >> 32) % TILE_MEMO_SLOTS];
-  if (s->gen != m->gen || s->tr != tr || s->tc != tc || s->tk != tk) {
-    s->b = tile_bytes(ts->l, ts->k, ts->gm, tr, tc, tk);
-    s->gen = m->gen, s->tr = tr, s->tc = tc, s->tk = tk;
+  if (s->gen != m->gen || s->tr != tr || s->tc != tc || s->tk != tk || s->costs < costs) {
+    s->b = tile_bytes(ts->l, ts->k, &ts->ko, ts->gm, tr, tc, tk, costs);
+    s->gen = m->gen, s->tr = tr, s->tc = tc, s->tk = tk, s->costs = costs;
   }
   return s->b;
 }
@@ -292,7 +297,7 @@ static TileChoice tile_cost(const TileSearch *ts, int64_t tr, int64_t tc, int64_
   const GsGraph *g = l->graph;
   int64_t ntr = ceil_div64(ts->core_rows, tr), nct = ceil_div64(ts->core_cols, tc);
   int64_t nkt = ceil_div64(ts->gm->k, tk);
-  TileBytes tb = search_bytes(ts, tr, tc, tk);
+  TileBytes tb = search_bytes(ts, tr, tc, tk, 1);
   GsOpKind hk = g->ops[k->head].kind;
   int a_cols = lower_a_follows_cols(g, k->head, ts->gm);
   int w_rows = hk == OP_MATMUL || hk == OP_EMBEDDING;
@@ -339,7 +344,7 @@ static int64_t most_rows(const TileSearch *ts, int64_t tc, int64_t tk, int wres,
   while (lo < hi) { /* tile bytes grow with rows */
     int64_t mid = (lo + hi + 1) / 2;
     int64_t trm = mid > seg ? mid / seg * seg : mid;
-    TileBytes tb = search_bytes(ts, trm, tc, tk);
+    TileBytes tb = search_bytes(ts, trm, tc, tk, 0);
     if (tile_need(&tb, wres) <= budget) lo = mid;
     else hi = mid - 1;
   }
@@ -456,8 +461,9 @@ static void tile_search_init(const GsLowered *l, GsKernel *k, const GsGeom *gm, 
   k->w_via_gb = lower_op_kind(l->graph, k->head) == LK_GEMM && wb > 0 && a->dma_engines > 0 &&
                 k->pr > 1 && wb <= w1 - w0;
   lower_core_cols(gm, k, 0, &c0, &c1); /* the first column part is the widest */
-  *ts = (TileSearch){l, k, gm, ceil_div64(cluster_rows(l, k, gm), k->pr), c1 - c0, 0, 0, 0, 0, 0,
-                     NULL};
+  *ts = (TileSearch){.l = l, .k = k, .gm = gm, .core_cols = c1 - c0};
+  ts->core_rows = ceil_div64(cluster_rows(l, k, gm), k->pr);
+  lower_kernel_operands(l->graph, k, &ts->ko);
   /* the resources every core of the kernel shares: the chip's DDR (all clusters' cores when
    * the kernel is split over clusters) and its cluster's GB ports */
   ts->ddr_cores = (double)k->pr * k->pc * (k->split_clusters ? a->nclusters : 1);
@@ -626,8 +632,9 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
     const GsOp *o = &g->ops[k->head];
     TileSearch ts;
     tile_search_init(l, k, &gm, &ts);
-    TileBytes tb = tile_bytes(l, k, &gm, 1, gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
-                              gm.split_k ? 1 : gm.k);
+    TileBytes tb = tile_bytes(l, k, &ts.ko, &gm, 1,
+                              gm.split_cols && !k->row_reduce ? 1 : ts.core_cols,
+                              gm.split_k ? 1 : gm.k, 0);
     diag_error(d, g->file ? g->file : g->name, o->line, o->col, NULL,
                "kernel '%s' (%s) cannot be tiled: its smallest double-buffered tile needs %lld "
                "bytes, a '%s' core has %lld for tiles",
@@ -696,6 +703,8 @@ int64_t lower_tile_need(const GsLowered *l, const GsKernel *k) {
   if (is_copy_kernel(l, k)) return 0;
   GsGeom gm;
   lower_fill_geom(l->graph, k->head, l->arch, &gm);
-  TileBytes tb = tile_bytes(l, k, &gm, k->tr, k->tc, k->tk);
+  GsKernelOperands ko;
+  lower_kernel_operands(l->graph, k, &ko);
+  TileBytes tb = tile_bytes(l, k, &ko, &gm, k->tr, k->tc, k->tk, 0);
   return tile_need(&tb, k->w_resident);
 }
