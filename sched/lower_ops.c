@@ -49,7 +49,9 @@ typedef struct {
   int64_t n, c, h, w, co, ho, wo, kh, kw, sh, sw, pt, dh, groups, bias;
 } ConvDims;
 
-static ConvDims conv_dims(const GsGraph *g, const GsOp *o) {
+/* Inlined everywhere: each caller uses a few of the fields, and the scheduler asks for a conv's
+ * dimensions several times per tile it emits (a call built all 15: 8% of emitting ResNet-50). */
+__attribute__((always_inline)) static inline ConvDims conv_dims(const GsGraph *g, const GsOp *o) {
   ConvDims c;
   const GsTensor *x = T(g, o->in[0]), *y = T(g, o->out[0]);
   c.n = x->dim[0];
