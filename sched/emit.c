@@ -116,11 +116,10 @@ static int same_gemm(const GsInst *last, const GsInst *g) {
   if (last->op != I_GEMM || g->op != I_GEMM || last->flags != g->flags || last->t[1] != g->t[1] ||
       last->t[2] != g->t[2])
     return 0; /* the usual answer, without copying two instructions */
-  GsInst a = *last, b = *g;
-  a.wait = b.wait = 0;
-  inst_gemm_set_reps(&a, 0);
-  inst_gemm_set_reps(&b, 0);
-  return memcmp(&a, &b, sizeof a) == 0; /* GsInst has no padding: prog.h */
+  GsInst b = *g; /* g with last's wait and reps: one copy, not two */
+  b.wait = last->wait;
+  inst_gemm_set_reps(&b, inst_gemm_reps(last));
+  return memcmp(last, &b, sizeof b) == 0; /* GsInst has no padding: prog.h */
 }
 void emit_gemm(Emit *e, int qi, const GsInst *g) {
   struct GsEmitState *s = e->s;

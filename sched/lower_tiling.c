@@ -234,7 +234,8 @@ static int column_splits(const GsLowered *l, const GsKernel *k, const GsGeom *gm
  * overlap's and the staging's searches): BERT-128 under graphturbo on stcp920 asked 1.5 M
  * times for 0.57 M tiles. Direct-mapped; a slot is valid in the generation that wrote it, and
  * each search (one kernel's partition, whose tile bytes do not change while it runs) is a new
- * generation. */
+ * generation. With 512 slots a third of the asks hit; with 16384 (3 MiB, one per plan) most
+ * tiles asked again are found (planning BERT-128 graphturbo: 0.69x the instructions of 512). */
 enum { TILE_MEMO_SLOTS = 16384 };
 typedef struct {
   uint32_t gen;
