@@ -262,7 +262,8 @@ typedef struct {
 
 /* tile_bytes(tr, tc, tk) of the search's kernel (with its costs when `costs`), through its
  * memo. */
-static TileBytes search_bytes(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk, int costs) {
+static TileBytes search_bytes(const TileSearch *ts, int64_t tr, int64_t tc, int64_t tk,
+                              int costs) {
   if (!ts->memo) return tile_bytes(ts->l, ts->k, &ts->ko, ts->gm, tr, tc, tk, costs);
   uint64_t h = (uint64_t)tr * 0x9e3779b97f4a7c15u ^ (uint64_t)tc * 0xc2b2ae3d27d4eb4fu ^
                (uint64_t)tk * 0x165667b19e3779f9u;
