@@ -595,6 +595,14 @@ void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
     path_ports(q, mp);
   }
   for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], c});
+  for (BwUse &u : q.uses) timing_bw_ready(&u);
+}
+
+// Use u on port p: its figures are computed again only when p is another port than u's.
+static void set_port(BwUse *u, BwResource *p) {
+  if (u->res == p) return;
+  u->res = p;
+  timing_bw_ready(u);
 }
 
 // The GB/LB ports of q.uses (after the DDR channels) picked again for the next piece (a copy
@@ -604,8 +612,8 @@ void SimModel::path_ports(QState &q, const MovPath &mp) {
   if (one_port_copy(mp)) return;
   BwUse *u = q.uses.data() + q.ddr_uses.size();
   BwResource *p0 = mp.ports[0] ? pick_port(*mp.ports[0], nullptr, flows_on_) : nullptr;
-  if (p0) (u++)->res = p0;
-  if (mp.ports[1]) u->res = pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_);
+  if (p0) set_port(u++, p0);
+  if (mp.ports[1]) set_port(u, pick_port(*mp.ports[1], mp.same_buf ? p0 : nullptr, flows_on_));
 }
 
 // Streams a transfer's chunks from q.x.t; each reserves its whole path (timing_bw_reserve) and
@@ -628,7 +636,7 @@ bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
     else path_uses(q, x.mp, (double)c, (double)c / (double)x.bytes);
     x.built = c;
     double start;
-    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
+    double end = timing_bw_reserve_ready(q.uses.data(), (int)q.uses.size(), x.t, &start);
     if (past_limit(qid, idx, end)) break;
     x.stall += start - x.t;
     if (sleep_until(q, end)) {

@@ -11,25 +11,26 @@
 #include <cmath>
 #include <numeric>
 
-double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
-  // each use's time computed once (a division per use per chunk; more than 16 uses, twice)
-  static const int kKept = 16;
-  double start = now, dur = 0, kept[kKept];
+double timing_bw_reserve_ready(const BwUse *uses, int nuses, double now, double *start_out) {
+  double start = now, dur = 0;
   for (int i = 0; i < nuses; i++) {
     start = std::max(start, uses[i].res->free_at);
-    double d = uses[i].bytes / uses[i].res->bytes_per_cycle + uses[i].extra;
-    if (i < kKept) kept[i] = d;
-    dur = std::max(dur, d);
+    dur = std::max(dur, uses[i].dur);
   }
   for (int i = 0; i < nuses; i++) {
     BwResource *r = uses[i].res;
-    double d = i < kKept ? kept[i] : uses[i].bytes / r->bytes_per_cycle + uses[i].extra;
-    r->free_at = start + d;
-    r->busy += d;
-    r->bytes += (uint64_t)timing_llround(uses[i].bytes);
+    r->free_at = start + uses[i].dur;
+    r->busy += uses[i].dur;
+    r->bytes += uses[i].nbytes;
   }
   if (start_out) *start_out = start;
   return start + dur;
+}
+
+double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
+  std::vector<BwUse> u(uses, uses + nuses);
+  for (BwUse &x : u) timing_bw_ready(&x);
+  return timing_bw_reserve_ready(u.data(), nuses, now, start_out);
 }
 
 // The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel

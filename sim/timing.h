@@ -46,17 +46,30 @@ struct BwResource {
 
 // One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also
 // busy `extra` cycles moving no data (a DRAM channel's row misses, turnarounds, refresh).
+// `dur` and `nbytes` are timing_bw_ready's.
 struct BwUse {
   BwResource *res;
   double bytes;
   double extra = 0;
+  double dur = 0;       // bytes / res->bytes_per_cycle + extra
+  uint64_t nbytes = 0;  // bytes rounded to the nearest whole byte
 };
+
+// Fills u's dur and nbytes from its res, bytes and extra.
+inline void timing_bw_ready(BwUse *u) {
+  u->dur = u->bytes / u->res->bytes_per_cycle + u->extra;
+  u->nbytes = (uint64_t)timing_llround(u->bytes);
+}
 
 // Reserves every resource of a chunk at once, starting no earlier than `now`:
 //   start = max(now, max_r free_at_r),   each r busy for d_r = bytes_r / bw_r + extra_r,
 //   end = start + max_r d_r   (the chunk moves at the pace of its slowest resource).
 // Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
+// The same for uses whose dur and nbytes are ready (timing_bw_ready): a chunk of a transfer
+// reuses its path's figures, where computing them per chunk was a division and a rounding per
+// resource.
+double timing_bw_reserve_ready(const BwUse *uses, int nuses, double now, double *start_out);
 
 // DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
 // % channels, after rounding the access out to whole bursts (timing_burst_span: a partial
