@@ -174,31 +174,41 @@ static void dram_enter_pages(DramChannel &c, int64_t ca, int64_t n, const DramTi
 }
 
 // The longest period (in rows) dram_rows_periodic takes: a stride of 16 bytes on a 1 KiB
-// interleave period (every shipped config's strides are multiples of 16).
-static const int kMaxPeriod = 64;
+// interleave period (every shipped config's strides are multiples of 16); and the most pieces
+// (a row's part in one channel) a period's rows may make.
+static const int kMaxPeriod = 64, kMaxPieces = 256;
 
 // One plane's rows from address b (timing_dram_side's seg for each), a period at a time: with
-// the geometry in powers of two, row i's channel, its place in its interleave segment and its
-// burst span depend only on (b + i·S) mod il·nch, which repeats every P = il·nch / gcd(S,
-// il·nch) rows, row i + P lying D = P·S / nch channel bytes after row i in the same channel.
-// So a channel's rows are the residues j < P that map to it, period after period, and a run
-// of periods whose rows all stay inside the channel's open page, its direction already set
-// (nothing but bytes added), is added in one step: the walk costs per page, not per row.
-// Channels keep their state apart (ddr_segments' contract), so walking them one after another
-// gives what the rows in address order give, bit for bit (the byte sums are integers). False,
-// having done nothing, when a residue's row crosses a segment (the caller walks it row by row).
+// the geometry in powers of two, the pieces row i makes (ddr_segments: its part in each channel
+// it reaches, its burst span's place there) depend only on (b + i·S) mod il·nch, which repeats
+// every P = il·nch / gcd(S, il·nch) rows, row i + P's piece in a channel lying D = P·S / nch
+// channel bytes after row i's. So a channel's pieces are those of the residues j < P that
+// reach it, period after period, and a run of periods whose pieces all stay inside the
+// channel's open page, its direction already set (nothing but bytes added), is added in one
+// step: the walk costs per page, not per row. Channels keep their state apart (ddr_segments'
+// contract), and a row has at most one piece per channel, so walking the channels one after
+// another, each's pieces in row order, gives what the rows in address order give, bit for bit
+// (the byte sums are integers). False, having done nothing, when a period makes more than
+// kMaxPieces pieces (the caller walks it row by row).
 template <class Seg>
 static bool dram_plane_periodic(int64_t b, const GsAccess &r, const DdrGeom &g, int64_t P,
                                 int dir, DramChannel *stp, double *bp, Seg &seg) {
-  int64_t ch[kMaxPeriod], ca[kMaxPeriod], n[kMaxPeriod];
+  int64_t row[kMaxPieces], ch[kMaxPieces], ca[kMaxPieces], n[kMaxPieces];
+  int np = 0;
   const int64_t S = r.row_stride;
-  for (int64_t j = 0; j < P; j++)
-    if (!g.one_segment(b + j * S, r.row_bytes, &ch[j], &ca[j], &n[j])) return false;
+  for (int64_t j = 0; j < P; j++) {
+    if (np + g.channels > kMaxPieces) return false;
+    auto piece = [&](size_t c, int64_t a, int64_t len) {
+      row[np] = j, ch[np] = (int64_t)c, ca[np] = a, n[np] = len;
+      np++;
+    };
+    ddr_segments(b + j * S, r.row_bytes, g, piece);
+  }
   const int64_t D = P * S / g.channels, K_all = r.rows / P, rest = r.rows % P;
   for (int64_t c = 0; c < g.channels; c++) {
-    int64_t lo = INT64_MAX, end = 0, sum = 0;  // the channel's rows of one period
-    for (int64_t j = 0; j < P; j++)
-      if (ch[j] == c) lo = std::min(lo, ca[j]), end = std::max(end, ca[j] + n[j]), sum += n[j];
+    int64_t lo = INT64_MAX, end = 0, sum = 0;  // the channel's pieces of one period
+    for (int i = 0; i < np; i++)
+      if (ch[i] == c) lo = std::min(lo, ca[i]), end = std::max(end, ca[i] + n[i]), sum += n[i];
     if (sum == 0) continue;
     DramChannel &C = stp[c];
     for (int64_t k = 0; k < K_all;) {
@@ -211,12 +221,12 @@ static bool dram_plane_periodic(int64_t b, const GsAccess &r, const DdrGeom &g, 
         k += K;
         continue;
       }
-      for (int64_t j = 0; j < P; j++)
-        if (ch[j] == c) seg((size_t)c, ca[j] + off, n[j]);
+      for (int i = 0; i < np; i++)
+        if (ch[i] == c) seg((size_t)c, ca[i] + off, n[i]);
       k++;
     }
-    for (int64_t j = 0; j < rest; j++)
-      if (ch[j] == c) seg((size_t)c, ca[j] + K_all * D, n[j]);
+    for (int i = 0; i < np && row[i] < rest; i++)
+      if (ch[i] == c) seg((size_t)c, ca[i] + K_all * D, n[i]);
   }
   return true;
 }
@@ -230,7 +240,9 @@ static bool dram_rows_periodic(const GsAccess &r, const DdrGeom &g, int dir, Dra
   if (!g.pow2 || r.row_bytes <= 0 || r.base < 0 || r.row_stride <= 0 || r.plane_stride < 0)
     return false;
   const int64_t span = g.il * g.channels, P = span / std::gcd(r.row_stride, span);
-  if (P > kMaxPeriod || r.rows < 2 * P) return false;
+  // (a burst no longer than the period's span, so that shifting a row by periods shifts its
+  // burst span with it)
+  if (P > kMaxPeriod || r.rows < 2 * P || g.bmask >= span) return false;
   for (int64_t p = 0; p < r.planes; p++) {
     int64_t b = r.base + p * r.plane_stride;
     if (dram_plane_periodic(b, r, g, P, dir, stp, bp, seg)) continue;
