@@ -598,11 +598,12 @@ void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   for (BwUse &u : q.uses) timing_bw_ready(&u);
 }
 
-// Use u on port p: its figures are computed again only when p is another port than u's.
+// Use u on port p: its figures are computed again only when p is a port of another bandwidth
+// than u's (a buffer's ports all have one).
 static void set_port(BwUse *u, BwResource *p) {
-  if (u->res == p) return;
+  bool same = u->res && u->res->bytes_per_cycle == p->bytes_per_cycle;
   u->res = p;
-  timing_bw_ready(u);
+  if (!same) timing_bw_ready(u);
 }
 
 // The GB/LB ports of q.uses (after the DDR channels) picked again for the next piece (a copy
