@@ -195,15 +195,20 @@ static bool dram_plane_periodic(int64_t b, const GsAccess &r, const DdrGeom &g, 
                                 int dir, DramChannel *stp, double *bp, Seg &seg) {
   int64_t row[kMaxPieces], ch[kMaxPieces], ca[kMaxPieces], n[kMaxPieces];
   int np = 0;
+  bool over = false;
   const int64_t S = r.row_stride;
-  for (int64_t j = 0; j < P; j++) {
-    if (np + g.channels > kMaxPieces) return false;
+  for (int64_t j = 0; j < P && !over; j++) {
     auto piece = [&](size_t c, int64_t a, int64_t len) {
+      if (np == kMaxPieces) {
+        over = true;
+        return;
+      }
       row[np] = j, ch[np] = (int64_t)c, ca[np] = a, n[np] = len;
       np++;
     };
     ddr_segments(b + j * S, r.row_bytes, g, piece);
   }
+  if (over) return false;
   const int64_t D = P * S / g.channels, K_all = r.rows / P, rest = r.rows % P;
   for (int64_t c = 0; c < g.channels; c++) {
     int64_t lo = INT64_MAX, end = 0, sum = 0;  // the channel's pieces of one period
