@@ -585,17 +585,20 @@ static bool one_port_copy(const MovPath &mp) {
 // share of the DDR channels (q.ddr_uses), the GB/LB ports (path_ports) and the links.
 void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   q.uses.clear();
-  for (const BwUse &u : q.ddr_uses) q.uses.push_back({u.res, u.bytes * f, u.extra * f});
+  auto add = [&q](BwResource *r, double bytes, double extra) {
+    q.uses.push_back({r, bytes, extra});
+    timing_bw_ready(&q.uses.back());
+  };
+  for (const BwUse &u : q.ddr_uses) add(u.res, u.bytes * f, u.extra * f);
   if (one_port_copy(mp)) {
     // A copy inside a one-port buffer reads and writes through that port.
-    q.uses.push_back({&(*mp.ports[0])[0], 2.0 * c});
+    add(&(*mp.ports[0])[0], 2.0 * c, 0);
   } else {
     for (int s = 0; s < 2; s++)
-      if (mp.ports[s]) q.uses.push_back({nullptr, c});
+      if (mp.ports[s]) q.uses.push_back({nullptr, c});  // path_ports picks and readies them
     path_ports(q, mp);
   }
-  for (int i = 0; i < mp.nlinks; i++) q.uses.push_back({mp.links[i], c});
-  for (BwUse &u : q.uses) timing_bw_ready(&u);
+  for (int i = 0; i < mp.nlinks; i++) add(mp.links[i], c, 0);
 }
 
 // Use u on port p: its figures are computed again only when p is a port of another bandwidth
@@ -637,7 +640,7 @@ bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
     else path_uses(q, x.mp, (double)c, (double)c / (double)x.bytes);
     x.built = c;
     double start;
-    double end = timing_bw_reserve_ready(q.uses.data(), (int)q.uses.size(), x.t, &start);
+    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
     if (past_limit(qid, idx, end)) break;
     x.stall += start - x.t;
     if (sleep_until(q, end)) {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <numeric>
 
-double timing_bw_reserve_ready(const BwUse *uses, int nuses, double now, double *start_out) {
+double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
   double start = now, dur = 0;
   for (int i = 0; i < nuses; i++) {
     start = std::max(start, uses[i].res->free_at);
@@ -25,12 +25,6 @@ double timing_bw_reserve_ready(const BwUse *uses, int nuses, double now, double 
   }
   if (start_out) *start_out = start;
   return start + dur;
-}
-
-double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
-  std::vector<BwUse> u(uses, uses + nuses);
-  for (BwUse &x : u) timing_bw_ready(&x);
-  return timing_bw_reserve_ready(u.data(), nuses, now, start_out);
 }
 
 // The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel

@@ -65,11 +65,9 @@ inline void timing_bw_ready(BwUse *u) {
 //   start = max(now, max_r free_at_r),   each r busy for d_r = bytes_r / bw_r + extra_r,
 //   end = start + max_r d_r   (the chunk moves at the pace of its slowest resource).
 // Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
+// The uses must be ready (timing_bw_ready: d_r is their dur): a transfer's chunks reuse its
+// path's figures, where computing them per chunk was a division and a rounding per resource.
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
-// The same for uses whose dur and nbytes are ready (timing_bw_ready): a chunk of a transfer
-// reuses its path's figures, where computing them per chunk was a division and a rounding per
-// resource.
-double timing_bw_reserve_ready(const BwUse *uses, int nuses, double now, double *start_out);
 
 // DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
 // % channels, after rounding the access out to whole bursts (timing_burst_span: a partial

@@ -364,6 +364,7 @@ static void reservation_interleaves(void **) {
   ddr.bytes_per_cycle = 16;
   linkA.bytes_per_cycle = linkB.bytes_per_cycle = 64;
   BwUse a[2] = {{&ddr, 256}, {&linkA, 256}}, b[2] = {{&ddr, 256}, {&linkB, 256}};
+  for (BwUse *u : {&a[0], &a[1], &b[0], &b[1]}) timing_bw_ready(u);
   double s;
   // A first at t=0: 256/16 = 16 cycles on the shared channel
   assert_true(timing_bw_reserve(a, 2, 0, &s) == 16 && s == 0);
