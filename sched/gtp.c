@@ -3,9 +3,13 @@
  * tile names). Layout: docs/isa.md (drawn by gtp_write_layout_doc from the same offsets used
  * below).
  *
+ * Version 3 stores each queue's instructions as the records the program is held in
+ * (prog_code.c: prog_code_export, prog_code_import), so writing copies them and reading checks
+ * and re-encodes them: a change to that encoding is a new version. Versions 1 and 2 (fixed
+ * 112-byte words) are still read.
  * Both directions stream: the writer serialises into a 64 KiB staging buffer that is deflated
  * as it fills; the reader inflates 64 KiB at a time and decodes from that window, so memory
- * is the program itself plus constant buffers. Every count in the header is checked against
+ * is the program itself plus constant buffers (and one queue's records while it is read). Every count in the header is checked against
  * the data before it is used to allocate (a corrupted header cannot ask for more memory than
  * the file could describe), and every byte is accounted for: the body must inflate to exactly
  * body_bytes and the compressed stream must end exactly at the end of the file.
@@ -48,21 +52,6 @@ static uint64_t get64(const unsigned char *b) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
   return v;
-}
-
-static void encode_inst(unsigned char *w, const GsInst *in) {
-  memset(w, 0, GTP_INST_BYTES);
-  w[IW_OP] = in->op;
-  w[IW_SUB] = in->sub;
-  w[IW_DTYPE] = in->dtype;
-  w[IW_FLAGS] = in->flags;
-  w[IW_WAIT] = in->wait;
-  w[IW_SIGNAL] = in->signal;
-  w[IW_SIGNAL_FLAG] = in->signal_flag;
-  w[IW_RESERVED] = in->sync_pad;
-  for (int i = 0; i < 3; i++) put32(w + IW_R + 4 * i, in->r[i]);
-  for (int i = 0; i < 3; i++) put32(w + IW_T + 4 * i, in->t[i]);
-  for (int i = 0; i < GS_INST_NUM; i++) put64(w + IW_N + 8 * i, (uint64_t)in->n[i]);
 }
 
 static void decode_inst(const unsigned char *w, GsInst *in) {
@@ -143,38 +132,36 @@ static void put_names(ZW *w, const GsProgram *p, int is_tile, uint32_t count) {
   }
 }
 
+static void zw_put_cb(void *w, const void *data, size_t n) { zw_put(w, data, n); }
+
 int gtp_write(const char *path, const GsProgram *p) {
   uint64_t ninsts = (uint64_t)prog_ninsts(p);
-  uint64_t body = (uint64_t)p->nqueues * GTP_QUEUE_BYTES + ninsts * GTP_INST_BYTES +
-                  names_bytes(p, 0, p->nregions) + names_bytes(p, 1, p->ntiles);
+  uint64_t *code = malloc(sizeof *code * ((size_t)p->nqueues + 1));
+  if (!code) die("out of memory");
+  uint64_t body = (uint64_t)p->nqueues * GTP_QUEUE3_BYTES + names_bytes(p, 0, p->nregions) +
+                  names_bytes(p, 1, p->ntiles);
+  for (int i = 0; i < p->nqueues; i++) body += code[i] = prog_code_export(&p->queues[i], NULL, NULL);
   ZW *w = calloc(1, sizeof *w);
   if (!w) die("out of memory");
   w->cap = GTP_HEADER_BYTES + STAGE;
   w->out = malloc(w->cap);
   if (!w->out) die("out of memory");
   w->len = GTP_HEADER_BYTES;
-  /* level 1: the body is mostly zero bytes, which level 1 already packs ~40:1; higher levels
-   * cost several times the CPU for a few percent (scripts/bench_isa.sh) */
+  /* level 1: higher levels cost several times the CPU for a few percent (scripts/bench_isa.sh) */
   if (deflateInit(&w->z, Z_BEST_SPEED) != Z_OK) die("deflateInit failed");
 
-  unsigned char b[GTP_INST_BYTES];
+  unsigned char b[GTP_QUEUE3_BYTES];
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueue *q = &p->queues[i];
     put32(b, (uint32_t)q->cluster);
     put32(b + 4, (uint32_t)q->core);
     put32(b + 8, (uint32_t)q->index);
     put32(b + 12, (uint32_t)q->ninsts);
-    zw_put(w, b, GTP_QUEUE_BYTES);
+    put64(b + 16, code[i]);
+    zw_put(w, b, GTP_QUEUE3_BYTES);
   }
-  for (int i = 0; i < p->nqueues; i++) {
-    const GsQueue *q = &p->queues[i];
-    GsCursor cur;
-    prog_cursor_init(&cur, q);
-    for (const GsInst *in; (in = prog_cursor_next(&cur)) != NULL;) {
-      encode_inst(b, in);
-      zw_put(w, b, GTP_INST_BYTES);
-    }
-  }
+  for (int i = 0; i < p->nqueues; i++) prog_code_export(&p->queues[i], zw_put_cb, w);
+  free(code);
   put_names(w, p, 0, p->nregions);
   put_names(w, p, 1, p->ntiles);
   zw_pump(w, Z_FINISH);
@@ -291,34 +278,37 @@ fail:
   return -1;
 }
 
-/* Decodes the body of a version `version` file into p (whose counts are set); 0 or -1 after
- * reporting. */
-static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, int version, const char *path,
-                     GsDiag *d) {
-  unsigned char b[GTP_INST_BYTES];
+/* The queue table: positions into p->queues, instruction counts into count[], and (version 3)
+ * record bytes into code[]; 0 or -1 after reporting. */
+static int read_queue_table(ZR *r, GsProgram *p, uint64_t ninsts, int version, uint32_t *count,
+                            uint64_t *code, const char *path, GsDiag *d) {
+  unsigned char b[GTP_QUEUE3_BYTES];
+  size_t entry = version >= 3 ? GTP_QUEUE3_BYTES : GTP_QUEUE_BYTES;
   uint64_t sum = 0;
   QKey *keys = calloc((size_t)p->nqueues + 1, sizeof *keys);
-  uint32_t *count = calloc((size_t)p->nqueues + 1, sizeof *count);
-  if (!keys || !count) die("out of memory");
+  if (!keys) die("out of memory");
   for (int i = 0; i < p->nqueues; i++) {
-    if (zr_get(r, b, GTP_QUEUE_BYTES) != 0) goto zfail;
+    if (zr_get(r, b, entry) != 0) {
+      diag_error(d, path, 0, 0, NULL, "%s", r->err);
+      goto fail;
+    }
     GsQueue *q = &p->queues[i];
     q->cluster = (int32_t)get32(b);
     q->core = (int32_t)get32(b + 4);
     q->index = (int32_t)get32(b + 8);
-    uint32_t n = get32(b + 12);
+    count[i] = get32(b + 12);
+    code[i] = version >= 3 ? get64(b + 16) : 0;
     if (q->cluster < 0 || q->core < -1 || q->index < 0) {
       diag_error(d, path, 0, 0, NULL, "queue %d has a bad position (cluster %d, core %d, index %d)",
                  i, q->cluster, q->core, q->index);
       goto fail;
     }
-    sum += n;
+    sum += count[i];
     if (sum > ninsts) {
       diag_error(d, path, 0, 0, NULL, "the queues hold more instructions than the header's %llu",
                  (unsigned long long)ninsts);
       goto fail;
     }
-    count[i] = n;
     keys[i] = (QKey){q->cluster, q->core, q->index, i};
   }
   if (sum != ninsts) {
@@ -334,36 +324,113 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, int version, const ch
                  keys[i - 1].qi, keys[i].qi, keys[i].cluster, keys[i].core, keys[i].index);
       goto fail;
     }
+  free(keys);
+  return 0;
+fail:
+  free(keys);
+  return -1;
+}
+
+/* What the reader requires of every instruction, whatever the version (`reserved`: whether
+ * its reserved bits are set): 0, or -1 after reporting. */
+static int check_read_inst(const GsInst *in, int reserved, int qi, uint64_t k, const char *path,
+                           GsDiag *d) {
+  if (in->op >= I_COUNT) {
+    diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: opcode %u out of range (0..%d)",
+               qi, (unsigned long long)k, in->op, I_COUNT - 1);
+    return -1;
+  }
+  if (reserved) {
+    diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: reserved bytes are not zero", qi,
+               (unsigned long long)k);
+    return -1;
+  }
+  return 0;
+}
+
+/* Versions 1 and 2: count[i] instruction words per queue. */
+static int read_words(ZR *r, GsProgram *p, const uint32_t *count, int version, const char *path,
+                      GsDiag *d) {
+  unsigned char b[GTP_INST_BYTES];
   for (int i = 0; i < p->nqueues; i++) {
     GsQueue *q = &p->queues[i];
-    for (size_t k = 0; k < count[i]; k++) {
-      if (zr_get(r, b, GTP_INST_BYTES) != 0) goto zfail;
+    for (uint64_t k = 0; k < count[i]; k++) {
+      if (zr_get(r, b, GTP_INST_BYTES) != 0) {
+        diag_error(d, path, 0, 0, NULL, "%s", r->err);
+        return -1;
+      }
       GsInst *in = prog_emit(q);
       decode_inst(b, in);
-      if (in->op >= I_COUNT) {
-        diag_error(d, path, 0, 0, NULL, "queue %d, instruction %zu: opcode %u out of range (0..%d)",
-                   i, k, in->op, I_COUNT - 1);
-        goto fail;
-      }
       /* version 1 reserved bytes 4..7, where version 2 keeps the synchronisation */
-      if (version == 1 ? get32(b + IW_WAIT) != 0 : b[IW_RESERVED] != 0) {
-        diag_error(d, path, 0, 0, NULL, "queue %d, instruction %zu: reserved bytes are not zero",
-                   i, k);
-        goto fail;
-      }
+      int reserved = version == 1 ? get32(b + IW_WAIT) != 0 : b[IW_RESERVED] != 0;
+      if (check_read_inst(in, reserved, i, k, path, d) != 0) return -1;
     }
   }
-  free(keys);
+  return 0;
+}
+
+/* Version 3: per queue, code[i] bytes of records for count[i] instructions (prog_code.c). */
+static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64_t *code,
+                        uint64_t body, const char *path, GsDiag *d) {
+  unsigned char *buf = NULL;
+  int rc = -1;
+  for (int i = 0; i < p->nqueues; i++) {
+    GsQueue *q = &p->queues[i];
+    if (code[i] > body - r->consumed) {
+      diag_error(d, path, 0, 0, NULL, "queue %d: %llu bytes of records, more than the body has left",
+                 i, (unsigned long long)code[i]);
+      goto out;
+    }
+    unsigned char *nb = realloc(buf, (size_t)code[i] + 1);
+    if (!nb) die("out of memory");
+    buf = nb;
+    if (zr_get(r, buf, (size_t)code[i]) != 0) {
+      diag_error(d, path, 0, 0, NULL, "%s", r->err);
+      goto out;
+    }
+    uint64_t bad;
+    if (prog_code_import(q, buf, (size_t)code[i], count[i], &bad) != 0) {
+      if (bad < count[i])
+        diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: malformed record", i,
+                   (unsigned long long)bad);
+      else
+        diag_error(d, path, 0, 0, NULL, "queue %d: bytes after its %u instructions' records", i,
+                   count[i]);
+      goto out;
+    }
+    GsCursor *cur = malloc(sizeof *cur);
+    if (!cur) die("out of memory");
+    prog_cursor_init(cur, q);
+    uint64_t k = 0;
+    int ok = 1;
+    for (const GsInst *in; ok && (in = prog_cursor_next(cur)) != NULL; k++)
+      ok = check_read_inst(in, in->sync_pad != 0, i, k, path, d) == 0;
+    free(cur);
+    if (!ok) goto out;
+  }
+  rc = 0;
+out:
+  free(buf);
+  return rc;
+}
+
+/* Decodes the body of a version `version` file into p (whose counts are set); 0 or -1 after
+ * reporting. */
+static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, uint64_t body, int version,
+                     const char *path, GsDiag *d) {
+  uint32_t *count = calloc((size_t)p->nqueues + 1, sizeof *count);
+  uint64_t *code = calloc((size_t)p->nqueues + 1, sizeof *code);
+  if (!count || !code) die("out of memory");
+  int rc = read_queue_table(r, p, ninsts, version, count, code, path, d);
+  if (rc == 0)
+    rc = version >= 3 ? read_records(r, p, count, code, body, path, d)
+                      : read_words(r, p, count, version, path, d);
   free(count);
+  free(code);
+  if (rc != 0) return -1;
   if (read_names(r, p, 0, p->nregions, path, d) != 0) return -1;
   if (read_names(r, p, 1, p->ntiles, path, d) != 0) return -1;
   return 0;
-zfail:
-  diag_error(d, path, 0, 0, NULL, "%s", r->err);
-fail:
-  free(keys);
-  free(count);
-  return -1;
 }
 
 GsProgram *gtp_read(const char *path, GsDiag *d) {
@@ -390,7 +457,10 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   uint32_t nqueues = get32(f + 8), nregions = get32(f + 12), ntiles = get32(f + 16);
   uint64_t ninsts = get64(f + 24), body = get64(f + 32), zbody = get64(f + 40);
   uint64_t have = len - GTP_HEADER_BYTES;
-  if (version != GTP_VERSION && version != 1) {
+  /* the least bytes a queue entry and an instruction take in the body */
+  uint64_t qmin = version >= 3 ? GTP_QUEUE3_BYTES : GTP_QUEUE_BYTES;
+  uint64_t imin = version >= 3 ? 2 : GTP_INST_BYTES;
+  if (version < 1 || version > GTP_VERSION) {
     snprintf(msg, sizeof msg, "unsupported .gtp version %u (this gtsim reads versions 1 to %d)",
              version, GTP_VERSION);
     why = msg;
@@ -412,8 +482,8 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   } else if (body / 1032 > zbody + 64) {
     /* deflate cannot compress better than about 1032:1 */
     why = "corrupted header (body size impossible for the compressed size)";
-  } else if (ninsts > body / GTP_INST_BYTES ||
-             (uint64_t)nqueues * GTP_QUEUE_BYTES + ninsts * GTP_INST_BYTES +
+  } else if (ninsts > body / imin ||
+             (uint64_t)nqueues * qmin + ninsts * imin +
                      4ull * nregions + 4ull * ntiles > body) {
     snprintf(msg, sizeof msg, "the header's counts (%u queues, %llu instructions, %u regions, "
              "%u tiles) exceed its body size %llu", nqueues, (unsigned long long)ninsts,
@@ -432,7 +502,7 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   if (!p->queues) die("out of memory");
   p->nqueues = (int)nqueues;
   prog_reserve_ids(p, nregions, ntiles);
-  if (read_body(r, p, ninsts, version, path, d) != 0) goto fail;
+  if (read_body(r, p, ninsts, body, version, path, d) != 0) goto fail;
   if (r->pos != r->len) {
     why = "the body is longer than its counts say";
   } else if (!r->end) {
@@ -473,7 +543,7 @@ void gtp_write_layout_doc(FILE *out) {
         "offset size field\n"
         "     0    4 magic        \"GTP1\"\n"
         "     4    2 version      format version (this gtsim writes ", out);
-  fprintf(out, "%d and reads 1 and %d)\n", GTP_VERSION, GTP_VERSION);
+  fprintf(out, "%d and reads 1 to %d)\n", GTP_VERSION, GTP_VERSION);
   fprintf(out,
           "     6    2 header_bytes %d\n"
           "     8    4 nqueues      queues in the body\n"
@@ -488,12 +558,32 @@ void gtp_write_layout_doc(FILE *out) {
   fprintf(out,
           "Body (inflated), in this order:\n\n"
           "1. queue table: nqueues entries of %d bytes: `int32 cluster, int32 core (-1: a cluster\n"
-          "   DMA engine), int32 index, uint32 ninsts`;\n"
-          "2. instruction words, %d bytes each, queue by queue in table order;\n"
+          "   DMA engine), int32 index, uint32 ninsts, uint64 code_bytes`;\n"
+          "2. each queue's instructions as records (below), code_bytes bytes, queue by queue in\n"
+          "   table order;\n"
           "3. region names for ids 0..nregions-1, then tile names for ids 0..ntiles-1: each a\n"
           "   `uint32 len1` (0: no name, else the name has len1-1 bytes, no NUL) and its bytes.\n\n",
-          GTP_QUEUE_BYTES, GTP_INST_BYTES);
-  fprintf(out, "Instruction word (%d bytes; fields as in GsInst, prog.h):\n\n```\n", GTP_INST_BYTES);
+          GTP_QUEUE3_BYTES);
+  fputs("A record stores an instruction as the difference from a prediction, which is how gtsim\n"
+        "holds programs in memory too (about 4 bytes an instruction; the file is that, deflated).\n"
+        "An instruction's fields are 20 slots, in this order: t0 t1 t2, n0 n1 n2 n3, r0 r1 r2,\n"
+        "n4 ... n9, sub, dtype, flags, sync (= wait | signal << 8 | signal_flag << 16 | reserved\n"
+        "<< 24). A queue's reader keeps 16 rows, each with, per slot, `last`, `stride` and `lastd`\n"
+        "(64-bit, all 0 at the queue's start) and the opcode it last held (none at the start),\n"
+        "and per opcode the row it used last. A record is:\n\n"
+        "- a header byte: `opcode | row << 4`; opcode 15 is an escape, the opcode is then the next\n"
+        "  byte. When the row last held another opcode (or none), it first becomes a copy of the\n"
+        "  row this opcode used last (all 0 when there is none); the row is then this opcode's\n"
+        "  last;\n"
+        "- a mask, LEB128 (7 bits a byte, least significant first, high bit: more follow): bit k\n"
+        "  set when slot k has a residual;\n"
+        "- for each set bit in turn, the residual: a zigzag LEB128 (`(x << 1) ^ (x >> 63)`).\n\n"
+        "Every slot's value is `last + stride` (+ its residual), in 64-bit wrap-around; it then\n"
+        "learns: `d = value - last`; `stride = d` when `d == lastd`; `lastd = d`; `last = value`.\n"
+        "So a field that moves by the same amount twice is predicted from then on. sub, dtype and\n"
+        "flags take 8 bits, r, t and sync 32, n 64 (two's complement).\n\n", out);
+  fputs("Versions 1 and 2 (still read) had queue entries of 16 bytes (no code_bytes) and every\n"
+        "instruction as a word of 112 bytes:\n\n```\n", out);
   fputs(" byte  0     1     2     3     4     5      6      7    8 ... 19    20 ... 31    32 ... 111\n"
         "      +-----+-----+-----+-----+-----+------+------+----+-----------+------------+-------------+\n"
         "      | op  | sub |dtype|flags|wait |signal|signal|res.| r0 r1 r2  | t0 t1 t2   | n0 ... n9   |\n"
@@ -505,14 +595,17 @@ void gtp_write_layout_doc(FILE *out) {
   fprintf(out, "Field offsets: op %d, sub %d, dtype %d, flags %d, wait %d, signal %d, signal_flag %d, "
           "reserved %d, r[i] %d+4i, t[i] %d+4i, n[i] %d+8i. wait and signal hold 1 + the flag or\n"
           "queue (0: none), as in GsInst. Version 1 (before instructions carried synchronisation)\n"
-          "has bytes 4 to 7 reserved and zero; it reads as version 2 without any.\n\n",
+          "has bytes 4 to 7 reserved and zero; it reads as version 2 without any. Version 3 files\n"
+          "are 20-40 times smaller, and faster to write and read (bench/RESULTS.md).\n\n",
           IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_WAIT, IW_SIGNAL, IW_SIGNAL_FLAG, IW_RESERVED, IW_R,
           IW_T, IW_N);
   fputs("The reader rejects, with `file: error: ...` and exit status 1: a bad magic, another\n"
         "version, a truncated header or body, trailing bytes, a corrupted zlib stream, counts\n"
         "that exceed the body, a body that does not inflate to exactly body_bytes, two queue\n"
-        "entries for the same queue, an opcode out of range, non-zero reserved bytes and names\n"
-        "with NUL bytes. Everything else (units, engines, ranges of enum operands) is checked\n"
+        "entries for the same queue, a malformed record (one that runs past its queue's bytes,\n"
+        "a number longer than 64 bits, a mask bit past the 20 slots, a value wider than its\n"
+        "field), records left over after a queue's instructions, an opcode out of range,\n"
+        "non-zero reserved bytes and names with NUL bytes. Everything else (units, engines, ranges of enum operands) is checked\n"
         "by prog_check against the arch, like an assembled program.\n",
         out);
 }

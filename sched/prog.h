@@ -169,6 +169,14 @@ const GsInst *prog_cursor_next_encoded(GsCursor *c);
 GsInst *prog_queue_array(const GsQueue *q);
 /* Releases a queue's instructions (the queue is then empty); prog_free does it for all. */
 void prog_queue_code_free(GsQueue *q);
+/* A queue's records as a .gtp file of version 3 stores them (gtp.c; docs/isa.md): export calls
+ * put (when not NULL) with each piece in order, the staged instruction's record last (encoded
+ * on a copy of the encoder's state: q does not change), and returns the bytes; import appends
+ * to q the n instructions whose records are exactly s[0..len), checking every byte, and
+ * returns 0, else -1 with *bad the index of the first malformed record (n: bytes are left). */
+uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
+                          void *ctx);
+int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n, uint64_t *bad);
 /* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
 size_t prog_code_bytes(const GsProgram *p);
 uint32_t prog_new_region(GsProgram *p, const char *name);
@@ -285,10 +293,14 @@ int prog_save(const char *path, const GsArch *a, const GsProgram *p);
 enum { GS_MAX_IDS = 1 << 26 };
 /* Region and tile names are at most GS_MAX_NAME bytes (the assembler rejects longer ones). */
 enum { GS_MAX_NAME = 65535 };
-/* .gtp: the format version gtp_write writes (gtp_read also reads version 1, written before
- * instructions carried synchronisation); fixed sizes of the header, a queue table entry and
- * an instruction word (docs/isa.md). */
-enum { GTP_VERSION = 2, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_INST_BYTES = 112 };
+/* .gtp: the format version gtp_write writes (gtp_read also reads versions 1 and 2, whose
+ * instructions are fixed words: version 1 before instructions carried synchronisation);
+ * fixed sizes of the header, a queue table entry (versions 1-2 and 3) and an instruction word
+ * (versions 1-2) (docs/isa.md). */
+enum {
+  GTP_VERSION = 3, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_QUEUE3_BYTES = 24,
+  GTP_INST_BYTES = 112
+};
 /* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */
 void isa_write_doc(FILE *out);
 /* Pieces of that document owned by the format modules. */

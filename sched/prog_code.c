@@ -29,6 +29,9 @@
  *   queues pays little for its short ones); a record never straddles two blocks.
  * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
  *   emitted, and a cursor returns the staged one last, so there is no "finish" step.
+ * - The records are also what a .gtp file of version 3 holds (gtp.c, docs/isa.md): a change to
+ *   the record format or to the decoder's prediction rules needs a new file version. The
+ *   encoder's choice of row is not part of the format (the decoder reads it).
  * Encoding and decoding cost a few tens of nanoseconds an instruction (bench: make bench).
  */
 #include "prog.h"
@@ -193,9 +196,13 @@ static unsigned char *put_leb(unsigned char *o, uint64_t v) {
   return o;
 }
 
-static const unsigned char *get_leb(const unsigned char *s, uint64_t *v) {
+/* A LEB128 number at s; with `end` (a file's bytes, which may be anything), NULL when it runs
+ * past end or past 64 bits. Without it (records this program encoded), no test at all. */
+static inline __attribute__((always_inline)) const unsigned char *
+get_leb(const unsigned char *s, const unsigned char *end, uint64_t *v) {
   uint64_t x = 0;
   for (int sh = 0;; sh += 7) {
+    if (end && (s == end || sh > 63 || (sh == 63 && (*s & 0x7e)))) return NULL;
     unsigned char c = *s++;
     x |= (uint64_t)(c & 0x7f) << sh;
     if (!(c & 0x80)) break;
@@ -254,16 +261,26 @@ static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) 
   return o;
 }
 
+/* Bits a slot's field holds (slot k is field SLOT_ORDER[k]): a checked record may not set
+ * more, or it would not read back as it was written. */
+static int field_bits(int f) { return f < 3 ? 8 : f < 9 || f == 19 ? 32 : 64; }
+
 /* Decodes the record at s into its row's instruction, which *in then points to (no copy: the
  * fields were just written one by one, and copying them in 16-byte pieces stalled on every
- * piece, half of the decoder's time). Returns the record's end. */
-static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const GsInst **in) {
+ * piece, half of the decoder's time). Returns the record's end. With `end` (a file's records,
+ * prog_code_import) every byte is checked first: NULL when the record runs past end, a number
+ * is longer than 64 bits, the mask names a slot that does not exist or a value does not fit
+ * its field. Without it (the decoder of records this program encoded) the tests compile away. */
+static inline __attribute__((always_inline)) const unsigned char *
+decode_record(GsCodeHist *h, const unsigned char *s, const unsigned char *end, const GsInst **in) {
+  if (end && (s == end || ((*s & 15) == OP_ESCAPE && end - s < 2))) return NULL;
   uint8_t op = *s & 15;
   int r = *s++ >> 4;
   if (op == OP_ESCAPE) op = *s++;
-  GsCodeRow *w = hist_take(h, r, op);
   uint64_t mask;
-  s = get_leb(s, &mask);
+  s = get_leb(s, end, &mask);
+  if (end && (!s || mask >> GS_CODE_SLOTS)) return NULL;
+  GsCodeRow *w = hist_take(h, r, op);
   w->inst.op = op;
   uint32_t moving = w->moving;
   for (uint32_t visit = (uint32_t)mask | moving; visit; visit &= visit - 1) {
@@ -271,15 +288,22 @@ static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const 
     uint64_t v = w->last[k] + w->stride[k];
     if (mask >> k & 1) {
       uint64_t z;
-      s = get_leb(s, &z);
+      s = get_leb(s, end, &z);
+      if (end && !s) return NULL;
       v += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
     }
+    int f = SLOT_ORDER[k];
+    if (end && field_bits(f) < 64 && v >> field_bits(f)) return NULL;
     moving = row_learn(w, k, v, moving);
-    set_field(&w->inst, SLOT_ORDER[k], v);
+    set_field(&w->inst, f, v);
   }
   w->moving = moving;
   *in = &w->inst;
   return s;
+}
+
+static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const GsInst **in) {
+  return decode_record(h, s, NULL, in);
 }
 
 /* ---- the writer side ---- */
@@ -385,4 +409,42 @@ GsInst *prog_queue_array(const GsQueue *q) {
   const GsInst *in;
   for (size_t i = 0; (in = prog_cursor_next(&c)) != NULL; i++) a[i] = *in;
   return a;
+}
+
+/* ---- the file side (gtp.c, format version 3: a queue's records as they are held here) ---- */
+
+uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
+                          void *ctx) {
+  const GsQueueCode *c = q->code;
+  if (!c || !c->staged) return 0;
+  uint64_t n = 0;
+  for (const GsCodeBlock *b = c->head; b; b = b->next) {
+    if (put && b->used) put(ctx, b->b, b->used);
+    n += b->used;
+  }
+  GsCodeHist *h = malloc(sizeof *h); /* the staged instruction, encoded on a copy */
+  if (!h) die("out of memory");
+  *h = c->hist;
+  unsigned char rec[MAX_RECORD];
+  size_t k = (size_t)(encode(h, &c->stage, rec) - rec);
+  free(h);
+  if (put) put(ctx, rec, k);
+  return n + k;
+}
+
+int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
+                     uint64_t *bad) {
+  GsCodeHist *h = malloc(sizeof *h);
+  if (!h) die("out of memory");
+  hist_init(h);
+  const unsigned char *end = s + len;
+  uint64_t i = 0;
+  for (; i < n && s; i++) {
+    const GsInst *in;
+    s = decode_record(h, s, end, &in);
+    if (s) *prog_emit(q) = *in;
+  }
+  free(h);
+  *bad = s ? i : i - 1;
+  return s && s == end ? 0 : -1;
 }

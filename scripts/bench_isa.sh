@@ -58,5 +58,5 @@ row "read .gtp -> prog_check -> write .gtp" "$GTSIM" --arch configs/tiny.cfg --s
 row "read .gtp -> disassemble to .gtasm" "$GTSIM" --disasm "$T/p.gtp" -o "$T/q.gtasm"
 echo
 echo "Sizes: .gtasm $(($(stat -c %s "$T/p.gtasm") / 1024)) KiB, .gtp $(($(stat -c %s "$T/p.gtp") / 1024)) KiB" \
-     "($(awk -v a="$(stat -c %s "$T/p.gtp")" -v n="$ninsts" 'BEGIN { printf "%.1f", a / n }') bytes per instruction)."
+     "($(awk -v a="$(stat -c %s "$T/p.gtp")" -v n="$ninsts" 'BEGIN { printf "%.3f", a / n }') bytes per instruction)."
 cmp -s "$T/p.gtp" "$T/q.gtp" || { echo "bench_isa: .gtp -> .gtp changed the file" >&2; exit 1; }

@@ -1,7 +1,9 @@
 /* test_gtp.c — the binary .gtp format: write/read round trip (field by field), the documented
- * byte layout (header and instruction word offsets checked on the raw bytes), every rejection
- * with its `file: error:` message, and a deterministic fuzz of random mutations, both of the
- * raw file and of the inflated body (re-deflated, so the mutations get past zlib's checksum).
+ * byte layout (the header, a queue entry and one instruction's record checked on the raw bytes
+ * against the record built here by the rules docs/isa.md states), files of versions 1 and 2
+ * (built here from their documented layout: gtsim writes version 3 only), every rejection with
+ * its `file: error:` message, and a deterministic fuzz of random mutations, both of the raw
+ * file and of the inflated body (re-deflated, so the mutations get past zlib's checksum).
  * A fuzzed file must be read or rejected with a message: never a crash, never a hang. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,7 +135,34 @@ static void test_large(void **state) {
   prog_free(p);
 }
 
-/* The header and the instruction word at the offsets docs/isa.md draws. */
+/* Records by the rules of docs/isa.md (".gtp", version 3), written here without the encoder. */
+static size_t put_leb(unsigned char *o, uint64_t v) {
+  size_t n = 0;
+  for (; v >= 0x80; v >>= 7) o[n++] = (unsigned char)(v | 0x80);
+  o[n++] = (unsigned char)v;
+  return n;
+}
+static uint64_t zigzag(int64_t x) { return (uint64_t)x << 1 ^ (uint64_t)(x >> 63); }
+
+/* The record of test_layout's instruction, the first of its queue: row 0 (every row is unused
+ * and equally old), every prediction 0, so every slot is in the mask and its residual is its
+ * value. Slot order: t0 t1 t2, n0..n3, r0 r1 r2, n4..n9, sub, dtype, flags, sync. */
+static size_t layout_record(unsigned char *o) {
+  size_t n = 0;
+  o[n++] = I_MOV; /* opcode | row 0 << 4 */
+  n += put_leb(o + n, 0xfffff);
+  for (int i = 0; i < 3; i++) n += put_leb(o + n, zigzag(0x01020304 + i));
+  for (int i = 0; i < 4; i++) n += put_leb(o + n, zigzag(-1 - i));
+  for (int i = 0; i < 3; i++) n += put_leb(o + n, zigzag(0x11111111ll * (i + 1)));
+  for (int i = 4; i < GS_INST_NUM; i++) n += put_leb(o + n, zigzag(-1 - i));
+  n += put_leb(o + n, zigzag(0xa1));
+  n += put_leb(o + n, zigzag(0xa2));
+  n += put_leb(o + n, zigzag(0xa3));
+  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16)); /* wait, signal, signal_flag, 0 */
+  return n;
+}
+
+/* The header, the queue entry and the record at the offsets docs/isa.md draws. */
 static void test_layout(void **state) {
   (void)state;
   GsProgram *p = prog_new();
@@ -154,37 +183,29 @@ static void test_layout(void **state) {
   size_t len;
   unsigned char *f = file_bytes(&len);
   assert_memory_equal(f, "GTP1", 4);
-  assert_int_equal(le(f + 4, 2), 2);   /* version */
+  assert_int_equal(le(f + 4, 2), 3);   /* version */
   assert_int_equal(le(f + 6, 2), 48);  /* header bytes */
   assert_int_equal(le(f + 8, 4), 1);   /* nqueues */
   assert_int_equal(le(f + 12, 4), 5);  /* nregions */
   assert_int_equal(le(f + 16, 4), 9);  /* ntiles */
   assert_int_equal(le(f + 24, 8), 1);  /* ninsts */
-  /* body: 16 (queue) + 112 (one instruction) + 4 per region and tile name slot (no names) */
-  uint64_t body = 16 + 112 + 4 * 5 + 4 * 9;
+  unsigned char rec[64];
+  size_t rlen = layout_record(rec);
+  /* body: 24 (queue) + the record + 4 per region and tile name slot (no names) */
+  uint64_t body = 24 + rlen + 4 * 5 + 4 * 9;
   assert_int_equal(le(f + 32, 8), body);
   assert_int_equal(le(f + 40, 8), len - 48);
   unsigned char *b = malloc(body);
   uLongf blen = (uLongf)body;
   assert_int_equal(uncompress(b, &blen, f + 48, (uLong)(len - 48)), Z_OK);
   assert_int_equal(blen, body);
-  /* queue entry: cluster 1, core -1, index 1, 1 instruction */
+  /* queue entry: cluster 1, core -1, index 1, 1 instruction, rlen bytes of records */
   assert_int_equal(le(b, 4), 1);
   assert_int_equal(le(b + 4, 4), 0xffffffffu);
   assert_int_equal(le(b + 8, 4), 1);
   assert_int_equal(le(b + 12, 4), 1);
-  const unsigned char *w = b + 16;
-  assert_int_equal(w[0], I_MOV);
-  assert_int_equal(w[1], 0xa1);
-  assert_int_equal(w[2], 0xa2);
-  assert_int_equal(w[3], 0xa3);
-  assert_int_equal(w[4], 0xb1);        /* wait, signal, signal_flag, a reserved 0 */
-  assert_int_equal(w[5], 0xb2);
-  assert_int_equal(w[6], 0xb3);
-  assert_int_equal(w[7], 0);
-  for (int i = 0; i < 3; i++) assert_int_equal(le(w + 8 + 4 * i, 4), 0x11111111u * (uint32_t)(i + 1));
-  for (int i = 0; i < 3; i++) assert_int_equal(le(w + 20 + 4 * i, 4), 0x01020304u + (uint32_t)i);
-  for (int i = 0; i < GS_INST_NUM; i++) assert_int_equal(le(w + 32 + 8 * i, 8), (uint64_t)(-1 - i));
+  assert_int_equal(le(b + 16, 8), rlen);
+  assert_memory_equal(b + 24, rec, rlen);
   free(b);
   free(f);
   prog_free(p);
@@ -192,12 +213,67 @@ static void test_layout(void **state) {
 
 /* ---- rejections of the raw file ---- */
 
-static unsigned char *valid_file(size_t *len) {
+/* A file of p in the layout of version 1 or 2 (docs/isa.md): queue entries of 16 bytes,
+ * instructions as 112-byte words. */
+static void write_old(const GsProgram *p, int version) {
+  size_t n = (size_t)prog_ninsts(p), cap = 16 * (size_t)p->nqueues + 112 * n + 4;
+  for (int t = 0; t < 2; t++)
+    for (uint32_t i = 0; i < (t ? p->ntiles : p->nregions); i++)
+      cap += 4 + (prog_name(p, t, i) ? strlen(prog_name(p, t, i)) : 0);
+  unsigned char *b = calloc(1, cap), *o = b;
+  for (int i = 0; i < p->nqueues; i++, o += 16) {
+    const GsQueue *q = &p->queues[i];
+    set_le(o, 4, (uint32_t)q->cluster);
+    set_le(o + 4, 4, (uint32_t)q->core);
+    set_le(o + 8, 4, (uint32_t)q->index);
+    set_le(o + 12, 4, (uint64_t)q->ninsts);
+  }
+  for (int i = 0; i < p->nqueues; i++) {
+    GsCursor c;
+    prog_cursor_init(&c, &p->queues[i]);
+    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; o += 112) {
+      o[0] = in->op, o[1] = in->sub, o[2] = in->dtype, o[3] = in->flags;
+      assert_true(version == 2 || (!in->wait && !in->signal && !in->signal_flag));
+      o[4] = in->wait, o[5] = in->signal, o[6] = in->signal_flag;
+      for (int k = 0; k < 3; k++) set_le(o + 8 + 4 * k, 4, in->r[k]);
+      for (int k = 0; k < 3; k++) set_le(o + 20 + 4 * k, 4, in->t[k]);
+      for (int k = 0; k < GS_INST_NUM; k++) set_le(o + 32 + 8 * k, 8, (uint64_t)in->n[k]);
+    }
+  }
+  for (int t = 0; t < 2; t++)
+    for (uint32_t i = 0; i < (t ? p->ntiles : p->nregions); i++) {
+      const char *nm = prog_name(p, t, i);
+      set_le(o, 4, nm ? strlen(nm) + 1 : 0);
+      o += 4;
+      if (nm) memcpy(o, nm, strlen(nm)), o += strlen(nm);
+    }
+  size_t blen = (size_t)(o - b);
+  uLongf zl = compressBound((uLong)blen);
+  unsigned char *f = calloc(1, 48 + zl);
+  assert_int_equal(compress2(f + 48, &zl, b, (uLong)blen, 6), Z_OK);
+  memcpy(f, "GTP1", 4);
+  set_le(f + 4, 2, (uint64_t)version);
+  set_le(f + 6, 2, 48);
+  set_le(f + 8, 4, (uint64_t)p->nqueues);
+  set_le(f + 12, 4, p->nregions);
+  set_le(f + 16, 4, p->ntiles);
+  set_le(f + 24, 8, n);
+  set_le(f + 32, 8, blen);
+  set_le(f + 40, 8, zl);
+  put_bytes(f, 48 + zl);
+  free(f);
+  free(b);
+}
+
+/* every_opcode_program's file in format `version` (3: gtp_write's). */
+static unsigned char *valid_file_v(int version, size_t *len) {
   GsProgram *p = every_opcode_program();
-  assert_int_equal(gtp_write(path, p), 0);
+  if (version >= 3) assert_int_equal(gtp_write(path, p), 0);
+  else write_old(p, version);
   prog_free(p);
   return file_bytes(len);
 }
+static unsigned char *valid_file(size_t *len) { return valid_file_v(GTP_VERSION, len); }
 
 static void test_reject_header(void **state) {
   (void)state;
@@ -212,16 +288,12 @@ static void test_reject_header(void **state) {
   expect_reject("not a .gtp file (bad magic");
 
   memcpy(g, f, len);
-  set_le(g + 4, 2, 3);
+  set_le(g + 4, 2, 4);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 3 (this gtsim reads versions 1 to 2)");
-
-  memcpy(g, f, len);
-  set_le(g + 4, 2, 1); /* version 1: the same without synchronisation in instructions */
+  expect_reject("unsupported .gtp version 4 (this gtsim reads versions 1 to 3)");
+  set_le(g + 4, 2, 0);
   put_bytes(g, len);
-  GsProgram *v1 = read_gtp(NULL);
-  assert_non_null(v1);
-  prog_free(v1);
+  expect_reject("unsupported .gtp version 0 (this gtsim reads versions 1 to 3)");
 
   put_bytes(f, 20);
   expect_reject("truncated header (20 bytes, need 48)");
@@ -273,11 +345,11 @@ static void test_reject_header(void **state) {
 
 typedef void (*BodyEdit)(unsigned char *body, size_t *blen);
 
-static int body_version = GTP_VERSION; /* the version rewrite_body writes */
+static int body_version = GTP_VERSION; /* the version of the file rewrite_body edits */
 
 static void rewrite_body(BodyEdit edit) {
   size_t len;
-  unsigned char *f = valid_file(&len);
+  unsigned char *f = valid_file_v(body_version, &len);
   size_t blen = (size_t)le(f + 32, 8);
   unsigned char *b = malloc(blen + 64);
   uLongf ul = (uLongf)blen;
@@ -296,7 +368,8 @@ static void rewrite_body(BodyEdit edit) {
   free(f);
 }
 
-/* every_opcode_program: queue 0 is c1.k1.vec with V_COUNT instructions */
+/* Edits of a version 2 body. every_opcode_program: queue 0 is c1.k1.vec with V_COUNT
+ * instructions */
 static void edit_opcode(unsigned char *b, size_t *n) {
   (void)n;
   uint32_t nq = 5;
@@ -338,8 +411,41 @@ static void edit_nul_name(unsigned char *b, size_t *n) {
   b[at + 4 + 2] = 0;
 }
 
+/* Edits of a version 3 body: its queue entries are 24 bytes, its records as many bytes as the
+ * entries say. */
+static void edit3_dup_queue(unsigned char *b, size_t *n) {
+  (void)n;
+  memcpy(b + 24 * 4, b, 12);
+}
+static void edit3_nul_name(unsigned char *b, size_t *n) {
+  size_t at = 5 * 24 + 4; /* region 1's length word, after the records and region 0's */
+  for (int i = 0; i < 5; i++) at += (size_t)le(b + 24 * i + 16, 8);
+  assert_true(at + 9 <= *n);
+  assert_int_equal(le(b + at, 4), 6);
+  b[at + 4 + 2] = 0;
+}
+
+/* The queue table's and the names' rejections, in a body of `version` (whose queue entries
+ * and names sit at other offsets in version 3: dup and nul are that version's edits). */
+static void rejects_in_table(int version, BodyEdit dup, BodyEdit nul) {
+  body_version = version;
+  rewrite_body(dup);
+  expect_reject("queues 0 and 4 are the same queue");
+  rewrite_body(edit_bad_queue);
+  expect_reject("queue 0 has a bad position");
+  rewrite_body(edit_count);
+  expect_reject("the queues hold");
+  rewrite_body(edit_longer);
+  expect_reject("the body is longer than its counts say");
+  rewrite_body(edit_shorter);
+  expect_reject("the body is shorter than its counts say");
+  rewrite_body(nul);
+  expect_reject("region name 1 contains a NUL byte");
+}
+
 static void test_reject_body(void **state) {
   (void)state;
+  body_version = 2;
   rewrite_body(edit_opcode);
   expect_reject("queue 0, instruction 3: opcode 200 out of range");
   rewrite_body(edit_reserved);
@@ -353,20 +459,121 @@ static void test_reject_body(void **state) {
   prog_free(p);
   body_version = 1;
   rewrite_body(edit_wait);
-  body_version = GTP_VERSION;
   expect_reject("queue 0, instruction 0: reserved bytes are not zero");
-  rewrite_body(edit_dup_queue);
-  expect_reject("queues 0 and 4 are the same queue");
-  rewrite_body(edit_bad_queue);
-  expect_reject("queue 0 has a bad position");
-  rewrite_body(edit_count);
-  expect_reject("the queues hold");
-  rewrite_body(edit_longer);
-  expect_reject("the body is longer than its counts say");
-  rewrite_body(edit_shorter);
-  expect_reject("the body is shorter than its counts say");
-  rewrite_body(edit_nul_name);
-  expect_reject("region name 1 contains a NUL byte");
+  rejects_in_table(2, edit_dup_queue, edit_nul_name);
+  rejects_in_table(3, edit3_dup_queue, edit3_nul_name);
+  body_version = GTP_VERSION;
+}
+
+/* Versions 1 and 2 read back field by field; gtp_write writes version 3. */
+static void test_old_versions(void **state) {
+  (void)state;
+  GsProgram *p = every_opcode_program(); /* no synchronisation: a version 1 file holds it */
+  for (int v = 1; v <= 2; v++) {
+    write_old(p, v);
+    GsProgram *q = read_gtp(NULL);
+    assert_non_null(q);
+    assert_same_program(p, q);
+    prog_free(q);
+  }
+  prog_free(p);
+}
+
+/* A version 3 file of one queue (c0.dma1) whose n instructions' records are rec[0..rlen), with
+ * `code` bytes of records in its entry (rlen: pass rlen). */
+static void put_v3(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
+  unsigned char b[256];
+  set_le(b, 4, 0);
+  set_le(b + 4, 4, (uint32_t)-1);
+  set_le(b + 8, 4, 1);
+  set_le(b + 12, 4, n);
+  set_le(b + 16, 8, code);
+  memcpy(b + 24, rec, rlen);
+  size_t blen = 24 + rlen;
+  set_le(b + blen, 4, 0); /* region 0 and tile 0: no names */
+  set_le(b + blen + 4, 4, 0);
+  blen += 8;
+  unsigned char f[48 + 512];
+  uLongf zl = 512;
+  assert_int_equal(compress2(f + 48, &zl, b, (uLong)blen, 6), Z_OK);
+  memset(f, 0, 48);
+  memcpy(f, "GTP1", 4);
+  set_le(f + 4, 2, 3);
+  set_le(f + 6, 2, 48);
+  set_le(f + 8, 4, 1);
+  set_le(f + 12, 4, 1);
+  set_le(f + 16, 4, 1);
+  set_le(f + 24, 8, n);
+  set_le(f + 32, 8, blen);
+  set_le(f + 40, 8, zl);
+  put_bytes(f, 48 + zl);
+}
+
+/* Records written by hand by the rules of docs/isa.md: the two-delta stride of a slot, read
+ * back and written the same by gtp_write; then every malformed record rejected. */
+static void test_records(void **state) {
+  (void)state;
+  /* four movs whose t0 is 5, 6, 7, 8, every other slot 0: t0 (slot 0) is predicted 0, then 5
+   * (no stride yet), then 6 (the difference 1 seen once), then 8 (1 seen twice: the stride) */
+  static const unsigned char four[] = {I_MOV, 1, 10, I_MOV, 1, 2, I_MOV, 1, 2, I_MOV, 0};
+  put_v3(four, sizeof four, 4, sizeof four);
+  GsProgram *p = read_gtp(NULL);
+  assert_non_null(p);
+  GsCursor c;
+  prog_cursor_init(&c, &p->queues[0]);
+  for (uint32_t t = 5; t <= 8; t++) {
+    const GsInst *in = prog_cursor_next(&c);
+    assert_int_equal(in->op, I_MOV);
+    assert_int_equal(in->t[0], t);
+    assert_int_equal(in->r[0] + in->t[1] + (uint64_t)in->n[0] + in->sub + in->wait, 0);
+  }
+  assert_null(prog_cursor_next(&c));
+  assert_int_equal(gtp_write(path, p), 0);
+  prog_free(p);
+  size_t len;
+  unsigned char *f = file_bytes(&len), b[64];
+  uLongf blen = sizeof b;
+  assert_int_equal(uncompress(b, &blen, f + 48, (uLong)(len - 48)), Z_OK);
+  assert_int_equal(blen, 24 + sizeof four + 8);
+  assert_memory_equal(b + 24, four, sizeof four);
+  free(f);
+
+  static const unsigned char op200[] = {15, 200, 0}; /* escape: the opcode in a byte */
+  put_v3(op200, 3, 1, 3);
+  expect_reject("queue 0, instruction 0: opcode 200 out of range");
+  static const unsigned char open_mask[] = {I_MOV, 0x80};
+  put_v3(open_mask, 2, 1, 2);
+  expect_reject("queue 0, instruction 0: malformed record");
+  static const unsigned char slot20[] = {I_MOV, 0x80, 0x80, 0x40}; /* there are 20 slots */
+  put_v3(slot20, 4, 1, 4);
+  expect_reject("queue 0, instruction 0: malformed record");
+  static const unsigned char wide_sub[] = {I_MOV, 0x80, 0x80, 0x04, 0x80, 0x04}; /* sub 256 */
+  put_v3(wide_sub, 6, 1, 6);
+  expect_reject("queue 0, instruction 0: malformed record");
+  unsigned char long_leb[16] = {I_MOV, 8}; /* n0 (slot 3): its residual in 65 bits */
+  memset(long_leb + 2, 0xff, 9);
+  long_leb[11] = 0x02;
+  put_v3(long_leb, 12, 1, 12);
+  expect_reject("queue 0, instruction 0: malformed record");
+  long_leb[11] = 0x01; /* 64 bits, all set: the zigzag of INT64_MIN */
+  put_v3(long_leb, 12, 1, 12);
+  p = read_gtp(NULL);
+  assert_non_null(p);
+  prog_cursor_init(&c, &p->queues[0]);
+  assert_true(prog_cursor_next(&c)->n[0] == INT64_MIN);
+  prog_free(p);
+  long_leb[1] = 1; /* t0 (slot 0) = INT64_MIN: too wide for a tile id */
+  put_v3(long_leb, 12, 1, 12);
+  expect_reject("queue 0, instruction 0: malformed record");
+  static const unsigned char sync_pad[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x10};
+  put_v3(sync_pad, sizeof sync_pad, 1, sizeof sync_pad); /* sync = 1 << 24: the reserved byte */
+  expect_reject("queue 0, instruction 0: reserved bytes are not zero");
+  put_v3(four, sizeof four, 3, sizeof four);
+  expect_reject("queue 0: bytes after its 3 instructions' records");
+  put_v3(four, sizeof four, 5, sizeof four);
+  expect_reject("queue 0, instruction 4: malformed record");
+  put_v3(four, sizeof four, 4, 1000);
+  expect_reject("queue 0: 1000 bytes of records, more than the body has left");
 }
 
 /* ---- fuzz ---- */
@@ -462,6 +669,8 @@ int main(void) {
       cmocka_unit_test(test_layout),
       cmocka_unit_test(test_reject_header),
       cmocka_unit_test(test_reject_body),
+      cmocka_unit_test(test_old_versions),
+      cmocka_unit_test(test_records),
       cmocka_unit_test(test_fuzz_file),
       cmocka_unit_test(test_fuzz_body),
   };

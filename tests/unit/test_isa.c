@@ -194,7 +194,9 @@ static void test_doc_content(void **state) {
     assert_non_null(strstr(doc, want));
   }
   assert_non_null(strstr(doc, "timing.md"));
-  snprintf(want, sizeof want, "Instruction word (%d bytes", GTP_INST_BYTES);
+  snprintf(want, sizeof want, "nqueues entries of %d bytes", GTP_QUEUE3_BYTES);
+  assert_non_null(strstr(doc, want));
+  snprintf(want, sizeof want, "instruction as a word of %d bytes", GTP_INST_BYTES);
   assert_non_null(strstr(doc, want));
   free(doc);
 }
