@@ -147,6 +147,8 @@ typedef struct {
   int gt_cols;               /* --gt-cols split (1): a layer with fewer rows than cores may split
                                 its columns over them (lower_choose_partition); rows (0, the
                                 default): rows only */
+  int tiling_afresh;         /* 1: every kernel's tiles searched again, none taken from the
+                                lowering's memo of tilings (lower_tiling.c; tests compare) */
   GsCheckRun *check;         /* when set, lower_run publishes the program to this check after
                                 every kernel (prog.h prog_check_begin) and halts it when it
                                 fails; the caller ends it (the GsLowered does not keep it) */
@@ -214,6 +216,8 @@ typedef struct GsLowered {
                                 arena: a re-plan of a smaller last iteration keeps it) */
   struct TileMemo *tile_memo; /* the tile search's memo of tile sizes (lower_tiling.c; NULL
                                 until the first search, freed by lower_free) */
+  struct TilingMemo *tiling_memo; /* each kernel's tiling by what its search reads, for the
+                                placements tried again (lower_tiling.c; freed by lower_free) */
   int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
                                 the most the first iteration's plan uses (0: all of them); a
                                 re-plan for a smaller last iteration partitions over these */
@@ -476,6 +480,9 @@ int lower_choose_partition(GsLowered *l, GsKernel *k);
 /* graphturbo full, after the GB plan: weights staged at their kernel's start in chunks where
  * that is estimated faster (GsKernel.w_chunks, loop order columns outer). */
 void lower_fill_tiling_streams(GsLowered *l);
+void lower_tiling_memo_free(GsLowered *l);
+/* Kernel tilings the lowering took from its memo so far (lower_tiling.c). */
+int64_t lower_tiling_memo_hits(const GsLowered *l);
 
 /* The plan places kernel outputs as slices (l->slices: graphturbo) rather than per tensor
  * (l->place); the emitter follows whichever the plan has. */

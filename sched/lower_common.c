@@ -656,6 +656,7 @@ void lower_free(GsLowered *l) {
   emit_tally_free(&l->tally);
   free(l->w_kept);
   free(l->tile_memo);
+  lower_tiling_memo_free(l);
   prog_free(l->prog);
   arena_free(l->arena);
   free(l);

@@ -622,11 +622,121 @@ static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const
   return taps;
 }
 
+/* A kernel's tiling is asked for again with the same inputs: graphturbo tiles the whole plan
+ * once per LB share it tries for slices (place_and_tile, lower_gt.c), and most kernels' budgets
+ * and operand levels do not move between tries (MobileNet-v2 graphturbo on stcp920: 8 tilings
+ * of every kernel per lowering). So each answer is kept under a key of everything the search
+ * reads besides the graph's ops and the arch, which a lowering does not change: the bound batch
+ * (shapes), the GB split, the cores its kind may use, whether slices fix the partition (then
+ * that partition), the kernel's ops, units, dtypes, samples, budget, the staging ahead, and the
+ * level of every tensor its ops read or write. A key is compared whole, not by its hash. */
+typedef struct {
+  uint64_t hash;
+  size_t at, n; /* its key: words [at, at + n) of TilingMemo.keys */
+  int pr, pc, w_via_gb, packed_k, w_chunks, w_resident, cols_outer;
+  int64_t tr, tc, tk;
+  double est_ddr, est_compute;
+} TilingAnswer;
+struct TilingMemo {
+  int64_t *keys, *key; /* the keys, one after another; the key being built */
+  size_t nkeys, capkeys, nkey, capkey;
+  TilingAnswer *a;
+  size_t n, cap;
+  int64_t hits;
+};
+
+static void key_put(struct TilingMemo *m, int64_t v) {
+  if (m->nkey == m->capkey) {
+    m->capkey = m->capkey ? 2 * m->capkey : 64;
+    if (!(m->key = realloc(m->key, m->capkey * sizeof *m->key))) die("out of memory");
+  }
+  m->key[m->nkey++] = v;
+}
+
+/* Builds k's key into m->key and returns its hash. */
+static uint64_t tiling_key(const GsLowered *l, const GsKernel *k, const double *ahead,
+                           struct TilingMemo *m) {
+  const GsGraph *g = l->graph;
+  int64_t ah = 0;
+  if (ahead) memcpy(&ah, ahead, sizeof ah);
+  int64_t fixed[] = {g->batch, l->gb_tensor_bytes, l->active_cores[k->core_kind],
+                     lower_keeps_slices(l) ? k->pc : -1, ahead != NULL, ah, k->budget, k->s0,
+                     k->s1, k->split_clusters, k->row_reduce, k->core_kind, k->unit_head,
+                     k->unit_tail, k->cdt_head, k->cdt_tail, l->place != NULL, k->nops};
+  m->nkey = 0;
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) key_put(m, fixed[i]);
+  for (int i = 0; i < k->nops; i++) {
+    const GsOp *o = &g->ops[k->ops[i]];
+    key_put(m, k->ops[i]);
+    for (int j = 0; l->place && j < o->nin; j++)
+      key_put(m, o->in[j] >= 0 ? l->place[o->in[j]].level : -2);
+    for (int j = 0; l->place && j < o->nout; j++) key_put(m, l->place[o->out[j]].level);
+  }
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < m->nkey; i++) h = (h ^ (uint64_t)m->key[i]) * 0x100000001b3u;
+  return h;
+}
+
+/* The answer kept for the key just built, or NULL. */
+static const TilingAnswer *tiling_find(const struct TilingMemo *m, uint64_t h) {
+  for (size_t i = 0; i < m->n; i++)
+    if (m->a[i].hash == h && m->a[i].n == m->nkey &&
+        !memcmp(m->keys + m->a[i].at, m->key, m->nkey * sizeof *m->key))
+      return &m->a[i];
+  return NULL;
+}
+
+/* Keeps k's tiling under the key just built. */
+static void tiling_keep(struct TilingMemo *m, uint64_t h, const GsKernel *k) {
+  if (m->nkeys + m->nkey > m->capkeys) {
+    m->capkeys = 2 * (m->nkeys + m->nkey);
+    if (!(m->keys = realloc(m->keys, m->capkeys * sizeof *m->keys))) die("out of memory");
+  }
+  if (m->n == m->cap) {
+    m->cap = m->cap ? 2 * m->cap : 64;
+    if (!(m->a = realloc(m->a, m->cap * sizeof *m->a))) die("out of memory");
+  }
+  memcpy(m->keys + m->nkeys, m->key, m->nkey * sizeof *m->key);
+  m->a[m->n++] = (TilingAnswer){h, m->nkeys, m->nkey, k->pr, k->pc, k->w_via_gb, k->packed_k,
+                                k->w_chunks, k->w_resident, k->cols_outer, k->tr, k->tc, k->tk,
+                                k->est_ddr_cycles, k->est_compute_cycles};
+  m->nkeys += m->nkey;
+}
+
+static void tiling_take(GsKernel *k, const TilingAnswer *a) {
+  k->pr = a->pr, k->pc = a->pc, k->w_via_gb = a->w_via_gb, k->packed_k = a->packed_k;
+  k->w_chunks = a->w_chunks, k->w_resident = a->w_resident, k->cols_outer = a->cols_outer;
+  k->tr = a->tr, k->tc = a->tc, k->tk = a->tk;
+  k->est_ddr_cycles = a->est_ddr, k->est_compute_cycles = a->est_compute;
+}
+
+int64_t lower_tiling_memo_hits(const GsLowered *l) {
+  return l->tiling_memo ? l->tiling_memo->hits : 0;
+}
+
+void lower_tiling_memo_free(GsLowered *l) {
+  struct TilingMemo *m = l->tiling_memo;
+  if (!m) return;
+  free(m->keys);
+  free(m->key);
+  free(m->a);
+  free(m);
+  l->tiling_memo = NULL;
+}
+
 /* The partition and tiles of a gemm/vector kernel (choose_form; graphturbo keeps the
  * partition its slices were made for, lower_gt.c). */
 static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
+  if (!l->tiling_memo && !(l->tiling_memo = calloc(1, sizeof *l->tiling_memo))) die("out of memory");
+  uint64_t h = tiling_key(l, k, ahead, l->tiling_memo);
+  const TilingAnswer *kept = l->opt.tiling_afresh ? NULL : tiling_find(l->tiling_memo, h);
+  if (kept) {
+    tiling_take(k, kept);
+    l->tiling_memo->hits++;
+    return 0;
+  }
   GsGeom gm;
   lower_fill_geom(g, k->head, a, &gm);
   TileChoice best = choose_form(l, k, &gm, ahead);
@@ -651,6 +761,7 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
   k->cols_outer = best.order;
   k->est_ddr_cycles = best.ddr;
   k->est_compute_cycles = best.compute;
+  tiling_keep(l->tiling_memo, h, k);
   return 0;
 }
 

@@ -1,0 +1,163 @@
+/* test_lower_memo.c — the lowering's memo of kernel tilings (lower_tiling.c): a plan made with
+ * it is the plan made with every tiling searched afresh (GsLowerOptions.tiling_afresh), text for
+ * text (lower_dump after the last step), on zoo models whose graphturbo plans tile every kernel
+ * once per LB share tried for slices, each model's own batch and odd ones whose iterations are
+ * sized again; and the memo was used (a test of a memo never asked would pass vacuously).
+ * Then each input of the key moved alone (a kernel's budget, an operand's level, the cores its
+ * kind may use, the GB split, the batch): tiling again through the memo gives what a fresh
+ * search gives, and the move changed some kernel's tiles (else it would test nothing).
+ * Run from the repository root (tests/run.sh does). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lower.h"
+
+/* The plan of model on cfg up to `stop` (its arch and graph in *a, *g: the caller frees). */
+static GsLowered *lower_zoo(const char *cfg, const char *model, GsSchedKind s, int64_t batch,
+                            int afresh, LowerStep stop, GsArch **a, GsGraph **g) {
+  GsDiag d;
+  diag_init(&d);
+  *a = arch_load(cfg, NULL, 0, &d);
+  *g = model_load(model, &d);
+  if (!*a || !*g) fail_msg("%s or %s does not load", cfg, model);
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.sched = s;
+  o.batch = batch;
+  o.tiling_afresh = afresh;
+  GsLowered *l = lower_plan(*g, *a, &o, stop, &d);
+  if (!l) fail_msg("%s on %s does not plan", model, cfg);
+  return l;
+}
+
+/* The plan's text after its last step, and how many tilings came from the memo. */
+static char *plan_text(const char *cfg, const char *model, GsSchedKind s, int64_t batch,
+                       int afresh, int64_t *hits) {
+  GsArch *a;
+  GsGraph *g;
+  LowerStep last = s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING;
+  GsLowered *l = lower_zoo(cfg, model, s, batch, afresh, last, &a, &g);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  lower_dump(m, l, last);
+  fclose(m);
+  *hits = lower_tiling_memo_hits(l);
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+  return buf;
+}
+
+static void same_plans(void **state) {
+  (void)state;
+  static const struct {
+    const char *cfg, *model;
+    GsSchedKind s;
+    int64_t batch; /* 0: the model's */
+  } runs[] = {
+      {"configs/stcp920.cfg", "workloads/mobilenetv2.gtg", SCHED_GRAPHTURBO, 0},
+      {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_GRAPHTURBO, 0},
+      {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 0},
+      {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 13},
+      {"configs/stcp920-hw.cfg", "workloads/vit-b16.gtg", SCHED_GRAPHTURBO, 4},
+      {"configs/tiny.cfg", "workloads/densenet121.gtg", SCHED_GRAPHTURBO, 3},
+      {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_TVM, 0},
+      {"configs/ascend910.cfg", "workloads/conformer.gtg", SCHED_ASTITCH, 2},
+  };
+  int64_t used = 0;
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    int64_t hits, none;
+    char *with = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, &hits);
+    char *without = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 1, &none);
+    if (strcmp(with, without) != 0)
+      fail_msg("%s on %s (%s): the plan differs with the memo", runs[i].model, runs[i].cfg,
+               lower_sched_name(runs[i].s));
+    assert_int_equal(none, 0);
+    used += hits;
+    free(with);
+    free(without);
+  }
+  print_message("# %lld tilings taken from the memo\n", (long long)used);
+  assert_true(used > 100);
+}
+
+/* Every kernel's partition and tiles, as text. */
+static char *tilings(const GsLowered *l) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    fprintf(m, "%d: %d %d %lld %lld %lld %d %d %d %d %d %.17g %.17g\n", ki, k->pr, k->pc,
+            (long long)k->tr, (long long)k->tc, (long long)k->tk, k->w_resident, k->cols_outer,
+            k->packed_k, k->w_via_gb, k->w_chunks, k->est_ddr_cycles, k->est_compute_cycles);
+  }
+  fclose(m);
+  return buf;
+}
+
+/* Tiles l again through its memo and afresh: the same, and not what `before` was. */
+static void retile_same(GsLowered *l, const char *before, const char *what) {
+  GsDiag d;
+  diag_init(&d);
+  assert_int_equal(lower_fill_tiling(l, &d), 0);
+  char *memo = tilings(l);
+  l->opt.tiling_afresh = 1;
+  assert_int_equal(lower_fill_tiling(l, &d), 0);
+  l->opt.tiling_afresh = 0;
+  char *fresh = tilings(l);
+  if (strcmp(memo, fresh) != 0) fail_msg("%s: the memo's tiles are not a fresh search's", what);
+  if (strcmp(before, fresh) == 0) fail_msg("%s changed no kernel's tiles", what);
+  free(memo);
+  free(fresh);
+}
+
+static void each_input(void **state) {
+  (void)state;
+  GsArch *a;
+  GsGraph *g;
+  GsLowered *l = lower_zoo("configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_ASTITCH, 8, 0,
+                           LOWER_TILING, &a, &g);
+  char *t0 = tilings(l);
+  for (int ki = 0; ki < l->nkernels; ki++) l->kernels[ki].budget = 24 * 1024;
+  retile_same(l, t0, "a smaller budget");
+  for (int ki = 0; ki < l->nkernels; ki++) l->kernels[ki].budget = 0;
+  char *t1 = tilings(l);
+  retile_same(l, t1, "the budget back"); /* the first answers again, from the memo */
+  free(t1);
+  for (int t = 0; t < g->ntensors; t++)
+    if (l->place[t].level == LVL_GB) l->place[t].level = LVL_DDR;
+  retile_same(l, t0, "operands in DDR");
+  t1 = tilings(l);
+  l->active_cores[0] = 2;
+  retile_same(l, t1, "two cores");
+  l->active_cores[0] = 0;
+  free(t1);
+  t1 = tilings(l);
+  l->gb_tensor_bytes = a->gb_bytes - 4096;
+  retile_same(l, t1, "a GB split leaving weights no room");
+  free(t1);
+  t1 = tilings(l);
+  GsDiag d;
+  diag_init(&d);
+  assert_int_equal(graph_infer(g, 4, &d), 0);
+  retile_same(l, t1, "batch 4");
+  free(t1);
+  free(t0);
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(same_plans), cmocka_unit_test(each_input)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
