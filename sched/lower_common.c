@@ -641,8 +641,12 @@ GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, Lowe
   gs_assert(lower_step_runs(o->sched, stop));
   GsLowered *l = lowered_new(g, a, o);
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
-  plan_reset(l);
-  if (plan(l, stop, d)) goto fail;
+  /* the sizing planned every step, as lower_run keeps it: planned again only to stop earlier */
+  LowerStep last = o->sched == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING;
+  if (stop != last) {
+    plan_reset(l);
+    if (plan(l, stop, d)) goto fail;
+  }
   if (stop >= LOWER_TILING) keep_weights(l);
   return l;
 fail:
