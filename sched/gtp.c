@@ -1,6 +1,6 @@
 /* gtp.c — the binary program file .gtp: a fixed 48-byte little-endian header followed by one
- * zlib stream holding the body (queue table, instruction words in queue order, region names,
- * tile names). Layout: docs/isa.md (drawn by gtp_write_layout_doc from the same offsets used
+ * zlib stream holding the body (queue table, each queue's instructions in table order, region
+ * names, tile names). Layout: docs/isa.md (drawn by gtp_write_layout_doc from the same offsets used
  * below).
  *
  * Version 3 stores each queue's instructions as the records the program is held in
@@ -9,10 +9,11 @@
  * 112-byte words) are still read.
  * Both directions stream: the writer serialises into a 64 KiB staging buffer that is deflated
  * as it fills; the reader inflates 64 KiB at a time and decodes from that window, so memory
- * is the program itself plus constant buffers (and one queue's records while it is read). Every count in the header is checked against
- * the data before it is used to allocate (a corrupted header cannot ask for more memory than
- * the file could describe), and every byte is accounted for: the body must inflate to exactly
- * body_bytes and the compressed stream must end exactly at the end of the file.
+ * is the program itself plus constant buffers (and one queue's records while it is read).
+ * Every count in the header is checked against the data before it is used to allocate (a
+ * corrupted header cannot ask for more memory than the file could describe), and every byte is
+ * accounted for: the body must inflate to exactly body_bytes and the compressed stream must end
+ * exactly at the end of the file.
  * Invariant: gtp_read(gtp_write(p)) equals p field by field, names included.
  */
 #include "prog.h"
@@ -369,6 +370,17 @@ static int read_words(ZR *r, GsProgram *p, const uint32_t *count, int version, c
   return 0;
 }
 
+/* check_read_inst for prog_code_import: queue qi's instructions of a version 3 file. */
+typedef struct {
+  int qi;
+  const char *path;
+  GsDiag *d;
+} RecordCheck;
+static int accept_record(void *ctx, const GsInst *in, uint64_t k) {
+  const RecordCheck *c = ctx;
+  return check_read_inst(in, in->sync_pad != 0, c->qi, k, c->path, c->d) == 0;
+}
+
 /* Version 3: per queue, code[i] bytes of records for count[i] instructions (prog_code.c). */
 static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64_t *code,
                         uint64_t body, const char *path, GsDiag *d) {
@@ -389,24 +401,15 @@ static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64
       goto out;
     }
     uint64_t bad;
-    if (prog_code_import(q, buf, (size_t)code[i], count[i], &bad) != 0) {
-      if (bad < count[i])
-        diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: malformed record", i,
-                   (unsigned long long)bad);
-      else
-        diag_error(d, path, 0, 0, NULL, "queue %d: bytes after its %u instructions' records", i,
-                   count[i]);
-      goto out;
-    }
-    GsCursor *cur = malloc(sizeof *cur);
-    if (!cur) die("out of memory");
-    prog_cursor_init(cur, q);
-    uint64_t k = 0;
-    int ok = 1;
-    for (const GsInst *in; ok && (in = prog_cursor_next(cur)) != NULL; k++)
-      ok = check_read_inst(in, in->sync_pad != 0, i, k, path, d) == 0;
-    free(cur);
-    if (!ok) goto out;
+    RecordCheck rc3 = {i, path, d};
+    int got = prog_code_import(q, buf, (size_t)code[i], count[i], accept_record, &rc3, &bad);
+    if (got == -1 && bad < count[i])
+      diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: malformed record", i,
+                 (unsigned long long)bad);
+    else if (got == -1)
+      diag_error(d, path, 0, 0, NULL, "queue %d: bytes after its %u instructions' records", i,
+                 count[i]);
+    if (got != 0) goto out; /* -2: accept_record said why */
   }
   rc = 0;
 out:
@@ -596,7 +599,8 @@ void gtp_write_layout_doc(FILE *out) {
           "reserved %d, r[i] %d+4i, t[i] %d+4i, n[i] %d+8i. wait and signal hold 1 + the flag or\n"
           "queue (0: none), as in GsInst. Version 1 (before instructions carried synchronisation)\n"
           "has bytes 4 to 7 reserved and zero; it reads as version 2 without any. Version 3 files\n"
-          "are 20-40 times smaller, and faster to write and read (bench/RESULTS.md).\n\n",
+          "of the zoo's scheduled programs are 4 to 35 times smaller, and faster to write and\n"
+          "read (docs/timing.md, \"Writing the program\").\n\n",
           IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_WAIT, IW_SIGNAL, IW_SIGNAL_FLAG, IW_RESERVED, IW_R,
           IW_T, IW_N);
   fputs("The reader rejects, with `file: error: ...` and exit status 1: a bad magic, another\n"
@@ -605,7 +609,8 @@ void gtp_write_layout_doc(FILE *out) {
         "entries for the same queue, a malformed record (one that runs past its queue's bytes,\n"
         "a number longer than 64 bits, a mask bit past the 20 slots, a value wider than its\n"
         "field), records left over after a queue's instructions, an opcode out of range,\n"
-        "non-zero reserved bytes and names with NUL bytes. Everything else (units, engines, ranges of enum operands) is checked\n"
-        "by prog_check against the arch, like an assembled program.\n",
+        "non-zero reserved bytes and names with NUL bytes. Everything else (units, engines,\n"
+        "ranges of enum operands) is checked by prog_check against the arch, like an assembled\n"
+        "program.\n",
         out);
 }

@@ -258,6 +258,7 @@ typedef enum {
 const char *lower_step_name(LowerStep s);
 int lower_step_parse(const char *s, LowerStep *out); /* 0 ok, -1 unknown */
 int lower_step_runs(GsSchedKind k, LowerStep s);     /* 1 when strategy k has step s */
+LowerStep lower_last_step(GsSchedKind k);           /* the last step strategy k runs */
 /* lower_run's iteration sizing, then the plan of the first iteration up to and including step
  * `stop` (one the strategy runs; its last: the sizing's plan, as lower_run keeps it), no
  * program: the state --dump-after prints. Errors as

@@ -391,6 +391,10 @@ int lower_step_runs(GsSchedKind k, LowerStep s) {
   return k == SCHED_GRAPHTURBO || (s != LOWER_SLICES && s != LOWER_STAGING);
 }
 
+LowerStep lower_last_step(GsSchedKind k) {
+  return lower_step_runs(k, LOWER_STAGING) ? LOWER_STAGING : LOWER_TILING;
+}
+
 /* lower_fill_placement and lower_fill_tiling, each checked (tvm, astitch; also their re-run for
  * a smaller last iteration). */
 static int place_and_tile(GsLowered *l, LowerStep stop, GsDiag *d) {
@@ -642,8 +646,7 @@ GsLowered *lower_plan(GsGraph *g, const GsArch *a, const GsLowerOptions *o, Lowe
   GsLowered *l = lowered_new(g, a, o);
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) goto fail;
   /* the sizing planned every step, as lower_run keeps it: planned again only to stop earlier */
-  LowerStep last = o->sched == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING;
-  if (stop != last) {
+  if (stop != lower_last_step(o->sched)) {
     plan_reset(l);
     if (plan(l, stop, d)) goto fail;
   }

@@ -624,8 +624,7 @@ static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const
 
 /* A kernel's tiling is asked for again with the same inputs: graphturbo tiles the whole plan
  * once per LB share it tries for slices (place_and_tile, lower_gt.c), and most kernels' budgets
- * and operand levels do not move between tries (MobileNet-v2 graphturbo on stcp920: 8 tilings
- * of every kernel per lowering). So each answer is kept under a key of everything the search
+ * and operand levels do not move between tries (four tilings of every kernel on stcp920). So each answer is kept under a key of everything the search
  * reads besides the graph's ops and the arch, which a lowering does not change: the bound batch
  * (shapes), the GB split, the cores its kind may use, whether slices fix the partition (then
  * that partition), the kernel's ops, units, dtypes, samples, budget, the staging ahead, and the
@@ -642,6 +641,8 @@ struct TilingMemo {
   size_t nkeys, capkeys, nkey, capkey;
   TilingAnswer *a;
   size_t n, cap;
+  int32_t *slot; /* open addressing by hash: an answer's index, -1 empty; at most half full */
+  size_t nslots;
   int64_t hits;
 };
 
@@ -677,13 +678,38 @@ static uint64_t tiling_key(const GsLowered *l, const GsKernel *k, const double *
   return h;
 }
 
+/* The slot of the answer under hash h whose key is the one just built, else the empty slot
+ * where it would go (nslots > 0). */
+static size_t tiling_slot(const struct TilingMemo *m, uint64_t h) {
+  size_t i = (size_t)h & (m->nslots - 1);
+  for (; m->slot[i] >= 0; i = (i + 1) & (m->nslots - 1)) {
+    const TilingAnswer *a = &m->a[m->slot[i]];
+    if (a->hash == h && a->n == m->nkey &&
+        !memcmp(m->keys + a->at, m->key, m->nkey * sizeof *m->key))
+      break;
+  }
+  return i;
+}
+
 /* The answer kept for the key just built, or NULL. */
 static const TilingAnswer *tiling_find(const struct TilingMemo *m, uint64_t h) {
-  for (size_t i = 0; i < m->n; i++)
-    if (m->a[i].hash == h && m->a[i].n == m->nkey &&
-        !memcmp(m->keys + m->a[i].at, m->key, m->nkey * sizeof *m->key))
-      return &m->a[i];
-  return NULL;
+  if (!m->nslots) return NULL;
+  int32_t at = m->slot[tiling_slot(m, h)];
+  return at >= 0 ? &m->a[at] : NULL;
+}
+
+/* Room for one more answer in the index: doubled (and every answer put again) at half full. */
+static void tiling_index_grow(struct TilingMemo *m) {
+  if (2 * (m->n + 1) <= m->nslots) return;
+  free(m->slot);
+  m->nslots = m->nslots ? 2 * m->nslots : 256;
+  if (!(m->slot = malloc(m->nslots * sizeof *m->slot))) die("out of memory");
+  memset(m->slot, -1, m->nslots * sizeof *m->slot);
+  for (size_t i = 0; i < m->n; i++) {
+    size_t j = (size_t)m->a[i].hash & (m->nslots - 1);
+    while (m->slot[j] >= 0) j = (j + 1) & (m->nslots - 1);
+    m->slot[j] = (int32_t)i;
+  }
 }
 
 /* Keeps k's tiling under the key just built. */
@@ -696,7 +722,9 @@ static void tiling_keep(struct TilingMemo *m, uint64_t h, const GsKernel *k) {
     m->cap = m->cap ? 2 * m->cap : 64;
     if (!(m->a = realloc(m->a, m->cap * sizeof *m->a))) die("out of memory");
   }
+  tiling_index_grow(m);
   memcpy(m->keys + m->nkeys, m->key, m->nkey * sizeof *m->key);
+  m->slot[tiling_slot(m, h)] = (int32_t)m->n;
   m->a[m->n++] = (TilingAnswer){h, m->nkeys, m->nkey, k->pr, k->pc, k->w_via_gb, k->packed_k,
                                 k->w_chunks, k->w_resident, k->cols_outer, k->tr, k->tc, k->tk,
                                 k->est_ddr_cycles, k->est_compute_cycles};
@@ -720,6 +748,7 @@ void lower_tiling_memo_free(GsLowered *l) {
   free(m->keys);
   free(m->key);
   free(m->a);
+  free(m->slot);
   free(m);
   l->tiling_memo = NULL;
 }

@@ -172,11 +172,14 @@ void prog_queue_code_free(GsQueue *q);
 /* A queue's records as a .gtp file of version 3 stores them (gtp.c; docs/isa.md): export calls
  * put (when not NULL) with each piece in order, the staged instruction's record last (encoded
  * on a copy of the encoder's state: q does not change), and returns the bytes; import appends
- * to q the n instructions whose records are exactly s[0..len), checking every byte, and
- * returns 0, else -1 with *bad the index of the first malformed record (n: bytes are left). */
+ * to q the n instructions whose records are exactly s[0..len), checking every byte and handing
+ * each instruction to accept first, and returns 0; -1 with *bad the index of the first
+ * malformed record (n: bytes are left over); -2 with *bad the instruction accept refused. */
 uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
                           void *ctx);
-int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n, uint64_t *bad);
+int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
+                     int (*accept)(void *ctx, const GsInst *in, uint64_t i), void *ctx,
+                     uint64_t *bad);
 /* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
 size_t prog_code_bytes(const GsProgram *p);
 uint32_t prog_new_region(GsProgram *p, const char *name);

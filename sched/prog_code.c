@@ -433,18 +433,26 @@ uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b
 }
 
 int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
+                     int (*accept)(void *ctx, const GsInst *in, uint64_t i), void *ctx,
                      uint64_t *bad) {
   GsCodeHist *h = malloc(sizeof *h);
   if (!h) die("out of memory");
   hist_init(h);
   const unsigned char *end = s + len;
+  int rc = 0;
   uint64_t i = 0;
-  for (; i < n && s; i++) {
+  for (; i < n && rc == 0; i++) {
     const GsInst *in;
     s = decode_record(h, s, end, &in);
-    if (s) *prog_emit(q) = *in;
+    if (!s) rc = -1;
+    else if (!accept(ctx, in, i)) rc = -2;
+    else *prog_emit(q) = *in;
   }
   free(h);
-  *bad = s ? i : i - 1;
-  return s && s == end ? 0 : -1;
+  if (rc) {
+    *bad = i - 1;
+    return rc;
+  }
+  *bad = n;
+  return s == end ? 0 : -1;
 }

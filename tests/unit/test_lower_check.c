@@ -119,7 +119,7 @@ static void test_real_plans_pass(void **state) {
     diag_init(&d);
     if (c == 2) assert_int_equal(graph_cast(g, DT_INT8, &d), 0); /* Goya computes no fp16 */
     for (int s = 0; s < SCHED_COUNT; s++) {
-      GsLowered *l = plan(g, a, (GsSchedKind)s, s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING);
+      GsLowered *l = plan(g, a, (GsSchedKind)s, lower_last_step((GsSchedKind)s));
       expect_ok_until(l, LOWER_NSTEPS);
       lower_free(l);
     }

@@ -42,7 +42,7 @@ static char *plan_text(const char *cfg, const char *model, GsSchedKind s, int64_
                        int afresh, int64_t *hits) {
   GsArch *a;
   GsGraph *g;
-  LowerStep last = s == SCHED_GRAPHTURBO ? LOWER_STAGING : LOWER_TILING;
+  LowerStep last = lower_last_step(s);
   GsLowered *l = lower_zoo(cfg, model, s, batch, afresh, last, &a, &g);
   char *buf = NULL;
   size_t len = 0;
