@@ -89,12 +89,12 @@ std::string MemoryState::race(const char *what, uint32_t r, int64_t lo, int64_t 
 // ---- intervals ----
 
 // Removes [lo, hi) from m (values with an `end`): entries it cuts keep their parts outside it.
-template <class V> static void ranges_cut(std::map<int64_t, V> &m, int64_t lo, int64_t hi) {
+template <class M> static void ranges_cut(M &m, int64_t lo, int64_t hi) {
   auto it = m.upper_bound(lo);
   if (it != m.begin()) {
     auto p = std::prev(it);
     if (p->second.end > lo) {  // p starts before lo: keep its head, and its tail past hi
-      V tail = p->second;
+      typename M::mapped_type tail = p->second;
       p->second.end = lo;
       if (tail.end > hi) m.emplace(hi, tail);
     }
@@ -102,7 +102,7 @@ template <class V> static void ranges_cut(std::map<int64_t, V> &m, int64_t lo, i
   it = m.lower_bound(lo);
   while (it != m.end() && it->first < hi) {
     if (it->second.end > hi) {  // keep the tail of the last one it cuts
-      V tail = it->second;
+      typename M::mapped_type tail = it->second;
       m.erase(it);
       m.emplace(hi, tail);
       break;
@@ -206,6 +206,29 @@ static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::i
   }
   s.end = end;
   return m.emplace_hint(it, lo, s);
+}
+
+// The common row of a strided write that continues, row by row, the ranges holding the same
+// that end where its rows start (the slices of a tensor's pixels written one after another:
+// MobileNet-v2's drains under graphturbo, 4 of every 64 bytes a write): the range after *cur
+// ends at lo and holds s, and no range starts before hi. Extends that range to hi, absorbing a
+// range holding the same that starts at hi, and makes it *cur; false when the bytes are not so.
+// What span_seek and span_write would do there (they walk to the same range and extend it), in
+// a third of their instructions: a tenth of the checks' thread on MobileNet-v2.
+static bool span_extend(SpanMap &m, SpanMap::iterator *cur, int64_t lo, int64_t hi, const Span &s) {
+  if (*cur == m.end()) return false;
+  auto n = std::next(*cur);
+  if (n == m.end() || n->first > lo || n->second.end != lo || !same(n->second, s)) return false;
+  auto nn = std::next(n);
+  if (nn != m.end() && nn->first < hi) return false;
+  if (nn != m.end() && nn->first == hi && same(nn->second, s)) {
+    n->second.end = nn->second.end;
+    m.erase(nn);
+  } else {
+    n->second.end = hi;
+  }
+  *cur = n;
+  return true;
 }
 
 GsAccess memory_range(int64_t off, int64_t bytes) { return GsAccess{off, bytes, 1, bytes, 1, bytes}; }
@@ -620,7 +643,9 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   if (!e.empty()) return e;
   SpanMap &m = g->spans;
   auto cur = m.end();  // the range the last run ended in
+  const Span s{0, tile, by_compute};
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
+    if (span_extend(m, &cur, lo, hi, s)) return true;
     SpanMap::iterator before;
     SpanMap::iterator it = span_seek(m, cur, lo, &before);
     cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});

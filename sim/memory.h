@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hb.h"
+#include "node_cache.h"
 
 extern "C" {
 #include "prog.h"
@@ -39,8 +40,12 @@ struct Buffer {
   int level = LVL_DDR;  // GsLevel
   int cluster = -1, core = -1;
   int64_t capacity = 0;
-  std::map<int64_t, std::pair<int64_t, uint32_t>> live;  // offset -> (end, region)
-  std::map<int64_t, Freed> freed;                         // offset -> freed bytes not reused yet
+  // offset -> (end, region)
+  std::map<int64_t, std::pair<int64_t, uint32_t>, std::less<int64_t>,
+           NodeCache<std::pair<const int64_t, std::pair<int64_t, uint32_t>>>>
+      live;
+  // offset -> freed bytes not reused yet
+  std::map<int64_t, Freed, std::less<int64_t>, NodeCache<std::pair<const int64_t, Freed>>> freed;
   int64_t occupancy = 0, peak = 0;
   void reset() { live.clear(); freed.clear(); occupancy = peak = 0; }
 };
@@ -55,7 +60,7 @@ struct Span {
 };
 // A region's contents as disjoint byte ranges keyed by their first byte; adjacent ranges that
 // hold the same thing are merged, bytes never written have no range.
-using SpanMap = std::map<int64_t, Span>;
+using SpanMap = std::map<int64_t, Span, std::less<int64_t>, NodeCache<std::pair<const int64_t, Span>>>;
 
 // An access of a region by one queue at one epoch: its pattern and instruction index.
 struct AccessRec {
@@ -130,7 +135,10 @@ class MemoryState {
   std::vector<std::string> *queue_names = nullptr;
 
  private:
-  std::unordered_map<uint32_t, Region> regions_;  // the live ones (and never-allocated ones used)
+  // the live ones (and never-allocated ones used)
+  std::unordered_map<uint32_t, Region, std::hash<uint32_t>, std::equal_to<uint32_t>,
+                     NodeCache<std::pair<const uint32_t, Region>>>
+      regions_;
   // [region id < the program's count]: its entry in regions_ or null (elements of an
   // unordered_map stay put): a hash lookup per access was 3-4% of a run
   std::vector<Region *> index_;

@@ -923,7 +923,7 @@ Step SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
 void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
   int t = q.core >= 0 ? core_queue(q.cluster, q.core, queue) : cluster_dma_queue(q.cluster, queue);
   QState &tq = queues[(size_t)t];
-  QState::Flag &f = tq.flags[flag];
+  QState::Flag &f = tq.flag(flag);
   f.count++;
   f.from_dma = q.unit_kind < 0;
   f.last_from = qid;
@@ -935,13 +935,13 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
 Step SimModel::flag_wait(QState &q, int qid, int64_t flag) {
   QStep &x = q.x;
   if (!wait_begin(q)) return STEP_STOP;
-  auto it = q.flags.find(flag);
-  if (it != q.flags.end() && it->second.count > 0) {
-    it->second.count--;
+  QState::Flag *f = q.find_flag(flag);
+  if (f && f->count > 0) {
+    f->count--;
     checker_.flag_acquire(qid, flag);
     // Waiting for a DMA queue's signal is waiting for data to arrive; for a unit's, for a
     // buffer or a result (a flag stall).
-    if (it->second.from_dma) q.stall_data += now() - x.t0;
+    if (f->from_dma) q.stall_data += now() - x.t0;
     else q.stall_flag += now() - x.t0;
     return STEP_DONE;
   }

@@ -120,12 +120,12 @@ std::string SimModel::deadlock_report() {
 std::string SimModel::end_report() {
   std::string lines = mem.outputs_check();
   for (const QState &q : queues)
-    for (const auto &f : q.flags) {
-      if (f.second.count <= 0) continue;
-      lines += "flag " + std::to_string(f.first) + " of queue " + q.name + " has " +
-               std::to_string(f.second.count) + " signal(s) that no wait consumed (the last from " +
-               qnames[(size_t)f.second.last_from] + ")\n";
-    }
+    q.each_flag([&](int64_t id, const QState::Flag &f) {
+      if (f.count <= 0) return;
+      lines += "flag " + std::to_string(id) + " of queue " + q.name + " has " +
+               std::to_string(f.count) + " signal(s) that no wait consumed (the last from " +
+               qnames[(size_t)f.last_from] + ")\n";
+    });
   for (const auto &s : sems_) {
     if (s.second.count <= 0) continue;
     lines += "semaphore " + model_sync_name(s.first) + " has " + std::to_string(s.second.count) +

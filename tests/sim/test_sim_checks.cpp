@@ -29,55 +29,98 @@ static bool has(const std::string &text, const std::string &s) {
 
 // ---- the byte ranges themselves ----
 
+// A 96-byte DDR region r of program p, whose writes ranges_after_writes checks against a
+// byte-by-byte model.
+struct RangeBench {
+  GsProgram *p = prog_new();
+  uint32_t r = prog_new_region(p, "y");
+  HbClocks hb;
+  MemoryState m;
+  std::vector<int> bytes;  // tile * 2 + by_compute; 0: never written
+  Mark who{0, 1, 0};
+  RangeBench() {
+    hb.reset(std::vector<int>{0}, 1);
+    Buffer ddr;
+    ddr.capacity = 1 << 20;
+    m.bufs.push_back(ddr);
+    m.hb = &hb;
+  }
+  ~RangeBench() { prog_free(p); }
+  void start() {
+    m.reset(p);
+    who = Mark{0, 1, 0};
+    assert_true(m.alloc(r, 0, 0, 96, 0, 0, who).empty());
+    bytes.assign(96, 0);
+  }
+  // writes ap with tile (by compute or not), then compares the region's ranges with the model:
+  // maximal runs of equal non-zero bytes
+  void write(const GsAccess &ap, uint32_t tile, bool comp) {
+    who.i++;
+    assert_true(m.write(r, tile, ap, who, false, comp).empty());
+    for (int64_t i = 0; i < ap.rows; i++)
+      for (int64_t b = 0; b < ap.row_bytes; b++)
+        bytes[(size_t)(ap.base + i * ap.row_stride + b)] = (int)tile * 2 + comp;
+    std::vector<std::pair<int64_t, int64_t>> want;
+    for (int64_t b = 0; b < 96; b++) {
+      if (!bytes[(size_t)b]) continue;
+      if (b > 0 && bytes[(size_t)b] == bytes[(size_t)b - 1]) want.back().second = b + 1;
+      else want.push_back({b, b + 1});
+    }
+    const SpanMap &sp = m.region(r).spans;
+    assert_int_equal(sp.size(), want.size());
+    size_t k = 0;
+    for (const auto &e : sp) {
+      assert_int_equal(e.first, want[k].first);
+      assert_int_equal(e.second.end, want[k].second);
+      assert_int_equal((int)e.second.tile * 2 + e.second.by_compute, bytes[(size_t)e.first]);
+      k++;
+    }
+  }
+};
+
 // MemoryState keeps a region's contents as merged byte ranges (memory.cpp, span_write). Random
 // strided writes of three tiles, by transfers and by compute, into a 96-byte region: after
 // every write the ranges must be exactly what a byte-by-byte model holds, cut where two
 // neighbouring bytes differ (in tile or writer kind) and nowhere else.
 static void ranges_match_bytes(void **) {
-  GsProgram *p = prog_new();
-  uint32_t r = prog_new_region(p, "y");
-  HbClocks hb;
-  hb.reset(std::vector<int>{0}, 1);
-  MemoryState m;
-  Buffer ddr;
-  ddr.capacity = 1 << 20;
-  m.bufs.push_back(ddr);
-  m.hb = &hb;
+  RangeBench t;
   Rng g{0x9e3779b97f4a7c15ull};
   for (int trial = 0; trial < 300; trial++) {
-    m.reset(p);
-    Mark who{0, 1, 0};
-    assert_true(m.alloc(r, 0, 0, 96, 0, 0, who).empty());
-    std::vector<int> bytes(96, 0);  // tile * 2 + by_compute; 0: never written
+    t.start();
     for (int w = 0; w < 30; w++) {
       int64_t row = 1 + (int64_t)(rnd(&g) % 8), rows = 1 + (int64_t)(rnd(&g) % 6);
       int64_t stride = row + (int64_t)(rnd(&g) % 6), base = (int64_t)(rnd(&g) % 16);
       uint32_t tile = 1 + (uint32_t)(rnd(&g) % 3);
       bool comp = rnd(&g) % 4 == 0;
-      GsAccess ap{base, row, rows, stride, 1, rows * stride};
-      who.i++;
-      assert_true(m.write(r, tile, ap, who, false, comp).empty());
-      for (int64_t i = 0; i < rows; i++)
-        for (int64_t b = 0; b < row; b++) bytes[(size_t)(base + i * stride + b)] = (int)tile * 2 + comp;
-      // the model's ranges: maximal runs of equal non-zero bytes
-      std::vector<std::pair<int64_t, int64_t>> want;
-      for (int64_t b = 0; b < 96; b++) {
-        if (!bytes[(size_t)b]) continue;
-        if (b > 0 && bytes[(size_t)b] == bytes[(size_t)b - 1]) want.back().second = b + 1;
-        else want.push_back({b, b + 1});
-      }
-      const SpanMap &sp = m.region(r).spans;
-      assert_int_equal(sp.size(), want.size());
-      size_t k = 0;
-      for (const auto &e : sp) {
-        assert_int_equal(e.first, want[k].first);
-        assert_int_equal(e.second.end, want[k].second);
-        assert_int_equal((int)e.second.tile * 2 + e.second.by_compute, bytes[(size_t)e.first]);
-        k++;
+      t.write(GsAccess{base, row, rows, stride, 1, rows * stride}, tile, comp);
+    }
+  }
+}
+
+// The same model for a tensor's slices written one after another (span_extend's case): k
+// slices of w bytes in every k·w-byte pixel, each slice a write of all pixels (or of the pixels
+// from a random one on), in a random order, mostly of one tile, now and then another tile or by
+// compute, so that a slice's rows continue, or do not continue, the ranges before them and
+// reach, or do not reach, the next slice's.
+static void ranges_match_bytes_slices(void **) {
+  RangeBench t;
+  Rng g{0x2545f4914f6cdd1dull};
+  for (int trial = 0; trial < 300; trial++) {
+    t.start();
+    int64_t k = 2 + (int64_t)(rnd(&g) % 5), w = 1 + (int64_t)(rnd(&g) % 4), px = 96 / (k * w);
+    for (int pass = 0; pass < 3; pass++) {
+      std::vector<int64_t> order;
+      for (int64_t j = 0; j < k; j++) order.push_back(j);
+      if (rnd(&g) % 2)
+        for (size_t j = order.size(); j > 1; j--) std::swap(order[j - 1], order[rnd(&g) % j]);
+      for (int64_t j : order) {
+        int64_t p0 = rnd(&g) % 4 == 0 ? (int64_t)(rnd(&g) % (uint64_t)px) : 0;
+        uint32_t tile = rnd(&g) % 5 == 0 ? 2 : 1;
+        bool comp = rnd(&g) % 7 == 0;
+        t.write(GsAccess{p0 * k * w + j * w, w, px - p0, k * w, 1, (px - p0) * k * w}, tile, comp);
       }
     }
   }
-  prog_free(p);
 }
 
 // ---- byte ranges ----
@@ -444,6 +487,7 @@ static void static_check_skipped_only_for_its_arch(void **) {
 int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ranges_match_bytes),
+      cmocka_unit_test(ranges_match_bytes_slices),
       cmocka_unit_test(pieces_of_a_region),
       cmocka_unit_test(operands_with_extent),
       cmocka_unit_test(results_side_by_side),
