@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <new>
-#include <vector>
 
 static const size_t kNodeCacheMax = 1 << 14;
 
@@ -26,39 +25,45 @@ template <class T> struct NodeCache {
   template <class U> NodeCache(const NodeCache<U> &) noexcept {}
 
   T *allocate(size_t n) {
-    if (n == 1) {
-      std::vector<void *> &c = cache();
-      if (!c.empty()) {
-        void *p = c.back();
-        c.pop_back();
-        return static_cast<T *>(p);
-      }
-    }
+    Slots &s = slots();
+    if (n == 1 && s.n > 0) return static_cast<T *>(s.v[--s.n]);
     return static_cast<T *>(::operator new(n * sizeof(T)));
   }
 
   void deallocate(T *p, size_t n) noexcept {
-    if (n == 1) {
-      std::vector<void *> &c = cache();
-      if (c.size() < c.capacity()) {  // room kept at the start: push_back cannot throw here
-        c.push_back(p);
-        return;
-      }
+    Slots &s = slots();
+    if (n == 1 && s.n < s.cap) {
+      s.v[s.n++] = p;
+      return;
     }
     ::operator delete(p);
   }
 
  private:
-  struct Cache {
-    std::vector<void *> v;
-    Cache() { v.reserve(kNodeCacheMax); }
-    ~Cache() {
-      for (void *p : v) ::operator delete(p);
+  // The thread's cache: trivially destructible, so it stays usable to the thread's very end
+  // (a map destroyed after the Reaper below frees its nodes with operator delete: cap is 0).
+  struct Slots {
+    void **v = nullptr;
+    size_t n = 0, cap = 0;
+  };
+  // Gives the cache its room when the thread first uses it, and at the thread's exit frees the
+  // nodes left in it and closes it.
+  struct Reaper {
+    Slots *s;
+    explicit Reaper(Slots *slots) : s(slots) {
+      s->v = static_cast<void **>(::operator new(kNodeCacheMax * sizeof(void *), std::nothrow));
+      s->cap = s->v ? kNodeCacheMax : 0;
+    }
+    ~Reaper() {
+      for (size_t i = 0; i < s->n; i++) ::operator delete(s->v[i]);
+      ::operator delete(s->v);
+      *s = Slots();
     }
   };
-  static std::vector<void *> &cache() {
-    thread_local Cache c;
-    return c.v;
+  static Slots &slots() {
+    thread_local Slots s;
+    thread_local Reaper r(&s);
+    return s;
   }
 };
 
