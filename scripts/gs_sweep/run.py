@@ -4,7 +4,9 @@ code, error, resolved config hash, gtsim version, timings and metrics (docs/swee
 
 Ctrl-C (SIGINT) or SIGTERM stops the sweep cleanly: no new point starts, the gtsim processes
 still running are killed (each runs in a session of its own, so a terminal's Ctrl-C reaches
-only the sweep), their points go back to pending, and the exit status is 130. A point whose
+only the sweep), their points go back to pending, and the exit status is 130. The signal only
+sets a flag (Stop) that the loop reads between steps, so it never falls between a database
+write and the loop's own record of it. A point whose
 gtsim failed is recorded as failed with its exit code and the end of its stderr, and is not
 run again unless --retry-failed.
 """
@@ -26,10 +28,38 @@ from . import spec as sspec
 
 ERROR_TAIL = 4000  # characters of stderr kept for a failed point
 TIMEOUT_EXIT = 124  # the exit code recorded for a point that ran out of time (as timeout(1))
+WAKE = 0.1  # seconds: how soon a loop notices Ctrl-C
 
 
 class Interrupted(Exception):
     """SIGINT or SIGTERM: stop the sweep."""
+
+
+class Stop:
+    """While entered, SIGINT and SIGTERM set .requested instead of raising. An exception
+    raised by the handler could land anywhere, e.g. after a point's 'running' was committed
+    but before the loop added it to the points it puts back to pending, leaving it 'running'
+    for good; the loops read the flag between steps instead (a second signal is harmless)."""
+
+    def __init__(self):
+        self.requested, self.old = False, {}
+
+    def __enter__(self):
+        self.old = {s: signal.signal(s, self._note) for s in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc):
+        for s, h in self.old.items():
+            signal.signal(s, h)
+
+    def _note(self, signum, frame):
+        self.requested = True
+
+    def sleep(self, seconds):
+        """Sleeps for seconds, or until a stop is requested (noticed within WAKE)."""
+        end = time.monotonic() + seconds
+        while not self.requested and time.monotonic() < end:
+            time.sleep(max(0.0, min(WAKE, end - time.monotonic())))
 
 
 def metrics_of(report, describe):
@@ -200,43 +230,34 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def raise_interrupted(signum, frame):
-    raise Interrupted()
-
-
 def run_local(db, ctx, points, jobs, progress):
     """Runs points (dicts) on `jobs` threads, each a gtsim process, recording each result as
     it arrives. Returns normally, or raises Interrupted after putting the unfinished points
     back to pending. ctx as for execute."""
     byid = {sspec.point_id(p): p for p in points}
     running = set()
-    old = {s: signal.signal(s, raise_interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    queue, futs = list(byid), {}
     pool = cf.ThreadPoolExecutor(max_workers=jobs)
-    try:
-        futs = {}
-        queue = list(byid)
-        while queue or futs:
-            while queue and len(futs) < jobs:
-                pid = queue.pop(0)
-                sdb.mark_running(db, pid, ctx["backend"], socket.gethostname())
-                running.add(pid)
-                futs[pool.submit(execute, ctx, byid[pid])] = pid
-            done, _ = cf.wait(list(futs), timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            for f in done:
-                pid = futs.pop(f)
-                r = f.result()
-                if r is not None:
-                    sdb.record(db, r)
-                    running.discard(pid)
-                    progress.point(r, byid[pid])
-    except Interrupted:
-        for s in old:
-            signal.signal(s, signal.SIG_IGN)  # a second Ctrl-C does not cut the clean-up short
-        ctx["procs"].stop()
-        pool.shutdown(wait=True, cancel_futures=True)
-        sdb.mark_pending(db, running)
-        raise
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        pool.shutdown(wait=True)
+    with Stop() as stop:
+        try:
+            while (queue or futs) and not stop.requested:
+                while queue and len(futs) < jobs and not stop.requested:
+                    pid = queue.pop(0)
+                    running.add(pid)
+                    sdb.mark_running(db, pid, ctx["backend"], socket.gethostname())
+                    futs[pool.submit(execute, ctx, byid[pid])] = pid
+                done, _ = cf.wait(list(futs), timeout=WAKE, return_when=cf.FIRST_COMPLETED)
+                for f in done:
+                    pid = futs.pop(f)
+                    r = f.result()
+                    if r is not None:
+                        sdb.record(db, r)
+                        running.discard(pid)
+                        progress.point(r, byid[pid])
+            if queue or futs:  # stopped
+                ctx["procs"].stop()
+                pool.shutdown(wait=True, cancel_futures=True)
+                sdb.mark_pending(db, running)
+                raise Interrupted()
+        finally:
+            pool.shutdown(wait=True)

@@ -10,7 +10,6 @@ across backends. The work directory must be on a file system the nodes share.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -111,26 +110,20 @@ def run(db, dbpath, ctx, points, a, progress):
     for pid in byid:
         sdb.mark_running(db, pid, "slurm", None)
     waiting = set(byid)
-    old = {s: signal.signal(s, srun.raise_interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while waiting:
+    with srun.Stop() as stop:
+        while waiting and not stop.requested:
             queued = _queued(jobid)
             waiting -= set(collect(db, dbpath, progress, byid))
             if not queued:
                 waiting -= set(collect(db, dbpath, progress, byid))
                 _lost(db, jobdir, tasks, waiting)
-                break
-            time.sleep(POLL)
-    except srun.Interrupted:
-        for s in old:
-            signal.signal(s, signal.SIG_IGN)
-        subprocess.run(["scancel", jobid], capture_output=True)
-        waiting -= set(collect(db, dbpath, progress, byid))
-        sdb.mark_pending(db, waiting)
-        raise
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+                waiting = set()
+            stop.sleep(POLL)
+        if waiting:  # stopped
+            subprocess.run(["scancel", jobid], capture_output=True)
+            waiting -= set(collect(db, dbpath, progress, byid))
+            sdb.mark_pending(db, waiting)
+            raise srun.Interrupted()
     shutil.rmtree(jobdir, ignore_errors=True)
 
 
