@@ -227,50 +227,89 @@ static void dram_pieces_as_segments(void **) {
   }
 }
 
+// Walks pattern pat on state a as one transfer, and its rows (timing_ddr_runs: rows that touch
+// are one) one by one in address order on state b, each as a transfer of its own: the charges
+// and the DRAM state must agree.
+static void walk_as_rows(const GsAccess &pat, int il, int nch, int burst, const DramTiming &dt,
+                         bool write, std::vector<DramChannel> &a, std::vector<DramChannel> &b) {
+  const size_t n = (size_t)nch;
+  std::vector<double> by_a(n, 0.0), pen_a(n, 0.0), by_b(n, 0.0), pen_b(n, 0.0);
+  timing_dram_side(pat, il, nch, burst, dt, write, a, by_a, pen_a);
+  GsAccess r = timing_ddr_runs(&pat);
+  for (int64_t p = 0; p < r.planes; p++)
+    for (int64_t i = 0; i < r.rows; i++) {
+      int64_t at = r.base + p * r.plane_stride + i * r.row_stride, len = r.row_bytes;
+      timing_dram_side(GsAccess{at, len, 1, len, 1, len}, il, nch, burst, dt, write, b, by_b, pen_b);
+    }
+  for (size_t c = 0; c < n; c++) {
+    const DramChannel &x = a[c], &y = b[c];
+    assert_true(by_a[c] == by_b[c] && pen_a[c] == pen_b[c]);
+    assert_true(x.open_row == y.open_row && x.page_lo == y.page_lo && x.page_hi == y.page_hi);
+    assert_true(x.page_bytes == y.page_bytes && x.dir == y.dir && x.bytes == y.bytes);
+    assert_true(x.misses == y.misses && x.turnarounds == y.turnarounds);
+  }
+}
+
+struct DramGeo {
+  int il, nch, burst;
+  int64_t page;
+};
+static const DramGeo kDramGeos[] = {{256, 4, 64, 1024}, {256, 2, 64, 8192}, {128, 8, 32, 1024}};
+
 // A strided pattern's walk goes channel by channel, a period of rows at a time, and adds a run
 // of periods that stay inside a channel's open page in one step (timing.cpp,
-// dram_rows_periodic): the DRAM state and charges must be what its rows (timing_ddr_runs: rows
-// that touch are one) give walked one by one in address order, each as a transfer of its own.
-// Random patterns (strides of 16 B to 4 KiB and odd ones, rows that cross segments or overlap,
-// several planes, reads and writes mixed) on three geometries, pages of 1 KiB and 8 KiB.
+// dram_rows_periodic): the DRAM state and charges must be what its rows give walked one by one
+// (walk_as_rows). Random patterns (strides of 16 B to 4 KiB and odd ones, rows that cross
+// segments or overlap, several planes, reads and writes mixed) on three geometries, pages of
+// 1 KiB and 8 KiB.
 static void dram_periodic_as_rows(void **) {
-  struct Geo {
-    int il, nch, burst;
-    int64_t page;
-  } geos[] = {{256, 4, 64, 1024}, {256, 2, 64, 8192}, {128, 8, 32, 1024}};
   const int64_t strides[] = {16, 32, 48, 64, 96, 128, 256, 512, 768, 1024, 2048, 4096, 100, 3};
   Rng g{0x9e3779b97f4a7c15ull};
-  for (const Geo &geo : geos) {
+  for (const DramGeo &geo : kDramGeos) {
     DramTiming dt = round_dram();
     dt.row_bytes = geo.page;
-    const size_t nch = (size_t)geo.nch;
-    std::vector<DramChannel> a(nch), b(nch);
-    for (size_t i = 0; i < nch; i++) a[i].reset(dt.banks), b[i].reset(dt.banks);
+    std::vector<DramChannel> a((size_t)geo.nch), b((size_t)geo.nch);
+    for (size_t i = 0; i < (size_t)geo.nch; i++) a[i].reset(dt.banks), b[i].reset(dt.banks);
     for (int k = 0; k < 600; k++) {
       int64_t stride = strides[rnd(&g) % (sizeof strides / sizeof *strides)];
       int64_t row = 1 + (int64_t)(rnd(&g) % (rnd(&g) % 4 == 0 ? 300 : 64));
       int64_t rows = 1 + (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
       int64_t base = (int64_t)(rnd(&g) % 100000);
       int64_t pstride = rows * stride + (int64_t)(rnd(&g) % 5000);
-      bool write = rnd(&g) % 3 == 0;
-      std::vector<double> by_a(nch, 0.0), pen_a(nch, 0.0), by_b(nch, 0.0), pen_b(nch, 0.0);
-      GsAccess pat{base, row, rows, stride, planes, pstride};
-      timing_dram_side(pat, geo.il, geo.nch, geo.burst, dt, write, a, by_a, pen_a);
-      GsAccess r = timing_ddr_runs(&pat);  // the rows as the walk takes them (contiguous: one)
-      for (int64_t p = 0; p < r.planes; p++)
-        for (int64_t i = 0; i < r.rows; i++) {
-          int64_t at = r.base + p * r.plane_stride + i * r.row_stride, n = r.row_bytes;
-          timing_dram_side(GsAccess{at, n, 1, n, 1, n}, geo.il, geo.nch, geo.burst, dt, write, b,
-                           by_b, pen_b);
-        }
-      for (size_t c = 0; c < nch; c++) {
-        const DramChannel &x = a[c], &y = b[c];
-        assert_true(by_a[c] == by_b[c] && pen_a[c] == pen_b[c]);
-        assert_true(x.open_row == y.open_row && x.page_lo == y.page_lo && x.page_hi == y.page_hi);
-        assert_true(x.page_bytes == y.page_bytes && x.dir == y.dir && x.bytes == y.bytes);
-        assert_true(x.misses == y.misses && x.turnarounds == y.turnarounds);
-      }
+      walk_as_rows(GsAccess{base, row, rows, stride, planes, pstride}, geo.il, geo.nch, geo.burst,
+                   dt, rnd(&g) % 3 == 0, a, b);
     }
+  }
+}
+
+// The walk keeps the pieces of the periods it built and takes them again for a plane whose base
+// lies the same distance into a span of il·channels bytes (timing.cpp, dram_period). A few
+// patterns over and over, at bases whole spans apart and at their own residues, the three
+// geometries taking turns (so entries are taken and replaced across geometries too), planes a
+// whole number of spans apart or not: the same as the rows one by one every time.
+static void dram_period_cache_as_rows(void **) {
+  struct Pat {
+    int64_t rem, row, stride;
+  } pats[] = {{0, 64, 256}, {48, 16, 64}, {200, 100, 96}, {17, 40, 4096}, {0, 300, 512}, {96, 64, 48}};
+  Rng g{0x2545f4914f6cdd1dull};
+  std::vector<DramTiming> dts;
+  std::vector<std::vector<DramChannel>> as, bs;
+  for (const DramGeo &geo : kDramGeos) {
+    DramTiming dt = round_dram();
+    dt.row_bytes = geo.page;
+    dts.push_back(dt);
+    as.emplace_back((size_t)geo.nch), bs.emplace_back((size_t)geo.nch);
+    for (size_t i = 0; i < (size_t)geo.nch; i++) as.back()[i].reset(dt.banks), bs.back()[i].reset(dt.banks);
+  }
+  for (int k = 0; k < 1500; k++) {
+    size_t gi = rnd(&g) % 3;
+    const DramGeo &geo = kDramGeos[gi];
+    const Pat &p = pats[rnd(&g) % (sizeof pats / sizeof *pats)];
+    int64_t span = (int64_t)geo.il * geo.nch, rows = 64 + (int64_t)(rnd(&g) % 300);
+    int64_t base = p.rem + span * (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
+    int64_t pstride = (rows * p.stride + span) / span * span + (rnd(&g) % 2 ? 0 : 16 * (int64_t)(rnd(&g) % 8));
+    walk_as_rows(GsAccess{base, p.row, rows, p.stride, planes, pstride}, geo.il, geo.nch,
+                 geo.burst, dts[gi], rnd(&g) % 3 == 0, as[gi], bs[gi]);
   }
 }
 
@@ -446,6 +485,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(dram_rows_and_turnarounds),
       cmocka_unit_test(dram_pieces_as_segments),
       cmocka_unit_test(dram_periodic_as_rows),
+      cmocka_unit_test(dram_period_cache_as_rows),
       cmocka_unit_test(llround_inline),
       cmocka_unit_test(wakeups_as_kernel_heap),
       cmocka_unit_test(reservation_interleaves),
