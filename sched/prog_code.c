@@ -217,9 +217,7 @@ get_leb(const unsigned char *s, const unsigned char *end, uint64_t *v) {
  * AVX2 is picked at load time where the CPU has it (the baseline, SSE2, has no 64-bit compare). */
 typedef uint64_t SlotVec __attribute__((vector_size(32)));
 _Static_assert(GS_CODE_SLOTS % 4 == 0, "the slots compare four at a time");
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+GS_AVX2_CLONES
 static uint32_t slots_differ(const uint64_t *v, const uint64_t *last) {
   SlotVec acc = {0, 0, 0, 0};
 #pragma GCC unroll 5

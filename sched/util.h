@@ -144,6 +144,15 @@ int util_write_in_place(const char *path);
  * as \u00XX, everything else (UTF-8 included) as is. NULL prints as "". */
 void util_json_str(FILE *out, const char *s);
 
+/* Before a function of fixed-size loops GCC vectorises: on x86-64 it is compiled twice, for
+ * AVX2 and for the baseline (SSE2, which has no 64-bit compare and no unsigned maximum), and
+ * the version the CPU runs is picked at load time. Elsewhere it is nothing. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GS_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GS_AVX2_CLONES
+#endif
+
 /* Integer helpers. */
 static inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -48,9 +48,7 @@ void HbClocks::release(int q, HbClock *token) {
 // at load time where the CPU has it: the baseline (SSE2) has no unsigned 32-bit maximum and
 // emulates one in six instructions per four entries (ResNet-50 tvm at batch 4 on stcp920, the
 // checks inline: the joins took 168 M of 4.67 G instructions, 47 M with AVX2; callgrind).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+GS_AVX2_CLONES
 static void join_max(uint32_t *__restrict c, const uint32_t *__restrict t, size_t n) {
   for (size_t i = 0; i < n; i++) c[i] = std::max(c[i], t[i]);
 }

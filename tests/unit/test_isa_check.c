@@ -503,6 +503,42 @@ static void test_unused_fields(void **state) {
   prog_free(p);
 }
 
+/* Every field of every opcode, from isa.def's operand table: a region, tile or number field the
+ * opcode does not name is an error when not 0, and every integer operand it names is an error
+ * when negative or above 2^40 (the checks test n[] four fields at a time: every index here,
+ * n8 and n9 included, which no vector holds). */
+static void test_every_field(void **state) {
+  (void)state;
+  static const char *const kind[] = {"r", "t", "n"};
+  const GsOperandField fld[] = {OPF_REGION, OPF_TILE, OPF_NUM};
+  char want[128];
+  for (int op = 0; op < I_COUNT; op++)
+    for (int f = 0; f < 3; f++)
+      for (int k = 0; k < (f < 2 ? 3 : GS_INST_NUM); k++) {
+        const GsOperand *named = NULL;
+        for (int i = 0; i < isa_operand_count((GsOpcode)op); i++) {
+          const GsOperand *o = isa_operand((GsOpcode)op, i);
+          if (o->field == fld[f] && o->index == k) named = o;
+        }
+        GsProgram *p;
+        GsInst *in = one(&p, (GsOpcode)op);
+        if (!named) {
+          isa_inst_set_field(in, fld[f], k, 1);
+          snprintf(want, sizeof want, "field %s%d is not used by %s and must be 0", kind[f], k,
+                   isa_mnemonic((GsOpcode)op));
+          expect_error(p, &tiny, want);
+        } else if (named->kind == OPK_INT) {
+          isa_inst_set_field(in, fld[f], k, ((int64_t)1 << 40) + 1);
+          snprintf(want, sizeof want, "%s=1099511627777 exceeds 2^40", named->name);
+          expect_error(p, &tiny, want);
+          isa_inst_set_field(in, fld[f], k, -1);
+          snprintf(want, sizeof want, "%s=-1 is negative", named->name);
+          expect_error(p, &tiny, want);
+        }
+        prog_free(p);
+      }
+}
+
 /* Every error is reported, in program order, not only the first. */
 static void test_all_reported(void **state) {
   (void)state;
@@ -722,6 +758,7 @@ int main(void) {
       cmocka_unit_test(test_carried_sync),
       cmocka_unit_test(test_ids),               cmocka_unit_test(test_alloc_places),
       cmocka_unit_test(test_numbers),           cmocka_unit_test(test_unused_fields),
+      cmocka_unit_test(test_every_field),
       cmocka_unit_test(test_all_reported),      cmocka_unit_test(test_null_arch),
       cmocka_unit_test(test_tiny_matches_config), cmocka_unit_test(test_overlapping_rows),
       cmocka_unit_test(test_vec_param),         cmocka_unit_test(test_split_halves),
