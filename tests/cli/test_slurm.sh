@@ -56,10 +56,10 @@ EOF
 export SLURM_CONF=$S/slurm.conf
 munged -F --force --socket="$S/munge.sock" --pid-file="$S/munged.pid" --log-file="$S/log/munged.log" \
   --seed-file="$S/munged.seed" >"$S/log/munged.out" 2>&1 & pids+=($!)
-for i in $(seq 50); do [ -S "$S/munge.sock" ] && break; sleep 0.1; done
+for i in $(seq 300); do [ -S "$S/munge.sock" ] && break; sleep 0.1; done  # up to 30 s: a loaded machine
 slurmctld -D -f "$SLURM_CONF" >"$S/log/ctld.out" 2>&1 & pids+=($!)
 slurmd -D -f "$SLURM_CONF" >"$S/log/d.out" 2>&1 & pids+=($!)
-for i in $(seq 100); do sinfo -h -o %T 2>/dev/null | grep -q idle && break; sleep 0.2; done
+for i in $(seq 300); do sinfo -h -o %T 2>/dev/null | grep -q idle && break; sleep 0.2; done  # up to a minute
 if sinfo -h -o %T 2>/dev/null | grep -q idle; then ok "single-node Slurm up (munged, slurmctld, slurmd on port $port)"
 else nok "single-node Slurm up" "$(tail -3 "$S/log/slurmctld.log" "$S/log/slurmd.log" 2>&1)"; done_testing; exit 1; fi
 
