@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
@@ -186,6 +187,8 @@ struct DramPeriod {
   int64_t row[kMaxPieces], ca[kMaxPieces], n[kMaxPieces];
   std::vector<int> first;        // channel c's pieces are [first[c], first[c + 1])
   std::vector<int64_t> lo, end, sum;  // channel c's: lowest and end channel address, bytes
+  std::vector<int> at;           // build's: the next place of each channel's pieces
+  // (the vectors keep their room from one build to the next: no allocation once warm)
 
   bool is(int64_t r, int64_t s, int64_t l, int64_t p, const DdrGeom &g) const {
     return rem == r && S == s && len == l && P == p && il == g.il && nch == g.channels &&
@@ -216,7 +219,7 @@ struct DramPeriod {
       lo[c] = std::min(lo[c], pca[i]), end[c] = std::max(end[c], pca[i] + pn[i]), sum[c] += pn[i];
     }
     for (size_t c = 0; c < (size_t)nch; c++) first[c + 1] += first[c];
-    std::vector<int> at(first.begin(), first.end() - 1);
+    at.assign(first.begin(), first.end() - 1);
     for (int i = 0; i < np; i++) {  // a stable counting sort: row order within a channel
       int k = at[(size_t)pch[i]]++;
       row[k] = prow[i], ca[k] = pca[i], n[k] = pn[i];
@@ -225,17 +228,22 @@ struct DramPeriod {
 };
 }  // namespace
 
+static const int kPeriodCache = 64;  // entries, a power of two
+
 // The period of a plane at b (>= 0) from a small cache of the last ones built on this thread;
 // *shift: the channel bytes its pieces lie beyond the entry's. The cache only saves work: an
 // entry is a pure function of its key, so results do not depend on what it holds.
 static const DramPeriod &dram_period(int64_t b, const GsAccess &r, const DdrGeom &g, int64_t P,
                                      int64_t *shift) {
-  static thread_local DramPeriod cache[16];
+  // on the heap: a static thread-local block this size would take its room from the stack of
+  // every thread (the checks' thread has 256 KiB, and could not start)
+  static thread_local std::unique_ptr<DramPeriod[]> cache;
+  if (!cache) cache.reset(new DramPeriod[kPeriodCache]);
   const int64_t span = g.il * g.channels, rem = b & (span - 1);
   *shift = (b >> (g.ilsh + g.chsh)) << g.ilsh;
   uint64_t h = (uint64_t)rem * 0x9e3779b97f4a7c15ull ^ (uint64_t)r.row_stride * 0xc2b2ae3d27d4eb4full ^
                (uint64_t)r.row_bytes * 0x165667b19e3779f9ull;
-  DramPeriod &e = cache[(h ^ h >> 29 ^ h >> 47) & 15];
+  DramPeriod &e = cache[(h ^ h >> 29 ^ h >> 47) & (kPeriodCache - 1)];
   if (!e.is(rem, r.row_stride, r.row_bytes, P, g)) e.build(rem, r.row_stride, r.row_bytes, P, g);
   return e;
 }

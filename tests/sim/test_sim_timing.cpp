@@ -284,7 +284,7 @@ static void dram_periodic_as_rows(void **) {
 
 // The walk keeps the pieces of the periods it built and takes them again for a plane whose base
 // lies the same distance into a span of il·channels bytes (timing.cpp, dram_period). A few
-// patterns over and over, at bases whole spans apart and at their own residues, the three
+// patterns over and over, at bases whole spans apart and at eight residues each, the three
 // geometries taking turns (so entries are taken and replaced across geometries too), planes a
 // whole number of spans apart or not: the same as the rows one by one every time.
 static void dram_period_cache_as_rows(void **) {
@@ -301,12 +301,13 @@ static void dram_period_cache_as_rows(void **) {
     as.emplace_back((size_t)geo.nch), bs.emplace_back((size_t)geo.nch);
     for (size_t i = 0; i < (size_t)geo.nch; i++) as.back()[i].reset(dt.banks), bs.back()[i].reset(dt.banks);
   }
-  for (int k = 0; k < 1500; k++) {
+  for (int k = 0; k < 3000; k++) {
     size_t gi = rnd(&g) % 3;
     const DramGeo &geo = kDramGeos[gi];
     const Pat &p = pats[rnd(&g) % (sizeof pats / sizeof *pats)];
     int64_t span = (int64_t)geo.il * geo.nch, rows = 64 + (int64_t)(rnd(&g) % 300);
-    int64_t base = p.rem + span * (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
+    int64_t rem = p.rem + 16 * (int64_t)(rnd(&g) % 8);  // 144 keys in all: more than it holds
+    int64_t base = rem + span * (int64_t)(rnd(&g) % 200), planes = 1 + (int64_t)(rnd(&g) % 3);
     int64_t pstride = (rows * p.stride + span) / span * span + (rnd(&g) % 2 ? 0 : 16 * (int64_t)(rnd(&g) % 8));
     walk_as_rows(GsAccess{base, p.row, rows, p.stride, planes, pstride}, geo.il, geo.nch,
                  geo.burst, dts[gi], rnd(&g) % 3 == 0, as[gi], bs[gi]);
