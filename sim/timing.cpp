@@ -179,7 +179,8 @@ static const int kMaxPeriod = 64, kMaxPieces = 256;
 // channel), with each channel's extent and bytes. With the geometry in powers of two, a plane
 // q spans further makes the same pieces, each q·il channel bytes on, so one entry serves every
 // plane and transfer of the same stride, row length and residue (a tensor's slices, a tile's
-// planes): building the pieces was two thirds of the walk (MobileNet-v2 tvm on stcp920).
+// planes): building the pieces was about half of the periodic walk (MobileNet-v2 tvm on
+// stcp920).
 namespace {
 struct DramPeriod {
   int64_t rem = -1, S = 0, len = 0, P = 0, il = 0, nch = 0, bmask = 0;  // the key
