@@ -110,7 +110,8 @@ ok1=$(done_n "$tmp/r.db" ok); run1=$(done_n "$tmp/r.db" running)
 check_eval "Ctrl-C: exit 130, $ok1 of 8 done, none left running" '[ $rc -eq 130 ] && [ "$ok1" -lt 8 ] && [ "$run1" = 0 ] && grep -q "interrupted" "$tmp/int.err"'
 # the same, with Ctrl-C landing at the worst moment: right after a point's 'running' is
 # committed (the signal used to raise there, before the loop knew the point, which then stayed
-# 'running'); gtsim is replaced by a stub record, so only the loop's bookkeeping is under test
+# 'running'); execute() is replaced by a function returning a fixed ok record, so only the
+# loop's bookkeeping is under test
 msg=$(q "$PWD/scripts" "$tmp/r.toml" "$tmp/race.db" 2>/dev/null <<'PYEOF'
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
