@@ -48,6 +48,7 @@ void SimChecker::start(bool threaded) {
   tail_.store(0);
   quit_.store(false);
   threaded_ = threaded;
+  start_error_ = 0;
   if (!threaded_) return;
   if (ring_.empty()) ring_.resize(kRing), insts_.resize(kRing);
   ring_at_ = ring_.data();
@@ -57,9 +58,12 @@ void SimChecker::start(bool threaded) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kStackBytes);
-  running_ = pthread_create(&thread_, &attr, &SimChecker::thread_entry, this) == 0;
+  start_error_ = pthread_create(&thread_, &attr, &SimChecker::thread_entry, this);
+  running_ = start_error_ == 0;
   pthread_attr_destroy(&attr);
-  if (!running_) threaded_ = false;  // no thread to be had (a process limit): inline, the same verdicts
+  // No thread to be had (a process limit, static TLS larger than the stack): inline, the same
+  // verdicts; the run says so (SimResult::checks).
+  if (!running_) threaded_ = false;
 }
 
 void *SimChecker::thread_entry(void *self) {

@@ -75,6 +75,10 @@ class SimChecker {
   void stop();
   // Does the process have a second core to check on?
   static bool second_core();
+  // Where the run's checks went: its own thread, or (when start() could not make one) inline,
+  // with pthread_create's error number.
+  bool on_thread() const { return threaded_; }
+  int start_error() const { return start_error_; }
 
   void access(int q, size_t idx, const GsInst &in, double cycle) {
     CheckOp op{CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle};
@@ -135,6 +139,7 @@ class SimChecker {
   // The model's side: written by the model as it hands records over.
   SimModel &m_;
   bool threaded_ = false;
+  int start_error_ = 0;  // pthread_create's error when the thread was asked for and not made
   CheckOp *ring_at_ = nullptr;  // ring_.data()
   GsInst *insts_at_ = nullptr;  // insts_.data()
   uint64_t head_local_ = 0;     // the model's next slot

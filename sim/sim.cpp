@@ -326,7 +326,13 @@ void SimModel::simulate(bool checks_thread) {
   // The first sc_start initialises the kernel (the controller reaches its wait); only then does a
   // pending notification count as activity for the run-to-starvation sc_start below.
   if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
-  checker_.start(checks_thread && SimChecker::second_core());
+  bool two = SimChecker::second_core();
+  checker_.start(checks_thread && two);
+  checks_where_ = !checks_thread ? "inline (as asked)"
+                  : !two         ? "inline (one core)"
+                  : checker_.on_thread()
+                      ? "on a second core"
+                      : std::string("inline (no thread: ") + strerror(checker_.start_error()) + ")";
   start_ev_.notify(SC_ZERO_TIME);
   sc_start();
   if (!abort_ && checks_failed() && running_ > 0) sc_start();  // release the blocked queues
@@ -367,6 +373,7 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   if (!error_.empty() && abort_) end = start_ + error_cycle_;
   double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
+  r->checks = checks_where_;
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
   r->actions = actions_;

@@ -113,6 +113,9 @@ struct SimResult {
   std::string message;     // the check/deadlock report (several lines), empty when ok
   uint64_t cycles = 0;     // cycles of this run (end of the last queue - start)
   uint64_t instructions = 0;  // instructions executed
+  // Where the run's checks ran: "on a second core", or "inline (as asked)", "inline (one core)",
+  // "inline (no thread: REASON)" (the verdicts are the same; the wall time is not)
+  std::string checks;
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order
   std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
   GsActions actions{};     // what the run did, by unit kind and level (sched/energy.h)

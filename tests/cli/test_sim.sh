@@ -117,6 +117,17 @@ for f in $CASES/*.gtasm; do
     nok "$(basename "$f"): checks on a thread, inline and on one core agree" "exit $rt/$ri/$rs" "$(diff "$tmp/t.err" "$tmp/i.err" | head -5)"
   fi
 done
+# where the checks ran is on --timing's line (SimResult::checks): the three ways a test can ask for
+want_where() {  # want_where NAME EXPECTED [PREFIX...] -- gtsim options
+  local name=$1 want=$2; shift 2
+  local pre=(); while [ "$1" != -- ]; do pre+=("$1"); shift; done; shift
+  "${pre[@]}" "$GTSIM" "${ARCH[@]}" workloads/resnet50.gtg --sched tvm --batch 1 --timing "$@" >/dev/null 2>"$tmp/w.err"
+  local got; got=$(sed -n 's/^timing tvm: .*; checks \(.*\)$/\1/p' "$tmp/w.err")
+  if [ "$got" = "$want" ]; then ok "--timing: checks $want ($name)"; else nok "--timing: checks $want ($name)" "got '$got'"; fi
+}
+want_where "--checks-inline" "inline (as asked)" -- --checks-inline
+if command -v taskset >/dev/null; then want_where "taskset one core" "inline (one core)" taskset -c 0 --; fi
+if [ "$(nproc)" -ge 2 ]; then want_where "two cores" "on a second core" --; fi
 "$GTSIM" "${ARCH[@]}" --describe --checks-inline >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc = 1 ] && grep -qF -- "--checks-inline is not used by --describe" "$tmp/err"; then ok "--checks-inline outside a run: exit 1"
 else nok "--checks-inline outside a run: exit 1" "exit $rc"; fi
