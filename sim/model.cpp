@@ -217,7 +217,7 @@ bool SimModel::sleep_until(QState &q, double t) {
   uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
   if (target <= now_ps_) return false;
   wakeups_.insert({target, &q - queues.data()});
-  timer_arm();
+  if (!in_timer_) timer_arm();  // inside timer_step, which arms it as it returns
   return true;
 }
 
@@ -254,12 +254,18 @@ void SimModel::timer_step() {
       uint64_t t = wakeups_.top().t;
       gs_assert(t > now_ps_);
       now_ps_ = t;
+      Wakeup w = wakeups_.extract_top();
+      if (w.who >= 0 && (wakeups_.empty() || wakeups_.top().t != t)) {
+        queue_run((int)w.who);  // the only one due (the commonest instant): no list
+        continue;
+      }
       bool flow_due = false;
       due_.clear();
-      while (!wakeups_.empty() && wakeups_.top().t == t) {
-        Wakeup w = wakeups_.extract_top();
+      for (;;) {
         if (w.who >= 0) due_.push_back((int)w.who);
         else if (!cancelled(w)) flow_due = true;
+        if (wakeups_.empty() || wakeups_.top().t != t) break;
+        w = wakeups_.extract_top();
       }
       if (flow_due) flow_step();
       for (int qid : due_) queue_run(qid);
@@ -551,9 +557,8 @@ bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2]
   return true;
 }
 
-// An instruction that would end after kModelMaxCycles stops the run (a check failure).
-bool SimModel::past_limit(int qid, size_t idx, double end) {
-  if (end <= kModelMaxCycles) return false;
+// past_limit's failure (model.h): out of line, as it is taken once a run at most.
+bool SimModel::limit_failed(int qid, size_t idx, double end) {
   char msg[200];
   snprintf(msg, sizeof msg, "it would end at cycle %.0f, past the %.0f cycles (2^43) a run may last",
            std::ceil(end), kModelMaxCycles);
@@ -994,6 +999,12 @@ Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
 void SimModel::queue_run(int qid) {
   QState &q = queues[(size_t)qid];
   if (q.phase == QState::ENDED) return;  // woken after it stopped (an aborted run's wake_all)
+  // A transfer's chunk has passed, the commonest wake-up: its stream goes on without the
+  // dispatch (exec, exec_mov). When the stream does not sleep again (its last chunk, a stop),
+  // the dispatch below finds it at stage 2 with nothing left to stream, as it would have.
+  if (q.x.stage == 3 && !flows_on_ && q.phase == QState::EXEC && q.in->op == I_MOV &&
+      mov_stream(q, qid, q.pc))
+    return;
   size_t n = (size_t)q.prog->ninsts;
   for (;;) {
     if (q.phase == QState::FETCH) {

@@ -263,7 +263,11 @@ class SimModel : public sc_core::sc_module {
   bool mov_flow(QState &q, int qid, size_t idx);
   void flow_step();
   void flow_schedule(double next);
-  bool past_limit(int qid, size_t idx, double end);
+  // An instruction that would end after kModelMaxCycles stops the run (a check failure).
+  bool past_limit(int qid, size_t idx, double end) {
+    return end > kModelMaxCycles && limit_failed(qid, idx, end);
+  }
+  bool limit_failed(int qid, size_t idx, double end);
   Step exec_compute(QState &q, int qid, const GsInst &in, size_t idx);
   void compute_issue(QState &q, int qid, const GsInst &in, size_t idx, const GsUnitKind *u);
   void flag_signal(QState &q, int qid, int queue, int64_t flag);
