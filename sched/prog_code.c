@@ -113,10 +113,11 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
   return w;
 }
 
-/* Whether row key k holds in's opcode, regions and sub. */
+/* Whether row key k holds in's opcode, regions and sub. (All five compared, without a branch
+ * between them: which one differs follows the data, and the chain mispredicted.) */
 static int key_matches(const GsCodeKey *k, const GsInst *in) {
-  return k->op == in->op && k->r[1] == in->r[1] && k->r[0] == in->r[0] && k->sub == in->sub &&
-         k->r[2] == in->r[2];
+  return (k->op == in->op) & (k->r[1] == in->r[1]) & (k->r[0] == in->r[0]) & (k->sub == in->sub) &
+         (k->r[2] == in->r[2]);
 }
 
 /* The slot of index[] for in's opcode, regions and sub. */
@@ -145,24 +146,28 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
     h->mru = (int8_t)hit;
     return hit;
   }
-  /* the least recent and the best row's `used` kept at hand: loading key[lru].used each time
-   * chained the 16 steps' loads one after another */
+  /* The scan: the row of the opcode that shares r1, r0 and sub, one sharing r2 too first, then
+   * the most recent (a row's `used` is unique once it has an opcode); when there is none, a new
+   * stream in the least recently used row (the first on a tie). Without branches on the data:
+   * a quarter of MobileNet-v2 graphturbo's encodes scan, and a branch per row on the opcode
+   * and the score mispredicted. The least recent and the best rank are kept at hand: loading
+   * key[lru].used each time chained the 16 steps' loads one after another. */
   int best = -1, lru = 0;
-  unsigned best_score = 0;
-  uint32_t lru_used = h->key[0].used, best_used = 0;
+  uint64_t best_rank = 0;
+  uint32_t lru_used = h->key[0].used;
+#pragma GCC unroll 16
   for (int r = 0; r < GS_CODE_ROWS; r++) {
     const GsCodeKey *w = &h->key[r];
-    if (w->used < lru_used) lru = r, lru_used = w->used;
-    if (w->op != in->op) continue;
-    unsigned score = 8u * (w->r[1] == in->r[1]) + 4u * (w->r[0] == in->r[0]) +
-                     2u * (w->sub == in->sub) + (w->r[2] == in->r[2]);
-    if (best < 0 || score > best_score || (score == best_score && w->used > best_used)) {
-      best = r;
-      best_score = score;
-      best_used = w->used;
-    }
+    int older = w->used < lru_used;
+    lru = older ? r : lru;
+    lru_used = older ? w->used : lru_used;
+    int same = (w->op == in->op) & (w->r[1] == in->r[1]) & (w->r[0] == in->r[0]) & (w->sub == in->sub);
+    uint64_t rank = ((uint64_t)(w->r[2] == in->r[2]) << 32 | w->used) + 1;
+    int better = same & (rank > best_rank);
+    best = better ? r : best;
+    best_rank = better ? rank : best_rank;
   }
-  if (best < 0 || best_score < 14) best = lru; /* a new stream unless r0, r1 and sub match */
+  if (best < 0) best = lru;
   GsCodeKey *k = &h->key[best]; /* the row's values once in is encoded */
   k->used = ++h->clock;
   k->op = in->op;

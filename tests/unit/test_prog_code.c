@@ -1,7 +1,8 @@
 /* test_prog_code.c — a queue's instructions held encoded (prog_code.c): what goes in through
  * prog_emit comes out of a cursor bit for bit (any field value, any opcode byte, any mix of
- * streams), the staged last instruction reads back and can still be edited, and a regular
- * stream costs the two bytes the format promises (a header byte and an empty mask). */
+ * streams), the staged last instruction reads back and can still be edited, a regular
+ * stream costs the two bytes the format promises (a header byte and an empty mask), and the
+ * encoder picks the row its rule says (row_choice). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,12 +156,84 @@ static void test_interleaved_streams_cost_two_bytes(void **state) {
   prog_free(p);
 }
 
+/* The records' bytes, gathered by prog_code_export. */
+typedef struct {
+  unsigned char b[4096];
+  size_t n;
+} Bytes;
+static void put_bytes(void *ctx, const void *b, size_t n) {
+  Bytes *o = ctx;
+  assert_true(o->n + n <= sizeof o->b);
+  memcpy(o->b + o->n, b, n);
+  o->n += n;
+}
+
+/* The row each record names (its header byte's high nibble), skipping its escape byte, mask and
+ * residuals (a LEB128 each: the format of prog_code.c's header comment). */
+static int rows_of(const Bytes *o, int *rows, int max) {
+  size_t i = 0;
+  int n = 0;
+  while (i < o->n) {
+    assert_true(n < max);
+    unsigned char h = o->b[i++];
+    rows[n++] = h >> 4;
+    if ((h & 15) == 15) i++;
+    uint64_t mask = 0;
+    for (int sh = 0;; sh += 7) {
+      unsigned char c = o->b[i++];
+      mask |= (uint64_t)(c & 0x7f) << sh;
+      if (!(c & 0x80)) break;
+    }
+    for (int k = __builtin_popcountll(mask); k > 0; k--)
+      while (o->b[i++] & 0x80) {}
+  }
+  return n;
+}
+
+/* The encoder's choice of row (prog_code.c hist_choose), from the rule and not from a run:
+ * a record goes to the row holding its opcode, r0, r1 and sub (r2 may differ); with none, to
+ * the least recently chosen row, the first of them on a tie (rows never chosen count as
+ * oldest). Sixteen new streams take rows 0..15; a seventeenth evicts row 0; r0 = 101 with
+ * another r2 stays in row 1, r0 = 102 as it was in row 2; a new stream then evicts row 3 (the
+ * oldest left: rows 0-2 were just chosen); a wait naming row 5's r0 is not row 5's stream (its
+ * opcode differs) and takes the oldest, row 4. */
+static void test_row_choice(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *q = prog_queue(p, 0, 0, 0);
+  struct { uint8_t op; uint32_t r0, r2; } seq[21];
+  int n = 0;
+  for (int k = 0; k < 16; k++) seq[n].op = I_MOV, seq[n].r0 = (uint32_t)(100 + k), seq[n++].r2 = 0;
+  seq[n].op = I_MOV, seq[n].r0 = 200, seq[n++].r2 = 0;
+  seq[n].op = I_MOV, seq[n].r0 = 101, seq[n++].r2 = 9;
+  seq[n].op = I_MOV, seq[n].r0 = 102, seq[n++].r2 = 0;
+  seq[n].op = I_MOV, seq[n].r0 = 300, seq[n++].r2 = 0;
+  seq[n].op = I_WAIT, seq[n].r0 = 105, seq[n++].r2 = 0;
+  for (int i = 0; i < n; i++) {
+    GsInst *in = prog_emit(q);
+    in->op = seq[i].op;
+    in->r[0] = seq[i].r0;
+    in->r[1] = 1;
+    in->r[2] = seq[i].r2;
+    in->t[0] = (uint32_t)(1 + i);
+  }
+  Bytes o = {.n = 0};
+  prog_code_export(q, put_bytes, &o);
+  int rows[32], want[21];
+  for (int k = 0; k < 16; k++) want[k] = k;
+  want[16] = 0, want[17] = 1, want[18] = 2, want[19] = 3, want[20] = 4;
+  assert_int_equal(rows_of(&o, rows, 32), n);
+  for (int i = 0; i < n; i++) assert_int_equal(rows[i], want[i]);
+  prog_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_staged_and_empty),
       cmocka_unit_test(test_regular_stream_costs_two_bytes),
       cmocka_unit_test(test_interleaved_streams_cost_two_bytes),
+      cmocka_unit_test(test_row_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
