@@ -53,14 +53,20 @@ class Wakeups {
   // As the kernel's: the earlier child replaces the parent only when strictly earlier, and the
   // right child only when strictly earlier than the winner so far.
   // (The entry moving down is held aside and written once where it stops, rather than swapped
-  // at every level: the same comparisons, so the same heap.)
+  // at every level: the same comparisons, so the same heap. They are taken as selects, not
+  // branches: which child wins follows the times, and the branches mispredicted a third of the
+  // simulating thread's mispredictions; a missing right child compares as the left one again.)
   void sift_down(size_t i) {
     size_t n = heap_.size() - 1;
     const Wakeup e = heap_[i];
+    const Wakeup *h = heap_.data();
     for (size_t l; (l = 2 * i) <= n;) {
-      size_t best = heap_[l].t < e.t ? l : i;
-      uint64_t best_t = best == i ? e.t : heap_[l].t;
-      if (l + 1 <= n && heap_[l + 1].t < best_t) best = l + 1;
+      uint64_t lt = h[l].t, rt = h[l + (l + 1 <= n)].t;
+      bool left = lt < e.t;
+      size_t best = left ? l : i;
+      uint64_t best_t = left ? lt : e.t;
+      bool right = (l + 1 <= n) & (rt < best_t);
+      best = right ? l + 1 : best;
       if (best == i) break;
       heap_[i] = heap_[best];
       i = best;
