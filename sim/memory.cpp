@@ -216,19 +216,28 @@ static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::i
 // What span_seek and span_write would do there (they walk to the same range and extend it),
 // without their general walk and cuts: MobileNet-v2 graphturbo's checks' thread at batch 4,
 // 1.7 M such rows, 0.767 G -> 0.699 G instructions (docs/timing.md, "Where the time goes").
-static bool span_extend(SpanMap &m, SpanMap::iterator *cur, int64_t lo, int64_t hi, const Span &s) {
-  if (*cur == m.end()) return false;
-  auto n = std::next(*cur);
+// The range after the new *cur is kept in *next (next_known), as this row found it: the next
+// row starts from it instead of stepping the tree again (each step of a tree's iterator walks
+// its links, and mispredicted about once a step).
+struct SpanCursor {
+  SpanMap::iterator cur, next;  // the range the last run ended in; the one after it
+  bool next_known = false;      // whether next is std::next(cur), known without a step
+};
+static bool span_extend(SpanMap &m, SpanCursor *c, int64_t lo, int64_t hi, const Span &s) {
+  if (c->cur == m.end()) return false;
+  auto n = c->next_known ? c->next : std::next(c->cur);
   if (n == m.end() || n->first > lo || n->second.end != lo || !same(n->second, s)) return false;
   auto nn = std::next(n);
   if (nn != m.end() && nn->first < hi) return false;
   if (nn != m.end() && nn->first == hi && same(nn->second, s)) {
     n->second.end = nn->second.end;
-    m.erase(nn);
+    nn = m.erase(nn);
   } else {
     n->second.end = hi;
   }
-  *cur = n;
+  c->cur = n;
+  c->next = nn;
+  c->next_known = true;
   return true;
 }
 
@@ -647,13 +656,14 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   if (e.empty()) e = unordered(*g, r, ap, who, true, "write into");
   if (!e.empty()) return e;
   SpanMap &m = g->spans;
-  auto cur = m.end();  // the range the last run ended in
+  SpanCursor c{m.end(), m.end(), false};
   const Span s{0, tile, by_compute};
   for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    if (span_extend(m, &cur, lo, hi, s)) return true;
+    if (span_extend(m, &c, lo, hi, s)) return true;
     SpanMap::iterator before;
-    SpanMap::iterator it = span_seek(m, cur, lo, &before);
-    cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
+    SpanMap::iterator it = span_seek(m, c.cur, lo, &before);
+    c.cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
+    c.next_known = false;
     return true;
   });
   log_access(*g, r, true, who, ap);
