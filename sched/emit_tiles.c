@@ -57,7 +57,25 @@ typedef struct {
   unsigned waited;                /* staged weight chunks this core has waited for (bit set) */
   unsigned chunk_known;           /* staged weight chunks whose offset chunk_off[] holds */
   int64_t chunk_off[GT_STAGE_CHUNKS];
+  /* tile_steps' memo: the steps of a tile of sizes steps_for (rows, columns, k; rows 0: none) */
+  int64_t steps_for[3];
+  int nsteps_for;
+  GsComputeStep *steps_memo; /* GS_MAX_STEPS of them, on emit_core_gemmvec's stack */
 } GemmCore;
+
+/* The compute steps of tile t (lower_tile_compute), into *n. They depend on the tile's sizes
+ * alone, and a core's tiles mostly have one size, so the last sizes' steps are kept: sizing the
+ * buffers and emitting the head unit's instructions each asked for every tile's. Valid until
+ * the next call. */
+static const GsComputeStep *tile_steps(GemmCore *x, const GsTile *t, int *n) {
+  int64_t d[3] = {t->r1 - t->r0, t->c1 - t->c0, t->k1 - t->k0};
+  if (x->steps_for[0] <= 0 || memcmp(d, x->steps_for, sizeof d) != 0) {
+    x->nsteps_for = lower_tile_compute(x->g, x->k->head, t, x->k->packed_k, x->steps_memo, GS_MAX_STEPS);
+    memcpy(x->steps_for, d, sizeof d);
+  }
+  *n = x->nsteps_for;
+  return x->steps_memo;
+}
 
 /* What one step needs to know, its neighbours included. */
 typedef struct {
@@ -102,7 +120,9 @@ static void size_tile(GemmCore *x, const GsTile *t, unsigned what) {
     x->obytes = max64(x->obytes,
                       span_bytes(&os) / arch_dtype_bytes(x->dt) * arch_dtype_bytes(k->cdt_tail));
   }
-  GsOperandBytes ob = lower_tile_operand_bytes(x->g, k->head, t, k->packed_k, k->cdt_head);
+  int ns;
+  const GsComputeStep *cs = tile_steps(x, t, &ns);
+  GsOperandBytes ob = lower_steps_operand_bytes(cs, ns, k->cdt_head);
   if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
   else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
   x->wbytes = max64(x->wbytes, ob.b);
@@ -433,8 +453,8 @@ static void step_head(GemmCore *x, const GemmStep *s) {
   const GsKernel *k = x->k;
   emit_wait(e, x->qh, F_READY);
   if (s->kp == 0) x->curO = emit_pipe_take(e, &x->po);
-  GsComputeStep cs[GS_MAX_STEPS];
-  int ncs = lower_tile_compute(x->g, k->head, &s->t, k->packed_k, cs, GS_MAX_STEPS);
+  int ncs;
+  const GsComputeStep *cs = tile_steps(x, &s->t, &ncs);
   for (int i = 0; i < ncs; i++) {
     int acc = cs[i].is_gemm && (s->kp > 0 || i > 0); /* later k chunks and filter taps */
     int part = !cs[i].is_gemm && cs[i].dst_off > 0;  /* the next part of one result */
@@ -563,8 +583,9 @@ static void check_regions(const GemmCore *x) {
  * columns [ca, cb) (the steps: see the section comment above). */
 void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb) {
+  GsComputeStep steps_memo[GS_MAX_STEPS]; /* tile_steps' (not zeroed: it fills what it keeps) */
   GemmCore x = {.e = e, .k = k, .gm = gm, .g = e->g, .h = &e->g->ops[k->head], .c = c,
-                .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb};
+                .core = core, .ra = ra, .rb = rb, .ca = ca, .cb = cb, .steps_memo = steps_memo};
   x.qin = emit_core_q(e, c, core, Q_DMA_IN);
   x.qout = emit_core_q(e, c, core, Q_DMA_OUT);
   x.qh = emit_core_q(e, c, core, k->unit_head);

@@ -382,6 +382,8 @@ typedef struct {
 } GsOperandBytes;
 GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, int packed_k,
                                         GsDtype cdt);
+/* The same from a tile's steps (lower_tile_compute's n steps st), for a caller that has them. */
+GsOperandBytes lower_steps_operand_bytes(const GsComputeStep *st, int n, GsDtype cdt);
 /* The vector step of a fused tail op over `elems` elements of the kernel's output tile
  * (param: the normalised/softmaxed group length). */
 GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems);

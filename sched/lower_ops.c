@@ -842,10 +842,14 @@ GsComputeStep lower_tail_step(const GsGraph *g, int op, int64_t elems) {
 
 GsOperandBytes lower_tile_operand_bytes(const GsGraph *g, int op, const GsTile *t, int packed_k,
                                         GsDtype cdt) {
-  GsOperandBytes b = {0, 0, 0};
   GsComputeStep st[GS_MAX_STEPS];
-  int64_t es = arch_dtype_bytes(cdt);
   int n = lower_tile_compute(g, op, t, packed_k, st, GS_MAX_STEPS);
+  return lower_steps_operand_bytes(st, n, cdt);
+}
+
+GsOperandBytes lower_steps_operand_bytes(const GsComputeStep *st, int n, GsDtype cdt) {
+  GsOperandBytes b = {0, 0, 0};
+  int64_t es = arch_dtype_bytes(cdt);
   for (int i = 0; i < n; i++) {
     if (st[i].is_gemm) {
       b.a = max64(b.a, st[i].m * st[i].k * es);
