@@ -70,7 +70,8 @@ typedef struct {
 static const GsComputeStep *tile_steps(GemmCore *x, const GsTile *t, int *n) {
   int64_t d[3] = {t->r1 - t->r0, t->c1 - t->c0, t->k1 - t->k0};
   if (x->steps_for[0] <= 0 || memcmp(d, x->steps_for, sizeof d) != 0) {
-    x->nsteps_for = lower_tile_compute(x->g, x->k->head, t, x->k->packed_k, x->steps_memo, GS_MAX_STEPS);
+    x->nsteps_for =
+        lower_tile_compute(x->g, x->k->head, t, x->k->packed_k, x->steps_memo, GS_MAX_STEPS);
     memcpy(x->steps_for, d, sizeof d);
   }
   *n = x->nsteps_for;

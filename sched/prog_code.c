@@ -161,7 +161,8 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
     int older = w->used < lru_used;
     lru = older ? r : lru;
     lru_used = older ? w->used : lru_used;
-    int same = (w->op == in->op) & (w->r[1] == in->r[1]) & (w->r[0] == in->r[0]) & (w->sub == in->sub);
+    int same = (w->op == in->op) & (w->r[1] == in->r[1]) & (w->r[0] == in->r[0]) &
+               (w->sub == in->sub);
     uint64_t rank = ((uint64_t)(w->r[2] == in->r[2]) << 32 | w->used) + 1;
     int better = same & (rank > best_rank);
     best = better ? r : best;

@@ -216,9 +216,9 @@ static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::i
 // What span_seek and span_write would do there (they walk to the same range and extend it),
 // without their general walk and cuts: MobileNet-v2 graphturbo's checks' thread at batch 4,
 // 1.7 M such rows, 0.767 G -> 0.699 G instructions (docs/timing.md, "Where the time goes").
-// The range after the new *cur is kept in *next (next_known), as this row found it: the next
-// row starts from it instead of stepping the tree again (each step of a tree's iterator walks
-// its links, and mispredicted about once a step).
+// The range after the new c->cur is kept in c->next (next_known), as this row found it: the
+// next row starts from it instead of stepping the tree again (each step of a tree's iterator
+// walks its links, and mispredicted about once a step).
 struct SpanCursor {
   SpanMap::iterator cur, next;  // the range the last run ended in; the one after it
   bool next_known = false;      // whether next is std::next(cur), known without a step

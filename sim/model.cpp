@@ -732,7 +732,8 @@ void SimModel::flow_step() {
 
 // Stage 0 issues the transfer (mov_begin); then it streams (mov_stream or mov_flow, stages 1-3)
 // and completes (mov_end).
-__attribute__((always_inline)) inline Step SimModel::exec_mov(QState &q, int qid, const GsInst &in, size_t idx) {
+__attribute__((always_inline)) inline Step SimModel::exec_mov(QState &q, int qid, const GsInst &in,
+                                                         size_t idx) {
   if (q.x.stage == 0 && !mov_begin(q, qid, in, idx)) return STEP_STOP;
   if (flows_on_ ? mov_flow(q, qid, idx) : mov_stream(q, qid, idx)) return STEP_SLEEP;
   if (abort_) return STEP_STOP;
@@ -973,7 +974,8 @@ Step SimModel::flag_wait(QState &q, int qid, int64_t flag) {
 }
 
 // One step of instruction in: to its end, or until the queue must sleep.
-__attribute__((always_inline)) inline Step SimModel::exec(QState &q, int qid, const GsInst &in, size_t idx) {
+__attribute__((always_inline)) inline Step SimModel::exec(QState &q, int qid, const GsInst &in,
+                                                     size_t idx) {
   switch (in.op) {
   case I_ALLOC: {
     int b = alloc_buffer(in);
