@@ -29,17 +29,27 @@ OFFSETS = {'dst_off': 'dst', 'src_off': 'src', 'a_off': 'a', 'b_off': 'b', 'c_of
            'idx_off': 'idx', 'offset': 'region'}  # an offset, and the region it is into
 
 
-def streams(path):
-    """{queue name: [key of each instruction without its region, tile and offset operands]}"""
+def queues(path, convert):
+    """{queue name: [convert(text) of each of its instructions]} of a .gtasm listing"""
     out, cur = {}, None
     with open(path) as f:
         for line in f:
             if line.startswith('.queue'):
                 cur = out.setdefault(line.split()[1], [])
             elif cur is not None and line.startswith('  '):
-                key = OPERAND.sub(lambda m: m.group(1) + '=_', line.strip())
-                cur.append(OFFSET.sub(lambda m: m.group(1) + '=_', key))
+                cur.append(convert(line.strip()))
     return out
+
+
+def key(text):
+    """an instruction without its region, tile and offset operands"""
+    text = OPERAND.sub(lambda m: m.group(1) + '=_', text)
+    return OFFSET.sub(lambda m: m.group(1) + '=_', text)
+
+
+def record(text):
+    """(opcode, {field: value}) of an instruction"""
+    return text.split()[0], dict(FIELD.findall(text))
 
 
 def aligned(a, b):
@@ -58,19 +68,6 @@ def aligned(a, b):
         else:
             j += db
     return same
-
-
-def records(path):
-    """{queue name: [(opcode, {field: value}) of each instruction]}"""
-    out, cur = {}, None
-    with open(path) as f:
-        for line in f:
-            if line.startswith('.queue'):
-                cur = out.setdefault(line.split()[1], [])
-            elif cur is not None and line.startswith('  '):
-                text = line.strip()
-                cur.append((text.split()[0], dict(FIELD.findall(text))))
-    return out
 
 
 def exact(a, b):
@@ -111,7 +108,7 @@ def main():
     strict = args[:1] == ['--exact']
     if len(args) != 1 + strict:
         sys.exit(__doc__)
-    qs = (records if strict else streams)(args[-1])
+    qs = queues(args[-1], record if strict else key)
     total = sum(len(v) for v in qs.values())
     pct = lambda x: f"{x} ({100.0 * x / total if total else 0.0:.1f}%)"
     if not strict:
