@@ -1017,12 +1017,6 @@ __attribute__((always_inline)) inline Step SimModel::exec(QState &q, int qid, co
 void SimModel::queue_run(int qid) {
   QState &q = queues[(size_t)qid];
   if (q.phase == QState::ENDED) return;  // woken after it stopped (an aborted run's wake_all)
-  // A transfer's chunk has passed, the commonest wake-up: its stream goes on without the
-  // dispatch (exec, exec_mov). When the stream does not sleep again (its last chunk, a stop),
-  // the dispatch below finds it at stage 2 with nothing left to stream, as it would have.
-  if (q.x.stage == 3 && !flows_on_ && q.phase == QState::EXEC && q.in->op == I_MOV &&
-      mov_stream(q, qid, q.pc))
-    return;
   size_t n = (size_t)q.prog->ninsts;
   for (;;) {
     if (q.phase == QState::FETCH) {
