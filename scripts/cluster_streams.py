@@ -14,9 +14,18 @@ what a program segment "cluster 0's records with these substitutions" could carr
 emitted today. Also the exact prefixes (how far each queue repeats before its first mismatch),
 and the queues by the kind of that mismatch.
 
+With --segments: the instructions of clusters 1, 2, ... covered by runs of at least SEGMENT
+instructions that are, each with maps and shifts of its own, an exact run of cluster 0's queue of
+the same name, the runs taken in order along both queues: what segments over parts of queues
+could carry, where cluster 0 does one-off work the others do not (the run's DDR weights, shared
+tensors). A later cluster's instruction that starts no run is its own; the next run is sought at
+cluster 0's next instructions of the same shape (opcode, field names and the values that are not
+regions, tiles or offsets), at most CANDIDATES of them.
+
 Usage: gtsim --arch configs/stcp920.cfg workloads/M.gtg --sched S --batch B --emit P.gtasm
-       scripts/cluster_streams.py [--exact] P.gtasm
+       scripts/cluster_streams.py [--exact | --segments] P.gtasm
 """
+import bisect
 import re
 import sys
 
@@ -70,12 +79,15 @@ def aligned(a, b):
     return same
 
 
-def exact(a, b):
-    """(instructions of b that repeat a exactly before the first mismatch, the mismatch's kind:
-    'ok' when b is a whole)"""
+def run(a, i, b, j, limit=None):
+    """(how many instructions from b[j] repeat a[i] on exactly, under one map of regions, one of
+    tiles and one shift per region pair, all starting empty; the first mismatch's kind, or
+    'end' when a queue or the limit ends the run)"""
     maps = ({}, {}, {}, {})  # regions a->b, b->a, tiles a->b, b->a
     shift = {}
-    for n, ((oa, fa), (ob, fb)) in enumerate(zip(a, b)):
+    n = 0
+    while i + n < len(a) and j + n < len(b) and (limit is None or n < limit):
+        (oa, fa), (ob, fb) = a[i + n], b[j + n]
         names = set(fa) - set(OFFSETS) - {'cluster'}
         if oa != ob or names != set(fb) - set(OFFSETS) - {'cluster'}:
             return n, 'fields'
@@ -92,7 +104,49 @@ def exact(a, b):
                 d = int(fb.get(k, 0)) - int(fa.get(k, 0))
                 if shift.setdefault((fa.get(reg), fb.get(reg)), d) != d:
                     return n, 'shift ' + k
-    return min(len(a), len(b)), 'ok' if len(a) == len(b) else 'length'
+        n += 1
+    return n, 'end'
+
+
+def exact(a, b):
+    """(instructions of b that repeat a exactly before the first mismatch, the mismatch's kind:
+    'ok' when b is a whole)"""
+    n, kind = run(a, 0, b, 0)
+    if kind != 'end':
+        return n, kind
+    return n, 'ok' if len(a) == len(b) else 'length'
+
+
+SEGMENT = 8
+CANDIDATES = 8
+
+
+def shape(rec):
+    """what a run's start must share: the opcode, the field names and the values that are not
+    regions, tiles or offsets"""
+    op, f = rec
+    return (op,) + tuple(sorted((k, '' if k in REGIONS or k == 'tile' or k.endswith('_tile')
+                                 else v) for k, v in f.items() if k not in OFFSETS and k != 'cluster'))
+
+
+def segments(a, b):
+    """(instructions of b covered by runs of at least SEGMENT that repeat a's, in order; the
+    runs)"""
+    at = {}  # shape -> a's positions, ascending
+    for p, rec in enumerate(a):
+        at.setdefault(shape(rec), []).append(p)
+    i = j = covered = runs = 0
+    while j < len(b):
+        pos = at.get(shape(b[j]), [])
+        k = bisect.bisect_left(pos, i)
+        start = next((p for p in pos[k:k + CANDIDATES]
+                      if run(a, p, b, j, SEGMENT)[0] >= SEGMENT), None)
+        if start is None:
+            j += 1  # b's own instruction
+            continue
+        n = run(a, start, b, j)[0]
+        covered, runs, i, j = covered + n, runs + 1, start + n, j + n
+    return covered, runs
 
 
 def pairs(qs):
@@ -105,15 +159,24 @@ def pairs(qs):
 
 def main():
     args = sys.argv[1:]
-    strict = args[:1] == ['--exact']
-    if len(args) != 1 + strict:
+    mode = args[0] if args[:1] in (['--exact'], ['--segments']) else None
+    if len(args) != 1 + (mode is not None):
         sys.exit(__doc__)
-    qs = queues(args[-1], record if strict else key)
+    qs = queues(args[-1], record if mode else key)
     total = sum(len(v) for v in qs.values())
     pct = lambda x: f"{x} ({100.0 * x / total if total else 0.0:.1f}%)"
-    if not strict:
+    if mode is None:
         repeated = sum(aligned(a, b) for a, b in pairs(qs))
         print(f"{total} instructions, {pct(repeated)} of them repeat cluster 0's")
+        return
+    if mode == '--segments':
+        covered = runs = 0
+        for a, b in pairs(qs):
+            n, r = segments(a, b)
+            covered, runs = covered + n, runs + r
+        mean = covered / runs if runs else 0.0
+        print(f"{total} instructions; in runs of at least {SEGMENT} that repeat cluster 0's "
+              f"exactly: {pct(covered)}, {runs} runs of {mean:.1f} on average")
         return
     whole = prefix = 0
     kinds = {}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cluster_streams.sh — scripts/cluster_streams.py on a hand-written listing whose counts are
-# worked out below: the aligned upper bound, and --exact (one-to-one region and tile maps, a
-# constant offset shift per region pair), each kind of first mismatch once.
+# worked out below: the aligned upper bound, --exact (one-to-one region and tile maps, a
+# constant offset shift per region pair), each kind of first mismatch once, and --segments
+# (runs of at least 8 over parts of queues).
 set -u
 . "$(dirname "$0")/lib.sh"
 S=scripts/cluster_streams.py
@@ -45,6 +46,27 @@ same "exact: dma_in whole, each mismatch kind" \
 sed -i 's/bytes=128/bytes=64/' "$tmp/p.gtasm"
 out=$("$PY" $S --exact "$tmp/p.gtasm" 2>&1)
 same "exact: a shift that changes" "shift src_off 1" "$(echo "$out" | grep -o 'shift src_off [0-9]*')"
+# Segments: cluster 0's dma_in starts with two one-off allocs, then ten loads; cluster 1's has
+# the ten loads alone (other regions, offsets 1024 further): one run of 10, found past the
+# allocs. Its mme has ten gemms against cluster 1's five, a barrier of its own, five: no run
+# reaches 8, so none counts. 12 + 10 + 10 + 11 = 43 instructions; 10 of them (23.3%) in runs.
+{
+  echo ".queue c0.k1.dma_in"
+  echo "  alloc region=w:a level=ddr bytes=64"
+  echo "  alloc region=w:b level=ddr bytes=64"
+  for i in 0 1 2 3 4 5 6 7 8 9; do echo "  mov dst=10 src=30 bytes=64 src_off=$((64 * i))"; done
+  echo ".queue c1.k1.dma_in"
+  for i in 0 1 2 3 4 5 6 7 8 9; do echo "  mov dst=20 src=40 bytes=64 src_off=$((1024 + 64 * i))"; done
+  echo ".queue c0.k1.mme"
+  for i in 0 1 2 3 4 5 6 7 8 9; do echo "  gemm dst=10 a=11 b=12 m=4 n=4 k=4"; done
+  echo ".queue c1.k1.mme"
+  for i in 0 1 2 3 4; do echo "  gemm dst=20 a=21 b=22 m=4 n=4 k=4"; done
+  echo "  barrier scope=chip count=2"
+  for i in 0 1 2 3 4; do echo "  gemm dst=20 a=21 b=22 m=4 n=4 k=4"; done
+} >"$tmp/s.gtasm"
+out=$("$PY" $S --segments "$tmp/s.gtasm" 2>&1)
+same "segments: a run past cluster 0's one-off work, none shorter than 8" \
+  "43 instructions; in runs of at least 8 that repeat cluster 0's exactly: 10 (23.3%), 1 runs of 10.0 on average" "$out"
 "$PY" $S --exact >/dev/null 2>&1; rc=$?
 check_eval "no listing: usage, exit 1" "[ $rc -eq 1 ]"
 done_testing
