@@ -67,6 +67,20 @@ same "exact: a shift that changes" "shift src_off 1" "$(echo "$out" | grep -o 's
 out=$("$PY" $S --segments "$tmp/s.gtasm" 2>&1)
 same "segments: a run past cluster 0's one-off work, none shorter than 8" \
   "43 instructions; in runs of at least 8 that repeat cluster 0's exactly: 10 (23.3%), 1 runs of 10.0 on average" "$out"
+# Runs in order: cluster 0 loads eight times and then multiplies eight times, cluster 1 the
+# other way round. The gemms make a run (cluster 0's from its 9th instruction on); the loads
+# would only match before it, so they are cluster 1's own: 8 of 32 (25.0%).
+{
+  echo ".queue c0.k2.q"
+  for i in 0 1 2 3 4 5 6 7; do echo "  mov dst=10 src=30 bytes=64 src_off=$((64 * i))"; done
+  for i in 0 1 2 3 4 5 6 7; do echo "  gemm dst=10 a=11 b=12 m=4 n=4 k=4"; done
+  echo ".queue c1.k2.q"
+  for i in 0 1 2 3 4 5 6 7; do echo "  gemm dst=20 a=21 b=22 m=4 n=4 k=4"; done
+  for i in 0 1 2 3 4 5 6 7; do echo "  mov dst=20 src=40 bytes=64 src_off=$((64 * i))"; done
+} >"$tmp/o.gtasm"
+out=$("$PY" $S --segments "$tmp/o.gtasm" 2>&1)
+same "segments: runs in order along both queues" \
+  "32 instructions; in runs of at least 8 that repeat cluster 0's exactly: 8 (25.0%), 1 runs of 8.0 on average" "$out"
 "$PY" $S --exact >/dev/null 2>&1; rc=$?
 check_eval "no listing: usage, exit 1" "[ $rc -eq 1 ]"
 done_testing
