@@ -79,6 +79,16 @@ def aligned(a, b):
     return same
 
 
+def compared(fields):
+    """the field names a repeat compares: all but the offsets (shifted) and an alloc's cluster"""
+    return set(fields) - set(OFFSETS) - {'cluster'}
+
+
+def is_id(k):
+    """whether field k names a region or a tile (mapped one to one, not compared)"""
+    return k in REGIONS or k == 'tile' or k.endswith('_tile')
+
+
 def run(a, i, b, j, limit=None):
     """(how many instructions from b[j] repeat a[i] on exactly, under one map of regions, one of
     tiles and one shift per region pair, all starting empty; the first mismatch's kind, or
@@ -88,12 +98,12 @@ def run(a, i, b, j, limit=None):
     n = 0
     while i + n < len(a) and j + n < len(b) and (limit is None or n < limit):
         (oa, fa), (ob, fb) = a[i + n], b[j + n]
-        names = set(fa) - set(OFFSETS) - {'cluster'}
-        if oa != ob or names != set(fb) - set(OFFSETS) - {'cluster'}:
+        names = compared(fa)
+        if oa != ob or names != compared(fb):
             return n, 'fields'
         for k in names:
             va, vb = fa[k], fb[k]
-            if k in REGIONS or k == 'tile' or k.endswith('_tile'):
+            if is_id(k):
                 fwd, back = maps[0:2] if k in REGIONS else maps[2:4]
                 if fwd.setdefault(va, vb) != vb or back.setdefault(vb, va) != va:
                     return n, 'map ' + k
@@ -125,8 +135,7 @@ def shape(rec):
     """what a run's start must share: the opcode, the field names and the values that are not
     regions, tiles or offsets"""
     op, f = rec
-    return (op,) + tuple(sorted((k, '' if k in REGIONS or k == 'tile' or k.endswith('_tile')
-                                 else v) for k, v in f.items() if k not in OFFSETS and k != 'cluster'))
+    return (op,) + tuple(sorted((k, '' if is_id(k) else f[k]) for k in compared(f)))
 
 
 def segments(a, b):
