@@ -643,13 +643,16 @@ void SimModel::path_ports(QState &q, const MovPath &mp) {
 
 // Streams a transfer's chunks from q.x.t; each reserves its whole path (timing_bw_reserve) and
 // the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
-// one's. q.x.stall adds the cycles its chunks waited for busy resources. Stage 1: not started;
-// 2: streaming; 3: chunk q.x.c in flight until q.x.end. True while the queue sleeps.
+// one's. The first chunk is requested only at q.x.t (the issue plus the latency): reserved at
+// the issue, it would go before chunks other queues request in between, and leave its
+// resources idle until q.x.t. q.x.stall adds the cycles its chunks waited for busy resources.
+// Stage 1: not started; 2: streaming; 3: chunk q.x.c in flight until q.x.end. True while the
+// queue sleeps.
 bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
   QStep &x = q.x;
   if (x.stage == 1) {
     x.stage = 2;
-    if (x.bytes == 0 && !past_limit(qid, idx, x.t) && sleep_until(q, x.t)) return true;
+    if (!past_limit(qid, idx, x.t) && sleep_until(q, x.t)) return true;
   } else if (x.stage == 3) {
     x.t = x.end;
     x.left -= x.c;

@@ -107,6 +107,42 @@ static void two_dmas_contend_for_one_channel(void **) {
   assert_int_equal((int64_t)g_last.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 16 * 16);
 }
 
+// A transfer takes its turn when its latency has passed, not when it is issued: its first
+// chunk must not hold a resource through the latency for a request made later (at issue,
+// it would also jump ahead of chunks requested before it).
+// A (core 0) loads 8192 B from DDR channel 0 (32 rows of 256 B at a 512 B stride): chunks of
+// 2048 B, 128 cycles each, the first requested at 127. B (core 1) first copies 2608 B GB->LB
+// (its own NoC link, 16 B/cycle: 37 + 128 + 35 = 200), then issues its own 2048 B load from
+// channel 0 at 200, its chunk requested at 200 + 127 = 327. A's second chunk, requested at 255,
+// goes first: A [127,255] [255,383], B [383,511], A [511,639] [639,767]. Channel 0 never idles:
+// 127 + (8192 + 2048) / 16 = 767 (served at issue, B's chunk would take [327,455] and leave the
+// channel idle from 255 to 327: 839). Stalls: A's third chunk waits 128 (B), B waits 383 - 327.
+static void latency_holds_no_resource(void **) {
+  Xfer x;
+  QRef qa = x.pr.q(0, 0, TQ_IN), qb = x.pr.q(0, 1, TQ_IN);
+  uint32_t sa = x.pr.region("a.ddr"), sb = x.pr.region("b.ddr"), g = x.pr.region("g.gb");
+  uint32_t da = x.pr.region("a.lb"), db = x.pr.region("b.lb"), dg = x.pr.region("g.lb");
+  x.pr.alloc(qa, sa, LVL_DDR, 0, 0, 0, 16384, x.t);
+  x.pr.alloc(qa, da, LVL_LB, 0, 0, 0, 8192);
+  x.pr.alloc(qb, sb, LVL_DDR, 0, 0, 16384, 4096, x.t);
+  x.pr.alloc(qb, g, LVL_GB, 0, 0, 0, 2608, x.t);
+  x.pr.alloc(qb, dg, LVL_LB, 0, 1, 0, 2608);
+  x.pr.alloc(qb, db, LVL_LB, 0, 1, 4096, 2048);
+  GsInst *a = x.pr.mov(qa, da, x.t, sa, x.t, 8192);
+  inst_mov_set_rows(a, 32);
+  inst_mov_set_src_stride(a, 512);
+  x.pr.mov(qb, dg, x.t, g, x.t, 2608);
+  GsInst *b = x.pr.mov(qb, db, x.t, sb, x.t, 2048);
+  inst_mov_set_rows(b, 8);
+  inst_mov_set_src_stride(b, 512);
+  SimResult r = run(x.pr);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.cycles, L_DDR_LB + (8192 + 2048) / 16);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k0.dma_in.stall_resource_cycles"), 128);
+  assert_int_equal((int64_t)r.stats.get("q.c0.k1.dma_in.stall_resource_cycles"), 383 - 327);
+  assert_true(r.stats.get("ddr.ch0.utilization") == 640.0 / 767.0);
+}
+
 // Two kernels separated by chip barriers: episode 0 ends when the 4096 B load has arrived
 // (383) with 4096 DDR bytes; episode 1 after a 1024 B store, 127 + 1024/16 = 191 later, with
 // 1024 DDR bytes. Peak LB occupancy: 4096 + 1024 allocated at once.
@@ -651,6 +687,7 @@ int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_dma_ddr_to_lb),
       cmocka_unit_test(two_dmas_contend_for_one_channel),
+      cmocka_unit_test(latency_holds_no_resource),
       cmocka_unit_test(episodes_attribute_cycles_and_ddr_bytes),
       cmocka_unit_test(transfer_paths),
       cmocka_unit_test(matrix_cube),
