@@ -61,10 +61,12 @@ inline void timing_bw_ready(BwUse *u) {
   u->nbytes = (uint64_t)timing_llround(u->bytes);
 }
 
-// Reserves every resource of a chunk at once, starting no earlier than `now`:
-//   start = max(now, max_r free_at_r),   each r busy for d_r = bytes_r / bw_r + extra_r,
-//   end = start + max_r d_r   (the chunk moves at the pace of its slowest resource).
-// Returns end; *start_out receives start. FIFO: whoever reserves first goes first.
+// Reserves every resource of a chunk, each in its own turn, no earlier than `now`:
+//   resource r serves it from s_r = max(now, free_at_r) for d_r = bytes_r / bw_r + extra_r,
+//   end = max_r (s_r + d_r)   (the chunk has passed when its last resource has served it).
+// A free resource does not stand idle until the others on the path are free too. Returns end;
+// *start_out receives end - max_r d_r, so that start - now is what the chunk waited for busy
+// resources. FIFO per resource: whoever reserves first goes first.
 // The uses must be ready (timing_bw_ready: d_r is their dur): a transfer's chunks reuse its
 // path's figures, where computing them per chunk was a division and a rounding per resource.
 double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);

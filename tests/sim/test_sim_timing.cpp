@@ -414,6 +414,17 @@ static void reservation_interleaves(void **) {
   assert_true(timing_bw_reserve(a, 2, 16, &s) == 48 && s == 32);
   // the channel served 3 chunks of 16 cycles
   assert_true(ddr.busy == 48 && ddr.bytes == 768);
+  // Each resource serves a chunk in its own turn: at t=16 a chunk of 256 B over a free second
+  // channel (16 cycles: [16, 32]) and link A, busy until 20 (4 cycles: [20, 24]), ends at 32,
+  // having waited for nothing that held it back (32 - 16 = its slowest part). Starting both at
+  // 20, when both are free, would end at 36 and leave the channel idle for 4 cycles.
+  BwResource ddr2;
+  ddr2.bytes_per_cycle = 16;
+  BwUse c[2] = {{&ddr2, 256}, {&linkA, 256}};
+  for (BwUse *u : {&c[0], &c[1]}) timing_bw_ready(u);
+  assert_true(linkA.free_at == 20);
+  assert_true(timing_bw_reserve(c, 2, 16, &s) == 32 && s == 16);
+  assert_true(ddr2.free_at == 32 && linkA.free_at == 24);
   // a lone transfer: latency 127 + 4096 / 16
   assert_int_equal(timing_transfer_ideal(127, 4096, 16), 127 + 256);
 }
