@@ -4,10 +4,12 @@
 # stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulation's wall
 # time of both binaries side by side, and this tree's again with its checks inline
 # (--checks-inline) and under the flow transfer model (chip.transfer_model=flow) with its cycles
-# against the chunk model's. Both binaries simulate
-# the same run (the same cycles), but this tree's program has fewer instructions (waits and
-# signals ride on the instructions they order), so the simulation's speed-up is the ratio of
-# the wall times, not of instructions per second;
+# against the chunk model's. Both binaries simulate the same run, with as many transfer chunks,
+# but this tree's program has fewer instructions (waits and signals ride on the instructions they
+# order), so the simulation's speed-up is the ratio of the wall times, not of instructions per
+# second. The timing model has changed since the base (among others, the round after 8fd02d2:
+# chunks no longer hold their whole path nor reserve it at issue), so the cycles differ; a
+# column gives by how much;
 # then the runs the base cannot
 # do at all (batch 1024 on stcp920, bert-128 on the IPU-like config) with this tree only.
 # The base is built from git (BASE_REV, default the last release before the encoded program,
@@ -79,16 +81,18 @@ echo "Same machine, same run, one process at a time; this tree, its checks inlin
 echo "ran in turn $repeat times each, and every figure is the median (RSS: the largest). RSS: peak"
 echo "resident set (/usr/bin/time)."
 echo "Simulate s: the simulation's wall seconds (\`--timing\`); speed-up: base / now, the same"
-echo "run simulated (the same cycles; this tree's program folds waits and signals into the"
-echo "instructions they order, so it has fewer instructions for the same work)."
+echo "run simulated (as many transfer chunks; this tree's program folds waits and signals into the"
+echo "instructions they order, so it has fewer instructions for the same work). Cycles now vs base:"
+echo "what the timing model's changes since the base moved (among them, chunks served a resource at"
+echo "a time from their latency's end: docs/timing.md, \"Chunks and sharing\")."
 [ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
 echo
 echo "Inline: this tree under \`--checks-inline\` (the checks on the simulating thread, not on a"
 echo "second core: docs/timing.md, \"Checks on a second core\"); the same cycles."
 echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles against the chunk model's (now)."
 echo
-echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s inline | simulate s flow | cycles flow vs chunk |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in stcp920 stcp920-hw; do
     for s in $scheds; do
@@ -105,7 +109,7 @@ for m in $models; do
       if [ "$nw" = failed ]; then
         why=$(head -c 100 "$tmp/err" | tr '\n|' '  ')
         [ "$nrep" = failed ] || why=${nrep#failed }  # the runs' cycles differ
-        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | | |"
         continue
       fi
       read -r _ _ _ it _ ic <<<"$(reps "${il[@]}")"
@@ -116,13 +120,16 @@ for m in $models; do
         fm=$ft
         fd=$(awk -v f="$fc" -v c="$nc" 'BEGIN { printf "%+.1f%%", (f - c) / c * 100 }')
       fi
-      br="" bs="" bt="" bi="" up=""
+      br="" bs="" bt="" bi="" up="" bd=""
       if [ -n "$base" ]; then
-        read -r bw br bs bt bi _ <<<"$(reps "${bl[@]}")"
+        read -r bw br bs bt bi bc <<<"$(reps "${bl[@]}")"
         if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
-        else up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }'); fi
+        else
+          up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }')
+          bd=$(awk -v n="$nc" -v b="$bc" 'BEGIN { printf "%+.1f%%", (n - b) / b * 100 }')
+        fi
       fi
-      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $it | $fm | $fd |"
+      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $it | $fm | $fd | $bd |"
     done
   done
 done
