@@ -96,8 +96,9 @@ const ArchKey arch_keys[] = {
      .off = A_(chunk_bytes)},
     {.sec = SEC_CHIP, .key = "transfer_model", .type = KT_ENUM, .unit = "", .def = "chunk",
      .choices = "chunk|flow",
-     .desc = "how transfers share bandwidth: chunk = every transfer moves in chunk_bytes chunks "
-             "that each reserve the whole path in request order (the reference); flow = every "
+     .desc = "how transfers share bandwidth: chunk = every transfer moves in chunk_bytes chunks, "
+             "each resource of the path serving them in request order, the first chunk "
+             "requested when the transfer's latency has passed (the reference); flow = every "
              "transfer is one flow and the active flows share each resource max-min fairly, "
              "with events only where a transfer starts or ends: much faster on large transfers "
              "(docs/timing.md, \"Flows\")",
