@@ -641,7 +641,7 @@ void SimModel::path_ports(QState &q, const MovPath &mp) {
   else ports_into<false>(u, mp);
 }
 
-// Streams a transfer's chunks from q.x.t; each reserves its whole path (timing_bw_reserve) and
+// Streams a transfer's chunks from q.x.t; each reserves its path (timing_bw_reserve) and
 // the queue sleeps until it has passed, so a competing transfer's chunks interleave with this
 // one's. The first chunk is requested only at q.x.t (the issue plus the latency): reserved at
 // the issue, it would go before chunks other queues request in between, and leave its
