@@ -18,31 +18,30 @@ void FlowNet::reset(double now) {
   now_ = now;
 }
 
-// Every live flow moves on at its rate to `now`; its resources are busy for the share of their
-// service cycles it moved.
+// Every live flow moves on at its rate to `now`. (Its resources are busy for all their service
+// cycles: counted when it ends, as the whole transfer moves by then.)
 void FlowNet::advance(double now) {
   double dt = now - now_;
   if (dt <= 0) return;
   for (int i : live_) {
     Flow &f = flows_[(size_t)i];
-    double moved = std::min(f.left, f.rate * dt);
-    f.left -= moved;
-    for (FlowUse &u : f.uses) u.res->busy += moved * u.service;
+    f.left -= std::min(f.left, f.rate * dt);
   }
   now_ = now;
 }
 
 // Progressive filling (flow.h): fl_used = the load of the flows held so far, fl_weight = the
-// load per unit of u of those still rising, fl_level = the u at which the resource fills. Each
-// round finds the lowest such u over the resources (not over every flow's uses), holds the
-// flows through a resource that fills there, and goes on with the rest.
+// load per unit of u of those still rising, fl_level = the u at which the resource fills
+// (computed again only when a hold changed the resource). Each round finds the lowest such u
+// over the resources, holds the rising flows through a resource that fills there (found in
+// its list of flows, then taken in slot order), and goes on with the rest.
 void FlowNet::share() {
-  rising_.clear();
   res_.clear();
   stamp_++;
+  size_t rising = live_.size();
   for (int i : live_) {
     Flow &f = flows_[(size_t)i];
-    rising_.push_back(&f);
+    f.rising = true;
     for (FlowUse &u : f.uses) {
       BwResource *r = u.res;
       if (r->fl_stamp != stamp_) {
@@ -53,28 +52,46 @@ void FlowNet::share() {
       }
       r->fl_weight += u.w;
       r->fl_rising++;
+      r->fl_dirty = true;
     }
   }
-  act_.assign(res_.begin(), res_.end());
-  while (!rising_.empty()) {
+  // a resource whose flows together need at most all of it (the sum of w at u = 1) fills at no
+  // u below 1, so it bounds none of them: most are a core's own port or link, with one flow
+  act_.clear();
+  for (BwResource *r : res_)
+    if (r->fl_weight > 1) act_.push_back(r);
+  while (rising > 0) {
     double level = 1;
     for (BwResource *r : act_) {
       // only resources with flows still rising bound them (a held resource's weight may keep
       // a rounding residue): so every round holds at least one flow
-      r->fl_level = r->fl_rising > 0 && r->fl_weight > 0 ? (1 - r->fl_used) / r->fl_weight : kInf;
+      if (r->fl_dirty) {
+        r->fl_level = r->fl_rising > 0 && r->fl_weight > 0 ? (1 - r->fl_used) / r->fl_weight : kInf;
+        r->fl_dirty = false;
+      }
       level = std::min(level, r->fl_level);
     }
     level = std::max(level, 0.0);
     held_.clear();
-    next_.clear();
-    double fills = level * (1 + 1e-12);  // a resource at this level (or within rounding) fills
-    for (Flow *f : rising_) {
-      bool hold = level >= 1;
-      for (size_t i = 0, n = f->uses.size(); !hold && i < n; i++)
-        hold = f->uses[i].res->fl_level <= fills;
-      (hold ? held_ : next_).push_back(f);
+    if (level >= 1) {
+      for (int i : live_)
+        if (flows_[(size_t)i].rising) held_.push_back(i);
+    } else {
+      double fills = level * (1 + 1e-12);  // a resource at this level (or within rounding) fills
+      for (BwResource *r : act_) {
+        if (r->fl_level > fills) continue;
+        for (int i : r->fl_flows) {
+          Flow &f = flows_[(size_t)i];
+          if (!f.rising) continue;
+          f.rising = false;
+          held_.push_back(i);
+        }
+      }
+      std::sort(held_.begin(), held_.end());  // the sums below add in slot order
     }
-    for (Flow *f : held_) {
+    for (int i : held_) {
+      Flow *f = &flows_[(size_t)i];
+      f->rising = false;
       f->u = level;
       f->rate = level / f->full;
       f->end_at = f->rate > 0 ? now_ + f->left / f->rate : kInf;
@@ -84,14 +101,15 @@ void FlowNet::share() {
         u.res->fl_used += level * u.service / f->full;
         u.res->fl_weight -= u.w;
         u.res->fl_rising--;
+        u.res->fl_dirty = true;
       }
     }
+    rising -= held_.size();
     // a resource without rising flows bounds nothing any more (its level would be +inf)
     size_t k = 0;
     for (BwResource *r : act_)
       if (r->fl_rising > 0) act_[k++] = r;
     act_.resize(k);
-    rising_.swap(next_);
   }
   throttled_ = 0;
   for (int i : live_) throttled_ += flows_[(size_t)i].u < 1 - 1e-12;
@@ -126,6 +144,7 @@ int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
   for (const FlowUse &u : f.uses) {
     f.full = std::max(f.full, u.service);
     u.res->nflows++;
+    u.res->fl_flows.push_back(slot);
   }
   for (FlowUse &u : f.uses) u.w = u.service / f.full;
   f.left = 1;
@@ -154,9 +173,12 @@ double FlowNet::step(double now, std::vector<int> *done) {
       continue;
     }
     for (FlowUse &u : f.uses) {
-      u.res->busy += f.left * u.service;  // what rounding left over
+      u.res->busy += u.service;
       u.res->bytes += (uint64_t)timing_llround(u.bytes);
       u.res->nflows--;
+      std::vector<int> &on = u.res->fl_flows;
+      *std::find(on.begin(), on.end(), i) = on.back();
+      on.pop_back();
       u.res->fl_load = u.res->nflows ? u.res->fl_load - f.u * u.service / f.full : 0;
     }
     f.left = 0;

@@ -12,6 +12,9 @@
 // ends, so a transfer costs two events, not one per chunk. Invariants: a resource never serves
 // more than one cycle of work per cycle; a flow alone on its path runs at full speed (u = 1);
 // flows are kept and shared in slot order, so equal inputs give equal times (deterministic).
+// Cost: a share visits every live flow's uses once, and in each of its rounds only the
+// resources that can fill (those whose flows together need more than all of it at full speed:
+// mostly the DDR channels and GB ports; a core's own port or link never bounds its one flow).
 #ifndef GS_FLOW_H
 #define GS_FLOW_H
 
@@ -38,6 +41,7 @@ struct Flow {
   double end_at = 0;   // when it ends at the current rates
   int owner = -1;      // the queue slot that waits for it
   bool live = false;
+  bool rising = false;  // share's: its u not fixed yet
 };
 
 class FlowNet {
@@ -64,7 +68,7 @@ class FlowNet {
   std::vector<Flow> flows_;
   std::vector<int> free_;
   std::vector<int> live_;                     // the live flows' slots, in slot order
-  std::vector<Flow *> rising_, held_, next_;  // share's scratch
+  std::vector<int> held_;                     // share's: the slots a round holds
   std::vector<BwResource *> res_;             // share's: the resources of the live flows
   std::vector<BwResource *> act_;             // share's: those with flows still rising
   uint64_t stamp_ = 0;                        // share's call count (BwResource::fl_stamp)

@@ -33,15 +33,17 @@ inline int64_t timing_llround(double x) {
 struct BwResource {
   double bytes_per_cycle = 0;
   double free_at = 0;
-  double busy = 0;       // cycles spent serving chunks (for utilization)
+  double busy = 0;       // cycles spent serving chunks (for utilization; flows add theirs as they end)
   uint64_t bytes = 0;    // bytes served
   // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
   int nflows = 0;
+  std::vector<int> fl_flows;  // their slots, in no order
   double fl_used = 0, fl_weight = 0, fl_level = 0;
   double fl_load = 0;  // sum of u x service / full over its live flows
   uint64_t fl_stamp = 0;
   int fl_rising = 0;
-  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; fl_load = 0; }
+  bool fl_dirty = false;  // fl_level is stale
+  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; fl_load = 0; fl_flows.clear(); }
 };
 
 // One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also

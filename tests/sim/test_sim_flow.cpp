@@ -1,6 +1,7 @@
 // test_sim_flow.cpp — the flow transfer model (sim/flow.h, chip.transfer_model = flow): FlowNet's
 // sharing by hand, then whole runs on tiny.cfg's machine (tests/sim/simtest.h) against the same
 // programs under the chunk model. Every expected time is derived here, arithmetic alongside.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -74,6 +75,72 @@ static void flow_max_min(void **) {
   assert_true(near(n.flow(sd).rate, 1.0 / 300));
   assert_true(near(n.flow(sa).rate, 2.0 / 300));
   assert_true(near(n.next_end(), 150));  // A: 1 / (2/300)
+}
+
+// Max-min fairness by its definition, on random networks: flows over random subsets of up to
+// six resources of random bandwidths, added at random times and ended as they finish. After
+// every add and step: (1) no resource serves more than one cycle of work per cycle (the sum of
+// u · service / full over its flows <= 1); (2) every flow below full speed has a bottleneck: a
+// resource of its path that is full and where no flow gets a larger u. Those two properties
+// define the max-min allocation (it is unique), so they check FlowNet::share however it finds
+// it. A fixed seed: the same networks every run.
+static uint32_t rng(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+static void check_max_min(const FlowNet &n, const std::vector<int> &live, BwResource *rs, int nres) {
+  for (int r = 0; r < nres; r++) {
+    double load = 0;
+    for (int s : live)
+      for (const FlowUse &u : n.flow(s).uses)
+        if (u.res == &rs[r]) load += n.flow(s).u * u.service / n.flow(s).full;
+    assert_true(load <= 1 + 1e-9);
+  }
+  for (int s : live) {
+    const Flow &f = n.flow(s);
+    if (f.u >= 1 - 1e-9) continue;
+    bool bottleneck = false;
+    for (const FlowUse &u : f.uses) {
+      double load = 0, top = 0;
+      for (int o : live)
+        for (const FlowUse &v : n.flow(o).uses)
+          if (v.res == u.res) {
+            load += n.flow(o).u * v.service / n.flow(o).full;
+            top = std::max(top, n.flow(o).u);
+          }
+      bottleneck |= load >= 1 - 1e-9 && f.u >= top - 1e-9;
+    }
+    assert_true(bottleneck);
+  }
+}
+
+static void flow_random_max_min(void **) {
+  uint32_t seed = 12345;
+  for (int trial = 0; trial < 300; trial++) {
+    BwResource rs[6];
+    int nres = 2 + (int)(rng(&seed) % 5);
+    for (int r = 0; r < nres; r++) rs[r].bytes_per_cycle = 1 + rng(&seed) % 64;
+    FlowNet n;
+    n.reset(0);
+    std::vector<int> live;
+    double t = 0;
+    for (int k = 0; k < 12; k++) {
+      BwUse uses[6];
+      int nu = 0;
+      for (int r = 0; r < nres; r++)
+        if (rng(&seed) % 2 || (r == nres - 1 && nu == 0)) uses[nu++] = {&rs[r], (double)(1 + rng(&seed) % 4096)};
+      live.push_back(n.add(t, k, uses, nu));
+      check_max_min(n, live, rs, nres);
+      t += (double)(rng(&seed) % 200);
+      if (rng(&seed) % 3 == 0) t = std::max(t, n.next_end());  // let some end
+      std::vector<int> done;
+      n.step(t, &done);
+      live.erase(std::remove_if(live.begin(), live.end(), [&](int s) { return !n.flow(s).live; }),
+                 live.end());
+      check_max_min(n, live, rs, nres);
+    }
+  }
 }
 
 static SimResult run(Prog &pr, GsTransferModel m) {
@@ -184,6 +251,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(flow_alone_full_speed),
       cmocka_unit_test(flow_staggered_share),
       cmocka_unit_test(flow_max_min),
+      cmocka_unit_test(flow_random_max_min),
       cmocka_unit_test(flow_runs_share_a_channel),
       cmocka_unit_test(flow_runs_pipeline_the_path),
       cmocka_unit_test(flow_transfer_paths_alone),
