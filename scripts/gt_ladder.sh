@@ -5,7 +5,7 @@
 # Prints a markdown table: cycles, speedup over tvm, DDR bytes relative to tvm, Table-3 counts
 # (op outputs whose values live in DDR/GB/LB between kernels) and graphturbo's spilled slices.
 # docs/graphturbo.md, "Results", is this script's output; regenerate it after a change:
-#   bash scripts/gt_ladder.sh > /tmp/ladder.md    (about an hour on two cores)
+#   bash scripts/gt_ladder.sh > /tmp/ladder.md    (about half an hour on two cores)
 # Usage: scripts/gt_ladder.sh [CONFIG...]; MODELS="resnet50 dlrm" to restrict the models.
 set -u
 GTSIM=${GTSIM:-build/gtsim}
