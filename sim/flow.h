@@ -70,7 +70,7 @@ class FlowNet {
   std::vector<int> live_;                     // the live flows' slots, in slot order
   std::vector<int> held_;                     // share's: the slots a round holds
   std::vector<BwResource *> res_;             // share's: the resources of the live flows
-  std::vector<BwResource *> act_;             // share's: those with flows still rising
+  std::vector<BwResource *> act_;             // share's: those that can fill, flows rising
   uint64_t stamp_ = 0;                        // share's call count (BwResource::fl_stamp)
   double now_ = 0;
 };

@@ -33,7 +33,7 @@ inline int64_t timing_llround(double x) {
 struct BwResource {
   double bytes_per_cycle = 0;
   double free_at = 0;
-  double busy = 0;       // cycles spent serving chunks (for utilization; flows add theirs as they end)
+  double busy = 0;       // cycles spent serving (for utilization; a flow adds its own as it ends)
   uint64_t bytes = 0;    // bytes served
   // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
   int nflows = 0;
