@@ -30,7 +30,8 @@ run() {
   local out="$tmp/$1.$2.$3.$4" cyc
   if [ "$4" = flow ]; then
     cyc=$("$GTSIM" --arch "configs/$1.cfg" --sched "$3" --batch "$batch" \
-      --set chip.transfer_model=flow "workloads/$2.gtg" 2>/dev/null | awk '$1 == "cycles" {print $2; exit}')
+      --set chip.transfer_model=flow "workloads/$2.gtg" 2>/dev/null |
+      awk '$1 == "cycles" {print $2; exit}')
   else
     cyc=$(GTSIM_CHUNK_BYTES="$4" "$GTSIM" --arch "configs/$1.cfg" --sched "$3" --batch "$batch" \
       "workloads/$2.gtg" 2>/dev/null | awk '$1 == "cycles" {print $2; exit}')
@@ -50,7 +51,8 @@ def get(*k):
     return int(v) if v.isdigit() else None
 print(f"Flows against chunks at batch {batch} (`scripts/flow_check.sh`): each chunk column is "
       "that size's cycles and flows' cycles against them.\n")
-print("| config | model | strategy | flows | " + " | ".join(f"chunks {c} B | flows vs {c} B" for c in chunks) + " |")
+print("| config | model | strategy | flows | "
+      + " | ".join(f"chunks {c} B | flows vs {c} B" for c in chunks) + " |")
 print("|---|---|---|---:|" + "---:|---:|" * len(chunks))
 diffs = {c: [] for c in chunks}
 failed = False

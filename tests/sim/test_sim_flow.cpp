@@ -89,7 +89,8 @@ static uint32_t rng(uint32_t *s) {
   return *s >> 8;
 }
 
-static void check_max_min(const FlowNet &n, const std::vector<int> &live, BwResource *rs, int nres) {
+static void check_max_min(const FlowNet &n, const std::vector<int> &live, BwResource *rs,
+                          int nres) {
   for (int r = 0; r < nres; r++) {
     double load = 0;
     for (int s : live)
@@ -129,7 +130,8 @@ static void flow_random_max_min(void **) {
       BwUse uses[6];
       int nu = 0;
       for (int r = 0; r < nres; r++)
-        if (rng(&seed) % 2 || (r == nres - 1 && nu == 0)) uses[nu++] = {&rs[r], (double)(1 + rng(&seed) % 4096)};
+        if (rng(&seed) % 2 || (r == nres - 1 && nu == 0))
+          uses[nu++] = {&rs[r], (double)(1 + rng(&seed) % 4096)};
       live.push_back(n.add(t, k, uses, nu));
       check_max_min(n, live, rs, nres);
       t += (double)(rng(&seed) % 200);
