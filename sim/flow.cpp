@@ -116,15 +116,19 @@ void FlowNet::share() {
   for (BwResource *r : res_) r->fl_load = r->fl_used;
 }
 
-// Whether a new flow over uses[0..n) fits at full speed with every live flow at full speed: then
-// sharing again would give every flow u = 1, as it does without it (the common case of
-// transfers that do not contend costs O(its resources), not a whole share).
+// Whether a new flow over uses[0..n) fits at full speed beside the live flows at their rates:
+// then the allocation with it at u = 1 is still the max-min one (every flow below full speed
+// keeps its bottleneck, a full resource that the new flow does not use), so it need not be
+// shared again (a transfer that meets only idle or part-used resources costs O(its resources),
+// not a whole share: a copy inside one LB while the DDR channels are full, say).
 bool FlowNet::fits(const Flow &f) const {
-  if (throttled_) return false;
   for (const FlowUse &u : f.uses)
     if (u.res->fl_load + u.w > 1 + 1e-12) return false;
   return true;
 }
+
+// Whether resource r is full (within rounding): the flows held back are held on full ones.
+static bool full(const BwResource *r) { return r->fl_load > 1 - 1e-9; }
 
 int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
   advance(now);
@@ -164,7 +168,7 @@ int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
 
 double FlowNet::step(double now, std::vector<int> *done) {
   advance(now);
-  bool ended = false;
+  bool reshare = false;
   size_t k = 0;
   for (int i : live_) {
     Flow &f = flows_[(size_t)i];
@@ -173,6 +177,7 @@ double FlowNet::step(double now, std::vector<int> *done) {
       continue;
     }
     for (FlowUse &u : f.uses) {
+      reshare |= full(u.res);
       u.res->busy += u.service;
       u.res->bytes += (uint64_t)timing_llround(u.bytes);
       u.res->nflows--;
@@ -185,10 +190,11 @@ double FlowNet::step(double now, std::vector<int> *done) {
     f.live = false;
     free_.push_back(i);
     done->push_back(f.owner);
-    ended = true;
   }
   live_.resize(k);
-  if (ended && throttled_) share();  // flows all at full speed stay there when one ends
+  // Ending a flow that used no full resource frees nothing a held-back flow is held on; with no
+  // flow held back, every flow is at full speed already.
+  if (reshare && throttled_) share();
   return next_end();
 }
 

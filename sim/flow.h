@@ -50,10 +50,11 @@ class FlowNet {
   void reset(double now);
   // At time now (>= the last call's): moves every flow on to now, adds a flow over uses[0..n)
   // owned by `owner`, and shares the resources again (not needed when it fits at full speed
-  // beside flows all at full speed: then every flow keeps u = 1). Returns its slot. T > 0.
+  // beside the others at their rates: fits()). Returns its slot. T > 0.
   int add(double now, int owner, const BwUse *uses, int n);
   // At time now: moves every flow on, ends those due by now (their owners into *done, in
-  // slot order), shares again if that changes any rate. Returns the time the next flow ends
+  // slot order), shares again if that can change any rate (a flow held back, and an ended one
+  // used a full resource). Returns the time the next flow ends
   // (+inf: none live).
   double step(double now, std::vector<int> *done);
   // The time the next live flow ends (+inf: none).
