@@ -5,7 +5,7 @@
 # and under chunks of each size in FLOW_CHUNKS (default "256 64"; GTSIM_CHUNK_BYTES sets it), and
 # flows' cycles against each. docs/timing.md, "Flows", quotes this table and says what the
 # distance is made of. Each run is one process; FLOW_JOBS (default 2) run at once. Small chunks
-# are slow: 64 B chunks take a few minutes a run on stcp920 (about 25 minutes for the whole table
+# are slow: 64 B chunks take a few minutes a run on stcp920 (about ten minutes for the whole table
 # on two cores). Cycles do not depend on the machine, so the table is the same on any.
 # Prints a markdown table and a summary line per chunk size; exits 1 when a run fails.
 # Usage: scripts/flow_check.sh   (FLOW_BATCH=N, FLOW_CHUNKS="256 64 16", FLOW_MODELS="m1 m2",
