@@ -147,7 +147,6 @@ int FlowNet::add(double now, int owner, const BwUse *uses, int n) {
   f.full = 0;
   for (const FlowUse &u : f.uses) {
     f.full = std::max(f.full, u.service);
-    u.res->nflows++;
     u.res->fl_flows.push_back(slot);
   }
   for (FlowUse &u : f.uses) u.w = u.service / f.full;
@@ -180,11 +179,10 @@ double FlowNet::step(double now, std::vector<int> *done) {
       reshare |= full(u.res);
       u.res->busy += u.service;
       u.res->bytes += (uint64_t)timing_llround(u.bytes);
-      u.res->nflows--;
       std::vector<int> &on = u.res->fl_flows;
       *std::find(on.begin(), on.end(), i) = on.back();
       on.pop_back();
-      u.res->fl_load = u.res->nflows ? u.res->fl_load - f.u * u.service / f.full : 0;
+      u.res->fl_load = on.empty() ? 0 : u.res->fl_load - f.u * u.service / f.full;
     }
     f.left = 0;
     f.live = false;

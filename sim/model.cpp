@@ -486,7 +486,7 @@ BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
   size_t n = ports.size(), best = n;
   double best_v = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < n; i++) {
-    double v = kFlows ? (double)p[i].nflows : p[i].free_at;
+    double v = kFlows ? (double)p[i].fl_flows.size() : p[i].free_at;
     bool take = (p + i != skip) & (v < best_v);
     best = take ? i : best;
     best_v = take ? v : best_v;

@@ -35,15 +35,15 @@ struct BwResource {
   double free_at = 0;
   double busy = 0;       // cycles spent serving (for utilization; a flow adds its own as it ends)
   uint64_t bytes = 0;    // bytes served
-  // the flow model's (flow.h): flows on it now, and FlowNet::share's scratch
-  int nflows = 0;
-  std::vector<int> fl_flows;  // their slots, in no order
+  // the flow model's (flow.h): the slots of the flows on it now (in no order), and
+  // FlowNet::share's scratch
+  std::vector<int> fl_flows;
   double fl_used = 0, fl_weight = 0, fl_level = 0;
   double fl_load = 0;  // sum of u x service / full over its live flows
   uint64_t fl_stamp = 0;
   int fl_rising = 0;
   bool fl_dirty = false;  // fl_level is stale
-  void reset() { free_at = 0; busy = 0; bytes = 0; nflows = 0; fl_load = 0; fl_flows.clear(); }
+  void reset() { free_at = 0; busy = 0; bytes = 0; fl_load = 0; fl_flows.clear(); }
 };
 
 // One use of a resource by a chunk: `bytes` of the chunk pass through `res`, which is also

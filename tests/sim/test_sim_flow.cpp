@@ -35,7 +35,7 @@ static void flow_alone_full_speed(void **) {
   assert_int_equal(done[0], 7);
   assert_false(n.flow(s).live);
   assert_true(near(a.busy, 512) && near(b.busy, 256));
-  assert_int_equal(a.nflows + b.nflows, 0);
+  assert_int_equal(a.fl_flows.size() + b.fl_flows.size(), 0);
   assert_int_equal(a.bytes, 512);
 }
 
