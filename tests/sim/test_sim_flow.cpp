@@ -91,26 +91,22 @@ static uint32_t rng(uint32_t *s) {
 
 static void check_max_min(const FlowNet &n, const std::vector<int> &live, BwResource *rs,
                           int nres) {
-  for (int r = 0; r < nres; r++) {
-    double load = 0;
-    for (int s : live)
-      for (const FlowUse &u : n.flow(s).uses)
-        if (u.res == &rs[r]) load += n.flow(s).u * u.service / n.flow(s).full;
-    assert_true(load <= 1 + 1e-9);
-  }
+  // per resource: its load (sum of u · service / full) and the largest u among its flows
+  std::vector<double> load((size_t)nres, 0), top((size_t)nres, 0);
+  for (int s : live)
+    for (const FlowUse &u : n.flow(s).uses) {
+      size_t r = (size_t)(u.res - rs);
+      load[r] += n.flow(s).u * u.service / n.flow(s).full;
+      top[r] = std::max(top[r], n.flow(s).u);
+    }
+  for (double l : load) assert_true(l <= 1 + 1e-9);
   for (int s : live) {
     const Flow &f = n.flow(s);
     if (f.u >= 1 - 1e-9) continue;
     bool bottleneck = false;
     for (const FlowUse &u : f.uses) {
-      double load = 0, top = 0;
-      for (int o : live)
-        for (const FlowUse &v : n.flow(o).uses)
-          if (v.res == u.res) {
-            load += n.flow(o).u * v.service / n.flow(o).full;
-            top = std::max(top, n.flow(o).u);
-          }
-      bottleneck |= load >= 1 - 1e-9 && f.u >= top - 1e-9;
+      size_t r = (size_t)(u.res - rs);
+      bottleneck |= load[r] >= 1 - 1e-9 && f.u >= top[r] - 1e-9;
     }
     assert_true(bottleneck);
   }
