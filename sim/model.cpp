@@ -246,9 +246,18 @@ void SimModel::timer_step() {
   timer_armed_ = false;
   in_timer_ = true;
   auto cancelled = [&](const Wakeup &w) { return w.who < 0 && -1 - w.who != (int64_t)flow_token_; };
+  // The kernel is asked whether anything else is due at this instant before each instant after
+  // the first, and again only when the model has notified an event since it last said no
+  // (notified_): nothing else it does makes kernel activity.
+  bool idle_known = false;
+  uint64_t idle_at = 0;
   guarded([&]() {
     for (bool first = true;; first = false) {
-      if (!first && sc_pending_activity_at_current_time()) break;
+      if (!first && !(idle_known && idle_at == notified_)) {
+        if (sc_pending_activity_at_current_time()) break;
+        idle_known = true;
+        idle_at = notified_;
+      }
       while (!wakeups_.empty() && cancelled(wakeups_.top())) wakeups_.extract_top();
       if (wakeups_.empty()) break;
       uint64_t t = wakeups_.top().t;
@@ -256,7 +265,7 @@ void SimModel::timer_step() {
       now_ps_ = t;
       Wakeup w = wakeups_.extract_top();
       if (w.who >= 0 && (wakeups_.empty() || wakeups_.top().t != t)) {
-        queue_run((int)w.who);  // the only one due (the commonest instant): no list
+        run_due((int)w.who);  // the only one due (the commonest instant): no list
         continue;
       }
       bool flow_due = false;
@@ -275,9 +284,23 @@ void SimModel::timer_step() {
   timer_arm();
 }
 
+// Runs queue qid, due from its timed sleep. When that was a chunk of a transfer, the transfer
+// goes on here (mov_stream) and the queue's method is entered only when it has ended: what
+// queue_run would do, without its fetch and dispatch for every chunk.
+void SimModel::run_due(int qid) {
+  QState &q = queues[(size_t)qid];
+  if (!flows_on_ && q.x.stage == 3 && q.phase == QState::EXEC && q.in->op == I_MOV &&
+      mov_stream(q, qid, q.pc))
+    return;
+  queue_run(qid);
+}
+
 void SimModel::wake_all() {
   for (QState &q : queues)
-    if (q.wait != WK_NONE) q.ev->notify(SC_ZERO_TIME);
+    if (q.wait != WK_NONE) {
+      notified_++;
+      q.ev->notify(SC_ZERO_TIME);
+    }
 }
 
 void SimModel::trace_occ(int buf) {
@@ -482,16 +505,15 @@ namespace {
 // `skip` wins against the start, as before.)
 template <bool kFlows>
 BwResource *pick_port(std::vector<BwResource> &ports, const BwResource *skip) {
-  BwResource *p = ports.data();
-  size_t n = ports.size(), best = n;
+  BwResource *best = nullptr;
   double best_v = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < n; i++) {
-    double v = kFlows ? (double)p[i].fl_flows.size() : p[i].free_at;
-    bool take = (p + i != skip) & (v < best_v);
-    best = take ? i : best;
+  for (BwResource *p = ports.data(), *end = p + ports.size(); p != end; p++) {
+    double v = kFlows ? (double)p->fl_flows.size() : p->free_at;
+    bool take = (p != skip) & (v < best_v);
+    best = take ? p : best;
     best_v = take ? v : best_v;
   }
-  return best < n ? p + best : nullptr;
+  return best;
 }
 }  // namespace
 
@@ -611,34 +633,36 @@ void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   } else {
     for (int s = 0; s < 2; s++)
       if (mp.ports[s]) q.uses.push_back({nullptr, c});  // path_ports picks and readies them
-    path_ports(q, mp);
+    path_ports(q, mp, false);
   }
   for (int i = 0; i < mp.nlinks; i++) add(mp.links[i], c, 0);
 }
 
-// Use u on port p: its figures are computed again only when p is a port of another bandwidth
-// than u's (a buffer's ports all have one).
+// Use u on port p. A ready use is already on a port of p's buffer, whose ports all have one
+// bandwidth: its figures stay.
+template <bool kReady>
 static void set_port(BwUse *u, BwResource *p) {
-  bool same = u->res && u->res->bytes_per_cycle == p->bytes_per_cycle;
   u->res = p;
-  if (!same) timing_bw_ready(u);
+  if (!kReady) timing_bw_ready(u);
 }
 
 // The GB/LB ports of q.uses (after the DDR channels) picked again for the next piece (a copy
 // inside one buffer reads through one port and writes through another); the rest of a piece of
 // the same size is the same.
-template <bool kFlows>
+template <bool kFlows, bool kReady>
 static void ports_into(BwUse *u, const MovPath &mp) {
   BwResource *p0 = mp.ports[0] ? pick_port<kFlows>(*mp.ports[0], nullptr) : nullptr;
-  if (p0) set_port(u++, p0);
-  if (mp.ports[1]) set_port(u, pick_port<kFlows>(*mp.ports[1], mp.same_buf ? p0 : nullptr));
+  if (p0) set_port<kReady>(u++, p0);
+  if (mp.ports[1]) set_port<kReady>(u, pick_port<kFlows>(*mp.ports[1], mp.same_buf ? p0 : nullptr));
 }
 
-void SimModel::path_ports(QState &q, const MovPath &mp) {
+// ready: q.uses hold this path's previous piece, of the same size (mov_stream).
+void SimModel::path_ports(QState &q, const MovPath &mp, bool ready) {
   if (one_port_copy(mp)) return;
   BwUse *u = q.uses.data() + q.ddr_uses.size();
-  if (flows_on_) ports_into<true>(u, mp);
-  else ports_into<false>(u, mp);
+  if (flows_on_) ports_into<true, false>(u, mp);
+  else if (ready) ports_into<false, true>(u, mp);
+  else ports_into<false, false>(u, mp);
 }
 
 // Streams a transfer's chunks from q.x.t; each reserves its path (timing_bw_reserve) and
@@ -660,7 +684,7 @@ bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
   }
   while (x.left > 0 && !abort_) {
     int64_t c = std::min(chunk_, x.left);
-    if (c == x.built) path_ports(q, x.mp);
+    if (c == x.built) path_ports(q, x.mp, true);
     else path_uses(q, x.mp, (double)c, (double)c / (double)x.bytes);
     x.built = c;
     double start;
@@ -718,6 +742,7 @@ void SimModel::flow_schedule(double next) {
   // rounded up, so that the flow has ended when the kernel wakes (FlowNet::step's slack)
   uint64_t target = start_ps_ + (uint64_t)std::ceil(next * ps_per_cycle_ - 1e-9);
   if (target <= now_ps_) {
+    notified_++;
     flow_ev_.notify(SC_ZERO_TIME);
     return;
   }
@@ -729,7 +754,7 @@ void SimModel::flow_schedule(double next) {
 void SimModel::flow_step() {
   flow_done_.clear();
   double next = flows_.step(now(), &flow_done_);
-  for (int w : flow_done_) queues[(size_t)w].ev->notify();
+  for (int w : flow_done_) wake(w);
   flow_schedule(next);
 }
 
@@ -872,7 +897,7 @@ Step SimModel::sync_barrier(QState &q, int qid, const GsInst &in, size_t idx) {
     checker_.barrier_acquire(qid, key);
     for (int w : b.waiters) {
       checker_.barrier_acquire(w, key);  // the waiters are blocked: their clocks stand still
-      queues[(size_t)w].ev->notify();
+      wake(w);
     }
     b.waiters.clear();
     checker_.barrier_clear(key);
@@ -925,7 +950,7 @@ Step SimModel::sync_sem(QState &q, int qid, const GsInst &in) {
     s.from_dma = q.unit_kind < 0;
     s.last_from = qid;
     checker_.sem_post(qid, key);
-    for (int w : s.waiters) queues[(size_t)w].ev->notify();
+    for (int w : s.waiters) wake(w);
     s.waiters.clear();
     return STEP_DONE;
   }
@@ -953,7 +978,7 @@ void SimModel::flag_signal(QState &q, int qid, int queue, int64_t flag) {
   f.from_dma = q.unit_kind < 0;
   f.last_from = qid;
   checker_.flag_release(qid, t, flag);
-  if (tq.wait != WK_NONE) tq.ev->notify();  // else nobody sleeps on it (queue_run)
+  if (tq.wait != WK_NONE) wake(t);  // else nobody sleeps on it (queue_run)
 }
 
 // Waits until q's flag `flag` is non-zero and decrements it. Stage 1: waiting.

@@ -247,6 +247,7 @@ class SimModel : public sc_core::sc_module {
   const RegionView &view_of(uint32_t r) const;
   void controller();
   void queue_run(int q);
+  void run_due(int q);
   void queue_done(QState &q, int qid);
   Step exec(QState &q, int qid, const GsInst &in, size_t idx);
   Step exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
@@ -258,7 +259,7 @@ class SimModel : public sc_core::sc_module {
   int alloc_buffer(const GsInst &in) const;
   void ddr_uses(QState &q);
   void path_uses(QState &q, const MovPath &mp, double c, double f);
-  void path_ports(QState &q, const MovPath &mp);
+  void path_ports(QState &q, const MovPath &mp, bool ready);
   bool mov_stream(QState &q, int qid, size_t idx);
   bool mov_flow(QState &q, int qid, size_t idx);
   void flow_step();
@@ -283,6 +284,11 @@ class SimModel : public sc_core::sc_module {
   void timer_arm();
   void timer_step();
   void wake_all();
+  // Wakes queue w from its flag, barrier, semaphore or flow sleep.
+  void wake(int w) {
+    notified_++;
+    queues[(size_t)w].ev->notify();
+  }
   int static_check(const GsProgram *p, bool checked, std::string *err);
   int prog_check_collect(const GsProgram *p, std::string *err);
   int bind_queues(const GsProgram *p, std::string *err);
@@ -318,6 +324,7 @@ class SimModel : public sc_core::sc_module {
   bool timer_armed_ = false;
   uint64_t timer_at_ = 0;  // SystemC ps, when armed
   bool in_timer_ = false;  // timer_step runs
+  uint64_t notified_ = 0;  // events notified so far (timer_step)
   uint64_t now_ps_ = 0;    // model time (SystemC ps; now())
   std::vector<int> due_;
   std::vector<int> flow_done_;  // scratch: the queues whose flows flow_step ended
