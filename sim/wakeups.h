@@ -26,14 +26,14 @@ struct Wakeup {
 
 class Wakeups {
  public:
-  bool empty() const { return heap_.size() == 1; }
-  size_t size() const { return heap_.size() - 1; }
+  bool empty() const { return heap_.size() == 2; }
+  size_t size() const { return heap_.size() - 2; }
   const Wakeup &top() const { return heap_[1]; }
-  void clear() { heap_.resize(1); }
+  void clear() { heap_.resize(2); }
 
   void insert(Wakeup e) {
-    heap_.push_back(e);
-    size_t i = heap_.size() - 1;
+    size_t i = heap_.size() - 1;  // the end's place
+    heap_.push_back(kEnd);
     while (i > 1 && heap_[i / 2].t > e.t) {  // the parent is later: it moves down
       heap_[i] = heap_[i / 2];
       i /= 2;
@@ -43,8 +43,9 @@ class Wakeups {
 
   Wakeup extract_top() {
     Wakeup top = heap_[1];
+    heap_.pop_back();  // the end
     heap_[1] = heap_.back();
-    heap_.pop_back();
+    heap_.back() = kEnd;
     sift_down(1);
     return top;
   }
@@ -55,17 +56,17 @@ class Wakeups {
   // (The entry moving down is held aside and written once where it stops, rather than swapped
   // at every level: the same comparisons, so the same heap. They are taken as selects, not
   // branches: which child wins follows the times, and the branches mispredicted a third of the
-  // simulating thread's mispredictions; a missing right child compares as the left one again.)
+  // simulating thread's mispredictions; a missing right child is the end, which is never earlier.)
   void sift_down(size_t i) {
-    size_t n = heap_.size() - 1;
+    size_t n = heap_.size() - 2;
     const Wakeup e = heap_[i];
     const Wakeup *h = heap_.data();
     for (size_t l; (l = 2 * i) <= n;) {
-      uint64_t lt = h[l].t, rt = h[l + (l + 1 <= n)].t;
+      uint64_t lt = h[l].t, rt = h[l + 1].t;
       bool left = lt < e.t;
       size_t best = left ? l : i;
       uint64_t best_t = left ? lt : e.t;
-      bool right = (l + 1 <= n) & (rt < best_t);
+      bool right = rt < best_t;
       best = right ? l + 1 : best;
       if (best == i) break;
       heap_[i] = heap_[best];
@@ -74,7 +75,10 @@ class Wakeups {
     heap_[i] = e;
   }
 
-  std::vector<Wakeup> heap_{Wakeup{0, 0}};  // [0] unused: the heap is 1-indexed
+  // [0] unused: the heap is 1-indexed. Its last slot holds kEnd, later than any entry, so that
+  // the last entry's missing right child needs no test.
+  static constexpr Wakeup kEnd{UINT64_MAX, 0};
+  std::vector<Wakeup> heap_{Wakeup{0, 0}, kEnd};
 };
 
 #endif
