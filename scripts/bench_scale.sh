@@ -19,12 +19,13 @@
 # times (default 3), the three in turn, and the table gives the medians: on a shared machine one
 # run of the same command varied by a third.
 # Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_SCHEDS="tvm",
-# SCALE_REPEAT=N, SCALE_BIG=0 to skip the batch-1024 runs)
+# SCALE_CONFIGS="stcp920-hw", SCALE_REPEAT=N, SCALE_BIG=0 to skip the batch-1024 runs)
 set -u
 GTSIM=${GTSIM:-build/gtsim}
 BASE_REV=${BASE_REV:-7c2bd29}
 models=${SCALE_MODELS:-resnet50 bert-128 vit-b16 mobilenetv2}
 scheds=${SCALE_SCHEDS:-tvm graphturbo}
+configs=${SCALE_CONFIGS:-stcp920 stcp920-hw}
 repeat=${SCALE_REPEAT:-3}
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
@@ -94,7 +95,7 @@ echo
 echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
-  for cfg in stcp920 stcp920-hw; do
+  for cfg in $configs; do
     for s in $scheds; do
       # this tree, its checks inline and the base in turn, SCALE_REPEAT times: the medians
       nl=() il=() bl=()
