@@ -5,7 +5,8 @@
 // neighbours only (O(log n)). Each region keeps what every byte range holds in an interval map
 // (SpanMap: disjoint ranges, adjacent equal ones merged): the tile, the write that left it and
 // the reads since; an access walks it once per contiguous run of its pattern, so a transfer of
-// R rows costs O(R log n), like its DDR timing. Races are decided by happens-before (hb.h), not
+// R rows costs O(R log n), like its DDR timing (a tensor stored a block of columns at a time is
+// held out of the map until its blocks join: "held writes", below). Races are decided by happens-before (hb.h), not
 // by time: an access must happen after the region's allocation, a read after the write of every
 // byte it reads, a write after the last write and every read since of every byte it writes, a
 // free after all of them, an allocation after the free of any bytes it takes over.
@@ -295,6 +296,108 @@ bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *
     return !hit;
   });
   return hit;
+}
+
+// Writes `tile` (by compute or not) into the bytes of ap in m, a run of the pattern at a time.
+static void spans_put(SpanMap &m, const GsAccess &ap, uint32_t tile, bool by_compute) {
+  SpanCursor c{m.end(), m.end(), false};
+  const Span s{0, tile, by_compute};
+  for_each_run(ap, [&](int64_t lo, int64_t hi) {
+    if (span_extend(m, &c, lo, hi, s)) return true;
+    SpanMap::iterator before;
+    SpanMap::iterator it = span_seek(m, c.cur, lo, &before);
+    c.cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
+    c.next_known = false;
+    return true;
+  });
+}
+
+// ---- held writes ----
+// A tensor stored a block of columns at a time (a conv's output, 32 channels of a 128-channel
+// pixel per store) is written as rows at one stride, each store's rows beside the last one's.
+// Put into the ranges one by one, the first store of a block cuts the region into a range per
+// row and the next ones join them back, a tree step per row. Held, a store that continues the
+// columns of a held write on the same rows widens it instead, and the block reaches the ranges
+// as one write, whole rows at a time (one range when its rows have no gaps left). The ranges
+// are the same: held writes are disjoint (a write settles every held write it may meet, but
+// the one it continues), so the order in which they reach the ranges does not matter, and
+// every access that reads the ranges settles the held writes it may meet first.
+
+// May a and b share a byte? Not when their extents do not meet, nor when both are rows at one
+// stride S (one plane) whose columns (their bytes' offsets modulo S) do not meet: the column
+// blocks of one tensor, whatever their rows.
+static bool may_meet(const GsAccess &a, const GsAccess &b) {
+  if (a.base >= timing_access_extent(&b) || b.base >= timing_access_extent(&a)) return false;
+  const int64_t S = a.row_stride;
+  if (S != b.row_stride || a.rows < 2 || b.rows < 2 || a.row_bytes >= S || b.row_bytes >= S ||
+      std::max<int64_t>(1, a.planes) != 1 || std::max<int64_t>(1, b.planes) != 1)
+    return true;
+  int64_t d = ((b.base - a.base) % S + S) % S;  // b's first column, from a's
+  return d < a.row_bytes || S - d < b.row_bytes;
+}
+
+// Held write k of g into its ranges, out of the list.
+void MemoryState::settle_one(Region &g, int k) {
+  const HeldWrite &h = g.held[k];
+  spans_put(g.spans, h.ap, h.tile, h.by_compute);
+  std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);
+  g.nheld--;
+}
+
+// The held writes of g that may meet ap (every one when ap is null) into its ranges.
+void MemoryState::settle(Region &g, const GsAccess *ap) {
+  for (int k = g.nheld; k-- > 0;)
+    if (!ap || may_meet(g.held[k].ap, *ap)) settle_one(g, k);
+}
+
+// Does ap (of tile, by compute or not) continue h's columns, to the right or to the left, on the
+// same rows at the same stride, the two together no wider than the stride?
+static bool beside(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
+  return h.tile == tile && h.by_compute == by_compute && h.ap.rows == ap.rows &&
+         h.ap.row_stride == ap.row_stride && h.ap.row_bytes + ap.row_bytes <= ap.row_stride &&
+         (h.ap.base + h.ap.row_bytes == ap.base || ap.base + ap.row_bytes == h.ap.base);
+}
+
+// Holds a write of tile into ap when its rows have gaps (one plane, two rows or more): it
+// widens the held write of the same tile and writer kind whose columns it continues, on the
+// same rows at the same stride, or is held itself (the oldest held write settled when there
+// is no room). False for any other write, which the caller puts into the ranges.
+bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_compute) {
+  if (ap.rows < 2 || ap.row_bytes >= ap.row_stride || std::max<int64_t>(1, ap.planes) != 1)
+    return false;
+  int join = -1;
+  for (int k = 0; k < g.nheld && join < 0; k++)
+    if (beside(g.held[k], ap, tile, by_compute)) join = k;
+  for (int k = g.nheld; k-- > 0;)
+    if (k != join && may_meet(g.held[k].ap, ap)) {
+      settle_one(g, k);
+      if (join > k) join--;
+    }
+  if (join < 0) {
+    if (g.nheld == Region::kHeld) settle_one(g, 0);
+    g.held[g.nheld++] = HeldWrite{ap, tile, by_compute};
+    return true;
+  }
+  // widened, it may now continue another held write's columns (two queues storing the column
+  // blocks of the same rows from either end): the two become one
+  HeldWrite &h = g.held[join];
+  h.ap.base = std::min(h.ap.base, ap.base);
+  h.ap.row_bytes += ap.row_bytes;
+  for (int k = 0; k < g.nheld; k++)
+    if (k != join && beside(g.held[k], h.ap, h.tile, h.by_compute)) {
+      h.ap.base = std::min(h.ap.base, g.held[k].ap.base);
+      h.ap.row_bytes += g.held[k].ap.row_bytes;
+      std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);  // disjoint: no settling needed
+      g.nheld--;
+      break;
+    }
+  return true;
+}
+
+const SpanMap &MemoryState::contents(uint32_t r) {
+  Region *g = find(r);
+  if (g) settle(*g, nullptr);
+  return region(r).spans;
 }
 
 // ---- allocation ----
@@ -638,6 +741,7 @@ std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mar
   if (!g) return e;
   e = unordered(*g, r, ap, who, false, "read of");
   if (!e.empty()) return e;
+  settle(*g, &ap);
   bool partial = false;
   e = holds(r, tile, ap, "read of", &partial);
   if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
@@ -651,34 +755,31 @@ std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Ma
   std::string e;
   Region *g = usable(r, ap, who, "write of bytes", &e);
   if (!g) return e;
-  if (acc) e = unordered(*g, r, ap, who, false, "accumulation into");
+  if (acc) {
+    e = unordered(*g, r, ap, who, false, "accumulation into");
+    settle(*g, &ap);
+  }
   if (e.empty() && acc) e = holds(r, tile, ap, "accumulation into");
   if (e.empty()) e = unordered(*g, r, ap, who, true, "write into");
   if (!e.empty()) return e;
-  SpanMap &m = g->spans;
-  SpanCursor c{m.end(), m.end(), false};
-  const Span s{0, tile, by_compute};
-  for_each_run(ap, [&](int64_t lo, int64_t hi) {
-    if (span_extend(m, &c, lo, hi, s)) return true;
-    SpanMap::iterator before;
-    SpanMap::iterator it = span_seek(m, c.cur, lo, &before);
-    c.cur = span_write(m, it, before, lo, hi, Span{hi, tile, by_compute});
-    c.next_known = false;
-    return true;
-  });
+  if (acc || !hold(*g, ap, tile, by_compute)) {
+    settle(*g, &ap);
+    spans_put(g->spans, ap, tile, by_compute);
+  }
   log_access(*g, r, true, who, ap);
   return std::string();
 }
 
-std::string MemoryState::outputs_check() const {
+std::string MemoryState::outputs_check() {
   std::string s;
   std::vector<uint32_t> ids = outputs_;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (uint32_t r : ids) {
-    const Region &g = region(r);
-    if (!g.final || g.state != RS_LIVE) continue;  // a freed output is reported at its free
-    std::string e = holds(r, g.final, memory_range(0, g.bytes), "program output");
+    Region *g = find(r);
+    if (!g || !g->final || g->state != RS_LIVE) continue;  // a freed output is reported at its free
+    settle(*g, nullptr);
+    std::string e = holds(r, g->final, memory_range(0, g->bytes), "program output");
     if (!e.empty()) s += e + "\n";
   }
   return s;

@@ -78,11 +78,24 @@ struct QueueAccesses {
 // of regions, and growing each one's vectors anew was a sixth of the checks' time.
 using AccessLog = std::vector<QueueAccesses>;
 
+// A strided write kept out of its region's ranges for now (MemoryState::hold): the bytes of ap
+// hold `tile`.
+struct HeldWrite {
+  GsAccess ap{};
+  uint32_t tile = 0;
+  bool by_compute = false;
+};
+
 struct Region {
   RegionState state = RS_NEVER;
   int buf = -1;
   int64_t offset = 0, bytes = 0;
-  SpanMap spans;       // what each byte range holds
+  SpanMap spans;       // what each byte range holds, but for the held writes
+  // Strided writes not in spans yet, oldest first; their extents are disjoint, and what is in
+  // spans of their bytes is older than they are (MemoryState::hold).
+  static const int kHeld = 8;
+  HeldWrite held[kHeld];
+  int nheld = 0;
   AccessLog writes, reads;
   uint32_t final = 0;  // a program output: the tile it must hold when the run ends
   Mark alloc;          // its allocation: every access must happen after it
@@ -125,7 +138,10 @@ class MemoryState {
                     bool by_compute);
   // The end-of-run check of the program outputs: one line per output region that is not live
   // or does not hold its final tile in all its bytes (empty when all do).
-  std::string outputs_check() const;
+  std::string outputs_check();
+  // Region r's ranges with its held writes in them (what a byte-by-byte model of the writes
+  // holds; tests compare the two).
+  const SpanMap &contents(uint32_t r);
   // Drops the access records every running queue is ordered after (HbClocks::floor) from the
   // regions accessed since the last call; the model calls it when the floor moves, so the logs
   // hold the accesses since the last chip barrier, not the whole run's.
@@ -150,6 +166,9 @@ class MemoryState {
   std::vector<std::vector<AccessRec>> spare_;  // emptied record vectors, for the next logs
   // (the checks of one access find region r once: g is its entry)
   void log_access(Region &g, uint32_t r, bool write, Mark who, const GsAccess &ap);
+  bool hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_compute);
+  void settle_one(Region &g, int k);
+  void settle(Region &g, const GsAccess *ap);
   Region *usable(uint32_t r, const GsAccess &ap, Mark who, const char *what, std::string *e);
   void release_logs(Region &g);
   void spare_log(std::vector<AccessRec> &v);

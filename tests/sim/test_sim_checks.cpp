@@ -52,21 +52,38 @@ struct RangeBench {
     assert_true(m.alloc(r, 0, 0, 96, 0, 0, who).empty());
     bytes.assign(96, 0);
   }
-  // writes ap with tile (by compute or not), then compares the region's ranges with the model:
-  // maximal runs of equal non-zero bytes
+  // writes ap with tile (by compute or not), then compares the region's ranges with the model
   void write(const GsAccess &ap, uint32_t tile, bool comp) {
+    put(ap, tile, comp);
+    check();
+  }
+  // writes ap with tile into the region and into the model
+  void put(const GsAccess &ap, uint32_t tile, bool comp) {
     who.i++;
     assert_true(m.write(r, tile, ap, who, false, comp).empty());
     for (int64_t i = 0; i < ap.rows; i++)
       for (int64_t b = 0; b < ap.row_bytes; b++)
         bytes[(size_t)(ap.base + i * ap.row_stride + b)] = (int)tile * 2 + comp;
+  }
+  // a read of ap expecting tile passes exactly when every byte of it holds tile in the model
+  void read(const GsAccess &ap, uint32_t tile) {
+    who.i++;
+    bool all = true;
+    for (int64_t i = 0; i < ap.rows; i++)
+      for (int64_t b = 0; b < ap.row_bytes; b++)
+        all = all && bytes[(size_t)(ap.base + i * ap.row_stride + b)] / 2 == (int)tile;
+    assert_int_equal(m.read(r, tile, ap, who).empty(), all);
+  }
+  // the region's ranges (its held writes settled) against the model: maximal runs of equal
+  // non-zero bytes
+  void check() {
     std::vector<std::pair<int64_t, int64_t>> want;
     for (int64_t b = 0; b < 96; b++) {
       if (!bytes[(size_t)b]) continue;
       if (b > 0 && bytes[(size_t)b] == bytes[(size_t)b - 1]) want.back().second = b + 1;
       else want.push_back({b, b + 1});
     }
-    const SpanMap &sp = m.region(r).spans;
+    const SpanMap &sp = m.contents(r);
     assert_int_equal(sp.size(), want.size());
     size_t k = 0;
     for (const auto &e : sp) {
@@ -120,6 +137,54 @@ static void ranges_match_bytes_slices(void **) {
         t.write(GsAccess{p0 * k * w + j * w, w, px - p0, k * w, 1, (px - p0) * k * w}, tile, comp);
       }
     }
+  }
+}
+
+// A tensor's column blocks, as a conv stores them (memory.cpp, "held writes"): a region of rows
+// at a stride of S bytes, each store one block of c columns over a run of rows, blocks
+// coming from either end as two queues would store them, and among them other strided and
+// whole writes, now and then of another tile or by compute, and reads. The region keeps some
+// stores out of its ranges; a read must still see every byte as the model holds it (the
+// verdict is the model's: every byte of the read holds its tile), and the ranges, looked at
+// now and then (their held writes settled), must be the model's.
+static void held_writes_match_bytes(void **) {
+  RangeBench t;
+  Rng g{0x3c6ef372fe94f82bull};
+  // a block: c columns of rows r0 .. r0 + n; now and then shifted off the blocks' grid by a few
+  // bytes, so that it meets one or two blocks in part
+  auto pattern = [&](int64_t S, int64_t c) {
+    int64_t rows = 96 / S, r0 = rnd(&g) % 3 == 0 ? (int64_t)(rnd(&g) % (uint64_t)rows) : 0;
+    int64_t n = rows - r0 - (rnd(&g) % 4 == 0 && rows - r0 > 1 ? 1 : 0);
+    int64_t j = (int64_t)(rnd(&g) % (uint64_t)(S / c));
+    int64_t shift = rnd(&g) % 5 == 0 ? (int64_t)(rnd(&g) % (uint64_t)c) : 0;
+    if (r0 * S + j * c + shift + (n - 1) * S + c > 96) {  // past the region's end
+      if (n > 1) n--;
+      else shift = 0;
+    }
+    return GsAccess{r0 * S + j * c + shift, c, n, S, 1, n * S};
+  };
+  for (int trial = 0; trial < 400; trial++) {
+    t.start();
+    int64_t S = 16 * (1 + (int64_t)(rnd(&g) % 2)), c = 4 * (1 + (int64_t)(rnd(&g) % 2));
+    uint32_t main_tile = 1 + (uint32_t)(rnd(&g) % 2);
+    for (int k = 0; k < 40; k++) {
+      uint64_t what = rnd(&g) % 10;
+      uint32_t tile = rnd(&g) % 6 == 0 ? 3 : main_tile;
+      bool comp = rnd(&g) % 9 == 0;
+      if (what < 6) {
+        t.put(pattern(S, c), tile, comp);
+      } else if (what < 8) {
+        int64_t row = 1 + (int64_t)(rnd(&g) % 8), rows = 1 + (int64_t)(rnd(&g) % 6);
+        int64_t stride = row + (int64_t)(rnd(&g) % 6), base = (int64_t)(rnd(&g) % 16);
+        t.put(GsAccess{base, row, rows, stride, 1, rows * stride}, tile, comp);
+      } else {
+        GsAccess ap = rnd(&g) % 2 ? pattern(S, c) : memory_range((int64_t)(rnd(&g) % 64), 32);
+        int held = t.bytes[(size_t)ap.base] / 2;
+        t.read(ap, held && rnd(&g) % 4 ? (uint32_t)held : tile);
+      }
+      if (rnd(&g) % 4 == 0) t.check();
+    }
+    t.check();
   }
 }
 
@@ -488,6 +553,7 @@ int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ranges_match_bytes),
       cmocka_unit_test(ranges_match_bytes_slices),
+      cmocka_unit_test(held_writes_match_bytes),
       cmocka_unit_test(pieces_of_a_region),
       cmocka_unit_test(operands_with_extent),
       cmocka_unit_test(results_side_by_side),
