@@ -6,10 +6,11 @@
 // (SpanMap: disjoint ranges, adjacent equal ones merged): the tile, the write that left it and
 // the reads since; an access walks it once per contiguous run of its pattern, so a transfer of
 // R rows costs O(R log n), like its DDR timing (a tensor stored a block of columns at a time is
-// held out of the map until its blocks join: "held writes", below). Races are decided by happens-before (hb.h), not
-// by time: an access must happen after the region's allocation, a read after the write of every
-// byte it reads, a write after the last write and every read since of every byte it writes, a
-// free after all of them, an allocation after the free of any bytes it takes over.
+// held out of the map until its blocks join: "held writes", below). Races are decided by
+// happens-before (hb.h), not by time: an access must happen after the region's allocation, a
+// read after the write of every byte it reads, a write after the last write and every read
+// since of every byte it writes, a free after all of them, an allocation after the free of any
+// bytes it takes over.
 #include "memory.h"
 
 #include <algorithm>
