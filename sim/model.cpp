@@ -286,12 +286,12 @@ void SimModel::timer_step() {
 
 // Runs queue qid, due from its timed sleep. When that was a chunk of a transfer, the transfer
 // goes on here (mov_stream) and the queue's method is entered only when it has ended: what
-// queue_run would do, without its fetch and dispatch for every chunk.
+// queue_run would do, without its fetch and dispatch for every chunk. Under chunks, stage 3 is
+// a chunk in flight (mov_stream alone sets it), so the instruction is not read: its line and
+// the queue's phase were two of a chunk's ten L1 misses.
 void SimModel::run_due(int qid) {
   QState &q = queues[(size_t)qid];
-  if (!flows_on_ && q.x.stage == 3 && q.phase == QState::EXEC && q.in->op == I_MOV &&
-      mov_stream(q, qid, q.pc))
-    return;
+  if (!flows_on_ && q.x.stage == 3 && mov_stream(q, qid, q.pc)) return;
   queue_run(qid);
 }
 
