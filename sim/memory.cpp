@@ -337,12 +337,23 @@ static bool may_meet(const GsAccess &a, const GsAccess &b) {
   return d < a.row_bytes || S - d < b.row_bytes;
 }
 
+// Held write k of g out of the list (the rest keep their order).
+static void held_drop(Region &g, int k) {
+  std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);
+  g.nheld--;
+}
+
 // Held write k of g into its ranges, out of the list.
 void MemoryState::settle_one(Region &g, int k) {
   const HeldWrite &h = g.held[k];
   spans_put(g.spans, h.ap, h.tile, h.by_compute);
-  std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);
-  g.nheld--;
+  held_drop(g, k);
+}
+
+// h widened by the columns of b, which continue them (beside).
+static void held_widen(HeldWrite &h, const GsAccess &b) {
+  h.ap.base = std::min(h.ap.base, b.base);
+  h.ap.row_bytes += b.row_bytes;
 }
 
 // The held writes of g that may meet ap (every one when ap is null) into its ranges.
@@ -382,14 +393,11 @@ bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_com
   // widened, it may now continue another held write's columns (two queues storing the column
   // blocks of the same rows from either end): the two become one
   HeldWrite &h = g.held[join];
-  h.ap.base = std::min(h.ap.base, ap.base);
-  h.ap.row_bytes += ap.row_bytes;
+  held_widen(h, ap);
   for (int k = 0; k < g.nheld; k++)
     if (k != join && beside(g.held[k], h.ap, h.tile, h.by_compute)) {
-      h.ap.base = std::min(h.ap.base, g.held[k].ap.base);
-      h.ap.row_bytes += g.held[k].ap.row_bytes;
-      std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);  // disjoint: no settling needed
-      g.nheld--;
+      held_widen(h, g.held[k].ap);
+      held_drop(g, k);  // both held, so disjoint: nothing to settle
       break;
     }
   return true;

@@ -248,14 +248,13 @@ void SimModel::timer_step() {
   auto cancelled = [&](const Wakeup &w) { return w.who < 0 && -1 - w.who != (int64_t)flow_token_; };
   // The kernel is asked whether anything else is due at this instant before each instant after
   // the first, and again only when the model has notified an event since it last said no
-  // (notified_): nothing else it does makes kernel activity.
-  bool idle_known = false;
-  uint64_t idle_at = 0;
+  // (notified_): nothing else it does makes kernel activity. idle_at: notified_ when it last
+  // said no (never yet: another value).
+  uint64_t idle_at = notified_ - 1;
   guarded([&]() {
     for (bool first = true;; first = false) {
-      if (!first && !(idle_known && idle_at == notified_)) {
+      if (!first && idle_at != notified_) {
         if (sc_pending_activity_at_current_time()) break;
-        idle_known = true;
         idle_at = notified_;
       }
       while (!wakeups_.empty() && cancelled(wakeups_.top())) wakeups_.extract_top();
