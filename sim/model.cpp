@@ -213,7 +213,7 @@ double SimModel::now() const { return (double)(now_ps_ - start_ps_) / ps_per_cyc
 
 // Puts queue q to sleep until model time t (timer_step runs it then) and says so; false when t
 // is not later than now (the queue goes on at once).
-bool SimModel::sleep_until(QState &q, double t) {
+__attribute__((always_inline)) inline bool SimModel::sleep_until(QState &q, double t) {
   uint64_t target = start_ps_ + (uint64_t)timing_llround(t * ps_per_cycle_);
   if (target <= now_ps_) return false;
   wakeups_.insert({target, &q - queues.data()});
@@ -656,7 +656,7 @@ static void ports_into(BwUse *u, const MovPath &mp) {
 }
 
 // ready: q.uses hold this path's previous piece, of the same size (mov_stream).
-void SimModel::path_ports(QState &q, const MovPath &mp, bool ready) {
+__attribute__((always_inline)) inline void SimModel::path_ports(QState &q, const MovPath &mp, bool ready) {
   if (one_port_copy(mp)) return;
   BwUse *u = q.uses.data() + q.ddr_uses.size();
   if (flows_on_) ports_into<true, false>(u, mp);
@@ -671,7 +671,7 @@ void SimModel::path_ports(QState &q, const MovPath &mp, bool ready) {
 // resources idle until q.x.t. q.x.stall adds the cycles its chunks waited for busy resources.
 // Stage 1: not started; 2: streaming; 3: chunk q.x.c in flight until q.x.end. True while the
 // queue sleeps.
-bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
+__attribute__((always_inline)) inline bool SimModel::mov_stream(QState &q, int qid, size_t idx) {
   QStep &x = q.x;
   if (x.stage == 1) {
     x.stage = 2;

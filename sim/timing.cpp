@@ -13,19 +13,6 @@
 #include <memory>
 #include <numeric>
 
-double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
-  double end = now, dur = 0;
-  for (int i = 0; i < nuses; i++) {
-    BwResource *r = uses[i].res;
-    r->free_at = std::max(now, r->free_at) + uses[i].dur;
-    end = std::max(end, r->free_at);
-    dur = std::max(dur, uses[i].dur);
-    r->busy += uses[i].dur;
-    r->bytes += uses[i].nbytes;
-  }
-  if (start_out) *start_out = end - dur;
-  return end;
-}
 
 // The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel
 // count are powers of two (every shipped config) their shifts, so that a row inside one

@@ -4,6 +4,7 @@
 #ifndef GS_TIMING_H
 #define GS_TIMING_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -73,7 +74,19 @@ inline void timing_bw_ready(BwUse *u) {
 // resources. FIFO per resource: whoever reserves first goes first.
 // The uses must be ready (timing_bw_ready: d_r is their dur): a transfer's chunks reuse its
 // path's figures, where computing them per chunk was a division and a rounding per resource.
-double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out);
+inline double timing_bw_reserve(const BwUse *uses, int nuses, double now, double *start_out) {
+  double end = now, dur = 0;
+  for (int i = 0; i < nuses; i++) {
+    BwResource *r = uses[i].res;
+    r->free_at = std::max(now, r->free_at) + uses[i].dur;
+    end = std::max(end, r->free_at);
+    dur = std::max(dur, uses[i].dur);
+    r->busy += uses[i].dur;
+    r->bytes += uses[i].nbytes;
+  }
+  if (start_out) *start_out = end - dur;
+  return end;
+}
 
 // DDR address mapping: bytes of [addr, addr + len) per channel, channel = (addr / interleave)
 // % channels, after rounding the access out to whole bursts (timing_burst_span: a partial

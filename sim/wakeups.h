@@ -16,6 +16,7 @@
 #ifndef GS_WAKEUPS_H
 #define GS_WAKEUPS_H
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -52,29 +53,28 @@ class Wakeups {
 
  private:
   // As the kernel's: the earlier child replaces the parent only when strictly earlier, and the
-  // right child only when strictly earlier than the winner so far.
-  // (The entry moving down is held aside and written once where it stops, rather than swapped
-  // at every level: the same comparisons, so the same heap. Which child wins follows the times,
-  // so it is taken with masks, not branches: GCC compiled the conditional expressions written
-  // here before as branches, and they mispredicted three times per extraction, 70% of the
-  // simulating thread's mispredictions on stcp920-hw. A missing right child is the end, which
-  // is never earlier.)
+  // right child only when strictly earlier than the winner so far. Taken in another order, the
+  // same choice: the child to move up is the right one when it is strictly earlier than the
+  // left, and it moves up when strictly earlier than the entry. (When the left child is earlier
+  // than the entry, both rules take the right one when it is earlier than the left. When it is
+  // not, the kernel takes the right one when it is earlier than the entry, which it then is
+  // than the left too, and so does this; otherwise neither moves.) The entry moving down is held
+  // aside and written once where it stops, rather than swapped at every level. The choice of
+  // child is a count, not a branch (it follows the times: as branches, such choices
+  // mispredicted three times per extraction); a missing right child is the end, never earlier.
+  // test_sim_timing's wakeups_as_kernel_heap checks the order against the kernel's heap.
   void sift_down(size_t i) {
     size_t n = heap_.size() - 2;
-    const Wakeup e = heap_[i];
-    const Wakeup *h = heap_.data();
+    Wakeup *h = heap_.data();
+    const Wakeup e = h[i];
     for (size_t l; (l = 2 * i) <= n;) {
       uint64_t lt = h[l].t, rt = h[l + 1].t;
-      uint64_t lm = 0 - (uint64_t)(lt < e.t);  // all ones when the left child is earlier
-      size_t best = i ^ ((l ^ i) & lm);
-      uint64_t best_t = e.t ^ ((lt ^ e.t) & lm);
-      uint64_t rm = 0 - (uint64_t)(rt < best_t);  // ... the right child, than both
-      best ^= ((l + 1) ^ best) & rm;
-      if (best == i) break;
-      heap_[i] = heap_[best];
-      i = best;
+      size_t c = l + (size_t)(rt < lt);
+      if (std::min(lt, rt) >= e.t) break;
+      h[i] = h[c];
+      i = c;
     }
-    heap_[i] = e;
+    h[i] = e;
   }
 
   // [0] unused: the heap is 1-indexed. Its last slot holds kEnd, later than any entry, so that
