@@ -53,27 +53,25 @@ class Wakeups {
 
  private:
   // As the kernel's: the earlier child replaces the parent only when strictly earlier, and the
-  // right child only when strictly earlier than the winner so far. Taken in another order, the
-  // same choice: the child to move up is the right one when it is strictly earlier than the
-  // left, and it moves up when strictly earlier than the entry. (When the left child is earlier
-  // than the entry, both rules take the right one when it is earlier than the left. When it is
-  // not, the kernel takes the right one when it is earlier than the entry, which it then is
-  // than the left too, and so does this; otherwise neither moves.) The entry moving down is held
-  // aside and written once where it stops, rather than swapped at every level. The choice of
-  // child is a count, not a branch (it follows the times: as branches, such choices
-  // mispredicted three times per extraction); a missing right child is the end, never earlier.
+  // right child only when strictly earlier than the winner so far. That is: along the path of
+  // earlier children from i (the right one when strictly earlier than the left: on a tie both
+  // have the winner's time), whose times only grow, every entry strictly earlier than e moves
+  // up a level, and e takes the place of the first that is not. Found here as Floyd does: every
+  // entry of the path moves up, down to the last level, then those that are not strictly earlier
+  // than e move back down from the bottom, where e (the heap's last entry) usually belongs. Each
+  // level down is then a comparison of two children and no test of e, whose outcome would be a
+  // branch to mispredict. A missing right child is the end, never earlier.
   // test_sim_timing's wakeups_as_kernel_heap checks the order against the kernel's heap.
-  void sift_down(size_t i) {
-    size_t n = heap_.size() - 2;
+  void sift_down(size_t from) {
+    size_t n = heap_.size() - 2, i = from;
     Wakeup *h = heap_.data();
     const Wakeup e = h[i];
     for (size_t l; (l = 2 * i) <= n;) {
-      uint64_t lt = h[l].t, rt = h[l + 1].t;
-      size_t c = l + (size_t)(rt < lt);
-      if (std::min(lt, rt) >= e.t) break;
+      size_t c = l + (size_t)(h[l + 1].t < h[l].t);
       h[i] = h[c];
       i = c;
     }
+    for (; i > from && h[i / 2].t >= e.t; i /= 2) h[i] = h[i / 2];
     h[i] = e;
   }
 
