@@ -276,7 +276,7 @@ void SimModel::timer_step() {
         w = wakeups_.extract_top();
       }
       if (flow_due) flow_step();
-      for (int qid : due_) queue_run(qid);
+      for (int qid : due_) run_due(qid);
     }
   });
   in_timer_ = false;
