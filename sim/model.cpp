@@ -652,7 +652,11 @@ template <bool kFlows, bool kReady>
 static void ports_into(BwUse *u, const MovPath &mp) {
   BwResource *p0 = mp.ports[0] ? pick_port<kFlows>(*mp.ports[0], nullptr) : nullptr;
   if (p0) set_port<kReady>(u++, p0);
-  if (mp.ports[1]) set_port<kReady>(u, pick_port<kFlows>(*mp.ports[1], mp.same_buf ? p0 : nullptr));
+  // (skip written only where there is one: with nullptr the choice is left without a test of
+  // it, which GCC compiled as branches)
+  if (mp.ports[1])
+    set_port<kReady>(u, mp.same_buf ? pick_port<kFlows>(*mp.ports[1], p0)
+                                    : pick_port<kFlows>(*mp.ports[1], nullptr));
 }
 
 // ready: q.uses hold this path's previous piece, of the same size (mov_stream).
