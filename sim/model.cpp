@@ -288,7 +288,7 @@ void SimModel::timer_step() {
 // queue_run would do, without its fetch and dispatch for every chunk. Under chunks, stage 3 is
 // a chunk in flight (mov_stream alone sets it), so the instruction is not read: its line and
 // the queue's phase were two of a chunk's ten L1 misses.
-void SimModel::run_due(int qid) {
+__attribute__((always_inline)) inline void SimModel::run_due(int qid) {
   QState &q = queues[(size_t)qid];
   if (!flows_on_ && q.x.stage == 3 && mov_stream(q, qid, q.pc)) return;
   queue_run(qid);
