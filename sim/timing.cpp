@@ -13,7 +13,6 @@
 #include <memory>
 #include <numeric>
 
-
 // The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel
 // count are powers of two (every shipped config) their shifts, so that a row inside one
 // interleave segment costs no division (the walk was a seventh of a simulation on stcp920).
