@@ -16,7 +16,6 @@
 #ifndef GS_WAKEUPS_H
 #define GS_WAKEUPS_H
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
