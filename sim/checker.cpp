@@ -179,8 +179,8 @@ void SimChecker::apply(const CheckOp &op, const GsInst *in) {
 
 // Checks the memory accesses of queue q's instruction op.idx.
 void SimChecker::check_access(const CheckOp &op, const GsInst &in) {
-  std::string e = m_.check_access(op.q, op.idx, in);
-  if (e.empty()) return;
+  std::string e;
+  if (m_.check_access(op.q, op.idx, in, &e)) return;
   error_ = m_.located_error(op.q, op.idx, in, op.cycle, e);
   error_cycle_ = op.cycle;
   failed_.store(true, std::memory_order_release);

@@ -512,8 +512,7 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
     return "free of region " + region_name(r) + ", a program output: it must hold its final tile " +
            tile_name(g.final) + " when the run ends";
   std::string e = live_check(g, r, who);
-  if (e.empty()) e = unordered(g, r, memory_range(0, g.bytes), who, true, "free of");
-  if (!e.empty()) return e;
+  if (!e.empty() || !unordered(g, r, memory_range(0, g.bytes), who, true, "free of", &e)) return e;
   Buffer &B = bufs[(size_t)g.buf];
   B.live.erase(g.offset);
   B.occupancy -= g.bytes;
@@ -546,12 +545,13 @@ std::string MemoryState::bounds(const Region &g, uint32_t r, const GsAccess &ap,
 }
 
 // The first access in `log` by another queue that does not happen before `who` and touches
-// pattern *ap (any access when ap is null): the message "WHAT bytes [a, b) of region R: OTHER by
-// queue Q2, instruction I2, which does not happen before it: missing synchronisation", or "".
+// pattern *ap (any access when ap is null): false and *e the message "WHAT bytes [a, b) of region
+// R: OTHER by queue Q2, instruction I2, which does not happen before it: missing
+// synchronisation", or true when there is none.
 // Each queue's records are in program order, so only those at epochs `who` does not know of —
 // the last few — are looked at.
-std::string MemoryState::first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap,
-                                         Mark who, const char *what, const char *other) {
+bool MemoryState::first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap, Mark who,
+                                  const char *what, const char *other, std::string *e) {
   for (const QueueAccesses &ql : log) {
     if (ql.q == who.q) continue;
     uint32_t seen = hb->known(who.q, ql.q);
@@ -559,10 +559,11 @@ std::string MemoryState::first_unordered(uint32_t r, const AccessLog &log, const
     for (size_t j = v.size(); j-- > 0 && v[j].e > seen;) {
       int64_t lo = v[j].ap.base, hi = timing_access_extent(&v[j].ap);
       if (ap && !memory_overlap(*ap, v[j].ap, &lo, &hi)) continue;
-      return race(what, r, lo, hi, other, Mark{ql.q, v[j].e, v[j].i});
+      *e = race(what, r, lo, hi, other, Mark{ql.q, v[j].e, v[j].i});
+      return false;
     }
   }
-  return std::string();
+  return true;
 }
 
 // Drops the records of one queue's log that every running queue is ordered after.
@@ -607,6 +608,7 @@ void MemoryState::log_access(Region &g, uint32_t r, bool write, Mark who, const 
   }
   std::vector<AccessRec> &v = log[k].v;
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
+  if (v.capacity() < 16) v.reserve(16);
   v.push_back(AccessRec{who.e, who.i, ap});
   size_t n = v.size();
   if (n >= 8 && (n & (n - 1)) == 0) prune_queue_log(v, *hb, who.q);  // amortised O(1)
@@ -645,12 +647,11 @@ void MemoryState::prune_logs() {
 }
 
 // The accesses the bytes of ap must come after: every write of them by another queue and
-// (writes: `who` writes or frees them) every read. The message, or "".
-std::string MemoryState::unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who,
-                                   bool writes, const char *what) {
-  std::string e = first_unordered(r, g.writes, &ap, who, what, "written");
-  if (e.empty() && writes) e = first_unordered(r, g.reads, &ap, who, what, "read");
-  return e;
+// (writes: `who` writes or frees them) every read. False with *e the message when one does not.
+bool MemoryState::unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who, bool writes,
+                            const char *what, std::string *e) {
+  return first_unordered(r, g.writes, &ap, who, what, "written", e) &&
+         (!writes || first_unordered(r, g.reads, &ap, who, what, "read", e));
 }
 
 namespace {
@@ -701,10 +702,10 @@ bool MemoryState::short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, i
   return bad_lo > ap.base;  // every byte of the pattern before the first bad one holds `tile`
 }
 
-// Every byte of ap must hold `tile`; else the message for the first stretch that does not, led
-// by `what` ("read of").
-std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
-                               bool *partial_compute) const {
+// Every byte of ap must hold `tile`; else false, and *e the message for the first stretch that
+// does not, led by `what` ("read of").
+bool MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
+                        std::string *e, bool *partial_compute) const {
   const Region &g = region(r);
   Bad bad;
   bool found = false;
@@ -721,16 +722,18 @@ std::string MemoryState::holds(uint32_t r, uint32_t tile, const GsAccess &ap, co
         return !found;
       });
   }
-  if (!found) return std::string();
+  if (!found) return true;
   if (partial_compute) *partial_compute = short_compute(r, tile, ap, bad.lo);
   std::string head = std::string(what) + " region " + region_name(r) + " expects tile " + tile_name(tile);
   bool whole = bad.lo == 0 && bad.hi == g.bytes;
   char range[96];
   snprintf(range, sizeof range, "bytes [%" PRId64 ", %" PRId64 ")", bad.lo, bad.hi);
   if (bad.held == 0)
-    return head + ", but nothing was ever written into " + (whole ? std::string("the region") : range + std::string(" of it"));
-  return head + ", but " + (whole ? std::string("it holds") : range + std::string(" of it hold")) + " tile " +
+    *e = head + ", but nothing was ever written into " + (whole ? std::string("the region") : range + std::string(" of it"));
+  else
+    *e = head + ", but " + (whole ? std::string("it holds") : range + std::string(" of it hold")) + " tile " +
          tile_name(bad.held) + " (stale)";
+  return false;
 }
 
 // Region r when it is live, its allocation happens before `who` and pattern ap lies inside it;
@@ -744,39 +747,35 @@ Region *MemoryState::usable(uint32_t r, const GsAccess &ap, Mark who, const char
   return nullptr;
 }
 
-std::string MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who) {
-  std::string e;
-  Region *g = usable(r, ap, who, "read of bytes", &e);
-  if (!g) return e;
-  e = unordered(*g, r, ap, who, false, "read of");
-  if (!e.empty()) return e;
+bool MemoryState::read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, std::string *e) {
+  Region *g = usable(r, ap, who, "read of bytes", e);
+  if (!g || !unordered(*g, r, ap, who, false, "read of", e)) return false;
   settle(*g, &ap);
   bool partial = false;
-  e = holds(r, tile, ap, "read of", &partial);
-  if (partial) e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
-  if (!e.empty()) return e;
+  if (!holds(r, tile, ap, "read of", e, &partial)) {
+    if (partial) *e += " (after the part of the tile a gemm/vec wrote: it wrote less than is read)";
+    return false;
+  }
   log_access(*g, r, false, who, ap);
-  return std::string();
+  return true;
 }
 
-std::string MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
-                               bool by_compute) {
-  std::string e;
-  Region *g = usable(r, ap, who, "write of bytes", &e);
-  if (!g) return e;
+bool MemoryState::write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
+                        bool by_compute, std::string *e) {
+  Region *g = usable(r, ap, who, "write of bytes", e);
+  if (!g) return false;
   if (acc) {
-    e = unordered(*g, r, ap, who, false, "accumulation into");
+    bool ok = unordered(*g, r, ap, who, false, "accumulation into", e);
     settle(*g, &ap);
+    if (!ok || !holds(r, tile, ap, "accumulation into", e)) return false;
   }
-  if (e.empty() && acc) e = holds(r, tile, ap, "accumulation into");
-  if (e.empty()) e = unordered(*g, r, ap, who, true, "write into");
-  if (!e.empty()) return e;
+  if (!unordered(*g, r, ap, who, true, "write into", e)) return false;
   if (acc || !hold(*g, ap, tile, by_compute)) {
     settle(*g, &ap);
     spans_put(g->spans, ap, tile, by_compute);
   }
   log_access(*g, r, true, who, ap);
-  return std::string();
+  return true;
 }
 
 std::string MemoryState::outputs_check() {
@@ -788,8 +787,8 @@ std::string MemoryState::outputs_check() {
     Region *g = find(r);
     if (!g || !g->final || g->state != RS_LIVE) continue;  // a freed output is reported at its free
     settle(*g, nullptr);
-    std::string e = holds(r, g->final, memory_range(0, g->bytes), "program output");
-    if (!e.empty()) s += e + "\n";
+    std::string e;
+    if (!holds(r, g->final, memory_range(0, g->bytes), "program output", &e)) s += e + "\n";
   }
   return s;
 }

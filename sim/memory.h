@@ -129,13 +129,14 @@ class MemoryState {
                     uint32_t final, Mark who);
   std::string free_region(uint32_t r, Mark who);
   // A read of the bytes of pattern ap of region r, which must all hold `tile` (every operand
-  // names its extent: isa.def).
-  std::string read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who);
+  // names its extent: isa.def). read and write return false, with *e the message, when the
+  // access fails its checks (no message is built when it passes: they run for every access).
+  bool read(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, std::string *e);
   // A write of the bytes of ap, which then hold `tile` (at issue: an access that could see the
   // write in flight does not happen after it, and is reported as a race). `acc`: the write reads
   // those bytes too and they must hold `tile` already. `by_compute`: the writer is a gemm/vec.
-  std::string write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc,
-                    bool by_compute);
+  bool write(uint32_t r, uint32_t tile, const GsAccess &ap, Mark who, bool acc, bool by_compute,
+             std::string *e);
   // The end-of-run check of the program outputs: one line per output region that is not live
   // or does not hold its final tile in all its bytes (empty when all do).
   std::string outputs_check();
@@ -176,15 +177,15 @@ class MemoryState {
   std::string live_check(const Region &g, uint32_t r, Mark who) const;
   std::string bounds(const Region &g, uint32_t r, const GsAccess &ap, const char *what) const;
   bool short_compute(uint32_t r, uint32_t tile, const GsAccess &ap, int64_t bad_lo) const;
-  std::string holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what,
-                    bool *partial_compute = nullptr) const;
-  std::string unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who, bool writes,
-                        const char *what);
+  bool holds(uint32_t r, uint32_t tile, const GsAccess &ap, const char *what, std::string *e,
+             bool *partial_compute = nullptr) const;
+  bool unordered(Region &g, uint32_t r, const GsAccess &ap, Mark who, bool writes,
+                 const char *what, std::string *e);
   std::string race(const char *what, uint32_t r, int64_t lo, int64_t hi, const char *other,
                    Mark by) const;
   std::string reuse_check(uint32_t r, const Buffer &B, int64_t off, int64_t end, Mark who) const;
-  std::string first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap, Mark who,
-                              const char *what, const char *other);
+  bool first_unordered(uint32_t r, const AccessLog &log, const GsAccess *ap, Mark who,
+                       const char *what, const char *other, std::string *e);
   std::string mark_name(Mark m) const;
 };
 

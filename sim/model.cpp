@@ -367,69 +367,67 @@ bool SimModel::view_live(uint32_t r, const GsAccess &ap) const {
 }
 
 // Compute units reach their own core's LB; a core without LB (Goya's GEMM core) its cluster GB.
-std::string SimModel::operand_place(const QState &q, uint32_t r) const {
+// False, with *e the message, when region r is not.
+bool SimModel::operand_place(const QState &q, uint32_t r, std::string *e) const {
   const Region &g = mem.region(r);
-  if (g.state != RS_LIVE) return std::string();  // the read/write check reports it
+  if (g.state != RS_LIVE) return true;  // the read/write check reports it
   const CoreModule *cm = core_mod(q.cluster, q.core);
   int want = cm->kind->lb_bytes > 0 ? cm->lb->buf : gb_buffer(q.cluster);
-  if (g.buf == want) return std::string();
-  return "operand region " + mem.region_name(r) + " is in " + mem.bufs[(size_t)g.buf].name +
-         ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
+  if (g.buf == want) return true;
+  *e = "operand region " + mem.region_name(r) + " is in " + mem.bufs[(size_t)g.buf].name +
+       ", but " + q.name + " can only reach " + mem.bufs[(size_t)want].name;
+  return false;
 }
 
 // ---- The checks of an instruction's memory accesses (run by the checker, checker.h) ----
 
 // A gemm reads a (m x k, or its packed taps' raw tile) and w (k x n) and writes (or accumulates
-// into) r (m x n), all in the unit's reach.
-std::string SimModel::check_gemm(const QState &q, const GsInst &in, Mark who) {
+// into) r (m x n), all in the unit's reach. (These checks return false with *e the message.)
+bool SimModel::check_gemm(const QState &q, const GsInst &in, Mark who, std::string *e) {
   int64_t es = isa_elem_bytes(&in);
   int64_t m = inst_gemm_m(&in), n = inst_gemm_n(&in), k = inst_gemm_k(&in);
-  std::string e;
-  for (int i = 0; i < 3 && e.empty(); i++) e = operand_place(q, in.r[i]);
+  for (int i = 0; i < 3; i++)
+    if (!operand_place(q, in.r[i], e)) return false;
   int64_t an = inst_gemm_a_elems(&in) ? inst_gemm_a_elems(&in) : m * k;  // packed taps: raw tile
-  if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
-  if (e.empty()) e = mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who);
-  if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true);
-  return e;
+  return mem.read(in.r[1], in.t[1], memory_range(0, an * es), who, e) &&
+         mem.read(in.r[2], in.t[2], memory_range(0, k * n * es), who, e) &&
+         mem.write(in.r[0], in.t[0], memory_range(0, m * n * es), who, in.flags & 1, true, e);
 }
 
 // A vec reads every operand with its named extent: a's a_elems (0: elems), b's b_elems; and
 // writes the result from dst_off on.
-std::string SimModel::check_vec(const QState &q, const GsInst &in, Mark who) {
+bool SimModel::check_vec(const QState &q, const GsInst &in, Mark who, std::string *e) {
   int64_t es = isa_elem_bytes(&in);
   int64_t elems = inst_vec_elems(&in);
   int64_t out = isa_vop_out_elems((GsVop)in.sub, elems, inst_vec_param(&in));
   int64_t an = inst_vec_a_elems(&in) ? inst_vec_a_elems(&in) : elems;
-  std::string e = operand_place(q, in.r[1]);
-  if (e.empty() && in.r[2]) e = operand_place(q, in.r[2]);
-  if (e.empty()) e = operand_place(q, in.r[0]);
-  if (e.empty()) e = mem.read(in.r[1], in.t[1], memory_range(0, an * es), who);
-  if (e.empty() && in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who);
-  if (e.empty()) e = mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true);
-  return e;
+  if (!operand_place(q, in.r[1], e) || (in.r[2] && !operand_place(q, in.r[2], e)) ||
+      !operand_place(q, in.r[0], e))
+    return false;
+  return mem.read(in.r[1], in.t[1], memory_range(0, an * es), who, e) &&
+         (!in.r[2] || mem.read(in.r[2], in.t[2], memory_range(0, inst_vec_b_elems(&in) * es), who, e)) &&
+         mem.write(in.r[0], in.t[0], memory_range(inst_vec_dst_off(&in), out * es), who, false, true, e);
 }
 
-std::string SimModel::check_access(int qid, size_t idx, const GsInst &in) {
+bool SimModel::check_access(int qid, size_t idx, const GsInst &in, std::string *e) {
   const QState &q = queues[(size_t)qid];
   Mark who = mark(qid, idx);
   switch (in.op) {
   case I_ALLOC:
-    return mem.alloc(in.r[0], alloc_buffer(in), inst_alloc_offset(&in), inst_alloc_bytes(&in),
-                     in.t[0], in.t[1], who);
-  case I_FREE: return mem.free_region(in.r[0], who);
+    *e = mem.alloc(in.r[0], alloc_buffer(in), inst_alloc_offset(&in), inst_alloc_bytes(&in),
+                   in.t[0], in.t[1], who);
+    return e->empty();
+  case I_FREE: *e = mem.free_region(in.r[0], who); return e->empty();
   case I_MOV: {
     // a gather first reads its index list (named: idx, idx_bytes), then the rows it selects
     GsAccess sp, dp;
     mov_patterns(in, &sp, &dp);
-    std::string e;
-    if (in.r[2]) e = mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who);
-    if (e.empty()) e = mem.read(in.r[1], in.t[1], sp, who);
-    if (e.empty()) e = mem.write(in.r[0], in.t[0], dp, who, false, false);
-    return e;
+    return (!in.r[2] || mem.read(in.r[2], in.t[2], memory_range(0, inst_mov_idx_bytes(&in)), who, e)) &&
+           mem.read(in.r[1], in.t[1], sp, who, e) && mem.write(in.r[0], in.t[0], dp, who, false, false, e);
   }
-  case I_GEMM: return check_gemm(q, in, who);
-  case I_VEC: return check_vec(q, in, who);
-  default: return std::string();
+  case I_GEMM: return check_gemm(q, in, who, e);
+  case I_VEC: return check_vec(q, in, who, e);
+  default: return true;
   }
 }
 

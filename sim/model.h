@@ -235,10 +235,11 @@ class SimModel : public sc_core::sc_module {
  private:
   friend class SimChecker;
   // The memory checks of instruction idx of queue slot qid (run by the checker): its
-  // allocation, free, or the reads and writes of its operands; the message, or "".
-  std::string check_access(int qid, size_t idx, const GsInst &in);
-  std::string check_gemm(const QState &q, const GsInst &in, Mark who);
-  std::string check_vec(const QState &q, const GsInst &in, Mark who);
+  // allocation, free, or the reads and writes of its operands; false, with *e the message, when
+  // one fails (none is built when they pass: the checks run for every instruction).
+  bool check_access(int qid, size_t idx, const GsInst &in, std::string *e);
+  bool check_gemm(const QState &q, const GsInst &in, Mark who, std::string *e);
+  bool check_vec(const QState &q, const GsInst &in, Mark who, std::string *e);
   std::string located_error(int qid, size_t idx, const GsInst &in, double cycle,
                             const std::string &msg) const;
   bool checks_failed();
@@ -278,7 +279,7 @@ class SimModel : public sc_core::sc_module {
   Step sync_sem(QState &q, int qid, const GsInst &in);
   bool fail(int qid, size_t idx, const std::string &msg);
   Mark mark(int qid, size_t idx) const { return Mark{qid, hb.epoch(qid), (uint32_t)idx}; }
-  std::string operand_place(const QState &q, uint32_t r) const;
+  bool operand_place(const QState &q, uint32_t r, std::string *e) const;
   double now() const;
   bool sleep_until(QState &q, double t);
   void timer_arm();

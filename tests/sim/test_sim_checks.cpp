@@ -60,7 +60,9 @@ struct RangeBench {
   // writes ap with tile into the region and into the model
   void put(const GsAccess &ap, uint32_t tile, bool comp) {
     who.i++;
-    assert_true(m.write(r, tile, ap, who, false, comp).empty());
+    std::string e;
+    assert_true(m.write(r, tile, ap, who, false, comp, &e));
+    assert_true(e.empty());
     for (int64_t i = 0; i < ap.rows; i++)
       for (int64_t b = 0; b < ap.row_bytes; b++)
         bytes[(size_t)(ap.base + i * ap.row_stride + b)] = (int)tile * 2 + comp;
@@ -72,7 +74,10 @@ struct RangeBench {
     for (int64_t i = 0; i < ap.rows; i++)
       for (int64_t b = 0; b < ap.row_bytes; b++)
         all = all && bytes[(size_t)(ap.base + i * ap.row_stride + b)] / 2 == (int)tile;
-    assert_int_equal(m.read(r, tile, ap, who).empty(), all);
+    std::string e;
+    bool ok = m.read(r, tile, ap, who, &e);
+    assert_int_equal(ok, all);
+    assert_int_equal(e.empty(), all);
   }
   // the region's ranges (its held writes settled) against the model: maximal runs of equal
   // non-zero bytes
