@@ -59,10 +59,6 @@ int64_t timing_scalar(const GsUnitKind *u, int64_t ops) {
   return cdiv(ops, u->scalar_ops_per_cycle);
 }
 
-int64_t timing_access_extent(const GsAccess *a) {
-  return a->base + (a->planes - 1) * a->plane_stride + (a->rows - 1) * a->row_stride + a->row_bytes;
-}
-
 GsAccess timing_ddr_runs(const GsAccess *a) {
   if (a->rows <= 1 && a->planes <= 1) return *a;
   int64_t L = a->row_bytes;

@@ -43,8 +43,11 @@ typedef struct {
   int64_t base, row_bytes, rows, row_stride, planes, plane_stride;
 } GsAccess;
 
-/* One past the highest byte the pattern touches (base included). */
-int64_t timing_access_extent(const GsAccess *a);
+/* One past the highest byte the pattern touches (base included). Inline: both of the
+ * simulator's threads ask it for every operand of every instruction. */
+static inline int64_t timing_access_extent(const GsAccess *a) {
+  return a->base + (a->planes - 1) * a->plane_stride + (a->rows - 1) * a->row_stride + a->row_bytes;
+}
 
 /* The rows the DDR serves pattern a as: one row of all its bytes when its rows follow each
  * other without a gap (within and across planes), else a itself — every row a run of its own.

@@ -528,12 +528,6 @@ std::string MemoryState::free_region(uint32_t r, Mark who) {
 
 // ---- accesses ----
 
-// The bytes a pattern touches must lie inside the region (the pattern's extent, from its base).
-bool memory_inside(const GsAccess &ap, int64_t bytes) {
-  int64_t off = ap.base, n = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
-  return off >= 0 && n >= 0 && off <= bytes && n <= bytes - off;
-}
-
 std::string MemoryState::bounds(const Region &g, uint32_t r, const GsAccess &ap,
                                 const char *what) const {
   if (memory_inside(ap, g.bytes)) return std::string();

@@ -104,8 +104,12 @@ struct Region {
 
 // The pattern of bytes [off, off + bytes): one row.
 GsAccess memory_range(int64_t off, int64_t bytes);
-// Does pattern ap lie inside a region of `bytes` bytes (its extent, from its base)?
-bool memory_inside(const GsAccess &ap, int64_t bytes);
+// Does pattern ap lie inside a region of `bytes` bytes (its extent, from its base)? (Inline:
+// the model asks it of every transfer's two sides, the checks of every operand.)
+inline bool memory_inside(const GsAccess &ap, int64_t bytes) {
+  int64_t off = ap.base, n = ap.row_bytes > 0 ? timing_access_extent(&ap) - ap.base : 0;
+  return off >= 0 && n >= 0 && off <= bytes && n <= bytes - off;
+}
 // Do patterns a and b touch a common byte? *lo, *hi: the first stretch of a's that b touches.
 bool memory_overlap(const GsAccess &a, const GsAccess &b, int64_t *lo, int64_t *hi);
 
