@@ -49,6 +49,7 @@ void SimChecker::start(bool threaded) {
   quit_.store(false);
   threaded_ = threaded;
   start_error_ = 0;
+  thread_cpu_s_ = -1;
   if (!threaded_) return;
   if (ring_.empty()) ring_.resize(kRing), insts_.resize(kRing);
   ring_at_ = ring_.data();
@@ -67,12 +68,20 @@ void SimChecker::start(bool threaded) {
 }
 
 void *SimChecker::thread_entry(void *self) {
+  SimChecker *c = static_cast<SimChecker *>(self);
   try {
-    static_cast<SimChecker *>(self)->thread_main();
+    c->thread_main();
   } catch (const std::bad_alloc &) {
     die("out of memory");
   }
+  c->thread_cpu_s_ = cpu_seconds();  // the thread's clock started with it
   return nullptr;
+}
+
+double SimChecker::cpu_seconds() {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 // May this process run on two cores? (Its affinity: a Slurm task, taskset, a container's CPU

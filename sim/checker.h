@@ -79,6 +79,12 @@ class SimChecker {
   // with pthread_create's error number.
   bool on_thread() const { return threaded_; }
   int start_error() const { return start_error_; }
+  // The processor seconds the last run's thread used (its own clock, read as it ended; valid
+  // after stop(); -1 when the run had no thread). What tells which of the two threads bounds a
+  // run: wall time cannot, as both run at once.
+  double thread_cpu_seconds() const { return thread_cpu_s_; }
+  // The calling thread's processor seconds so far.
+  static double cpu_seconds();
 
   void access(int q, size_t idx, const GsInst &in, double cycle) {
     CheckOp op{CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle};
@@ -178,6 +184,7 @@ class SimChecker {
   alignas(64) std::atomic<bool> quit_{false};  // stop(): the thread ends once it has caught up
   pthread_t thread_{};
   bool running_ = false;  // thread_ runs
+  double thread_cpu_s_ = -1;  // written by the thread as it ends, read after the join
 };
 
 #endif

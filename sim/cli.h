@@ -142,6 +142,10 @@ bool cli_progress_on();
 void cli_progress_stage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // Seconds of CLOCK_MONOTONIC.
 double cli_wall_seconds();
+// --timing's processor seconds of a simulation's threads: "processor time: model M s, checks
+// C s", or "processor time: model M s with the checks" when they ran inline.
+struct SimResult;
+std::string cli_thread_times(const SimResult &r);
 // The progress of one simulation of `total` instructions (0: unknown) named `who` (a strategy,
 // a program file). The constructor sets so->progress when progress is on (the simulator calls
 // it every 4096 instructions; it must not outlive this object); finish(done) prints the last

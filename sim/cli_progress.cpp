@@ -42,6 +42,13 @@ double cli_wall_seconds() {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+std::string cli_thread_times(const SimResult &r) {
+  char b[96];
+  if (r.checks_cpu_s < 0) snprintf(b, sizeof b, "processor time: model %.3f s with the checks", r.model_cpu_s);
+  else snprintf(b, sizeof b, "processor time: model %.3f s, checks %.3f s", r.model_cpu_s, r.checks_cpu_s);
+  return b;
+}
+
 static void vshow(const char *fmt, va_list ap) {
   if (where == PROGRESS_TTY) fputs("\r\033[K", stderr);
   if (fmt) {

@@ -116,6 +116,11 @@ struct SimResult {
   // Where the run's checks ran: "on a second core", or "inline (as asked)", "inline (one core)",
   // "inline (no thread: REASON)" (the verdicts are the same; the wall time is not)
   std::string checks;
+  // Processor seconds of the simulation (not of the static check before it) on the simulating
+  // thread (the checks' too when they ran inline), and on the checks' thread (-1: inline).
+  // Which thread bounds a run with a second core is the one with more; `gtsim --timing` prints
+  // both. They vary with the machine and its load, as wall time does: not part of the report.
+  double model_cpu_s = 0, checks_cpu_s = -1;
   std::vector<SimEpisode> episodes;  // chip-scope barrier episodes, in completion order
   std::vector<SimEpisode> cluster_episodes;  // cluster-scope ones, in completion order
   GsActions actions{};     // what the run did, by unit kind and level (sched/energy.h)

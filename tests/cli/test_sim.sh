@@ -126,6 +126,30 @@ want_where() {  # want_where NAME EXPECTED [PREFIX...] -- gtsim options
   if [ "$got" = "$want" ]; then ok "--timing: checks $want ($name)"; else nok "--timing: checks $want ($name)" "got '$got'"; fi
 }
 want_where "--checks-inline" "inline (as asked)" -- --checks-inline
+# and the processor seconds of each thread (SimResult::model_cpu_s, checks_cpu_s): a thread's own
+# clock cannot run ahead of the wall clock over the simulation that contains it
+want_cpu() {  # want_cpu NAME FORM -- gtsim options; FORM: two (model and checks) or inline
+  local name=$1 form=$2; shift 3
+  "$GTSIM" "${ARCH[@]}" workloads/resnet50.gtg --sched tvm --batch 2 --timing "$@" >/dev/null 2>"$tmp/c.err"
+  local line; line=$(grep '^timing tvm: ' "$tmp/c.err")
+  local wall model checks
+  wall=$(sed -n 's/.* simulate \([0-9.]*\) s,.*/\1/p' <<<"$line")
+  if [ "$form" = two ]; then
+    model=$(sed -n 's/.*; processor time: model \([0-9.]*\) s, checks [0-9.]* s; checks .*/\1/p' <<<"$line")
+    checks=$(sed -n 's/.*; processor time: model [0-9.]* s, checks \([0-9.]*\) s; checks .*/\1/p' <<<"$line")
+  else
+    model=$(sed -n 's/.*; processor time: model \([0-9.]*\) s with the checks; checks .*/\1/p' <<<"$line")
+    checks=0
+  fi
+  if [ -n "$wall" ] && [ -n "$model" ] && [ -n "$checks" ] &&
+     awk -v w="$wall" -v m="$model" -v c="$checks" 'BEGIN { exit !(m > 0 && m <= w + 0.002 && c >= 0 && c <= w + 0.002) }'; then
+    ok "--timing: processor time of the threads ($name)"
+  else
+    nok "--timing: processor time of the threads ($name)" "$line"
+  fi
+}
+want_cpu "--checks-inline" inline -- --checks-inline
+if [ "$(nproc)" -ge 2 ]; then want_cpu "two cores" two --; fi
 if command -v taskset >/dev/null; then want_where "taskset one core" "inline (one core)" taskset -c 0 --; fi
 if [ "$(nproc)" -ge 2 ]; then want_where "two cores" "on a second core" --; fi
 "$GTSIM" "${ARCH[@]}" --describe --checks-inline >/dev/null 2>"$tmp/err"; rc=$?
