@@ -37,8 +37,8 @@ if git worktree add --detach "$tmp/base" "$BASE_REV" >/dev/null 2>&1 &&
 fi
 
 # run BIN ROOT CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions
-# cycles" or
-# "failed"; the config and model come from the tree ROOT the binary was built from (the formats
+# cycles model_cpu_s checks_cpu_s" (the processor seconds of the simulation's two threads, as
+# --timing prints them; "- -" when it does not: the base, or the checks inline) or "failed"; the config and model come from the tree ROOT the binary was built from (the formats
 # change between releases: the base cannot read this tree's configs)
 run() {
   local bin=$1 root=$2 cfg=$3 m=$4 s=$5
@@ -48,7 +48,10 @@ run() {
     local wall rss cyc
     read -r wall rss <"$tmp/time"
     cyc=$(awk '/^cycles/ { print $2; exit }' "$tmp/out")
-    sed -n "s/^timing $s: schedule \([0-9.]*\) s, simulate \([0-9.]*\) s, \([0-9]*\) instructions.*/$wall $((rss / 1024)) \1 \2 \3 $cyc/p" "$tmp/err"
+    local pt
+    pt=$(sed -n "s/^timing $s: .*; processor time: model \([0-9.]*\) s, checks \([0-9.]*\) s; .*/\1 \2/p" "$tmp/err")
+    [ -n "$pt" ] || pt="- -"
+    sed -n "s/^timing $s: schedule \([0-9.]*\) s, simulate \([0-9.]*\) s, \([0-9]*\) instructions.*/$wall $((rss / 1024)) \1 \2 \3 $cyc $pt/p" "$tmp/err"
   else
     echo failed
   fi
@@ -57,21 +60,23 @@ run() {
 # median of its arguments (numbers)
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# reps: "wall rss_mib schedule_s simulate_s instructions cycles" per line of run's output, one
-# line per repetition, into one line: the medians of the wall, scheduling and simulation times,
+# reps: run's output lines, one per repetition, into one line: the medians of the wall,
+# scheduling and simulation times and of the threads' processor times ("-" when not printed),
 # the largest RSS, and the instructions and cycles (the same in every run: a run whose cycles
 # differ from the first's prints "cycles differ" instead), or "failed" when one failed
 reps() {
-  local lines=("$@") w=() r=() sc=() si=() i0="" c0="" line
+  local lines=("$@") w=() r=() sc=() si=() pm=() pc=() i0="" c0="" line
   for line in "${lines[@]}"; do
     # shellcheck disable=SC2086 # the fields, split on purpose
     set -- $line
     [ "$1" = failed ] && { echo failed; return; }
-    w+=("$1") r+=("$2") sc+=("$3") si+=("$4")
+    w+=("$1") r+=("$2") sc+=("$3") si+=("$4") pm+=("$7") pc+=("$8")
     [ -z "$i0" ] && i0=$5 c0=$6
     [ "$6" = "$c0" ] || { echo "failed cycles differ: $c0 $6"; return; }
   done
-  echo "$(median "${w[@]}") $(printf '%s\n' "${r[@]}" | sort -n | tail -1) $(median "${sc[@]}") $(median "${si[@]}") $i0 $c0"
+  local m="-" c="-"
+  [ "${pm[0]}" = - ] || m=$(median "${pm[@]}") c=$(median "${pc[@]}")
+  echo "$(median "${w[@]}") $(printf '%s\n' "${r[@]}" | sort -n | tail -1) $(median "${sc[@]}") $(median "${si[@]}") $i0 $c0 $m $c"
 }
 
 mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
@@ -91,9 +96,11 @@ echo
 echo "Inline: this tree under \`--checks-inline\` (the checks on the simulating thread, not on a"
 echo "second core: docs/timing.md, \"Checks on a second core\"); the same cycles."
 echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles against the chunk model's (now)."
+echo "Model s, checks s: the processor seconds of this tree's simulating thread and of its checks'"
+echo "thread (\`--timing\`); the wall time follows the longer."
 echo
-echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | model s | checks s | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $models; do
   for cfg in $configs; do
     for s in $scheds; do
@@ -106,16 +113,16 @@ for m in $models; do
         [ -n "$base" ] && bl+=("$(run "$base" "$tmp/base" "$cfg" "$m" "$s")")
       done
       nrep=$(reps "${nl[@]}")
-      read -r nw nr ns nt ni nc <<<"$nrep"
+      read -r nw nr ns nt ni nc npm npc <<<"$nrep"
       if [ "$nw" = failed ]; then
         why=$(head -c 100 "$tmp/err" | tr '\n|' '  ')
         [ "$nrep" = failed ] || why=${nrep#failed }  # the runs' cycles differ
-        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | | | | |"
         continue
       fi
-      read -r _ _ _ it _ ic <<<"$(reps "${il[@]}")"
+      read -r _ _ _ it _ ic _ <<<"$(reps "${il[@]}")"
       [ "$ic" = "$nc" ] || it="$it (cycles differ: $ic)"
-      read -r fw fr fs ft fi_ fc <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
+      read -r fw fr fs ft fi_ fc _ <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
       fm="failed" fd=""
       if [ "$fw" != failed ]; then
         fm=$ft
@@ -123,14 +130,14 @@ for m in $models; do
       fi
       br="" bs="" bt="" bi="" up="" bd=""
       if [ -n "$base" ]; then
-        read -r bw br bs bt bi bc <<<"$(reps "${bl[@]}")"
+        read -r bw br bs bt bi bc _ <<<"$(reps "${bl[@]}")"
         if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
         else
           up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }')
           bd=$(awk -v n="$nc" -v b="$bc" 'BEGIN { printf "%+.1f%%", (n - b) / b * 100 }')
         fi
       fi
-      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $it | $fm | $fd | $bd |"
+      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $npm | $npc | $it | $fm | $fd | $bd |"
     done
   done
 done
