@@ -38,8 +38,9 @@ fi
 
 # run BIN ROOT CFG MODEL SCHED [ARGS...]: "wall rss_mib schedule_s simulate_s instructions
 # cycles model_cpu_s checks_cpu_s" (the processor seconds of the simulation's two threads, as
-# --timing prints them; "- -" when it does not: the base, or the checks inline) or "failed"; the config and model come from the tree ROOT the binary was built from (the formats
-# change between releases: the base cannot read this tree's configs)
+# --timing prints them; "- -" when it does not: the base, or the checks inline) or "failed";
+# the config and model come from the tree ROOT the binary was built from (the formats change
+# between releases: the base cannot read this tree's configs)
 run() {
   local bin=$1 root=$2 cfg=$3 m=$4 s=$5
   shift 5

@@ -602,7 +602,7 @@ void MemoryState::log_access(Region &g, uint32_t r, bool write, Mark who, const 
   }
   std::vector<AccessRec> &v = log[k].v;
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
-  if (v.capacity() < 16) v.reserve(16);
+  if (v.capacity() < kSpareRecs) v.reserve(kSpareRecs);  // at once, not from one record up
   v.push_back(AccessRec{who.e, who.i, ap});
   size_t n = v.size();
   if (n >= 8 && (n & (n - 1)) == 0) prune_queue_log(v, *hb, who.q);  // amortised O(1)

@@ -300,7 +300,6 @@ class SimModel : public sc_core::sc_module {
   bool open_recorders(const SimOptions &o, SimResult *r);
   void simulate(bool checks_thread);
   std::string checks_where_;  // SimResult::checks of the run
-  double model_cpu_s_ = 0;    // SimResult::model_cpu_s of the run
   void register_stats(SimResult *r, double cycles);
   void register_dram_stats(SimStats &st) const;
   void trace_occ(int buf);

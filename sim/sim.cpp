@@ -327,7 +327,6 @@ void SimModel::simulate(bool checks_thread) {
   // pending notification count as activity for the run-to-starvation sc_start below.
   if (sc_get_status() == SC_ELABORATION) sc_start(SC_ZERO_TIME);
   bool two = SimChecker::second_core();
-  double cpu0 = SimChecker::cpu_seconds();
   checker_.start(checks_thread && two);
   checks_where_ = !checks_thread ? "inline (as asked)"
                   : !two         ? "inline (one core)"
@@ -345,7 +344,6 @@ void SimModel::simulate(bool checks_thread) {
     sc_start();
   }
   checker_.stop();
-  model_cpu_s_ = SimChecker::cpu_seconds() - cpu0;
   if (error_.empty()) error_ = end_report();  // at the run's end: error_cycle_ stays unused
 }
 
@@ -365,7 +363,9 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
     for (QState &q : queues) q.prog = nullptr;
     return r->status;
   }
+  double cpu0 = SimChecker::cpu_seconds();
   simulate(o.checks_thread);
+  r->model_cpu_s = SimChecker::cpu_seconds() - cpu0;
   double end = start_;
   for (QState &q : queues) {
     if (!q.prog || q.prog->ninsts == 0) continue;
@@ -376,7 +376,6 @@ int SimModel::run(const GsProgram *p, const SimOptions &o, SimResult *r) {
   double cycles = std::max(0.0, std::ceil(end - start_ - 1e-9));
   r->cycles = (uint64_t)cycles;
   r->checks = checks_where_;
-  r->model_cpu_s = model_cpu_s_;
   r->checks_cpu_s = checker_.thread_cpu_seconds();
   r->episodes = episodes_;
   r->cluster_episodes = cluster_episodes_;
