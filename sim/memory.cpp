@@ -350,12 +350,6 @@ void MemoryState::settle_one(Region &g, int k) {
   held_drop(g, k);
 }
 
-// h widened by the columns of b, which continue them (beside).
-static void held_widen(HeldWrite &h, const GsAccess &b) {
-  h.ap.base = std::min(h.ap.base, b.base);
-  h.ap.row_bytes += b.row_bytes;
-}
-
 // The held writes of g that may meet ap (every one when ap is null) into its ranges.
 void MemoryState::settle(Region &g, const GsAccess *ap) {
   for (int k = g.nheld; k-- > 0;)
@@ -370,16 +364,40 @@ static bool beside(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool b
          (h.ap.base + h.ap.row_bytes == ap.base || ap.base + ap.row_bytes == h.ap.base);
 }
 
+// Does ap continue h's rows, below or above, in the same columns at the same stride?
+static bool below(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
+  const int64_t S = ap.row_stride;
+  return h.tile == tile && h.by_compute == by_compute && h.ap.row_stride == S &&
+         h.ap.row_bytes == ap.row_bytes &&
+         (h.ap.base + h.ap.rows * S == ap.base || ap.base + ap.rows * S == h.ap.base);
+}
+
+// h with the bytes of b, which continue its columns (beside) or its rows (below).
+static void held_join(HeldWrite &h, const GsAccess &b) {
+  if (h.ap.rows == b.rows && h.ap.row_bytes + b.row_bytes <= b.row_stride &&
+      (h.ap.base + h.ap.row_bytes == b.base || b.base + b.row_bytes == h.ap.base))
+    h.ap.row_bytes += b.row_bytes;
+  else
+    h.ap.rows += b.rows;
+  h.ap.base = std::min(h.ap.base, b.base);
+}
+
+static bool joins(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
+  return beside(h, ap, tile, by_compute) || below(h, ap, tile, by_compute);
+}
+
 // Holds a write of tile into ap when its rows have gaps (one plane, two rows or more): it
-// widens the held write of the same tile and writer kind whose columns it continues, on the
-// same rows at the same stride, or is held itself (the oldest held write settled when there
-// is no room). False for any other write, which the caller puts into the ranges.
+// joins the held write of the same tile and writer kind whose columns it continues, on the
+// same rows at the same stride, or whose rows it continues, in the same columns (a tensor
+// stored a block of rows of one block of columns at a time: MobileNet-v2's convs under tvm),
+// or is held itself (the oldest held write settled when there is no room). False for any
+// other write, which the caller puts into the ranges.
 bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_compute) {
   if (ap.rows < 2 || ap.row_bytes >= ap.row_stride || std::max<int64_t>(1, ap.planes) != 1)
     return false;
   int join = -1;
   for (int k = 0; k < g.nheld && join < 0; k++)
-    if (beside(g.held[k], ap, tile, by_compute)) join = k;
+    if (joins(g.held[k], ap, tile, by_compute)) join = k;
   for (int k = g.nheld; k-- > 0;)
     if (k != join && may_meet(g.held[k].ap, ap)) {
       settle_one(g, k);
@@ -390,16 +408,21 @@ bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_com
     g.held[g.nheld++] = HeldWrite{ap, tile, by_compute};
     return true;
   }
-  // widened, it may now continue another held write's columns (two queues storing the column
-  // blocks of the same rows from either end): the two become one
-  HeldWrite &h = g.held[join];
-  held_widen(h, ap);
-  for (int k = 0; k < g.nheld; k++)
-    if (k != join && beside(g.held[k], h.ap, h.tile, h.by_compute)) {
-      held_widen(h, g.held[k].ap);
-      held_drop(g, k);  // both held, so disjoint: nothing to settle
-      break;
+  // joined, it may now continue another held write's columns or rows (two queues storing the
+  // column blocks of the same rows from either end; the last block of rows of a column making
+  // it as tall as the column beside it): the two become one, and so on
+  held_join(g.held[join], ap);
+  for (int k = 0; k < g.nheld;) {
+    HeldWrite &h = g.held[join];
+    if (k == join || !joins(g.held[k], h.ap, h.tile, h.by_compute)) {
+      k++;
+      continue;
     }
+    held_join(h, g.held[k].ap);
+    held_drop(g, k);  // both held, so disjoint: nothing to settle
+    if (join > k) join--;
+    k = 0;
+  }
   return true;
 }
 

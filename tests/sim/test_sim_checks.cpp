@@ -193,6 +193,42 @@ static void held_writes_match_bytes(void **) {
   }
 }
 
+// A tensor stored a block of rows of one block of columns at a time (memory.cpp, hold: a
+// store that continues a held write's rows joins it, as one that continues its columns does):
+// a region of 96/S rows at a stride of S bytes cut into blocks of rows and of columns, each
+// block one store, in column-major, row-major or a random order, each order run forwards or
+// backwards, mostly of one tile, now and then of another or by compute, and reads of a block
+// or a whole column. Reads must see every byte as the model holds it and the ranges, looked at
+// now and then, must be the model's.
+static void held_row_blocks_match_bytes(void **) {
+  RangeBench t;
+  Rng g{0x510e527fade682d1ull};
+  for (int trial = 0; trial < 400; trial++) {
+    t.start();
+    int64_t S = 16 * (1 + (int64_t)(rnd(&g) % 2)), c = 4 * (1 + (int64_t)(rnd(&g) % 2));
+    int64_t rows = 96 / S, rb = 2 + (int64_t)(rnd(&g) % 2);  // rows per block: 2 or 3
+    int64_t nr = rows / rb, nc = S / c;
+    std::vector<std::pair<int64_t, int64_t>> blocks;  // (block of rows, block of columns)
+    int order = (int)(rnd(&g) % 3);
+    for (int64_t i = 0; i < nr * nc; i++)
+      blocks.push_back(order == 0 ? std::make_pair(i % nr, i / nr) : std::make_pair(i / nc, i % nc));
+    if (order == 2)
+      for (size_t j = blocks.size(); j > 1; j--) std::swap(blocks[j - 1], blocks[rnd(&g) % j]);
+    if (rnd(&g) % 2) std::reverse(blocks.begin(), blocks.end());
+    for (auto [br, bc] : blocks) {
+      uint32_t tile = rnd(&g) % 8 == 0 ? 2 : 1;
+      bool comp = rnd(&g) % 11 == 0;
+      t.put(GsAccess{br * rb * S + bc * c, c, rb, S, 1, rb * S}, tile, comp);
+      if (rnd(&g) % 5 == 0) {
+        int64_t r0 = rnd(&g) % 2 ? br * rb : 0, n = r0 ? rb : nr * rb;
+        t.read(GsAccess{r0 * S + bc * c, c, n, S, 1, n * S}, 1);
+      }
+      if (rnd(&g) % 4 == 0) t.check();
+    }
+    t.check();
+  }
+}
+
 // ---- byte ranges ----
 
 // A DDR region y of 512 B is filled by two transfers from an LB tile x of 256 B, each 4 rows of
@@ -558,6 +594,7 @@ int sc_main(int, char **) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ranges_match_bytes),
       cmocka_unit_test(ranges_match_bytes_slices),
+      cmocka_unit_test(held_row_blocks_match_bytes),
       cmocka_unit_test(held_writes_match_bytes),
       cmocka_unit_test(pieces_of_a_region),
       cmocka_unit_test(operands_with_extent),
