@@ -594,7 +594,7 @@ static void prune_queue_log(std::vector<AccessRec> &v, const HbClocks &hb, int q
 // for at most kSpareRecs records. A reused vector keeps its room in the log it goes to: room
 // for 64 held 28 MiB more over the live regions of BERT-128 graphturbo on stcp920 (room for
 // 16: none; ResNet-50 tvm at batch 4, checks inline: 4.36 G instructions against 4.28 G).
-static const size_t kSpareLogs = 1024, kSpareRecs = 16;
+static const size_t kSpareLogs = 1024, kSpareRecs = 16, kRoomyLog = 8;
 void MemoryState::spare_log(std::vector<AccessRec> &v) {
   if (spare_.size() >= kSpareLogs || v.capacity() > kSpareRecs) return;
   v.clear();
@@ -625,7 +625,10 @@ void MemoryState::log_access(Region &g, uint32_t r, bool write, Mark who, const 
   }
   std::vector<AccessRec> &v = log[k].v;
   if (!v.empty() && v.back().e == who.e && memcmp(&v.back().ap, &ap, sizeof ap) == 0) return;
-  if (v.capacity() < kSpareRecs) v.reserve(kSpareRecs);  // at once, not from one record up
+  // room for kSpareRecs at once rather than growing from one record, in a log of a few
+  // queues: a region every core reads (a weight in DDR on ipu-gc2, 2432 cores) has a record
+  // or two per queue, and that room was 300 MiB of BERT-128's peak there at batch 2
+  if (v.capacity() < kSpareRecs && log.size() <= kRoomyLog) v.reserve(kSpareRecs);
   v.push_back(AccessRec{who.e, who.i, ap});
   size_t n = v.size();
   if (n >= 8 && (n & (n - 1)) == 0) prune_queue_log(v, *hb, who.q);  // amortised O(1)
