@@ -339,7 +339,8 @@ static bool may_meet(const GsAccess &a, const GsAccess &b) {
 
 // Held write k of g out of the list (the rest keep their order).
 static void held_drop(Region &g, int k) {
-  std::copy(g.held + k + 1, g.held + g.nheld, g.held + k);
+  HeldWrite *h = g.held.get();
+  std::copy(h + k + 1, h + g.nheld, h + k);
   g.nheld--;
 }
 
@@ -404,6 +405,7 @@ bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_com
       if (join > k) join--;
     }
   if (join < 0) {
+    if (!g.held) g.held.reset(new HeldWrite[Region::kHeld]);
     if (g.nheld == Region::kHeld) settle_one(g, 0);
     g.held[g.nheld++] = HeldWrite{ap, tile, by_compute};
     return true;
