@@ -22,7 +22,7 @@
  *   taken for another opcode than it held starts as a copy of that opcode's last row.
  * - A record is: a header byte, opcode | row << 4 (opcode 15 is an escape: the opcode follows
  *   in a byte of its own, so even out-of-range opcodes round-trip); a LEB128 mask of the slots
- *   whose value differs from the prediction (bit order: SLOT_ORDER, the slots that change most
+ *   whose value differs from the prediction (bit order: SLOT_AT, the slots that change most
  *   often first, so the mask is one byte in the common case); then per set bit the zigzag
  *   LEB128 of value − prediction in 64-bit wrap-around arithmetic, so every value round-trips.
  * - Records go into blocks that double from 1 KiB to 64 KiB (a machine with thousands of
@@ -36,6 +36,7 @@
  */
 #include "prog.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,13 +58,27 @@ struct GsQueueCode {
   int staged;
 };
 
-/* Slot k of the mask is field SLOT_ORDER[k]: tiles and the first numbers change on almost
- * every data instruction; regions, sub, dtype, flags and the synchronisation seldom. Field
- * numbers: 0 sub, 1 dtype, 2 flags, 3..5 r, 6..8 t, 9..18 n, 19 sync. */
-static const unsigned char SLOT_ORDER[GS_CODE_SLOTS] = {6, 7, 8, 9, 10, 11, 12, 3, 4, 5,
-                                                        13, 14, 15, 16, 17, 18, 0, 1, 2, 19};
+/* SLOT_AT[k]: where the field of slot k of the mask lies in a GsInst, and its width in bytes
+ * (its bits: a checked record may not set more, or it would not read back as it was written).
+ * The order: tiles and the first numbers change on almost every data instruction; regions,
+ * sub, dtype, flags and the synchronisation seldom (get_slots reads them in this order). The
+ * sync slot is wait, signal, signal_flag and sync_pad, four bytes in that order: on a
+ * little-endian machine one 32-bit store of the slot's value writes all four. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the decoder writes the sync slot as one little-endian 32-bit store"
+#endif
+#define SLOT_N(i) {offsetof(GsInst, n) + (i) * sizeof(int64_t), 8}
+static const struct { uint8_t off, width; } SLOT_AT[GS_CODE_SLOTS] = {
+    {offsetof(GsInst, t), 4}, {offsetof(GsInst, t) + 4, 4}, {offsetof(GsInst, t) + 8, 4},
+    SLOT_N(0), SLOT_N(1), SLOT_N(2), SLOT_N(3),
+    {offsetof(GsInst, r), 4}, {offsetof(GsInst, r) + 4, 4}, {offsetof(GsInst, r) + 8, 4},
+    SLOT_N(4), SLOT_N(5), SLOT_N(6), SLOT_N(7), SLOT_N(8), SLOT_N(9),
+    {offsetof(GsInst, sub), 1}, {offsetof(GsInst, dtype), 1}, {offsetof(GsInst, flags), 1},
+    {offsetof(GsInst, wait), 4}};
+#undef SLOT_N
+_Static_assert(offsetof(GsInst, sync_pad) == offsetof(GsInst, wait) + 3, "the sync slot's bytes");
 
-/* The slots of in, in SLOT_ORDER. */
+/* The slots of in, in SLOT_AT's order. */
 static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
   v[0] = in->t[0], v[1] = in->t[1], v[2] = in->t[2];
   for (int i = 0; i < 4; i++) v[3 + i] = (uint64_t)in->n[i];
@@ -74,22 +89,17 @@ static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
           (uint32_t)in->sync_pad << 24;
 }
 
-static void set_field(GsInst *in, int f, uint64_t v) {
-  switch (f) {
-  case 0: in->sub = (uint8_t)v; return;
-  case 1: in->dtype = (uint8_t)v; return;
-  case 2: in->flags = (uint8_t)v; return;
-  case 19:
-    in->wait = (uint8_t)v;
-    in->signal = (uint8_t)(v >> 8);
-    in->signal_flag = (uint8_t)(v >> 16);
-    in->sync_pad = (uint8_t)(v >> 24);
-    return;
-  default: break;
+/* Slot k of in set to v (its field's width of it). */
+static inline void slot_store(GsInst *in, int k, uint64_t v) {
+  unsigned char *p = (unsigned char *)in + SLOT_AT[k].off;
+  if (SLOT_AT[k].width == 8) {
+    memcpy(p, &v, 8);
+  } else if (SLOT_AT[k].width == 4) {
+    uint32_t x = (uint32_t)v;
+    memcpy(p, &x, 4);
+  } else {
+    *p = (unsigned char)v;
   }
-  if (f < 6) in->r[f - 3] = (uint32_t)v;
-  else if (f < 9) in->t[f - 6] = (uint32_t)v;
-  else in->n[f - 9] = (int64_t)v;
 }
 
 static void hist_init(GsCodeHist *h) {
@@ -265,10 +275,6 @@ static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) 
   return o;
 }
 
-/* Bits a slot's field holds (slot k is field SLOT_ORDER[k]): a checked record may not set
- * more, or it would not read back as it was written. */
-static int field_bits(int f) { return f < 3 ? 8 : f < 9 || f == 19 ? 32 : 64; }
-
 /* Decodes the record at s into its row's instruction, which *in then points to (no copy: the
  * fields were just written one by one, and copying them in 16-byte pieces stalled on every
  * piece, half of the decoder's time). Returns the record's end. With `end` (a file's records,
@@ -296,10 +302,9 @@ decode_record(GsCodeHist *h, const unsigned char *s, const unsigned char *end, c
       if (end && !s) return NULL;
       v += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
     }
-    int f = SLOT_ORDER[k];
-    if (end && field_bits(f) < 64 && v >> field_bits(f)) return NULL;
+    if (end && SLOT_AT[k].width < 8 && v >> (8 * SLOT_AT[k].width)) return NULL;
     moving = row_learn(w, k, v, moving);
-    set_field(&w->inst, f, v);
+    slot_store(&w->inst, k, v);
   }
   w->moving = moving;
   *in = &w->inst;
