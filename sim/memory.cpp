@@ -357,34 +357,27 @@ void MemoryState::settle(Region &g, const GsAccess *ap) {
     if (!ap || may_meet(g.held[k].ap, *ap)) settle_one(g, k);
 }
 
-// Does ap (of tile, by compute or not) continue h's columns, to the right or to the left, on the
-// same rows at the same stride, the two together no wider than the stride?
-static bool beside(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
-  return h.tile == tile && h.by_compute == by_compute && h.ap.rows == ap.rows &&
-         h.ap.row_stride == ap.row_stride && h.ap.row_bytes + ap.row_bytes <= ap.row_stride &&
-         (h.ap.base + h.ap.row_bytes == ap.base || ap.base + ap.row_bytes == h.ap.base);
-}
-
-// Does ap continue h's rows, below or above, in the same columns at the same stride?
-static bool below(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
+// How ap (of tile, by compute or not) continues held write h: JOIN_COLUMNS, to the right or to
+// the left on the same rows at the same stride, the two together no wider than the stride;
+// JOIN_ROWS, below or above in the same columns at the same stride; else JOIN_NONE.
+enum Join { JOIN_NONE, JOIN_COLUMNS, JOIN_ROWS };
+static Join joins(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
   const int64_t S = ap.row_stride;
-  return h.tile == tile && h.by_compute == by_compute && h.ap.row_stride == S &&
-         h.ap.row_bytes == ap.row_bytes &&
-         (h.ap.base + h.ap.rows * S == ap.base || ap.base + ap.rows * S == h.ap.base);
+  if (h.tile != tile || h.by_compute != by_compute || h.ap.row_stride != S) return JOIN_NONE;
+  if (h.ap.rows == ap.rows && h.ap.row_bytes + ap.row_bytes <= S &&
+      (h.ap.base + h.ap.row_bytes == ap.base || ap.base + ap.row_bytes == h.ap.base))
+    return JOIN_COLUMNS;
+  if (h.ap.row_bytes == ap.row_bytes &&
+      (h.ap.base + h.ap.rows * S == ap.base || ap.base + ap.rows * S == h.ap.base))
+    return JOIN_ROWS;
+  return JOIN_NONE;
 }
 
-// h with the bytes of b, which continue its columns (beside) or its rows (below).
-static void held_join(HeldWrite &h, const GsAccess &b) {
-  if (h.ap.rows == b.rows && h.ap.row_bytes + b.row_bytes <= b.row_stride &&
-      (h.ap.base + h.ap.row_bytes == b.base || b.base + b.row_bytes == h.ap.base))
-    h.ap.row_bytes += b.row_bytes;
-  else
-    h.ap.rows += b.rows;
+// h with the bytes of b, which continue its columns or its rows (how: joins).
+static void held_join(HeldWrite &h, const GsAccess &b, Join how) {
+  if (how == JOIN_COLUMNS) h.ap.row_bytes += b.row_bytes;
+  else h.ap.rows += b.rows;
   h.ap.base = std::min(h.ap.base, b.base);
-}
-
-static bool joins(const HeldWrite &h, const GsAccess &ap, uint32_t tile, bool by_compute) {
-  return beside(h, ap, tile, by_compute) || below(h, ap, tile, by_compute);
 }
 
 // Holds a write of tile into ap when its rows have gaps (one plane, two rows or more): it
@@ -397,8 +390,9 @@ bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_com
   if (ap.rows < 2 || ap.row_bytes >= ap.row_stride || std::max<int64_t>(1, ap.planes) != 1)
     return false;
   int join = -1;
+  Join how = JOIN_NONE;
   for (int k = 0; k < g.nheld && join < 0; k++)
-    if (joins(g.held[k], ap, tile, by_compute)) join = k;
+    if ((how = joins(g.held[k], ap, tile, by_compute)) != JOIN_NONE) join = k;
   for (int k = g.nheld; k-- > 0;)
     if (k != join && may_meet(g.held[k].ap, ap)) {
       settle_one(g, k);
@@ -413,14 +407,15 @@ bool MemoryState::hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_com
   // joined, it may now continue another held write's columns or rows (two queues storing the
   // column blocks of the same rows from either end; the last block of rows of a column making
   // it as tall as the column beside it): the two become one, and so on
-  held_join(g.held[join], ap);
+  held_join(g.held[join], ap, how);
   for (int k = 0; k < g.nheld;) {
     HeldWrite &h = g.held[join];
-    if (k == join || !joins(g.held[k], h.ap, h.tile, h.by_compute)) {
+    how = k == join ? JOIN_NONE : joins(g.held[k], h.ap, h.tile, h.by_compute);
+    if (how == JOIN_NONE) {
       k++;
       continue;
     }
-    held_join(h, g.held[k].ap);
+    held_join(h, g.held[k].ap, how);
     held_drop(g, k);  // both held, so disjoint: nothing to settle
     if (join > k) join--;
     k = 0;

@@ -220,7 +220,8 @@ static void held_row_blocks_match_bytes(void **) {
       bool comp = rnd(&g) % 11 == 0;
       t.put(GsAccess{br * rb * S + bc * c, c, rb, S, 1, rb * S}, tile, comp);
       if (rnd(&g) % 5 == 0) {
-        int64_t r0 = rnd(&g) % 2 ? br * rb : 0, n = r0 ? rb : nr * rb;
+        bool block = rnd(&g) % 2;  // else the whole column
+        int64_t r0 = block ? br * rb : 0, n = block ? rb : nr * rb;
         t.read(GsAccess{r0 * S + bc * c, c, n, S, 1, n * S}, 1);
       }
       if (rnd(&g) % 4 == 0) t.check();
