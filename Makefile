@@ -65,6 +65,9 @@ $(DEPS_OK): scripts/deps.sh
 deps: $(DEPS_OK)
 
 # onnx.proto is generated at build time from Debian's libonnx-dev (nothing copied into the tree).
+# On a fresh machine the header arrives with the packages: without this rule make would stop
+# at "no rule to make target" before scripts/deps.sh had run.
+$(ONNX_PROTO): | $(DEPS_OK)
 $(GEN_SRC): $(ONNX_PROTO) | $(DEPS_OK)
 	@mkdir -p $(GEN)
 	protoc-c --c_out=$(GEN) -I/usr/include onnx/onnx.proto
