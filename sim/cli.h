@@ -146,6 +146,9 @@ double cli_wall_seconds();
 // C s", or "processor time: model M s with the checks" when they ran inline.
 struct SimResult;
 std::string cli_thread_times(const SimResult &r);
+// --timing's account of a simulation that took `seconds` of wall time: "simulate S s, N
+// instructions, M MiB held (B B each); processor time: ...; checks on a second core".
+std::string cli_sim_timing(const SimResult &r, const GsProgram *p, double seconds);
 // The progress of one simulation of `total` instructions (0: unknown) named `who` (a strategy,
 // a program file). The constructor sets so->progress when progress is on (the simulator calls
 // it every 4096 instructions; it must not outlive this object); finish(done) prints the last

@@ -49,6 +49,15 @@ std::string cli_thread_times(const SimResult &r) {
   return b;
 }
 
+std::string cli_sim_timing(const SimResult &r, const GsProgram *p, double seconds) {
+  char b[160];
+  double held = (double)prog_code_bytes(p);
+  snprintf(b, sizeof b, "simulate %.3f s, %llu instructions, %.1f MiB held (%.2f B each); ", seconds,
+           (unsigned long long)r.instructions, held / 1048576.0,
+           held / (double)(r.instructions ? r.instructions : 1));
+  return b + cli_thread_times(r) + "; checks " + r.checks;
+}
+
 static void vshow(const char *fmt, va_list ap) {
   if (where == PROGRESS_TTY) fputs("\r\033[K", stderr);
   if (fmt) {

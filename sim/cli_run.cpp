@@ -290,12 +290,8 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   int st = e.sim.run(ro->l->prog, so, &r);
   pr.finish(r.instructions);
   if (e.o.timing)
-    fprintf(stderr, "timing %s: schedule %.3f s, simulate %.3f s, %llu instructions, %.1f MiB "
-            "held (%.2f B each); %s; checks %s\n", lower_sched_name(k), t_sched,
-            cli_wall_seconds() - t1, (unsigned long long)r.instructions,
-            (double)prog_code_bytes(ro->l->prog) / 1048576.0,
-            (double)prog_code_bytes(ro->l->prog) / (double)(r.instructions ? r.instructions : 1),
-            cli_thread_times(r).c_str(), r.checks.c_str());
+    fprintf(stderr, "timing %s: schedule %.3f s, %s\n", lower_sched_name(k), t_sched,
+            cli_sim_timing(r, ro->l->prog, cli_wall_seconds() - t1).c_str());
   if (st != 0) {
     fprintf(stderr, "%s: error: the %s schedule failed in the simulator:\n%s\n", e.path,
             lower_sched_name(k), r.message.c_str());

@@ -59,7 +59,8 @@ static const char *usage_text =
     "  --objective O          what auto maximises: throughput (default) or latency\n"
     "  --compare A,B          run each strategy and print one table, a row per strategy;\n"
     "                         graphturbo:LEVEL runs graphturbo at a ladder level\n"
-    "  --timing               print scheduling and simulation wall time to stderr\n"
+    "  --timing               print scheduling (or a program's loading) and simulation\n"
+    "                         times to stderr\n"
     "  --dump-after PASS      print the graphturbo state after PASS (splitinfo, group,\n"
     "                         instances, order, bind, concat) and exit\n"
     "  --dump-after STEP      print the lowering's plan after STEP for --sched and exit:\n"
@@ -199,7 +200,9 @@ static int cmd_run_program(const CliOptions &o) {
   if (!o.arch) usage_error("running a program needs --arch FILE");
   if (o.json && o.csv) usage_error("--json and --csv exclude each other");
   GsArch *a = cli_load_arch(o);
+  double t0 = cli_wall_seconds();
   GsProgram *p = load_program_or_exit(o.inputs[0], a);
+  double t_load = cli_wall_seconds() - t0;
   int rc;
   {
     Simulator sim(a);
@@ -209,8 +212,12 @@ static int cmd_run_program(const CliOptions &o) {
     so.checks_thread = !o.checks_inline;
     SimResult r;
     CliSimProgress pr(o.inputs[0], (uint64_t)prog_ninsts(p), &so);
+    double t1 = cli_wall_seconds();
     rc = sim.run(p, so, &r);
     pr.finish(r.instructions);
+    if (o.timing)
+      fprintf(stderr, "timing: load %.3f s, %s\n", t_load,
+              cli_sim_timing(r, p, cli_wall_seconds() - t1).c_str());
     if (rc != 0) {
       fputs(r.message.c_str(), stderr);
     } else {
@@ -439,7 +446,7 @@ static const Mode MODE_DISASM{"--disasm", "disasm arch set o", 0, cmd_disasm};
 static const Mode MODE_EMIT_PROGRAM{"--emit of a program file", "emit arch set", 1, cmd_emit_program};
 static const Mode MODE_RUN_PROGRAM{"a program run",
                                    "arch set json csv o trace perfetto trace-detail trace-window progress no-progress"
-                                   " checks-inline", 1,
+                                   " checks-inline timing", 1,
                                    cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_RUN_MODEL{"a model run",

@@ -152,6 +152,14 @@ want_cpu "--checks-inline" inline -- --checks-inline
 if [ "$(nproc)" -ge 2 ]; then want_cpu "two cores" two --; fi
 if command -v taskset >/dev/null; then want_where "taskset one core" "inline (one core)" taskset -c 0 --; fi
 if [ "$(nproc)" -ge 2 ]; then want_where "two cores" "on a second core" --; fi
+# --timing on a program run: its load, then the simulation's line, with the instruction count the
+# program's own assembly header gives (the report's own format: docs/cli.md)
+"$GTSIM" "${ARCH[@]}" workloads/resnet50.gtg --sched tvm --batch 1 --emit "$tmp/prog.gtasm" >/dev/null 2>&1
+ninst=$(sed -n 's/^# [0-9]* queues, \([0-9]*\) instructions$/\1/p' "$tmp/prog.gtasm")
+"$GTSIM" "${ARCH[@]}" "$tmp/prog.gtasm" --timing >/dev/null 2>"$tmp/p.err"; rc=$?
+if [ $rc = 0 ] && [ -n "$ninst" ] && grep -Eq "^timing: load [0-9.]+ s, simulate [0-9.]+ s, $ninst instructions, [0-9.]+ MiB held \([0-9.]+ B each\); processor time: model [0-9.]+ s(, checks [0-9.]+ s| with the checks); checks (on a second core|inline \(.*\))$" "$tmp/p.err"
+then ok "--timing on a program run: load, simulation, $ninst instructions"
+else nok "--timing on a program run" "exit $rc, ninst='$ninst'" "$(head -3 "$tmp/p.err")"; fi
 "$GTSIM" "${ARCH[@]}" --describe --checks-inline >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc = 1 ] && grep -qF -- "--checks-inline is not used by --describe" "$tmp/err"; then ok "--checks-inline outside a run: exit 1"
 else nok "--checks-inline outside a run: exit 1" "exit $rc"; fi
