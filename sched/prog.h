@@ -174,7 +174,9 @@ void prog_queue_code_free(GsQueue *q);
  * on a copy of the encoder's state: q does not change), and returns the bytes; import appends
  * to q the n instructions whose records are exactly s[0..len), checking every byte and handing
  * each instruction to accept first, and returns 0; -1 with *bad the index of the first
- * malformed record (n: bytes are left over); -2 with *bad the instruction accept refused. */
+ * malformed record (n: bytes are left over); -2 with *bad the instruction accept refused.
+ * Into an empty queue import keeps the records as they are (no encoding: export then gives
+ * them back byte for byte), and leaves the queue empty when it fails. */
 uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
                           void *ctx);
 int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,

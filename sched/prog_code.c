@@ -26,7 +26,9 @@
  *   often first, so the mask is one byte in the common case); then per set bit the zigzag
  *   LEB128 of value − prediction in 64-bit wrap-around arithmetic, so every value round-trips.
  * - Records go into blocks that double from 1 KiB to 64 KiB (a machine with thousands of
- *   queues pays little for its short ones); a record never straddles two blocks.
+ *   queues pays little for its short ones); a record never straddles two blocks. A queue read
+ *   from a file (prog_code_import) holds the file's records as they are, in one block of their
+ *   size, and its encoder's state is rebuilt from the decoder's.
  * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
  *   emitted, and a cursor returns the staged one last, so there is no "finish" step.
  * - The records are also what a .gtp file of version 3 holds (gtp.c, docs/isa.md): a change to
@@ -320,7 +322,8 @@ static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const 
 static void code_append(GsQueueCode *c, const GsInst *in) {
   GsCodeBlock *b = c->tail;
   if (!b || b->size - b->used < MAX_RECORD) {
-    uint32_t size = !b ? BLOCK_MIN : b->size < BLOCK_MAX ? 2 * b->size : BLOCK_MAX;
+    /* (an imported queue's one block has the file's size: prog_code_import) */
+    uint32_t size = !b || b->size < BLOCK_MIN ? BLOCK_MIN : b->size < BLOCK_MAX ? 2 * b->size : BLOCK_MAX;
     GsCodeBlock *nb = malloc(sizeof *nb + size);
     if (!nb) die("out of memory");
     nb->next = NULL;
@@ -441,24 +444,76 @@ uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b
   return n + k;
 }
 
+/* The encoder's own fields of h, a decoder's state after the records it read (its rows hold
+ * what the encoder's rows would, learned the same way): each row's key from the instruction it
+ * holds, used[k] the clock of its last record, the index and the row chosen last from them. A
+ * row choice is the encoder's alone (the decoder reads it), so any valid one keeps the records
+ * appended after it decodable. */
+static void hist_as_encoder(GsCodeHist *h, const uint32_t used[GS_CODE_ROWS], uint32_t clock) {
+  memset(h->index, -1, sizeof h->index);
+  h->mru = 0;
+  h->clock = clock;
+  for (int k = 0; k < GS_CODE_ROWS; k++) {
+    const GsCodeRow *w = &h->row[k];
+    GsCodeKey *key = &h->key[k];
+    key->op = (int16_t)w->op;
+    key->r[0] = w->inst.r[0], key->r[1] = w->inst.r[1], key->r[2] = w->inst.r[2];
+    key->sub = w->inst.sub;
+    key->used = used[k];
+    if (used[k] > h->key[h->mru].used) h->mru = (int8_t)k;
+  }
+  int order[GS_CODE_ROWS]; /* the index as the rows were given their keys: least recent first */
+  for (int k = 0; k < GS_CODE_ROWS; k++) {
+    int j = k;
+    for (; j > 0 && used[order[j - 1]] > used[k]; j--) order[j] = order[j - 1];
+    order[j] = k;
+  }
+  for (int j = 0; j < GS_CODE_ROWS; j++)
+    if (used[order[j]]) h->index[key_hash(&h->row[order[j]].inst)] = (int8_t)order[j];
+}
+
+/* Importing into an empty queue keeps the file's records as they are: each is decoded to check
+ * it, and then the bytes are copied, not encoded again (that was half of loading a program).
+ * The last instruction is staged, as prog_emit leaves it. */
 int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
                      int (*accept)(void *ctx, const GsInst *in, uint64_t i), void *ctx,
                      uint64_t *bad) {
   GsCodeHist *h = malloc(sizeof *h);
   if (!h) die("out of memory");
   hist_init(h);
-  const unsigned char *end = s + len;
+  const unsigned char *start = s, *end = s + len;
+  int keep = q->ninsts == 0 && n > 0 && len <= UINT32_MAX; /* else encoded again, appended */
+  uint32_t used[GS_CODE_ROWS] = {0};
   int rc = 0;
   uint64_t i = 0;
   for (; i < n && rc == 0; i++) {
+    if (keep && i == n - 1) { /* the records before the staged one, and the encoder's state */
+      GsQueueCode *c = q->code ? q->code : calloc(1, sizeof *c);
+      GsCodeBlock *b = malloc(sizeof *b + (size_t)(s - start) + 1);
+      if (!c || !b) die("out of memory");
+      q->code = c;
+      memcpy(b->b, start, (size_t)(s - start));
+      b->next = NULL;
+      b->used = b->size = (uint32_t)(s - start);
+      c->head = c->tail = b;
+      c->hist = *h;
+      hist_as_encoder(&c->hist, used, (uint32_t)i);
+    }
     const GsInst *in;
+    if (s < end) used[*s >> 4] = (uint32_t)i + 1;
     s = decode_record(h, s, end, &in);
     if (!s) rc = -1;
     else if (!accept(ctx, in, i)) rc = -2;
-    else *prog_emit(q) = *in;
+    else if (!keep) *prog_emit(q) = *in;
+    else if (i == n - 1) {
+      q->code->stage = *in;
+      q->code->staged = 1;
+      q->ninsts = (int64_t)n;
+    }
   }
   free(h);
   if (rc) {
+    if (keep) prog_queue_code_free(q);
     *bad = i - 1;
     return rc;
   }

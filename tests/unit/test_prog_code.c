@@ -2,7 +2,8 @@
  * prog_emit comes out of a cursor bit for bit (any field value, any opcode byte, any mix of
  * streams), the staged last instruction reads back and can still be edited, a regular
  * stream costs the two bytes the format promises (a header byte and an empty mask), and the
- * encoder picks the row its rule says (row_choice). */
+ * encoder picks the row its rule says (row_choice); an imported queue keeps the file's records
+ * and goes on taking instructions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,6 +73,95 @@ static void test_round_trip(void **state) {
     assert_int_equal(n, (N - q + NQ - 1) / NQ);
     assert_null(prog_cursor_next(&c)); /* stays at the end */
   }
+  prog_free(p);
+}
+
+/* prog_code_export's bytes, collected, however many (Bytes below holds a few records). */
+typedef struct {
+  unsigned char *b;
+  size_t n, cap;
+} Grown;
+static void put_grown(void *ctx, const void *b, size_t n) {
+  Grown *o = ctx;
+  if (o->n + n > o->cap) {
+    o->cap = 2 * (o->n + n);
+    o->b = realloc(o->b, o->cap);
+    assert_non_null(o->b);
+  }
+  memcpy(o->b + o->n, b, n);
+  o->n += n;
+}
+static int accept_all(void *ctx, const GsInst *in, uint64_t i) {
+  (void)ctx, (void)in, (void)i;
+  return 1;
+}
+
+/* A queue imported from records keeps them byte for byte (it is not encoded again), reads
+ * back as emitted, and takes more instructions after them: its encoder goes on from the
+ * imported state (hist_as_encoder), for a queue of one instruction (no bytes before the staged
+ * one) as for a long one. Exported again, it gives the records of the queue emitted in one go
+ * up to the import, then valid records of the rest. */
+static void test_import_keeps_records(void **state) {
+  (void)state;
+  static const int64_t sizes[] = {1, 2, 3, 50, 20000};
+  for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+    int64_t n = sizes[t], more = 3000;
+    GsProgram *p = prog_new();
+    GsQueue *src = prog_queue(p, 0, 0, 0);
+    for (int64_t k = 0; k < n; k++) *prog_emit(src) = make(k);
+    Grown rec = {0};
+    uint64_t len = prog_code_export(src, put_grown, &rec);
+    assert_int_equal(len, rec.n);
+    GsQueue *dst = prog_queue(p, 0, 0, 1);
+    uint64_t bad = 0;
+    assert_int_equal(prog_code_import(dst, rec.b, rec.n, (uint64_t)n, accept_all, NULL, &bad), 0);
+    assert_int_equal(dst->ninsts, n);
+    Grown again = {0};
+    prog_code_export(dst, put_grown, &again);
+    assert_int_equal(again.n, rec.n);
+    assert_memory_equal(again.b, rec.b, rec.n); /* the same records */
+    for (int64_t k = n; k < n + more; k++) *prog_emit(dst) = make(k);
+    GsCursor c;
+    prog_cursor_init(&c, dst);
+    int64_t k = 0;
+    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; k++) {
+      GsInst want = make(k);
+      assert_memory_equal(in, &want, sizeof want);
+    }
+    assert_int_equal(k, n + more);
+    Grown all = {0}; /* the whole queue's records import again, instruction for instruction */
+    prog_code_export(dst, put_grown, &all);
+    GsQueue *third = prog_queue(p, 0, 0, 2);
+    assert_int_equal(prog_code_import(third, all.b, all.n, (uint64_t)(n + more), accept_all, NULL, &bad), 0);
+    prog_cursor_init(&c, third);
+    k = 0;
+    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; k++) {
+      GsInst want = make(k);
+      assert_memory_equal(in, &want, sizeof want);
+    }
+    assert_int_equal(k, n + more);
+    free(rec.b), free(again.b), free(all.b);
+    prog_free(p);
+  }
+}
+
+/* A malformed record leaves the importing queue empty, however far the import got. */
+static void test_import_bad_record(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *src = prog_queue(p, 0, 0, 0);
+  for (int64_t k = 0; k < 100; k++) *prog_emit(src) = make(k);
+  Grown rec = {0};
+  prog_code_export(src, put_grown, &rec);
+  GsQueue *dst = prog_queue(p, 0, 0, 1);
+  uint64_t bad = 0;
+  assert_int_equal(prog_code_import(dst, rec.b, rec.n - 1, 100, accept_all, NULL, &bad), -1);
+  assert_int_equal(bad, 99); /* the last record runs past the end */
+  assert_int_equal(dst->ninsts, 0);
+  assert_null(dst->code);
+  assert_int_equal(prog_code_import(dst, rec.b, rec.n, 99, accept_all, NULL, &bad), -1);
+  assert_int_equal(bad, 99); /* bytes are left over */
+  free(rec.b);
   prog_free(p);
 }
 
@@ -231,6 +321,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_staged_and_empty),
+      cmocka_unit_test(test_import_keeps_records),
+      cmocka_unit_test(test_import_bad_record),
       cmocka_unit_test(test_regular_stream_costs_two_bytes),
       cmocka_unit_test(test_interleaved_streams_cost_two_bytes),
       cmocka_unit_test(test_row_choice),
