@@ -483,12 +483,13 @@ int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
   hist_init(h);
   const unsigned char *start = s, *end = s + len;
   int keep = q->ninsts == 0 && n > 0 && len <= UINT32_MAX; /* else encoded again, appended */
+  gs_assert(q->ninsts > 0 || !q->code);
   uint32_t used[GS_CODE_ROWS] = {0};
   int rc = 0;
   uint64_t i = 0;
   for (; i < n && rc == 0; i++) {
     if (keep && i == n - 1) { /* the records before the staged one, and the encoder's state */
-      GsQueueCode *c = q->code ? q->code : calloc(1, sizeof *c);
+      GsQueueCode *c = calloc(1, sizeof *c); /* (an empty queue has no code: q->code NULL) */
       GsCodeBlock *b = malloc(sizeof *b + (size_t)(s - start) + 1);
       if (!c || !b) die("out of memory");
       q->code = c;
