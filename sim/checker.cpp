@@ -150,8 +150,9 @@ void SimChecker::thread_main() {
 // A signal or post by q: its clock joins the tokens not consumed yet (hb.h).
 void SimChecker::token_release(int q, std::deque<HbClock> &tokens) {
   tokens.emplace_back();
-  if (!spare_.empty()) {
-    tokens.back().swap(spare_.back());
+  if (!spare_.empty()) {  // (a spare token has no base)
+    tokens.back().all.swap(spare_.back().all);
+    tokens.back().ahead.swap(spare_.back().ahead);
     spare_.pop_back();
   }
   m_.hb.release(q, &tokens.back());
@@ -161,7 +162,9 @@ void SimChecker::token_release(int q, std::deque<HbClock> &tokens) {
 void SimChecker::token_acquire(int q, std::deque<HbClock> &tokens) {
   gs_assert(!tokens.empty());
   m_.hb.acquire(q, tokens.front());
-  spare_.push_back(std::move(tokens.front()));
+  spare_.emplace_back();  // its vectors' room is kept, not its base
+  spare_.back().all.swap(tokens.front().all);
+  spare_.back().ahead.swap(tokens.front().ahead);
   tokens.pop_front();
 }
 
@@ -175,7 +178,7 @@ void SimChecker::apply(const CheckOp &op, const GsInst *in) {
   case CK_SEM_POST: token_release(op.q, sem_tokens_[(uint64_t)op.v]); break;
   case CK_SEM_WAIT: token_acquire(op.q, sem_tokens_[(uint64_t)op.v]); break;
   case CK_BAR_ARRIVE: hb.arrive(op.q, &joins_[(uint64_t)op.v]); break;
-  case CK_BAR_ACQ: hb.acquire(op.q, joins_[(uint64_t)op.v]); break;
+  case CK_BAR_ACQ: hb.barrier_acquire(op.q, &joins_[(uint64_t)op.v]); break;
   case CK_BAR_CLEAR: joins_[(uint64_t)op.v].clear(); break;
   case CK_FLOOR:
     hb.update_floor();  // lets the access logs drop what every queue is ordered after

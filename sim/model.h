@@ -204,7 +204,8 @@ struct Traffic {
 // exact below it. An instruction that would end later stops the run (docs/timing.md).
 static const double kModelMaxCycles = 8796093022208.0;
 // The most queues a program may use: the race checks keep a clock of one epoch per queue for
-// every queue (hb.h), 4·N² bytes, 256 MiB at this bound (IPU GC2 has 7296 queue slots).
+// every queue (hb.h), 4·N² bytes at worst, 256 MiB at this bound (IPU GC2 has 7296 queue
+// slots; from 1024 queues on the clocks share bases and usually take far less).
 static const int kMaxQueues = 8192;
 
 class SimModel : public sc_core::sc_module {
