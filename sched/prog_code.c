@@ -472,6 +472,23 @@ static void hist_as_encoder(GsCodeHist *h, const uint32_t used[GS_CODE_ROWS], ui
     if (used[order[j]]) h->index[key_hash(&h->row[order[j]].inst)] = (int8_t)order[j];
 }
 
+/* The empty queue q takes the records [s, s + len) as they are, in one block of their size, and
+ * h, the decoder's state after them (used[k]: the clock of row k's last record, clock: their
+ * count), as its encoder's. */
+static void code_keep(GsQueue *q, const unsigned char *s, size_t len, const GsCodeHist *h,
+                      const uint32_t used[GS_CODE_ROWS], uint32_t clock) {
+  GsQueueCode *c = calloc(1, sizeof *c);
+  GsCodeBlock *b = malloc(sizeof *b + len + 1);
+  if (!c || !b) die("out of memory");
+  memcpy(b->b, s, len);
+  b->next = NULL;
+  b->used = b->size = (uint32_t)len;
+  c->head = c->tail = b;
+  c->hist = *h;
+  hist_as_encoder(&c->hist, used, clock);
+  q->code = c;
+}
+
 /* Importing into an empty queue keeps the file's records as they are: each is decoded to check
  * it, and then the bytes are copied, not encoded again (that was half of loading a program).
  * The last instruction is staged, as prog_emit leaves it. */
@@ -483,23 +500,13 @@ int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
   hist_init(h);
   const unsigned char *start = s, *end = s + len;
   int keep = q->ninsts == 0 && n > 0 && len <= UINT32_MAX; /* else encoded again, appended */
-  gs_assert(q->ninsts > 0 || !q->code);
+  gs_assert(q->ninsts > 0 || !q->code); /* an empty queue has no code */
   uint32_t used[GS_CODE_ROWS] = {0};
   int rc = 0;
   uint64_t i = 0;
   for (; i < n && rc == 0; i++) {
-    if (keep && i == n - 1) { /* the records before the staged one, and the encoder's state */
-      GsQueueCode *c = calloc(1, sizeof *c); /* (an empty queue has no code: q->code NULL) */
-      GsCodeBlock *b = malloc(sizeof *b + (size_t)(s - start) + 1);
-      if (!c || !b) die("out of memory");
-      q->code = c;
-      memcpy(b->b, start, (size_t)(s - start));
-      b->next = NULL;
-      b->used = b->size = (uint32_t)(s - start);
-      c->head = c->tail = b;
-      c->hist = *h;
-      hist_as_encoder(&c->hist, used, (uint32_t)i);
-    }
+    if (keep && i == n - 1) /* the records before the staged one */
+      code_keep(q, start, (size_t)(s - start), h, used, (uint32_t)i);
     const GsInst *in;
     if (s < end) used[*s >> 4] = (uint32_t)i + 1;
     s = decode_record(h, s, end, &in);

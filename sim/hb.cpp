@@ -32,9 +32,7 @@ void HbClocks::reset(const std::vector<int> &dense, int nqueues, int sparse_from
     for (int i = 0; i < nqueues; i++) d_[(size_t)i][(size_t)i] = 1;
     return;
   }
-  Snap *zero = new Snap;
-  zero->v.assign((size_t)nqueues, 0);
-  SnapRef z(zero);
+  Base z = std::make_shared<const std::vector<uint32_t>>((size_t)nqueues, 0);
   c_.assign((size_t)nqueues, Clock());
   for (Clock &c : c_) c.base = z;
   own_.assign((size_t)nqueues, 1);
@@ -104,9 +102,7 @@ void HbClocks::whole(const Clock &c, std::vector<uint32_t> *out) const {
 
 // c becomes the clock `all` on a base of its own.
 void HbClocks::rebase(Clock *c, const std::vector<uint32_t> &all) {
-  Snap *s = new Snap;
-  s->v = all;
-  c->base = SnapRef(s);
+  c->base = std::make_shared<const std::vector<uint32_t>>(all);
   c->ahead.clear();
 }
 
@@ -213,7 +209,7 @@ uint32_t HbClocks::floor(int p) const {
 void HbClocks::sparse_floor(std::vector<uint32_t> *f) const {
   std::vector<std::pair<const std::vector<uint32_t> *, int>> by_base;
   for (int q = 0; q < n_; q++)
-    if (!done_[(size_t)q]) by_base.push_back({&*c_[(size_t)q].base, q});
+    if (!done_[(size_t)q]) by_base.push_back({c_[(size_t)q].base.get(), q});
   std::sort(by_base.begin(), by_base.end());
   std::vector<uint32_t> ahead_of((size_t)n_);
   std::vector<char> member((size_t)n_);

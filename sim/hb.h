@@ -26,38 +26,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
+#include <memory>
 #include <vector>
 
 class HbClocks {
  public:
   static const int kSparseFrom = 1024;
-  // An immutable base, shared by reference count (one thread touches the clocks).
-  struct Snap {
-    uint32_t refs = 0;
-    std::vector<uint32_t> v;
-  };
-  class SnapRef {
-   public:
-    SnapRef() = default;
-    explicit SnapRef(Snap *s) : s_(s) { if (s_) s_->refs++; }
-    SnapRef(const SnapRef &o) : SnapRef(o.s_) {}
-    SnapRef(SnapRef &&o) noexcept : s_(o.s_) { o.s_ = nullptr; }
-    SnapRef &operator=(SnapRef o) noexcept {
-      std::swap(s_, o.s_);
-      return *this;
-    }
-    ~SnapRef() {
-      if (s_ && --s_->refs == 0) delete s_;
-    }
-    const std::vector<uint32_t> &operator*() const { return s_->v; }
-    bool operator==(const SnapRef &o) const { return s_ == o.s_; }
-    bool operator!=(const SnapRef &o) const { return s_ != o.s_; }
-    explicit operator bool() const { return s_ != nullptr; }
-
-   private:
-    Snap *s_ = nullptr;
-  };
+  // An immutable base, shared (one thread touches the clocks).
+  using Base = std::shared_ptr<const std::vector<uint32_t>>;
   struct Entry {
     uint32_t p, e;  // component p (a dense queue index) is e
   };
@@ -65,11 +41,11 @@ class HbClocks {
   // entry for p in `ahead` (sorted by p, each above base[p]) when there is one, else base[p].
   struct Clock {
     std::vector<uint32_t> all;
-    SnapRef base;
+    Base base;
     std::vector<Entry> ahead;
     void clear() {  // (the vectors keep their room)
       all.clear();
-      base = SnapRef();
+      base.reset();
       ahead.clear();
     }
     bool empty() const { return all.empty() && !base; }
