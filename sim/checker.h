@@ -116,6 +116,7 @@ class SimChecker {
   static constexpr uint64_t kRing = 1u << 15;  // records in flight (1 MiB, and 3.5 MiB of
                                                // their instructions)
   static constexpr uint64_t kPublish = 64;     // records between publications of the head
+  static constexpr uint64_t kAhead = 8;        // records the thread asks the cache for ahead
 
   // The ring's next slot, once the thread has checked what it held.
   uint64_t claim() {
