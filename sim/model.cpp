@@ -1,19 +1,22 @@
 // model.cpp — the SystemC model: modules per resource, one process per program queue.
 //
-// Algorithm: every non-empty queue of the program runs as a dynamically spawned SC_METHOD that
-// executes its instructions in order. An instruction does its effect at issue (checks, region
-// reads and writes, resource reservations), then sleeps until its completion time (one timed
-// wake-up per compute instruction, one per transfer chunk: wakeups_, run by timer_step) and
-// completes. There is no per-cycle tick: time only advances through those sleeps. Flags,
-// barriers and semaphores put a queue to sleep on its own event, which the releasing queue
-// notifies, and order queues for the race checks (hb.h). A sleeping queue's place inside its
-// instruction is its QStep (model.h): each exec_* step goes on from its stage and returns
-// STEP_SLEEP (a timed wake-up queued, or its event to wait for), STEP_DONE or STEP_STOP;
-// queue_run loops over them.
+// Algorithm: every non-empty queue of the program executes its instructions in order
+// (queue_run). An instruction does its effect at issue (checks, region reads and writes,
+// resource reservations), then sleeps until its completion time (one timed wake-up per compute
+// instruction, one per transfer chunk: wakeups_, run by timer_step) and completes. There is no
+// per-cycle tick: time only advances through those sleeps. Flags, barriers and semaphores put a
+// queue to sleep until the releasing queue wakes it (wake: it runs after the queues running and
+// woken before it, ready_run), and order queues for the race checks (hb.h). A sleeping queue's
+// place inside its instruction is its QStep (model.h): each exec_* step goes on from its stage
+// and returns STEP_SLEEP (a timed wake-up queued, or a wake to wait for), STEP_DONE or
+// STEP_STOP; queue_run loops over them. The queues run inside the kernel's four processes: the
+// controller thread and ready_step, which start each run; timer_step, at the earliest wake-up;
+// flow_method and later_step, in a delta cycle when notified.
 // Invariants: the tile state and the access logs change at issue (an access that could see a
 // write in flight does not happen after it: a race, memory.cpp); shared bandwidth resources
-// are reserved chunk by chunk in request order (FIFO; same-time requests in the kernel's
-// deterministic process order: the order it woke them, every queue's process being a method);
+// are reserved chunk by chunk in request order (FIFO; same-time requests in the order the
+// queues run: the wake-ups in the kernel's heap order, wakeups.h, then the queues they woke in
+// the order they were woken, ready_run, as the kernel ran a method per queue);
 // the first check failure stops every queue (abort_) and is the one reported.
 #include "model.h"
 
@@ -173,7 +176,13 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
     q.pen.resize(ddr->channels.size());
   }
   SC_THREAD(controller);
-  SC_METHOD(flow_step);
+  SC_METHOD(ready_step);
+  sensitive << ready_ev_;
+  dont_initialize();
+  SC_METHOD(later_step);
+  sensitive << later_ev_;
+  dont_initialize();
+  SC_METHOD(flow_method);
   sensitive << flow_ev_;
   dont_initialize();
   SC_METHOD(timer_step);
@@ -236,12 +245,11 @@ void SimModel::timer_arm() {
 // sleeping queue had one of its own. It advances to the next instant as the kernel advanced its
 // time: the cancelled entries on top are dropped (only then: that order of the heap's
 // operations is what keeps same-instant order), and every entry due is taken in heap order
-// before any runs. Then the flows' end runs first, then the queues in that order (a queue they
-// wake, by a signal or a flow's end, runs after them: its process is queued behind this one).
-// When the kernel has nothing else to do at this instant (no process woken, no delta
-// notification), the next instant follows the same way, here: what the kernel would do next,
-// without its time advance, its own heap and a process dispatch per instant. Otherwise it
-// returns, and the kernel is notified for the next instant.
+// before any runs. Then the flows' end runs first, then the queues in that order, then the
+// queues they woke, by a signal or a flow's end (ready_run). When the kernel has nothing else
+// to do at this instant (no delta notification), the next instant follows the same way, here:
+// what the kernel would do next, without its time advance, its own heap and a process dispatch
+// per instant. Otherwise it returns, and the kernel is notified for the next instant.
 void SimModel::timer_step() {
   timer_armed_ = false;
   in_timer_ = true;
@@ -265,6 +273,7 @@ void SimModel::timer_step() {
       Wakeup w = wakeups_.extract_top();
       if (w.who >= 0 && (wakeups_.empty() || wakeups_.top().t != t)) {
         run_due((int)w.who);  // the only one due (the commonest instant): no list
+        if (!ready_.empty()) ready_run();
         continue;
       }
       bool flow_due = false;
@@ -277,6 +286,7 @@ void SimModel::timer_step() {
       }
       if (flow_due) flow_step();
       for (int qid : due_) run_due(qid);
+      if (!ready_.empty()) ready_run();
     }
   });
   in_timer_ = false;
@@ -294,12 +304,53 @@ __attribute__((always_inline)) inline void SimModel::run_due(int qid) {
   queue_run(qid);
 }
 
+// Runs the woken queues in the order they were woken, and those they wake after them, until
+// none is left: what the kernel did when every queue was a method its event made runnable
+// (one runnable already is not made so again: QState::ready), at the same point, after the
+// process that woke them. (The kernel's method for each queue, its dispatch and event
+// triggers, cost 8% of the simulating thread: docs/timing.md, "Where the time goes".)
+void SimModel::ready_run() {
+  for (size_t i = 0; i < ready_.size(); i++) {  // (ready_ grows as queues wake others)
+    int qid = ready_[i];
+    queues[(size_t)qid].ready = false;
+    queue_run(qid);
+  }
+  ready_.clear();
+}
+
+// The methods around it: the queues a run starts with (controller), those woken in a delta
+// cycle (wake_all) and those a flow's end woke there (flow_step, when the end is now).
+void SimModel::ready_step() {
+  guarded([this]() { ready_run(); });
+}
+void SimModel::later_step() {
+  guarded([this]() {
+    ready_.insert(ready_.end(), later_.begin(), later_.end());
+    later_.clear();
+    ready_run();
+  });
+}
+void SimModel::flow_method() {
+  guarded([this]() {
+    flow_step();
+    ready_run();
+  });
+}
+
+// Every queue asleep on a flag, barrier, semaphore or flow runs again in the next delta cycle:
+// the run is over (an abort, a deadlock), and each finds so and ends.
 void SimModel::wake_all() {
-  for (QState &q : queues)
-    if (q.wait != WK_NONE) {
-      notified_++;
-      q.ev->notify(SC_ZERO_TIME);
-    }
+  bool any = false;
+  for (size_t i = 0; i < queues.size(); i++) {
+    QState &q = queues[i];
+    if (q.wait == WK_NONE || q.ready) continue;
+    q.ready = true;
+    later_.push_back((int)i);
+    any = true;
+  }
+  if (!any) return;
+  notified_++;
+  later_ev_.notify(SC_ZERO_TIME);
 }
 
 void SimModel::trace_occ(int buf) {
@@ -735,7 +786,7 @@ bool SimModel::mov_flow(QState &q, int qid, size_t idx) {
 }
 
 // The kernel's wake-up for the next flow's end: one pending notification, the earliest; at this
-// instant a delta notification (flow_step runs in the next delta cycle).
+// instant a delta notification (flow_method runs flow_step in the next delta cycle).
 void SimModel::flow_schedule(double next) {
   flow_ev_.cancel();
   flow_token_++;  // cancels its entry in wakeups_
@@ -1080,34 +1131,19 @@ void SimModel::queue_done(QState &q, int qid) {
   running_--;
 }
 
+// Starts each run: every queue with instructions runs, in slot order (ready_step, once this
+// thread waits again), as it did when each was a method made runnable here.
 void SimModel::controller() {
   for (;;) {
     wait(start_ev_);
-    // Spawning allocates (a process, its name): a std::bad_alloc must not leave this thread.
-    try {
+    guarded([this]() {
       for (size_t i = 0; i < queues.size(); i++) {
         QState &q = queues[i];
         if (!q.prog || q.prog->ninsts == 0) continue;
         prog_cursor_init(&q.cur, q.prog);
-        // A slot's method is made by the first run that uses the slot and serves every run
-        // after it (a method spawned per run would stay sensitive to the slot's event). It runs
-        // when made, or when notified here; then when its event wakes it from a flag, barrier,
-        // semaphore or flow sleep (who notifies it checks that it sleeps), or when timer_step
-        // calls it from a timed sleep.
-        if (q.spawned) {
-          q.ev->notify();
-          continue;
-        }
-        sc_spawn_options opt;
-        opt.spawn_method();
-        opt.set_sensitivity(q.ev.get());
-        int id = (int)i;
-        sc_spawn([this, id]() { guarded([this, id]() { queue_run(id); }); },
-                 ("q" + std::to_string(i)).c_str(), &opt);
-        q.spawned = true;
+        wake((int)i);
       }
-    } catch (const std::bad_alloc &) {
-      die("out of memory");
-    }
+    });
+    ready_ev_.notify();
   }
 }

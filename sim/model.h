@@ -3,7 +3,6 @@
 #ifndef GS_MODEL_H
 #define GS_MODEL_H
 
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
 #include <map>
@@ -85,8 +84,8 @@ struct MovPath {
   bool noc = false, xcluster = false, same_buf = false;
 };
 
-// Where a queue is inside its current instruction, kept across the kernel's wake-ups: the
-// queues run as SC_METHODs, each wake-up running its queue on until it must sleep again.
+// Where a queue is inside its current instruction, kept across its wake-ups: each wake-up
+// runs the queue on (SimModel::queue_run) until it must sleep again.
 struct SyncObj;
 struct QStep {
   int stage = 0;    // 0: the instruction (or its own wait) has not started; then as exec_* says
@@ -117,7 +116,6 @@ struct alignas(64) QState {
   int cluster = 0, core = -1, index = 0;
   int unit_kind = -1;            // GsArch.units index for unit queues, -1 for DMA queues
   const GsQueue *prog = nullptr;  // the program's queue, null if the program has none
-  bool spawned = false;          // its method exists (SimModel::controller)
   // What follows changes as the queue runs: on cache lines of its own, as the checker's thread
   // reads the queue's place above (operand_place) while this thread writes below.
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
@@ -156,7 +154,8 @@ struct alignas(64) QState {
     for (size_t i = 0; i < flat_flags.size(); i++) f((int64_t)i, flat_flags[i]);
     for (; it != far_flags.end(); ++it) f(it->first, it->second);
   }
-  std::unique_ptr<sc_core::sc_event> ev{new sc_core::sc_event};  // notified when a flag/barrier/semaphore this queue waits for moves
+  bool ready = false;  // woken from its flag, barrier, semaphore or flow sleep, not yet run
+                       // (in SimModel::ready_ or later_)
   WaitKind wait = WK_NONE;
   int64_t wait_id = 0;
   uint64_t wait_key = 0;  // the barrier or semaphore (model_sync_key)
@@ -170,6 +169,7 @@ struct alignas(64) QState {
   std::vector<double> pen;       // scratch: its DRAM penalty cycles per channel (ddr.model = dram)
   void reset() {
     prog = nullptr; pc = 0; in = nullptr; phase = FETCH; x = QStep(); done = false; end = 0;
+    ready = false;
     flat_flags.clear(); far_flags.clear(); wait = WK_NONE; wait_id = 0;
     wait_key = 0; busy = stall_data = stall_flag = stall_res = 0; ninst = 0; macs = ideal = 0;
   }
@@ -286,11 +286,19 @@ class SimModel : public sc_core::sc_module {
   void timer_arm();
   void timer_step();
   void wake_all();
-  // Wakes queue w from its flag, barrier, semaphore or flow sleep.
+  // Wakes queue w from its flag, barrier, semaphore or flow sleep: it runs once the running
+  // queues and those woken before it have (ready_run), as a method the queue's event made
+  // runnable would.
   void wake(int w) {
-    notified_++;
-    queues[(size_t)w].ev->notify();
+    QState &q = queues[(size_t)w];
+    if (q.ready) return;  // already woken (a runnable method is not made runnable twice)
+    q.ready = true;
+    ready_.push_back(w);
   }
+  void ready_run();
+  void ready_step();
+  void later_step();
+  void flow_method();
   int static_check(const GsProgram *p, bool checked, std::string *err);
   int prog_check_collect(const GsProgram *p, std::string *err);
   int bind_queues(const GsProgram *p, std::string *err);
@@ -329,6 +337,10 @@ class SimModel : public sc_core::sc_module {
   uint64_t notified_ = 0;  // events notified so far (timer_step)
   uint64_t now_ps_ = 0;    // model time (SystemC ps; now())
   std::vector<int> due_;
+  // The queues woken and not yet run, in the order they were woken (wake, ready_run); those
+  // wake_all woke, which run in the next delta cycle (later_step).
+  std::vector<int> ready_, later_;
+  sc_core::sc_event ready_ev_, later_ev_;  // ready_step: the run's start; later_step
   std::vector<int> flow_done_;  // scratch: the queues whose flows flow_step ended
   bool abort_ = false;
   std::string error_;

@@ -255,6 +255,8 @@ void SimModel::reset_run(const GsProgram *p, const SimOptions &o) {
   flow_ev_.cancel();
   flow_token_++;
   wakeups_.clear();  // empty already: every run goes on until the kernel has no events left
+  ready_.clear();    // (so are these)
+  later_.clear();
   timer_ev_.cancel();
   timer_armed_ = false;
   std::vector<BwResource *> all;
