@@ -1,4 +1,4 @@
-// model.cpp — the SystemC model: modules per resource, one process per program queue.
+// model.cpp — the SystemC model: modules per resource, a state machine per program queue.
 //
 // Algorithm: every non-empty queue of the program executes its instructions in order
 // (queue_run). An instruction does its effect at issue (checks, region reads and writes,

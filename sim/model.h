@@ -1,4 +1,4 @@
-// model.h — the SystemC modules (one per hardware resource) and the queue processes.
+// model.h — the SystemC modules (one per hardware resource) and the queues' state.
 // Internal to sim/: the public API is sim.h.
 #ifndef GS_MODEL_H
 #define GS_MODEL_H

@@ -12,7 +12,7 @@
 //   hb.h/.cpp           happens-before between queues: vector clocks (the race checks)
 //   checker.h/.cpp      SimChecker: those checks on a thread of their own beside the model, fed
 //                       records in simulation order (docs/timing.md, "Checks on a second core")
-//   model.h/.cpp        model_: the SystemC modules, one per resource, and the queue processes
+//   model.h/.cpp        model_: the SystemC modules, one per resource, and the queues
 //   stats.cpp           the stats registry and its text/JSON printers
 //   actions.h/.cpp      actions_: counts of what instructions did (MACs, element passes, bytes
 //                       per level), for energy (sched/energy.h), and their stats
