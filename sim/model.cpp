@@ -653,11 +653,12 @@ void SimModel::ddr_uses(QState &q) {
   q.ddr_uses.clear();
   for (size_t ch = 0; ch < q.chan.size(); ch++) {
     if (q.chan[ch] <= 0) continue;
-    BwResource *r = &ddr->channels[ch];
-    double extra = ddr->dram_on ? q.chan[ch] / r->bytes_per_cycle * (ddr->dt.refresh - 1) +
-                                      q.pen[ch] * ddr->dt.refresh
-                                : 0;
-    q.ddr_uses.push_back({r, q.chan[ch], extra});
+    BwUse &u = q.ddr_uses.emplace_back();  // (filled in place: path_uses)
+    u.res = &ddr->channels[ch];
+    u.bytes = q.chan[ch];
+    u.extra = ddr->dram_on ? q.chan[ch] / u.res->bytes_per_cycle * (ddr->dt.refresh - 1) +
+                                 q.pen[ch] * ddr->dt.refresh
+                           : 0;
   }
 }
 
@@ -667,23 +668,32 @@ static bool one_port_copy(const MovPath &mp) {
 }
 
 // The resources a piece of c bytes, the fraction f of the transfer, crosses, into q.uses: its
-// share of the DDR channels (q.ddr_uses), the GB/LB ports (path_ports) and the links.
+// share of the DDR channels (q.ddr_uses), the GB/LB ports (path_ports) and the links. Each use's
+// fields are written where it lies: a use built aside and copied in was stored in 8-byte parts
+// and read back in 16-byte ones, a stalled load per use (perf: a third of this function).
 void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
-  q.uses.clear();
-  auto add = [&q](BwResource *r, double bytes, double extra) {
-    q.uses.push_back({r, bytes, extra});
-    timing_bw_ready(&q.uses.back());
+  bool one_port = one_port_copy(mp);
+  size_t nports = one_port ? 1 : (size_t)(mp.ports[0] != nullptr) + (size_t)(mp.ports[1] != nullptr);
+  q.uses.resize(q.ddr_uses.size() + nports + (size_t)mp.nlinks);
+  BwUse *u = q.uses.data();
+  auto put = [&u](BwResource *r, double bytes, double extra) {
+    u->res = r;
+    u->bytes = bytes;
+    u->extra = extra;
+    timing_bw_ready(u++);
   };
-  for (const BwUse &u : q.ddr_uses) add(u.res, u.bytes * f, u.extra * f);
-  if (one_port_copy(mp)) {
+  for (const BwUse &d : q.ddr_uses) put(d.res, d.bytes * f, d.extra * f);
+  if (one_port) {
     // A copy inside a one-port buffer reads and writes through that port.
-    add(&(*mp.ports[0])[0], 2.0 * c, 0);
+    put(&(*mp.ports[0])[0], 2.0 * c, 0);
   } else {
-    for (int s = 0; s < 2; s++)
-      if (mp.ports[s]) q.uses.push_back({nullptr, c});  // path_ports picks and readies them
+    for (size_t s = 0; s < nports; s++, u++) {  // path_ports picks and readies them
+      u->bytes = c;
+      u->extra = 0;
+    }
     path_ports(q, mp, false);
   }
-  for (int i = 0; i < mp.nlinks; i++) add(mp.links[i], c, 0);
+  for (int i = 0; i < mp.nlinks; i++) put(mp.links[i], c, 0);
 }
 
 // Use u on port p. A ready use is already on a port of p's buffer, whose ports all have one
