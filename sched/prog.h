@@ -133,15 +133,15 @@ typedef struct {     /* one stream of similar instructions: its last values and 
   uint32_t moving;   /* slots whose stride or last difference is not zero */
   GsInst inst;       /* decoder: the last values as an instruction */
 } GsCodeRow;
-typedef struct {     /* encoder: what it matches a row by, packed apart from the rows (a scan */
-  uint32_t r[3];     /* of 16 rows 584 bytes apart missed the cache on every instruction) */
-  uint32_t used;     /* when it was last chosen */
-  int16_t op;        /* as GsCodeRow.op */
-  uint8_t sub;
-} GsCodeKey;
+typedef struct {     /* encoder: what it matches a row by, apart from the rows (a scan of 16 */
+  uint32_t r0[GS_CODE_ROWS], r1[GS_CODE_ROWS], r2[GS_CODE_ROWS]; /* rows 584 bytes apart */
+  uint32_t op[GS_CODE_ROWS];   /* missed the cache on every instruction), a field of every */
+  uint32_t sub[GS_CODE_ROWS];  /* row side by side (the scan compares the 16 at once); op as */
+  uint32_t used[GS_CODE_ROWS]; /* GsCodeRow.op (none: UINT32_MAX); used: when last chosen */
+} GsCodeKeys;
 typedef struct {
   GsCodeRow row[GS_CODE_ROWS];
-  GsCodeKey key[GS_CODE_ROWS]; /* encoder: row k's opcode, regions and sub after its last use */
+  GsCodeKeys key;  /* encoder: each row's opcode, regions and sub after its last use */
   int8_t recent[16];   /* per opcode (15: every other one), the row it last used, -1: none */
   int8_t mru;          /* encoder: the row chosen last */
   int8_t index[GS_CODE_INDEX]; /* encoder: by a hash of opcode, regions and sub, the row
