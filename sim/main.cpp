@@ -586,7 +586,7 @@ int sc_main(int argc, char **argv) {
 
 // glibc gives the top of the heap back to the kernel whenever 128 KiB of it is free: the race
 // checks' access logs, dropped at every chip barrier and grown again, made that a cycle of
-// brk calls and page faults, 10-12% of simulating ResNet-50 on stcp920 (docs/timing.md,
+// brk calls and page faults, 10-12% of simulating ResNet-50 on stcp920 (docs/speed.md,
 // "Where the time goes"). Keeping up to 256 MiB freed and growing in 16 MiB steps costs no peak
 // memory: the peak is what was in use, not what was kept.
 static void tune_malloc() {

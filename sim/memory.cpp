@@ -217,7 +217,7 @@ static SpanMap::iterator span_write(SpanMap &m, SpanMap::iterator it, SpanMap::i
 // range holding the same that starts at hi, and makes it *cur; false when the bytes are not so.
 // What span_seek and span_write would do there (they walk to the same range and extend it),
 // without their general walk and cuts: MobileNet-v2 graphturbo's checks' thread at batch 4,
-// 1.7 M such rows, 0.767 G -> 0.699 G instructions (docs/timing.md, "Where the time goes").
+// 1.7 M such rows, 0.767 G -> 0.699 G instructions (docs/speed.md, "Where the time goes").
 // The range after the new c->cur is kept in c->next (next_known), as this row found it: the
 // next row starts from it instead of stepping the tree again (each step of a tree's iterator
 // walks its links, and mispredicted about once a step).

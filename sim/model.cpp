@@ -308,7 +308,7 @@ __attribute__((always_inline)) inline void SimModel::run_due(int qid) {
 // none is left: what the kernel did when every queue was a method its event made runnable
 // (one runnable already is not made so again: QState::ready), at the same point, after the
 // process that woke them. (The kernel's method for each queue, its dispatch and event
-// triggers, cost 8% of the simulating thread: docs/timing.md, "Where the time goes".)
+// triggers, cost 8% of the simulating thread: docs/speed.md, "Where the time goes".)
 void SimModel::ready_run() {
   for (size_t i = 0; i < ready_.size(); i++) {  // (ready_ grows as queues wake others)
     int qid = ready_[i];

@@ -5,7 +5,7 @@
 // region's byte ranges, sim/memory.h) and for every allocation and free of a region (millions a
 // run). The C library's per-thread cache holds seven blocks of a size; past that each node went
 // through its allocator's slow path: a tenth of the checks' thread on MobileNet-v2 under
-// graphturbo (docs/timing.md, "Where the time goes").
+// graphturbo (docs/speed.md, "Where the time goes").
 // Contract: a std::allocator that serves single objects from a cache of at most kNodeCacheMax
 // freed ones per thread and type (last freed, first served); anything else, and a node freed
 // when the cache is full, goes to operator new and delete. Nodes are separate blocks of operator
