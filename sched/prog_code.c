@@ -283,43 +283,47 @@ get_leb(const unsigned char *s, const unsigned char *end, uint64_t *v) {
   return s;
 }
 
-/* The slots whose value v[k] differs from last[k], as a mask: four slots at a time in GCC's
- * vector extension (the 20 compares one by one were 114 of the encoder's ~400 instructions per
- * instruction, BERT-128 under graphturbo on stcp920, callgrind). On x86-64 a second version for
+/* The encoder's row w learns every slot's value v[k] at once, as row_learn learns one, four
+ * slots to a vector of GCC's vector extension and without a branch; into res[k] each slot's
+ * residual v[k] − (last + stride). Returns the mask of the non-zero residuals, and sets
+ * w->moving. A still slot (its last is v[k], its stride and last difference zero) learns
+ * nothing new, so learning all 20 leaves the row as visiting only the moving and the changed
+ * ones did, each visit a branch on the data and about 25 instructions, after 20 compares to
+ * find the changed slots (MobileNet-v2 graphturbo on stcp920: 2.4% of lower_run). The decoder
+ * keeps its visits (row_learn): it knows which slots to visit from the record, and learning all
+ * 20 there cost more than it saved (docs/speed.md, "Scheduling"). On x86-64 a second version for
  * AVX2 is picked at load time where the CPU has it (the baseline, SSE2, has no 64-bit compare). */
 typedef uint64_t SlotVec __attribute__((vector_size(32)));
-_Static_assert(GS_CODE_SLOTS % 4 == 0, "the slots compare four at a time");
+_Static_assert(GS_CODE_SLOTS % 4 == 0, "the slots learn four at a time");
 GS_AVX2_CLONES
-static uint32_t slots_differ(const uint64_t *v, const uint64_t *last) {
-  SlotVec acc = {0, 0, 0, 0};
+static uint32_t row_encode(GsCodeRow *w, const uint64_t *v, uint64_t *res) {
+  SlotVec rbits = {0, 0, 0, 0}, mbits = {0, 0, 0, 0};
 #pragma GCC unroll 5
   for (int j = 0; j < GS_CODE_SLOTS / 4; j++) {
-    SlotVec a, b, bit = {1u << 4 * j, 2u << 4 * j, 4u << 4 * j, 8u << 4 * j};
+    SlotVec a, r, last, stride, lastd, bit = {1u << 4 * j, 2u << 4 * j, 4u << 4 * j, 8u << 4 * j};
+    memcpy(&last, w->last + 4 * j, sizeof last);
+    memcpy(&stride, w->stride + 4 * j, sizeof stride);
+    memcpy(&lastd, w->lastd + 4 * j, sizeof lastd);
     memcpy(&a, v + 4 * j, sizeof a);
-    memcpy(&b, last + 4 * j, sizeof b);
-    acc |= (SlotVec)(a != b) & bit;
+    r = a - (last + stride);
+    memcpy(res + 4 * j, &r, sizeof r);
+    SlotVec d = a - last, same = (SlotVec)(d == lastd), st = (same & d) | (~same & stride);
+    memcpy(w->stride + 4 * j, &st, sizeof st);
+    memcpy(w->lastd + 4 * j, &d, sizeof d);
+    memcpy(w->last + 4 * j, &a, sizeof a);
+    rbits |= (SlotVec)(r != 0) & bit;
+    mbits |= (SlotVec)((d | st) != 0) & bit;
   }
-  return (uint32_t)(acc[0] | acc[1] | acc[2] | acc[3]);
+  w->moving = (uint32_t)(mbits[0] | mbits[1] | mbits[2] | mbits[3]);
+  return (uint32_t)(rbits[0] | rbits[1] | rbits[2] | rbits[3]);
 }
-
 /* One record for in, at o (room for MAX_RECORD bytes); returns its end. */
 static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) {
   int r = hist_choose(h, in);
   GsCodeRow *w = hist_take(h, r, in->op);
   uint64_t v[GS_CODE_SLOTS], res[GS_CODE_SLOTS];
-  uint32_t mask = 0;
   get_slots(in, v);
-  /* as the decoder: only the moving slots and those whose value changed learn anything (a
-   * still slot has last = v, stride = last difference = 0; learning all 19 was 14% of
-   * scheduling) */
-  uint32_t moving = w->moving, visit = moving | slots_differ(v, w->last);
-  for (; visit; visit &= visit - 1) {
-    int k = __builtin_ctz(visit);
-    res[k] = v[k] - (w->last[k] + w->stride[k]);
-    mask |= (uint32_t)(res[k] != 0) << k;
-    moving = row_learn(w, k, v[k], moving);
-  }
-  w->moving = moving;
+  uint32_t mask = row_encode(w, v, res);
   int esc = in->op >= OP_ESCAPE;
   *o++ = (unsigned char)((esc ? OP_ESCAPE : in->op) | r << 4);
   if (esc) *o++ = in->op;
