@@ -317,6 +317,7 @@ static uint32_t row_encode(GsCodeRow *w, const uint64_t *v, uint64_t *res) {
   w->moving = (uint32_t)(mbits[0] | mbits[1] | mbits[2] | mbits[3]);
   return (uint32_t)(rbits[0] | rbits[1] | rbits[2] | rbits[3]);
 }
+
 /* One record for in, at o (room for MAX_RECORD bytes); returns its end. */
 static unsigned char *encode(GsCodeHist *h, const GsInst *in, unsigned char *o) {
   int r = hist_choose(h, in);
