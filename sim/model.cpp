@@ -9,7 +9,7 @@
 // woken before it, ready_run), and order queues for the race checks (hb.h). A sleeping queue's
 // place inside its instruction is its QStep (model.h): each exec_* step goes on from its stage
 // and returns STEP_SLEEP (a timed wake-up queued, or a wake to wait for), STEP_DONE or
-// STEP_STOP; queue_run loops over them. The queues run inside the kernel's four processes: the
+// STEP_STOP; queue_run loops over them. The queues run inside the kernel's five processes: the
 // controller thread and ready_step, which start each run; timer_step, at the earliest wake-up;
 // flow_method and later_step, in a delta cycle when notified.
 // Invariants: the tile state and the access logs change at issue (an access that could see a
@@ -33,10 +33,11 @@
 
 using namespace sc_core;
 
-// Runs a method's body (a queue's, the timer's). An exception must not leave it: SystemC turns
-// one into a report by allocating, which under memory exhaustion throws again inside its handler
-// (std::terminate, exit 134). Out of memory is exit 3 with a message, as on the C side (die: it
-// also removes the temporary output files).
+// Runs a process's body (the controller's, timer_step's, the delta-cycle methods'; the queues
+// run inside them). An exception must not leave it: SystemC turns one into a report by
+// allocating, which under memory exhaustion throws again inside its handler (std::terminate,
+// exit 134). Out of memory is exit 3 with a message, as on the C side (die: it also removes the
+// temporary output files).
 template <class F>
 static void guarded(F body) {
   try {
@@ -673,7 +674,8 @@ static bool one_port_copy(const MovPath &mp) {
 // and read back in 16-byte ones, a stalled load per use (perf: a third of this function).
 void SimModel::path_uses(QState &q, const MovPath &mp, double c, double f) {
   bool one_port = one_port_copy(mp);
-  size_t nports = one_port ? 1 : (size_t)(mp.ports[0] != nullptr) + (size_t)(mp.ports[1] != nullptr);
+  size_t nports =
+      one_port ? 1 : (size_t)(mp.ports[0] != nullptr) + (size_t)(mp.ports[1] != nullptr);
   q.uses.resize(q.ddr_uses.size() + nports + (size_t)mp.nlinks);
   BwUse *u = q.uses.data();
   auto put = [&u](BwResource *r, double bytes, double extra) {
