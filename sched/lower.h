@@ -149,9 +149,10 @@ typedef struct {
                                 default): rows only */
   int tiling_afresh;         /* 1: every kernel's tiles searched again, none taken from the
                                 lowering's memo of tilings (lower_tiling.c; tests compare) */
-  GsCheckRun *check;         /* when set, lower_run publishes the program to this check after
-                                every kernel (prog.h prog_check_begin) and halts it when it
-                                fails; the caller ends it (the GsLowered does not keep it) */
+  GsCheckRun *check;         /* when set, lower_run attaches its program to this check, whose
+                                thread then encodes it, publishes it after every kernel (prog.h
+                                prog_check_begin) and halts it when it fails; the caller ends it
+                                (the GsLowered does not keep it) before it reads the program */
 } GsLowerOptions;
 void lower_options_default(GsLowerOptions *o);
 

@@ -627,6 +627,7 @@ static GsLowered *lowered_new(GsGraph *g, const GsArch *a, const GsLowerOptions 
 
 GsLowered *lower_run(GsGraph *g, const GsArch *a, const GsLowerOptions *o, GsDiag *d) {
   GsLowered *l = lowered_new(g, a, o);
+  prog_check_attach(o->check, l->prog); /* the check's thread encodes it as it is emitted */
   if (size_iterations(l, d) || check_ddr_fixed(l, d)) {
     lower_free(l);
     return NULL;

@@ -66,12 +66,16 @@ typedef struct {
 /* A queue's instructions are held encoded (prog_code.c, about 4 bytes an instruction instead
  * of sizeof(GsInst)); prog_emit appends one, a GsCursor reads them in order. */
 typedef struct GsQueueCode GsQueueCode;
+typedef struct GsCheckRun GsCheckRun;
 typedef struct {
   int cluster;
   int core;       /* -1: a cluster DMA queue */
   int index;      /* queue index in the core, or the cluster DMA engine */
   int64_t ninsts; /* instructions in the queue */
   GsQueueCode *code;  /* heap, prog_code.c; NULL while the queue is empty */
+  GsCheckRun *run;    /* while the program is attached to a check's thread: set on every
+                         other queue, whose instructions that thread encodes
+                         (prog_check_attach) */
 } GsQueue;
 
 /* Names of ids, for messages and assembly: most ids (a scheduler's tiles) have none, so the
@@ -88,6 +92,7 @@ typedef struct {
   uint32_t nregions;    /* region ids are 1..nregions-1 (0 = none) */
   uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
   GsNameMap names[2];   /* optional names of [0] regions, [1] tiles: prog_name */
+  GsCheckRun *run;      /* the check the program is attached to (prog_check_attach) */
 } GsProgram;
 
 /* Static facts from isa.def. */
@@ -184,6 +189,13 @@ int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
                      uint64_t *bad);
 /* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
 size_t prog_code_bytes(const GsProgram *p);
+/* Between prog_emit and an attached check's thread (prog_check_attach): prog_emit hands a
+ * finished instruction of the queue whose code is c to prog_check_put, and the thread encodes
+ * it with prog_code_append, in the order they were handed over. */
+void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in);
+void prog_code_append(GsQueueCode *c, const GsInst *in);
+/* Instructions of q encoded so far (a checker on another thread reads no further). */
+int64_t prog_queue_encoded(const GsQueue *q);
 uint32_t prog_new_region(GsProgram *p, const char *name);
 uint32_t prog_new_tile(GsProgram *p, const char *name);
 
@@ -206,18 +218,24 @@ enum { PROG_CHECK_SPLIT_MIN = 1 << 20 };
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file);
 /* The same checks while the program is still being emitted, on a thread of their own:
  *   GsCheckRun *cr = prog_check_begin(a);
+ *   prog_check_attach(cr, p);                 optional: that thread encodes p's instructions too
  *   ... prog_check_publish(cr, p) whenever p's emitted instructions may be read ...
  *   int rc = prog_check_end(cr, p, d, file);   returns what prog_check returns, with its
  *                                             messages (p NULL: no program; 0), and frees cr
  * Between publications the emitting thread may append to p (new queues, regions, tiles and
  * instructions) but not change what it emitted before them, its staged last instructions
  * aside (prog_emit). The thread checks quietly; prog_check_end checks what is left, and when
- * anything failed runs prog_check on the whole program, so the messages are one pass's. */
-typedef struct GsCheckRun GsCheckRun;
+ * anything failed runs prog_check on the whole program, so the messages are one pass's.
+ * Attached, prog_emit hands each instruction it finishes on every other queue of p to the
+ * thread, which encodes it, in the queue's order, into the bytes prog_emit would have made.
+ * No one may read p's instructions (a cursor, a writer, the byte count) until prog_check_halt
+ * or prog_check_end has been called: they wait for the last of them to be encoded and detach
+ * p, which must not be freed before. */
 GsCheckRun *prog_check_begin(const GsArch *a);
+void prog_check_attach(GsCheckRun *cr, GsProgram *p);
 void prog_check_publish(GsCheckRun *cr, const GsProgram *p);
-/* Stops the thread: the program it reads may be freed after this (prog_check_end then only
- * with p NULL). */
+/* Stops the thread (after it has encoded every instruction handed to it): the program it reads
+ * may be freed after this (prog_check_end then only with p NULL). */
 void prog_check_halt(GsCheckRun *cr);
 int prog_check_end(GsCheckRun *cr, const GsProgram *p, GsDiag *d, const char *file);
 

@@ -14,11 +14,15 @@
  * checked again after the first, with messages, so they come out as one pass prints them.
  * A program still being made is checked the same way, quietly on a thread of its own as it
  * grows (prog_check_begin, at the end of this file); anything found there sends the finished
- * program through prog_check, so the verdict and messages are again one pass's.
+ * program through prog_check, so the verdict and messages are again one pass's. A program
+ * attached to that thread (prog_check_attach) is encoded there too.
  */
 #include "prog.h"
 
 #include <pthread.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -632,10 +636,28 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
  * published since its last look (all but the staged last one, which may still change), with a
  * cursor kept per queue. The ids of a copy's regions and tiles are those made before its
  * instructions were published, so an id checked against them is checked against no more than
- * the whole program's. When the thread finds anything, or runs out of cursors, it stops, and
- * prog_check_end checks the whole program again with messages. */
+ * the whole program's. When the thread finds anything, or runs out of cursors, it stops
+ * checking, and prog_check_end checks the whole program again with messages.
+ *
+ * Encoding there too (prog_check_attach). Encoding was about 40% of the emitting thread, and
+ * the checks left the second core idle half the time (docs/speed.md, "Scheduling"). So every
+ * other queue of an attached program, the odd ones in the order they were made (prog_queue),
+ * is encoded on this thread: prog_emit copies such a queue's finished instruction into a batch
+ * (prog_check_put), a full batch is handed over, and the thread encodes the batches in the
+ * order they came: each queue's instructions in their order, into the bytes prog_emit would
+ * have made. Half the queues, because the emitting thread's own work (planning and emission,
+ * without encoding) is about as large as the checks: given every queue, the thread bounded the
+ * scheduling instead. The thread encodes before it checks, and breaks off a look at the queues
+ * when a batch comes, so that the emitting thread seldom waits for room in the ring; a queue is
+ * checked only as far as it is encoded (prog_queue_encoded), the rest at a later look. The
+ * ring is fixed (RUN_SLOTS batches of RUN_BATCH records): memory stays bounded, and when the
+ * thread is that far behind the emitting thread waits for it. The thread encodes every batch
+ * even after the checks stopped: the program needs them. */
 
 enum { RUN_MAX_QUEUES = 4096 }; /* a cursor keeps ~10 KiB of decoder state */
+/* 128 KiB a batch: a hand-over (a lock, and a wake-up when the thread sleeps) per 1024
+ * instructions; 2 MiB in all. */
+enum { RUN_BATCH = 1024, RUN_SLOTS = 16 };
 
 typedef struct {
   GsCursor *cur;                /* NULL until the queue has an encoded instruction */
@@ -643,24 +665,41 @@ typedef struct {
   uint64_t accepts, signals[4];
 } RunQueue;
 
+typedef struct {
+  _Alignas(64) GsInst in;
+  GsQueueCode *c; /* the queue's */
+} RunRec;
+_Static_assert(sizeof(RunRec) == 128, "a record is two cache lines, written whole");
+typedef struct {
+  RunRec rec[RUN_BATCH];
+  int n;
+} RunBatch;
+
 struct GsCheckRun {
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t cv;      /* the thread waits on it for a batch, a publication or the end */
+  pthread_cond_t cv_room; /* the emitting thread waits on it for room in the ring */
   pthread_t th;
   int started, halted; /* the thread was started; it was joined */
+  GsProgram *attached; /* whose odd queues the thread encodes (prog_check_attach) */
+  RunBatch *ring;      /* [RUN_SLOTS] while attached */
+  int fill;            /* the emitting thread's: the batch it fills, ring[fill] */
+  /* under mu: nfull batches handed over from ring[head] on (ring[head] the thread's while it
+   * encodes it; nfull also read without the lock, atomically, to break off a look) */
+  int head, nfull;
   /* under mu: the last publication */
   GsQueue *pub;
   int npub, pubcap;
   uint32_t nregions, ntiles;
   unsigned gen;  /* publications so far */
-  int done;      /* prog_check_end was called */
+  int done;      /* prog_check_halt was called: every batch is handed over */
   /* the checker thread's (prog_check_end's after the join) */
   Ctx c;
+  int checking;  /* 0 once it found anything or gave up: then it only encodes */
   GsQueue *snap;
   int nsnap, snapcap;
   RunQueue *rq;  /* [rqcap], zeroed when grown */
   int rqcap;
-  int gave_up;   /* more queues than RUN_MAX_QUEUES */
 };
 
 static void *grow(void *v, int *cap, int need, size_t size) {
@@ -673,19 +712,19 @@ static void *grow(void *v, int *cap, int need, size_t size) {
   return v;
 }
 
-/* The instructions of queue qi of the copy that are new since the last look; 0 when the
- * thread should stop (an error, or too many queues). */
+/* The instructions of queue qi of the copy that are new since the last look, as far as they
+ * are encoded; 0 when the thread should stop checking (an error, or too many queues). */
 static int run_queue(GsCheckRun *cr, int qi) {
   const GsQueue *q = &cr->snap[qi];
   RunQueue *r = &cr->rq[qi];
   Ctx *c = &cr->c;
   int64_t n = q->ninsts - 1; /* the staged one may still change */
   if (n <= (r->cur ? r->cur->i : 0)) return 1;
+  int64_t encoded = prog_queue_encoded(q); /* (read only when there may be more: a miss) */
+  if (n > encoded) n = encoded;
+  if (n <= (r->cur ? r->cur->i : 0)) return 1;
   if (!r->cur) {
-    if (qi >= RUN_MAX_QUEUES) {
-      cr->gave_up = 1;
-      return 0;
-    }
+    if (qi >= RUN_MAX_QUEUES) return 0; /* gives up: prog_check_end checks it all */
     if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
       c->failed = 1;
       return 0;
@@ -708,26 +747,63 @@ static int run_queue(GsCheckRun *cr, int qi) {
   return !c->failed;
 }
 
+/* Under mu: the latest publication, copied for the looks that follow. */
+static void run_take_publication(GsCheckRun *cr) {
+  cr->snap = grow(cr->snap, &cr->snapcap, cr->npub, sizeof *cr->snap);
+  memcpy(cr->snap, cr->pub, (size_t)cr->npub * sizeof *cr->snap);
+  cr->nsnap = cr->npub;
+  int had = cr->rqcap;
+  cr->rq = grow(cr->rq, &cr->rqcap, cr->npub, sizeof *cr->rq);
+  memset(cr->rq + had, 0, (size_t)(cr->rqcap - had) * sizeof *cr->rq);
+  cr->c.nregions = cr->nregions, cr->c.ntiles = cr->ntiles;
+}
+
+/* Under mu, held again on return: the batch at the ring's head encoded. */
+static void run_encode(GsCheckRun *cr) {
+  RunBatch *b = &cr->ring[cr->head];
+  pthread_mutex_unlock(&cr->mu);
+  for (int i = 0; i < b->n; i++) prog_code_append(b->rec[i].c, &b->rec[i].in);
+  b->n = 0;
+  pthread_mutex_lock(&cr->mu);
+  cr->head = (cr->head + 1) % RUN_SLOTS;
+  __atomic_sub_fetch(&cr->nfull, 1, __ATOMIC_RELAXED);
+  pthread_cond_signal(&cr->cv_room);
+}
+
+/* Checks the copy's queues from *next on, until a batch comes. */
+static void run_look(GsCheckRun *cr, int *next) {
+  for (; cr->checking && *next < cr->nsnap; ++*next) {
+    if (__atomic_load_n(&cr->nfull, __ATOMIC_RELAXED)) return; /* encoding goes first */
+    cr->checking = run_queue(cr, *next);
+  }
+}
+
+/* Encodes the batches handed over, else looks at the latest publication's queues, else waits;
+ * ends when halted with every batch encoded. */
 static void *run_thread(void *arg) {
   GsCheckRun *cr = arg;
   unsigned seen = 0;
-  for (int go = 1; go;) {
-    pthread_mutex_lock(&cr->mu);
-    while (cr->gen == seen && !cr->done) pthread_cond_wait(&cr->cv, &cr->mu);
-    go = cr->gen != seen;
-    if (go) {
-      seen = cr->gen;
-      cr->snap = grow(cr->snap, &cr->snapcap, cr->npub, sizeof *cr->snap);
-      memcpy(cr->snap, cr->pub, (size_t)cr->npub * sizeof *cr->snap);
-      cr->nsnap = cr->npub;
-      int had = cr->rqcap;
-      cr->rq = grow(cr->rq, &cr->rqcap, cr->npub, sizeof *cr->rq);
-      memset(cr->rq + had, 0, (size_t)(cr->rqcap - had) * sizeof *cr->rq);
-      cr->c.nregions = cr->nregions, cr->c.ntiles = cr->ntiles;
+  int next = 0; /* the queue of the copy the look goes on from */
+  pthread_mutex_lock(&cr->mu);
+  for (;;) {
+    if (cr->nfull) {
+      run_encode(cr);
+    } else if (cr->checking && (next < cr->nsnap || cr->gen != seen)) {
+      if (next >= cr->nsnap) {
+        seen = cr->gen;
+        run_take_publication(cr);
+        next = 0;
+      }
+      pthread_mutex_unlock(&cr->mu);
+      run_look(cr, &next);
+      pthread_mutex_lock(&cr->mu);
+    } else if (cr->done) {
+      break;
+    } else {
+      pthread_cond_wait(&cr->cv, &cr->mu);
     }
-    pthread_mutex_unlock(&cr->mu);
-    for (int qi = 0; go && qi < cr->nsnap; qi++) go = run_queue(cr, qi);
   }
+  pthread_mutex_unlock(&cr->mu);
   return NULL;
 }
 
@@ -736,11 +812,56 @@ GsCheckRun *prog_check_begin(const GsArch *a) {
   if (!cr) die("out of memory");
   cr->c.a = a;
   cr->c.quiet = 1;
+  cr->checking = 1;
   pthread_mutex_init(&cr->mu, NULL);
   pthread_cond_init(&cr->cv, NULL);
+  pthread_cond_init(&cr->cv_room, NULL);
   (void)op_shape(I_ALLOC); /* its table is built once, by this thread */
   cr->started = pthread_create(&cr->th, NULL, run_thread, cr) == 0;
   return cr;
+}
+
+void prog_check_attach(GsCheckRun *cr, GsProgram *p) {
+  if (!cr || !cr->started || cr->halted || cr->attached) return; /* then encoded inline */
+  cr->ring = aligned_alloc(_Alignof(RunBatch), RUN_SLOTS * sizeof *cr->ring);
+  if (!cr->ring) die("out of memory");
+  for (int i = 0; i < RUN_SLOTS; i++) cr->ring[i].n = 0;
+  cr->attached = p;
+  p->run = cr;
+  for (int qi = 1; qi < p->nqueues; qi += 2) p->queues[qi].run = cr;
+}
+
+/* The emitting thread's: hands over the batch it fills, if it holds any, and goes on to the
+ * next, waiting while the ring is full. */
+static void run_hand_over(GsCheckRun *cr) {
+  if (!cr->ring[cr->fill].n) return;
+#ifdef __SSE2__
+  _mm_sfence(); /* the records' streaming stores before the lock's release */
+#endif
+  pthread_mutex_lock(&cr->mu);
+  __atomic_add_fetch(&cr->nfull, 1, __ATOMIC_RELAXED);
+  pthread_cond_signal(&cr->cv);
+  while (cr->nfull == RUN_SLOTS) pthread_cond_wait(&cr->cv_room, &cr->mu);
+  cr->fill = (cr->head + cr->nfull) % RUN_SLOTS;
+  pthread_mutex_unlock(&cr->mu);
+}
+
+/* Written past the caches (SSE2's streaming stores, which x86-64 always has): with plain
+ * stores every line of the ring moved to the thread's cache and back for each record, and
+ * scheduling took half as long again. */
+void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
+  RunBatch *b = &cr->ring[cr->fill];
+  RunRec r;
+  r.in = *in;
+  r.c = c;
+#ifdef __SSE2__
+  __m128i *to = (__m128i *)&b->rec[b->n];
+  const __m128i *from = (const __m128i *)&r;
+  for (size_t k = 0; k < sizeof r / sizeof *from; k++) _mm_stream_si128(to + k, _mm_load_si128(from + k));
+#else
+  b->rec[b->n] = r;
+#endif
+  if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 
 void prog_check_publish(GsCheckRun *cr, const GsProgram *p) {
@@ -789,26 +910,34 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
 
 void prog_check_halt(GsCheckRun *cr) {
   if (!cr || !cr->started || cr->halted) return;
+  if (cr->attached) run_hand_over(cr);
   pthread_mutex_lock(&cr->mu);
   cr->done = 1;
   pthread_cond_signal(&cr->cv);
   pthread_mutex_unlock(&cr->mu);
   pthread_join(cr->th, NULL);
   cr->halted = 1;
+  GsProgram *p = cr->attached;
+  if (p) { /* every instruction is encoded: prog_emit encodes them again */
+    p->run = NULL;
+    for (int qi = 0; qi < p->nqueues; qi++) p->queues[qi].run = NULL;
+  }
 }
 
 int prog_check_end(GsCheckRun *cr, const GsProgram *p, GsDiag *d, const char *file) {
   prog_check_halt(cr);
   int rc = 0;
   if (p) {
-    int clean = cr->started && !cr->c.failed && !cr->gave_up && run_rest(cr, p);
+    int clean = cr->started && cr->checking && run_rest(cr, p);
     rc = clean ? 0 : prog_check(p, cr->c.a, d, file);
   }
   for (int i = 0; i < cr->rqcap; i++) free(cr->rq[i].cur);
   free(cr->rq);
   free(cr->snap);
   free(cr->pub);
+  free(cr->ring);
   pthread_cond_destroy(&cr->cv);
+  pthread_cond_destroy(&cr->cv_room);
   pthread_mutex_destroy(&cr->mu);
   free(cr);
   return rc;

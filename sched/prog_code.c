@@ -30,7 +30,10 @@
  *   from a file (prog_code_import) holds the file's records as they are, in one block of their
  *   size, and its encoder's state is rebuilt from the decoder's.
  * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
- *   emitted, and a cursor returns the staged one last, so there is no "finish" step.
+ *   emitted, and a cursor returns the staged one last, so there is no "finish" step. On a
+ *   queue of a program attached to a check's thread (prog_check_attach: every other queue)
+ *   it is handed to that thread instead, which encodes it (prog_code_append) in the same
+ *   order, so into the same bytes, beside the emission (docs/speed.md, "Scheduling").
  * - The records are also what a .gtp file of version 3 holds (gtp.c, docs/isa.md): a change to
  *   the record format or to the decoder's prediction rules needs a new file version. The
  *   encoder's choice of row is not part of the format (the decoder reads it).
@@ -53,11 +56,17 @@ struct GsCodeBlock {
   unsigned char b[];
 };
 
+/* The emitting thread's fields, then the encoder's, on cache lines of their own: when another
+ * thread encodes (prog_check_attach), a line both write would move between the cores on every
+ * instruction (with the encoder's clock beside the staged instruction, the emitter's stores
+ * into that instruction took several times as long). */
 struct GsQueueCode {
-  GsCodeBlock *head, *tail;
-  GsCodeHist hist;          /* the encoder's predictions */
   GsInst stage;             /* the last instruction emitted, not encoded yet */
   int staged;
+  _Alignas(64) GsCodeBlock *head, *tail;
+  int64_t nencoded;         /* instructions encoded: all but the staged one, or fewer while
+                             * another thread encodes (prog_queue_encoded) */
+  GsCodeHist hist;          /* the encoder's predictions */
 };
 
 /* SLOT_AT[k]: where the field of slot k of the mask lies in a GsInst, and its width in bytes
@@ -378,7 +387,7 @@ static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const 
 
 /* ---- the writer side ---- */
 
-static void code_append(GsQueueCode *c, const GsInst *in) {
+void prog_code_append(GsQueueCode *c, const GsInst *in) {
   GsCodeBlock *b = c->tail;
   if (!b || b->size - b->used < MAX_RECORD) {
     /* (an imported queue's one block has the file's size: prog_code_import) */
@@ -395,16 +404,31 @@ static void code_append(GsQueueCode *c, const GsInst *in) {
   unsigned char *end = encode(&c->hist, in, b->b + b->used);
   /* a checker may read it meanwhile (prog_cursor_next_encoded) */
   __atomic_store_n(&b->used, (uint32_t)(end - b->b), __ATOMIC_RELAXED);
+  __atomic_store_n(&c->nencoded, c->nencoded + 1, __ATOMIC_RELAXED);
+}
+
+int64_t prog_queue_encoded(const GsQueue *q) {
+  return q->code ? __atomic_load_n(&q->code->nencoded, __ATOMIC_RELAXED) : 0;
+}
+
+/* A zeroed GsQueueCode, on its alignment (calloc gives 16 bytes). */
+static GsQueueCode *code_new(void) {
+  GsQueueCode *c = aligned_alloc(_Alignof(GsQueueCode), sizeof *c);
+  if (!c) die("out of memory");
+  memset(c, 0, sizeof *c);
+  return c;
 }
 
 GsInst *prog_emit(GsQueue *q) {
   GsQueueCode *c = q->code;
   if (!c) {
-    c = q->code = calloc(1, sizeof *c);
-    if (!c) die("out of memory");
+    c = q->code = code_new();
     hist_init(&c->hist);
   }
-  if (c->staged) code_append(c, &c->stage);
+  if (c->staged) {
+    if (q->run) prog_check_put(q->run, c, &c->stage); /* that thread encodes it */
+    else prog_code_append(c, &c->stage);
+  }
   static const GsInst zero; /* copied, not memset: the compiler's `rep stos` for 112 bytes
                              * took longer to start than the whole copy */
   c->stage = zero;
@@ -535,15 +559,16 @@ static void hist_as_encoder(GsCodeHist *h, const uint32_t used[GS_CODE_ROWS], ui
  * count), as its encoder's. */
 static void code_keep(GsQueue *q, const unsigned char *s, size_t len, const GsCodeHist *h,
                       const uint32_t used[GS_CODE_ROWS], uint32_t clock) {
-  GsQueueCode *c = calloc(1, sizeof *c);
+  GsQueueCode *c = code_new();
   GsCodeBlock *b = malloc(sizeof *b + len + 1);
-  if (!c || !b) die("out of memory");
+  if (!b) die("out of memory");
   memcpy(b->b, s, len);
   b->next = NULL;
   b->used = b->size = (uint32_t)len;
   c->head = c->tail = b;
   c->hist = *h;
   hist_as_encoder(&c->hist, used, clock);
+  c->nencoded = clock;
   q->code = c;
 }
 

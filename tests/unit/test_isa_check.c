@@ -625,11 +625,14 @@ static void test_split_halves(void **state) {
  * the second kernel makes (it exists when the program is done); RUN_STRAY adds a queue of a
  * cluster tiny does not have; RUN_BAD_LAST makes the program's last instruction (staged at
  * every publication) a mov of 0 bytes; RUN_FIX_STAGED publishes the first kernel's first mov
- * with 0 bytes, staged, and mends it before the queue's next instruction, as an emitter may. */
+ * with 0 bytes, staged, and mends it before the queue's next instruction, as an emitter may;
+ * RUN_ATTACH attaches the program to cr, whose thread then encodes queues 1 and 3 (80 k
+ * instructions: the thread's ring of 16 k goes round several times). */
 enum { RUN_KERNELS = 20, RUN_SIGNALS = 1000 };
-enum { RUN_LATE = 1, RUN_STRAY = 2, RUN_BAD_LAST = 4, RUN_FIX_STAGED = 8 };
+enum { RUN_LATE = 1, RUN_STRAY = 2, RUN_BAD_LAST = 4, RUN_FIX_STAGED = 8, RUN_ATTACH = 16 };
 static GsProgram *run_program(GsCheckRun *cr, long bad, unsigned flags) {
   GsProgram *p = prog_new();
+  if (flags & RUN_ATTACH) prog_check_attach(cr, p);
   long n = 0;
   GsInst *mend = NULL;
   for (int k = 0; k < RUN_KERNELS; k++) {
@@ -680,28 +683,94 @@ static void test_check_while_emitted(void **state) {
   (void)state;
   long per_kernel = 4 * (RUN_SIGNALS + 1);
   int rc;
-  expect_run_as_check(-1, 0, &rc); /* clean */
-  assert_int_equal(rc, 0);
-  expect_run_as_check(2 * per_kernel + 1500, 0, &rc); /* early: the thread's to find */
-  assert_int_equal(rc, -1);
-  /* the first signal of the last kernel's last queue */
-  expect_run_as_check(RUN_KERNELS * per_kernel - 1 - RUN_SIGNALS, 0, &rc);
-  assert_int_equal(rc, -1);
-  expect_run_as_check(-1, RUN_STRAY, &rc); /* a queue tiny does not have */
-  assert_int_equal(rc, -1);
-  expect_run_as_check(-1, RUN_BAD_LAST, &rc); /* only the end sees the staged last one */
-  assert_int_equal(rc, -1);
-  expect_run_as_check(-1, RUN_FIX_STAGED, &rc); /* a staged instruction may still change */
-  assert_int_equal(rc, 0);
-  /* a region made after the instruction naming it was published: prog_check's verdict */
-  expect_run_as_check(-1, RUN_LATE, &rc);
-  assert_int_equal(rc, 0);
-  /* an emitter that fails halts the check before it frees the program (lower_free) */
-  GsCheckRun *cr = prog_check_begin(&tiny);
-  GsProgram *p = run_program(cr, 5, 0);
-  prog_check_halt(cr);
-  prog_free(p);
-  assert_int_equal(prog_check_end(cr, NULL, NULL, "f.gtp"), 0); /* no program: nothing to say */
+  for (unsigned attach = 0; attach <= RUN_ATTACH; attach += RUN_ATTACH) {
+    expect_run_as_check(-1, attach, &rc); /* clean */
+    assert_int_equal(rc, 0);
+    expect_run_as_check(2 * per_kernel + 1500, attach, &rc); /* early: the thread's to find */
+    assert_int_equal(rc, -1);
+    /* the first signal of the last kernel's last queue */
+    expect_run_as_check(RUN_KERNELS * per_kernel - 1 - RUN_SIGNALS, attach, &rc);
+    assert_int_equal(rc, -1);
+    expect_run_as_check(-1, RUN_STRAY | attach, &rc); /* a queue tiny does not have */
+    assert_int_equal(rc, -1);
+    expect_run_as_check(-1, RUN_BAD_LAST | attach, &rc); /* only the end sees the staged one */
+    assert_int_equal(rc, -1);
+    expect_run_as_check(-1, RUN_FIX_STAGED | attach, &rc); /* a staged one may still change */
+    assert_int_equal(rc, 0);
+    /* a region made after the instruction naming it was published: prog_check's verdict */
+    expect_run_as_check(-1, RUN_LATE | attach, &rc);
+    assert_int_equal(rc, 0);
+    /* an emitter that fails halts the check before it frees the program (lower_free) */
+    GsCheckRun *cr = prog_check_begin(&tiny);
+    GsProgram *p = run_program(cr, 5, attach);
+    prog_check_halt(cr);
+    prog_free(p);
+    assert_int_equal(prog_check_end(cr, NULL, NULL, "f.gtp"), 0); /* no program: nothing */
+  }
+}
+
+/* Appends prog_code_export's pieces to the memstream ctx. */
+static void put_stream(void *ctx, const void *b, size_t n) { fwrite(b, 1, n, ctx); }
+
+/* A queue's records as prog_code_export gives them (caller frees), their size in *n. */
+static char *queue_bytes(const GsQueue *q, size_t *n) {
+  char *buf = NULL;
+  FILE *m = open_memstream(&buf, n);
+  prog_code_export(q, put_stream, m);
+  fclose(m);
+  return buf;
+}
+
+/* Queue k gets up to 30 k instructions whose fields step by k and turn over at odd periods,
+ * so that the encoder's rows and strides are at work; queues 3 and 4 start at the 1000th. With
+ * cr the program is attached to it at instruction attach_at (0: before any queue is made;
+ * ENC_LATE: after queues 0-2, before 3 and 4), and then its odd queues are encoded on the
+ * thread (whose checks fail at once on these instructions: it goes on encoding). Attached or
+ * not, and however the two threads interleave, each queue's records are the same bytes, and
+ * the attachment is gone after the halt. */
+enum { ENC_QUEUES = 5, ENC_PER_QUEUE = 30000, ENC_LATE = 1000 };
+static GsProgram *encode_program(GsCheckRun *cr, int attach_at) {
+  GsProgram *p = prog_new();
+  for (int i = 0; i < ENC_PER_QUEUE; i++) {
+    for (int k = 0; k < ENC_QUEUES; k++) {
+      if (cr && i == attach_at && k == 0) prog_check_attach(cr, p);
+      if (k >= 3 && i < ENC_LATE) continue;
+      GsInst *in = prog_emit(prog_queue(p, k / 2, k % 2, k % 2));
+      in->op = i % 7 == 3 ? I_SIGNAL : I_MOV;
+      in->t[0] = (uint32_t)(i % 1000 * (k + 1)), in->r[0] = (uint32_t)(i % 3);
+      in->n[0] = (int64_t)i * (k + 2) % 4099, in->n[1] = i / 13;
+    }
+    if (cr && i % 977 == 0) prog_check_publish(cr, p);
+  }
+  return p;
+}
+
+static void test_encode_on_check_thread(void **state) {
+  (void)state;
+  GsProgram *want = encode_program(NULL, 0);
+  for (int attach_at = 0; attach_at <= ENC_LATE; attach_at += ENC_LATE) {
+    GsCheckRun *cr = prog_check_begin(&tiny);
+    GsProgram *p = encode_program(cr, attach_at);
+    prog_check_halt(cr);
+    assert_null(p->run);
+    assert_int_equal(p->nqueues, want->nqueues);
+    for (int qi = 0; qi < p->nqueues; qi++) {
+      const GsQueue *q = &p->queues[qi];
+      const GsQueue *w = &want->queues[prog_find_queue(want, q->cluster, q->core, q->index)];
+      assert_null(q->run);
+      assert_int_equal(q->ninsts, w->ninsts);
+      assert_int_equal(prog_queue_encoded(q), q->ninsts - 1); /* all but the staged one */
+      size_t n, wn;
+      char *got = queue_bytes(q, &n), *exp = queue_bytes(w, &wn);
+      assert_int_equal(n, wn);
+      assert_memory_equal(got, exp, n);
+      free(got);
+      free(exp);
+    }
+    prog_free(p);
+    assert_int_equal(prog_check_end(cr, NULL, NULL, "f.gtp"), 0);
+  }
+  prog_free(want);
 }
 
 /* Without an arch prog_check still checks shapes and ranges (used by --emit). */
@@ -763,6 +832,7 @@ int main(void) {
       cmocka_unit_test(test_tiny_matches_config), cmocka_unit_test(test_overlapping_rows),
       cmocka_unit_test(test_vec_param),         cmocka_unit_test(test_split_halves),
       cmocka_unit_test(test_check_while_emitted),
+      cmocka_unit_test(test_encode_on_check_thread),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "isa_testlib.h"
 #include "lower.h"
 
 static GsArch *load_arch(const char *path, const char *const *sets, int n) {
@@ -334,7 +335,8 @@ static void test_goya_tail_split(void **state) {
 
 /* lower_run with a check (GsLowerOptions.check) publishes every kernel to it: what
  * prog_check_end finds is prog_check's (none, for each strategy over four iterations), the
- * GsLowered does not keep the check, and a lowering that fails halts it (goya has no fp16
+ * program is the one lower_run makes without a check (whose thread encodes half its queues),
+ * the GsLowered does not keep the check, and a lowering that fails halts it (goya has no fp16
  * matrix unit) so the caller only ends it. */
 static void test_checked_while_emitted(void **state) {
   (void)state;
@@ -355,6 +357,10 @@ static void test_checked_while_emitted(void **state) {
     assert_null(l->opt.check);
     assert_int_equal(prog_check_end(o.check, l->prog, &d, "x"), 0);
     assert_int_equal(d.nerrors, 0);
+    o.check = NULL; /* the same program, every queue encoded on this thread */
+    GsLowered *alone = lower_run(g, a, &o, &d);
+    assert_same_program(l->prog, alone->prog);
+    lower_free(alone);
     lower_free(l);
   }
   graph_free(g);
