@@ -847,8 +847,8 @@ static void run_hand_over(GsCheckRun *cr) {
 }
 
 /* Written past the caches (SSE2's streaming stores, which x86-64 always has): with plain
- * stores every line of the ring moved to the thread's cache and back for each record, and
- * scheduling took half as long again. */
+ * stores every line of the ring moved to the thread's cache and back, and scheduling took 1.7
+ * times as long (docs/speed.md, "Scheduling"). */
 void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
   RunRec r;
