@@ -150,9 +150,10 @@ typedef struct {
   int tiling_afresh;         /* 1: every kernel's tiles searched again, none taken from the
                                 lowering's memo of tilings (lower_tiling.c; tests compare) */
   GsCheckRun *check;         /* when set, lower_run attaches its program to this check, whose
-                                thread then encodes it, publishes it after every kernel (prog.h
-                                prog_check_begin) and halts it when it fails; the caller ends it
-                                (the GsLowered does not keep it) before it reads the program */
+                                thread then encodes half its queues, publishes it after every
+                                kernel (prog.h prog_check_begin) and halts it when it fails; the
+                                caller ends it (the GsLowered does not keep it) before it reads
+                                the program */
 } GsLowerOptions;
 void lower_options_default(GsLowerOptions *o);
 

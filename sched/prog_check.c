@@ -857,7 +857,8 @@ void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
 #ifdef __SSE2__
   __m128i *to = (__m128i *)&b->rec[b->n];
   const __m128i *from = (const __m128i *)&r;
-  for (size_t k = 0; k < sizeof r / sizeof *from; k++) _mm_stream_si128(to + k, _mm_load_si128(from + k));
+  for (size_t k = 0; k < sizeof r / sizeof *from; k++)
+    _mm_stream_si128(to + k, _mm_load_si128(from + k));
 #else
   b->rec[b->n] = r;
 #endif
