@@ -718,11 +718,11 @@ static int run_queue(GsCheckRun *cr, int qi) {
   const GsQueue *q = &cr->snap[qi];
   RunQueue *r = &cr->rq[qi];
   Ctx *c = &cr->c;
-  int64_t n = q->ninsts - 1; /* the staged one may still change */
-  if (n <= (r->cur ? r->cur->i : 0)) return 1;
+  int64_t n = q->ninsts - 1, done = r->cur ? r->cur->i : 0; /* the staged one may change */
+  if (n <= done) return 1;
   int64_t encoded = prog_queue_encoded(q); /* (read only when there may be more: a miss) */
   if (n > encoded) n = encoded;
-  if (n <= (r->cur ? r->cur->i : 0)) return 1;
+  if (n <= done) return 1;
   if (!r->cur) {
     if (qi >= RUN_MAX_QUEUES) return 0; /* gives up: prog_check_end checks it all */
     if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
