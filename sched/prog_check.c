@@ -20,9 +20,6 @@
 #include "prog.h"
 
 #include <pthread.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,9 +832,7 @@ void prog_check_attach(GsCheckRun *cr, GsProgram *p) {
  * next, waiting while the ring is full. */
 static void run_hand_over(GsCheckRun *cr) {
   if (!cr->ring[cr->fill].n) return;
-#ifdef __SSE2__
-  _mm_sfence(); /* the records' streaming stores before the lock's release */
-#endif
+  util_stream_fence(); /* the records' streaming stores before the lock's release */
   pthread_mutex_lock(&cr->mu);
   __atomic_add_fetch(&cr->nfull, 1, __ATOMIC_RELAXED);
   pthread_cond_signal(&cr->cv);
@@ -846,22 +841,15 @@ static void run_hand_over(GsCheckRun *cr) {
   pthread_mutex_unlock(&cr->mu);
 }
 
-/* Written past the caches (SSE2's streaming stores, which x86-64 always has): with plain
- * stores every line of the ring moved to the thread's cache and back, and scheduling took 1.7
- * times as long (docs/speed.md, "Scheduling"). */
+/* Written past the caches (util_stream_copy): with plain stores every line of the ring moved to
+ * the thread's cache and back, and scheduling took 1.7 times as long (docs/speed.md,
+ * "Scheduling"). */
 void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
   RunRec r;
   r.in = *in;
   r.c = c;
-#ifdef __SSE2__
-  __m128i *to = (__m128i *)&b->rec[b->n];
-  const __m128i *from = (const __m128i *)&r;
-  for (size_t k = 0; k < sizeof r / sizeof *from; k++)
-    _mm_stream_si128(to + k, _mm_load_si128(from + k));
-#else
-  b->rec[b->n] = r;
-#endif
+  util_stream_copy(&b->rec[b->n], &r, sizeof r);
   if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 

@@ -67,6 +67,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,6 +156,27 @@ void util_json_str(FILE *out, const char *s);
 #else
 #define GS_AVX2_CLONES
 #endif
+
+/* Hand-over between threads through rings (prog_check.c, sim/checker.h): util_stream_copy
+ * writes `bytes` (a multiple of 16) from `from` to `to` (16-byte aligned) past the caches
+ * (SSE2's streaming stores, which x86-64 always has; plain stores elsewhere), so that a line
+ * another core reads does not first come to this core's cache to be written and then go back.
+ * Best used for whole lines. util_stream_fence orders them before the store that publishes
+ * them. */
+static inline void util_stream_copy(void *to, const void *from, size_t bytes) {
+#ifdef __SSE2__
+  __m128i *t = (__m128i *)to;
+  const __m128i *f = (const __m128i *)from;
+  for (size_t k = 0; k < bytes / 16; k++) _mm_stream_si128(t + k, _mm_loadu_si128(f + k));
+#else
+  memcpy(to, from, bytes);
+#endif
+}
+static inline void util_stream_fence(void) {
+#ifdef __SSE2__
+  _mm_sfence();
+#endif
+}
 
 /* Integer helpers. */
 static inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -100,7 +100,11 @@ void SimChecker::stop() {
   running_ = threaded_ = false;
 }
 
-void SimChecker::publish() { head_.store(head_local_, std::memory_order_release); }
+// The instructions' streaming stores (access) are ordered before the head by the fence.
+void SimChecker::publish() {
+  util_stream_fence();
+  head_.store(head_local_, std::memory_order_release);
+}
 
 // Neither side wakes the other: a wake-up costs the waker a system call, and the model
 // publishes every 64 records. The thread, which keeps up, sleeps whenever it has caught up, so
@@ -149,12 +153,11 @@ void SimChecker::thread_main() {
       if (t + kAhead < h) {
         uint64_t a = (t + kAhead) & (kRing - 1);
         __builtin_prefetch(&ring_[a]);
-        const char *in = reinterpret_cast<const char *>(&insts_[a]);  // 112 B: up to 3 lines
+        const char *in = reinterpret_cast<const char *>(&insts_[a]);  // two lines
         __builtin_prefetch(in);
         __builtin_prefetch(in + 64);
-        __builtin_prefetch(in + sizeof(GsInst) - 1);
       }
-      apply(ring_[t & (kRing - 1)], &insts_[t & (kRing - 1)]);
+      apply(ring_[t & (kRing - 1)], &insts_[t & (kRing - 1)].in);
     }
     tail_.store(t, std::memory_order_release);
   }
