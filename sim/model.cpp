@@ -752,16 +752,17 @@ __attribute__((always_inline)) inline bool SimModel::mov_stream(QState &q, int q
     else path_uses(q, x.mp, (double)c, (double)c / (double)x.bytes);
     x.built = c;
     double start;
-    double end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
-    if (past_limit(qid, idx, end)) break;
+    // (the end kept in x.end alone: a local, live across sleep_until's call, was given a place
+    // in memory for all its life, and the reservation's maxima went through it)
+    x.end = timing_bw_reserve(q.uses.data(), (int)q.uses.size(), x.t, &start);
+    if (past_limit(qid, idx, x.end)) break;
     x.stall += start - x.t;
-    if (sleep_until(q, end)) {
-      x.end = end;
+    if (sleep_until(q, x.end)) {
       x.c = c;
       x.stage = 3;
       return true;
     }
-    x.t = end;
+    x.t = x.end;
     x.left -= c;
   }
   return false;
