@@ -846,10 +846,9 @@ static void run_hand_over(GsCheckRun *cr) {
  * "Scheduling"). */
 void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
-  RunRec r;
-  r.in = *in;
-  r.c = c;
-  util_stream_copy(&b->rec[b->n], &r, sizeof r);
+  RunRec *r = &b->rec[b->n];
+  util_stream_copy(&r->in, in, sizeof *in);
+  util_stream_pair(&r->c, (uint64_t)(uintptr_t)c, 0);
   if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 

@@ -172,6 +172,16 @@ static inline void util_stream_copy(void *to, const void *from, size_t bytes) {
   memcpy(to, from, bytes);
 #endif
 }
+/* 16 bytes, lo then hi, streamed the same way from registers: a value made in memory just
+ * before by smaller stores would be read back by a wider load, which waits for them. */
+static inline void util_stream_pair(void *to, uint64_t lo, uint64_t hi) {
+#ifdef __SSE2__
+  _mm_stream_si128((__m128i *)to, _mm_set_epi64x((long long)hi, (long long)lo));
+#else
+  memcpy(to, &lo, 8);
+  memcpy((char *)to + 8, &hi, 8);
+#endif
+}
 static inline void util_stream_fence(void) {
 #ifdef __SSE2__
   _mm_sfence();

@@ -25,6 +25,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -59,6 +60,10 @@ struct CheckOp {
   int64_t v;
   double cycle;  // model time of the event (for the message)
 };
+// SimChecker::write streams a record as two 16-byte words in this layout.
+static_assert(offsetof(CheckOp, q) == 4 && offsetof(CheckOp, a) == 8 && offsetof(CheckOp, idx) == 12 &&
+                  offsetof(CheckOp, v) == 16 && offsetof(CheckOp, cycle) == 24 && sizeof(CheckOp) == 32,
+              "CheckOp's layout");
 
 class SimChecker {
   // An access record's instruction, on two cache lines of its own: the model writes them whole,
@@ -135,17 +140,17 @@ class SimChecker {
     head_local_++;
     if ((head_local_ & (kPublish - 1)) == 0) publish();
   }
-  // A record written where it lies, field by field: built on the stack and copied, the copy's
-  // 16-byte loads waited for the smaller stores that built it (a failed store forward: half of
-  // put's samples).
+  // A record written where it lies, from registers, past the cache (util_stream_pair): built on
+  // the stack and copied, the copy's 16-byte loads waited for the smaller stores that built it
+  // (a failed store forward: half of put's samples).
   void write(uint64_t s, CheckOpKind kind, int q, int a, uint32_t idx, int64_t v, double cycle) {
-#ifdef __SSE2__
+#ifdef __SSE2__  // (x86, little-endian: the words as CheckOp lays its fields out)
     uint64_t c;
     memcpy(&c, &cycle, 8);
-    __m128i *to = reinterpret_cast<__m128i *>(&ring_at_[s]);
-    _mm_stream_si128(to, _mm_set_epi64x((int64_t)((uint64_t)(uint32_t)a | (uint64_t)idx << 32),
-                                        (int64_t)((uint64_t)kind | (uint64_t)(uint32_t)q << 32)));
-    _mm_stream_si128(to + 1, _mm_set_epi64x((int64_t)c, v));
+    CheckOp *op = &ring_at_[s];
+    util_stream_pair(op, (uint64_t)kind | (uint64_t)(uint32_t)q << 32,
+                     (uint64_t)(uint32_t)a | (uint64_t)idx << 32);
+    util_stream_pair(reinterpret_cast<char *>(op) + 16, (uint64_t)v, c);
 #else
     CheckOp &op = ring_at_[s];
     op.kind = kind, op.q = q, op.a = a, op.idx = idx, op.v = v, op.cycle = cycle;
