@@ -847,8 +847,10 @@ static void run_hand_over(GsCheckRun *cr) {
 void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
   RunRec *r = &b->rec[b->n];
+  uint64_t w = 0; /* the pointer's bytes first, as r->c holds them, on any byte order */
+  memcpy(&w, &c, sizeof c);
   util_stream_copy(&r->in, in, sizeof *in);
-  util_stream_pair(&r->c, (uint64_t)(uintptr_t)c, 0);
+  util_stream_pair(&r->c, w, 0);
   if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 
