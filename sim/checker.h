@@ -61,8 +61,9 @@ struct CheckOp {
   double cycle;  // model time of the event (for the message)
 };
 // SimChecker::write streams a record as two 16-byte words in this layout.
-static_assert(offsetof(CheckOp, q) == 4 && offsetof(CheckOp, a) == 8 && offsetof(CheckOp, idx) == 12 &&
-                  offsetof(CheckOp, v) == 16 && offsetof(CheckOp, cycle) == 24 && sizeof(CheckOp) == 32,
+static_assert(offsetof(CheckOp, q) == 4 && offsetof(CheckOp, a) == 8 &&
+                  offsetof(CheckOp, idx) == 12 && offsetof(CheckOp, v) == 16 &&
+                  offsetof(CheckOp, cycle) == 24 && sizeof(CheckOp) == 32,
               "CheckOp's layout");
 
 class SimChecker {
