@@ -73,6 +73,7 @@ class SimChecker {
     GsInst in;
     uint8_t pad[128 - sizeof(GsInst)];
   };
+  static_assert(sizeof(InstSlot::pad) == 16, "one streamed word pads an instruction's slot");
 
  public:
   explicit SimChecker(SimModel &m) : m_(m) {}
@@ -103,9 +104,8 @@ class SimChecker {
     if (!threaded_) return apply({CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle}, &in);
     uint64_t s = claim();
     write(s, CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle);
-    static const uint8_t zero[sizeof(InstSlot) - sizeof(GsInst)] = {};
     util_stream_copy(&insts_at_[s].in, &in, sizeof in);
-    util_stream_copy(insts_at_[s].pad, zero, sizeof zero);
+    util_stream_pair(insts_at_[s].pad, 0, 0);  // the second line written whole
     advance();
   }
   void flag_release(int q, int target, int64_t flag) { put(CK_FLAG_REL, q, target, flag); }
