@@ -172,6 +172,7 @@ class MemoryState {
   std::vector<uint32_t> outputs_;  // regions allocated with a final tile, in allocation order
   std::vector<uint32_t> logged_;   // regions with access records added since prune_logs
   std::vector<std::vector<AccessRec>> spare_;  // emptied record vectors, for the next logs
+  std::vector<uint32_t> slots_;                // scratch of drop_superseded
   // (the checks of one access find region r once: g is its entry)
   void log_access(Region &g, uint32_t r, bool write, Mark who, const GsAccess &ap);
   bool hold(Region &g, const GsAccess &ap, uint32_t tile, bool by_compute);

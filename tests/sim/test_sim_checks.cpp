@@ -556,6 +556,74 @@ static void allocations_in_order(void **) {
   }
 }
 
+// A queue that reads a few patterns of a region in turn, now and then at a new epoch, and
+// another queue that writes some bytes of it after learning of the reads up to some point: the
+// write must be reported exactly when a read it does not know of overlaps it, naming the newest
+// such read (first_unordered looks at a queue's records newest first), as a list of every read
+// says; and the log must hold about a record per pattern, not one per epoch (memory.cpp,
+// log_access: a record a later one of its pattern supersedes is dropped).
+static void superseded_reads_keep_verdicts(void **) {
+  struct Read {
+    uint32_t e, i;
+    int64_t lo, hi;
+  };
+  Rng g{0x2545f4914f6cdd1dull};
+  for (int trial = 0; trial < 200; trial++) {
+    GsProgram *p = prog_new();
+    uint32_t r = prog_new_region(p, "w");
+    HbClocks hb;
+    hb.reset(std::vector<int>{0, 1}, 2);
+    MemoryState m;
+    Buffer ddr;
+    ddr.capacity = 1 << 20;
+    m.bufs.push_back(ddr);
+    m.hb = &hb;
+    m.reset(p);
+    std::string e;
+    Mark w0{0, hb.epoch(0), 1};
+    assert_true(m.alloc(r, 0, 0, 4096, 0, 0, w0).empty());
+    assert_true(m.write(r, 5, memory_range(0, 4096), w0, false, false, &e));
+    HbClock known;  // what queue 1 learns: the write, then the reads up to a random one
+    hb.release(0, &known);
+    size_t npat = 1 + rnd(&g) % 20, nreads = 400 + rnd(&g) % 400, learn = rnd(&g) % nreads;
+    std::vector<std::pair<int64_t, int64_t>> pat;
+    for (size_t k = 0; k < npat; k++) {
+      int64_t lo = (int64_t)(rnd(&g) % 4000);
+      pat.push_back({lo, lo + 1 + (int64_t)(rnd(&g) % (uint64_t)(4096 - lo))});
+    }
+    std::vector<Read> reads;
+    for (size_t n = 0; n < nreads; n++) {
+      HbClock tok;
+      if (rnd(&g) % 2) hb.release(0, n == learn ? &known : &tok);
+      const std::pair<int64_t, int64_t> &x = pat[rnd(&g) % 4 ? n % npat : rnd(&g) % npat];
+      Read rd{hb.epoch(0), (uint32_t)(2 + n), x.first, x.second};
+      assert_true(m.read(r, 5, memory_range(rd.lo, rd.hi - rd.lo), Mark{0, rd.e, rd.i}, &e));
+      const Read *last = reads.empty() ? nullptr : &reads.back();
+      if (!last || last->e != rd.e || last->lo != rd.lo || last->hi != rd.hi)
+        reads.push_back(rd);  // (the same read again at the same epoch is the earlier one)
+    }
+    size_t recs = 0;
+    for (const QueueAccesses &ql : m.region(r).reads) recs += ql.v.size();
+    assert_true(recs <= std::max<size_t>(16, 4 * npat));
+    hb.acquire(1, known);
+    uint32_t seen = hb.known(1, 0);
+    int64_t lo = (int64_t)(rnd(&g) % 4096), hi = lo + 1 + (int64_t)(rnd(&g) % (uint64_t)(4096 - lo));
+    const Read *hit = nullptr;
+    for (size_t k = reads.size(); k-- > 0 && !hit;)
+      if (reads[k].e > seen && reads[k].lo < hi && lo < reads[k].hi) hit = &reads[k];
+    bool ok = m.write(r, 6, memory_range(lo, hi - lo), Mark{1, hb.epoch(1), 1}, false, false, &e);
+    assert_int_equal(ok, hit == nullptr);
+    if (hit) {
+      char want[160];
+      snprintf(want, sizeof want, "write into bytes [%lld, %lld) of region ",
+               (long long)std::max(lo, hit->lo), (long long)std::min(hi, hit->hi));
+      assert_true(has(e, want));
+      assert_true(has(e, ": read by queue ?, instruction " + std::to_string(hit->i) + ","));
+    }
+    prog_free(p);
+  }
+}
+
 // ---- the static check ----
 
 // A run skips prog_check only when told the program passed it against this very arch
@@ -604,6 +672,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(compute_wrote_less_than_read),
       cmocka_unit_test(stored_element_size),
       cmocka_unit_test(race_hidden_by_timing),
+      cmocka_unit_test(superseded_reads_keep_verdicts),
       cmocka_unit_test(semaphore_tokens_in_order),
       cmocka_unit_test(allocations_in_order),
       cmocka_unit_test(static_check_skipped_only_for_its_arch),
