@@ -56,11 +56,7 @@ static int subset(const uint64_t *a, const uint64_t *b, int w) {
 }
 
 static size_t slot_of(const Dp *dp, const uint64_t *S) {
-  uint64_t h = 0x9e3779b97f4a7c15u;
-  for (int i = 0; i < dp->w; i++) {
-    h = (h ^ S[i]) * 0xff51afd7ed558ccdu;
-    h ^= h >> 29;
-  }
+  uint64_t h = util_hash_words(S, (size_t)dp->w);
   size_t mask = dp->cap - 1, i = (size_t)h & mask, bytes = sizeof(uint64_t) * (size_t)dp->w;
   while (dp->kind[i] != SLOT_EMPTY && memcmp(dp->key + i * (size_t)dp->w, S, bytes)) i = (i + 1) & mask;
   return i;

@@ -188,6 +188,17 @@ static inline void util_stream_fence(void) {
 #endif
 }
 
+/* A hash of n 64-bit words, for open-addressed tables keyed by them (gt_order_dp.c's states,
+ * sim/memory.cpp's access patterns). */
+static inline uint64_t util_hash_words(const uint64_t *w, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15u;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdu;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
 /* Integer helpers. */
 static inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

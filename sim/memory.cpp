@@ -607,10 +607,10 @@ void MemoryState::release_logs(Region &g) {
 }
 
 static uint64_t pattern_hash(const GsAccess &ap) {
-  const int64_t f[] = {ap.base, ap.row_bytes, ap.rows, ap.row_stride, ap.planes, ap.plane_stride};
-  uint64_t h = 0;
-  for (int64_t x : f) h = (h ^ (uint64_t)x) * 0x9e3779b97f4a7c15u;
-  return h ^ (h >> 29);
+  static_assert(sizeof ap == 6 * sizeof(uint64_t), "a pattern is six 64-bit fields");
+  uint64_t w[6];
+  memcpy(w, &ap, sizeof w);
+  return util_hash_words(w, 6);
 }
 
 // Drops every record of v that a later record of the same pattern supersedes (they keep their
