@@ -30,6 +30,7 @@ static void push_edge(EdgeVec *ev, GtEdge e) {
     ev->cap = ev->cap ? 2 * ev->cap : 256;
     ev->v = realloc(ev->v, sizeof *ev->v * (size_t)ev->cap);
     if (!ev->v) die("out of memory");
+    util_advise_huge(ev->v, sizeof *ev->v * (size_t)ev->cap);
   }
   ev->v[ev->n++] = e;
 }
@@ -170,6 +171,7 @@ void gt_split_instances(GtSchedule *s) {
   EdgeVec ev = {0, (int)min64(max64(edge_bound(s), 1), 1 << 22), NULL};
   ev.v = malloc(sizeof *ev.v * (size_t)ev.cap);
   if (!ev.v) die("out of memory");
+  util_advise_huge(ev.v, sizeof *ev.v * (size_t)ev.cap);
   int *seen = arena_alloc(s->arena, sizeof(int) * (size_t)s->ngroups);
   for (int qi = 0; qi < n; qi++) {
     int e0 = ev.n;

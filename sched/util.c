@@ -1,9 +1,11 @@
 /* util.c — arena, vectors, die(), diagnostics, atomic file output and JSON strings.
- * The arena is a list of 64 KiB blocks (larger requests get their own block); it never
+ * The arena is a list of blocks of 64 KiB and up (larger requests get their own block); it never
  * moves an allocation, so pointers into it stay valid until arena_free(). */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "util.h"
 
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -40,9 +42,10 @@ typedef struct Adopted { /* a heap block the arena frees (arena_adopt) */
 struct GsArena {
   Block *head;
   Adopted *adopted;
+  size_t grow; /* the size of the next block (0: BLOCK_SIZE) */
 };
 
-enum { BLOCK_SIZE = 64 * 1024 };
+enum { BLOCK_SIZE = 64 * 1024, HUGE_BLOCK = 2 << 20 };
 
 GsArena *arena_new(void) {
   GsArena *a = calloc(1, sizeof *a);
@@ -60,23 +63,53 @@ void arena_free(GsArena *a) {
   free(a);
 }
 
+/* Large arrays filled once are most of planning's and encoding's page faults, and on a
+ * virtual machine a fault costs several microseconds (docs/speed.md, "Scheduling"): backing
+ * their whole 2 MiB pages with huge pages takes one fault per 512 pages. The kernel decides
+ * (transparent huge pages in their "madvise" or "always" mode); it may refuse, and nothing
+ * depends on it but time. */
+void util_advise_huge(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  enum { HUGE = 2u << 20 };
+  uintptr_t lo = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+  uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
+  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+/* A new block for n bytes: the arena's next size (64 KiB, doubling up to HUGE_BLOCK: a big
+ * arena takes a few huge pages instead of thousands of small ones), or n alone when larger. */
+static Block *arena_block(GsArena *a, size_t n) {
+  size_t want = a->grow ? a->grow : BLOCK_SIZE, size = n > want ? n : want;
+  Block *b;
+  if (size >= HUGE_BLOCK) { /* on whole huge pages: util_advise_huge */
+    size_t whole = (sizeof *b + size + HUGE_BLOCK - 1) & ~(size_t)(HUGE_BLOCK - 1);
+    b = aligned_alloc(HUGE_BLOCK, whole);
+    if (b) util_advise_huge(b, whole);
+    size = whole - sizeof *b;
+  } else {
+    b = malloc(sizeof *b + size);
+  }
+  if (!b) die("out of memory (%zu bytes)", n);
+  if (n <= want && want < HUGE_BLOCK) a->grow = 2 * want;
+  b->size = size;
+  b->used = 0;
+  if (n > want && a->head) { /* keep the current block as head for small requests */
+    b->next = a->head->next;
+    a->head->next = b;
+  } else {
+    b->next = a->head;
+    a->head = b;
+  }
+  return b;
+}
+
 void *arena_alloc(GsArena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   Block *b = a->head;
-  if (!b || b->size - b->used < n) {
-    size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
-    b = malloc(sizeof *b + size);
-    if (!b) die("out of memory (%zu bytes)", n);
-    b->size = size;
-    b->used = 0;
-    if (n > BLOCK_SIZE && a->head) { /* keep the current block as head for small requests */
-      b->next = a->head->next;
-      a->head->next = b;
-    } else {
-      b->next = a->head;
-      a->head = b;
-    }
-  }
+  if (!b || b->size - b->used < n) b = arena_block(a, n);
   void *p = b->data + b->used;
   b->used += n;
   memset(p, 0, n);

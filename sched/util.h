@@ -101,6 +101,9 @@ char *arena_printf(GsArena *a, const char *fmt, ...) __attribute__((format(print
  * p. For an array grown on the heap: copying it in would zero and copy every byte again. */
 void *arena_adopt(GsArena *a, void *p);
 
+/* Asks for huge pages under the whole 2 MiB pages of [p, p + n) (a hint; see util.c). */
+void util_advise_huge(void *p, size_t n);
+
 /* ---- Growable array of fixed-size elements (heap, owner frees with vec_free). ---- */
 typedef struct {
   void *data;
