@@ -1,6 +1,6 @@
 /* util.c — arena, vectors, die(), diagnostics, atomic file output and JSON strings.
- * The arena is a list of blocks of 64 KiB and up (larger requests get their own block); it never
- * moves an allocation, so pointers into it stay valid until arena_free(). */
+ * The arena is a list of blocks of 64 KiB and up (larger requests get their own block); it
+ * never moves an allocation, so pointers into it stay valid until arena_free(). */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "util.h"
 
