@@ -504,7 +504,6 @@ GsProgram *gtp_read(const char *path, GsDiag *d) {
   p->queues = calloc((size_t)nqueues + 1, sizeof *p->queues);
   if (!p->queues) die("out of memory");
   p->nqueues = (int)nqueues;
-  for (uint32_t i = 0; i < nqueues; i++) p->queues[i].pool = p->pool;
   prog_reserve_ids(p, nregions, ntiles);
   if (read_body(r, p, ninsts, body, version, path, d) != 0) goto fail;
   if (r->pos != r->len) {

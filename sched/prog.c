@@ -12,7 +12,6 @@
 GsProgram *prog_new(void) {
   GsProgram *p = calloc(1, sizeof *p);
   if (!p) die("out of memory");
-  p->pool = prog_code_pool_new();
   p->nregions = 1; /* id 0 means "none" */
   p->ntiles = 1;
   return p;
@@ -27,7 +26,6 @@ static void names_free(GsNameMap *m) {
 void prog_free(GsProgram *p) {
   if (!p) return;
   for (int i = 0; i < p->nqueues; i++) prog_queue_code_free(&p->queues[i]);
-  prog_code_pool_free(p->pool);
   free(p->queues);
   names_free(&p->names[0]);
   names_free(&p->names[1]);
@@ -49,7 +47,6 @@ GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index) {
   q->cluster = cluster;
   q->core = core;
   q->index = index;
-  q->pool = p->pool;
   q->run = (p->nqueues - 1) % 2 ? p->run : NULL; /* the odd ones (prog_check_attach) */
   return q;
 }

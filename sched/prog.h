@@ -67,7 +67,6 @@ typedef struct {
  * of sizeof(GsInst)); prog_emit appends one, a GsCursor reads them in order. */
 typedef struct GsQueueCode GsQueueCode;
 typedef struct GsCheckRun GsCheckRun;
-typedef struct GsCodePool GsCodePool;
 typedef struct {
   int cluster;
   int core;       /* -1: a cluster DMA queue */
@@ -77,7 +76,6 @@ typedef struct {
   GsCheckRun *run;    /* while the program is attached to a check's thread: set on every
                          other queue, whose instructions that thread encodes
                          (prog_check_attach) */
-  GsCodePool *pool;   /* where its code's blocks come from (prog_code.c); NULL: the heap */
 } GsQueue;
 
 /* Names of ids, for messages and assembly: most ids (a scheduler's tiles) have none, so the
@@ -95,7 +93,6 @@ typedef struct {
   uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
   GsNameMap names[2];   /* optional names of [0] regions, [1] tiles: prog_name */
   GsCheckRun *run;      /* the check the program is attached to (prog_check_attach) */
-  GsCodePool *pool;     /* its queues' code blocks (prog_code.c) */
 } GsProgram;
 
 /* Static facts from isa.def. */
@@ -175,12 +172,8 @@ const GsInst *prog_cursor_next_encoded(GsCursor *c);
 /* The whole queue decoded into a new array of q->ninsts instructions (caller frees): for
  * tests and tools that index instructions; the simulator and writers use cursors. */
 GsInst *prog_queue_array(const GsQueue *q);
-/* Releases a queue's instructions (the queue is then empty); prog_free does it for all. A
- * queue of a pool keeps their room until the pool is freed. */
+/* Releases a queue's instructions (the queue is then empty); prog_free does it for all. */
 void prog_queue_code_free(GsQueue *q);
-/* The blocks of a program's queues (prog_new makes one, prog_free frees it after the queues). */
-GsCodePool *prog_code_pool_new(void);
-void prog_code_pool_free(GsCodePool *pool);
 /* A queue's records as a .gtp file of version 3 stores them (gtp.c; docs/isa.md): export calls
  * put (when not NULL) with each piece in order, the staged instruction's record last (encoded
  * on a copy of the encoder's state: q does not change), and returns the bytes; import appends

@@ -26,10 +26,7 @@
  *   often first, so the mask is one byte in the common case); then per set bit the zigzag
  *   LEB128 of value − prediction in 64-bit wrap-around arithmetic, so every value round-trips.
  * - Records go into blocks that double from 1 KiB to 64 KiB (a machine with thousands of
- *   queues pays little for its short ones); a record never straddles two blocks. A program's
- *   queues cut their blocks from its pool's chunks of 2 MiB on huge pages (code_block): a
- *   program of 30 MiB written in 4 KiB pages took thousands of page faults, each several
- *   microseconds on a virtual machine (docs/speed.md, "Scheduling"). A queue read
+ *   queues pays little for its short ones); a record never straddles two blocks. A queue read
  *   from a file (prog_code_import) holds the file's records as they are, in one block of their
  *   size, and its encoder's state is rebuilt from the decoder's.
  * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
@@ -44,7 +41,6 @@
  */
 #include "prog.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +64,6 @@ struct GsQueueCode {
   GsInst stage;             /* the last instruction emitted, not encoded yet */
   int staged;
   _Alignas(64) GsCodeBlock *head, *tail;
-  GsCodePool *pool;         /* where the blocks come from; NULL: each its own malloc */
   int64_t nencoded;         /* instructions encoded: all but the staged one, or fewer while
                              * another thread encodes (prog_queue_encoded) */
   GsCodeHist hist;          /* the encoder's predictions */
@@ -390,73 +385,6 @@ static const unsigned char *decode(GsCodeHist *h, const unsigned char *s, const 
   return decode_record(h, s, NULL, in);
 }
 
-/* ---- the pool ---- */
-
-/* Chunks of CHUNK bytes on their alignment, each cut into blocks in turn; a block bigger than
- * a quarter chunk gets a chunk of its own size. The emitting thread and a check's thread cut
- * blocks for their queues at once, so the cursor is under a lock (once a block). */
-enum { CHUNK = 2 << 20 };
-typedef struct PoolChunk {
-  struct PoolChunk *next;
-} PoolChunk;
-struct GsCodePool {
-  pthread_mutex_t mu;
-  PoolChunk *chunks;
-  unsigned char *at, *end; /* the free room of the newest chunk */
-};
-
-GsCodePool *prog_code_pool_new(void) {
-  GsCodePool *pool = calloc(1, sizeof *pool);
-  if (!pool) die("out of memory");
-  pthread_mutex_init(&pool->mu, NULL);
-  return pool;
-}
-
-void prog_code_pool_free(GsCodePool *pool) {
-  if (!pool) return;
-  for (PoolChunk *k = pool->chunks, *nx; k; k = nx) {
-    nx = k->next;
-    free(k);
-  }
-  pthread_mutex_destroy(&pool->mu);
-  free(pool);
-}
-
-static PoolChunk *chunk_new(GsCodePool *pool, size_t bytes) {
-  size_t whole = (bytes + CHUNK - 1) & ~(size_t)(CHUNK - 1);
-  PoolChunk *k = aligned_alloc(CHUNK, whole);
-  if (!k) die("out of memory");
-  util_advise_huge(k, whole);
-  k->next = pool->chunks;
-  pool->chunks = k;
-  return k;
-}
-
-/* Room for a block of n bytes (16-byte aligned), the pool's or the heap's. */
-static GsCodeBlock *code_block(GsCodePool *pool, size_t n) {
-  if (!pool) {
-    GsCodeBlock *b = malloc(n);
-    if (!b) die("out of memory");
-    return b;
-  }
-  n = (n + 15) & ~(size_t)15;
-  const size_t head = (sizeof(PoolChunk) + 15) & ~(size_t)15;
-  pthread_mutex_lock(&pool->mu);
-  unsigned char *p;
-  if (n > CHUNK / 4) {
-    p = (unsigned char *)chunk_new(pool, head + n) + head;
-  } else {
-    if ((size_t)(pool->end - pool->at) < n) {
-      pool->at = (unsigned char *)chunk_new(pool, CHUNK) + head;
-      pool->end = pool->at - head + CHUNK;
-    }
-    p = pool->at;
-    pool->at += n;
-  }
-  pthread_mutex_unlock(&pool->mu);
-  return (GsCodeBlock *)(void *)p;
-}
-
 /* ---- the writer side ---- */
 
 void prog_code_append(GsQueueCode *c, const GsInst *in) {
@@ -464,7 +392,8 @@ void prog_code_append(GsQueueCode *c, const GsInst *in) {
   if (!b || b->size - b->used < MAX_RECORD) {
     /* (an imported queue's one block has the file's size: prog_code_import) */
     uint32_t size = !b || b->size < BLOCK_MIN ? BLOCK_MIN : b->size < BLOCK_MAX ? 2 * b->size : BLOCK_MAX;
-    GsCodeBlock *nb = code_block(c->pool, sizeof *nb + size);
+    GsCodeBlock *nb = malloc(sizeof *nb + size);
+    if (!nb) die("out of memory");
     nb->next = NULL;
     nb->used = 0;
     nb->size = size;
@@ -482,19 +411,18 @@ int64_t prog_queue_encoded(const GsQueue *q) {
   return q->code ? __atomic_load_n(&q->code->nencoded, __ATOMIC_RELAXED) : 0;
 }
 
-/* A zeroed GsQueueCode, on its alignment (calloc gives 16 bytes), for queue q. */
-static GsQueueCode *code_new(const GsQueue *q) {
+/* A zeroed GsQueueCode, on its alignment (calloc gives 16 bytes). */
+static GsQueueCode *code_new(void) {
   GsQueueCode *c = aligned_alloc(_Alignof(GsQueueCode), sizeof *c);
   if (!c) die("out of memory");
   memset(c, 0, sizeof *c);
-  c->pool = q->pool;
   return c;
 }
 
 GsInst *prog_emit(GsQueue *q) {
   GsQueueCode *c = q->code;
   if (!c) {
-    c = q->code = code_new(q);
+    c = q->code = code_new();
     hist_init(&c->hist);
   }
   if (c->staged) {
@@ -512,7 +440,7 @@ GsInst *prog_emit(GsQueue *q) {
 void prog_queue_code_free(GsQueue *q) {
   GsQueueCode *c = q->code;
   if (!c) return;
-  for (GsCodeBlock *b = c->head; b && !c->pool;) {
+  for (GsCodeBlock *b = c->head; b;) {
     GsCodeBlock *nx = b->next;
     free(b);
     b = nx;
@@ -631,8 +559,9 @@ static void hist_as_encoder(GsCodeHist *h, const uint32_t used[GS_CODE_ROWS], ui
  * count), as its encoder's. */
 static void code_keep(GsQueue *q, const unsigned char *s, size_t len, const GsCodeHist *h,
                       const uint32_t used[GS_CODE_ROWS], uint32_t clock) {
-  GsQueueCode *c = code_new(q);
-  GsCodeBlock *b = code_block(c->pool, sizeof *b + len + 1);
+  GsQueueCode *c = code_new();
+  GsCodeBlock *b = malloc(sizeof *b + len + 1);
+  if (!b) die("out of memory");
   memcpy(b->b, s, len);
   b->next = NULL;
   b->used = b->size = (uint32_t)len;

@@ -1,6 +1,6 @@
 /* util.c — arena, vectors, die(), diagnostics, atomic file output and JSON strings.
- * The arena is a list of blocks of 64 KiB and up (larger requests get their own block); it
- * never moves an allocation, so pointers into it stay valid until arena_free(). */
+ * The arena is a list of 64 KiB blocks (larger requests get their own block); it never
+ * moves an allocation, so pointers into it stay valid until arena_free(). */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "util.h"
 
@@ -42,7 +42,6 @@ typedef struct Adopted { /* a heap block the arena frees (arena_adopt) */
 struct GsArena {
   Block *head;
   Adopted *adopted;
-  size_t grow; /* the size of the next block (0: BLOCK_SIZE) */
 };
 
 enum { BLOCK_SIZE = 64 * 1024, HUGE_BLOCK = 2 << 20 };
@@ -63,9 +62,9 @@ void arena_free(GsArena *a) {
   free(a);
 }
 
-/* Large arrays filled once are most of planning's and encoding's page faults, and on a
- * virtual machine a fault costs several microseconds (docs/speed.md, "Scheduling"): backing
- * their whole 2 MiB pages with huge pages takes one fault per 512 pages. The kernel decides
+/* Large arrays filled once were a third of planning's time in page faults, and on a virtual
+ * machine a fault costs several microseconds (docs/speed.md, "Scheduling"): backing their
+ * whole 2 MiB pages with huge pages takes one fault per 512 pages. The kernel decides
  * (transparent huge pages in their "madvise" or "always" mode); it may refuse, and nothing
  * depends on it but time. */
 void util_advise_huge(void *p, size_t n) {
@@ -79,12 +78,12 @@ void util_advise_huge(void *p, size_t n) {
 #endif
 }
 
-/* A new block for n bytes: the arena's next size (64 KiB, doubling up to HUGE_BLOCK: a big
- * arena takes a few huge pages instead of thousands of small ones), or n alone when larger. */
+/* A new block for n bytes: BLOCK_SIZE, or n alone when larger; one of HUGE_BLOCK or more on
+ * whole huge pages (util_advise_huge: a big array of planning, written once). */
 static Block *arena_block(GsArena *a, size_t n) {
-  size_t want = a->grow ? a->grow : BLOCK_SIZE, size = n > want ? n : want;
+  size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
   Block *b;
-  if (size >= HUGE_BLOCK) { /* on whole huge pages: util_advise_huge */
+  if (size >= HUGE_BLOCK) {
     size_t whole = (sizeof *b + size + HUGE_BLOCK - 1) & ~(size_t)(HUGE_BLOCK - 1);
     b = aligned_alloc(HUGE_BLOCK, whole);
     if (b) util_advise_huge(b, whole);
@@ -93,10 +92,9 @@ static Block *arena_block(GsArena *a, size_t n) {
     b = malloc(sizeof *b + size);
   }
   if (!b) die("out of memory (%zu bytes)", n);
-  if (n <= want && want < HUGE_BLOCK) a->grow = 2 * want;
   b->size = size;
   b->used = 0;
-  if (n > want && a->head) { /* keep the current block as head for small requests */
+  if (n > BLOCK_SIZE && a->head) { /* keep the current block as head for small requests */
     b->next = a->head->next;
     a->head->next = b;
   } else {

@@ -3,8 +3,7 @@
  * streams), the staged last instruction reads back and can still be edited, a regular
  * stream costs the two bytes the format promises (a header byte and an empty mask), and the
  * encoder picks the row its rule says (row_choice); an imported queue keeps the file's records
- * and goes on taking instructions; a program's blocks come from its pool's chunks
- * (pool_chunks). */
+ * and goes on taking instructions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,51 +143,6 @@ static void test_import_keeps_records(void **state) {
     free(rec.b), free(again.b), free(all.b);
     prog_free(p);
   }
-}
-
-/* The program's pool cuts every queue's blocks from chunks of 2 MiB, and a block of more than
- * a quarter chunk (an imported queue's one block) from a chunk of its own: 48 queues filled in
- * turn up to more than three chunks, and a queue imported from the records of a queue of
- * 10^6 instructions (more than a chunk), read back as emitted; a queue outside any
- * program (pool NULL) takes its blocks from the heap and reads back the same. ASan checks that
- * no block is written past its room and that prog_free frees every chunk. */
-static void test_pool_chunks(void **state) {
-  (void)state;
-  enum { NQ = 48, N = 1200000, BIG = 1000000 };
-  GsProgram *p = prog_new();
-  for (int64_t k = 0; k < N; k++) *prog_emit(prog_queue(p, 0, 0, (int)(k % NQ))) = make(k);
-  assert_true(prog_code_bytes(p) > 3 * (2u << 20)); /* more than three chunks' worth */
-  for (int q = 0; q < NQ; q++) {
-    GsCursor c;
-    prog_cursor_init(&c, &p->queues[q]);
-    int64_t k = q;
-    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; k += NQ) {
-      GsInst want = make(k);
-      assert_memory_equal(in, &want, sizeof want);
-    }
-    assert_int_equal(k, q + (N - q + NQ - 1) / NQ * NQ);
-  }
-  GsQueue heap = {0, 1, 0, 0, NULL, NULL, NULL}; /* no pool: blocks from the heap */
-  for (int64_t k = 0; k < BIG; k++) *prog_emit(&heap) = make(k);
-  Grown rec = {0};
-  prog_code_export(&heap, put_grown, &rec);
-  assert_true(rec.n > (2u << 20)); /* more than a chunk */
-  GsQueue *big = prog_queue(p, 0, 0, NQ);
-  uint64_t bad = 0;
-  assert_int_equal(prog_code_import(big, rec.b, rec.n, BIG, accept_all, NULL, &bad), 0);
-  for (int t = 0; t < 2; t++) {
-    GsCursor c;
-    prog_cursor_init(&c, t ? big : &heap);
-    int64_t k = 0;
-    for (const GsInst *in; (in = prog_cursor_next(&c)) != NULL; k++) {
-      GsInst want = make(k);
-      assert_memory_equal(in, &want, sizeof want);
-    }
-    assert_int_equal(k, BIG);
-  }
-  free(rec.b);
-  prog_queue_code_free(&heap);
-  prog_free(p);
 }
 
 /* A malformed record leaves the importing queue empty, however far the import got. */
@@ -369,7 +323,6 @@ int main(void) {
       cmocka_unit_test(test_staged_and_empty),
       cmocka_unit_test(test_import_keeps_records),
       cmocka_unit_test(test_import_bad_record),
-      cmocka_unit_test(test_pool_chunks),
       cmocka_unit_test(test_regular_stream_costs_two_bytes),
       cmocka_unit_test(test_interleaved_streams_cost_two_bytes),
       cmocka_unit_test(test_row_choice),
