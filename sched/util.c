@@ -44,7 +44,7 @@ struct GsArena {
   Adopted *adopted;
 };
 
-enum { BLOCK_SIZE = 64 * 1024, HUGE_BLOCK = 2 << 20 };
+enum { BLOCK_SIZE = 64 * 1024, HUGE_BLOCK = 2 << 20 /* a huge page */ };
 
 GsArena *arena_new(void) {
   GsArena *a = calloc(1, sizeof *a);
@@ -62,16 +62,15 @@ void arena_free(GsArena *a) {
   free(a);
 }
 
-/* Large arrays filled once were a third of planning's time in page faults, and on a virtual
- * machine a fault costs several microseconds (docs/speed.md, "Scheduling"): backing their
- * whole 2 MiB pages with huge pages takes one fault per 512 pages. The kernel decides
- * (transparent huge pages in their "madvise" or "always" mode); it may refuse, and nothing
- * depends on it but time. */
+/* Planning's large arrays, written once, cost ViT-B/16 graphturbo's planning about half its
+ * time in page faults, each several microseconds on a virtual machine (docs/speed.md,
+ * "Scheduling"): backing their whole 2 MiB pages with huge pages takes one fault per 512
+ * pages. The kernel decides (transparent huge pages in their "madvise" or "always" mode); it
+ * may refuse, and nothing depends on it but time. */
 void util_advise_huge(void *p, size_t n) {
 #ifdef MADV_HUGEPAGE
-  enum { HUGE = 2u << 20 };
-  uintptr_t lo = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-  uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE - 1);
+  uintptr_t lo = ((uintptr_t)p + HUGE_BLOCK - 1) & ~(uintptr_t)(HUGE_BLOCK - 1);
+  uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_BLOCK - 1);
   if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
   (void)p, (void)n;
