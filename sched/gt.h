@@ -225,6 +225,10 @@ typedef struct {
   int infer_q, infer_t;     /* gt_infer_binding's last (consumer, tensor, binding) and the */
   int64_t infer_qb[GS_MAX_DIMS];      /* reads it found per consumer dim: a consumer's */
   GtReq infer_r[GS_MAX_DIMS];         /* producers of one tensor come one after another */
+  int infer_pg, infer_pdim; /* and its last answer (infer_ret, infer_pb) for a producer of */
+  int64_t infer_plen;       /* group pg split along pdim, plen long: all of the producer */
+  int infer_ret;            /* the answer depends on (pg -1: none kept) */
+  int64_t infer_pb[GS_MAX_DIMS];
   GtReq *req;               /* per tensor, all NONE between uses */
   int *touched;
 } GtSchedule;

@@ -62,13 +62,33 @@ static void plain_binding(const GtSchedule *s, const GtInstance *in, int64_t *b)
   }
 }
 
+/* gt_infer_binding's answer for producer p from the reads of its tensor that q's binding
+ * makes (s->infer_r, per consumer dim); pb is all 1 on entry. */
+static int infer_for(const GtSchedule *s, const GtInstance *q, const int64_t *qb,
+                     const GtInstance *p, int64_t *pb) {
+  int pnd = out_ndim(s, p), useful = 0;
+  for (int d = 0; d < out_ndim(s, q); d++) {
+    if (qb[d] <= 1) continue;
+    GtReq r = s->infer_r[d];
+    if (r.kind != GT_REQ_RANGE || r.dim >= pnd) continue;
+    int64_t len = r.hi - r.lo, plen = slice_ext(s, p, r.dim);
+    if ((qb[d] * plen) % len != 0) return 0;
+    int64_t f = qb[d] * plen / len;
+    if (f < 1 || plen % f != 0 || (f > 1 && unbindable(s, p, r.dim))) return 0;
+    pb[r.dim] *= f;
+    if (pb[r.dim] > 1) useful = 1;
+  }
+  if (cores_of(pb, pnd) > s->cores) return 0;
+  return useful;
+}
+
 /* Binding of producer instance p's output implied by consumer q's binding qb; returns 0 when
- * invalid or when it binds nothing (the paper's "[]"). */
+ * invalid or when it binds nothing (the paper's "[]"). The reads q's binding makes are kept
+ * for the next call with the same (q, tensor, qb), and the answer for the next producer of
+ * the same group, split dimension and slice length, on which alone it depends. */
 int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, const GtInstance *p,
                          int tensor, int64_t *pb) {
   const GtGroup *gq = &s->groups[q->group];
-  int pnd = out_ndim(s, p);
-  int useful = 0;
   for (int k = 0; k < GS_MAX_DIMS; k++) pb[k] = 1;
   if (tensor != s->groups[p->group].out) return 0;
   int qi = (int)(q - s->insts);
@@ -84,20 +104,19 @@ int gt_infer_binding(GtSchedule *s, const GtInstance *q, const int64_t *qb, cons
     s->infer_q = qi;
     s->infer_t = tensor;
     memcpy(s->infer_qb, qb, sizeof s->infer_qb);
+    s->infer_pg = -1;
   }
-  for (int d = 0; d < out_ndim(s, q); d++) {
-    if (qb[d] <= 1) continue;
-    GtReq r = s->infer_r[d];
-    if (r.kind != GT_REQ_RANGE || r.dim >= pnd) continue;
-    int64_t len = r.hi - r.lo, plen = slice_ext(s, p, r.dim);
-    if ((qb[d] * plen) % len != 0) return 0;
-    int64_t f = qb[d] * plen / len;
-    if (f < 1 || plen % f != 0 || (f > 1 && unbindable(s, p, r.dim))) return 0;
-    pb[r.dim] *= f;
-    if (pb[r.dim] > 1) useful = 1;
+  int64_t plen_dim = p->hi - p->lo;
+  if (s->infer_pg == p->group && s->infer_pdim == p->dim && s->infer_plen == plen_dim) {
+    memcpy(pb, s->infer_pb, sizeof s->infer_pb);
+    return s->infer_ret;
   }
-  if (cores_of(pb, pnd) > s->cores) return 0;
-  return useful;
+  s->infer_pg = p->group;
+  s->infer_pdim = p->dim;
+  s->infer_plen = plen_dim;
+  s->infer_ret = infer_for(s, q, qb, p, pb);
+  memcpy(s->infer_pb, pb, sizeof s->infer_pb);
+  return s->infer_ret;
 }
 
 /* requires: gt_order_instances; maintains: bind[] of every instance, scope LB/GB. */
