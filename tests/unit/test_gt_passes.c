@@ -1,8 +1,9 @@
 /* test_gt_passes.c — the GraphTurbo passes one rule at a time: match_dim ranges, the
  * candidate factor list, the recomputation cost model, rule (i) refusing a down-sampling
  * merge, unsplittable groups, LB capacity readings, order and binding options, the binding
- * inference's kept answers against fresh ones, and the invariant checker naming the pass. Every expected number is derived in the comment above
- * it (fp16 tensors: 2 bytes per element).
+ * inference's kept answers against fresh ones, and the invariant checker naming the pass.
+ * Every expected number is derived in the comment above it (fp16 tensors: 2 bytes per
+ * element).
  */
 #include <setjmp.h>
 #include <stdarg.h>
