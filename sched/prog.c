@@ -47,7 +47,7 @@ GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index) {
   q->cluster = cluster;
   q->core = core;
   q->index = index;
-  q->run = (p->nqueues - 1) % 2 ? p->run : NULL; /* the odd ones (prog_check_attach) */
+  q->run = prog_check_takes(p->nqueues - 1) ? p->run : NULL; /* prog_check_attach */
   return q;
 }
 

@@ -73,10 +73,16 @@ typedef struct {
   int index;      /* queue index in the core, or the cluster DMA engine */
   int64_t ninsts; /* instructions in the queue */
   GsQueueCode *code;  /* heap, prog_code.c; NULL while the queue is empty */
-  GsCheckRun *run;    /* while the program is attached to a check's thread: set on every
-                         other queue, whose instructions that thread encodes
-                         (prog_check_attach) */
+  GsCheckRun *run;    /* while the program is attached to a check's thread: set on the
+                         queues whose instructions that thread encodes and checks
+                         (prog_check_takes) */
 } GsQueue;
+
+/* Whether an attached check's thread (prog_check_attach) takes queue qi of the program, the
+ * index in the order the queues were made: two queues of every three. It checks the ones it
+ * encodes as it encodes them, where it must decode the others to check them, so with half the
+ * queues it had work to spare (docs/speed.md, "Scheduling"). */
+static inline int prog_check_takes(int qi) { return qi % 3 != 0; }
 
 /* Names of ids, for messages and assembly: most ids (a scheduler's tiles) have none, so the
  * map holds only the named ones (open addressing on the id; prog.c). */
@@ -169,6 +175,9 @@ const GsInst *prog_cursor_next(GsCursor *c);
  * the caller knows is there (it was told, through a lock, that the queue held more than
  * c->i + 1 instructions); never the staged last one. c->q is not read. */
 const GsInst *prog_cursor_next_encoded(GsCursor *c);
+/* The queue's last instruction, which is held staged, not encoded (prog_emit); NULL when the
+ * queue is empty. */
+const GsInst *prog_queue_staged(const GsQueue *q);
 /* The whole queue decoded into a new array of q->ninsts instructions (caller frees): for
  * tests and tools that index instructions; the simulator and writers use cursors. */
 GsInst *prog_queue_array(const GsQueue *q);
@@ -190,9 +199,9 @@ int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
 /* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
 size_t prog_code_bytes(const GsProgram *p);
 /* Between prog_emit and an attached check's thread (prog_check_attach): prog_emit hands a
- * finished instruction of the queue whose code is c to prog_check_put, and the thread encodes
- * it with prog_code_append, in the order they were handed over. */
-void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in);
+ * finished instruction of queue q (of the attached program) to prog_check_put, and the thread
+ * encodes it into q's code with prog_code_append, in the order they were handed over. */
+void prog_check_put(GsCheckRun *cr, const GsQueue *q, const GsInst *in);
 void prog_code_append(GsQueueCode *c, const GsInst *in);
 /* Instructions of q encoded so far (a checker on another thread reads no further). */
 int64_t prog_queue_encoded(const GsQueue *q);
@@ -226,8 +235,9 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
  * instructions) but not change what it emitted before them, its staged last instructions
  * aside (prog_emit). The thread checks quietly; prog_check_end checks what is left, and when
  * anything failed runs prog_check on the whole program, so the messages are one pass's.
- * Attached, prog_emit hands each instruction it finishes on every other queue of p to the
- * thread, which encodes it, in the queue's order, into the bytes prog_emit would have made.
+ * Attached, prog_emit hands each instruction it finishes on the queues of p the thread takes
+ * (prog_check_takes) to the thread, which encodes it, in the queue's order, into the bytes
+ * prog_emit would have made, and checks it.
  * No one may read p's instructions (a cursor, a writer, the byte count) until prog_check_halt
  * or prog_check_end has been called: they wait for the last of them to be encoded and detach
  * p, which must not be freed before. */

@@ -21,6 +21,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -637,19 +638,22 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
  * checking, and prog_check_end checks the whole program again with messages.
  *
  * Encoding there too (prog_check_attach). Encoding was about 40% of the emitting thread, and
- * the checks left the second core idle half the time (docs/speed.md, "Scheduling"). So every
- * other queue of an attached program, the odd ones in the order they were made (prog_queue),
- * is encoded on this thread: prog_emit copies such a queue's finished instruction into a batch
- * (prog_check_put), a full batch is handed over, and the thread encodes the batches in the
- * order they came: each queue's instructions in their order, into the bytes prog_emit would
- * have made. Half the queues, because the emitting thread's own work (planning and emission,
- * without encoding) is about as large as the checks: given every queue, the thread bounded the
- * scheduling instead. The thread encodes before it checks, and breaks off a look at the queues
- * when a batch comes, so that the emitting thread seldom waits for room in the ring; a queue is
- * checked only as far as it is encoded (prog_queue_encoded), the rest at a later look. The
- * ring is fixed (RUN_SLOTS batches of RUN_BATCH records): memory stays bounded, and when the
- * thread is that far behind the emitting thread waits for it. The thread encodes every batch
- * even after the checks stopped: the program needs them. */
+ * the checks left the second core idle half the time (docs/speed.md, "Scheduling"). So two
+ * queues of every three of an attached program (prog_check_takes) are encoded on this thread:
+ * prog_emit copies such a queue's finished instruction into a batch (prog_check_put), a full
+ * batch is handed over, and the thread encodes the batches in the order they came: each
+ * queue's instructions in their order, into the bytes prog_emit would have made. It then
+ * checks the batch's instructions as they are, against the ids that existed when the batch was
+ * handed over (RunBatch), with no decoding and no look at those queues (their staged last
+ * instructions aside, which run_rest checks): a second pass over the batch, as checks between
+ * the encodes, queue after queue, took twice as long. Not every queue, because the hand-over
+ * costs the emitting thread too, and given every queue the thread bounded the scheduling. The
+ * thread encodes before it looks at the other queues, and breaks off a look when a batch comes,
+ * so that the emitting thread seldom waits for room in the ring; a queue is looked at only as
+ * far as it is encoded (prog_queue_encoded), the rest at a later look. The ring is fixed (RUN_SLOTS batches
+ * of RUN_BATCH records): memory stays bounded, and when the thread is that far behind the
+ * emitting thread waits for it. The thread encodes every batch even after the checks stopped:
+ * the program needs them. */
 
 enum { RUN_MAX_QUEUES = 4096 }; /* a cursor keeps ~10 KiB of decoder state */
 /* 128 KiB a batch: a hand-over (a lock, and a wake-up when the thread sleeps) per 1024
@@ -660,16 +664,21 @@ typedef struct {
   GsCursor *cur;                /* NULL until the queue has an encoded instruction */
   const GsUnitKind *unit;       /* Ctx's per-queue fields, kept between looks */
   uint64_t accepts, signals[4];
+  GsQueue place;                /* a queue the thread encodes: its cluster, core and index */
+  int64_t nchecked;             /* such a queue's instructions checked as they were encoded */
+  int begun;                    /* unit and accepts are place's */
 } RunQueue;
 
 typedef struct {
   _Alignas(64) GsInst in;
   GsQueueCode *c; /* the queue's */
+  uint32_t qi;    /* the queue's index in the program */
 } RunRec;
 _Static_assert(sizeof(RunRec) == 128, "a record is two cache lines, written whole");
 typedef struct {
   RunRec rec[RUN_BATCH];
   int n;
+  uint32_t nregions, ntiles; /* the program's ids when the batch was handed over */
 } RunBatch;
 
 struct GsCheckRun {
@@ -678,7 +687,7 @@ struct GsCheckRun {
   pthread_cond_t cv_room; /* the emitting thread waits on it for room in the ring */
   pthread_t th;
   int started, halted; /* the thread was started; it was joined */
-  GsProgram *attached; /* whose odd queues the thread encodes (prog_check_attach) */
+  GsProgram *attached; /* some of whose queues the thread encodes (prog_check_attach) */
   RunBatch *ring;      /* [RUN_SLOTS] while attached */
   int fill;            /* the emitting thread's: the batch it fills, ring[fill] */
   /* under mu: nfull batches handed over from ring[head] on (ring[head] the thread's while it
@@ -690,13 +699,19 @@ struct GsCheckRun {
   uint32_t nregions, ntiles;
   unsigned gen;  /* publications so far */
   int done;      /* prog_check_halt was called: every batch is handed over */
+  /* under mu: the attached program's queues as of the last hand-over (their places) */
+  GsQueue *places;
+  int nplaces, placescap;
   /* the checker thread's (prog_check_end's after the join) */
-  Ctx c;
+  Ctx c;         /* the looks' */
+  Ctx enc;       /* the checks of the instructions it encodes; its queue: rq[enc_qi] */
+  int enc_qi;
   int checking;  /* 0 once it found anything or gave up: then it only encodes */
   GsQueue *snap;
   int nsnap, snapcap;
   RunQueue *rq;  /* [rqcap], zeroed when grown */
   int rqcap;
+  int nknown;    /* rq[0..nknown) have their place */
 };
 
 static void *grow(void *v, int *cap, int need, size_t size) {
@@ -713,6 +728,7 @@ static void *grow(void *v, int *cap, int need, size_t size) {
  * are encoded; 0 when the thread should stop checking (an error, or too many queues). */
 static int run_queue(GsCheckRun *cr, int qi) {
   const GsQueue *q = &cr->snap[qi];
+  if (q->run) return 1; /* checked as it is encoded */
   RunQueue *r = &cr->rq[qi];
   Ctx *c = &cr->c;
   int64_t n = q->ninsts - 1, done = r->cur ? r->cur->i : 0; /* the staged one may change */
@@ -744,22 +760,60 @@ static int run_queue(GsCheckRun *cr, int qi) {
   return !c->failed;
 }
 
+/* rq holding at least n queues, the new ones zeroed. */
+static void run_grow_queues(GsCheckRun *cr, int n) {
+  int had = cr->rqcap;
+  cr->rq = grow(cr->rq, &cr->rqcap, n, sizeof *cr->rq);
+  memset(cr->rq + had, 0, (size_t)(cr->rqcap - had) * sizeof *cr->rq);
+}
+
 /* Under mu: the latest publication, copied for the looks that follow. */
 static void run_take_publication(GsCheckRun *cr) {
   cr->snap = grow(cr->snap, &cr->snapcap, cr->npub, sizeof *cr->snap);
   memcpy(cr->snap, cr->pub, (size_t)cr->npub * sizeof *cr->snap);
   cr->nsnap = cr->npub;
-  int had = cr->rqcap;
-  cr->rq = grow(cr->rq, &cr->rqcap, cr->npub, sizeof *cr->rq);
-  memset(cr->rq + had, 0, (size_t)(cr->rqcap - had) * sizeof *cr->rq);
+  run_grow_queues(cr, cr->npub);
   cr->c.nregions = cr->nregions, cr->c.ntiles = cr->ntiles;
 }
 
-/* Under mu, held again on return: the batch at the ring's head encoded. */
+/* An instruction the thread has just encoded, checked (quietly) as the looks would: against
+ * the ids of its batch, with its queue's state in cr->enc. */
+static void run_check_encoded(GsCheckRun *cr, const RunBatch *b, const RunRec *rec) {
+  Ctx *c = &cr->enc;
+  RunQueue *r = &cr->rq[rec->qi];
+  if ((int)rec->qi != cr->enc_qi) {
+    if (cr->enc_qi >= 0) memcpy(cr->rq[cr->enc_qi].signals, c->signals, sizeof c->signals);
+    cr->enc_qi = (int)rec->qi;
+    if (!r->begun) {
+      const GsQueue *q = &r->place;
+      if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
+        cr->checking = 0;
+        return;
+      }
+      queue_begin(c, q);
+      r->unit = c->unit, r->accepts = c->accepts, r->begun = 1;
+      memset(r->signals, 0, sizeof r->signals);
+    }
+    c->q = &r->place, c->unit = r->unit, c->accepts = r->accepts;
+    memcpy(c->signals, r->signals, sizeof c->signals);
+  }
+  c->nregions = b->nregions, c->ntiles = b->ntiles;
+  c->in = &rec->in;
+  c->i = (size_t)r->nchecked++;
+  check_inst(c, &rec->in);
+  if (c->failed) cr->checking = 0;
+}
+
+/* Under mu, held again on return: the batch at the ring's head encoded (and checked). */
 static void run_encode(GsCheckRun *cr) {
   RunBatch *b = &cr->ring[cr->head];
+  if (cr->nknown < cr->nplaces) { /* the places of queues made since the last batch */
+    run_grow_queues(cr, cr->nplaces);
+    for (; cr->nknown < cr->nplaces; cr->nknown++) cr->rq[cr->nknown].place = cr->places[cr->nknown];
+  }
   pthread_mutex_unlock(&cr->mu);
   for (int i = 0; i < b->n; i++) prog_code_append(b->rec[i].c, &b->rec[i].in);
+  for (int i = 0; i < b->n && cr->checking; i++) run_check_encoded(cr, b, &b->rec[i]);
   b->n = 0;
   pthread_mutex_lock(&cr->mu);
   cr->head = (cr->head + 1) % RUN_SLOTS;
@@ -809,6 +863,9 @@ GsCheckRun *prog_check_begin(const GsArch *a) {
   if (!cr) die("out of memory");
   cr->c.a = a;
   cr->c.quiet = 1;
+  cr->enc.a = a;
+  cr->enc.quiet = 1;
+  cr->enc_qi = -1;
   cr->checking = 1;
   pthread_mutex_init(&cr->mu, NULL);
   pthread_cond_init(&cr->cv, NULL);
@@ -825,15 +882,25 @@ void prog_check_attach(GsCheckRun *cr, GsProgram *p) {
   for (int i = 0; i < RUN_SLOTS; i++) cr->ring[i].n = 0;
   cr->attached = p;
   p->run = cr;
-  for (int qi = 1; qi < p->nqueues; qi += 2) p->queues[qi].run = cr;
+  for (int qi = 0; qi < p->nqueues; qi++)
+    if (prog_check_takes(qi)) p->queues[qi].run = cr;
 }
 
 /* The emitting thread's: hands over the batch it fills, if it holds any, and goes on to the
  * next, waiting while the ring is full. */
 static void run_hand_over(GsCheckRun *cr) {
-  if (!cr->ring[cr->fill].n) return;
+  RunBatch *b = &cr->ring[cr->fill];
+  if (!b->n) return;
+  const GsProgram *p = cr->attached;
+  b->nregions = p->nregions, b->ntiles = p->ntiles;
   util_stream_fence(); /* the records' streaming stores before the lock's release */
   pthread_mutex_lock(&cr->mu);
+  if (cr->nplaces < p->nqueues) {
+    cr->places = grow(cr->places, &cr->placescap, p->nqueues, sizeof *cr->places);
+    memcpy(cr->places + cr->nplaces, p->queues + cr->nplaces,
+           (size_t)(p->nqueues - cr->nplaces) * sizeof *cr->places);
+    cr->nplaces = p->nqueues;
+  }
   __atomic_add_fetch(&cr->nfull, 1, __ATOMIC_RELAXED);
   pthread_cond_signal(&cr->cv);
   while (cr->nfull == RUN_SLOTS) pthread_cond_wait(&cr->cv_room, &cr->mu);
@@ -844,13 +911,16 @@ static void run_hand_over(GsCheckRun *cr) {
 /* Written past the caches (util_stream_copy): with plain stores every line of the ring moved to
  * the thread's cache and back, and scheduling took 1.7 times as long (docs/speed.md,
  * "Scheduling"). */
-void prog_check_put(GsCheckRun *cr, GsQueueCode *c, const GsInst *in) {
+void prog_check_put(GsCheckRun *cr, const GsQueue *q, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
   RunRec *r = &b->rec[b->n];
-  uint64_t w = 0; /* the pointer's bytes first, as r->c holds them, on any byte order */
-  memcpy(&w, &c, sizeof c);
+  /* r->c's bytes, then r->qi's in the low half of the second word (the encoder, prog_code.c,
+   * is for little-endian machines only) */
+  uint64_t w = 0, qi = (uint64_t)(q - cr->attached->queues);
+  memcpy(&w, &q->code, sizeof q->code);
+  _Static_assert(offsetof(RunRec, qi) == offsetof(RunRec, c) + 8, "c and qi in one pair");
   util_stream_copy(&r->in, in, sizeof *in);
-  util_stream_pair(&r->c, w, 0);
+  util_stream_pair(&r->c, w, qi);
   if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 
@@ -876,7 +946,15 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
     if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0) ||
         prog_find_queue(p, q->cluster, q->core, q->index) != qi)
       return 0;
-    RunQueue *r = qi < cr->nsnap ? &cr->rq[qi] : NULL;
+    RunQueue *r = qi < cr->rqcap ? &cr->rq[qi] : NULL;
+    const GsInst *last = prog_queue_staged(q);
+    if (r && r->nchecked && last && r->nchecked == q->ninsts - 1) { /* checked as encoded */
+      c->q = q, c->unit = r->unit, c->accepts = r->accepts, c->in = last;
+      memcpy(c->signals, cr->enc_qi == qi ? cr->enc.signals : r->signals, sizeof c->signals);
+      c->i = (size_t)r->nchecked;
+      check_inst(c, last);
+      continue;
+    }
     GsCursor *cur;
     if (r && r->cur) { /* on from where the thread left it */
       cur = r->cur;

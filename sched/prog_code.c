@@ -31,7 +31,7 @@
  *   size, and its encoder's state is rebuilt from the decoder's.
  * - prog_emit hands out the queue's staged instruction; it is encoded when the next one is
  *   emitted, and a cursor returns the staged one last, so there is no "finish" step. On a
- *   queue of a program attached to a check's thread (prog_check_attach: every other queue)
+ *   queue of a program attached to a check's thread (prog_check_attach, prog_check_takes)
  *   it is handed to that thread instead, which encodes it (prog_code_append) in the same
  *   order, so into the same bytes, beside the emission (docs/speed.md, "Scheduling").
  * - The records are also what a .gtp file of version 3 holds (gtp.c, docs/isa.md): a change to
@@ -426,7 +426,7 @@ GsInst *prog_emit(GsQueue *q) {
     hist_init(&c->hist);
   }
   if (c->staged) {
-    if (q->run) prog_check_put(q->run, c, &c->stage); /* that thread encodes it */
+    if (q->run) prog_check_put(q->run, q, &c->stage); /* that thread encodes it */
     else prog_code_append(c, &c->stage);
   }
   static const GsInst zero; /* copied, not memset: the compiler's `rep stos` for 112 bytes
@@ -494,6 +494,10 @@ const GsInst *prog_cursor_next(GsCursor *c) {
     return c->at;
   }
   return prog_cursor_next_encoded(c);
+}
+
+const GsInst *prog_queue_staged(const GsQueue *q) {
+  return q->code && q->code->staged ? &q->code->stage : NULL;
 }
 
 GsInst *prog_queue_array(const GsQueue *q) {

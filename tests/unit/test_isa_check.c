@@ -626,8 +626,8 @@ static void test_split_halves(void **state) {
  * cluster tiny does not have; RUN_BAD_LAST makes the program's last instruction (staged at
  * every publication) a mov of 0 bytes; RUN_FIX_STAGED publishes the first kernel's first mov
  * with 0 bytes, staged, and mends it before the queue's next instruction, as an emitter may;
- * RUN_ATTACH attaches the program to cr, whose thread then encodes queues 1 and 3 (80 k
- * instructions: the thread's ring of 16 k goes round several times). */
+ * RUN_ATTACH attaches the program to cr, whose thread then encodes and checks queues 1 and 2
+ * (prog_check_takes; 40 k instructions: the thread's ring of 16 k goes round twice). */
 enum { RUN_KERNELS = 20, RUN_SIGNALS = 1000 };
 enum { RUN_LATE = 1, RUN_STRAY = 2, RUN_BAD_LAST = 4, RUN_FIX_STAGED = 8, RUN_ATTACH = 16 };
 static GsProgram *run_program(GsCheckRun *cr, long bad, unsigned flags) {
@@ -709,6 +709,72 @@ static void test_check_while_emitted(void **state) {
   }
 }
 
+/* A program attached to cr as it is made: ENC_CHECKED instructions in each of four queues of
+ * cluster 1, core 1, made in turn (dma_in, the matrix unit, the vector unit, dma_out: the
+ * thread encodes and checks the unit queues, prog_check_takes), movs on the DMA queues, gemms
+ * and vector ops on the units. Instruction `at` of queue `bad` (not the first) is broken by
+ * `how`: 1 a mov (not run by a unit), 2 a tile id that never exists. */
+enum { ENC_CHECKED = 3000 };
+static GsProgram *checked_program(GsCheckRun *cr, int bad, int at, int how) {
+  GsProgram *p = prog_new();
+  prog_check_attach(cr, p);
+  static const int index[4] = {Q_DMA_IN, Q_UNIT0, Q_UNIT0 + 1, Q_DMA_OUT};
+  assert_true(!prog_check_takes(0) && prog_check_takes(1) && prog_check_takes(2));
+  for (int k = 0; k < 4; k++) prog_queue(p, 1, 1, index[k]);
+  uint32_t r = prog_new_region(p, NULL), t = prog_new_tile(p, NULL);
+  prog_new_region(p, NULL), prog_new_tile(p, NULL);
+  for (int i = 0; i < ENC_CHECKED; i++) {
+    for (int k = 0; k < 4; k++) {
+      GsInst *in = prog_emit(&p->queues[k]);
+      GsOpcode op = k == 0 || k == 3 || (k == bad && i == at && how == 1) ? I_MOV
+                    : k == 1                                              ? I_GEMM
+                                                                          : I_VEC;
+      in->op = (uint8_t)op;
+      in->r[0] = r, in->t[0] = k == bad && i == at && how == 2 ? t + 5 : t;
+      in->r[1] = r + 1, in->t[1] = t + 1;
+      if (op == I_MOV) inst_mov_set_bytes(in, 64 + i % 7);
+      if (op == I_GEMM) {
+        in->r[2] = r + 1, in->t[2] = t + 1, in->dtype = DT_FP16;
+        inst_gemm_set_m(in, 16), inst_gemm_set_n(in, 16), inst_gemm_set_k(in, 16 + i % 3);
+      }
+      if (op == I_VEC) {
+        in->sub = V_RELU, in->dtype = DT_FP16;
+        inst_vec_set_elems(in, 1024 + i % 5);
+      }
+    }
+    if (i % 1000 == 999) prog_check_publish(cr, p);
+  }
+  return p;
+}
+
+/* The instructions the thread encodes are checked there as they come, each against its own
+ * queue's unit and the ids: the verdict and messages are prog_check's. An error the thread's
+ * checks missed there would go unseen (the end checks only those queues' staged last ones). */
+static void test_checked_as_encoded(void **state) {
+  (void)state;
+  static const struct { int bad, at, how, rc; } cases[] = {
+      {-1, 0, 0, 0},    /* clean */
+      {1, 1, 1, -1},    /* a mov on the matrix unit, early */
+      {2, 2500, 1, -1}, /* a mov on the vector unit, late */
+      {2, 7, 2, -1},    /* a tile that never exists */
+      {1, 1500, 2, -1},
+      {1, ENC_CHECKED - 1, 1, -1}, /* the last, staged: the end checks it */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    GsCheckRun *cr = prog_check_begin(&tiny);
+    GsProgram *p = checked_program(cr, cases[i].bad, cases[i].at, cases[i].how);
+    int rc, want_rc, nerrors;
+    char *got = check_max_run(p, &tiny, 50, &rc, &nerrors, cr);
+    char *want = check(p, &tiny, &want_rc);
+    assert_int_equal(want_rc, cases[i].rc);
+    assert_int_equal(rc, want_rc);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    prog_free(p);
+  }
+}
+
 /* Appends prog_code_export's pieces to the memstream ctx. */
 static void put_stream(void *ctx, const void *b, size_t n) { fwrite(b, 1, n, ctx); }
 
@@ -724,8 +790,8 @@ static char *queue_bytes(const GsQueue *q, size_t *n) {
 /* Queue k gets up to 30 k instructions whose fields step by k and turn over at odd periods,
  * so that the encoder's rows and strides are at work; queues 3 and 4 start at the 1000th. With
  * cr the program is attached to it at instruction attach_at (0: before any queue is made;
- * ENC_LATE: after queues 0-2, before 3 and 4), and then its odd queues are encoded on the
- * thread (whose checks fail at once on these instructions: it goes on encoding). Attached or
+ * ENC_LATE: after queues 0-2, before 3 and 4), and then the queues prog_check_takes are
+ * encoded on the thread (whose checks fail at once on these instructions: it goes on encoding). Attached or
  * not, and however the two threads interleave, each queue's records are the same bytes, and
  * the attachment is gone after the halt. */
 enum { ENC_QUEUES = 5, ENC_PER_QUEUE = 30000, ENC_LATE = 1000 };
@@ -836,6 +902,7 @@ int main(void) {
       cmocka_unit_test(test_vec_param),         cmocka_unit_test(test_split_halves),
       cmocka_unit_test(test_check_while_emitted),
       cmocka_unit_test(test_encode_on_check_thread),
+      cmocka_unit_test(test_checked_as_encoded),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
