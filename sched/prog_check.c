@@ -121,6 +121,7 @@ typedef struct {
   const char *file;
   uint32_t nregions, ntiles; /* ids below these exist: the program's (or, while it is emitted,
                               * the counts published with the instructions checked) */
+  uint32_t id_lim[8];        /* the same as inst_plain's lanes (ctx_set_ids) */
   const GsQueue *q;
   size_t i;
   const GsInst *in;     /* instruction i of q */
@@ -130,6 +131,12 @@ typedef struct {
   int quiet;            /* the second half's thread: an error only sets failed */
   int failed;
 } Ctx;
+
+static void ctx_set_ids(Ctx *c, uint32_t nregions, uint32_t ntiles) {
+  c->nregions = nregions, c->ntiles = ntiles;
+  uint32_t lim[8] = {0, nregions, nregions, nregions, ntiles, ntiles, ntiles, 0};
+  memcpy(c->id_lim, lim, sizeof lim);
+}
 
 static void inst_error(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void inst_error(Ctx *c, const char *fmt, ...) {
@@ -149,6 +156,20 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
              gtasm_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
 }
 
+/* A GsInst as words, read as four vectors of four (InstVecs, GCC's vector extension): words
+ * 0-3, 4-7, 8-11 and 10-13, of which the last two lanes hold what the third did not. The first
+ * vector as lanes of 4 bytes (IdVec): op, sub, dtype and flags; r[0..2]; t[0..2]; the
+ * synchronisation. */
+enum { INST_WORDS = sizeof(GsInst) / 8, INST_VECS = 4 };
+_Static_assert(sizeof(GsInst) == 112, "a GsInst is 14 words, without padding");
+_Static_assert(offsetof(GsInst, n) == 32 && GS_INST_NUM == 10, "n[] is words 4-13");
+_Static_assert(offsetof(GsInst, r) == 4 && offsetof(GsInst, t) == 16 && offsetof(GsInst, wait) == 28,
+               "r[] in lanes 1-3, t[] in 4-6");
+typedef uint64_t NumVec __attribute__((vector_size(32)));
+typedef uint32_t IdVec __attribute__((vector_size(32)));
+static int inst_vec_word(int j, int lane) { return j < 3 ? 4 * j + lane : 10 + lane; }
+static int inst_vec_new(int j, int lane) { return j < 3 || lane >= 2; }
+
 /* What check_inst needs of an opcode's operands that does not depend on the instruction: which
  * fields it names, and which of its operands must be positive. Built once from the ISA table
  * (a run checks millions of instructions; comparing operand names each time cost ~5% of it). */
@@ -158,16 +179,19 @@ typedef struct {
   unsigned positive;               /* bit k: operand k must be positive */
   int nops;
   const GsOperand *ops[32];        /* its operands (isa_operand) */
-  /* operands_fine's share: integer operands in n[] (bit: n index) and those of them that must
-   * be positive; region and tile operands (bit: r / t index; a region's ops[] index in reg_op) */
+  /* inst_plain's share: integer operands in n[] (bit: n index) and those of them that must
+   * be positive; region and tile operands (bit: r / t index) */
   unsigned int_n, pos_n, reg_r, tile_t;
-  int reg_op[3];
   unsigned others;                 /* bit k: operand k is none of these */
-  /* The same masks a field at a time, all ones or zero, for tests without a loop over the bits
-   * (the loops were a fifth of the checking thread): n[k] / r[k] / t[k] not named; n[k] an
-   * integer operand; one that must be positive. */
-  uint64_t unused_n[GS_INST_NUM], int_m[GS_INST_NUM], pos_m[GS_INST_NUM];
-  uint32_t unused_r[3], unused_t[3];
+  /* The same masks over the instruction's bytes, as the four vectors inst_plain reads
+   * (InstVecs): the fields the opcode does not name (sub, dtype, flags, r[], t[], n[]) all
+   * ones; the integer operands in n[]; those of them that must be positive. */
+  uint64_t unused[INST_VECS * 4], ints[INST_VECS * 4], positive_n[INST_VECS * 4];
+  /* IdVec lanes, all ones or zero: the region and tile operands (reg_r, tile_t); the regions of
+   * those that may never be 0 (not a mov's index list, nor a vec's b, which is optional for
+   * one-input ops: inst_plain); the tiles that must not be 0 while their region is not
+   * (every opcode's but alloc's). */
+  IdVec id_used, id_nonzero, tile_nonzero;
 } OpShape;
 
 static OpShape op_shapes[I_COUNT];
@@ -195,21 +219,39 @@ static void op_shapes_build(void) {
         if (s->positive >> k & 1) s->pos_n |= 1u << o->index;
       } else if (o->kind == OPK_REGION && o->field == OPF_REGION) {
         s->reg_r |= 1u << o->index;
-        s->reg_op[o->index] = k;
       } else if (o->kind == OPK_TILE && o->field == OPF_TILE) {
         s->tile_t |= 1u << o->index;
       } else {
         s->others |= 1u << k;
       }
     }
+    GsInst m = {.sub = s->used_sub ? 0 : UINT8_MAX, .dtype = s->used_dt ? 0 : UINT8_MAX,
+                .flags = s->used_fl ? 0 : UINT8_MAX}, ints = {0}, pos = {0};
     for (int k = 0; k < GS_INST_NUM; k++) {
-      s->unused_n[k] = s->used_n >> k & 1 ? 0 : UINT64_MAX;
-      s->int_m[k] = s->int_n >> k & 1 ? UINT64_MAX : 0;
-      s->pos_m[k] = s->pos_n >> k & 1 ? UINT64_MAX : 0;
+      m.n[k] = s->used_n >> k & 1 ? 0 : -1;
+      ints.n[k] = s->int_n >> k & 1 ? -1 : 0;
+      pos.n[k] = s->pos_n >> k & 1 ? -1 : 0;
     }
     for (int k = 0; k < 3; k++) {
-      s->unused_r[k] = s->used_r >> k & 1 ? 0 : UINT32_MAX;
-      s->unused_t[k] = s->used_t >> k & 1 ? 0 : UINT32_MAX;
+      m.r[k] = s->used_r >> k & 1 ? 0 : UINT32_MAX;
+      m.t[k] = s->used_t >> k & 1 ? 0 : UINT32_MAX;
+    }
+    uint64_t mw[INST_WORDS], iw[INST_WORDS], pw[INST_WORDS];
+    memcpy(mw, &m, sizeof mw), memcpy(iw, &ints, sizeof iw), memcpy(pw, &pos, sizeof pw);
+    for (int j = 0; j < INST_VECS; j++)
+      for (int l = 0; l < 4; l++) {
+        int w = inst_vec_word(j, l), fresh = inst_vec_new(j, l);
+        s->unused[4 * j + l] = fresh ? mw[w] : 0;
+        s->ints[4 * j + l] = fresh ? iw[w] : 0;
+        s->positive_n[4 * j + l] = fresh ? pw[w] : 0;
+      }
+    for (int k = 0; k < 3; k++) {
+      int reg = s->reg_r >> k & 1, tile = s->tile_t >> k & 1;
+      int optional = k == 2 && (i == I_MOV || i == I_VEC); /* optional_region */
+      s->id_used[1 + k] = reg ? UINT32_MAX : 0;
+      s->id_used[4 + k] = tile ? UINT32_MAX : 0;
+      s->id_nonzero[1 + k] = reg && !optional ? UINT32_MAX : 0;
+      s->tile_nonzero[4 + k] = tile && i != I_ALLOC ? UINT32_MAX : 0;
     }
   }
   op_shapes_built = 1;
@@ -221,51 +263,10 @@ static inline const OpShape *op_shape(GsOpcode op) {
   return &op_shapes[op];
 }
 
-/* Over an instruction's n[]: the OR of every n[k] & m[k], four at a time in GCC's vector
- * extension (a loop over the fields, or over the bits of a mask, was a fifth of the checking
- * thread: ResNet-50 tvm on stcp920). */
-typedef uint64_t NumVec __attribute__((vector_size(32)));
-_Static_assert(GS_INST_NUM == 10, "n[] is two vectors of four and two more");
-
-GS_AVX2_CLONES
-static uint64_t nums_masked(const int64_t *n, const uint64_t *m) {
-  NumVec acc = {0}, v, w;
-  for (int j = 0; j < 8; j += 4) {
-    memcpy(&v, n + j, sizeof v);
-    memcpy(&w, m + j, sizeof w);
-    acc |= v & w;
-  }
-  return acc[0] | acc[1] | acc[2] | acc[3] | ((uint64_t)n[8] & m[8]) | ((uint64_t)n[9] & m[9]);
-}
-
-/* Whether an integer operand of n[] (int_m) is above GS_OPERAND_MAX (or negative), or one that
- * must be positive (pos_m) is 0. */
-GS_AVX2_CLONES
-static int nums_out_of_range(const int64_t *n, const uint64_t *int_m, const uint64_t *pos_m) {
-  const uint64_t M = (uint64_t)GS_OPERAND_MAX;
-  const NumVec max = {M, M, M, M}, zero = {0};
-  NumVec acc = {0}, v, im, pm;
-  for (int j = 0; j < 8; j += 4) {
-    memcpy(&v, n + j, sizeof v);
-    memcpy(&im, int_m + j, sizeof im);
-    memcpy(&pm, pos_m + j, sizeof pm);
-    acc |= ((NumVec)(v > max) & im) | ((NumVec)(v == zero) & pm);
-  }
-  uint64_t bad = acc[0] | acc[1] | acc[2] | acc[3];
-  for (int k = 8; k < GS_INST_NUM; k++) {
-    uint64_t x = (uint64_t)n[k];
-    bad |= (x > M ? int_m[k] : 0) | (x == 0 ? pos_m[k] : 0);
-  }
-  return bad != 0;
-}
-
-/* Fields an opcode does not name must be zero (isa.def). */
+/* Fields an opcode does not name must be zero (isa.def). inst_plain found them so in the
+ * common case. */
 static void check_unused_fields(Ctx *c, const GsInst *in, const OpShape *s) {
   GsOpcode op = (GsOpcode)in->op;
-  uint64_t stray = nums_masked(in->n, s->unused_n); /* the bits of the fields not named */
-  for (int k = 0; k < 3; k++) stray |= (in->r[k] & s->unused_r[k]) | (in->t[k] & s->unused_t[k]);
-  if (!stray && (s->used_sub || !in->sub) && (s->used_dt || !in->dtype) && (s->used_fl || !in->flags))
-    return; /* the common case, without a branch per field */
   for (int k = 0; k < 3; k++) {
     if (!(s->used_r & 1u << k) && in->r[k]) inst_error(c, "field r%d is not used by %s and must be 0", k, isa_mnemonic(op));
     if (!(s->used_t & 1u << k) && in->t[k]) inst_error(c, "field t%d is not used by %s and must be 0", k, isa_mnemonic(op));
@@ -479,21 +480,48 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
   }
 }
 
-/* Whether the integer operands in n[] and the region and tile operands of in all pass
- * check_operand, tested without a branch per operand kind: then only shape->others need it. */
-static int operands_fine(const Ctx *c, const GsInst *in, const OpShape *s) {
-  if (nums_out_of_range(in->n, s->int_m, s->pos_m)) return 0;
-  for (unsigned m = s->reg_r; m; m &= m - 1) {
-    int k = __builtin_ctz(m);
-    if (in->r[k] >= c->nregions || (in->r[k] == 0 && !optional_region(in, s->ops[s->reg_op[k]])))
-      return 0;
-  }
-  for (unsigned m = s->tile_t; m; m &= m - 1) {
-    int k = __builtin_ctz(m);
-    if (in->t[k] >= c->ntiles) return 0;
-    if (in->t[k] == 0 && in->op != I_ALLOC && in->r[k] != 0) return 0; /* tile k: region k's */
-  }
-  return 1;
+/* (vectors by pointer: passed or returned by value they would change the ABI of a function
+ * built without AVX) */
+static inline void vec_load(NumVec *v, const void *p) { memcpy(v, p, sizeof *v); }
+
+/* Into *bad: vector j of InstVecs of instruction b, its fields not named and n[]'s operands
+ * out of range. */
+static inline void vec_bad(NumVec *bad, const unsigned char *b, const OpShape *s, int j) {
+  const uint64_t M = (uint64_t)GS_OPERAND_MAX;
+  const NumVec max = {M, M, M, M}, zero = {0};
+  NumVec v, unused, ints, pos;
+  vec_load(&v, b + 8 * inst_vec_word(j, 0));
+  vec_load(&unused, s->unused + 4 * j);
+  vec_load(&ints, s->ints + 4 * j);
+  vec_load(&pos, s->positive_n + 4 * j);
+  *bad |= (v & unused) | ((NumVec)(v > max) & ints) | ((NumVec)(v == zero) & pos);
+}
+
+/* Whether in needs no check but those of shape->others', in the common case, tested with
+ * vectors over the whole instruction (InstVecs) and no branch per field: the fields the opcode
+ * does not name are 0; its integer operands in n[] are in [0, 2^40], and positive where they
+ * must be; its region and tile operands pass check_operand (ids in range, a region named
+ * unless optional, a tile named with its region but for alloc). Else every check runs. The
+ * three loops over fields and bits this replaced were a fifth of the checking thread. */
+GS_AVX2_CLONES
+static int inst_plain(const Ctx *c, const GsInst *in, const OpShape *s) {
+  const unsigned char *b = (const unsigned char *)in;
+  NumVec v0, unused0, bad = {0};
+  vec_load(&v0, b); /* no n[] in words 0-3 */
+  vec_load(&unused0, s->unused);
+  bad |= v0 & unused0;
+  _Static_assert(INST_VECS == 4, "the vectors at words 0, 4, 8 and 10");
+#pragma GCC unroll 3
+  for (int j = 1; j < INST_VECS; j++) vec_bad(&bad, b, s, j);
+  IdVec ids = (IdVec)v0, none = {0}, lim;
+  memcpy(&lim, c->id_lim, sizeof lim);
+  IdVec regs = __builtin_shufflevector(ids, ids, 0, 0, 0, 0, 1, 2, 3, 0); /* lane 4 + k: r[k] */
+  bad |= (NumVec)(((IdVec)(ids >= lim) & s->id_used) | ((IdVec)(ids == none) & s->id_nonzero) |
+                  ((IdVec)(ids == none) & (IdVec)(regs != none) & s->tile_nonzero));
+  if (bad[0] | bad[1] | bad[2] | bad[3]) return 0;
+  /* a vec's b, optional for a one-input op only (optional_region) */
+  return !(in->op == I_VEC && (s->reg_r & 4) && in->r[2] == 0 &&
+           isa_vop_inputs((GsVop)in->sub) >= 2);
 }
 
 const char prog_no_flags_msg[] =
@@ -526,9 +554,9 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (!(c->accepts >> op & 1) && !prog_queue_accepts(a, q->core, q->index, op, why, sizeof why))
     inst_error(c, "%s", why);
   const OpShape *shape = op_shape(op);
-  check_unused_fields(c, in, shape);
-  int ints_ok = 1;
-  unsigned to_check = operands_fine(c, in, shape) ? shape->others : ~0u; /* bit k: operand k */
+  int plain = inst_plain(c, in, shape), ints_ok = 1;
+  if (!plain) check_unused_fields(c, in, shape);
+  unsigned to_check = plain ? shape->others : ~0u; /* bit k: operand k */
   if (shape->nops < 32) to_check &= (1u << shape->nops) - 1;
   for (; to_check; to_check &= to_check - 1)
     check_operand(c, in, shape, __builtin_ctz(to_check), &ints_ok);
@@ -610,7 +638,8 @@ static int split_queue(const GsProgram *p) {
 
 int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file) {
   int before = d->nerrors;
-  Ctx c = {.p = p, .a = a, .d = d, .file = file, .nregions = p->nregions, .ntiles = p->ntiles};
+  Ctx c = {.p = p, .a = a, .d = d, .file = file};
+  ctx_set_ids(&c, p->nregions, p->ntiles);
   _Static_assert(I_COUNT <= 64, "Ctx.accepts has a bit per opcode");
   int split = split_queue(p);
   Half h = {c, split, p->nqueues};
@@ -773,7 +802,7 @@ static void run_take_publication(GsCheckRun *cr) {
   memcpy(cr->snap, cr->pub, (size_t)cr->npub * sizeof *cr->snap);
   cr->nsnap = cr->npub;
   run_grow_queues(cr, cr->npub);
-  cr->c.nregions = cr->nregions, cr->c.ntiles = cr->ntiles;
+  ctx_set_ids(&cr->c, cr->nregions, cr->ntiles);
 }
 
 /* An instruction the thread has just encoded, checked (quietly) as the looks would: against
@@ -797,7 +826,7 @@ static void run_check_encoded(GsCheckRun *cr, const RunBatch *b, const RunRec *r
     c->q = &r->place, c->unit = r->unit, c->accepts = r->accepts;
     memcpy(c->signals, r->signals, sizeof c->signals);
   }
-  c->nregions = b->nregions, c->ntiles = b->ntiles;
+  if (c->nregions != b->nregions || c->ntiles != b->ntiles) ctx_set_ids(c, b->nregions, b->ntiles);
   c->in = &rec->in;
   c->i = (size_t)r->nchecked++;
   check_inst(c, &rec->in);
@@ -939,7 +968,7 @@ void prog_check_publish(GsCheckRun *cr, const GsProgram *p) {
 /* After the thread: the queues' checks and what no copy had, quietly; 0 on any finding. */
 static int run_rest(GsCheckRun *cr, const GsProgram *p) {
   Ctx *c = &cr->c;
-  c->nregions = p->nregions, c->ntiles = p->ntiles;
+  ctx_set_ids(c, p->nregions, p->ntiles);
   GsCursor *fresh = NULL;
   for (int qi = 0; qi < p->nqueues && !c->failed; qi++) {
     const GsQueue *q = &p->queues[qi];
