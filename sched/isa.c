@@ -220,13 +220,15 @@ static void write_checks_doc(FILE *out) {
         "What depends on execution (stale or never-written tiles, overlapping live allocations,\n"
         "capacity, frees of unallocated regions, deadlocks) is checked by the simulator while\n"
         "running, with exit status 2 ([timing.md](timing.md)).\n\n"
-        "A schedule the command line makes is checked while it is made: after each kernel,\n"
-        "a thread of its own checks the instructions emitted since (all but each queue's\n"
-        "last, which the scheduler may still change), against the region and tile counts\n"
-        "of that moment, and what is left when scheduling ends is checked then. When\n"
-        "anything fails, the whole program is checked again in one pass, so the verdict and\n"
-        "the messages are always that pass's. Programs of a million instructions or more\n"
-        "that are checked whole (a `.gtp` or `.gtasm` file) are checked in two halves at once.\n",
+        "A schedule the command line makes is checked while it is made, on a thread of its\n"
+        "own: the instructions of two queues in three as that thread encodes them, a batch\n"
+        "of 1024 at a time, against the region and tile counts when the batch was handed\n"
+        "to it; the other queues' after each kernel, against the counts of that moment. Each\n"
+        "queue's last instruction, which the scheduler may still change, and what is left\n"
+        "when scheduling ends are checked then. When anything fails, the whole program is\n"
+        "checked again in one pass, so the verdict and the messages are always that pass's.\n"
+        "Programs of a million instructions or more that are checked whole (a `.gtp` or\n"
+        "`.gtasm` file) are checked in two halves at once.\n",
         out);
 }
 
