@@ -163,7 +163,8 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
 enum { INST_WORDS = sizeof(GsInst) / 8, INST_VECS = 4 };
 _Static_assert(sizeof(GsInst) == 112, "a GsInst is 14 words, without padding");
 _Static_assert(offsetof(GsInst, n) == 32 && GS_INST_NUM == 10, "n[] is words 4-13");
-_Static_assert(offsetof(GsInst, r) == 4 && offsetof(GsInst, t) == 16 && offsetof(GsInst, wait) == 28,
+_Static_assert(offsetof(GsInst, r) == 4 && offsetof(GsInst, t) == 16 &&
+                   offsetof(GsInst, wait) == 28,
                "r[] in lanes 1-3, t[] in 4-6");
 typedef uint64_t NumVec __attribute__((vector_size(32)));
 typedef uint32_t IdVec __attribute__((vector_size(32)));
@@ -674,15 +675,15 @@ int prog_check(const GsProgram *p, const GsArch *a, GsDiag *d, const char *file)
  * queue's instructions in their order, into the bytes prog_emit would have made. It then
  * checks the batch's instructions as they are, against the ids that existed when the batch was
  * handed over (RunBatch), with no decoding and no look at those queues (their staged last
- * instructions aside, which run_rest checks): a second pass over the batch, as checks between
- * the encodes, queue after queue, took twice as long. Not every queue, because the hand-over
- * costs the emitting thread too, and given every queue the thread bounded the scheduling. The
- * thread encodes before it looks at the other queues, and breaks off a look when a batch comes,
- * so that the emitting thread seldom waits for room in the ring; a queue is looked at only as
- * far as it is encoded (prog_queue_encoded), the rest at a later look. The ring is fixed (RUN_SLOTS batches
- * of RUN_BATCH records): memory stays bounded, and when the thread is that far behind the
- * emitting thread waits for it. The thread encodes every batch even after the checks stopped:
- * the program needs them. */
+ * instructions aside, which run_rest checks), in a second pass over the batch: checked between
+ * the encodes, instruction after instruction, they took twice as long. Not every queue,
+ * because the hand-over costs the emitting thread too, and given every queue the thread
+ * bounded the scheduling. The thread encodes before it looks at the other queues, and breaks
+ * off a look when a batch comes, so that the emitting thread seldom waits for room in the
+ * ring; a queue is looked at only as far as it is encoded (prog_queue_encoded), the rest at a
+ * later look. The ring is fixed (RUN_SLOTS batches of RUN_BATCH records): memory stays
+ * bounded, and when the thread is that far behind the emitting thread waits for it. The
+ * thread encodes every batch even after the checks stopped: the program needs them. */
 
 enum { RUN_MAX_QUEUES = 4096 }; /* a cursor keeps ~10 KiB of decoder state */
 /* 128 KiB a batch: a hand-over (a lock, and a wake-up when the thread sleeps) per 1024
