@@ -171,6 +171,12 @@ typedef uint32_t IdVec __attribute__((vector_size(32)));
 static int inst_vec_word(int j, int lane) { return j < 3 ? 4 * j + lane : 10 + lane; }
 static int inst_vec_new(int j, int lane) { return j < 3 || lane >= 2; }
 
+/* Whether region operand r[index] of op may be 0 in some instruction (optional_region says in
+ * which). */
+static int region_may_be_none(GsOpcode op, int index) {
+  return index == 2 && (op == I_VEC || op == I_MOV);
+}
+
 /* What check_inst needs of an opcode's operands that does not depend on the instruction: which
  * fields it names, and which of its operands must be positive. Built once from the ISA table
  * (a run checks millions of instructions; comparing operand names each time cost ~5% of it). */
@@ -248,7 +254,7 @@ static void op_shapes_build(void) {
       }
     for (int k = 0; k < 3; k++) {
       int reg = s->reg_r >> k & 1, tile = s->tile_t >> k & 1;
-      int optional = k == 2 && (i == I_MOV || i == I_VEC); /* optional_region */
+      int optional = region_may_be_none((GsOpcode)i, k);
       s->id_used[1 + k] = reg ? UINT32_MAX : 0;
       s->id_used[4 + k] = tile ? UINT32_MAX : 0;
       s->id_nonzero[1 + k] = reg && !optional ? UINT32_MAX : 0;
@@ -409,9 +415,9 @@ static void check_mov_idx(Ctx *c, const GsInst *in) {
 }
 
 /* Region operands that may be 0: a one-input vector op's b, a plain copy's index list. */
-static int optional_region(const GsInst *in, const GsOperand *o) {
-  if (in->op == I_VEC && o->index == 2) return isa_vop_inputs((GsVop)in->sub) < 2;
-  return in->op == I_MOV && o->index == 2;
+static int optional_region(const GsInst *in, int index) {
+  if (!region_may_be_none((GsOpcode)in->op, index)) return 0;
+  return in->op != I_VEC || isa_vop_inputs((GsVop)in->sub) < 2;
 }
 
 /* Queue t of the current queue's core, the target of a signal (the opcode's or a carried one):
@@ -444,7 +450,7 @@ static void check_operand(Ctx *c, const GsInst *in, const OpShape *shape, int k,
     if (v >= c->nregions)
       inst_error(c, "%s: region %lld out of range (the program has ids 1..%u)", o->name,
                  (long long)v, c->nregions - 1);
-    else if (v == 0 && !optional_region(in, o))
+    else if (v == 0 && !optional_region(in, o->index))
       inst_error(c, "%s names no region", o->name);
     break;
   case OPK_TILE:
@@ -520,9 +526,9 @@ static int inst_plain(const Ctx *c, const GsInst *in, const OpShape *s) {
   bad |= (NumVec)(((IdVec)(ids >= lim) & s->id_used) | ((IdVec)(ids == none) & s->id_nonzero) |
                   ((IdVec)(ids == none) & (IdVec)(regs != none) & s->tile_nonzero));
   if (bad[0] | bad[1] | bad[2] | bad[3]) return 0;
-  /* a vec's b, optional for a one-input op only (optional_region) */
-  return !(in->op == I_VEC && (s->reg_r & 4) && in->r[2] == 0 &&
-           isa_vop_inputs((GsVop)in->sub) >= 2);
+  /* the region operand id_nonzero leaves out, which only some instructions may leave 0 */
+  return !((s->reg_r & 4) && in->r[2] == 0 && region_may_be_none((GsOpcode)in->op, 2) &&
+           !optional_region(in, 2));
 }
 
 const char prog_no_flags_msg[] =
@@ -692,11 +698,11 @@ enum { RUN_BATCH = 1024, RUN_SLOTS = 16 };
 
 typedef struct {
   GsCursor *cur;                /* NULL until the queue has an encoded instruction */
-  const GsUnitKind *unit;       /* Ctx's per-queue fields, kept between looks */
+  const GsUnitKind *unit;       /* Ctx's per-queue fields, kept between looks and batches */
   uint64_t accepts, signals[4];
   GsQueue place;                /* a queue the thread encodes: its cluster, core and index */
   int64_t nchecked;             /* such a queue's instructions checked as they were encoded */
-  int begun;                    /* unit and accepts are place's */
+  int begun;                    /* unit, accepts and signals are the queue's (rq_enter) */
 } RunQueue;
 
 typedef struct {
@@ -754,6 +760,17 @@ static void *grow(void *v, int *cap, int need, size_t size) {
   return v;
 }
 
+/* c set to queue q with its state kept in r (q's beginning the first time). */
+static void rq_enter(Ctx *c, RunQueue *r, const GsQueue *q) {
+  if (!r->begun) {
+    queue_begin(c, q);
+    r->unit = c->unit, r->accepts = c->accepts, r->begun = 1;
+    memset(r->signals, 0, sizeof r->signals);
+  }
+  c->q = q, c->unit = r->unit, c->accepts = r->accepts;
+  memcpy(c->signals, r->signals, sizeof c->signals);
+}
+
 /* The instructions of queue qi of the copy that are new since the last look, as far as they
  * are encoded; 0 when the thread should stop checking (an error, or too many queues). */
 static int run_queue(GsCheckRun *cr, int qi) {
@@ -775,12 +792,8 @@ static int run_queue(GsCheckRun *cr, int qi) {
     r->cur = malloc(sizeof *r->cur);
     if (!r->cur) die("out of memory");
     prog_cursor_init(r->cur, q);
-    queue_begin(c, q);
-    r->unit = c->unit, r->accepts = c->accepts;
-    memset(r->signals, 0, sizeof r->signals);
   }
-  c->q = q, c->unit = r->unit, c->accepts = r->accepts;
-  memcpy(c->signals, r->signals, sizeof c->signals);
+  rq_enter(c, r, q);
   while (r->cur->i < n && !c->failed) {
     c->in = prog_cursor_next_encoded(r->cur);
     c->i = (size_t)r->cur->i - 1;
@@ -806,28 +819,27 @@ static void run_take_publication(GsCheckRun *cr) {
   ctx_set_ids(&cr->c, cr->nregions, cr->ntiles);
 }
 
-/* An instruction the thread has just encoded, checked (quietly) as the looks would: against
- * the ids of its batch, with its queue's state in cr->enc. */
-static void run_check_encoded(GsCheckRun *cr, const RunBatch *b, const RunRec *rec) {
+/* cr->enc's queue state back where it is kept (rq[enc_qi]), and no queue entered. */
+static void run_leave_encoded(GsCheckRun *cr) {
+  if (cr->enc_qi >= 0) memcpy(cr->rq[cr->enc_qi].signals, cr->enc.signals, sizeof cr->enc.signals);
+  cr->enc_qi = -1;
+}
+
+/* An instruction the thread has just encoded, checked (quietly) as the looks would, with its
+ * queue's state in cr->enc (the ids: its batch's, run_encode). */
+static void run_check_encoded(GsCheckRun *cr, const RunRec *rec) {
   Ctx *c = &cr->enc;
   RunQueue *r = &cr->rq[rec->qi];
   if ((int)rec->qi != cr->enc_qi) {
-    if (cr->enc_qi >= 0) memcpy(cr->rq[cr->enc_qi].signals, c->signals, sizeof c->signals);
-    cr->enc_qi = (int)rec->qi;
-    if (!r->begun) {
-      const GsQueue *q = &r->place;
-      if (!prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
-        cr->checking = 0;
-        return;
-      }
-      queue_begin(c, q);
-      r->unit = c->unit, r->accepts = c->accepts, r->begun = 1;
-      memset(r->signals, 0, sizeof r->signals);
+    run_leave_encoded(cr);
+    const GsQueue *q = &r->place;
+    if (!r->begun && !prog_queue_exists(c->a, q->cluster, q->core, q->index, NULL, 0)) {
+      cr->checking = 0;
+      return;
     }
-    c->q = &r->place, c->unit = r->unit, c->accepts = r->accepts;
-    memcpy(c->signals, r->signals, sizeof c->signals);
+    rq_enter(c, r, q);
+    cr->enc_qi = (int)rec->qi;
   }
-  if (c->nregions != b->nregions || c->ntiles != b->ntiles) ctx_set_ids(c, b->nregions, b->ntiles);
   c->in = &rec->in;
   c->i = (size_t)r->nchecked++;
   check_inst(c, &rec->in);
@@ -837,13 +849,16 @@ static void run_check_encoded(GsCheckRun *cr, const RunBatch *b, const RunRec *r
 /* Under mu, held again on return: the batch at the ring's head encoded (and checked). */
 static void run_encode(GsCheckRun *cr) {
   RunBatch *b = &cr->ring[cr->head];
+  run_leave_encoded(cr); /* cr->enc.q points into rq, which may move now or between batches */
   if (cr->nknown < cr->nplaces) { /* the places of queues made since the last batch */
     run_grow_queues(cr, cr->nplaces);
-    for (; cr->nknown < cr->nplaces; cr->nknown++) cr->rq[cr->nknown].place = cr->places[cr->nknown];
+    for (; cr->nknown < cr->nplaces; cr->nknown++)
+      cr->rq[cr->nknown].place = cr->places[cr->nknown];
   }
   pthread_mutex_unlock(&cr->mu);
   for (int i = 0; i < b->n; i++) prog_code_append(b->rec[i].c, &b->rec[i].in);
-  for (int i = 0; i < b->n && cr->checking; i++) run_check_encoded(cr, b, &b->rec[i]);
+  ctx_set_ids(&cr->enc, b->nregions, b->ntiles);
+  for (int i = 0; i < b->n && cr->checking; i++) run_check_encoded(cr, &b->rec[i]);
   b->n = 0;
   pthread_mutex_lock(&cr->mu);
   cr->head = (cr->head + 1) % RUN_SLOTS;
@@ -970,6 +985,7 @@ void prog_check_publish(GsCheckRun *cr, const GsProgram *p) {
 static int run_rest(GsCheckRun *cr, const GsProgram *p) {
   Ctx *c = &cr->c;
   ctx_set_ids(c, p->nregions, p->ntiles);
+  run_leave_encoded(cr);
   GsCursor *fresh = NULL;
   for (int qi = 0; qi < p->nqueues && !c->failed; qi++) {
     const GsQueue *q = &p->queues[qi];
@@ -979,8 +995,8 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
     RunQueue *r = qi < cr->rqcap ? &cr->rq[qi] : NULL;
     const GsInst *last = prog_queue_staged(q);
     if (r && r->nchecked && last && r->nchecked == q->ninsts - 1) { /* checked as encoded */
-      c->q = q, c->unit = r->unit, c->accepts = r->accepts, c->in = last;
-      memcpy(c->signals, cr->enc_qi == qi ? cr->enc.signals : r->signals, sizeof c->signals);
+      rq_enter(c, r, q);
+      c->in = last;
       c->i = (size_t)r->nchecked;
       check_inst(c, last);
       continue;
@@ -988,8 +1004,7 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
     GsCursor *cur;
     if (r && r->cur) { /* on from where the thread left it */
       cur = r->cur;
-      c->q = q, c->unit = r->unit, c->accepts = r->accepts;
-      memcpy(c->signals, r->signals, sizeof c->signals);
+      rq_enter(c, r, q);
     } else {
       if (!fresh && !(fresh = malloc(sizeof *fresh))) die("out of memory");
       cur = fresh;
@@ -1033,6 +1048,7 @@ int prog_check_end(GsCheckRun *cr, const GsProgram *p, GsDiag *d, const char *fi
   free(cr->rq);
   free(cr->snap);
   free(cr->pub);
+  free(cr->places);
   free(cr->ring);
   pthread_cond_destroy(&cr->cv);
   pthread_cond_destroy(&cr->cv_room);

@@ -775,6 +775,46 @@ static void test_checked_as_encoded(void **state) {
   }
 }
 
+/* The thread's state of the queues it checks moves when queues are made after it began (a
+ * hundred here, past the 64 it first keeps room for); the queue it was checking goes on. An
+ * ASan build sees a check through the state's old place. tiny with 8 clusters: 96 queues. */
+static void test_checked_as_encoded_queues_made_later(void **state) {
+  (void)state;
+  GsArch wide = tiny;
+  wide.nclusters = 8;
+  GsCheckRun *cr = prog_check_begin(&wide);
+  GsProgram *p = prog_new();
+  prog_check_attach(cr, p);
+  prog_queue(p, 0, 0, Q_DMA_IN);
+  GsQueue *q = prog_queue(p, 0, 0, Q_DMA_OUT); /* taken by the thread */
+  assert_true(prog_check_takes(1));
+  uint32_t r = prog_new_region(p, NULL), t = prog_new_tile(p, NULL);
+  for (int i = 0; i < 6000; i++) {
+    if (i == 3000) { /* every other queue of the chip, made now */
+      for (int c = 0; c < wide.nclusters; c++)
+        for (int k = -1; k < 2; k++)
+          for (int x = 0; x < (k < 0 ? wide.dma_engines : Q_UNIT0 + 3); x++) prog_queue(p, c, k, x);
+      q = &p->queues[1];
+      prog_check_publish(cr, p);
+    }
+    GsInst *in = prog_emit(q);
+    in->op = I_MOV;
+    in->r[0] = in->r[1] = r, in->t[0] = in->t[1] = t;
+    inst_mov_set_bytes(in, 64);
+    in->signal = 1 + Q_DMA_IN; /* a signal target: checked against the queue's core */
+  }
+  assert_true(p->nqueues > 64);
+  int rc, want_rc, nerrors;
+  char *got = check_max_run(p, &wide, 50, &rc, &nerrors, cr);
+  char *want = check(p, &wide, &want_rc);
+  assert_int_equal(want_rc, 0);
+  assert_int_equal(rc, 0);
+  assert_string_equal(got, want);
+  free(got);
+  free(want);
+  prog_free(p);
+}
+
 /* Appends prog_code_export's pieces to the memstream ctx. */
 static void put_stream(void *ctx, const void *b, size_t n) { fwrite(b, 1, n, ctx); }
 
@@ -903,6 +943,7 @@ int main(void) {
       cmocka_unit_test(test_check_while_emitted),
       cmocka_unit_test(test_encode_on_check_thread),
       cmocka_unit_test(test_checked_as_encoded),
+      cmocka_unit_test(test_checked_as_encoded_queues_made_later),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
