@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -300,6 +301,33 @@ int util_tmp_track(const char *path) {
 void util_tmp_untrack(const char *path) {
   for (int i = 0; i < UTIL_TMP_SLOTS; i++)
     if (tmp_used[i] && strcmp(tmp_path[i], path) == 0) tmp_used[i] = 0;
+}
+
+int util_check_writable(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (!S_ISDIR(st.st_mode)) return 0; /* a device or FIFO: opening a FIFO waits for a reader */
+    errno = EISDIR;
+    return -1;
+  }
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  util_tmp_track(tmp);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  int e = errno;
+  if (fd >= 0) {
+    close(fd);
+    unlink(tmp);
+  }
+  util_tmp_untrack(tmp);
+  if (fd < 0 && e != EEXIST) { /* EEXIST: this process's temporary already; the write decides */
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 
 int util_write_file_atomic(const char *path, const void *data, size_t len) {

@@ -134,6 +134,10 @@ char *util_read_file(const char *path, size_t *len);
  * a path that exists and is not a regular file (/dev/null, a FIFO) is written directly, never
  * replaced. Returns 0 on success, -1 with errno set. */
 int util_write_file_atomic(const char *path, const void *data, size_t len);
+/* Whether util_write_file_atomic(path) could create its temporary now: the temporary is created
+ * and removed again (a device or FIFO is not opened; a directory is EISDIR). Lets a command
+ * refuse an output it cannot write before its work, not after. 0, or -1 with errno set. */
+int util_check_writable(const char *path);
 /* Temporary files removed if the process is stopped by SIGINT, SIGTERM or SIGHUP before it
  * renames or removes them: util_tmp_track(path) before creating one (-1 when all
  * UTIL_TMP_SLOTS are taken or the path is too long: then a signal leaves it behind),

@@ -134,6 +134,10 @@ std::string cli_context_apply(const std::string &report, GsReportFormat f, bool 
 // when `path` is null (sim/cli_output.cpp). Returns 0, or 1 after "PATH: error: cannot write:
 // REASON" on stderr.
 int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
+// Before a mode's work: every output file (-o, --emit, --trace, --perfetto) can be created
+// now (util_check_writable), names no input file and no other output (a device such as
+// /dev/null aside). Returns 0, or 1 after "PATH: error: ..." on stderr (docs/cli.md, "Outputs").
+int cli_check_outputs(const CliOptions &o);
 // The progress line on stderr (sim/cli_progress.cpp, docs/cli.md "Progress and timing on
 // stderr"). Setup once: mode is CliOptions::progress (0: only when stderr is a terminal).
 void cli_progress_setup(int mode);

@@ -515,6 +515,7 @@ int cli_main(int argc, char **argv) {
                 "--stats, --convert, --disasm, --config-doc, --isa-doc");
   check_used(o, *m);
   resolve_names(o, *m);
+  if (int bad = cli_check_outputs(o)) return bad;
   cli_progress_setup(o.progress);
   return m->run(o);
 }

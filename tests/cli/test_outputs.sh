@@ -3,7 +3,9 @@
 # to /dev/null or a FIFO goes to it directly (the device node or FIFO stays what it was; regular
 # files are still written through a temporary and a rename), and a device that refuses the
 # bytes (/dev/full) is a clear error with exit 1, on stdout too; SIGINT/SIGTERM in the middle
-# of a run leave no temporary; a valued option given twice is an error, not "the last wins".
+# of a run leave no temporary; a valued option given twice is an error, not "the last wins";
+# an output that cannot be written, or that names an input or another output, is refused
+# before any work (no "scheduling" stage on --progress's line), with nothing written.
 set -u
 . "$(dirname "$0")/lib.sh"
 A="--arch configs/tiny.cfg"
@@ -93,4 +95,47 @@ rc=$?
 [ $rc = 1 ] && grep -q -- "-o is given twice" "$tmp/err" && [ ! -e "$tmp/a" ] && ok "-o twice: exit 1, nothing written" \
   || nok "-o twice" "exit $rc: $(head -c 300 "$tmp/err")"
 check "--set twice: allowed" "$GTSIM" $A --set ddr.channels=2 --set ddr.channels=4 --describe -o "$tmp/d"
+# 8. outputs checked before any work: each kind to a directory that does not exist, then -o to
+# a directory, is exit 1 naming the path and the reason, and --progress never showed the
+# scheduling stage (without the check, --trace and --perfetto failed only after scheduling,
+# -o and --emit after the whole run)
+for o in "-o $tmp/no/r.json" "--emit $tmp/no/p.gtp" "--trace $tmp/no/t.gtt.gz" "--perfetto $tmp/no/p.json" "-o $tmp"; do
+  path=${o#* }
+  reason="No such file or directory"; [ "$path" = "$tmp" ] && reason="Is a directory"
+  "$GTSIM" $A $M --progress $o >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ $rc = 1 ] && grep -qF "$path: error: cannot write: $reason" "$tmp/err" && ! grep -q scheduling "$tmp/err"; then
+    ok "'${o%% *}' unwritable: exit 1 before scheduling"
+  else
+    nok "'${o%% *}' unwritable" "exit $rc: $(head -c 300 "$tmp/err")"
+  fi
+done
+"$GTSIM" $A tests/cases/asm/basic.gtasm --progress -o "$tmp/no/r.txt" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -qF "$tmp/no/r.txt: error: cannot write" "$tmp/err" && ok "a program's report unwritable: exit 1" \
+  || nok "a program's report unwritable" "exit $rc: $(head -c 300 "$tmp/err")"
+
+# 9. an output that names an input (the model, the config; another spelling of it) or another
+# output: exit 1 naming both, the input byte for byte as it was, and no file or temporary made
+mkdir "$tmp/in"
+cp workloads/resnet50.gtg configs/tiny.cfg "$tmp/in/"
+for o in "-o $tmp/in/resnet50.gtg" "--emit $tmp/in/./tiny.cfg" "-o $tmp/in/r.json --perfetto $tmp/in/../in/r.json"; do
+  "$GTSIM" --arch "$tmp/in/tiny.cfg" "$tmp/in/resnet50.gtg" --batch 2 --sched tvm $o >/dev/null 2>"$tmp/err"
+  rc=$?
+  want="would replace the input"; case $o in *perfetto*) want="given to both -o and --perfetto" ;; esac
+  if [ $rc = 1 ] && grep -q "$want" "$tmp/err" && cmp -s "$tmp/in/resnet50.gtg" workloads/resnet50.gtg &&
+     cmp -s "$tmp/in/tiny.cfg" configs/tiny.cfg && [ "$(ls "$tmp/in")" = "$(printf 'resnet50.gtg\ntiny.cfg')" ]; then
+    ok "'$o': exit 1, the inputs as they were, nothing written"
+  else
+    nok "'$o'" "exit $rc: $(head -c 300 "$tmp/err")" "files: $(ls "$tmp/in" | tr '\n' ' ')"
+  fi
+done
+# the check leaves no temporary next to the outputs of a run that succeeds
+mkdir "$tmp/outs"
+if "$GTSIM" $A $M --json -o "$tmp/outs/r.json" --emit "$tmp/outs/p.gtp" >/dev/null 2>"$tmp/err"; then
+  [ "$(ls "$tmp/outs")" = "$(printf 'p.gtp\nr.json')" ] && ok "checked outputs: written, no temporary left" \
+    || nok "checked outputs" "files: $(ls "$tmp/outs" | tr '\n' ' ')"
+else
+  nok "checked outputs: the run failed" "$(head -c 300 "$tmp/err")"
+fi
 done_testing
