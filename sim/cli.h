@@ -136,7 +136,7 @@ std::string cli_context_apply(const std::string &report, GsReportFormat f, bool 
 int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
 // Before a mode's work: every output file (-o, --emit, --trace, --perfetto) can be created
 // now (util_check_writable), names no input file and no other output (a device such as
-// /dev/null aside). Returns 0, or 1 after "PATH: error: ..." on stderr (docs/cli.md, "Outputs").
+// /dev/null aside; --convert's -o may be its own model, or "-" for stdout). Returns 0, or 1 after "PATH: error: ..." on stderr (docs/cli.md, "Outputs").
 int cli_check_outputs(const CliOptions &o);
 // The progress line on stderr (sim/cli_progress.cpp, docs/cli.md "Progress and timing on
 // stderr"). Setup once: mode is CliOptions::progress (0: only when stderr is a terminal).

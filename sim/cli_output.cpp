@@ -62,13 +62,14 @@ int cli_check_outputs(const CliOptions &o) {
     if (in) ins.push_back(in);
   std::vector<std::pair<std::string, const char *>> seen;  // final names of regular outputs
   for (auto &[opt, path] : outs) {
-    if (!path) continue;
+    bool converted = o.convert && path == o.output;  // --convert's -o: "-" is stdout
+    if (!path || (converted && strcmp(path, "-") == 0)) continue;
     if (util_check_writable(path) != 0) {
       fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
       return GS_EXIT_INPUT;
     }
-    for (const char *in : ins)
-      if (same_file(path, in)) {
+    for (const char *in : ins)  // --convert reads its model whole first: it may rewrite it
+      if (!(converted && in == o.convert) && same_file(path, in)) {
         fprintf(stderr, "%s: error: %s would replace the input %s: give another output path\n",
                 path, opt, in);
         return GS_EXIT_INPUT;
