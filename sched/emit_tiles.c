@@ -57,9 +57,11 @@ typedef struct {
   unsigned waited;                /* staged weight chunks this core has waited for (bit set) */
   unsigned chunk_known;           /* staged weight chunks whose offset chunk_off[] holds */
   int64_t chunk_off[GT_STAGE_CHUNKS];
-  /* tile_steps' memo: the steps of a tile of sizes steps_for (rows, columns, k; rows 0: none) */
+  /* tile_steps' memo: the steps of a tile of sizes steps_for (rows, columns, k; rows 0: none),
+   * and what they read and write when steps_ob_known (tile_operand_bytes) */
   int64_t steps_for[3];
-  int nsteps_for;
+  int nsteps_for, steps_ob_known;
+  GsOperandBytes steps_ob;
   GsComputeStep *steps_memo; /* GS_MAX_STEPS of them, on emit_core_gemmvec's stack */
 } GemmCore;
 
@@ -73,9 +75,22 @@ static const GsComputeStep *tile_steps(GemmCore *x, const GsTile *t, int *n) {
     x->nsteps_for =
         lower_tile_compute(x->g, x->k->head, t, x->k->packed_k, x->steps_memo, GS_MAX_STEPS);
     memcpy(x->steps_for, d, sizeof d);
+    x->steps_ob_known = 0;
   }
   *n = x->nsteps_for;
   return x->steps_memo;
+}
+
+/* What tile t's compute steps read and write (lower_steps_operand_bytes), kept with them: the
+ * buffers' sizing asks for every tile's (2% of emitting BERT-128 graphturbo). */
+static GsOperandBytes tile_operand_bytes(GemmCore *x, const GsTile *t) {
+  int ns;
+  const GsComputeStep *cs = tile_steps(x, t, &ns);
+  if (!x->steps_ob_known) {
+    x->steps_ob = lower_steps_operand_bytes(cs, ns, x->k->cdt_head);
+    x->steps_ob_known = 1;
+  }
+  return x->steps_ob;
 }
 
 /* What one step needs to know, its neighbours included. */
@@ -121,9 +136,7 @@ static void size_tile(GemmCore *x, const GsTile *t, unsigned what) {
     x->obytes = max64(x->obytes,
                       span_bytes(&os) / arch_dtype_bytes(x->dt) * arch_dtype_bytes(k->cdt_tail));
   }
-  int ns;
-  const GsComputeStep *cs = tile_steps(x, t, &ns);
-  GsOperandBytes ob = lower_steps_operand_bytes(cs, ns, k->cdt_head);
+  GsOperandBytes ob = tile_operand_bytes(x, t);
   if (x->h->kind == OP_EMBEDDING) x->wbytes = max64(x->wbytes, ob.a);
   else if (p->na) x->abytes[0] = max64(x->abytes[0], ob.a);
   x->wbytes = max64(x->wbytes, ob.b);
@@ -221,7 +234,7 @@ static void build_steps(GemmCore *x) {
   int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
   /* weights staged in chunks: every core takes the column tiles in the order they land */
   int64_t krot = gcore % nkt, crot = k->w_chunks > 0 ? 0 : gcore % ncol_t;
-  StepT *st = x->steps = calloc((size_t)x->nsteps, sizeof *st);
+  StepT *st = x->steps = malloc((size_t)x->nsteps * sizeof *st); /* every field set below */
   if (!st) die("out of memory");
   int64_t i = 0, ri = 0;
   int64_t *r0s = calloc((size_t)nrow_t + 1, sizeof *r0s);
