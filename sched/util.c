@@ -305,6 +305,10 @@ void util_tmp_untrack(const char *path) {
 
 int util_check_writable(const char *path) {
   struct stat st;
+  if (!*path) { /* its temporary would be made, the rename to "" would fail */
+    errno = ENOENT;
+    return -1;
+  }
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     if (!S_ISDIR(st.st_mode)) return 0; /* a device or FIFO: opening a FIFO waits for a reader */
     errno = EISDIR;

@@ -110,6 +110,11 @@ for o in "-o $tmp/no/r.json" "--emit $tmp/no/p.gtp" "--trace $tmp/no/t.gtt.gz" "
     nok "'${o%% *}' unwritable" "exit $rc: $(head -c 300 "$tmp/err")"
   fi
 done
+"$GTSIM" $A $M --progress -o "" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -qF ": error: cannot write: No such file or directory" "$tmp/err" && ! grep -q scheduling "$tmp/err" &&
+  ok "-o '': exit 1 before scheduling" \
+  || nok "-o ''" "exit $rc: $(head -c 300 "$tmp/err")"
 "$GTSIM" $A tests/cases/asm/basic.gtasm --progress -o "$tmp/no/r.txt" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc = 1 ] && grep -qF "$tmp/no/r.txt: error: cannot write" "$tmp/err" && ok "a program's report unwritable: exit 1" \
