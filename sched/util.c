@@ -303,6 +303,14 @@ void util_tmp_untrack(const char *path) {
     if (tmp_used[i] && strcmp(tmp_path[i], path) == 0) tmp_used[i] = 0;
 }
 
+char *util_tmp_name(const char *path) {
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) die("out of memory");
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  return tmp;
+}
+
 int util_check_writable(const char *path) {
   struct stat st;
   if (!*path) { /* its temporary would be made, the rename to "" would fail */
@@ -314,24 +322,17 @@ int util_check_writable(const char *path) {
     errno = EISDIR;
     return -1;
   }
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
+  char *tmp = util_tmp_name(path);
   util_tmp_track(tmp);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  int e = errno;
+  int fd = open(tmp, O_WRONLY | O_CREAT, 0666), e = errno;
   if (fd >= 0) {
     close(fd);
     unlink(tmp);
   }
   util_tmp_untrack(tmp);
-  if (fd < 0 && e != EEXIST) { /* EEXIST: this process's temporary already; the write decides */
-    errno = e;
-    return -1;
-  }
-  return 0;
+  free(tmp);
+  errno = e;
+  return fd < 0 ? -1 : 0;
 }
 
 int util_write_file_atomic(const char *path, const void *data, size_t len) {
@@ -343,10 +344,7 @@ int util_write_file_atomic(const char *path, const void *data, size_t len) {
     if (bad && !errno) errno = EIO;
     return bad ? -1 : 0;
   }
-  size_t plen = strlen(path) + 32;
-  char *tmp = malloc(plen);
-  if (!tmp) die("out of memory");
-  snprintf(tmp, plen, "%s.tmp.%ld", path, (long)getpid());
+  char *tmp = util_tmp_name(path);
   util_tmp_track(tmp);
   FILE *f = fopen(tmp, "wb");
   if (!f) {

@@ -134,6 +134,8 @@ char *util_read_file(const char *path, size_t *len);
  * a path that exists and is not a regular file (/dev/null, a FIFO) is written directly, never
  * replaced. Returns 0 on success, -1 with errno set. */
 int util_write_file_atomic(const char *path, const void *data, size_t len);
+/* The temporary an output is written under before the rename: "PATH.tmp.PID" (heap). */
+char *util_tmp_name(const char *path);
 /* Whether util_write_file_atomic(path) could create its temporary now: the temporary is created
  * and removed again (a device or FIFO is not opened; a directory is EISDIR). Lets a command
  * refuse an output it cannot write before its work, not after. 0, or -1 with errno set. */

@@ -69,6 +69,8 @@ bool cli_given(const CliOptions &o, const char *name);
 
 // Names of configs and models through the search path (sim/cli_find.cpp, docs/cli.md).
 enum CliFileKind { CLI_FIND_ARCH, CLI_FIND_MODEL };
+// The directory above d, or a file's directory ("/opt/gtsim/bin" -> "/opt/gtsim", "x" -> ".").
+std::string cli_parent(const std::string &d);
 // The directories a bare name of `kind` is looked for in, in order.
 std::vector<std::string> cli_search_dirs(CliFileKind kind);
 // The file `name` names: itself, or with its kind's extension added, in the search directories
@@ -136,7 +138,8 @@ std::string cli_context_apply(const std::string &report, GsReportFormat f, bool 
 int cli_write_output(const char *path, const std::function<void(FILE *)> &print);
 // Before a mode's work: every output file (-o, --emit, --trace, --perfetto) can be created
 // now (util_check_writable), names no input file and no other output (a device such as
-// /dev/null aside; --convert's -o may be its own model, or "-" for stdout). Returns 0, or 1 after "PATH: error: ..." on stderr (docs/cli.md, "Outputs").
+// /dev/null aside; --convert's -o may be its own model, or "-" for stdout). Returns 0, or 1
+// after "PATH: error: ..." on stderr (docs/cli.md, "Outputs").
 int cli_check_outputs(const CliOptions &o);
 // The progress line on stderr (sim/cli_progress.cpp, docs/cli.md "Progress and timing on
 // stderr"). Setup once: mode is CliOptions::progress (0: only when stderr is a terminal).

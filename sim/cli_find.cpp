@@ -70,12 +70,6 @@ std::string exe_dir() {
   return slash == std::string::npos ? "" : p.substr(0, slash);
 }
 
-// The directory above d ("/opt/gtsim/bin" -> "/opt/gtsim").
-std::string parent(const std::string &d) {
-  size_t slash = d.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : d.substr(0, slash);
-}
-
 // The candidate files for `name` in directory `dir` ("" = the name as given).
 std::vector<std::string> candidates(const std::string &dir, const std::string &name, const Kind &k) {
   std::string base = dir.empty() ? name : dir + "/" + name;
@@ -141,6 +135,11 @@ std::vector<std::string> close_matches(const std::string &name, const std::set<s
 
 }  // namespace
 
+std::string cli_parent(const std::string &d) {
+  size_t slash = d.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : d.substr(0, slash);
+}
+
 std::vector<std::string> cli_search_dirs(CliFileKind kind) {
   const Kind &k = kind_of(kind);
   std::vector<std::string> dirs{"."};
@@ -159,7 +158,7 @@ std::vector<std::string> cli_search_dirs(CliFileKind kind) {
     }
   }
   std::string exe = exe_dir();
-  if (!exe.empty()) dirs.push_back(parent(exe) + "/share/gtsim/" + k.subdir);
+  if (!exe.empty()) dirs.push_back(cli_parent(exe) + "/share/gtsim/" + k.subdir);
   if (*GTSIM_SRCDIR) dirs.push_back(std::string(GTSIM_SRCDIR) + "/" + k.subdir);
   return dirs;
 }

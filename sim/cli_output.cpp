@@ -42,11 +42,9 @@ int cli_write_output(const char *path, const std::function<void(FILE *)> &print)
 // there (util_check_writable has refused it already).
 static std::string final_name(const char *path) {
   std::string p(path);
-  size_t slash = p.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
   char real[PATH_MAX];
-  if (!realpath(dir.c_str(), real)) return "";
-  return std::string(real) + "/" + p.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (!realpath(cli_parent(p).c_str(), real)) return "";
+  return std::string(real) + "/" + p.substr(p.rfind('/') + 1);  // (npos + 1: all of it)
 }
 
 static bool same_file(const char *a, const char *b) {

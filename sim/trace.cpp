@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -27,7 +28,9 @@ namespace {
 // is tracked (util_tmp_track) until published or discarded: SIGINT/SIGTERM remove it.
 std::string tmp_name(const char *path) {
   if (util_write_in_place(path)) return path;
-  std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
+  char *name = util_tmp_name(path);
+  std::string tmp = name;
+  free(name);
   util_tmp_track(tmp.c_str());
   return tmp;
 }
