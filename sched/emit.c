@@ -979,6 +979,7 @@ void emit_iteration(GsEmitter *s, const GsLowered *l, int64_t sample0, int itera
   Emit e = {.l = l, .a = l->arch, .g = l->graph, .p = s->p, .s = s, .sample0 = sample0,
             .iteration = iteration};
   fit_kernels(s, l->nkernels);
+  s->need_of = NULL; /* the plan may be another this iteration */
   iteration_begin(&e);
   for (int ki = 0; ki < l->nkernels; ki++) {
     emit_kernel(&e, ki);

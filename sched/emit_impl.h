@@ -87,6 +87,9 @@ struct GsEmitState {
   int *qcl_barrier;             /* scratch: [cluster] -> queues that join its barriers */
   GsIvl *lb_ivl;                /* [cluster][core]: the tile regions of the core's kernel (id:
                                    the region), freed at the next kernel's start */
+  const GsKernel *need_of;      /* the kernel whose lower_tile_need `need` holds (every core of
+                                   it checks its regions against it); NULL: none this iteration */
+  int64_t need;
 };
 
 typedef struct {
