@@ -60,6 +60,7 @@ struct CliOptions {
   bool timing = false;            // --timing: scheduling and simulation wall time on stderr
   int progress = 0;               // --progress 1, --no-progress -1; 0: when stderr is a terminal
   bool checks_inline = false;     // --checks-inline: the run's checks on the simulating thread
+  bool schedule_only = false;     // --schedule-only: schedule and check, no simulation (cli_run.cpp)
 };
 
 // The version: the release and the git commit it was built from ("0.1.0+a3d556f").
@@ -89,6 +90,9 @@ int cli_main(int argc, char **argv);
 int cli_stats(const CliOptions &o);
 // Model runs: schedule + simulate + report (sim/cli_run.cpp); returns the exit status.
 int cli_run_model(const CliOptions &o);
+// --schedule-only: the model scheduled and its program checked (and written by --emit), not
+// simulated; a line on stdout says what the program holds (docs/cli.md).
+int cli_schedule_only(const CliOptions &o);
 // model_load(), then the --dtype cast (graph_cast) when given; NULL after an error to d.
 GsGraph *cli_load_model(const CliOptions &o, const char *path, GsDiag *d);
 

@@ -242,7 +242,7 @@ static int write_report(const CliOptions &o, const GsArch *a,
 // What one model run works with.
 struct RunEnv {
   const CliOptions &o;
-  Simulator &sim;
+  Simulator *sim;  // null under --schedule-only
   GsGraph *g;
   const GsArch *a;
   const char *path;
@@ -287,7 +287,7 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   SimResult r;
   double t1 = cli_wall_seconds();
   CliSimProgress pr(lower_sched_name(k), (uint64_t)prog_ninsts(ro->l->prog), &so);
-  int st = e.sim.run(ro->l->prog, so, &r);
+  int st = e.sim->run(ro->l->prog, so, &r);
   pr.finish(r.instructions);
   if (e.o.timing)
     fprintf(stderr, "timing %s: schedule %.3f s, %s\n", lower_sched_name(k), t_sched,
@@ -301,10 +301,9 @@ static int simulate(const RunEnv &e, RunOut *ro, bool traces, double t_sched) {
   return GS_EXIT_OK;
 }
 
-// Schedules with lowering options lo into ro (writing --emit's program when `emit`), then
-// simulates; returns 0 or the exit status after printing why.
-static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
-  double t0 = cli_wall_seconds();
+// Schedules with lowering options lo into ro, its program checked as it is emitted (and
+// written to --emit's path when `emit`); returns 0 or the exit status after printing why.
+static int schedule_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, RunOut *ro) {
   cli_progress_stage("gtsim: %s: scheduling %s ...", lower_sched_name(lo.sched), e.path);
   GsLowerOptions checked = lo;  // the program is checked as it is emitted, on a second core
   checked.check = prog_check_begin(e.a);
@@ -318,7 +317,14 @@ static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool tr
     fprintf(stderr, "%s: error: cannot write: %s\n", e.o.emit, strerror(errno));
     return GS_EXIT_INPUT;
   }
-  return simulate(e, ro, traces, cli_wall_seconds() - t0);
+  return GS_EXIT_OK;
+}
+
+// schedule_one, then the simulation; returns 0 or the exit status after printing why.
+static int run_one(const RunEnv &e, const GsLowerOptions &lo, bool emit, bool traces, RunOut *ro) {
+  double t0 = cli_wall_seconds();
+  int rc = schedule_one(e, lo, emit, ro);
+  return rc != GS_EXIT_OK ? rc : simulate(e, ro, traces, cli_wall_seconds() - t0);
 }
 
 // --batch-per-cluster auto (docs/cli.md, "Batches per cluster"): every divisor P of the
@@ -403,7 +409,7 @@ int cli_run_model(const CliOptions &o) {
     return GS_EXIT_INPUT;
   }
   Simulator sim(a);
-  RunEnv e{o, sim, g, a, o.inputs[0], &d};
+  RunEnv e{o, &sim, g, a, o.inputs[0], &d};
   std::vector<std::unique_ptr<RunOut>> runs;
   std::vector<std::vector<CliAutotuneRow>> tunes;
   for (const Strategy &stg : strategies) {
@@ -424,6 +430,57 @@ int cli_run_model(const CliOptions &o) {
   }
   if (rc == GS_EXIT_OK) rc = write_report(o, a, runs, tunes, g->name ? g->name : o.inputs[0]);
   runs.clear();
+  graph_free(g);
+  arch_free(a);
+  return rc;
+}
+
+// --schedule-only (docs/cli.md, "Scheduling only"): the strategy of --sched, its program
+// checked as a run's is and written by --emit, and no Simulator at all. What needs a
+// simulation is refused: the mode's options leave out the report's and the traces', and
+// --batch-per-cluster auto, which picks by simulating, is an error here.
+int cli_schedule_only(const CliOptions &o) {
+  int rc = check_run_options(o);
+  if (rc != GS_EXIT_OK) return rc;
+  if (util_has_ext(o.inputs[0], ".gtp") || util_has_ext(o.inputs[0], ".gtasm")) {
+    fprintf(stderr, "gtsim: --schedule-only schedules a model; %s is a program (run it, or "
+            "convert it with --emit)\n", o.inputs[0]);
+    return GS_EXIT_INPUT;
+  }
+  if (o.batch_per_cluster_auto) {
+    fprintf(stderr, "gtsim: --schedule-only: --batch-per-cluster auto picks its candidate by "
+            "simulating each; give a number\n");
+    return GS_EXIT_INPUT;
+  }
+  std::vector<Strategy> strategies = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
+  check_gt_options(o, strategies, "this run");
+  GsArch *a = cli_load_arch(o);
+  GsDiag d;
+  diag_init(&d);
+  d.max_errors = 20;
+  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
+  if (!g) {
+    arch_free(a);
+    return GS_EXIT_INPUT;
+  }
+  RunEnv e{o, nullptr, g, a, o.inputs[0], &d};
+  RunOut ro;
+  double t0 = cli_wall_seconds();
+  rc = schedule_one(e, lower_options(o, strategies[0]), o.emit != nullptr, &ro);
+  if (rc == GS_EXIT_OK) {
+    const GsProgram *p = ro.l->prog;
+    double t = cli_wall_seconds() - t0, bytes = (double)prog_code_bytes(p);
+    uint64_t n = (uint64_t)prog_ninsts(p);
+    const char *name = lower_sched_name(strategies[0].kind);
+    if (o.timing) fprintf(stderr, "timing %s: schedule %.3f s\n", name, t);
+    printf("%s: %s schedule of %s at batch %lld on %s: %llu instructions in %d queues, "
+           "%.1f MiB encoded (%.2f B each); the static checks passed%s%s\n",
+           o.inputs[0], name, g->name ? g->name : o.inputs[0], (long long)g->batch, a->name,
+           (unsigned long long)n, p->nqueues, bytes / 1048576.0, bytes / (double)(n ? n : 1),
+           o.emit ? "; written to " : "", o.emit ? o.emit : "");
+  }
+  lower_free(ro.l);  // before the graph and the arch it points into
+  ro.l = nullptr;
   graph_free(g);
   arch_free(a);
   return rc;

@@ -96,6 +96,8 @@ static const char *usage_text =
     "  --emit OUT             write the program to OUT (.gtp or .gtasm): with a model, the\n"
     "                         scheduled program (it is also simulated); with a .gtasm/.gtp\n"
     "                         input this assembles/converts it (checked against --arch if given)\n"
+    "  --schedule-only        schedule the model and check its program (write it with --emit),\n"
+    "                         without simulating it: a line on stdout says what it holds\n"
     "  --isa-doc              print docs/isa.md (generated from sched/isa.def)\n"
     "Simulation (docs/timing.md):\n"
     "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
@@ -243,7 +245,7 @@ enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
 enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE, O_TRACE_DETAIL, O_TRACE_WINDOW };
-enum { O_PROGRESS = 420, O_NO_PROGRESS, O_CHECKS_INLINE };
+enum { O_PROGRESS = 420, O_NO_PROGRESS, O_CHECKS_INLINE, O_SCHEDULE_ONLY };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -288,6 +290,7 @@ static const struct option longopts[] = {
     {"progress", no_argument, 0, O_PROGRESS},
     {"no-progress", no_argument, 0, O_NO_PROGRESS},
     {"checks-inline", no_argument, 0, O_CHECKS_INLINE},
+    {"schedule-only", no_argument, 0, O_SCHEDULE_ONLY},
     {0, 0, 0, 0},
 };
 
@@ -366,6 +369,7 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
   case O_PROGRESS: o.progress = 1; break;
   case O_NO_PROGRESS: o.progress = -1; break;
   case O_CHECKS_INLINE: o.checks_inline = true; break;
+  case O_SCHEDULE_ONLY: o.schedule_only = true; break;
   default: die("option code %d has no case", c);
   }
   return -1;
@@ -449,6 +453,10 @@ static const Mode MODE_RUN_PROGRAM{"a program run",
                                    " checks-inline timing", 1,
                                    cmd_run_program};
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
+static const Mode MODE_SCHEDULE_ONLY{"--schedule-only",
+                                     "schedule-only arch set batch dtype sched batch-per-cluster emit timing"
+                                     " progress no-progress" GT_GRAPH_OPTS GT_KERNEL_OPTS,
+                                     1, cli_schedule_only};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch dtype sched compare batch-per-cluster json csv o trace "
                                  "perfetto trace-detail trace-window emit timing objective progress no-progress"
@@ -469,6 +477,7 @@ static const Mode *select_mode(const CliOptions &o) {
   if (o.dump_after || o.dump_schedule) return &MODE_GT_DUMP;
   if (o.disasm) return &MODE_DISASM;
   if (o.describe) return &MODE_DESCRIBE;
+  if (o.schedule_only) return &MODE_SCHEDULE_ONLY;
   if (program) return o.emit ? &MODE_EMIT_PROGRAM : &MODE_RUN_PROGRAM;
   if (!o.inputs.empty()) return &MODE_RUN_MODEL;
   return nullptr;
@@ -495,7 +504,8 @@ static void check_used(const CliOptions &o, const Mode &m) {
 // Resolves --arch and the model names through the search path (sim/cli_find.cpp).
 static void resolve_names(CliOptions &o, const Mode &m) {
   if (o.arch) o.arch = o.owned.emplace_back(cli_find(CLI_FIND_ARCH, o.arch, "--arch")).c_str();
-  bool models = &m == &MODE_STATS || &m == &MODE_GT_DUMP || &m == &MODE_LOWER_DUMP || &m == &MODE_RUN_MODEL;
+  bool models = &m == &MODE_STATS || &m == &MODE_GT_DUMP || &m == &MODE_LOWER_DUMP ||
+                &m == &MODE_RUN_MODEL || &m == &MODE_SCHEDULE_ONLY;
   if (models && o.inputs.size() == 1)
     o.inputs[0] = o.owned.emplace_back(cli_find(CLI_FIND_MODEL, o.inputs[0], "")).c_str();
   if (o.convert) o.convert = o.owned.emplace_back(cli_find(CLI_FIND_MODEL, o.convert, "--convert")).c_str();
