@@ -393,21 +393,27 @@ static int check_run_options(const CliOptions &o) {
   return GS_EXIT_OK;
 }
 
+// A model run's config (exits 1 on an error in it) and model, read with diagnostics into *d;
+// null (and nothing left to free) when the model has errors.
+static GsGraph *load_inputs(const CliOptions &o, GsDiag *d, GsArch **a) {
+  *a = cli_load_arch(o);
+  diag_init(d);
+  d->max_errors = 20;
+  GsGraph *g = cli_load_model(o, o.inputs[0], d);
+  if (!g) arch_free(*a);
+  return g;
+}
+
 int cli_run_model(const CliOptions &o) {
   int rc = check_run_options(o);
   if (rc != GS_EXIT_OK) return rc;
   std::vector<Strategy> strategies =
       o.compare ? parse_strategies(o.compare, "--compare") : parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
   check_gt_options(o, strategies, "this run");
-  GsArch *a = cli_load_arch(o);
+  GsArch *a;
   GsDiag d;
-  diag_init(&d);
-  d.max_errors = 20;
-  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
-  if (!g) {
-    arch_free(a);
-    return GS_EXIT_INPUT;
-  }
+  GsGraph *g = load_inputs(o, &d, &a);
+  if (!g) return GS_EXIT_INPUT;
   Simulator sim(a);
   RunEnv e{o, &sim, g, a, o.inputs[0], &d};
   std::vector<std::unique_ptr<RunOut>> runs;
@@ -454,15 +460,10 @@ int cli_schedule_only(const CliOptions &o) {
   }
   std::vector<Strategy> strategies = parse_strategies(o.sched ? o.sched : "graphturbo", "--sched");
   check_gt_options(o, strategies, "this run");
-  GsArch *a = cli_load_arch(o);
+  GsArch *a;
   GsDiag d;
-  diag_init(&d);
-  d.max_errors = 20;
-  GsGraph *g = cli_load_model(o, o.inputs[0], &d);
-  if (!g) {
-    arch_free(a);
-    return GS_EXIT_INPUT;
-  }
+  GsGraph *g = load_inputs(o, &d, &a);
+  if (!g) return GS_EXIT_INPUT;
   RunEnv e{o, nullptr, g, a, o.inputs[0], &d};
   RunOut ro;
   double t0 = cli_wall_seconds();
