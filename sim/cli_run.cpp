@@ -448,11 +448,6 @@ int cli_run_model(const CliOptions &o) {
 int cli_schedule_only(const CliOptions &o) {
   int rc = check_run_options(o);
   if (rc != GS_EXIT_OK) return rc;
-  if (util_has_ext(o.inputs[0], ".gtp") || util_has_ext(o.inputs[0], ".gtasm")) {
-    fprintf(stderr, "gtsim: --schedule-only schedules a model; %s is a program (run it, or "
-            "convert it with --emit)\n", o.inputs[0]);
-    return GS_EXIT_INPUT;
-  }
   if (o.batch_per_cluster_auto) {
     fprintf(stderr, "gtsim: --schedule-only: --batch-per-cluster auto picks its candidate by "
             "simulating each; give a number\n");

@@ -478,7 +478,7 @@ static const Mode *select_mode(const CliOptions &o) {
   if (o.dump_after || o.dump_schedule) return &MODE_GT_DUMP;
   if (o.disasm) return &MODE_DISASM;
   if (o.describe) return &MODE_DESCRIBE;
-  if (o.schedule_only) return &MODE_SCHEDULE_ONLY;
+  if (o.schedule_only && !program) return &MODE_SCHEDULE_ONLY;  /* a program's modes refuse it */
   if (program) return o.emit ? &MODE_EMIT_PROGRAM : &MODE_RUN_PROGRAM;
   if (!o.inputs.empty()) return &MODE_RUN_MODEL;
   return nullptr;

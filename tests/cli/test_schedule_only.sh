@@ -9,7 +9,7 @@
 #      --timing a schedule figure and no simulate one.
 #   4. What needs a simulation, or reads no model, is refused with exit 1 and a message that
 #      names it: -o, --json, --csv, --trace, --perfetto, --compare, --checks-inline,
-#      --batch-per-cluster auto, a program as input, no input.
+#      --batch-per-cluster auto, no input; a program as input (its modes refuse the option).
 #   5. A model with an error fails as a run does: exit 1, file:line:col.
 # Run from the repo root with $GTSIM set (tests/run.sh).
 set -u
@@ -62,7 +62,9 @@ done
 refuse "--batch-per-cluster auto" "picks its candidate by simulating" $A $M --schedule-only \
   --batch-per-cluster auto
 "$GTSIM" $A $M --sched tvm --emit "$tmp/prog.gtp" >/dev/null 2>&1
-refuse "a program input" "is a program" $A "$tmp/prog.gtp" --schedule-only
+refuse "a program input" "--schedule-only is not used by a program run" $A "$tmp/prog.gtp" --schedule-only
+refuse "a program input with --emit" "--schedule-only is not used by --emit of a program file" $A \
+  "$tmp/prog.gtp" --schedule-only --emit "$tmp/prog2.gtasm"
 refuse "no input" "give exactly one model file" $A --schedule-only
 
 # 5. a model with an error: as a run
