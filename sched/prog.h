@@ -198,6 +198,18 @@ int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
                      uint64_t *bad);
 /* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
 size_t prog_code_bytes(const GsProgram *p);
+
+/* How much the later clusters repeat cluster 0 (prog_repeat.c): of the program's `insts`
+ * instructions, `later` are in queues of clusters 1, 2, ..., and `covered` of those lie in
+ * `runs` runs of at least GS_REPEAT_MIN that are, in order, a run of cluster 0's queue of the
+ * same core and index under one map of regions, one of tiles and a shift of the offsets into
+ * each region; a run's start is sought at the next GS_REPEAT_TRIES instructions of cluster 0's
+ * queue of its shape. What segments over cluster 0's records could cover. */
+enum { GS_REPEAT_MIN = 8, GS_REPEAT_TRIES = 8 };
+typedef struct {
+  int64_t insts, later, covered, runs;
+} GsRepeats;
+GsRepeats prog_repeats(const GsProgram *p);
 /* Between prog_emit and an attached check's thread (prog_check_attach): prog_emit hands a
  * finished instruction of queue q (of the attached program) to prog_check_put, and the thread
  * encodes it into q's code with prog_code_append, in the order they were handed over. */

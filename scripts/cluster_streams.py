@@ -33,9 +33,12 @@ OPERAND = re.compile(r'\b(dst|src|a|b|c|idx|region|cluster|\w+_tile|tile)=("[^"]
 OFFSET = re.compile(r'\b(\w+_off|off|offset)=\S+')
 LOOKAHEAD = 200
 FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
-REGIONS = {'dst', 'src', 'a', 'b', 'c', 'idx', 'region', 'init'}
-OFFSETS = {'dst_off': 'dst', 'src_off': 'src', 'a_off': 'a', 'b_off': 'b', 'c_off': 'c',
-           'idx_off': 'idx', 'offset': 'region'}  # an offset, and the region it is into
+REGIONS = {'dst', 'src', 'a', 'b', 'c', 'idx', 'region'}
+TILES = {'tile', 'init', 'final'}  # and every name ending in _tile
+OFFSETS = {'dst_off': 'dst', 'src_off': 'src', 'offset': 'region'}  # an offset, its region
+# the offsets each opcode has (isa.def): an offset left out of the assembly is 0, and it is
+# compared (by its region's shift) whenever its region is given
+OP_OFFSETS = {'mov': ('dst_off', 'src_off'), 'vec': ('dst_off',), 'alloc': ('offset',)}
 
 
 def queues(path, convert):
@@ -86,7 +89,7 @@ def compared(fields):
 
 def is_id(k):
     """whether field k names a region or a tile (mapped one to one, not compared)"""
-    return k in REGIONS or k == 'tile' or k.endswith('_tile')
+    return k in REGIONS or k in TILES or k.endswith('_tile')
 
 
 def run(a, i, b, j, limit=None):
@@ -109,8 +112,9 @@ def run(a, i, b, j, limit=None):
                     return n, 'map ' + k
             elif va != vb:
                 return n, 'value ' + k
-        for k, reg in OFFSETS.items():
-            if k in fa or k in fb:
+        for k in OP_OFFSETS.get(oa, ()):
+            reg = OFFSETS[k]
+            if reg in fa:
                 d = int(fb.get(k, 0)) - int(fa.get(k, 0))
                 if shift.setdefault((fa.get(reg), fb.get(reg)), d) != d:
                     return n, 'shift ' + k

@@ -61,6 +61,7 @@ struct CliOptions {
   int progress = 0;               // --progress 1, --no-progress -1; 0: when stderr is a terminal
   bool checks_inline = false;     // --checks-inline: the run's checks on the simulating thread
   bool schedule_only = false;     // --schedule-only: schedule and check, no simulation (cli_run.cpp)
+  bool repeats = false;           // --repeats: with --schedule-only, prog_repeats's count
 };
 
 // The version: the release and the git commit it was built from ("0.1.0+a3d556f").

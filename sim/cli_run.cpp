@@ -441,6 +441,16 @@ int cli_run_model(const CliOptions &o) {
   return rc;
 }
 
+// --repeats: what clusters 1, 2, ... repeat of cluster 0's (prog_repeats), one line.
+static void print_repeats(const GsProgram *p) {
+  GsRepeats r = prog_repeats(p);
+  printf("repeats: %lld of %lld instructions in clusters 1 and up, %lld (%.1f%%) in %lld runs of "
+         "at least %d that repeat cluster 0's (%.1f%% of the program)\n",
+         (long long)r.later, (long long)r.insts, (long long)r.covered,
+         r.later ? 100.0 * (double)r.covered / (double)r.later : 0.0, (long long)r.runs,
+         GS_REPEAT_MIN, r.insts ? 100.0 * (double)r.covered / (double)r.insts : 0.0);
+}
+
 // --schedule-only (docs/cli.md, "Scheduling only"): the strategy of --sched, its program
 // checked as a run's is and written by --emit, and no Simulator at all. What needs a
 // simulation is refused: the mode's options leave out the report's and the traces', and
@@ -474,6 +484,7 @@ int cli_schedule_only(const CliOptions &o) {
            o.inputs[0], name, g->name ? g->name : o.inputs[0], (long long)g->batch, a->name,
            (unsigned long long)n, p->nqueues, bytes / 1048576.0, bytes / (double)(n ? n : 1),
            o.emit ? "; written to " : "", o.emit ? o.emit : "");
+    if (o.repeats) print_repeats(p);
   }
   lower_free(ro.l);  // before the graph and the arch it points into
   ro.l = nullptr;

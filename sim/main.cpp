@@ -99,6 +99,8 @@ static const char *usage_text =
     "                         --arch if given)\n"
     "  --schedule-only        schedule the model and check its program (write it with --emit),\n"
     "                         without simulating it: a line on stdout says what it holds\n"
+    "  --repeats              with --schedule-only: also how much of the program clusters\n"
+    "                         1, 2, ... repeat of cluster 0's (docs/cli.md)\n"
     "  --isa-doc              print docs/isa.md (generated from sched/isa.def)\n"
     "Simulation (docs/timing.md):\n"
     "  PROG.gtasm|PROG.gtp    run a program on --arch and print its stats (text, --json, --csv)\n"
@@ -246,7 +248,7 @@ enum { O_CONVERT = 330 };
 enum { O_SCHED = 384, O_DUMP_AFTER, O_DUMP_SCHEDULE, O_GT_OPT };
 enum { O_TRACE = 340, O_PERFETTO };
 enum { O_COMPARE = 400, O_BPC, O_TIMING, O_OBJECTIVE, O_TRACE_DETAIL, O_TRACE_WINDOW };
-enum { O_PROGRESS = 420, O_NO_PROGRESS, O_CHECKS_INLINE, O_SCHEDULE_ONLY };
+enum { O_PROGRESS = 420, O_NO_PROGRESS, O_CHECKS_INLINE, O_SCHEDULE_ONLY, O_REPEATS };
 static const struct option longopts[] = {
     {"arch", required_argument, 0, O_ARCH},
     {"set", required_argument, 0, O_SET},
@@ -292,6 +294,7 @@ static const struct option longopts[] = {
     {"no-progress", no_argument, 0, O_NO_PROGRESS},
     {"checks-inline", no_argument, 0, O_CHECKS_INLINE},
     {"schedule-only", no_argument, 0, O_SCHEDULE_ONLY},
+    {"repeats", no_argument, 0, O_REPEATS},
     {0, 0, 0, 0},
 };
 
@@ -371,6 +374,7 @@ static int apply_option(CliOptions &o, int c, const char *name, const char *arg)
   case O_NO_PROGRESS: o.progress = -1; break;
   case O_CHECKS_INLINE: o.checks_inline = true; break;
   case O_SCHEDULE_ONLY: o.schedule_only = true; break;
+  case O_REPEATS: o.repeats = true; break;
   default: die("option code %d has no case", c);
   }
   return -1;
@@ -456,7 +460,7 @@ static const Mode MODE_RUN_PROGRAM{"a program run",
 static const Mode MODE_DESCRIBE{"--describe", "describe arch set json o", 0, run_describe};
 static const Mode MODE_SCHEDULE_ONLY{"--schedule-only",
                                      "schedule-only arch set batch dtype sched batch-per-cluster emit timing"
-                                     " progress no-progress" GT_GRAPH_OPTS GT_KERNEL_OPTS,
+                                     " progress no-progress repeats" GT_GRAPH_OPTS GT_KERNEL_OPTS,
                                      1, cli_schedule_only};
 static const Mode MODE_RUN_MODEL{"a model run",
                                  "arch set batch dtype sched compare batch-per-cluster json csv o trace "
