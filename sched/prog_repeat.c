@@ -32,15 +32,41 @@
 
 /* ---- the fields ---- */
 
-/* n[] slots that are an offset into a region, per opcode: the region's r[] index + 1 (0: not an
- * offset), and the alloc's cluster (not compared: -1). */
-static int num_role(int op, int k) {
-  if (op == I_MOV && k == 1) return 1;  /* dst_off: into r[0] */
-  if (op == I_MOV && k == 2) return 2;  /* src_off: into r[1] */
-  if (op == I_VEC && k == 4) return 1;  /* dst_off: into r[0] */
-  if (op == I_ALLOC && k == 2) return 1; /* offset: where region r[0] lies */
-  if (op == I_ALLOC && k == 0) return -1; /* cluster */
-  return 0;
+/* What each n[] slot of each opcode is to a comparison, from isa.def's operands: an offset into
+ * a region (an operand named REG_off, or an alloc's `offset`: where its region lies), as the
+ * r[] index of that region + 1; not compared (an alloc's `cluster`: each cluster allocates in its
+ * own buffer), -1; else 0, compared as it is. Row I_COUNT (an opcode isa.def does not have) is
+ * all 0. */
+typedef struct {
+  signed char at[I_COUNT + 1][GS_INST_NUM];
+} Roles;
+
+static int reg_named(GsOpcode op, const char *name, size_t len) {
+  for (int i = 0; i < isa_operand_count(op); i++) {
+    const GsOperand *o = isa_operand(op, i);
+    if (o->field == OPF_REGION && strlen(o->name) == len && !strncmp(o->name, name, len))
+      return o->index;
+  }
+  return -1;
+}
+
+static void roles_init(Roles *roles) {
+  memset(roles, 0, sizeof *roles);
+  for (int op = 0; op < I_COUNT; op++)
+    for (int i = 0; i < isa_operand_count((GsOpcode)op); i++) {
+      const GsOperand *o = isa_operand((GsOpcode)op, i);
+      if (o->field != OPF_NUM) continue;
+      size_t n = strlen(o->name);
+      int reg = -1;
+      if (op == I_ALLOC && !strcmp(o->name, "cluster")) roles->at[op][o->index] = -1;
+      else if (op == I_ALLOC && !strcmp(o->name, "offset")) reg = reg_named(I_ALLOC, "region", 6);
+      else if (n > 4 && !strcmp(o->name + n - 4, "_off")) reg = reg_named((GsOpcode)op, o->name, n - 4);
+      if (reg >= 0) roles->at[op][o->index] = (signed char)(reg + 1);
+    }
+}
+
+static const signed char *roles_of(const Roles *roles, uint8_t op) {
+  return roles->at[op < I_COUNT ? op : I_COUNT];
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -49,11 +75,12 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 }
 
 /* in's shape: what a run's first instruction must share with a's, as a hash. */
-static uint64_t shape(const GsInst *in) {
+static uint64_t shape(const Roles *roles, const GsInst *in) {
+  const signed char *role = roles_of(roles, in->op);
   uint64_t h = mix(in->op, (uint64_t)in->sub << 8 | (uint64_t)in->dtype << 16 | (uint64_t)in->flags << 24);
   h = mix(h, (uint64_t)in->wait | (uint64_t)in->signal << 8 | (uint64_t)in->signal_flag << 16);
   for (int i = 0; i < 3; i++) h = mix(h, (uint64_t)(in->r[i] != 0) | (uint64_t)(in->t[i] != 0) << 1);
-  for (int k = 0; k < GS_INST_NUM; k++) h = mix(h, num_role(in->op, k) ? 0 : (uint64_t)in->n[k]);
+  for (int k = 0; k < GS_INST_NUM; k++) h = mix(h, role[k] ? 0 : (uint64_t)in->n[k]);
   return h;
 }
 
@@ -129,6 +156,7 @@ static void map_clear(IdMap *m) {
 
 typedef struct {
   IdMap reg[2], tile[2];        /* [0]: a -> b, [1]: b -> a */
+  Roles roles;                  /* the n[] slots (roles_init) */
 } Maps;
 
 /* Whether ids x (of a) and y (of b) correspond under fwd/back, making them so when neither is
@@ -151,8 +179,9 @@ static int same_under(Maps *m, const GsInst *a, const GsInst *b) {
     if (!ids_pair(&m->reg[0], &m->reg[1], a->r[i], b->r[i], &slot[i]) ||
         !ids_pair(&m->tile[0], &m->tile[1], a->t[i], b->t[i], NULL))
       return 0;
+  const signed char *roles = roles_of(&m->roles, a->op);
   for (int k = 0; k < GS_INST_NUM; k++) {
-    int role = num_role(a->op, k);
+    int role = roles[k];
     if (role < 0) continue;
     if (role == 0) {
       if (a->n[k] != b->n[k]) return 0;
@@ -210,11 +239,11 @@ static void pair_count(Maps *m, const GsQueue *qa, const GsQueue *qb, GsRepeats 
   GsInst *a = prog_queue_array(qa), *b = prog_queue_array(qb);
   Shaped *idx = malloc(((size_t)na + 1) * sizeof *idx);
   if (!idx) die("out of memory");
-  for (int64_t p = 0; p < na; p++) idx[p] = (Shaped){shape(&a[p]), p};
+  for (int64_t p = 0; p < na; p++) idx[p] = (Shaped){shape(&m->roles, &a[p]), p};
   qsort(idx, (size_t)na, sizeof *idx, shaped_cmp);
   int64_t i = 0, j = 0;
   while (j < nb) {
-    uint64_t s = shape(&b[j]);
+    uint64_t s = shape(&m->roles, &b[j]);
     int64_t start = -1;
     size_t k = shaped_lower(idx, (size_t)na, s, i);
     for (int t = 0; t < GS_REPEAT_TRIES && k < (size_t)na && idx[k].shape == s; t++, k++)
@@ -240,6 +269,7 @@ static void pair_count(Maps *m, const GsQueue *qa, const GsQueue *qb, GsRepeats 
 GsRepeats prog_repeats(const GsProgram *p) {
   GsRepeats r = {0, 0, 0, 0};
   Maps m;
+  roles_init(&m.roles);
   for (int s = 0; s < 2; s++) {
     map_alloc(&m.reg[s], 1024), map_alloc(&m.tile[s], 1024);
     m.reg[s].now = m.tile[s].now = 1;
@@ -249,13 +279,8 @@ GsRepeats prog_repeats(const GsProgram *p) {
     r.insts += qb->ninsts;
     if (qb->cluster == 0) continue;
     r.later += qb->ninsts;
-    for (int qa = 0; qa < p->nqueues; qa++) {
-      const GsQueue *a = &p->queues[qa];
-      if (a->cluster == 0 && a->core == qb->core && a->index == qb->index) {
-        if (a->ninsts && qb->ninsts) pair_count(&m, a, qb, &r);
-        break;
-      }
-    }
+    int qa = prog_find_queue(p, 0, qb->core, qb->index);
+    if (qa >= 0 && p->queues[qa].ninsts && qb->ninsts) pair_count(&m, &p->queues[qa], qb, &r);
   }
   for (int s = 0; s < 2; s++) map_free(&m.reg[s]), map_free(&m.tile[s]);
   return r;
