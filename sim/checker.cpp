@@ -36,6 +36,8 @@ static const long kNapUs = 50;
 
 void SimChecker::start(bool threaded) {
   stop();
+  flag_direct_.clear();
+  flag_direct_.resize(m_.queues.size() * (size_t)kDirectFlags);
   flag_tokens_.clear();
   sem_tokens_.clear();
   joins_.clear();
@@ -189,8 +191,8 @@ void SimChecker::apply(const CheckOp &op, const GsInst *in) {
   HbClocks &hb = m_.hb;
   switch (op.kind) {
   case CK_ACCESS: check_access(op, *in); break;
-  case CK_FLAG_REL: token_release(op.q, flag_tokens_[FlagKey{op.a, op.v}]); break;
-  case CK_FLAG_ACQ: token_acquire(op.q, flag_tokens_[FlagKey{op.q, op.v}]); break;
+  case CK_FLAG_REL: token_release(op.q, flag_tokens(op.a, op.v)); break;
+  case CK_FLAG_ACQ: token_acquire(op.q, flag_tokens(op.q, op.v)); break;
   case CK_SEM_POST: token_release(op.q, sem_tokens_[(uint64_t)op.v]); break;
   case CK_SEM_WAIT: token_acquire(op.q, sem_tokens_[(uint64_t)op.v]); break;
   case CK_BAR_ARRIVE: hb.arrive(op.q, &joins_[(uint64_t)op.v]); break;
