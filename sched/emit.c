@@ -42,8 +42,9 @@ GsInst *emit_inst(Emit *e, int qi, GsOpcode op) {
   struct GsEmitState *s = e->s;
   GsInst *in = prog_emit(Q(e, qi));
   in->op = (uint8_t)op;
-  in->wait = s->pend_wait[qi];
-  s->pend_wait[qi] = 0;
+  in->wait = s->pend_wait[2 * qi];
+  in->wait2 = s->pend_wait[2 * qi + 1];
+  s->pend_wait[2 * qi] = s->pend_wait[2 * qi + 1] = 0;
   s->last[qi] = in;
   return in;
 }
@@ -76,12 +77,12 @@ void emit_signal(Emit *e, int from, int to, int to_slot, int flag) {
   }
   gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX && to_slot >= 0 && to_slot < 255);
   GsInst *last = e->s->last[from];
-  if (last && !last->signal && !e->s->pend_wait[from]) { /* after it completes, as its own */
+  if (last && !last->signal && !e->s->pend_wait[2 * from]) { /* after it completes, as its own */
     last->signal = (uint8_t)(to_slot + 1);
     last->signal_flag = (uint8_t)flag;
     return;
   }
-  GsInst *in = emit_inst(e, from, I_SIGNAL); /* carries the pending wait, which comes first */
+  GsInst *in = emit_inst(e, from, I_SIGNAL); /* carries the pending waits, which come first */
   in->sub = (uint8_t)to_slot;
   inst_signal_set_flag(in, flag);
 }
@@ -94,30 +95,36 @@ void emit_wait(Emit *e, int qi, int flag) {
     return;
   }
   gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX);
-  if (!s->pend_wait[qi]) {
-    s->pend_wait[qi] = (uint8_t)(flag + 1);
-    return;
-  }
-  GsInst *in = emit_inst(e, qi, I_WAIT); /* the pending wait first (its `wait`), then this */
+  for (int k = 0; k < 2; k++)
+    if (!s->pend_wait[2 * qi + k]) { /* the next instruction's wait, or its wait2 */
+      s->pend_wait[2 * qi + k] = (uint8_t)(flag + 1);
+      return;
+    }
+  GsInst *in = emit_inst(e, qi, I_WAIT); /* the pending waits first (its own), then this */
   inst_wait_set_flag(in, flag);
 }
+/* The waits still pending at the end, as an instruction: the second one (if any) its `wait`,
+ * the first its own (a `wait` instruction carries the one waited on first). */
 void emit_flush(Emit *e) {
   for (int qi = 0; qi < e->p->nqueues; qi++) {
-    int flag = e->s->pend_wait[qi] - 1;
-    if (flag < 0) continue;
-    e->s->pend_wait[qi] = 0;
+    uint8_t *pw = &e->s->pend_wait[2 * qi];
+    if (!pw[0]) continue;
+    int flag = pw[1] ? pw[1] - 1 : pw[0] - 1;
+    if (pw[1]) pw[1] = 0;
+    else pw[0] = 0;
     inst_wait_set_flag(emit_inst(e, qi, I_WAIT), flag);
   }
 }
 _Static_assert(sizeof(GsInst) == 32 + 8 * GS_INST_NUM, "GsInst has no padding (same_gemm)");
 
-/* Whether gemm g is gemm `last` again: every field but reps and the wait before it the same. */
+/* Whether gemm g is gemm `last` again: every field but reps and the waits before it the same. */
 static int same_gemm(const GsInst *last, const GsInst *g) {
   if (last->op != I_GEMM || g->op != I_GEMM || last->flags != g->flags || last->t[1] != g->t[1] ||
       last->t[2] != g->t[2])
     return 0; /* the usual answer, without copying two instructions */
   GsInst b = *g; /* g with last's wait and reps: one copy, not two */
   b.wait = last->wait;
+  b.wait2 = last->wait2;
   inst_gemm_set_reps(&b, inst_gemm_reps(last));
   return memcmp(last, &b, sizeof b) == 0; /* GsInst has no padding: prog.h */
 }
@@ -125,7 +132,7 @@ void emit_gemm(Emit *e, int qi, const GsInst *g) {
   struct GsEmitState *s = e->s;
   GsInst *last = s->last[qi];
   gs_assert(!g->wait && !g->signal);
-  if (last && !last->signal && !s->pend_wait[qi] && same_gemm(last, g)) {
+  if (last && !last->signal && !s->pend_wait[2 * qi] && same_gemm(last, g)) {
     int64_t reps = isa_gemm_reps(last) + 1, macs = inst_gemm_m(g) * inst_gemm_n(g) * inst_gemm_k(g);
     if (macs <= GS_OPERAND_MAX / reps) { /* the bound prog_check holds m·n·k·reps to */
       inst_gemm_set_reps(last, reps);
@@ -133,9 +140,10 @@ void emit_gemm(Emit *e, int qi, const GsInst *g) {
     }
   }
   GsInst *in = emit_inst(e, qi, I_GEMM);
-  uint8_t wait = in->wait;
+  uint8_t wait = in->wait, wait2 = in->wait2;
   *in = *g;
   in->wait = wait;
+  in->wait2 = wait2;
 }
 
 /* Two slots: double buffering, what every kernel's pipes use. */
@@ -566,7 +574,7 @@ GsEmitter *emit_new(const GsLowered *l, GsProgram *p, GsEmitTally *sink) {
     need_ddma |= l->slices[si].drain_end >= 0 || l->slices[si].ahead_from >= 0;
   for (int ki = 0; ki < l->nkernels; ki++) need_cdma |= l->kernels[ki].w_via_gb;
   setup_queues(&e, need_cdma, need_ddma);
-  s->pend_wait = arena_alloc(arena, (size_t)p->nqueues + 1); /* zeroed: none pending */
+  s->pend_wait = arena_alloc(arena, 2 * (size_t)p->nqueues + 2); /* zeroed: none pending */
   s->last = arena_alloc(arena, sizeof(GsInst *) * ((size_t)p->nqueues + 1));
   s->w_reg = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);
   s->w_tile = arena_alloc(arena, sizeof(uint32_t) * (size_t)g->nops);

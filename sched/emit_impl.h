@@ -63,8 +63,8 @@ struct GsEmitState {
   int *cdma;                    /* [cluster] -> cluster DMA queue 0 index, -1 if none */
   int *ddma;                    /* [cluster] -> cluster DMA queue 1 (graphturbo drains), -1 */
   unsigned char *qsem;          /* [queue] hand-overs through semaphores (cores without DMA) */
-  uint8_t *pend_wait;           /* [queue] 1 + a flag waited on that the queue's next
-                                   instruction carries (its `wait`), 0: none */
+  uint8_t *pend_wait;           /* [queue][2] 1 + the flags waited on that the queue's next
+                                   instruction carries (its `wait`, `wait2`), 0: none */
   GsInst **last;                /* [queue] its last instruction, still staged (prog_emit): a
                                    signal that follows it is folded into it, the same gemm
                                    again is one more of its reps; NULL: none yet */

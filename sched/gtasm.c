@@ -837,12 +837,16 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
     isa_inst_set(&in, o, v);
   }
   if (r < 0 || bad) return;
-  if (in.wait && q->core < 0) {
+  if ((in.wait || in.wait2) && q->core < 0) {
     aerr(s, mw->start, "%s", prog_no_flags_msg);
     return;
   }
   if (in.signal_flag && !in.signal) {
     aerr(s, mw->start, "signal_flag=%d without signal= (the queue to signal)", in.signal_flag);
+    return;
+  }
+  if (in.wait2 && !in.wait) {
+    aerr(s, mw->start, "wait2=%d without wait= (the flag waited on first)", in.wait2 - 1);
     return;
   }
   *prog_emit(&s->p->queues[s->cur]) = in;

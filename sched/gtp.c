@@ -5,8 +5,9 @@
  *
  * Version 3 stores each queue's instructions as the records the program is held in
  * (prog_code.c: prog_code_export, prog_code_import), so writing copies them and reading checks
- * and re-encodes them: a change to that encoding is a new version. Versions 1 and 2 (fixed
- * 112-byte words) are still read.
+ * and re-encodes them: a change to that encoding is a new version. Version 4 is version 3
+ * with the sync slot's byte 3, reserved there, holding wait2. Versions 1 and 2 (fixed 112-byte
+ * words) and 3 are still read.
  * Both directions stream: the writer serialises into a 64 KiB staging buffer that is deflated
  * as it fills; the reader inflates 64 KiB at a time and decodes from that window, so memory
  * is the program itself plus constant buffers (and one queue's records while it is read).
@@ -63,8 +64,7 @@ static void decode_inst(const unsigned char *w, GsInst *in) {
   in->flags = w[IW_FLAGS];
   in->wait = w[IW_WAIT];
   in->signal = w[IW_SIGNAL];
-  in->signal_flag = w[IW_SIGNAL_FLAG];
-  in->sync_pad = w[IW_RESERVED];
+  in->signal_flag = w[IW_SIGNAL_FLAG]; /* (byte IW_RESERVED: read_words requires it 0) */
   for (int i = 0; i < 3; i++) in->r[i] = get32(w + IW_R + 4 * i);
   for (int i = 0; i < 3; i++) in->t[i] = get32(w + IW_T + 4 * i);
   for (int i = 0; i < GS_INST_NUM; i++) in->n[i] = (int64_t)get64(w + IW_N + 8 * i);
@@ -370,20 +370,22 @@ static int read_words(ZR *r, GsProgram *p, const uint32_t *count, int version, c
   return 0;
 }
 
-/* check_read_inst for prog_code_import: queue qi's instructions of a version 3 file. */
+/* check_read_inst for prog_code_import: queue qi's instructions of a version 3 or 4 file
+ * (version 3 has the sync slot's byte 3, version 4's wait2, reserved). */
 typedef struct {
-  int qi;
+  int qi, version;
   const char *path;
   GsDiag *d;
 } RecordCheck;
 static int accept_record(void *ctx, const GsInst *in, uint64_t k) {
   const RecordCheck *c = ctx;
-  return check_read_inst(in, in->sync_pad != 0, c->qi, k, c->path, c->d) == 0;
+  return check_read_inst(in, c->version == 3 && in->wait2 != 0, c->qi, k, c->path, c->d) == 0;
 }
 
-/* Version 3: per queue, code[i] bytes of records for count[i] instructions (prog_code.c). */
+/* Versions 3 and 4: per queue, code[i] bytes of records for count[i] instructions
+ * (prog_code.c). */
 static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64_t *code,
-                        uint64_t body, const char *path, GsDiag *d) {
+                        uint64_t body, int version, const char *path, GsDiag *d) {
   unsigned char *buf = NULL;
   int rc = -1;
   for (int i = 0; i < p->nqueues; i++) {
@@ -401,7 +403,7 @@ static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64
       goto out;
     }
     uint64_t bad;
-    RecordCheck rc3 = {i, path, d};
+    RecordCheck rc3 = {i, version, path, d};
     int got = prog_code_import(q, buf, (size_t)code[i], count[i], accept_record, &rc3, &bad);
     if (got == -1 && bad < count[i])
       diag_error(d, path, 0, 0, NULL, "queue %d, instruction %llu: malformed record", i,
@@ -426,7 +428,7 @@ static int read_body(ZR *r, GsProgram *p, uint64_t ninsts, uint64_t body, int ve
   if (!count || !code) die("out of memory");
   int rc = read_queue_table(r, p, ninsts, version, count, code, path, d);
   if (rc == 0)
-    rc = version >= 3 ? read_records(r, p, count, code, body, path, d)
+    rc = version >= 3 ? read_records(r, p, count, code, body, version, path, d)
                       : read_words(r, p, count, version, path, d);
   free(count);
   free(code);
@@ -570,7 +572,7 @@ void gtp_write_layout_doc(FILE *out) {
   fputs("A record stores an instruction as the difference from a prediction, which is how gtsim\n"
         "holds programs in memory too (about 4 bytes an instruction; the file is that, deflated).\n"
         "An instruction's fields are 20 slots, in this order: t0 t1 t2, n0 n1 n2 n3, r0 r1 r2,\n"
-        "n4 ... n9, sub, dtype, flags, sync (= wait | signal << 8 | signal_flag << 16 | reserved\n"
+        "n4 ... n9, sub, dtype, flags, sync (= wait | signal << 8 | signal_flag << 16 | wait2\n"
         "<< 24). A queue's reader keeps 16 rows, each with, per slot, `last`, `stride` and `lastd`\n"
         "(64-bit, all 0 at the queue's start) and the opcode it last held (none at the start),\n"
         "and per opcode the row it used last. A record is:\n\n"
@@ -600,7 +602,9 @@ void gtp_write_layout_doc(FILE *out) {
           "queue (0: none), as in GsInst. Version 1 (before instructions carried synchronisation)\n"
           "has bytes 4 to 7 reserved and zero; it reads as version 2 without any. Version 3 files\n"
           "of the zoo's scheduled programs are 4 to 35 times smaller, and faster to write and\n"
-          "read (docs/timing.md, \"Writing the program\").\n\n",
+          "read (docs/timing.md, \"Writing the program\"). Version 4 is version 3 with byte 3 of\n"
+          "the sync slot, reserved and zero there, holding `wait2` (Queues, above); version 3\n"
+          "files still read.\n\n",
           IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_WAIT, IW_SIGNAL, IW_SIGNAL_FLAG, IW_RESERVED, IW_R,
           IW_T, IW_N);
   fputs("The reader rejects, with `file: error: ...` and exit status 1: a bad magic, another\n"

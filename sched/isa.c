@@ -124,11 +124,12 @@ static void build_optab(void) {
   optab.built = 1;
 }
 
-/* The operands every opcode takes (prog.h GsInst: wait, signal, signal_flag). */
+/* The operands every opcode takes (prog.h GsInst: wait, signal, signal_flag, wait2). */
 static const GsOperand sync_operands[GS_SYNC_OPERANDS] = {
     {"wait", OPF_WAIT, 0, OPK_SYNC_FLAG},
     {"signal", OPF_SIGNAL, 0, OPK_SYNC_QUEUE},
     {"signal_flag", OPF_SIGNAL_FLAG, 0, OPK_INT},
+    {"wait2", OPF_WAIT2, 0, OPK_SYNC_FLAG},
 };
 
 const GsOperand *isa_sync_operand(int i) {
@@ -163,6 +164,7 @@ void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v) {
   case OPF_WAIT: in->wait = (uint8_t)v; return;
   case OPF_SIGNAL: in->signal = (uint8_t)v; return;
   case OPF_SIGNAL_FLAG: in->signal_flag = (uint8_t)v; return;
+  case OPF_WAIT2: in->wait2 = (uint8_t)v; return;
   }
   die("bad operand field %d", (int)f);
 }
@@ -195,8 +197,8 @@ static void write_checks_doc(FILE *out) {
         "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
         "  non-zero rate; vector: non-zero lanes);\n"
         "- a `signal` (the opcode or the operand) targets an existing queue of the same core; no\n"
-        "  flags on cluster DMA queues; `signal_flag` only with `signal`, flags of `wait=` and\n"
-        "  `signal_flag=` at most 254;\n"
+        "  flags on cluster DMA queues; `signal_flag` only with `signal`, `wait2` only with\n"
+        "  `wait`, flags of `wait=`, `wait2=` and `signal_flag=` at most 254;\n"
         "- region and tile ids are below the program's counts; data instructions name a region\n"
         "  for every operand they use (the `b` of a one-input vector op and a plain copy's `idx`\n"
         "  may be 0) and a tile for every region;\n"
@@ -257,12 +259,17 @@ static void doc_queues(FILE *out) {
         "and their programs are about half as long):\n\n"
         "- `wait=F`: before the instruction starts, wait until this queue's flag F is non-zero\n"
         "  and decrement it, exactly as a `wait flag=F` just before it;\n"
+        "- `wait2=F2` (only with `wait=F`): then wait for flag F2 the same way, exactly as a\n"
+        "  second `wait flag=F2` between that wait and the instruction. A unit that consumes one\n"
+        "  buffer and fills another waits for both (the next input loaded, the output's buffer\n"
+        "  free); with one wait of its own, the second was an instruction: a third of\n"
+        "  MobileNet-v2's vector instructions on `stcp920`;\n"
         "- `signal=Q signal_flag=F`: once the instruction has completed, increment flag F of\n"
         "  queue Q of the same core, exactly as a `signal queue=Q flag=F` just after it.\n\n"
-        "Both cost nothing and time nothing of their own. F is 0..254 here (the `signal` and\n"
+        "They cost nothing and time nothing of their own. F is 0..254 here (the `signal` and\n"
         "`wait` opcodes take any flag); `signal_flag` without `signal` is an error, and a\n"
-        "cluster DMA queue's instructions carry neither. Stored in GsInst's `wait`, `signal`\n"
-        "(each 1 + the flag or queue, 0: none) and `signal_flag` fields.\n\n",
+        "cluster DMA queue's instructions carry none. Stored in GsInst's `wait`, `wait2`,\n"
+        "`signal` (each 1 + the flag or queue, 0: none) and `signal_flag` fields.\n\n",
         out);
 }
 
@@ -287,7 +294,7 @@ void isa_write_doc(FILE *out) {
         "## Opcodes\n\n"
         "Operands are written `name=value` in any order; the GsInst field each one is stored in\n"
         "is given in parentheses. A field an opcode does not name must be 0. Every opcode also\n"
-        "takes `wait`, `signal` and `signal_flag` (Queues, above).\n\n",
+        "takes `wait`, `wait2`, `signal` and `signal_flag` (Queues, above).\n\n",
         out);
   for (int op = 0; op < I_COUNT; op++) {
     fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GsOpcode)op),

@@ -54,12 +54,13 @@ typedef struct {
   uint8_t flags;
   uint32_t r[3];  /* regions: r0 written, r1 r2 read */
   uint32_t t[3];  /* tiles: t0 left in r0, t1 t2 expected in r1 r2 */
-  /* Synchronisation any instruction may carry (the `wait=`, `signal=`, `signal_flag=`
-   * operands): wait is 1 + a flag of this queue waited on before the instruction starts, as a
-   * `wait` before it would; signal is 1 + a queue of the same core whose flag signal_flag is
-   * incremented once the instruction has completed, as a `signal` after it would; 0: none.
-   * sync_pad is 0. */
-  uint8_t wait, signal, signal_flag, sync_pad;
+  /* Synchronisation any instruction may carry (the `wait=`, `signal=`, `signal_flag=`,
+   * `wait2=` operands): wait is 1 + a flag of this queue waited on before the instruction
+   * starts, as a `wait` before it would; wait2 (only with wait) 1 + a flag waited on after
+   * that one, as a second `wait`; signal is 1 + a queue of the same core whose flag
+   * signal_flag is incremented once the instruction has completed, as a `signal` after it
+   * would; 0: none. */
+  uint8_t wait, signal, signal_flag, wait2;
   int64_t n[GS_INST_NUM];
 } GsInst;
 
@@ -280,7 +281,8 @@ typedef enum {
   OPF_FLAGS,   /* flags */
   OPF_WAIT,    /* wait (1 + the flag) */
   OPF_SIGNAL,  /* signal (1 + the queue) */
-  OPF_SIGNAL_FLAG /* signal_flag */
+  OPF_SIGNAL_FLAG, /* signal_flag */
+  OPF_WAIT2    /* wait2 (1 + the flag) */
 } GsOperandField;
 /* OPK_SYNC_FLAG and OPK_SYNC_QUEUE are a flag and a queue of the same core stored + 1 (0:
  * none); assembly writes the flag or queue itself. */
@@ -294,8 +296,9 @@ typedef struct {
 } GsOperand;
 int isa_operand_count(GsOpcode op);
 const GsOperand *isa_operand(GsOpcode op, int i);
-/* The operands every opcode takes besides its own (wait, signal, signal_flag): i < GS_SYNC_OPERANDS. */
-enum { GS_SYNC_OPERANDS = 3, GS_SYNC_FLAG_MAX = 254 };
+/* The operands every opcode takes besides its own (wait, signal, signal_flag, wait2): i <
+ * GS_SYNC_OPERANDS. */
+enum { GS_SYNC_OPERANDS = 4, GS_SYNC_FLAG_MAX = 254 };
 const GsOperand *isa_sync_operand(int i);
 void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v);
 /* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
@@ -312,6 +315,7 @@ static inline int64_t isa_inst_field(const GsInst *in, GsOperandField f, int ind
   case OPF_WAIT: return in->wait;
   case OPF_SIGNAL: return in->signal;
   case OPF_SIGNAL_FLAG: return in->signal_flag;
+  case OPF_WAIT2: return in->wait2;
   }
   die("bad operand field %d", (int)f);
 }
@@ -339,11 +343,12 @@ enum { GS_MAX_IDS = 1 << 26 };
 /* Region and tile names are at most GS_MAX_NAME bytes (the assembler rejects longer ones). */
 enum { GS_MAX_NAME = 65535 };
 /* .gtp: the format version gtp_write writes (gtp_read also reads versions 1 and 2, whose
- * instructions are fixed words: version 1 before instructions carried synchronisation);
+ * instructions are fixed words: version 1 before instructions carried synchronisation; and
+ * version 3, version 4's records before the sync slot's byte 3 became wait2);
  * fixed sizes of the header, a queue table entry (versions 1-2 and 3) and an instruction word
  * (versions 1-2) (docs/isa.md). */
 enum {
-  GTP_VERSION = 3, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_QUEUE3_BYTES = 24,
+  GTP_VERSION = 4, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_QUEUE3_BYTES = 24,
   GTP_INST_BYTES = 112
 };
 /* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */

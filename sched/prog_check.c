@@ -216,7 +216,7 @@ static void op_shapes_build(void) {
       case OPF_SUB: s->used_sub = 1; break;
       case OPF_DTYPE: s->used_dt = 1; break;
       case OPF_FLAGS: s->used_fl = 1; break;
-      case OPF_WAIT: case OPF_SIGNAL: case OPF_SIGNAL_FLAG: break; /* every opcode's (check_sync) */
+      case OPF_WAIT: case OPF_SIGNAL: case OPF_SIGNAL_FLAG: case OPF_WAIT2: break; /* check_sync */
       }
       if (must_be_positive(o->name)) s->positive |= 1u << k;
       gs_assert(k < 32);
@@ -537,15 +537,15 @@ const char prog_no_flags_msg[] =
 /* The wait and signal an instruction carries (prog.h GsInst). */
 static void check_sync(Ctx *c, const GsInst *in) {
   const GsQueue *q = c->q;
-  if (in->sync_pad) inst_error(c, "field sync_pad must be 0");
   if (q->core < 0) {
     inst_error(c, "%s", prog_no_flags_msg);
     return;
   }
-  /* wait - 1 is at most 254 = GS_SYNC_FLAG_MAX */
+  /* wait - 1 and wait2 - 1 are at most 254 = GS_SYNC_FLAG_MAX */
   if (in->signal_flag > GS_SYNC_FLAG_MAX)
     inst_error(c, "signal_flag=%d out of range (0..%d)", in->signal_flag, GS_SYNC_FLAG_MAX);
   if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
+  if (in->wait2 && !in->wait) inst_error(c, "wait2 without wait (the flag waited on first)");
   if (in->signal) check_signal_target(c, in->signal - 1);
 }
 
@@ -567,7 +567,7 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (shape->nops < 32) to_check &= (1u << shape->nops) - 1;
   for (; to_check; to_check &= to_check - 1)
     check_operand(c, in, shape, __builtin_ctz(to_check), &ints_ok);
-  if (in->wait | in->signal | in->signal_flag | in->sync_pad) check_sync(c, in);
+  if (in->wait | in->signal | in->signal_flag | in->wait2) check_sync(c, in);
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "%s", prog_no_flags_msg);
   if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&

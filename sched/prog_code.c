@@ -10,7 +10,7 @@
  *
  * Contract:
  * - The fields of an instruction are 20 integer slots: sub, dtype, flags, r[0..2], t[0..2],
- *   n[0..9], and its wait, signal, signal_flag and sync_pad bytes as one slot.
+ *   n[0..9], and its wait, signal, signal_flag and wait2 bytes as one slot.
  * - A queue interleaves a few streams (a DMA queue loads activations, weights and residuals
  *   in turn, each with its own source region and address walk), so a queue keeps
  *   GS_CODE_ROWS rows of history, each the last values of one stream and a stride per slot;
@@ -73,7 +73,7 @@ struct GsQueueCode {
  * (its bits: a checked record may not set more, or it would not read back as it was written).
  * The order: tiles and the first numbers change on almost every data instruction; regions,
  * sub, dtype, flags and the synchronisation seldom (get_slots reads them in this order). The
- * sync slot is wait, signal, signal_flag and sync_pad, four bytes in that order: on a
+ * sync slot is wait, signal, signal_flag and wait2, four bytes in that order: on a
  * little-endian machine one 32-bit store of the slot's value writes all four. */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the decoder writes the sync slot as one little-endian 32-bit store"
@@ -87,7 +87,7 @@ static const struct { uint8_t off, width; } SLOT_AT[GS_CODE_SLOTS] = {
     {offsetof(GsInst, sub), 1}, {offsetof(GsInst, dtype), 1}, {offsetof(GsInst, flags), 1},
     {offsetof(GsInst, wait), 4}};
 #undef SLOT_N
-_Static_assert(offsetof(GsInst, sync_pad) == offsetof(GsInst, wait) + 3, "the sync slot's bytes");
+_Static_assert(offsetof(GsInst, wait2) == offsetof(GsInst, wait) + 3, "the sync slot's bytes");
 
 /* The slots of in, in SLOT_AT's order. */
 static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
@@ -97,7 +97,7 @@ static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
   for (int i = 4; i < GS_INST_NUM; i++) v[6 + i] = (uint64_t)in->n[i];
   v[16] = in->sub, v[17] = in->dtype, v[18] = in->flags;
   v[19] = (uint32_t)in->wait | (uint32_t)in->signal << 8 | (uint32_t)in->signal_flag << 16 |
-          (uint32_t)in->sync_pad << 24;
+          (uint32_t)in->wait2 << 24;
 }
 
 /* Slot k of in set to v (its field's width of it). */

@@ -1118,15 +1118,17 @@ void SimModel::queue_run(int qid) {
       q.pc = i;
       q.in = prog_cursor_next(&q.cur);
       q.x.stage = 0;
-      q.phase = q.in->wait ? QState::OWN_WAIT : QState::EXEC;  // its own wait and signal: GsInst
+      q.phase = q.in->wait ? QState::OWN_WAIT : QState::EXEC;  // its own waits and signal: GsInst
     }
     const GsInst &in = *q.in;
-    Step st = q.phase == QState::OWN_WAIT ? flag_wait(q, qid, in.wait - 1) : exec(q, qid, in, q.pc);
+    Step st = q.phase == QState::EXEC       ? exec(q, qid, in, q.pc)
+              : q.phase == QState::OWN_WAIT ? flag_wait(q, qid, in.wait - 1)
+                                            : flag_wait(q, qid, in.wait2 - 1);
     if (st == STEP_SLEEP) return;
     if (st == STEP_STOP) return queue_done(q, qid);
     q.x.stage = 0;
-    if (q.phase == QState::OWN_WAIT) {
-      q.phase = QState::EXEC;
+    if (q.phase != QState::EXEC) {  // (wait2 only with wait: prog_check)
+      q.phase = q.phase == QState::OWN_WAIT && in.wait2 ? QState::OWN_WAIT2 : QState::EXEC;
       continue;
     }
     if (in.signal) flag_signal(q, qid, in.signal - 1, in.signal_flag);

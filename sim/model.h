@@ -122,7 +122,7 @@ struct alignas(64) QState {
   GsCursor cur;                   // reads prog's instructions in order
   const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
   // in's own wait (GsInst.wait), its execution
-  enum Phase { FETCH, OWN_WAIT, EXEC, ENDED } phase = FETCH;
+  enum Phase { FETCH, OWN_WAIT, OWN_WAIT2, EXEC, ENDED } phase = FETCH;
   QStep x;
   bool done = false;
   double end = 0;

@@ -333,10 +333,12 @@ static Lists lists_of(const GsProgram *p) {
   for (int i = 0; i < p->nqueues; i++) {
     GsInst *d = prog_queue_array(&p->queues[i]);
     for (int64_t k = 0; k < p->queues[i].ninsts; k++) {
-      GsInst in = d[k], w = {}, sig = {};
-      if (in.wait) {
+      GsInst in = d[k], sig = {};
+      for (uint8_t f : {in.wait, in.wait2}) {  // (wait2 only with wait, waited on after it)
+        if (!f) continue;
+        GsInst w = {};
         w.op = I_WAIT;
-        inst_wait_set_flag(&w, in.wait - 1);
+        inst_wait_set_flag(&w, f - 1);
         L[(size_t)i].push_back(w);
       }
       if (in.signal) {
@@ -344,7 +346,7 @@ static Lists lists_of(const GsProgram *p) {
         sig.sub = (uint8_t)(in.signal - 1);
         inst_signal_set_flag(&sig, in.signal_flag);
       }
-      in.wait = in.signal = in.signal_flag = 0;
+      in.wait = in.wait2 = in.signal = in.signal_flag = 0;
       L[(size_t)i].push_back(in);
       if (sig.op == I_SIGNAL) L[(size_t)i].push_back(sig);
     }

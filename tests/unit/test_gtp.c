@@ -1,7 +1,7 @@
 /* test_gtp.c — the binary .gtp format: write/read round trip (field by field), the documented
  * byte layout (the header, a queue entry and one instruction's record checked on the raw bytes
- * against the record built here by the rules docs/isa.md states), files of versions 1 and 2
- * (built here from their documented layout: gtsim writes version 3 only), every rejection with
+ * against the record built here by the rules docs/isa.md states), files of versions 1, 2 and 3
+ * (built here from their documented layout: gtsim writes version 4 only), every rejection with
  * its `file: error:` message, and a deterministic fuzz of random mutations, both of the raw
  * file and of the inflated body (re-deflated, so the mutations get past zlib's checksum).
  * A fuzzed file must be read or rejected with a message: never a crash, never a hang. */
@@ -135,7 +135,7 @@ static void test_large(void **state) {
   prog_free(p);
 }
 
-/* Records by the rules of docs/isa.md (".gtp", version 3), written here without the encoder. */
+/* Records by the rules of docs/isa.md (".gtp", versions 3 and 4), written here without the encoder. */
 static size_t put_leb(unsigned char *o, uint64_t v) {
   size_t n = 0;
   for (; v >= 0x80; v >>= 7) o[n++] = (unsigned char)(v | 0x80);
@@ -158,7 +158,8 @@ static size_t layout_record(unsigned char *o) {
   n += put_leb(o + n, zigzag(0xa1));
   n += put_leb(o + n, zigzag(0xa2));
   n += put_leb(o + n, zigzag(0xa3));
-  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16)); /* wait, signal, signal_flag, 0 */
+  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16 | 0xb4ll << 24)); /* wait, signal,
+                                                                    signal_flag, wait2 */
   return n;
 }
 
@@ -179,11 +180,12 @@ static void test_layout(void **state) {
   in->wait = 0xb1;
   in->signal = 0xb2;
   in->signal_flag = 0xb3;
+  in->wait2 = 0xb4;
   assert_int_equal(gtp_write(path, p), 0);
   size_t len;
   unsigned char *f = file_bytes(&len);
   assert_memory_equal(f, "GTP1", 4);
-  assert_int_equal(le(f + 4, 2), 3);   /* version */
+  assert_int_equal(le(f + 4, 2), 4);   /* version */
   assert_int_equal(le(f + 6, 2), 48);  /* header bytes */
   assert_int_equal(le(f + 8, 4), 1);   /* nqueues */
   assert_int_equal(le(f + 12, 4), 5);  /* nregions */
@@ -288,12 +290,12 @@ static void test_reject_header(void **state) {
   expect_reject("not a .gtp file (bad magic");
 
   memcpy(g, f, len);
-  set_le(g + 4, 2, 4);
+  set_le(g + 4, 2, 5);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 4 (this gtsim reads versions 1 to 3)");
+  expect_reject("unsupported .gtp version 5 (this gtsim reads versions 1 to 4)");
   set_le(g + 4, 2, 0);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 0 (this gtsim reads versions 1 to 3)");
+  expect_reject("unsupported .gtp version 0 (this gtsim reads versions 1 to 4)");
 
   put_bytes(f, 20);
   expect_reject("truncated header (20 bytes, need 48)");
@@ -465,7 +467,7 @@ static void test_reject_body(void **state) {
   body_version = GTP_VERSION;
 }
 
-/* Versions 1 and 2 read back field by field; gtp_write writes version 3. */
+/* Versions 1 and 2 read back field by field; gtp_write writes version 4. */
 static void test_old_versions(void **state) {
   (void)state;
   GsProgram *p = every_opcode_program(); /* no synchronisation: a version 1 file holds it */
@@ -479,9 +481,10 @@ static void test_old_versions(void **state) {
   prog_free(p);
 }
 
-/* A version 3 file of one queue (c0.dma1) whose n instructions' records are rec[0..rlen), with
- * `code` bytes of records in its entry (rlen: pass rlen). */
-static void put_v3(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
+/* A file of version `version` (3 or 4: the same records) of one queue (c0.dma1) whose n
+ * instructions' records are rec[0..rlen), with `code` bytes of records in its entry (rlen: pass
+ * rlen). */
+static void put_records(int version, const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
   unsigned char b[256];
   set_le(b, 4, 0);
   set_le(b + 4, 4, (uint32_t)-1);
@@ -498,7 +501,7 @@ static void put_v3(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t c
   assert_int_equal(compress2(f + 48, &zl, b, (uLong)blen, 6), Z_OK);
   memset(f, 0, 48);
   memcpy(f, "GTP1", 4);
-  set_le(f + 4, 2, 3);
+  set_le(f + 4, 2, (uint64_t)version);
   set_le(f + 6, 2, 48);
   set_le(f + 8, 4, 1);
   set_le(f + 12, 4, 1);
@@ -511,12 +514,15 @@ static void put_v3(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t c
 
 /* Records written by hand by the rules of docs/isa.md: the two-delta stride of a slot, read
  * back and written the same by gtp_write; then every malformed record rejected. */
+static void put_v4(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
+  put_records(4, rec, rlen, n, code);
+}
 static void test_records(void **state) {
   (void)state;
   /* four movs whose t0 is 5, 6, 7, 8, every other slot 0: t0 (slot 0) is predicted 0, then 5
    * (no stride yet), then 6 (the difference 1 seen once), then 8 (1 seen twice: the stride) */
   static const unsigned char four[] = {I_MOV, 1, 10, I_MOV, 1, 2, I_MOV, 1, 2, I_MOV, 0};
-  put_v3(four, sizeof four, 4, sizeof four);
+  put_v4(four, sizeof four, 4, sizeof four);
   GsProgram *p = read_gtp(NULL);
   assert_non_null(p);
   GsCursor c;
@@ -539,40 +545,52 @@ static void test_records(void **state) {
   free(f);
 
   static const unsigned char op200[] = {15, 200, 0}; /* escape: the opcode in a byte */
-  put_v3(op200, 3, 1, 3);
+  put_v4(op200, 3, 1, 3);
   expect_reject("queue 0, instruction 0: opcode 200 out of range");
   static const unsigned char open_mask[] = {I_MOV, 0x80};
-  put_v3(open_mask, 2, 1, 2);
+  put_v4(open_mask, 2, 1, 2);
   expect_reject("queue 0, instruction 0: malformed record");
   static const unsigned char slot20[] = {I_MOV, 0x80, 0x80, 0x40}; /* there are 20 slots */
-  put_v3(slot20, 4, 1, 4);
+  put_v4(slot20, 4, 1, 4);
   expect_reject("queue 0, instruction 0: malformed record");
   static const unsigned char wide_sub[] = {I_MOV, 0x80, 0x80, 0x04, 0x80, 0x04}; /* sub 256 */
-  put_v3(wide_sub, 6, 1, 6);
+  put_v4(wide_sub, 6, 1, 6);
   expect_reject("queue 0, instruction 0: malformed record");
   unsigned char long_leb[16] = {I_MOV, 8}; /* n0 (slot 3): its residual in 65 bits */
   memset(long_leb + 2, 0xff, 9);
   long_leb[11] = 0x02;
-  put_v3(long_leb, 12, 1, 12);
+  put_v4(long_leb, 12, 1, 12);
   expect_reject("queue 0, instruction 0: malformed record");
   long_leb[11] = 0x01; /* 64 bits, all set: the zigzag of INT64_MIN */
-  put_v3(long_leb, 12, 1, 12);
+  put_v4(long_leb, 12, 1, 12);
   p = read_gtp(NULL);
   assert_non_null(p);
   prog_cursor_init(&c, &p->queues[0]);
   assert_true(prog_cursor_next(&c)->n[0] == INT64_MIN);
   prog_free(p);
   long_leb[1] = 1; /* t0 (slot 0) = INT64_MIN: too wide for a tile id */
-  put_v3(long_leb, 12, 1, 12);
+  put_v4(long_leb, 12, 1, 12);
   expect_reject("queue 0, instruction 0: malformed record");
-  static const unsigned char sync_pad[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x10};
-  put_v3(sync_pad, sizeof sync_pad, 1, sizeof sync_pad); /* sync = 1 << 24: the reserved byte */
+  /* sync = 1 << 24: the sync slot's byte 3, wait2 in version 4 (flag 0), reserved in 3 */
+  static const unsigned char wait2[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x10};
+  put_v4(wait2, sizeof wait2, 1, sizeof wait2);
+  p = read_gtp(NULL);
+  assert_non_null(p);
+  prog_cursor_init(&c, &p->queues[0]);
+  assert_int_equal(prog_cursor_next(&c)->wait2, 1);
+  prog_free(p);
+  put_records(3, wait2, sizeof wait2, 1, sizeof wait2);
   expect_reject("queue 0, instruction 0: reserved bytes are not zero");
-  put_v3(four, sizeof four, 3, sizeof four);
+  put_records(3, four, sizeof four, 4, sizeof four); /* version 3 files still read */
+  p = read_gtp(NULL);
+  assert_non_null(p);
+  assert_int_equal(p->queues[0].ninsts, 4);
+  prog_free(p);
+  put_v4(four, sizeof four, 3, sizeof four);
   expect_reject("queue 0: bytes after its 3 instructions' records");
-  put_v3(four, sizeof four, 5, sizeof four);
+  put_v4(four, sizeof four, 5, sizeof four);
   expect_reject("queue 0, instruction 4: malformed record");
-  put_v3(four, sizeof four, 4, 1000);
+  put_v4(four, sizeof four, 4, 1000);
   expect_reject("queue 0: 1000 bytes of records, more than the body has left");
 }
 

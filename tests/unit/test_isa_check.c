@@ -264,7 +264,7 @@ static void test_flags(void **state) {
   prog_free(p);
 }
 
-/* The wait and signal any instruction carries (GsInst: 1 + the flag or queue, 0: none). */
+/* The waits and signal any instruction carries (GsInst: 1 + the flag or queue, 0: none). */
 static void test_carried_sync(void **state) {
   (void)state;
   GsProgram *p;
@@ -289,14 +289,20 @@ static void test_carried_sync(void **state) {
   in->signal = 0;
   expect_error(p, &tiny, "signal_flag without signal (the queue to signal)");
   in->signal_flag = 0;
-  in->sync_pad = 1;
-  expect_error(p, &tiny, "field sync_pad must be 0");
+  in->wait2 = 1 + GS_SYNC_FLAG_MAX; /* a second wait, after wait's */
+  expect_ok(p, &tiny);
+  in->wait = 0;
+  expect_error(p, &tiny, "wait2 without wait (the flag waited on first)");
   prog_free(p);
   in = one(&p, I_MOV);
   in->wait = 1;
   p->queues[0].core = -1;
   expect_error(p, &tiny, "queue c1.dma0, instruction 0 (mov dst=1 dst_tile=1 src=2 src_tile=2 "
                          "bytes=4096 wait=0): flags are per core");
+  in->wait = 0;
+  in->wait2 = 1; /* (and without wait) */
+  expect_error(p, &tiny, "queue c1.dma0, instruction 0 (mov dst=1 dst_tile=1 src=2 src_tile=2 "
+                         "bytes=4096 wait2=0): flags are per core");
   prog_free(p);
 }
 

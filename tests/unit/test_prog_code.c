@@ -43,7 +43,7 @@ static GsInst make(int64_t k) {
     in.wait = (uint8_t)mix(k, 8);
     in.signal = (uint8_t)mix(k, 9);
     in.signal_flag = (uint8_t)mix(k, 10);
-    in.sync_pad = (uint8_t)mix(k, 11);
+    in.wait2 = (uint8_t)mix(k, 11);
   }
   if (k % 29 == 0) {
     in.sub = (uint8_t)mix(k, 3);
