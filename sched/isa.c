@@ -124,12 +124,13 @@ static void build_optab(void) {
   optab.built = 1;
 }
 
-/* The operands every opcode takes (prog.h GsInst: wait, signal, signal_flag, wait2). */
+/* The operands every opcode takes (prog.h GsInst: wait, wait2, signal, signal_flag), in the
+ * order they act and assembly prints them. */
 static const GsOperand sync_operands[GS_SYNC_OPERANDS] = {
     {"wait", OPF_WAIT, 0, OPK_SYNC_FLAG},
+    {"wait2", OPF_WAIT2, 0, OPK_SYNC_FLAG},
     {"signal", OPF_SIGNAL, 0, OPK_SYNC_QUEUE},
     {"signal_flag", OPF_SIGNAL_FLAG, 0, OPK_INT},
-    {"wait2", OPF_WAIT2, 0, OPK_SYNC_FLAG},
 };
 
 const GsOperand *isa_sync_operand(int i) {

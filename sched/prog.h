@@ -296,7 +296,7 @@ typedef struct {
 } GsOperand;
 int isa_operand_count(GsOpcode op);
 const GsOperand *isa_operand(GsOpcode op, int i);
-/* The operands every opcode takes besides its own (wait, signal, signal_flag, wait2): i <
+/* The operands every opcode takes besides its own (wait, wait2, signal, signal_flag): i <
  * GS_SYNC_OPERANDS. */
 enum { GS_SYNC_OPERANDS = 4, GS_SYNC_FLAG_MAX = 254 };
 const GsOperand *isa_sync_operand(int i);
