@@ -103,15 +103,15 @@ void emit_wait(Emit *e, int qi, int flag) {
   GsInst *in = emit_inst(e, qi, I_WAIT); /* the pending waits first (its own), then this */
   inst_wait_set_flag(in, flag);
 }
-/* The waits still pending at the end, as an instruction: the second one (if any) its `wait`,
- * the first its own (a `wait` instruction carries the one waited on first). */
+/* The waits still pending at the end, as one `wait` instruction: it waits for the last of
+ * them, and carries the one before it (if any) as its own `wait=`, which comes first. */
 void emit_flush(Emit *e) {
   for (int qi = 0; qi < e->p->nqueues; qi++) {
     uint8_t *pw = &e->s->pend_wait[2 * qi];
     if (!pw[0]) continue;
-    int flag = pw[1] ? pw[1] - 1 : pw[0] - 1;
-    if (pw[1]) pw[1] = 0;
-    else pw[0] = 0;
+    int last = pw[1] ? 1 : 0;
+    int flag = pw[last] - 1;
+    pw[last] = 0;
     inst_wait_set_flag(emit_inst(e, qi, I_WAIT), flag);
   }
 }
