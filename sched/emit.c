@@ -77,9 +77,14 @@ void emit_signal(Emit *e, int from, int to, int to_slot, int flag) {
   }
   gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX && to_slot >= 0 && to_slot < 255);
   GsInst *last = e->s->last[from];
-  if (last && !last->signal && !e->s->pend_wait[2 * from]) { /* after it completes, as its own */
-    last->signal = (uint8_t)(to_slot + 1);
-    last->signal_flag = (uint8_t)flag;
+  if (last && !last->signal2 && !e->s->pend_wait[2 * from]) { /* after it completes, as its own */
+    if (!last->signal) {
+      last->signal = (uint8_t)(to_slot + 1);
+      last->signal_flag = (uint8_t)flag;
+    } else { /* after its first */
+      last->signal2 = (uint8_t)(to_slot + 1);
+      last->signal2_flag = (uint8_t)flag;
+    }
     return;
   }
   GsInst *in = emit_inst(e, from, I_SIGNAL); /* carries the pending waits, which come first */
@@ -115,7 +120,7 @@ void emit_flush(Emit *e) {
     inst_wait_set_flag(emit_inst(e, qi, I_WAIT), flag);
   }
 }
-_Static_assert(sizeof(GsInst) == 32 + 8 * GS_INST_NUM, "GsInst has no padding (same_gemm)");
+_Static_assert(sizeof(GsInst) == 40 + 8 * GS_INST_NUM, "GsInst has no padding (same_gemm)");
 
 /* Whether gemm g is gemm `last` again: every field but reps and the waits before it the same. */
 static int same_gemm(const GsInst *last, const GsInst *g) {

@@ -689,7 +689,9 @@ static int operand_value(Asm *s, const GsOperand *o, const char *vb, const char 
   case OPK_INT: {
     int r = parse_int(vb, ve, out);
     if (r == 0 && o->field == OPF_FLAGS && (*out < 0 || *out > 255)) r = -2;
-    if (r == 0 && o->field == OPF_SIGNAL_FLAG && (*out < 0 || *out > GS_SYNC_FLAG_MAX)) r = -2;
+    if (r == 0 && (o->field == OPF_SIGNAL_FLAG || o->field == OPF_SIGNAL2_FLAG) &&
+        (*out < 0 || *out > GS_SYNC_FLAG_MAX))
+      r = -2;
     if (r == -2) aerr(s, vb, "%s=%.*s out of range", o->name, len, vb);
     else if (r != 0) aerr(s, vb, "%s: '%.*s' is not an integer", o->name, len, vb);
     return r;
@@ -847,6 +849,14 @@ static void instruction(Asm *s, const char **pc, const Word *mw) {
   }
   if (in.wait2 && !in.wait) {
     aerr(s, mw->start, "wait2=%d without wait= (the flag waited on first)", in.wait2 - 1);
+    return;
+  }
+  if (in.signal2_flag && !in.signal2) {
+    aerr(s, mw->start, "signal2_flag=%d without signal2= (the queue to signal)", in.signal2_flag);
+    return;
+  }
+  if (in.signal2 && !in.signal) {
+    aerr(s, mw->start, "signal2= without signal= (the queue signalled first)");
     return;
   }
   *prog_emit(&s->p->queues[s->cur]) = in;

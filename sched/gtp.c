@@ -6,8 +6,9 @@
  * Version 3 stores each queue's instructions as the records the program is held in
  * (prog_code.c: prog_code_export, prog_code_import), so writing copies them and reading checks
  * and re-encodes them: a change to that encoding is a new version. Version 4 is version 3
- * with the sync slot's byte 3, reserved there, holding wait2. Versions 1 and 2 (fixed 112-byte
- * words) and 3 are still read.
+ * with the sync slot's byte 3, reserved there, holding wait2; version 5 is version 4 with a
+ * sync slot of six bytes, its bytes 4 and 5 holding signal2 and signal2_flag. Versions 1 and 2
+ * (fixed 112-byte words), 3 and 4 are still read.
  * Both directions stream: the writer serialises into a 64 KiB staging buffer that is deflated
  * as it fills; the reader inflates 64 KiB at a time and decodes from that window, so memory
  * is the program itself plus constant buffers (and one queue's records while it is read).
@@ -370,8 +371,9 @@ static int read_words(ZR *r, GsProgram *p, const uint32_t *count, int version, c
   return 0;
 }
 
-/* check_read_inst for prog_code_import: queue qi's instructions of a version 3 or 4 file
- * (version 3 has the sync slot's byte 3, version 4's wait2, reserved). */
+/* check_read_inst for prog_code_import: queue qi's instructions of a version 3, 4 or 5 file
+ * (version 3 has the sync slot's byte 3, version 5's wait2, reserved; versions 3 and 4 its
+ * bytes 4 and 5, version 5's signal2 and signal2_flag). */
 typedef struct {
   int qi, version;
   const char *path;
@@ -379,10 +381,11 @@ typedef struct {
 } RecordCheck;
 static int accept_record(void *ctx, const GsInst *in, uint64_t k) {
   const RecordCheck *c = ctx;
-  return check_read_inst(in, c->version == 3 && in->wait2 != 0, c->qi, k, c->path, c->d) == 0;
+  int reserved = (c->version == 3 && in->wait2) || (c->version <= 4 && (in->signal2 || in->signal2_flag));
+  return check_read_inst(in, reserved, c->qi, k, c->path, c->d) == 0;
 }
 
-/* Versions 3 and 4: per queue, code[i] bytes of records for count[i] instructions
+/* Versions 3 to 5: per queue, code[i] bytes of records for count[i] instructions
  * (prog_code.c). */
 static int read_records(ZR *r, GsProgram *p, const uint32_t *count, const uint64_t *code,
                         uint64_t body, int version, const char *path, GsDiag *d) {
@@ -573,7 +576,7 @@ void gtp_write_layout_doc(FILE *out) {
         "holds programs in memory too (about 4 bytes an instruction; the file is that, deflated).\n"
         "An instruction's fields are 20 slots, in this order: t0 t1 t2, n0 n1 n2 n3, r0 r1 r2,\n"
         "n4 ... n9, sub, dtype, flags, sync (= wait | signal << 8 | signal_flag << 16 | wait2\n"
-        "<< 24). A queue's reader keeps 16 rows, each with, per slot, `last`, `stride` and `lastd`\n"
+        "<< 24 | signal2 << 32 | signal2_flag << 40). A queue's reader keeps 16 rows, each with, per slot, `last`, `stride` and `lastd`\n"
         "(64-bit, all 0 at the queue's start) and the opcode it last held (none at the start),\n"
         "and per opcode the row it used last. A record is:\n\n"
         "- a header byte: `opcode | row << 4`; opcode 15 is an escape, the opcode is then the next\n"
@@ -586,7 +589,7 @@ void gtp_write_layout_doc(FILE *out) {
         "Every slot's value is `last + stride` (+ its residual), in 64-bit wrap-around; it then\n"
         "learns: `d = value - last`; `stride = d` when `d == lastd`; `lastd = d`; `last = value`.\n"
         "So a field that moves by the same amount twice is predicted from then on. sub, dtype and\n"
-        "flags take 8 bits, r, t and sync 32, n 64 (two's complement).\n\n", out);
+        "flags take 8 bits, r and t 32, sync 48, n 64 (two's complement).\n\n", out);
   fputs("Versions 1 and 2 (still read) had queue entries of 16 bytes (no code_bytes) and every\n"
         "instruction as a word of 112 bytes:\n\n```\n", out);
   fputs(" byte  0     1     2     3     4     5      6      7    8 ... 19    20 ... 31    32 ... 111\n"
@@ -603,8 +606,9 @@ void gtp_write_layout_doc(FILE *out) {
           "has bytes 4 to 7 reserved and zero; it reads as version 2 without any. Version 3 files\n"
           "of the zoo's scheduled programs are 4 to 35 times smaller, and faster to write and\n"
           "read (docs/timing.md, \"Writing the program\"). Version 4 is version 3 with byte 3 of\n"
-          "the sync slot, reserved and zero there, holding `wait2` (Queues, above); version 3\n"
-          "files still read.\n\n",
+          "the sync slot, reserved and zero there, holding `wait2` (Queues, above); version 5 is\n"
+          "version 4 with a sync slot of 48 bits instead of 32, its bytes 4 and 5 holding\n"
+          "`signal2` and `signal2_flag`. Files of versions 3 and 4 still read.\n\n",
           IW_OP, IW_SUB, IW_DTYPE, IW_FLAGS, IW_WAIT, IW_SIGNAL, IW_SIGNAL_FLAG, IW_RESERVED, IW_R,
           IW_T, IW_N);
   fputs("The reader rejects, with `file: error: ...` and exit status 1: a bad magic, another\n"

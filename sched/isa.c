@@ -124,13 +124,15 @@ static void build_optab(void) {
   optab.built = 1;
 }
 
-/* The operands every opcode takes (prog.h GsInst: wait, wait2, signal, signal_flag), in the
- * order they act and assembly prints them. */
+/* The operands every opcode takes (prog.h GsInst: wait, wait2, signal, signal_flag, signal2,
+ * signal2_flag), in the order they act and assembly prints them. */
 static const GsOperand sync_operands[GS_SYNC_OPERANDS] = {
     {"wait", OPF_WAIT, 0, OPK_SYNC_FLAG},
     {"wait2", OPF_WAIT2, 0, OPK_SYNC_FLAG},
     {"signal", OPF_SIGNAL, 0, OPK_SYNC_QUEUE},
     {"signal_flag", OPF_SIGNAL_FLAG, 0, OPK_INT},
+    {"signal2", OPF_SIGNAL2, 0, OPK_SYNC_QUEUE},
+    {"signal2_flag", OPF_SIGNAL2_FLAG, 0, OPK_INT},
 };
 
 const GsOperand *isa_sync_operand(int i) {
@@ -166,6 +168,8 @@ void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v) {
   case OPF_SIGNAL: in->signal = (uint8_t)v; return;
   case OPF_SIGNAL_FLAG: in->signal_flag = (uint8_t)v; return;
   case OPF_WAIT2: in->wait2 = (uint8_t)v; return;
+  case OPF_SIGNAL2: in->signal2 = (uint8_t)v; return;
+  case OPF_SIGNAL2_FLAG: in->signal2_flag = (uint8_t)v; return;
   }
   die("bad operand field %d", (int)f);
 }
@@ -197,9 +201,10 @@ static void write_checks_doc(FILE *out) {
         "  vector, scalar on a unit with that capability);\n"
         "- level, scope, vop and dtype are in range, and the unit supports the dtype (matrix:\n"
         "  non-zero rate; vector: non-zero lanes);\n"
-        "- a `signal` (the opcode or the operand) targets an existing queue of the same core; no\n"
-        "  flags on cluster DMA queues; `signal_flag` only with `signal`, `wait2` only with\n"
-        "  `wait`, flags of `wait=`, `wait2=` and `signal_flag=` at most 254;\n"
+        "- a `signal` (the opcode or the operands `signal`, `signal2`) targets an existing queue\n"
+        "  of the same core; no flags on cluster DMA queues; `signal_flag` only with `signal`,\n"
+        "  `signal2_flag` only with `signal2`, `signal2` only with `signal`, `wait2` only with\n"
+        "  `wait`, flags of `wait=`, `wait2=`, `signal_flag=` and `signal2_flag=` at most 254;\n"
         "- region and tile ids are below the program's counts; data instructions name a region\n"
         "  for every operand they use (the `b` of a one-input vector op and a plain copy's `idx`\n"
         "  may be 0) and a tile for every region;\n"
@@ -266,11 +271,17 @@ static void doc_queues(FILE *out) {
         "  free); with one wait of its own, the second was an instruction: a fifth of\n"
         "  MobileNet-v2's vector-queue instructions on `stcp920`;\n"
         "- `signal=Q signal_flag=F`: once the instruction has completed, increment flag F of\n"
-        "  queue Q of the same core, exactly as a `signal queue=Q flag=F` just after it.\n\n"
+        "  queue Q of the same core, exactly as a `signal queue=Q flag=F` just after it;\n"
+        "- `signal2=Q2 signal2_flag=F2` (only with `signal=Q`): then increment flag F2 of queue\n"
+        "  Q2 the same way, exactly as a second `signal queue=Q2 flag=F2` after that one. The\n"
+        "  same unit tells two queues when its instruction ends (the input's buffer free, the\n"
+        "  output ready); with one signal of its own, the second was an instruction: a fifth of\n"
+        "  MobileNet-v2 tvm's instructions on `stcp920`.\n\n"
         "They cost nothing and time nothing of their own. F is 0..254 here (the `signal` and\n"
         "`wait` opcodes take any flag); `signal_flag` without `signal` is an error, and a\n"
         "cluster DMA queue's instructions carry none. Stored in GsInst's `wait`, `wait2`,\n"
-        "`signal` (each 1 + the flag or queue, 0: none) and `signal_flag` fields.\n\n",
+        "`signal`, `signal2` (each 1 + the flag or queue, 0: none), `signal_flag` and\n"
+        "`signal2_flag` fields.\n\n",
         out);
 }
 
@@ -295,7 +306,8 @@ void isa_write_doc(FILE *out) {
         "## Opcodes\n\n"
         "Operands are written `name=value` in any order; the GsInst field each one is stored in\n"
         "is given in parentheses. A field an opcode does not name must be 0. Every opcode also\n"
-        "takes `wait`, `wait2`, `signal` and `signal_flag` (Queues, above).\n\n",
+        "takes `wait`, `wait2`, `signal`, `signal_flag`, `signal2` and `signal2_flag` (Queues,\n"
+        "above).\n\n",
         out);
   for (int op = 0; op < I_COUNT; op++) {
     fprintf(out, "### `%s` (opcode %d, engine %s)\n\n%s\n\nOperands: ", isa_mnemonic((GsOpcode)op),

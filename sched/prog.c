@@ -48,6 +48,7 @@ GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index) {
   q->core = core;
   q->index = index;
   q->run = prog_check_takes(p->nqueues - 1) ? p->run : NULL; /* prog_check_attach */
+  if (q->run) prog_queue_code_begin(q); /* the check's thread finds the code by its place */
   return q;
 }
 

@@ -54,13 +54,16 @@ typedef struct {
   uint8_t flags;
   uint32_t r[3];  /* regions: r0 written, r1 r2 read */
   uint32_t t[3];  /* tiles: t0 left in r0, t1 t2 expected in r1 r2 */
-  /* Synchronisation any instruction may carry (the `wait=`, `signal=`, `signal_flag=`,
-   * `wait2=` operands): wait is 1 + a flag of this queue waited on before the instruction
-   * starts, as a `wait` before it would; wait2 (only with wait) 1 + a flag waited on after
-   * that one, as a second `wait`; signal is 1 + a queue of the same core whose flag
-   * signal_flag is incremented once the instruction has completed, as a `signal` after it
-   * would; 0: none. */
-  uint8_t wait, signal, signal_flag, wait2;
+  /* Synchronisation any instruction may carry (the `wait=`, `wait2=`, `signal=`,
+   * `signal_flag=`, `signal2=`, `signal2_flag=` operands): wait is 1 + a flag of this queue
+   * waited on before the instruction starts, as a `wait` before it would; wait2 (only with
+   * wait) 1 + a flag waited on after that one, as a second `wait`; signal is 1 + a queue of
+   * the same core whose flag signal_flag is incremented once the instruction has completed,
+   * as a `signal` after it would; signal2 (only with signal) 1 + a queue whose flag
+   * signal2_flag is incremented after that, as a second `signal`; 0: none. The eight bytes
+   * from wait on are one slot of the encoding (prog_code.c); `reserved` is always 0. */
+  uint8_t wait, signal, signal_flag, wait2, signal2, signal2_flag;
+  uint8_t reserved[6];
   int64_t n[GS_INST_NUM];
 } GsInst;
 
@@ -135,6 +138,10 @@ GsQueue *prog_queue(GsProgram *p, int cluster, int core, int index);
  * next prog_emit on the same queue (then the instruction is encoded and can only be read
  * back through a cursor). */
 GsInst *prog_emit(GsQueue *q);
+/* The queue's code made, empty, if it has none (prog_emit does it on first use; a queue an
+ * attached check's thread encodes has it from its creation: the thread finds it in the copy of
+ * the queue it was handed, prog_check.c). */
+void prog_queue_code_begin(GsQueue *q);
 /* Reading a queue in order: prog_cursor_init, then prog_cursor_next until it returns NULL.
  * The returned instruction lives in the cursor until the next call. A cursor keeps the
  * decoder's prediction state (prog_code.c), a few KiB: allocate it once per queue. */
@@ -282,7 +289,9 @@ typedef enum {
   OPF_WAIT,    /* wait (1 + the flag) */
   OPF_SIGNAL,  /* signal (1 + the queue) */
   OPF_SIGNAL_FLAG, /* signal_flag */
-  OPF_WAIT2    /* wait2 (1 + the flag) */
+  OPF_WAIT2,   /* wait2 (1 + the flag) */
+  OPF_SIGNAL2, /* signal2 (1 + the queue) */
+  OPF_SIGNAL2_FLAG /* signal2_flag */
 } GsOperandField;
 /* OPK_SYNC_FLAG and OPK_SYNC_QUEUE are a flag and a queue of the same core stored + 1 (0:
  * none); assembly writes the flag or queue itself. */
@@ -296,9 +305,9 @@ typedef struct {
 } GsOperand;
 int isa_operand_count(GsOpcode op);
 const GsOperand *isa_operand(GsOpcode op, int i);
-/* The operands every opcode takes besides its own (wait, wait2, signal, signal_flag): i <
- * GS_SYNC_OPERANDS. */
-enum { GS_SYNC_OPERANDS = 4, GS_SYNC_FLAG_MAX = 254 };
+/* The operands every opcode takes besides its own (wait, wait2, signal, signal_flag, signal2,
+ * signal2_flag): i < GS_SYNC_OPERANDS. */
+enum { GS_SYNC_OPERANDS = 6, GS_SYNC_FLAG_MAX = 254 };
 const GsOperand *isa_sync_operand(int i);
 void isa_inst_set(GsInst *in, const GsOperand *o, int64_t v);
 /* A field by kind and index (r/t/n), whatever the opcode: for code that walks every field
@@ -316,6 +325,8 @@ static inline int64_t isa_inst_field(const GsInst *in, GsOperandField f, int ind
   case OPF_SIGNAL: return in->signal;
   case OPF_SIGNAL_FLAG: return in->signal_flag;
   case OPF_WAIT2: return in->wait2;
+  case OPF_SIGNAL2: return in->signal2;
+  case OPF_SIGNAL2_FLAG: return in->signal2_flag;
   }
   die("bad operand field %d", (int)f);
 }
@@ -344,11 +355,12 @@ enum { GS_MAX_IDS = 1 << 26 };
 enum { GS_MAX_NAME = 65535 };
 /* .gtp: the format version gtp_write writes (gtp_read also reads versions 1 and 2, whose
  * instructions are fixed words: version 1 before instructions carried synchronisation; and
- * version 3, version 4's records before the sync slot's byte 3 became wait2);
+ * versions 3 and 4, version 5's records before the sync slot's byte 3 became wait2 (4) and
+ * its bytes 4 and 5 signal2 and signal2_flag (5));
  * fixed sizes of the header, a queue table entry (versions 1-2 and 3) and an instruction word
  * (versions 1-2) (docs/isa.md). */
 enum {
-  GTP_VERSION = 4, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_QUEUE3_BYTES = 24,
+  GTP_VERSION = 5, GTP_HEADER_BYTES = 48, GTP_QUEUE_BYTES = 16, GTP_QUEUE3_BYTES = 24,
   GTP_INST_BYTES = 112
 };
 /* docs/isa.md, generated from isa.def (`gtsim --isa-doc`). */

@@ -157,19 +157,21 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
 }
 
 /* A GsInst as words, read as four vectors of four (InstVecs, GCC's vector extension): words
- * 0-3, 4-7, 8-11 and 10-13, of which the last two lanes hold what the third did not. The first
- * vector as lanes of 4 bytes (IdVec): op, sub, dtype and flags; r[0..2]; t[0..2]; the
- * synchronisation. */
+ * 0-3, 4-7, 8-11 and 11-14, of which the last three lanes hold what the third did not. The
+ * first vector as lanes of 4 bytes (IdVec): op, sub, dtype and flags; r[0..2]; t[0..2]; the
+ * first four bytes of the synchronisation. Word 4: its last two bytes, and the reserved ones. */
 enum { INST_WORDS = sizeof(GsInst) / 8, INST_VECS = 4 };
-_Static_assert(sizeof(GsInst) == 112, "a GsInst is 14 words, without padding");
-_Static_assert(offsetof(GsInst, n) == 32 && GS_INST_NUM == 10, "n[] is words 4-13");
+_Static_assert(sizeof(GsInst) == 120, "a GsInst is 15 words, without padding");
+_Static_assert(offsetof(GsInst, n) == 40 && GS_INST_NUM == 10, "n[] is words 5-14");
+_Static_assert(offsetof(GsInst, signal2) == 32 && offsetof(GsInst, reserved) == 34,
+               "signal2, signal2_flag and the reserved bytes are word 4");
 _Static_assert(offsetof(GsInst, r) == 4 && offsetof(GsInst, t) == 16 &&
                    offsetof(GsInst, wait) == 28,
                "r[] in lanes 1-3, t[] in 4-6");
 typedef uint64_t NumVec __attribute__((vector_size(32)));
 typedef uint32_t IdVec __attribute__((vector_size(32)));
-static int inst_vec_word(int j, int lane) { return j < 3 ? 4 * j + lane : 10 + lane; }
-static int inst_vec_new(int j, int lane) { return j < 3 || lane >= 2; }
+static int inst_vec_word(int j, int lane) { return j < 3 ? 4 * j + lane : 11 + lane; }
+static int inst_vec_new(int j, int lane) { return j < 3 || lane >= 1; }
 
 /* Whether region operand r[index] of op may be 0 in some instruction (optional_region says in
  * which). */
@@ -216,7 +218,8 @@ static void op_shapes_build(void) {
       case OPF_SUB: s->used_sub = 1; break;
       case OPF_DTYPE: s->used_dt = 1; break;
       case OPF_FLAGS: s->used_fl = 1; break;
-      case OPF_WAIT: case OPF_SIGNAL: case OPF_SIGNAL_FLAG: case OPF_WAIT2: break; /* check_sync */
+      case OPF_WAIT: case OPF_SIGNAL: case OPF_SIGNAL_FLAG: case OPF_WAIT2: case OPF_SIGNAL2:
+      case OPF_SIGNAL2_FLAG: break; /* check_sync */
       }
       if (must_be_positive(o->name)) s->positive |= 1u << k;
       gs_assert(k < 32);
@@ -234,6 +237,7 @@ static void op_shapes_build(void) {
     }
     GsInst m = {.sub = s->used_sub ? 0 : UINT8_MAX, .dtype = s->used_dt ? 0 : UINT8_MAX,
                 .flags = s->used_fl ? 0 : UINT8_MAX}, ints = {0}, pos = {0};
+    memset(m.reserved, UINT8_MAX, sizeof m.reserved); /* never used */
     for (int k = 0; k < GS_INST_NUM; k++) {
       m.n[k] = s->used_n >> k & 1 ? 0 : -1;
       ints.n[k] = s->int_n >> k & 1 ? -1 : 0;
@@ -284,6 +288,8 @@ static void check_unused_fields(Ctx *c, const GsInst *in, const OpShape *s) {
   if (!s->used_sub && in->sub) inst_error(c, "field sub is not used by %s and must be 0", isa_mnemonic(op));
   if (!s->used_dt && in->dtype) inst_error(c, "field dtype is not used by %s and must be 0", isa_mnemonic(op));
   if (!s->used_fl && in->flags) inst_error(c, "field flags is not used by %s and must be 0", isa_mnemonic(op));
+  static const uint8_t zero[sizeof in->reserved];
+  if (memcmp(in->reserved, zero, sizeof zero)) inst_error(c, "the reserved bytes must be 0");
 }
 
 static const GsUnitKind *queue_unit(const GsArch *a, const GsQueue *q) {
@@ -544,9 +550,15 @@ static void check_sync(Ctx *c, const GsInst *in) {
   /* wait - 1 and wait2 - 1 are at most 254 = GS_SYNC_FLAG_MAX */
   if (in->signal_flag > GS_SYNC_FLAG_MAX)
     inst_error(c, "signal_flag=%d out of range (0..%d)", in->signal_flag, GS_SYNC_FLAG_MAX);
+  if (in->signal2_flag > GS_SYNC_FLAG_MAX)
+    inst_error(c, "signal2_flag=%d out of range (0..%d)", in->signal2_flag, GS_SYNC_FLAG_MAX);
   if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
+  if (in->signal2_flag && !in->signal2)
+    inst_error(c, "signal2_flag without signal2 (the queue to signal)");
+  if (in->signal2 && !in->signal) inst_error(c, "signal2 without signal (the queue signalled first)");
   if (in->wait2 && !in->wait) inst_error(c, "wait2 without wait (the flag waited on first)");
   if (in->signal) check_signal_target(c, in->signal - 1);
+  if (in->signal2) check_signal_target(c, in->signal2 - 1);
 }
 
 static void check_inst(Ctx *c, const GsInst *in) {
@@ -567,7 +579,8 @@ static void check_inst(Ctx *c, const GsInst *in) {
   if (shape->nops < 32) to_check &= (1u << shape->nops) - 1;
   for (; to_check; to_check &= to_check - 1)
     check_operand(c, in, shape, __builtin_ctz(to_check), &ints_ok);
-  if (in->wait | in->signal | in->signal_flag | in->wait2) check_sync(c, in);
+  if (in->wait | in->signal | in->signal_flag | in->wait2 | in->signal2 | in->signal2_flag)
+    check_sync(c, in);
   if (op == I_WAIT && q->core < 0)
     inst_error(c, "%s", prog_no_flags_msg);
   if (op == I_ALLOC && a && in->sub < GS_LEVEL_COUNT && inst_alloc_cluster(in) >= 0 &&
@@ -707,10 +720,10 @@ typedef struct {
 
 typedef struct {
   _Alignas(64) GsInst in;
-  GsQueueCode *c; /* the queue's */
-  uint32_t qi;    /* the queue's index in the program */
+  uint32_t qi; /* the queue's index in the program (its code: the place's, run_encode) */
 } RunRec;
-_Static_assert(sizeof(RunRec) == 128, "a record is two cache lines, written whole");
+_Static_assert(sizeof(RunRec) == 128 && offsetof(RunRec, qi) == 120,
+               "a record is two cache lines, written whole: the last as n[9] and qi");
 typedef struct {
   RunRec rec[RUN_BATCH];
   int n;
@@ -856,7 +869,7 @@ static void run_encode(GsCheckRun *cr) {
       cr->rq[cr->nknown].place = cr->places[cr->nknown];
   }
   pthread_mutex_unlock(&cr->mu);
-  for (int i = 0; i < b->n; i++) prog_code_append(b->rec[i].c, &b->rec[i].in);
+  for (int i = 0; i < b->n; i++) prog_code_append(cr->rq[b->rec[i].qi].place.code, &b->rec[i].in);
   ctx_set_ids(&cr->enc, b->nregions, b->ntiles);
   for (int i = 0; i < b->n && cr->checking; i++) run_check_encoded(cr, &b->rec[i]);
   b->n = 0;
@@ -928,7 +941,10 @@ void prog_check_attach(GsCheckRun *cr, GsProgram *p) {
   cr->attached = p;
   p->run = cr;
   for (int qi = 0; qi < p->nqueues; qi++)
-    if (prog_check_takes(qi)) p->queues[qi].run = cr;
+    if (prog_check_takes(qi)) {
+      p->queues[qi].run = cr;
+      prog_queue_code_begin(&p->queues[qi]); /* the place the thread finds it by */
+    }
 }
 
 /* The emitting thread's: hands over the batch it fills, if it holds any, and goes on to the
@@ -959,13 +975,11 @@ static void run_hand_over(GsCheckRun *cr) {
 void prog_check_put(GsCheckRun *cr, const GsQueue *q, const GsInst *in) {
   RunBatch *b = &cr->ring[cr->fill];
   RunRec *r = &b->rec[b->n];
-  /* r->c's bytes, then r->qi's in the low half of the second word (the encoder, prog_code.c,
-   * is for little-endian machines only) */
-  uint64_t w = 0, qi = (uint64_t)(q - cr->attached->queues);
-  memcpy(&w, &q->code, sizeof q->code);
-  _Static_assert(offsetof(RunRec, qi) == offsetof(RunRec, c) + 8, "c and qi in one pair");
-  util_stream_copy(&r->in, in, sizeof *in);
-  util_stream_pair(&r->c, w, qi);
+  /* n[9], then qi in the low half of the last pair (the encoder, prog_code.c, is for
+   * little-endian machines only) */
+  uint64_t qi = (uint64_t)(q - cr->attached->queues);
+  util_stream_copy(&r->in, in, offsetof(GsInst, n[GS_INST_NUM - 1]));
+  util_stream_pair(&r->in.n[GS_INST_NUM - 1], (uint64_t)in->n[GS_INST_NUM - 1], qi);
   if (++b->n == RUN_BATCH) run_hand_over(cr);
 }
 

@@ -10,7 +10,8 @@
  *
  * Contract:
  * - The fields of an instruction are 20 integer slots: sub, dtype, flags, r[0..2], t[0..2],
- *   n[0..9], and its wait, signal, signal_flag and wait2 bytes as one slot.
+ *   n[0..9], and its wait, signal, signal_flag, wait2, signal2 and signal2_flag bytes as one
+ *   slot.
  * - A queue interleaves a few streams (a DMA queue loads activations, weights and residuals
  *   in turn, each with its own source region and address walk), so a queue keeps
  *   GS_CODE_ROWS rows of history, each the last values of one stream and a stride per slot;
@@ -73,10 +74,11 @@ struct GsQueueCode {
  * (its bits: a checked record may not set more, or it would not read back as it was written).
  * The order: tiles and the first numbers change on almost every data instruction; regions,
  * sub, dtype, flags and the synchronisation seldom (get_slots reads them in this order). The
- * sync slot is wait, signal, signal_flag and wait2, four bytes in that order: on a
- * little-endian machine one 32-bit store of the slot's value writes all four. */
+ * sync slot is wait, signal, signal_flag, wait2, signal2 and signal2_flag, six bytes in that
+ * order: on a little-endian machine one 64-bit store of the slot's value writes all six, and
+ * zero into the two reserved bytes after them. */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the decoder writes the sync slot as one little-endian 32-bit store"
+#error "the decoder writes the sync slot as one little-endian 64-bit store"
 #endif
 #define SLOT_N(i) {offsetof(GsInst, n) + (i) * sizeof(int64_t), 8}
 static const struct { uint8_t off, width; } SLOT_AT[GS_CODE_SLOTS] = {
@@ -85,9 +87,12 @@ static const struct { uint8_t off, width; } SLOT_AT[GS_CODE_SLOTS] = {
     {offsetof(GsInst, r), 4}, {offsetof(GsInst, r) + 4, 4}, {offsetof(GsInst, r) + 8, 4},
     SLOT_N(4), SLOT_N(5), SLOT_N(6), SLOT_N(7), SLOT_N(8), SLOT_N(9),
     {offsetof(GsInst, sub), 1}, {offsetof(GsInst, dtype), 1}, {offsetof(GsInst, flags), 1},
-    {offsetof(GsInst, wait), 4}};
+    {offsetof(GsInst, wait), 6}};
 #undef SLOT_N
-_Static_assert(offsetof(GsInst, wait2) == offsetof(GsInst, wait) + 3, "the sync slot's bytes");
+_Static_assert(offsetof(GsInst, wait2) == offsetof(GsInst, wait) + 3 &&
+                   offsetof(GsInst, signal2_flag) == offsetof(GsInst, wait) + 5 &&
+                   offsetof(GsInst, reserved) == offsetof(GsInst, wait) + 6,
+               "the sync slot's bytes, then two reserved ones");
 
 /* The slots of in, in SLOT_AT's order. */
 static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
@@ -96,14 +101,15 @@ static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
   v[7] = in->r[0], v[8] = in->r[1], v[9] = in->r[2];
   for (int i = 4; i < GS_INST_NUM; i++) v[6 + i] = (uint64_t)in->n[i];
   v[16] = in->sub, v[17] = in->dtype, v[18] = in->flags;
-  v[19] = (uint32_t)in->wait | (uint32_t)in->signal << 8 | (uint32_t)in->signal_flag << 16 |
-          (uint32_t)in->wait2 << 24;
+  v[19] = (uint64_t)in->wait | (uint64_t)in->signal << 8 | (uint64_t)in->signal_flag << 16 |
+          (uint64_t)in->wait2 << 24 | (uint64_t)in->signal2 << 32 |
+          (uint64_t)in->signal2_flag << 40;
 }
 
 /* Slot k of in set to v (its field's width of it). */
 static inline void slot_store(GsInst *in, int k, uint64_t v) {
   unsigned char *p = (unsigned char *)in + SLOT_AT[k].off;
-  if (SLOT_AT[k].width == 8) {
+  if (SLOT_AT[k].width >= 6) { /* the sync slot's six: two zero bytes after them */
     memcpy(p, &v, 8);
   } else if (SLOT_AT[k].width == 4) {
     uint32_t x = (uint32_t)v;
@@ -419,12 +425,15 @@ static GsQueueCode *code_new(void) {
   return c;
 }
 
+void prog_queue_code_begin(GsQueue *q) {
+  if (q->code) return;
+  q->code = code_new();
+  hist_init(&q->code->hist);
+}
+
 GsInst *prog_emit(GsQueue *q) {
+  if (!q->code) prog_queue_code_begin(q);
   GsQueueCode *c = q->code;
-  if (!c) {
-    c = q->code = code_new();
-    hist_init(&c->hist);
-  }
   if (c->staged) {
     if (q->run) prog_check_put(q->run, q, &c->stage); /* that thread encodes it */
     else prog_code_append(c, &c->stage);

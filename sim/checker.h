@@ -74,7 +74,8 @@ class SimChecker {
     GsInst in;
     uint8_t pad[128 - sizeof(GsInst)];
   };
-  static_assert(sizeof(InstSlot::pad) == 16, "one streamed word pads an instruction's slot");
+  static_assert(sizeof(GsInst) == 120 && sizeof(InstSlot::pad) == 8,
+                "an instruction's last word and the pad are one streamed pair");
 
  public:
   explicit SimChecker(SimModel &m) : m_(m) {}
@@ -105,8 +106,9 @@ class SimChecker {
     if (!threaded_) return apply({CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle}, &in);
     uint64_t s = claim();
     write(s, CK_ACCESS, q, 0, (uint32_t)idx, 0, cycle);
-    util_stream_copy(&insts_at_[s].in, &in, sizeof in);
-    util_stream_pair(insts_at_[s].pad, 0, 0);  // the second line written whole
+    util_stream_copy(&insts_at_[s].in, &in, offsetof(GsInst, n[GS_INST_NUM - 1]));
+    // the second line written whole: n[9] and the pad
+    util_stream_pair(&insts_at_[s].in.n[GS_INST_NUM - 1], (uint64_t)in.n[GS_INST_NUM - 1], 0);
     advance();
   }
   void flag_release(int q, int target, int64_t flag) { put(CK_FLAG_REL, q, target, flag); }

@@ -1132,6 +1132,7 @@ void SimModel::queue_run(int qid) {
       continue;
     }
     if (in.signal) flag_signal(q, qid, in.signal - 1, in.signal_flag);
+    if (in.signal2) flag_signal(q, qid, in.signal2 - 1, in.signal2_flag);  // (only with signal)
     q.ninst++;
     if ((++executed_ & (kProgressEvery - 1)) == 0 && progress_) progress_(executed_, total_);
     if (q.pc + 1 == n) q.done = true;

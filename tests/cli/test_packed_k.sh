@@ -38,7 +38,7 @@ conv 128 128 >"$tmp/b.gtg"
 "$GTSIM" "${ONNXIM[@]}" "$tmp/b.gtg" --emit "$tmp/b.gtasm" --trace "$tmp/b.gtt.gz" >"$tmp/r" 2>"$tmp/err"
 check_rc "ws, Cin 128: the program passes every simulator check" $? "$(head -3 "$tmp/err")"
 # (the taps after the first are one gemm with reps=8: isa.def; a gemm counts reps times)
-taps=$(grep -E "gemm .* m=64 n=128 k=128 dtype=fp16( acc=1)?( (reps|wait|signal|signal_flag)=[^ ]+)*$" \
+taps=$(grep -E "gemm .* m=64 n=128 k=128 dtype=fp16( acc=1)?( (reps|wait|wait2|signal|signal_flag|signal2|signal2_flag)=[^ ]+)*$" \
   "$tmp/b.gtasm" | awk '{ r = 1; for (i = 1; i <= NF; i++) if ($i ~ /^reps=/) r = substr($i, 6); n += r } END { print n }')
 check_eval "ws, Cin 128: nine gemms of k=128, no a_elems (got $taps)" '[ "$taps" = 9 ]'
 check_eval "ws, Cin 128: each 446 cycles" \

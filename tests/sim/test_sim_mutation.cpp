@@ -333,7 +333,7 @@ static Lists lists_of(const GsProgram *p) {
   for (int i = 0; i < p->nqueues; i++) {
     GsInst *d = prog_queue_array(&p->queues[i]);
     for (int64_t k = 0; k < p->queues[i].ninsts; k++) {
-      GsInst in = d[k], sig = {};
+      GsInst in = d[k], sig = {}, sig2 = {};
       for (uint8_t f : {in.wait, in.wait2}) {  // (wait2 only with wait, waited on after it)
         if (!f) continue;
         GsInst w = {};
@@ -346,9 +346,15 @@ static Lists lists_of(const GsProgram *p) {
         sig.sub = (uint8_t)(in.signal - 1);
         inst_signal_set_flag(&sig, in.signal_flag);
       }
-      in.wait = in.wait2 = in.signal = in.signal_flag = 0;
+      if (in.signal2) {  // (signal2 only with signal, signalled after it)
+        sig2.op = I_SIGNAL;
+        sig2.sub = (uint8_t)(in.signal2 - 1);
+        inst_signal_set_flag(&sig2, in.signal2_flag);
+      }
+      in.wait = in.wait2 = in.signal = in.signal_flag = in.signal2 = in.signal2_flag = 0;
       L[(size_t)i].push_back(in);
       if (sig.op == I_SIGNAL) L[(size_t)i].push_back(sig);
+      if (sig2.op == I_SIGNAL) L[(size_t)i].push_back(sig2);
     }
     free(d);
   }

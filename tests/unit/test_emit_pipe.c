@@ -51,7 +51,8 @@ static int count(const GsProgram *p, int q, GsOpcode op) {
   int n = 0;
   GsCursor cur;
   for (prog_cursor_init(&cur, &p->queues[q]); prog_cursor_next(&cur) != NULL;)
-    n += (cur.at->op == op) + (op == I_WAIT && cur.at->wait) + (op == I_SIGNAL && cur.at->signal);
+    n += (cur.at->op == op) + (op == I_WAIT && cur.at->wait) + (op == I_WAIT && cur.at->wait2) +
+         (op == I_SIGNAL && cur.at->signal) + (op == I_SIGNAL && cur.at->signal2);
   return n;
 }
 
@@ -78,6 +79,9 @@ static void test_slots_and_waits(void **state) {
   assert_int_equal(inst_signal_flag(sig), F_AFREE);
   assert_int_equal(sig->signal, 1 + Q_DMA_IN);   /* the second give, folded into the first */
   assert_int_equal(sig->signal_flag, F_AFREE);
+  assert_int_equal(sig->signal2, 1 + Q_DMA_IN);  /* and the third, as its second */
+  assert_int_equal(sig->signal2_flag, F_AFREE);
+  assert_int_equal(f.p->queues[1].ninsts, 2);    /* gives 4 and 5: another signal carrying one */
   free(sig);
   prog_free(f.p);
 }
@@ -144,7 +148,8 @@ static void test_folding(void **state) {
   emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* no instruction yet: #0 signal */
   emit_inst(&f.e, 0, I_MOV);             /* #1 mov */
   emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* into #1 */
-  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* #1 has one: #2, a signal of its own */
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* #1 has one: into its signal2 */
+  emit_signal(&f.e, 0, 1, Q_DMA_OUT, 1); /* #1 has two: #2, a signal of its own */
   emit_wait(&f.e, 0, 2);
   emit_inst(&f.e, 0, I_MOV);             /* #3 mov, after the wait: carries it */
   emit_wait(&f.e, 0, 2);
@@ -157,11 +162,14 @@ static void test_folding(void **state) {
   assert_int_equal(f.p->queues[0].ninsts, 6);
   GsOpcode want_op[6] = {I_SIGNAL, I_MOV, I_SIGNAL, I_MOV, I_SIGNAL, I_WAIT};
   int want_wait[6] = {0, 0, 0, 3, 3, 3}, want_signal[6] = {0, 2, 0, 0, 0, 0};
+  int want_signal2[6] = {0, 2, 0, 0, 0, 0};
   for (int i = 0; i < 6; i++) {
     assert_int_equal(q[i].op, want_op[i]);
     assert_int_equal(q[i].wait, want_wait[i]);          /* 1 + flag 2 */
     assert_int_equal(q[i].signal, want_signal[i]);      /* 1 + Q_DMA_OUT */
     assert_int_equal(q[i].signal_flag, want_signal[i] ? 1 : 0);
+    assert_int_equal(q[i].signal2, want_signal2[i]);    /* 1 + Q_DMA_OUT */
+    assert_int_equal(q[i].signal2_flag, want_signal2[i] ? 1 : 0);
   }
   assert_int_equal(inst_wait_flag(&q[5]), 2);
   free(q);

@@ -1,7 +1,7 @@
 /* test_gtp.c — the binary .gtp format: write/read round trip (field by field), the documented
  * byte layout (the header, a queue entry and one instruction's record checked on the raw bytes
- * against the record built here by the rules docs/isa.md states), files of versions 1, 2 and 3
- * (built here from their documented layout: gtsim writes version 4 only), every rejection with
+ * against the record built here by the rules docs/isa.md states), files of versions 1 to 4
+ * (built here from their documented layout: gtsim writes version 5 only), every rejection with
  * its `file: error:` message, and a deterministic fuzz of random mutations, both of the raw
  * file and of the inflated body (re-deflated, so the mutations get past zlib's checksum).
  * A fuzzed file must be read or rejected with a message: never a crash, never a hang. */
@@ -135,7 +135,7 @@ static void test_large(void **state) {
   prog_free(p);
 }
 
-/* Records by the rules of docs/isa.md (".gtp", versions 3 and 4), written here without the encoder. */
+/* Records by the rules of docs/isa.md (".gtp", versions 3 to 5), written here without the encoder. */
 static size_t put_leb(unsigned char *o, uint64_t v) {
   size_t n = 0;
   for (; v >= 0x80; v >>= 7) o[n++] = (unsigned char)(v | 0x80);
@@ -158,8 +158,8 @@ static size_t layout_record(unsigned char *o) {
   n += put_leb(o + n, zigzag(0xa1));
   n += put_leb(o + n, zigzag(0xa2));
   n += put_leb(o + n, zigzag(0xa3));
-  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16 | 0xb4ll << 24)); /* wait, signal,
-                                                                    signal_flag, wait2 */
+  /* wait, signal, signal_flag, wait2, signal2, signal2_flag */
+  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16 | 0xb4ll << 24 | 0xc1ll << 32 | 0xc2ll << 40));
   return n;
 }
 
@@ -181,11 +181,13 @@ static void test_layout(void **state) {
   in->signal = 0xb2;
   in->signal_flag = 0xb3;
   in->wait2 = 0xb4;
+  in->signal2 = 0xc1;
+  in->signal2_flag = 0xc2;
   assert_int_equal(gtp_write(path, p), 0);
   size_t len;
   unsigned char *f = file_bytes(&len);
   assert_memory_equal(f, "GTP1", 4);
-  assert_int_equal(le(f + 4, 2), 4);   /* version */
+  assert_int_equal(le(f + 4, 2), 5);   /* version */
   assert_int_equal(le(f + 6, 2), 48);  /* header bytes */
   assert_int_equal(le(f + 8, 4), 1);   /* nqueues */
   assert_int_equal(le(f + 12, 4), 5);  /* nregions */
@@ -290,12 +292,12 @@ static void test_reject_header(void **state) {
   expect_reject("not a .gtp file (bad magic");
 
   memcpy(g, f, len);
-  set_le(g + 4, 2, 5);
+  set_le(g + 4, 2, 6);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 5 (this gtsim reads versions 1 to 4)");
+  expect_reject("unsupported .gtp version 6 (this gtsim reads versions 1 to 5)");
   set_le(g + 4, 2, 0);
   put_bytes(g, len);
-  expect_reject("unsupported .gtp version 0 (this gtsim reads versions 1 to 4)");
+  expect_reject("unsupported .gtp version 0 (this gtsim reads versions 1 to 5)");
 
   put_bytes(f, 20);
   expect_reject("truncated header (20 bytes, need 48)");
@@ -467,7 +469,7 @@ static void test_reject_body(void **state) {
   body_version = GTP_VERSION;
 }
 
-/* Versions 1 and 2 read back field by field; gtp_write writes version 4. */
+/* Versions 1 and 2 read back field by field; gtp_write writes version 5. */
 static void test_old_versions(void **state) {
   (void)state;
   GsProgram *p = every_opcode_program(); /* no synchronisation: a version 1 file holds it */
@@ -581,6 +583,22 @@ static void test_records(void **state) {
   prog_free(p);
   put_records(3, wait2, sizeof wait2, 1, sizeof wait2);
   expect_reject("queue 0, instruction 0: reserved bytes are not zero");
+  /* sync = 1 << 32: the sync slot's byte 4, signal2 in version 5 (queue 0), reserved before */
+  static const unsigned char signal2[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x80, 0x20};
+  put_records(5, signal2, sizeof signal2, 1, sizeof signal2);
+  p = read_gtp(NULL);
+  assert_non_null(p);
+  prog_cursor_init(&c, &p->queues[0]);
+  assert_int_equal(prog_cursor_next(&c)->signal2, 1);
+  prog_free(p);
+  put_v4(signal2, sizeof signal2, 1, sizeof signal2);
+  expect_reject("queue 0, instruction 0: reserved bytes are not zero");
+  put_records(3, signal2, sizeof signal2, 1, sizeof signal2);
+  expect_reject("queue 0, instruction 0: reserved bytes are not zero");
+  /* sync = 1 << 48: past the slot's six bytes in every version */
+  static const unsigned char sync49[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+  put_records(5, sync49, sizeof sync49, 1, sizeof sync49);
+  expect_reject("queue 0, instruction 0: malformed record");
   put_records(3, four, sizeof four, 4, sizeof four); /* version 3 files still read */
   p = read_gtp(NULL);
   assert_non_null(p);

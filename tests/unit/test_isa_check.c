@@ -293,6 +293,25 @@ static void test_carried_sync(void **state) {
   expect_ok(p, &tiny);
   in->wait = 0;
   expect_error(p, &tiny, "wait2 without wait (the flag waited on first)");
+  in->wait2 = 0;
+  in->signal = 1 + Q_DMA_IN;
+  in->signal2 = 1 + Q_DMA_OUT; /* a second signal, after signal's */
+  in->signal2_flag = GS_SYNC_FLAG_MAX;
+  expect_ok(p, &tiny);
+  in->signal2_flag = GS_SYNC_FLAG_MAX + 1;
+  expect_error(p, &tiny, "signal2_flag=255 out of range (0..254)");
+  in->signal2_flag = 2;
+  in->signal2 = 1 + Q_UNIT0 + 3;
+  expect_error(p, &tiny, "signal=dma_in signal2=q5 signal2_flag=2): signal target: queue index 5 "
+                         "does not exist");
+  in->signal2 = 0;
+  expect_error(p, &tiny, "signal2_flag without signal2 (the queue to signal)");
+  in->signal2 = 1 + Q_DMA_OUT;
+  in->signal = 0;
+  expect_error(p, &tiny, "signal2 without signal (the queue signalled first)");
+  in->signal2 = in->signal2_flag = 0;
+  in->reserved[5] = 1;
+  expect_error(p, &tiny, "the reserved bytes must be 0");
   prog_free(p);
   in = one(&p, I_MOV);
   in->wait = 1;
@@ -303,6 +322,10 @@ static void test_carried_sync(void **state) {
   in->wait2 = 1; /* (and without wait) */
   expect_error(p, &tiny, "queue c1.dma0, instruction 0 (mov dst=1 dst_tile=1 src=2 src_tile=2 "
                          "bytes=4096 wait2=0): flags are per core");
+  in->wait2 = 0;
+  in->signal2 = 1; /* (and without signal) */
+  expect_error(p, &tiny, "queue c1.dma0, instruction 0 (mov dst=1 dst_tile=1 src=2 src_tile=2 "
+                         "bytes=4096 signal2=dma_in): flags are per core");
   prog_free(p);
 }
 

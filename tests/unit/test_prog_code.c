@@ -44,6 +44,8 @@ static GsInst make(int64_t k) {
     in.signal = (uint8_t)mix(k, 9);
     in.signal_flag = (uint8_t)mix(k, 10);
     in.wait2 = (uint8_t)mix(k, 11);
+    in.signal2 = (uint8_t)mix(k, 12);
+    in.signal2_flag = (uint8_t)mix(k, 13);
   }
   if (k % 29 == 0) {
     in.sub = (uint8_t)mix(k, 3);
