@@ -60,7 +60,7 @@ typedef struct {
    * wait) 1 + a flag waited on after that one, as a second `wait`; signal is 1 + a queue of
    * the same core whose flag signal_flag is incremented once the instruction has completed,
    * as a `signal` after it would; signal2 (only with signal) 1 + a queue whose flag
-   * signal2_flag is incremented after that, as a second `signal`; 0: none. The eight bytes
+   * signal2_flag is incremented after that, as a second `signal`; 0: none. The six bytes
    * from wait on are one slot of the encoding (prog_code.c); `reserved` is always 0. */
   uint8_t wait, signal, signal_flag, wait2, signal2, signal2_flag;
   uint8_t reserved[6];

@@ -19,8 +19,9 @@
  *   becomes the new difference only when the same difference is seen twice in a row, so a
  *   field that steps once to a new constant costs one miss, not two.
  * - The encoder picks the row (hist_choose: one whose last instruction has the same opcode,
- *   regions and sub, else a new one) and writes its index; the decoder just reads it. A row
- *   taken for another opcode than it held starts as a copy of that opcode's last row.
+ *   regions and sub, and that signals as it does (key_sub), else a new one) and writes its
+ *   index; the decoder just reads it. A row taken for another opcode than it held starts as a
+ *   copy of that opcode's last row.
  * - A record is: a header byte, opcode | row << 4 (opcode 15 is an escape: the opcode follows
  *   in a byte of its own, so even out-of-range opcodes round-trip); a LEB128 mask of the slots
  *   whose value differs from the prediction (bit order: SLOT_AT, the slots that change most
@@ -143,16 +144,26 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
   return w;
 }
 
+/* The key's sub: in's sub, and whether it carries a signal (bit 9) and a second one (bit 11).
+ * A unit's instructions over the same regions that signal and that do not (the last step of
+ * a tile tells its input's producer and its output's consumer, the others tell no one) are
+ * then two streams, each predicted, where one row had the sync slot's residual both ways at
+ * every tile, up to seven bytes with signal2's bits 32-47 (docs/speed.md, "Scheduling"). The
+ * waits are left out: with them too, MobileNet-v2 and ViT-B/16 graphturbo held more bytes. */
+static inline uint32_t key_sub(const GsInst *in) {
+  return (uint32_t)in->sub | (uint32_t)(in->signal != 0) << 9 | (uint32_t)(in->signal2 != 0) << 11;
+}
+
 /* Whether row r's key holds in's opcode, regions and sub. (All five compared, without a branch
  * between them: which one differs follows the data, and the chain mispredicted.) */
 static int key_matches(const GsCodeKeys *k, int r, const GsInst *in) {
   return (k->op[r] == in->op) & (k->r1[r] == in->r[1]) & (k->r0[r] == in->r[0]) &
-         (k->sub[r] == in->sub) & (k->r2[r] == in->r[2]);
+         (k->sub[r] == key_sub(in)) & (k->r2[r] == in->r[2]);
 }
 
 /* The slot of index[] for in's opcode, regions and sub. */
 static unsigned key_hash(const GsInst *in) {
-  uint32_t x = in->op ^ (uint32_t)in->sub << 8 ^ in->r[0] * 0x9e3779b1u ^ in->r[1] * 0x85ebca6bu ^
+  uint32_t x = in->op ^ key_sub(in) << 8 ^ in->r[0] * 0x9e3779b1u ^ in->r[1] * 0x85ebca6bu ^
                in->r[2] * 0xc2b2ae35u;
   return (x ^ x >> 15 ^ x >> 26) & (GS_CODE_INDEX - 1);
 }
@@ -186,7 +197,7 @@ static inline uint32_t key_same(const GsCodeKeys *k, const GsInst *in, uint32_t 
     key_half(op, k->op, h), key_half(r0, k->r0, h), key_half(r1, k->r1, h);
     key_half(sub, k->sub, h);
     m[h] = (KeyVec)(op == (uint32_t)in->op) & (KeyVec)(r1 == in->r[1]) &
-           (KeyVec)(r0 == in->r[0]) & (KeyVec)(sub == (uint32_t)in->sub);
+           (KeyVec)(r0 == in->r[0]) & (KeyVec)(sub == key_sub(in));
   }
   uint32_t rows = key_rows(m);
   if (!rows) return *same_r2 = 0;
@@ -254,7 +265,7 @@ static int hist_choose(GsCodeHist *h, const GsInst *in) {
   k->used[best] = ++h->clock; /* the row's values once in is encoded */
   k->op[best] = in->op;
   k->r0[best] = in->r[0], k->r1[best] = in->r[1], k->r2[best] = in->r[2];
-  k->sub[best] = in->sub;
+  k->sub[best] = key_sub(in);
   h->index[key_hash(in)] = (int8_t)best;
   h->mru = (int8_t)best;
   return best;
@@ -553,7 +564,7 @@ static void hist_as_encoder(GsCodeHist *h, const uint32_t used[GS_CODE_ROWS], ui
     const GsCodeRow *w = &h->row[k];
     h->key.op[k] = (uint32_t)w->op; /* (-1: UINT32_MAX, none) */
     h->key.r0[k] = w->inst.r[0], h->key.r1[k] = w->inst.r[1], h->key.r2[k] = w->inst.r[2];
-    h->key.sub[k] = w->inst.sub;
+    h->key.sub[k] = key_sub(&w->inst);
     h->key.used[k] = used[k];
     if (used[k] > h->key.used[h->mru]) h->mru = (int8_t)k;
   }
