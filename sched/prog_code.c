@@ -156,7 +156,8 @@ static inline uint32_t key_sub(const GsInst *in) {
 
 /* Whether row r's key holds in's opcode, regions and sub. (All five compared, without a branch
  * between them: which one differs follows the data, and the chain mispredicted.) */
-static int key_matches(const GsCodeKeys *k, int r, const GsInst *in) {
+static inline __attribute__((always_inline)) int key_matches(const GsCodeKeys *k, int r,
+                                                             const GsInst *in) {
   return (k->op[r] == in->op) & (k->r1[r] == in->r[1]) & (k->r0[r] == in->r[0]) &
          (k->sub[r] == key_sub(in)) & (k->r2[r] == in->r[2]);
 }
