@@ -76,7 +76,8 @@ typedef struct {
   int core;       /* -1: a cluster DMA queue */
   int index;      /* queue index in the core, or the cluster DMA engine */
   int64_t ninsts; /* instructions in the queue */
-  GsQueueCode *code;  /* heap, prog_code.c; NULL while the queue is empty */
+  GsQueueCode *code;  /* heap, prog_code.c; NULL while the queue is empty (but for a queue
+                         an attached check's thread encodes: prog_queue_code_begin) */
   GsCheckRun *run;    /* while the program is attached to a check's thread: set on the
                          queues whose instructions that thread encodes and checks
                          (prog_check_takes) */
@@ -191,7 +192,7 @@ const GsInst *prog_queue_staged(const GsQueue *q);
 GsInst *prog_queue_array(const GsQueue *q);
 /* Releases a queue's instructions (the queue is then empty); prog_free does it for all. */
 void prog_queue_code_free(GsQueue *q);
-/* A queue's records as a .gtp file of version 3 stores them (gtp.c; docs/isa.md): export calls
+/* A queue's records as a .gtp file of version 5 stores them (gtp.c; docs/isa.md): export calls
  * put (when not NULL) with each piece in order, the staged instruction's record last (encoded
  * on a copy of the encoder's state: q does not change), and returns the bytes; import appends
  * to q the n instructions whose records are exactly s[0..len), checking every byte and handing

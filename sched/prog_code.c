@@ -1,7 +1,7 @@
 /* prog_code.c — a queue's instructions in memory, encoded compactly (prog.h: prog_emit,
  * GsCursor).
  *
- * Why: a scheduled program has tens of millions of instructions, and a GsInst is 112 bytes,
+ * Why: a scheduled program has tens of millions of instructions, and a GsInst is 120 bytes,
  * so holding the program as an array of them was what bounded the batch a machine could
  * simulate (resnet50 at batch 64 on stcp920: 16 M instructions, 1.7 GB). Instruction streams
  * are highly regular: one queue repeats a few opcodes whose fields stay the same or move by a
@@ -36,9 +36,10 @@
  *   queue of a program attached to a check's thread (prog_check_attach, prog_check_takes)
  *   it is handed to that thread instead, which encodes it (prog_code_append) in the same
  *   order, so into the same bytes, beside the emission (docs/speed.md, "Scheduling").
- * - The records are also what a .gtp file of version 3 holds (gtp.c, docs/isa.md): a change to
- *   the record format or to the decoder's prediction rules needs a new file version. The
- *   encoder's choice of row is not part of the format (the decoder reads it).
+ * - The records are also what a .gtp file of version 5 holds (gtp.c, docs/isa.md; versions 3
+ *   and 4, still read, had a narrower sync slot): a change to the record format or to the
+ *   decoder's prediction rules needs a new file version. The encoder's choice of row is not
+ *   part of the format (the decoder reads it).
  * Encoding and decoding cost a few tens of nanoseconds an instruction (bench: make bench).
  */
 #include "prog.h"
@@ -450,7 +451,7 @@ GsInst *prog_emit(GsQueue *q) {
     if (q->run) prog_check_put(q->run, q, &c->stage); /* that thread encodes it */
     else prog_code_append(c, &c->stage);
   }
-  static const GsInst zero; /* copied, not memset: the compiler's `rep stos` for 112 bytes
+  static const GsInst zero; /* copied, not memset: the compiler's `rep stos` for 120 bytes
                              * took longer to start than the whole copy */
   c->stage = zero;
   c->staged = 1;
@@ -531,7 +532,7 @@ GsInst *prog_queue_array(const GsQueue *q) {
   return a;
 }
 
-/* ---- the file side (gtp.c, format version 3: a queue's records as they are held here) ---- */
+/* ---- the file side (gtp.c, format versions 3 to 5: a queue's records as they are held here) ---- */
 
 uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
                           void *ctx) {
