@@ -381,7 +381,8 @@ typedef struct {
 } RecordCheck;
 static int accept_record(void *ctx, const GsInst *in, uint64_t k) {
   const RecordCheck *c = ctx;
-  int reserved = (c->version == 3 && in->wait2) || (c->version <= 4 && (in->signal2 || in->signal2_flag));
+  int reserved = (c->version == 3 && in->wait2) ||
+                 (c->version <= 4 && (in->signal2 || in->signal2_flag));
   return check_read_inst(in, reserved, c->qi, k, c->path, c->d) == 0;
 }
 
@@ -576,9 +577,10 @@ void gtp_write_layout_doc(FILE *out) {
         "holds programs in memory too (about 4 bytes an instruction; the file is that, deflated).\n"
         "An instruction's fields are 20 slots, in this order: t0 t1 t2, n0 n1 n2 n3, r0 r1 r2,\n"
         "n4 ... n9, sub, dtype, flags, sync (= wait | signal << 8 | signal_flag << 16 | wait2\n"
-        "<< 24 | signal2 << 32 | signal2_flag << 40). A queue's reader keeps 16 rows, each with, per slot, `last`, `stride` and `lastd`\n"
-        "(64-bit, all 0 at the queue's start) and the opcode it last held (none at the start),\n"
-        "and per opcode the row it used last. A record is:\n\n"
+        "<< 24 | signal2 << 32 | signal2_flag << 40). A queue's reader keeps 16 rows, each\n"
+        "with, per slot, `last`, `stride` and `lastd` (64-bit, all 0 at the queue's start) and\n"
+        "the opcode it last held (none at the start), and per opcode the row it used last. A\n"
+        "record is:\n\n"
         "- a header byte: `opcode | row << 4`; opcode 15 is an escape, the opcode is then the next\n"
         "  byte. When the row last held another opcode (or none), it first becomes a copy of the\n"
         "  row this opcode used last (all 0 when there is none); the row is then this opcode's\n"

@@ -555,7 +555,8 @@ static void check_sync(Ctx *c, const GsInst *in) {
   if (in->signal_flag && !in->signal) inst_error(c, "signal_flag without signal (the queue to signal)");
   if (in->signal2_flag && !in->signal2)
     inst_error(c, "signal2_flag without signal2 (the queue to signal)");
-  if (in->signal2 && !in->signal) inst_error(c, "signal2 without signal (the queue signalled first)");
+  if (in->signal2 && !in->signal)
+    inst_error(c, "signal2 without signal (the queue signalled first)");
   if (in->wait2 && !in->wait) inst_error(c, "wait2 without wait (the flag waited on first)");
   if (in->signal) check_signal_target(c, in->signal - 1);
   if (in->signal2) check_signal_target(c, in->signal2 - 1);

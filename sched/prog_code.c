@@ -145,14 +145,14 @@ static GsCodeRow *hist_take(GsCodeHist *h, int r, uint8_t op) {
   return w;
 }
 
-/* The key's sub: in's sub, and whether it carries a signal (bit 9) and a second one (bit 11).
+/* The key's sub: in's sub, and whether it carries a signal (bit 8) and a second one (bit 9).
  * A unit's instructions over the same regions that signal and that do not (the last step of
  * a tile tells its input's producer and its output's consumer, the others tell no one) are
  * then two streams, each predicted, where one row had the sync slot's residual both ways at
  * every tile, up to seven bytes with signal2's bits 32-47 (docs/speed.md, "Scheduling"). The
  * waits are left out: with them too, MobileNet-v2 and ViT-B/16 graphturbo held more bytes. */
 static inline uint32_t key_sub(const GsInst *in) {
-  return (uint32_t)in->sub | (uint32_t)(in->signal != 0) << 9 | (uint32_t)(in->signal2 != 0) << 11;
+  return (uint32_t)in->sub | (uint32_t)(in->signal != 0) << 8 | (uint32_t)(in->signal2 != 0) << 9;
 }
 
 /* Whether row r's key holds in's opcode, regions and sub. (All five compared, without a branch
@@ -532,7 +532,7 @@ GsInst *prog_queue_array(const GsQueue *q) {
   return a;
 }
 
-/* ---- the file side (gtp.c, format versions 3 to 5: a queue's records as they are held here) ---- */
+/* ---- the file side (gtp.c, format versions 3-5: a queue's records as they are held here) ---- */
 
 uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
                           void *ctx) {

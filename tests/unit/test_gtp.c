@@ -135,7 +135,7 @@ static void test_large(void **state) {
   prog_free(p);
 }
 
-/* Records by the rules of docs/isa.md (".gtp", versions 3 to 5), written here without the encoder. */
+/* Records by the rules of docs/isa.md (".gtp", versions 3-5), written here without the encoder. */
 static size_t put_leb(unsigned char *o, uint64_t v) {
   size_t n = 0;
   for (; v >= 0x80; v >>= 7) o[n++] = (unsigned char)(v | 0x80);
@@ -159,7 +159,8 @@ static size_t layout_record(unsigned char *o) {
   n += put_leb(o + n, zigzag(0xa2));
   n += put_leb(o + n, zigzag(0xa3));
   /* wait, signal, signal_flag, wait2, signal2, signal2_flag */
-  n += put_leb(o + n, zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16 | 0xb4ll << 24 | 0xc1ll << 32 | 0xc2ll << 40));
+  n += put_leb(o + n,
+               zigzag(0xb1 | 0xb2 << 8 | 0xb3 << 16 | 0xb4ll << 24 | 0xc1ll << 32 | 0xc2ll << 40));
   return n;
 }
 
@@ -596,7 +597,8 @@ static void test_records(void **state) {
   put_records(3, signal2, sizeof signal2, 1, sizeof signal2);
   expect_reject("queue 0, instruction 0: reserved bytes are not zero");
   /* sync = 1 << 48: past the slot's six bytes in every version */
-  static const unsigned char sync49[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+  static const unsigned char sync49[] = {I_MOV, 0x80, 0x80, 0x20, 0x80, 0x80,
+                                         0x80,  0x80, 0x80, 0x80, 0x80, 0x01};
   put_records(5, sync49, sizeof sync49, 1, sizeof sync49);
   expect_reject("queue 0, instruction 0: malformed record");
   put_records(3, four, sizeof four, 4, sizeof four); /* version 3 files still read */
