@@ -248,6 +248,35 @@ static void test_interleaved_streams_cost_two_bytes(void **state) {
   prog_free(p);
 }
 
+/* A unit's steps over the same regions, every other one signalling its input's producer and
+ * its output's consumer (signal and signal2), the others no one: two streams by the encoder's
+ * key (prog_code.c key_sub), each with constant strides (t0, the output tile, +1 a pair; t1,
+ * the input tile, +2 a stream), so after each stream's first two records every one is 2 bytes.
+ * In one row the sync slot would take a residual both ways at every step (6 bytes and more:
+ * signal2 is bits 32-39) and t0's stride would alternate 0 and 1. */
+static void test_signalling_steps_cost_two_bytes(void **state) {
+  (void)state;
+  GsProgram *p = prog_new();
+  GsQueue *q = prog_queue(p, 0, 0, 2);
+  enum { S = 2, N = 200000 };
+  for (int64_t k = 0; k < N; k++) {
+    GsInst *in = prog_emit(q);
+    in->op = I_GEMM;
+    in->r[0] = 5, in->r[1] = 6, in->r[2] = 7;
+    in->t[0] = (uint32_t)(100 + k / 2);
+    in->t[1] = (uint32_t)(1000 + k);
+    in->t[2] = 9;
+    if (k % 2) in->signal = 1 + Q_DMA_IN, in->signal2 = 1 + Q_DMA_OUT, in->signal2_flag = 2;
+  }
+  /* as test_interleaved_streams_cost_two_bytes */
+  size_t used = 2 * (size_t)N + 2 * S * 64;
+  size_t blocks = used / (64 * 1024 - 256) + 8;
+  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+  assert_true(prog_code_bytes(p) <= bound);
+  assert_true(bound < 3 * (size_t)N);
+  prog_free(p);
+}
+
 /* The records' bytes, gathered by prog_code_export. */
 typedef struct {
   unsigned char b[4096];
@@ -327,6 +356,7 @@ int main(void) {
       cmocka_unit_test(test_import_bad_record),
       cmocka_unit_test(test_regular_stream_costs_two_bytes),
       cmocka_unit_test(test_interleaved_streams_cost_two_bytes),
+      cmocka_unit_test(test_signalling_steps_cost_two_bytes),
       cmocka_unit_test(test_row_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
