@@ -190,10 +190,18 @@ static void test_staged_and_empty(void **state) {
   prog_free(p);
 }
 
-/* 200000 loads with constant strides: after the first two (which teach the strides) every one
- * is a header byte and a one-byte empty mask, 2 bytes. Allocated: blocks of 1, 2, ..., 64 KiB,
- * then 64 KiB each, so at most one 64 KiB block beyond the bytes used, each block leaving at
- * most one record's room (< 256 bytes) unused, plus headers and the encoder's state. */
+/* What n records of `streams` streams with constant strides may hold: after each stream's
+ * first two records (which teach the strides, at most 64 bytes each) every one is a header byte
+ * and a one-byte empty mask, 2 bytes. Allocated: blocks of 1, 2, ..., 64 KiB, then 64 KiB each,
+ * so at most one 64 KiB block beyond the bytes used, each block leaving at most one record's
+ * room (< 256 bytes) unused, plus headers and the encoder's state. */
+static size_t two_bytes_bound(size_t n, size_t streams) {
+  size_t used = 2 * n + 2 * streams * 64;
+  size_t blocks = used / (64 * 1024 - 256) + 8; /* the 7 small ones and the rest */
+  return used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+}
+
+/* 200000 loads with constant strides: 2 bytes each after the first two (two_bytes_bound). */
 static void test_regular_stream_costs_two_bytes(void **state) {
   (void)state;
   GsProgram *p = prog_new();
@@ -209,11 +217,8 @@ static void test_regular_stream_costs_two_bytes(void **state) {
     inst_mov_set_bytes(in, 2048);
     inst_mov_set_src_off(in, 2048 * k);
   }
-  size_t used = 2 * N + 2 * 64;                /* two warm-up records of at most 64 bytes */
-  size_t blocks = used / (64 * 1024 - 256) + 8; /* the 7 small ones and the rest */
-  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
-  assert_true(prog_code_bytes(p) <= bound);
-  assert_true(prog_code_bytes(p) >= used - 2 * 64); /* and it is not counting nothing */
+  assert_true(prog_code_bytes(p) <= two_bytes_bound(N, 1));
+  assert_true(prog_code_bytes(p) >= 2 * N); /* and it is not counting nothing */
   prog_free(p);
 }
 
@@ -239,12 +244,9 @@ static void test_interleaved_streams_cost_two_bytes(void **state) {
     inst_mov_set_bytes(in, 512 * (s + 1));
     inst_mov_set_src_off(in, 512 * (s + 1) * j);
   }
-  /* as test_regular_stream_costs_two_bytes; records of 3 bytes would not fit in it */
-  size_t used = 2 * (size_t)N + 2 * S * 64;
-  size_t blocks = used / (64 * 1024 - 256) + 8;
-  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+  size_t bound = two_bytes_bound(N, S);
   assert_true(prog_code_bytes(p) <= bound);
-  assert_true(bound < 3 * (size_t)N);
+  assert_true(bound < 3 * (size_t)N); /* records of 3 bytes would not fit in it */
   prog_free(p);
 }
 
@@ -268,12 +270,9 @@ static void test_signalling_steps_cost_two_bytes(void **state) {
     in->t[2] = 9;
     if (k % 2) in->signal = 1 + Q_DMA_IN, in->signal2 = 1 + Q_DMA_OUT, in->signal2_flag = 2;
   }
-  /* as test_interleaved_streams_cost_two_bytes */
-  size_t used = 2 * (size_t)N + 2 * S * 64;
-  size_t blocks = used / (64 * 1024 - 256) + 8;
-  size_t bound = used + 64 * 1024 + blocks * (256 + 32) + sizeof(GsCodeHist) + sizeof(GsInst) + 64;
+  size_t bound = two_bytes_bound(N, S);
   assert_true(prog_code_bytes(p) <= bound);
-  assert_true(bound < 3 * (size_t)N);
+  assert_true(bound < 3 * (size_t)N); /* records of 3 bytes would not fit in it */
   prog_free(p);
 }
 
