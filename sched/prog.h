@@ -334,6 +334,13 @@ static inline int64_t isa_inst_field(const GsInst *in, GsOperandField f, int ind
 static inline int64_t isa_inst_get(const GsInst *in, const GsOperand *o) {
   return isa_inst_field(in, o->field, o->index);
 }
+/* The synchronisation an instruction carries as one number: wait | signal << 8 | signal_flag
+ * << 16 | wait2 << 24 | signal2 << 32 | signal2_flag << 40, its bytes' order in GsInst (the
+ * encoding's sync slot, prog_code.c; the comparisons of prog_repeat.c). */
+static inline uint64_t isa_inst_sync(const GsInst *in) {
+  return (uint64_t)in->wait | (uint64_t)in->signal << 8 | (uint64_t)in->signal_flag << 16 |
+         (uint64_t)in->wait2 << 24 | (uint64_t)in->signal2 << 32 | (uint64_t)in->signal2_flag << 40;
+}
 void isa_inst_set_field(GsInst *in, GsOperandField f, int index, int64_t v);
 
 /* A queue's index in p->queues for (cluster, core, index), or -1; never creates one. */

@@ -103,9 +103,7 @@ static void get_slots(const GsInst *in, uint64_t v[GS_CODE_SLOTS]) {
   v[7] = in->r[0], v[8] = in->r[1], v[9] = in->r[2];
   for (int i = 4; i < GS_INST_NUM; i++) v[6 + i] = (uint64_t)in->n[i];
   v[16] = in->sub, v[17] = in->dtype, v[18] = in->flags;
-  v[19] = (uint64_t)in->wait | (uint64_t)in->signal << 8 | (uint64_t)in->signal_flag << 16 |
-          (uint64_t)in->wait2 << 24 | (uint64_t)in->signal2 << 32 |
-          (uint64_t)in->signal2_flag << 40;
+  v[19] = isa_inst_sync(in);
 }
 
 /* Slot k of in set to v (its field's width of it). */

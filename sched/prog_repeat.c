@@ -78,9 +78,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 static uint64_t shape(const Roles *roles, const GsInst *in) {
   const signed char *role = roles_of(roles, in->op);
   uint64_t h = mix(in->op, (uint64_t)in->sub << 8 | (uint64_t)in->dtype << 16 | (uint64_t)in->flags << 24);
-  h = mix(h, (uint64_t)in->wait | (uint64_t)in->signal << 8 | (uint64_t)in->signal_flag << 16 |
-                (uint64_t)in->wait2 << 24 | (uint64_t)in->signal2 << 32 |
-                (uint64_t)in->signal2_flag << 40);
+  h = mix(h, isa_inst_sync(in));
   for (int i = 0; i < 3; i++) h = mix(h, (uint64_t)(in->r[i] != 0) | (uint64_t)(in->t[i] != 0) << 1);
   for (int k = 0; k < GS_INST_NUM; k++) h = mix(h, role[k] ? 0 : (uint64_t)in->n[k]);
   return h;
@@ -174,8 +172,7 @@ static int ids_pair(IdMap *fwd, IdMap *back, uint32_t x, uint32_t y, size_t *at)
 /* Whether b is a under the maps, which it extends. */
 static int same_under(Maps *m, const GsInst *a, const GsInst *b) {
   if (a->op != b->op || a->sub != b->sub || a->dtype != b->dtype || a->flags != b->flags ||
-      a->wait != b->wait || a->signal != b->signal || a->signal_flag != b->signal_flag ||
-      a->wait2 != b->wait2 || a->signal2 != b->signal2 || a->signal2_flag != b->signal2_flag)
+      isa_inst_sync(a) != isa_inst_sync(b))
     return 0;
   size_t slot[3] = {0, 0, 0};
   for (int i = 0; i < 3; i++)

@@ -121,7 +121,7 @@ struct alignas(64) QState {
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
   GsCursor cur;                   // reads prog's instructions in order
   const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
-  // in's own wait (GsInst.wait), its execution
+  // in's own waits (GsInst.wait, then wait2), its execution
   enum Phase { FETCH, OWN_WAIT, OWN_WAIT2, EXEC, ENDED } phase = FETCH;
   QStep x;
   bool done = false;

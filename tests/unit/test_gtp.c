@@ -484,7 +484,7 @@ static void test_old_versions(void **state) {
   prog_free(p);
 }
 
-/* A file of version `version` (3 or 4: the same records) of one queue (c0.dma1) whose n
+/* A file of version `version` (3, 4 or 5: the same records) of one queue (c0.dma1) whose n
  * instructions' records are rec[0..rlen), with `code` bytes of records in its entry (rlen: pass
  * rlen). */
 static void put_records(int version, const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
@@ -515,11 +515,11 @@ static void put_records(int version, const unsigned char *rec, size_t rlen, uint
   put_bytes(f, 48 + zl);
 }
 
-/* Records written by hand by the rules of docs/isa.md: the two-delta stride of a slot, read
- * back and written the same by gtp_write; then every malformed record rejected. */
 static void put_v4(const unsigned char *rec, size_t rlen, uint32_t n, uint64_t code) {
   put_records(4, rec, rlen, n, code);
 }
+/* Records written by hand by the rules of docs/isa.md: the two-delta stride of a slot, read
+ * back and written the same by gtp_write; then every malformed record rejected. */
 static void test_records(void **state) {
   (void)state;
   /* four movs whose t0 is 5, 6, 7, 8, every other slot 0: t0 (slot 0) is predicted 0, then 5
