@@ -123,6 +123,9 @@ typedef enum { GTL_GB, GTL_LB, GTL_INSTANCES, GTL_FULL, GTL_COUNT } GtLadder;
 enum { GT_PREFETCH_DEFAULT = 2, GT_AHEAD_MAX = 8 };
 /* ... and in at most this many chunks (GsKernel.w_chunks). */
 enum { GT_STAGE_CHUNKS = 16 };
+/* lower_fill_tiling tiles the kernels of a plan with at least LOWER_TILING_SPLIT_MIN of them on
+ * this many threads when the process may use two cores (lower_tiling.c). */
+enum { LOWER_TILING_THREADS = 2, LOWER_TILING_SPLIT_MIN = 64 };
 const char *gt_ladder_name(GtLadder v);
 int gt_ladder_parse(const char *s, GtLadder *out); /* 0 ok, -1 unknown */
 /* Which tensor leaves a full buffer first: the longest-lived one, counted in kernels (the
@@ -149,6 +152,8 @@ typedef struct {
                                 default): rows only */
   int tiling_afresh;         /* 1: every kernel's tiles searched again, none taken from the
                                 lowering's memo of tilings (lower_tiling.c; tests compare) */
+  int tiling_threads;        /* lower_fill_tiling's threads: 0 (the default) two when the
+                                process may use two cores, else 1 or 2 (tests compare) */
   GsCheckRun *check;         /* when set, lower_run attaches its program to this check, whose
                                 thread then encodes half its queues, publishes it after every
                                 kernel (prog.h prog_check_begin) and halts it when it fails; the
@@ -216,10 +221,13 @@ typedef struct GsLowered {
                                 op's weights stay from their first staging to the run's end, -1:
                                 staged per kernel (lower_fill_weights_kept; malloc'ed, not in the
                                 arena: a re-plan of a smaller last iteration keeps it) */
-  struct TileMemo *tile_memo; /* the tile search's memo of tile sizes (lower_tiling.c; NULL
-                                until the first search, freed by lower_free) */
-  struct TilingMemo *tiling_memo; /* each kernel's tiling by what its search reads, for the
-                                placements tried again (lower_tiling.c; freed by lower_free) */
+  /* per tiling thread (lower_fill_tiling: kernels over LOWER_TILING_THREADS threads) */
+  struct TileMemo *tile_memo[LOWER_TILING_THREADS]; /* the tile search's memo of tile sizes
+                                (lower_tiling.c; NULL until the first search, freed by
+                                lower_free) */
+  struct TilingMemo *tiling_memo[LOWER_TILING_THREADS]; /* each kernel's tiling by what its
+                                search reads, for the placements tried again (lower_tiling.c;
+                                freed by lower_free) */
   int active_cores[GS_MAX_CORE_KINDS]; /* cores per cluster of each kind that kernels may use:
                                 the most the first iteration's plan uses (0: all of them); a
                                 re-plan for a smaller last iteration partitions over these */
@@ -478,6 +486,8 @@ int lower_fill_placement(GsLowered *l);
 int lower_kernel_split_clusters(const GsLowered *l, const GsKernel *k);
 /* l->gb_tensor_bytes: the GB bytes below the staged-weight area, for kernel outputs. */
 void lower_fill_gb_split(GsLowered *l);
+/* Every kernel's partition and tile sizes; the same on one thread or two (each kernel's answer
+ * depends on its own inputs alone). */
 int lower_fill_tiling(GsLowered *l, GsDiag *d);
 /* The partition of kernel k over its cluster's cores (k->pr, k->pc), chosen by the tiler's
  * estimate (lower_fill_tiling's own rule, docs/schedulers.md "Columns split over cores"); returns

@@ -663,7 +663,6 @@ void lower_free(GsLowered *l) {
   prog_check_halt(l->opt.check); /* it reads the program (lower_run's failures free it) */
   emit_tally_free(&l->tally);
   free(l->w_kept);
-  free(l->tile_memo);
   lower_tiling_memo_free(l);
   prog_free(l->prog);
   arena_free(l->arena);

@@ -15,6 +15,7 @@
 #include "unit_timing.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,7 +539,7 @@ static double staging_cycles(const GsLowered *l, const GsKernel *k) {
  * core has few tiles, and one tile's loads, compute and store run one after another) plus the
  * weight staging the cores wait for. tr < 1: no tile fits (the partition is rows only). */
 static TileChoice choose_partition(GsLowered *l, GsKernel *k, const GsGeom *gm, int fixed,
-                                   const double *ahead, int *chunks) {
+                                   const double *ahead, int *chunks, int w) {
   int64_t budget = lower_kernel_tile_budget(l, k);
   int pcs[16], npc = fixed ? 1 : column_splits(l, k, gm, pcs), bpc = 1, ch_chunks = 0;
   if (fixed) pcs[0] = k->pc > 0 ? k->pc : 1;
@@ -546,11 +547,12 @@ static TileChoice choose_partition(GsLowered *l, GsKernel *k, const GsGeom *gm, 
   double bcost = 0;
   TileSearch ts;
   *chunks = 0;
-  if (!l->tile_memo && !(l->tile_memo = calloc(1, sizeof *l->tile_memo))) die("out of memory");
+  if (!l->tile_memo[w] && !(l->tile_memo[w] = calloc(1, sizeof *l->tile_memo[w])))
+    die("out of memory");
   for (int i = 0; i < npc; i++) {
     partition(l, k, gm, pcs[i]);
     tile_search_init(l, k, gm, &ts);
-    ts.memo = l->tile_memo;
+    ts.memo = l->tile_memo[w];
     ts.memo->gen++; /* a new search: k's partition and w_via_gb are set */
     TileChoice ch = search_tiles(&ts, budget, ahead, &ch_chunks);
     if (ch.tr < 1) continue;
@@ -582,7 +584,7 @@ int lower_choose_partition(GsLowered *l, GsKernel *k) {
   GsGeom gm;
   lower_fill_geom(l->graph, k->head, l->arch, &gm);
   int chunks;
-  choose_partition(l, k, &gm, 0, NULL, &chunks);
+  choose_partition(l, k, &gm, 0, NULL, &chunks, 0);
   return k->pc;
 }
 
@@ -607,14 +609,15 @@ static int packing_may_pay(const GsLowered *l, const GsKernel *k, const GsGeom *
  * k when that may pay and its tiles' estimate is lower — fewer, fuller folds against the im2col
  * form's LB room, which leaves fewer rows per tile — or equal with less compute (a kernel bound
  * by its loads still runs its gemms between them); else one gemm per tap. */
-static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const double *ahead) {
+static TileChoice choose_form(GsLowered *l, GsKernel *k, const GsGeom *gm, const double *ahead,
+                              int w) {
   int fixed = lower_keeps_slices(l);
   k->packed_k = 0;
-  TileChoice taps = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
+  TileChoice taps = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks, w);
   if (!packing_may_pay(l, k, gm)) return taps;
   GsKernel per_tap = *k; /* the partition and staging choose_partition left: kept if packing loses */
   k->packed_k = 1;
-  TileChoice packed = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks);
+  TileChoice packed = choose_partition(l, k, gm, fixed, ahead, &k->w_chunks, w);
   int better = taps.tr < 1 || packed.cost < taps.cost ||
                (packed.cost <= taps.cost * (1 + 1e-9) && packed.compute < taps.compute);
   if (packed.tr >= 1 && better) return packed;
@@ -739,36 +742,62 @@ static void tiling_take(GsKernel *k, const TilingAnswer *a) {
 }
 
 int64_t lower_tiling_memo_hits(const GsLowered *l) {
-  return l->tiling_memo ? l->tiling_memo->hits : 0;
+  int64_t hits = 0;
+  for (int w = 0; w < LOWER_TILING_THREADS; w++)
+    hits += l->tiling_memo[w] ? l->tiling_memo[w]->hits : 0;
+  return hits;
 }
 
 void lower_tiling_memo_free(GsLowered *l) {
-  struct TilingMemo *m = l->tiling_memo;
-  if (!m) return;
-  free(m->keys);
-  free(m->key);
-  free(m->a);
-  free(m->slot);
-  free(m);
-  l->tiling_memo = NULL;
+  for (int w = 0; w < LOWER_TILING_THREADS; w++) {
+    struct TilingMemo *m = l->tiling_memo[w];
+    if (m) {
+      free(m->keys);
+      free(m->key);
+      free(m->a);
+      free(m->slot);
+      free(m);
+    }
+    l->tiling_memo[w] = NULL;
+    free(l->tile_memo[w]);
+    l->tile_memo[w] = NULL;
+  }
+}
+
+/* The memo that holds the key hashing to h: the same for every kernel with that key whatever
+ * the threads, so that its lookups come in the kernels' order and a memo hit is the same hit on
+ * one thread or two. On two threads, memo w's kernels are thread w's (tile_kernels). */
+static int key_memo(uint64_t h) {
+  return (int)(((h ^ (h >> 29)) * 0x9e3779b97f4a7c15u >> 32) % LOWER_TILING_THREADS);
+}
+
+static struct TilingMemo *tiling_memo(GsLowered *l, int w) {
+  if (!l->tiling_memo[w] && !(l->tiling_memo[w] = calloc(1, sizeof *l->tiling_memo[w])))
+    die("out of memory");
+  return l->tiling_memo[w];
 }
 
 /* The partition and tiles of a gemm/vector kernel (choose_form; graphturbo keeps the
- * partition its slices were made for, lower_gt.c). */
-static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d) {
+ * partition its slices were made for, lower_gt.c), by tiling thread w. */
+static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, GsDiag *d, int w) {
   const GsArch *a = l->arch;
   const GsGraph *g = l->graph;
-  if (!l->tiling_memo && !(l->tiling_memo = calloc(1, sizeof *l->tiling_memo))) die("out of memory");
-  uint64_t h = tiling_key(l, k, ahead, l->tiling_memo);
-  const TilingAnswer *kept = l->opt.tiling_afresh ? NULL : tiling_find(l->tiling_memo, h);
+  struct TilingMemo *own = tiling_memo(l, w);
+  uint64_t h = tiling_key(l, k, ahead, own); /* built in the thread's own memo */
+  struct TilingMemo *m = tiling_memo(l, key_memo(h));
+  if (m != own) { /* one thread: the key into the memo that holds it */
+    m->nkey = 0;
+    for (size_t i = 0; i < own->nkey; i++) key_put(m, own->key[i]);
+  }
+  const TilingAnswer *kept = l->opt.tiling_afresh ? NULL : tiling_find(m, h);
   if (kept) {
     tiling_take(k, kept);
-    l->tiling_memo->hits++;
+    m->hits++;
     return 0;
   }
   GsGeom gm;
   lower_fill_geom(g, k->head, a, &gm);
-  TileChoice best = choose_form(l, k, &gm, ahead);
+  TileChoice best = choose_form(l, k, &gm, ahead, w);
   if (best.tr < 1) {
     const GsOp *o = &g->ops[k->head];
     TileSearch ts;
@@ -790,7 +819,7 @@ static int fill_tiling_gemmvec(GsLowered *l, GsKernel *k, const double *ahead, G
   k->cols_outer = best.order;
   k->est_ddr_cycles = best.ddr;
   k->est_compute_cycles = best.compute;
-  tiling_keep(l->tiling_memo, h, k);
+  tiling_keep(m, h, k);
   return 0;
 }
 
@@ -807,24 +836,111 @@ static int is_copy_kernel(const GsLowered *l, const GsKernel *k) {
   return lk == LK_COPY || (lk == LK_GATHER && l->graph->ops[k->head].at.bag <= 1);
 }
 
+/* One tiling thread's share of a list of kernels: kis[i] with the staging ahead aheads[i] (NULL:
+ * none) where owner[i] is w (owner NULL: all of them). */
+typedef struct {
+  GsLowered *l;
+  const int *kis;
+  const double *aheads;
+  const unsigned char *owner;
+  int n, w;
+  GsDiag *d;
+  int failed; /* the first i whose kernel could not be tiled, n: none */
+} TilingShare;
+
+static void *tile_share(void *arg) {
+  TilingShare *t = arg;
+  t->failed = t->n;
+  for (int i = 0; i < t->n; i++) {
+    if (t->owner && t->owner[i] != t->w) continue;
+    GsKernel *k = &t->l->kernels[t->kis[i]];
+    const double *ahead = t->aheads ? &t->aheads[i] : NULL;
+    int rc = is_copy_kernel(t->l, k) ? fill_tiling_copy(t->l, k)
+                                     : fill_tiling_gemmvec(t->l, k, ahead, t->d, t->w);
+    if (rc < 0) {
+      t->failed = i;
+      break;
+    }
+  }
+  return NULL;
+}
+
+/* Which thread tiles each of kernels kis[0..n): its key's (key_memo), the copy kernels thread
+ * 0. Found before either starts, so that a thread reads and writes only its own kernels. */
+static unsigned char *tiling_owners(GsLowered *l, const int *kis, const double *aheads, int n) {
+  unsigned char *owner = malloc((size_t)n + 1);
+  if (!owner) die("out of memory");
+  for (int i = 0; i < n; i++) {
+    const GsKernel *k = &l->kernels[kis[i]];
+    owner[i] = is_copy_kernel(l, k) ? 0
+               : (unsigned char)key_memo(tiling_key(l, k, aheads ? &aheads[i] : NULL,
+                                                    tiling_memo(l, 0)));
+  }
+  return owner;
+}
+
+/* Tiles kernels kis[0..n): on two threads when there are at least LOWER_TILING_SPLIT_MIN and
+ * the process may use two cores (GsLowerOptions.tiling_threads), each tiling the kernels whose
+ * memo keys are its own (what a kernel's tiling reads is its key: it does not depend on the
+ * other kernels' tilings, nor on which thread finds it). Graphturbo tiles a plan five times
+ * (once per LB share it tries for slices, then with chunked staging) while the second core
+ * waits for the first instruction to check: about a tenth of scheduling BERT-128 and
+ * MobileNet-v2 on stcp920 (docs/speed.md, "Scheduling"). A kernel that cannot be tiled is
+ * reported as one thread reports it: the first in the list, tiled again alone for its
+ * message. */
+static int tile_kernels(GsLowered *l, const int *kis, const double *aheads, int n, GsDiag *d) {
+  int asked = l->opt.tiling_threads;
+  if (n < LOWER_TILING_SPLIT_MIN || asked == 1 || (asked != 2 && !util_two_cores())) {
+    TilingShare one = {l, kis, aheads, NULL, n, 0, d, n};
+    tile_share(&one);
+    return one.failed == n ? 0 : -1;
+  }
+  GsDiag quiet;
+  diag_init(&quiet);
+  quiet.nerrors = quiet.max_errors;
+  unsigned char *owner = tiling_owners(l, kis, aheads, n);
+  _Static_assert(LOWER_TILING_THREADS == 2, "tile_kernels starts one thread");
+  TilingShare t[2] = {{l, kis, aheads, owner, n, 0, &quiet, n},
+                      {l, kis, aheads, owner, n, 1, &quiet, n}};
+  pthread_t th;
+  int started = pthread_create(&th, NULL, tile_share, &t[1]) == 0;
+  tile_share(&t[0]);
+  if (started) pthread_join(th, NULL);
+  else tile_share(&t[1]);
+  free(owner);
+  int failed = t[1].failed < t[0].failed ? t[1].failed : t[0].failed;
+  if (failed == n) return 0;
+  TilingShare again = {l, kis + failed, aheads ? aheads + failed : NULL, NULL, 1, 0, d, 1};
+  tile_share(&again);
+  gs_assert(again.failed == 0);
+  return -1;
+}
+
 /* requires: placement; fills each kernel's partition and tile sizes. */
 int lower_fill_tiling(GsLowered *l, GsDiag *d) {
+  int *kis = malloc(sizeof *kis * (size_t)(l->nkernels + 1));
+  if (!kis) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) {
     GsKernel *k = &l->kernels[ki];
     k->w_gb_off = -1; /* graphturbo full plans them after tiling (lower_gt.c) */
     k->w_from = ki;
-    int rc = is_copy_kernel(l, k) ? fill_tiling_copy(l, k) : fill_tiling_gemmvec(l, k, NULL, d);
-    if (rc) return rc;
+    kis[ki] = ki;
   }
-  return 0;
+  int rc = tile_kernels(l, kis, NULL, l->nkernels, d);
+  free(kis);
+  return rc;
 }
 
 /* Graphturbo full, after the GB plan: the kernels whose weights are staged at their own start
  * (not during an earlier kernel) are tiled again with chunked staging allowed (tile_streamed),
  * their DDR shared with the stagings of later kernels the plan put under them; the ones staged
- * ahead keep their tiles, as nothing waits for their staging. */
+ * ahead keep their tiles, as nothing waits for their staging. Which kernels, and the staging
+ * under each, are read before any is tiled again (tiling a kernel moves none of it). */
 void lower_fill_tiling_streams(GsLowered *l) {
   const GsArch *a = l->arch;
+  int *kis = malloc(sizeof *kis * (size_t)(l->nkernels + 1)), n = 0;
+  double *aheads = malloc(sizeof *aheads * (size_t)(l->nkernels + 1));
+  if (!kis || !aheads) die("out of memory");
   for (int ki = 0; ki < l->nkernels; ki++) {
     GsKernel *k = &l->kernels[ki];
     GsOpKind hk = l->graph->ops[k->head].kind;
@@ -834,11 +950,15 @@ void lower_fill_tiling_streams(GsLowered *l) {
       if (l->kernels[j].w_via_gb && l->kernels[j].w_from == ki)
         ahead += (double)lower_op_weight_bytes(l->graph, l->kernels[j].head) * a->nclusters /
                  a->ddr_bytes_per_cycle;
-    GsDiag quiet; /* it was tiled before: this cannot fail */
-    diag_init(&quiet);
-    quiet.nerrors = quiet.max_errors;
-    gs_assert(fill_tiling_gemmvec(l, k, &ahead, &quiet) == 0);
+    kis[n] = ki;
+    aheads[n++] = ahead;
   }
+  GsDiag quiet; /* each was tiled before: this cannot fail */
+  diag_init(&quiet);
+  quiet.nerrors = quiet.max_errors;
+  gs_assert(tile_kernels(l, kis, aheads, n, &quiet) == 0);
+  free(kis);
+  free(aheads);
 }
 
 int64_t lower_tile_need(const GsLowered *l, const GsKernel *k) {

@@ -1,9 +1,10 @@
 /* util.c — arena, vectors, die(), diagnostics, atomic file output and JSON strings.
  * The arena is a list of 64 KiB blocks (larger requests get their own block); it never
  * moves an allocation, so pointers into it stay valid until arena_free(). */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
+#define _GNU_SOURCE /* madvise's MADV_HUGEPAGE, sched_getaffinity */
 #include "util.h"
 
+#include <sched.h>
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -76,6 +77,12 @@ void util_advise_huge(void *p, size_t n) {
 #else
   (void)p, (void)n;
 #endif
+}
+
+int util_two_cores(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
 }
 
 /* A new block for n bytes: BLOCK_SIZE, or n alone when larger; one of HUGE_BLOCK or more on

@@ -103,6 +103,9 @@ void *arena_adopt(GsArena *a, void *p);
 
 /* Asks for huge pages under the whole 2 MiB pages of [p, p + n) (a hint; see util.c). */
 void util_advise_huge(void *p, size_t n);
+/* May this process run on two cores? (Its affinity: a Slurm task, taskset, a container's CPU
+ * set.) On one, a second thread only takes turns with the first. */
+int util_two_cores(void);
 
 /* ---- Growable array of fixed-size elements (heap, owner frees with vec_free). ---- */
 typedef struct {

@@ -5,7 +5,6 @@
 // Waiting on either side polls (nap): the model spins briefly first, the thread does not.
 #include "checker.h"
 
-#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -86,13 +85,8 @@ double SimChecker::cpu_seconds() {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-// May this process run on two cores? (Its affinity: a Slurm task, taskset, a container's CPU
-// set.) On one, a thread for the checks would only take turns with the simulation.
-bool SimChecker::second_core() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
-}
+// On one core, a thread for the checks would only take turns with the simulation.
+bool SimChecker::second_core() { return util_two_cores() != 0; }
 
 void SimChecker::stop() {
   if (!running_) return;

@@ -6,6 +6,8 @@
  * Then each input of the key moved alone (a kernel's budget, an operand's level, the cores its
  * kind may use, the GB split, the batch): tiling again through the memo gives what a fresh
  * search gives, and the move changed some kernel's tiles (else it would test nothing).
+ * The kernels tiled on two threads (GsLowerOptions.tiling_threads): the same plans, the same
+ * memo hits, and a kernel that cannot be tiled reported as one thread reports it.
  * Run from the repository root (tests/run.sh does). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +23,7 @@
 
 /* The plan of model on cfg up to `stop` (its arch and graph in *a, *g: the caller frees). */
 static GsLowered *lower_zoo(const char *cfg, const char *model, GsSchedKind s, int64_t batch,
-                            int afresh, LowerStep stop, GsArch **a, GsGraph **g) {
+                            int afresh, int threads, LowerStep stop, GsArch **a, GsGraph **g) {
   GsDiag d;
   diag_init(&d);
   *a = arch_load(cfg, NULL, 0, &d);
@@ -32,6 +34,7 @@ static GsLowered *lower_zoo(const char *cfg, const char *model, GsSchedKind s, i
   o.sched = s;
   o.batch = batch;
   o.tiling_afresh = afresh;
+  o.tiling_threads = threads;
   GsLowered *l = lower_plan(*g, *a, &o, stop, &d);
   if (!l) fail_msg("%s on %s does not plan", model, cfg);
   return l;
@@ -39,11 +42,11 @@ static GsLowered *lower_zoo(const char *cfg, const char *model, GsSchedKind s, i
 
 /* The plan's text after its last step, and how many tilings came from the memo. */
 static char *plan_text(const char *cfg, const char *model, GsSchedKind s, int64_t batch,
-                       int afresh, int64_t *hits) {
+                       int afresh, int threads, int64_t *hits) {
   GsArch *a;
   GsGraph *g;
   LowerStep last = lower_last_step(s);
-  GsLowered *l = lower_zoo(cfg, model, s, batch, afresh, last, &a, &g);
+  GsLowered *l = lower_zoo(cfg, model, s, batch, afresh, threads, last, &a, &g);
   char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
@@ -56,27 +59,28 @@ static char *plan_text(const char *cfg, const char *model, GsSchedKind s, int64_
   return buf;
 }
 
+static const struct {
+  const char *cfg, *model;
+  GsSchedKind s;
+  int64_t batch; /* 0: the model's */
+} runs[] = {
+    {"configs/stcp920.cfg", "workloads/mobilenetv2.gtg", SCHED_GRAPHTURBO, 0},
+    {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_GRAPHTURBO, 0},
+    {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 0},
+    {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 13},
+    {"configs/stcp920-hw.cfg", "workloads/vit-b16.gtg", SCHED_GRAPHTURBO, 4},
+    {"configs/tiny.cfg", "workloads/densenet121.gtg", SCHED_GRAPHTURBO, 3},
+    {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_TVM, 0},
+    {"configs/ascend910.cfg", "workloads/conformer.gtg", SCHED_ASTITCH, 2},
+};
+
 static void same_plans(void **state) {
   (void)state;
-  static const struct {
-    const char *cfg, *model;
-    GsSchedKind s;
-    int64_t batch; /* 0: the model's */
-  } runs[] = {
-      {"configs/stcp920.cfg", "workloads/mobilenetv2.gtg", SCHED_GRAPHTURBO, 0},
-      {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_GRAPHTURBO, 0},
-      {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 0},
-      {"configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_GRAPHTURBO, 13},
-      {"configs/stcp920-hw.cfg", "workloads/vit-b16.gtg", SCHED_GRAPHTURBO, 4},
-      {"configs/tiny.cfg", "workloads/densenet121.gtg", SCHED_GRAPHTURBO, 3},
-      {"configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_TVM, 0},
-      {"configs/ascend910.cfg", "workloads/conformer.gtg", SCHED_ASTITCH, 2},
-  };
   int64_t used = 0;
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     int64_t hits, none;
-    char *with = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, &hits);
-    char *without = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 1, &none);
+    char *with = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 1, &hits);
+    char *without = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 1, 1, &none);
     if (strcmp(with, without) != 0)
       fail_msg("%s on %s (%s): the plan differs with the memo", runs[i].model, runs[i].cfg,
                lower_sched_name(runs[i].s));
@@ -125,7 +129,7 @@ static void each_input(void **state) {
   GsArch *a;
   GsGraph *g;
   GsLowered *l = lower_zoo("configs/stcp920.cfg", "workloads/resnet50.gtg", SCHED_ASTITCH, 8, 0,
-                           LOWER_TILING, &a, &g);
+                           1, LOWER_TILING, &a, &g);
   char *t0 = tilings(l);
   for (int ki = 0; ki < l->nkernels; ki++) l->kernels[ki].budget = 24 * 1024;
   retile_same(l, t0, "a smaller budget");
@@ -157,7 +161,99 @@ static void each_input(void **state) {
   arch_free(a);
 }
 
+/* Every run's plan with its kernels tiled on two threads is its plan on one, with as many
+ * tilings taken from the memo (each key's kernels are one thread's, in order), and some runs
+ * had enough kernels to be split at all. */
+static void same_on_two_threads(void **state) {
+  (void)state;
+  int split = 0;
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    int64_t hits1, hits2;
+    char *one = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 1, &hits1);
+    char *two = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 2, &hits2);
+    if (strcmp(one, two) != 0)
+      fail_msg("%s on %s (%s): the plan differs on two threads", runs[i].model, runs[i].cfg,
+               lower_sched_name(runs[i].s));
+    assert_int_equal(hits1, hits2);
+    free(one);
+    free(two);
+    GsArch *a;
+    GsGraph *g;
+    GsLowered *l = lower_zoo(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 2,
+                             LOWER_KERNELS, &a, &g);
+    split += l->nkernels >= LOWER_TILING_SPLIT_MIN;
+    lower_free(l);
+    graph_free(g);
+    arch_free(a);
+  }
+  assert_true(split >= 4);
+}
+
+/* lower_fill_tiling's message on `threads` threads with the kernels `small` marks left 64
+ * bytes for tiles (it fails, once). */
+static char *failure_text(GsLowered *l, const char *small, int threads) {
+  int64_t *keep = malloc(sizeof *keep * (size_t)l->nkernels);
+  assert_non_null(keep);
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    keep[ki] = l->kernels[ki].budget;
+    if (small[ki]) l->kernels[ki].budget = 64;
+  }
+  l->opt.tiling_threads = threads;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  GsDiag d;
+  diag_init(&d);
+  d.out = m;
+  assert_int_equal(lower_fill_tiling(l, &d), -1);
+  assert_int_equal(d.nerrors, 1);
+  fclose(m);
+  for (int ki = 0; ki < l->nkernels; ki++) l->kernels[ki].budget = keep[ki];
+  free(keep);
+  return buf;
+}
+
+/* Kernels that cannot be tiled in BERT-128's plan — every kernel with tiles (so that each thread
+ * meets one), then the last alone: on two threads the message names the first in the plan,
+ * word for word as one thread gives it. */
+static void failure_on_two_threads(void **state) {
+  (void)state;
+  GsArch *a;
+  GsGraph *g;
+  GsLowered *l = lower_zoo("configs/stcp920.cfg", "workloads/bert-128.gtg", SCHED_TVM, 0, 0, 1,
+                           LOWER_TILING, &a, &g);
+  assert_true(l->nkernels >= LOWER_TILING_SPLIT_MIN);
+  char *small = calloc((size_t)l->nkernels, 1);
+  assert_non_null(small);
+  int first = -1, last = -1;
+  for (int ki = 0; ki < l->nkernels; ki++)
+    if (l->kernels[ki].tr > 1 || l->kernels[ki].tc > 1) { /* a kernel with tiles: not a copy */
+      small[ki] = 1;
+      if (first < 0) first = ki;
+      last = ki;
+    }
+  assert_true(first >= 0 && last > first);
+  for (int alone = 0; alone < 2; alone++) {
+    if (alone) {
+      memset(small, 0, (size_t)l->nkernels);
+      small[last] = 1;
+    }
+    const char *name = l->kernels[alone ? last : first].name;
+    char *one = failure_text(l, small, 1), *two = failure_text(l, small, 2);
+    if (!strstr(one, "cannot be tiled") || !strstr(one, name)) fail_msg("one thread: %s", one);
+    if (strcmp(one, two) != 0) fail_msg("one thread: %s\ntwo: %s", one, two);
+    free(one);
+    free(two);
+  }
+  free(small);
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(same_plans), cmocka_unit_test(each_input)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(same_plans), cmocka_unit_test(each_input),
+                                     cmocka_unit_test(same_on_two_threads),
+                                     cmocka_unit_test(failure_on_two_threads)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
