@@ -102,6 +102,7 @@ echo "thread (\`--timing\`); the wall time follows the longer."
 echo
 echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | model s | checks s | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+nrows=0 sched_ok=0 sim_ok=0 sched_miss=() sim_miss=()
 for m in $models; do
   for cfg in $configs; do
     for s in $scheds; do
@@ -139,9 +140,29 @@ for m in $models; do
         fi
       fi
       echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $npm | $npc | $it | $fm | $fd | $bd |"
+      row="$m $cfg $s"
+      nrows=$((nrows + 1))
+      awk -v n="$ns" 'BEGIN { exit !(n <= 0.5) }' && sched_ok=$((sched_ok + 1)) \
+        || sched_miss+=("$row ${ns} s")
+      if [ -n "$up" ]; then
+        awk -v u="${up%x}" 'BEGIN { exit !(u >= 5) }' && sim_ok=$((sim_ok + 1)) \
+          || sim_miss+=("$row $up")
+      fi
     done
   done
 done
+# The speed targets against these medians (docs/speed.md, "The speed targets"): simulation
+# at least 5x the base's speed, scheduling in at most half a second.
+echo
+joined() { local IFS=';'; echo "$*" | sed 's/;/; /g'; }
+line="Targets in this table: scheduling in 0.5 s or less on $sched_ok of $nrows rows"
+[ ${#sched_miss[@]} -gt 0 ] && line+=" (not: $(joined "${sched_miss[@]}"))"
+echo "$line."
+if [ -n "$base" ]; then
+  line="Simulation at least 5x the base's speed on $sim_ok of $nrows rows"
+  [ ${#sim_miss[@]} -gt 0 ] && line+=" (not: $(joined "${sim_miss[@]}"))"
+  echo "$line."
+fi
 
 [ "${SCALE_BIG:-1}" = 0 ] && exit 0
 echo
