@@ -9,7 +9,8 @@
  *
  * Invariant after it: every kernel's worst-case tile (tile_bytes over interior and whole-segment
  * tiles; lower_tile_need, which lower_check.c compares) fits its lower_kernel_tile_budget; an
- * op whose smallest tile does not is a user error naming the kernel and both sizes.
+ * op whose smallest tile does not is a user error naming the kernel and both sizes. The answer
+ * and the error are the same whether the kernels are tiled on one thread or two (tile_kernels).
  */
 #include "lower.h"
 #include "unit_timing.h"
@@ -935,7 +936,9 @@ int lower_fill_tiling(GsLowered *l, GsDiag *d) {
  * (not during an earlier kernel) are tiled again with chunked staging allowed (tile_streamed),
  * their DDR shared with the stagings of later kernels the plan put under them; the ones staged
  * ahead keep their tiles, as nothing waits for their staging. Which kernels, and the staging
- * under each, are read before any is tiled again (tiling a kernel moves none of it). */
+ * under each, are read before any is tiled again, as one pass in order read them: a kernel's own
+ * state and the later kernels', none of which that pass had tiled again yet (tiling a kernel
+ * writes that kernel alone). */
 void lower_fill_tiling_streams(GsLowered *l) {
   const GsArch *a = l->arch;
   int *kis = malloc(sizeof *kis * (size_t)(l->nkernels + 1)), n = 0;
