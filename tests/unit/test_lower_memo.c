@@ -74,20 +74,28 @@ static const struct {
     {"configs/ascend910.cfg", "workloads/conformer.gtg", SCHED_ASTITCH, 2},
 };
 
+/* Run i's plan as made by default (memo, one thread) against with `afresh` and `threads`: the
+ * same text, or the test fails naming `how`; the memo's hits of both. */
+static void same_plan(size_t i, int afresh, int threads, const char *how, int64_t *hits,
+                      int64_t *hits_other) {
+  char *a = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 1, hits);
+  char *b = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, afresh, threads,
+                      hits_other);
+  if (strcmp(a, b) != 0)
+    fail_msg("%s on %s (%s): the plan differs %s", runs[i].model, runs[i].cfg,
+             lower_sched_name(runs[i].s), how);
+  free(a);
+  free(b);
+}
+
 static void same_plans(void **state) {
   (void)state;
   int64_t used = 0;
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     int64_t hits, none;
-    char *with = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 1, &hits);
-    char *without = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 1, 1, &none);
-    if (strcmp(with, without) != 0)
-      fail_msg("%s on %s (%s): the plan differs with the memo", runs[i].model, runs[i].cfg,
-               lower_sched_name(runs[i].s));
+    same_plan(i, 1, 1, "without the memo", &hits, &none);
     assert_int_equal(none, 0);
     used += hits;
-    free(with);
-    free(without);
   }
   print_message("# %lld tilings taken from the memo\n", (long long)used);
   assert_true(used > 100);
@@ -169,14 +177,8 @@ static void same_on_two_threads(void **state) {
   int split = 0;
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     int64_t hits1, hits2;
-    char *one = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 1, &hits1);
-    char *two = plan_text(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 2, &hits2);
-    if (strcmp(one, two) != 0)
-      fail_msg("%s on %s (%s): the plan differs on two threads", runs[i].model, runs[i].cfg,
-               lower_sched_name(runs[i].s));
+    same_plan(i, 0, 2, "on two threads", &hits1, &hits2);
     assert_int_equal(hits1, hits2);
-    free(one);
-    free(two);
     GsArch *a;
     GsGraph *g;
     GsLowered *l = lower_zoo(runs[i].cfg, runs[i].model, runs[i].s, runs[i].batch, 0, 2,
