@@ -346,6 +346,7 @@ int gtasm_write(FILE *out, const GsArch *a, const GsProgram *p) {
       format_inst(&o, a, p, in, q->core, &nu);
       fputc('\n', out);
     }
+    prog_cursor_release(&cur);
   }
   free(tok);
   free(rok);

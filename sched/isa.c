@@ -238,6 +238,19 @@ static void write_checks_doc(FILE *out) {
         "Programs of a million instructions or more that are checked whole (a `.gtp` or\n"
         "`.gtasm` file) are checked in two halves at once.\n",
         out);
+  fputs("\n"
+        "A program in memory may hold copied runs: instructions of a queue that are another\n"
+        "cluster's queue of the same core and index, with their region and tile ids moved\n"
+        "by spans (ids in `[lo, hi)` plus a difference), the offsets into a region moved by\n"
+        "a shift (a `mov`'s `dst_off` and `src_off`, a `vec`'s `dst_off`), and a copied\n"
+        "`alloc` naming the queue's cluster. Files never hold them: `.gtp` and `.gtasm`\n"
+        "writers write the instructions they stand for. A run is checked by its source (the\n"
+        "same core and queue in another cluster, holding no runs itself, with the\n"
+        "instructions copied), and by its map: spans sorted and apart, never naming id 0,\n"
+        "their images below the program's counts, shifts only of regions and in [0, 2^40];\n"
+        "a run whose map shifts offsets is also checked instruction by instruction, as its\n"
+        "`mov` patterns move. The source's own instructions are checked where they are.\n",
+        out);
 }
 
 /* The Queues section of docs/isa.md: the queues of a core and a cluster, and how they

@@ -25,6 +25,7 @@ static void names_free(GsNameMap *m) {
 
 void prog_free(GsProgram *p) {
   if (!p) return;
+  prog_copy_free(p);
   for (int i = 0; i < p->nqueues; i++) prog_queue_code_free(&p->queues[i]);
   free(p->queues);
   names_free(&p->names[0]);

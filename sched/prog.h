@@ -71,6 +71,8 @@ typedef struct {
  * of sizeof(GsInst)); prog_emit appends one, a GsCursor reads them in order. */
 typedef struct GsQueueCode GsQueueCode;
 typedef struct GsCheckRun GsCheckRun;
+typedef struct GsQueueCopies GsQueueCopies;
+typedef struct GsIdMap GsIdMap;
 typedef struct {
   int cluster;
   int core;       /* -1: a cluster DMA queue */
@@ -81,6 +83,9 @@ typedef struct {
   GsCheckRun *run;    /* while the program is attached to a check's thread: set on the
                          queues whose instructions that thread encodes and checks
                          (prog_check_takes) */
+  int64_t ncopied;    /* of ninsts, those in runs copied from another queue (prog_copy.c);
+                         the others are the queue's own, held in code */
+  GsQueueCopies *copies; /* heap, the runs (prog_copy.c); NULL while there are none */
 } GsQueue;
 
 /* Whether an attached check's thread (prog_check_attach) takes queue qi of the program, the
@@ -104,6 +109,8 @@ typedef struct {
   uint32_t ntiles;      /* tile ids are 1..ntiles-1 (0 = none) */
   GsNameMap names[2];   /* optional names of [0] regions, [1] tiles: prog_name */
   GsCheckRun *run;      /* the check the program is attached to (prog_check_attach) */
+  GsIdMap **maps;       /* heap, each map of the copied runs (prog_new_map) */
+  int nmaps, mapscap;
 } GsProgram;
 
 /* Static facts from isa.def. */
@@ -169,17 +176,27 @@ typedef struct {
   uint32_t clock;
 } GsCodeHist;
 typedef struct GsCodeBlock GsCodeBlock;
-typedef struct {
+typedef struct GsCursor {
   const GsQueue *q;
   const GsCodeBlock *blk;
   uint32_t pos;
   int64_t i;          /* instructions returned so far: the last one's index is i - 1 */
   GsCodeHist hist;
   const GsInst *at;   /* the instruction returned last (in a row of hist, or in) */
-  GsInst in;          /* the staged instruction, when it was the last */
+  GsInst in;          /* the staged instruction, or a copied one, when it was the last */
+  int64_t own;        /* of i, the queue's own instructions (the others were copied) */
+  int own_only;       /* prog_cursor_init_own */
+  int run;            /* the copied run i is in or before (prog_copy.c) */
+  struct GsCursor *src; /* heap: reads the runs' source (prog_cursor_release frees it) */
 } GsCursor;
 void prog_cursor_init(GsCursor *c, const GsQueue *q);
 const GsInst *prog_cursor_next(GsCursor *c);
+/* A cursor over the queue's own instructions only, its copied runs left out: the static
+ * checks', which check a run by its map (prog_copy.c). */
+void prog_cursor_init_own(GsCursor *c, const GsQueue *q);
+/* Frees what a cursor took to read copied runs (nothing for a queue without them); the
+ * cursor may then be initialised again. A zeroed cursor may be released. */
+void prog_cursor_release(GsCursor *c);
 /* The next encoded instruction of a queue another thread may still be emitting into, which
  * the caller knows is there (it was told, through a lock, that the queue held more than
  * c->i + 1 instructions); never the staged last one. c->q is not read. */
@@ -205,8 +222,62 @@ uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b
 int prog_code_import(GsQueue *q, const unsigned char *s, size_t len, uint64_t n,
                      int (*accept)(void *ctx, const GsInst *in, uint64_t i), void *ctx,
                      uint64_t *bad);
-/* Bytes of memory the program's encoded instructions take (blocks and encoder state). */
+/* Bytes of memory the program's encoded instructions take (blocks and encoder state, the
+ * copied runs and their maps). */
 size_t prog_code_bytes(const GsProgram *p);
+
+/* Copied runs (prog_copy.c). A queue may hold, among its own instructions, runs copied from
+ * another queue of the same core and index in another cluster: instructions [from, from + n)
+ * of that queue with their ids moved by a map. Every reader sees the copies as instructions
+ * (cursors, writers, the simulator); only the static checks tell them apart, checking a run
+ * by its map. A map moves an id of a span [lo, hi) by delta, and for a region also every
+ * offset into it by shift (a mov's dst_off and src_off, a vec's dst_off); ids in no span stay;
+ * a copied alloc names the map's cluster. Spans are sorted by lo and do not overlap. */
+typedef struct {
+  uint32_t lo, hi;
+  int64_t delta, shift;
+} GsIdSpan;
+struct GsIdMap {
+  int cluster;
+  int nregs, ntiles;
+  GsIdSpan *regs, *tiles;  /* heap */
+};
+/* A run: the queue's instructions [at, at + n) are queue src_qi's [from, from + n) under map. */
+typedef struct {
+  int64_t at, n, from;
+  int src_qi;
+  const GsQueueCode *src;  /* src_qi's code (a queue's place may move; its code does not) */
+  const GsIdMap *map;
+} GsCopyRun;
+struct GsQueueCopies {
+  int n, cap;
+  GsCopyRun *run;  /* heap, in queue order */
+};
+/* Each instruction of run r, under its map, in order, with its index in the source. */
+void prog_copy_each(const GsCopyRun *r, void (*f)(void *ctx, const GsInst *in, int64_t i),
+                    void *ctx);
+/* A map the program keeps (copies of the spans). */
+const GsIdMap *prog_new_map(GsProgram *p, int cluster, const GsIdSpan *regs, int nregs,
+                            const GsIdSpan *tiles, int ntiles);
+/* Appends to queue qi instructions [from, from + n) of queue src_qi under m. src_qi must have
+ * them (it is emitted first), hold no runs itself, and be the source of every run of qi;
+ * runs take its instructions in order (from at or after the last run's end). The copies are
+ * read when read (a cursor), so the source's last instruction may still change (prog_emit). */
+void prog_copy_run(GsProgram *p, int qi, int src_qi, int64_t from, int64_t n, const GsIdMap *m);
+/* in under m, in place. */
+void prog_map_apply(const GsIdMap *m, GsInst *in);
+/* A queue's own instructions (not copied). */
+static inline int64_t prog_queue_own(const GsQueue *q) { return q->ninsts - q->ncopied; }
+/* Memory the copied runs and maps take. */
+size_t prog_copy_bytes(const GsProgram *p);
+/* Between prog_code.c and prog_copy.c: a cursor's next own instruction; reading a run's
+ * source, instruction idx of code (idx at or after the last one read) into s, set up with
+ * prog_code_read_begin; a queue's runs released. */
+const GsInst *prog_cursor_own_next(GsCursor *c);
+const GsInst *prog_copy_next(GsCursor *c);
+void prog_code_read_begin(GsCursor *s, const GsQueueCode *code);
+const GsInst *prog_code_read(GsCursor *s, const GsQueueCode *code, int64_t idx);
+void prog_copy_free(GsProgram *p);
 
 /* How much the later clusters repeat cluster 0 (prog_repeat.c): of the program's `insts`
  * instructions, `later` are in queues of clusters 1, 2, ..., and `covered` of those lie in

@@ -130,7 +130,16 @@ typedef struct {
   uint64_t signals[4];  /* bit k: queue k of q's core exists, found as a signal's target */
   int quiet;            /* the second half's thread: an error only sets failed */
   int failed;
+  int copied;           /* i is a copied instruction's place in q, not an own one's index */
 } Ctx;
+
+/* The place in q of its own instruction i (after the copied runs before it). */
+static size_t own_place(const GsQueue *q, size_t i) {
+  int64_t at = (int64_t)i;
+  for (int k = 0; q->copies && k < q->copies->n && q->copies->run[k].at <= at; k++)
+    at += q->copies->run[k].n;
+  return (size_t)at;
+}
 
 static void ctx_set_ids(Ctx *c, uint32_t nregions, uint32_t ntiles) {
   c->nregions = nregions, c->ntiles = ntiles;
@@ -152,8 +161,9 @@ static void inst_error(Ctx *c, const char *fmt, ...) {
   const GsInst *in = c->in;
   if (in->op < I_COUNT) gtasm_inst_format(c->a, c->p, in, text, sizeof text);
   else snprintf(text, sizeof text, "opcode %u", in->op);
+  size_t at = c->copied || !c->q->ncopied ? c->i : own_place(c->q, c->i);
   diag_error(c->d, c->file, 0, 0, NULL, "queue %s, instruction %zu (%s): %s",
-             gtasm_queue_name(c->a, c->q, qn, sizeof qn), c->i, text, msg);
+             gtasm_queue_name(c->a, c->q, qn, sizeof qn), at, text, msg);
 }
 
 /* A GsInst as words, read as four vectors of four (InstVecs, GCC's vector extension): words
@@ -604,6 +614,99 @@ static void queue_begin(Ctx *c, const GsQueue *q) {
     if (prog_queue_accepts(c->a, q->core, q->index, (GsOpcode)op, NULL, 0)) c->accepts |= 1ull << op;
 }
 
+/* ---- copied runs (prog_copy.c) ----
+ * A copied instruction is its source's, checked in the source's queue, but for its ids, the
+ * offsets into the regions its map shifts, and an alloc's cluster (the queue's own). So a run
+ * is checked by its source's place (the same core and queue index in another cluster: the
+ * same engine and units, the same signal targets), its extent and its map: every span's image
+ * must be ids that exist, and a shift must keep offsets in [0, 2^40]. A run whose map shifts
+ * offsets is checked instruction by instruction too, as its mov patterns' last bytes move. */
+static void run_error(Ctx *c, const GsCopyRun *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void run_error(Ctx *c, const GsCopyRun *r, const char *fmt, ...) {
+  if (c->quiet) {
+    c->failed = 1;
+    return;
+  }
+  char qn[64], msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  diag_error(c->d, c->file, 0, 0, NULL, "queue %s, instructions %lld..%lld (a copied run): %s",
+             gtasm_queue_name(c->a, c->q, qn, sizeof qn), (long long)r->at,
+             (long long)(r->at + r->n - 1), msg);
+}
+
+/* The spans s[0..n) of a map: sorted, apart, not naming id 0, their images below lim; shifts
+ * only where `shifts`, in [0, 2^40]. Returns whether any span shifts. */
+static int check_spans(Ctx *c, const GsCopyRun *r, const GsIdSpan *s, int n, uint32_t lim,
+                       const char *what, int shifts) {
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t first = (int64_t)s[i].lo + s[i].delta, last = (int64_t)s[i].hi - 1 + s[i].delta;
+    if (s[i].lo == 0 || s[i].hi <= s[i].lo)
+      run_error(c, r, "%s span [%u, %u) is empty or names id 0", what, s[i].lo, s[i].hi);
+    else if (i > 0 && s[i].lo < s[i - 1].hi)
+      run_error(c, r, "%s spans [%u, %u) and [%u, %u) are out of order or overlap", what,
+                s[i - 1].lo, s[i - 1].hi, s[i].lo, s[i].hi);
+    else if (first < 1 || last >= lim)
+      run_error(c, r, "%s span [%u, %u) moved by %lld leaves the ids 1..%u", what, s[i].lo,
+                s[i].hi, (long long)s[i].delta, lim - 1);
+    else if (s[i].shift && (!shifts || s[i].shift < 0 || s[i].shift > GS_OPERAND_MAX))
+      run_error(c, r, "%s span [%u, %u) shifts offsets by %lld", what, s[i].lo, s[i].hi,
+                (long long)s[i].shift);
+    any |= s[i].shift != 0;
+  }
+  return any;
+}
+
+typedef struct {
+  Ctx *c;
+  const GsCopyRun *r;
+} CopiedAt;
+
+static void check_copied(void *ctx, const GsInst *in, int64_t i) {
+  CopiedAt *x = ctx;
+  x->c->in = in;
+  x->c->i = (size_t)(x->r->at + (i - x->r->from));
+  check_inst(x->c, in);
+}
+
+/* The runs of queue q of p (c entered on q). */
+static void check_copies(Ctx *c, const GsProgram *p, const GsQueue *q) {
+  const GsQueueCopies *cp = q->copies;
+  for (int i = 0; cp && i < cp->n && !c->failed; i++) {
+    const GsCopyRun *r = &cp->run[i];
+    const GsQueue *s = r->src_qi >= 0 && r->src_qi < p->nqueues ? &p->queues[r->src_qi] : NULL;
+    char sn[64];
+    if (!s || s == q || s->copies || s->core != q->core || s->index != q->index ||
+        s->cluster == q->cluster) {
+      run_error(c, r, "its source (queue %s) is not this queue's core and queue in another "
+                "cluster, holding no runs itself",
+                s ? gtasm_queue_name(c->a, s, sn, sizeof sn) : "none");
+      continue;
+    }
+    if (r->from < 0 || r->from + r->n > s->ninsts) {
+      run_error(c, r, "it copies instructions %lld..%lld of queue %s, which has %lld",
+                (long long)r->from, (long long)(r->from + r->n - 1),
+                gtasm_queue_name(c->a, s, sn, sizeof sn), (long long)s->ninsts);
+      continue;
+    }
+    if (r->map->cluster != q->cluster)
+      run_error(c, r, "its map names cluster %d, not the queue's", r->map->cluster);
+    int before = c->d ? c->d->nerrors : 0;
+    int shifts = check_spans(c, r, r->map->regs, r->map->nregs, c->nregions, "region", 1);
+    check_spans(c, r, r->map->tiles, r->map->ntiles, c->ntiles, "tile", 0);
+    int clean = !c->failed && (c->d ? c->d->nerrors : 0) == before;
+    if (shifts && clean) {
+      c->copied = 1;
+      prog_copy_each(r, check_copied, &(CopiedAt){c, r});
+      c->copied = 0;
+    }
+  }
+}
+
 /* Queues [from, to) of c->p, in order. */
 static void check_queues(Ctx *c, int from, int to) {
   const GsProgram *p = c->p;
@@ -629,9 +732,10 @@ static void check_queues(Ctx *c, int from, int to) {
                  gtasm_queue_name(a, q, qn, sizeof qn));
     queue_begin(c, q);
     GsCursor cur;
-    prog_cursor_init(&cur, q);
+    prog_cursor_init_own(&cur, q);
     c->i = 0;
     for (; (c->in = prog_cursor_next(&cur)) != NULL; c->i++) check_inst(c, c->in);
+    check_copies(c, p, q);
   }
 }
 
@@ -792,7 +896,8 @@ static int run_queue(GsCheckRun *cr, int qi) {
   if (q->run) return 1; /* checked as it is encoded */
   RunQueue *r = &cr->rq[qi];
   Ctx *c = &cr->c;
-  int64_t n = q->ninsts - 1, done = r->cur ? r->cur->i : 0; /* the staged one may change */
+  int64_t n = prog_queue_own(q) - 1, done = r->cur ? r->cur->i : 0; /* the staged one may
+                                                                       * change */
   if (n <= done) return 1;
   int64_t encoded = prog_queue_encoded(q); /* (read only when there may be more: a miss) */
   if (n > encoded) n = encoded;
@@ -805,7 +910,7 @@ static int run_queue(GsCheckRun *cr, int qi) {
     }
     r->cur = malloc(sizeof *r->cur);
     if (!r->cur) die("out of memory");
-    prog_cursor_init(r->cur, q);
+    prog_cursor_init_own(r->cur, q); /* the copied runs: run_rest */
   }
   rq_enter(c, r, q);
   while (r->cur->i < n && !c->failed) {
@@ -1009,11 +1114,13 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
       return 0;
     RunQueue *r = qi < cr->rqcap ? &cr->rq[qi] : NULL;
     const GsInst *last = prog_queue_staged(q);
-    if (r && r->nchecked && last && r->nchecked == q->ninsts - 1) { /* checked as encoded */
+    if (r && r->nchecked && last && r->nchecked == prog_queue_own(q) - 1) { /* checked as
+                                                                              * encoded */
       rq_enter(c, r, q);
       c->in = last;
       c->i = (size_t)r->nchecked;
       check_inst(c, last);
+      check_copies(c, p, q);
       continue;
     }
     GsCursor *cur;
@@ -1023,7 +1130,7 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
     } else {
       if (!fresh && !(fresh = malloc(sizeof *fresh))) die("out of memory");
       cur = fresh;
-      prog_cursor_init(cur, q);
+      prog_cursor_init_own(cur, q);
       queue_begin(c, q);
     }
     cur->q = q; /* the staged last instruction is final now */
@@ -1031,6 +1138,7 @@ static int run_rest(GsCheckRun *cr, const GsProgram *p) {
       c->i = (size_t)cur->i - 1;
       check_inst(c, c->in);
     }
+    if (!c->failed) check_copies(c, p, q);
   }
   free(fresh);
   return !c->failed;

@@ -471,7 +471,7 @@ void prog_queue_code_free(GsQueue *q) {
 }
 
 size_t prog_code_bytes(const GsProgram *p) {
-  size_t n = 0;
+  size_t n = prog_copy_bytes(p);
   for (int i = 0; i < p->nqueues; i++) {
     const GsQueueCode *c = p->queues[i].code;
     if (!c) continue;
@@ -490,6 +490,16 @@ void prog_cursor_init(GsCursor *c, const GsQueue *q) {
   c->blk = q->code ? q->code->head : NULL;
 }
 
+void prog_cursor_init_own(GsCursor *c, const GsQueue *q) {
+  prog_cursor_init(c, q);
+  c->own_only = 1;
+}
+
+void prog_cursor_release(GsCursor *c) {
+  free(c->src);
+  c->src = NULL;
+}
+
 /* The block holding record pos may still be appended to, so its `used` is read atomically: it
  * is at least what it was when the caller was told of the record, and a block another was
  * linked after is full. */
@@ -501,19 +511,44 @@ const GsInst *prog_cursor_next_encoded(GsCursor *c) {
   const unsigned char *s = decode(&c->hist, c->blk->b + c->pos, &c->at);
   c->pos = (uint32_t)(s - c->blk->b);
   c->i++;
+  c->own++;
   return c->at;
 }
 
-const GsInst *prog_cursor_next(GsCursor *c) {
+const GsInst *prog_cursor_own_next(GsCursor *c) {
   const GsQueue *q = c->q;
-  if (c->i >= q->ninsts) return NULL;
-  if (c->i == q->ninsts - 1) { /* the staged instruction, not encoded yet */
+  int64_t own = q->ninsts - q->ncopied;
+  if (c->own >= own) return NULL;
+  if (c->own == own - 1) { /* the staged instruction, not encoded yet */
     c->in = q->code->stage;
     c->at = &c->in;
     c->i++;
+    c->own++;
     return c->at;
   }
   return prog_cursor_next_encoded(c);
+}
+
+const GsInst *prog_cursor_next(GsCursor *c) {
+  if (__builtin_expect(c->q->ncopied != 0, 0) && !c->own_only) return prog_copy_next(c);
+  return prog_cursor_own_next(c);
+}
+
+void prog_code_read_begin(GsCursor *s, const GsQueueCode *code) {
+  memset(s, 0, sizeof *s);
+  hist_init(&s->hist);
+  s->blk = code->head;
+}
+
+/* After the emission: the code holds nencoded records and its staged instruction. */
+const GsInst *prog_code_read(GsCursor *s, const GsQueueCode *code, int64_t idx) {
+  int64_t last = code->nencoded; /* the staged one's index */
+  gs_assert(code->staged && idx >= s->own && idx <= last);
+  while (s->own < idx) (void)prog_cursor_next_encoded(s);
+  if (idx < last) return prog_cursor_next_encoded(s);
+  s->own++;
+  s->i++;
+  return &code->stage;
 }
 
 const GsInst *prog_queue_staged(const GsQueue *q) {
@@ -527,13 +562,32 @@ GsInst *prog_queue_array(const GsQueue *q) {
   prog_cursor_init(&c, q);
   const GsInst *in;
   for (size_t i = 0; (in = prog_cursor_next(&c)) != NULL; i++) a[i] = *in;
+  prog_cursor_release(&c);
   return a;
 }
 
 /* ---- the file side (gtp.c, format versions 3-5: a queue's records as they are held here) ---- */
 
+/* A queue with copied runs is written as the instructions they stand for: encoded again, on
+ * a queue of its own, in order. */
+static uint64_t export_expanded(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
+                                void *ctx) {
+  GsQueue whole;
+  memset(&whole, 0, sizeof whole);
+  GsCursor *cur = malloc(sizeof *cur);
+  if (!cur) die("out of memory");
+  prog_cursor_init(cur, q);
+  for (const GsInst *in; (in = prog_cursor_next(cur)) != NULL;) *prog_emit(&whole) = *in;
+  prog_cursor_release(cur);
+  free(cur);
+  uint64_t n = prog_code_export(&whole, put, ctx);
+  prog_queue_code_free(&whole);
+  return n;
+}
+
 uint64_t prog_code_export(const GsQueue *q, void (*put)(void *ctx, const void *b, size_t n),
                           void *ctx) {
+  if (q->ncopied) return export_expanded(q, put, ctx);
   const GsQueueCode *c = q->code;
   if (!c || !c->staged) return 0;
   uint64_t n = 0;

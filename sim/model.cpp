@@ -191,7 +191,9 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   dont_initialize();
 }
 
-SimModel::~SimModel() = default;
+SimModel::~SimModel() {
+  for (QState &q : queues) prog_cursor_release(&q.cur);
+}
 
 int SimModel::core_queue(int cluster, int core, int index) const {
   if (cluster < 0 || cluster >= arch->nclusters || core < 0 || core >= arch->cores_per_cluster)
@@ -1156,6 +1158,7 @@ void SimModel::controller() {
       for (size_t i = 0; i < queues.size(); i++) {
         QState &q = queues[i];
         if (!q.prog || q.prog->ninsts == 0) continue;
+        prog_cursor_release(&q.cur);
         prog_cursor_init(&q.cur, q.prog);
         wake((int)i);
       }

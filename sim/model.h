@@ -119,7 +119,7 @@ struct alignas(64) QState {
   // What follows changes as the queue runs: on cache lines of its own, as the checker's thread
   // reads the queue's place above (operand_place) while this thread writes below.
   alignas(64) size_t pc = 0;      // the index of the instruction it executes (*cur.at)
-  GsCursor cur;                   // reads prog's instructions in order
+  GsCursor cur{};                 // reads prog's instructions in order (released: ~SimModel)
   const GsInst *in = nullptr;     // instruction pc, in cur (only this queue moves it)
   // in's own waits (GsInst.wait, then wait2), its execution
   enum Phase { FETCH, OWN_WAIT, OWN_WAIT2, EXEC, ENDED } phase = FETCH;

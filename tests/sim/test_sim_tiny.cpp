@@ -637,6 +637,54 @@ static void check_cluster_link_missing(void **) {
   assert_true(has(r, "transfer from c0.k0.lb to c1.k0.lb needs a link between clusters, but cluster_link_bytes_per_cycle is 0"));
 }
 
+// Copied runs (prog_copy.c) simulate as the instructions they stand for: cluster 1's dma_in
+// loads its half of a DDR input that cluster 0 allocated, into an LB region of its own, as a
+// run copied from cluster 0's queue under a map (the input's offsets shifted by its half, the
+// region and tiles moved to cluster 1's), or emitted one by one. The same cycles, instructions
+// and DDR bytes; a shift past the input's end is the simulator's to find (exit 2), as the
+// static checks know no region's size.
+static void copy_program(Prog &pr, bool copy, int64_t shift) {
+  QRef in0 = pr.q(0, 0, TQ_IN), in1 = pr.q(1, 0, TQ_IN);
+  uint32_t x = pr.region("x"), tx = pr.tile("x");
+  uint32_t a[2] = {pr.region(NULL), pr.region(NULL)}, t[2][8];
+  for (int c = 0; c < 2; c++)
+    for (int k = 0; k < 8; k++) t[c][k] = pr.tile(NULL);
+  pr.alloc(in0, x, LVL_DDR, 0, 0, 0, 8192, tx);
+  pr.barrier(in0, SCOPE_CHIP, 1, 2);
+  pr.barrier(in1, SCOPE_CHIP, 1, 2);
+  for (int c = 0; c < (copy ? 1 : 2); c++) {
+    QRef q = c ? in1 : in0;
+    pr.alloc(q, a[c], LVL_LB, c, 0, 0, 4096);
+    for (int k = 0; k < 8; k++)
+      inst_mov_set_src_off(pr.mov(q, a[c], t[c][k], x, tx, 512), c * shift + 512 * k);
+    pr.free_(q, a[c]);
+  }
+  if (!copy) return;
+  GsIdSpan regs[] = {{x, x + 1, 0, shift}, {a[0], a[0] + 1, a[1] - a[0], 0}};
+  GsIdSpan tiles[] = {{t[0][0], t[0][7] + 1, t[1][0] - t[0][0], 0}};
+  int q0 = prog_find_queue(pr.p, 0, 0, TQ_IN), q1 = prog_find_queue(pr.p, 1, 0, TQ_IN);
+  prog_copy_run(pr.p, q1, q0, 2, 10, prog_new_map(pr.p, 1, regs, 2, tiles, 1));
+}
+
+static void copied_runs_simulate_as_emitted(void **) {
+  Prog filled, copied, past;
+  copy_program(filled, false, 4096);
+  copy_program(copied, true, 4096);
+  copy_program(past, true, 8192);
+  assert_int_equal(copied.p->queues[1].ncopied, 10);
+  SimResult f = run(filled), c = run(copied);
+  assert_int_equal(f.status, 0);
+  assert_int_equal(c.status, 0);
+  assert_int_equal(c.cycles, f.cycles);
+  assert_int_equal(c.instructions, f.instructions);
+  assert_int_equal(c.instructions, (2 + 10) + (1 + 10)); // alloc x, barrier; a barrier
+  assert_true(c.actions.ddr_read == f.actions.ddr_read);
+  assert_true(c.actions.ddr_read == 2 * 8 * 512);
+  SimResult p = run(past);
+  assert_int_equal(p.status, 2);
+}
+
+
 static void deterministic_and_traced(void **) {
   SimResult a = double_buffer(V_EXP, 512, 6), b = double_buffer(V_EXP, 512, 6);
   assert_int_equal(a.stats.all().size(), b.stats.all().size());
@@ -704,6 +752,7 @@ int sc_main(int, char **) {
       cmocka_unit_test(check_sync_bounds_races),
       cmocka_unit_test(check_cluster_link_missing),
       cmocka_unit_test(deterministic_and_traced),
+      cmocka_unit_test(copied_runs_simulate_as_emitted),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   delete g_sim;
