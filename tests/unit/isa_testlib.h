@@ -6,6 +6,7 @@
  * core kinds (like Goya's TPC + GEMM cores). */
 #ifndef GS_ISA_TESTLIB_H
 #define GS_ISA_TESTLIB_H
+#include <stdio.h>
 #include <string.h>
 
 #include "prog.h"
@@ -55,6 +56,16 @@ static inline void tiny_arch(GsArch *a, int hetero) {
     a->ncore_kinds = 2;
   }
   a->cores_per_cluster = hetero ? 3 : 2;
+}
+
+/* p as assembly text (gtasm_write; caller frees). */
+static inline char *disassemble(const GsProgram *p, const GsArch *a) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  assert_int_equal(gtasm_write(m, a, p), 0);
+  fclose(m);
+  return buf;
 }
 
 /* Instruction i of queue q, decoded into one of four rotating slots (so two can be compared). */

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "arch.h"
 
 /* |got - want| <= rel * |want| */
@@ -263,13 +264,9 @@ static void test_load_string_defaults(void **state) {
  * name:line and the key. */
 static void test_errors_collected(void **state) {
   (void)state;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = mem;
-  d.max_errors = 10;
+  DiagText dt;
+  GsDiag *d = diag_text_begin(&dt);
+  d->max_errors = 10;
   char text[2048];
   /* line 3: clock_mhz; line 4: clusters; line 19: units */
   snprintf(text, sizeof text, "%s", minimal);
@@ -279,10 +276,10 @@ static void test_errors_collected(void **state) {
   memcpy(p, "clusters = x", 12);
   p = strstr(text, "units = s");
   memcpy(p, "units = q", 9);
-  GsArch *a = arch_load_string("bad", text, NULL, 0, &d);
-  fclose(mem);
+  GsArch *a = arch_load_string("bad", text, NULL, 0, d);
+  char *buf = diag_text_end(&dt);
   assert_null(a);
-  assert_int_equal(d.nerrors, 3);
+  assert_int_equal(d->nerrors, 3);
   assert_non_null(strstr(buf, "bad:3: error: chip.clock_mhz: -1 is out of range"));
   assert_non_null(strstr(buf, "bad:4: error: chip.clusters: expected an integer"));
   assert_non_null(strstr(buf, "bad:19: error: core.c.units: 'q' is not a defined unit kind"));

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "isa_testlib.h"
 
 static GsArch tiny, hetero;
@@ -25,16 +26,11 @@ static int setup(void **state) {
 
 /* Assemble text; errors go to a buffer returned in *msg (caller frees). */
 static GsProgram *assemble(const char *text, const GsArch *a, char **msg) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  assert_non_null(m);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
-  d.max_errors = 10;
-  GsProgram *p = gtasm_parse("t.gtasm", text, a, &d);
-  fclose(m);
+  DiagText dt;
+  GsDiag *d = diag_text_begin(&dt);
+  d->max_errors = 10;
+  GsProgram *p = gtasm_parse("t.gtasm", text, a, d);
+  char *buf = diag_text_end(&dt);
   if (msg) *msg = buf;
   else free(buf);
   return p;
@@ -112,15 +108,6 @@ static void test_basic_fields(void **state) {
   assert_int_equal(prog_check(p, &tiny, &d, "basic.gtasm"), 0);
   prog_free(p);
   free(text);
-}
-
-static char *disassemble(const GsProgram *p, const GsArch *a) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  assert_int_equal(gtasm_write(m, a, p), 0);
-  fclose(m);
-  return buf;
 }
 
 static void roundtrip(const GsProgram *p, const GsArch *a) {
@@ -212,16 +199,16 @@ static void test_long_names(void **state) {
 static void test_queue_names(void **state) {
   (void)state;
   char buf[64];
-  GsQueue q = {0, 1, Q_UNIT0 + 1, 0, NULL};
+  GsQueue q = {.cluster = 0, .core = 1, .index = Q_UNIT0 + 1};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c0.k1.vec");
-  q = (GsQueue){1, 0, Q_DMA_OUT, 0, NULL};
+  q = (GsQueue){.cluster = 1, .core = 0, .index = Q_DMA_OUT};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.k0.dma_out");
-  q = (GsQueue){1, -1, 1, 0, NULL};
+  q = (GsQueue){.cluster = 1, .core = -1, .index = 1};
   assert_string_equal(gtasm_queue_name(&tiny, &q, buf, sizeof buf), "c1.dma1");
-  q = (GsQueue){0, 1, Q_UNIT0 + 2, 0, NULL};
+  q = (GsQueue){.cluster = 0, .core = 1, .index = Q_UNIT0 + 2};
   assert_string_equal(gtasm_queue_name(NULL, &q, buf, sizeof buf), "c0.k1.q4");
   /* hetero: core 2 is the "gemm" kind with units mme, scl */
-  q = (GsQueue){0, 2, Q_UNIT0 + 1, 0, NULL};
+  q = (GsQueue){.cluster = 0, .core = 2, .index = Q_UNIT0 + 1};
   assert_string_equal(gtasm_queue_name(&hetero, &q, buf, sizeof buf), "c0.k2.scl");
   GsProgram *p = assemble("gtasm 1\n.queue c0.k2.scl\nscalar ops=1\n.queue c0.k2.q2\n"
                           "signal queue=scl\n", &hetero, NULL);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "diag_testlib.h"
 #include "isa_testlib.h"
 
 static GsArch tiny;
@@ -53,16 +54,11 @@ static void put_bytes(const void *b, size_t len) {
 
 /* Read path; on failure *msg holds the diagnostics (caller frees). */
 static GsProgram *read_gtp(char **msg) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
-  GsProgram *p = gtp_read(path, &d);
-  fclose(m);
-  if (p) assert_int_equal(d.nerrors, 0);
-  else assert_true(d.nerrors > 0 && len > 0); /* a failure always says why */
+  DiagText dt;
+  GsProgram *p = gtp_read(path, diag_text_begin(&dt));
+  char *buf = diag_text_end(&dt);
+  if (p) assert_int_equal(dt.d.nerrors, 0);
+  else assert_true(dt.d.nerrors > 0 && dt.len > 0); /* a failure always says why */
   if (msg) *msg = buf;
   else free(buf);
   return p;

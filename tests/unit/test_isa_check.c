@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "isa_testlib.h"
 
 static GsArch tiny, hetero, nogb;
@@ -29,17 +30,13 @@ static int setup(void **state) {
  * found in *nerrors. */
 static char *check_max_run(const GsProgram *p, const GsArch *a, int max_errors, int *rc,
                            int *nerrors, GsCheckRun *cr) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
-  d.max_errors = max_errors;
-  *rc = cr ? prog_check_end(cr, p, &d, "f.gtp") : prog_check(p, a, &d, "f.gtp");
-  fclose(m);
-  assert_true((*rc == 0) == (d.nerrors == 0));
-  *nerrors = d.nerrors;
+  DiagText dt;
+  GsDiag *d = diag_text_begin(&dt);
+  d->max_errors = max_errors;
+  *rc = cr ? prog_check_end(cr, p, d, "f.gtp") : prog_check(p, a, d, "f.gtp");
+  char *buf = diag_text_end(&dt);
+  assert_true((*rc == 0) == (d->nerrors == 0));
+  *nerrors = d->nerrors;
   return buf;
 }
 

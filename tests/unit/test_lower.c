@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "isa_testlib.h"
 #include "lower.h"
 
@@ -303,22 +304,18 @@ static void test_goya_tail_split(void **state) {
   GsArch *a = load_arch("configs/goya.cfg", NULL, 0);
   GsGraph *g = parse("gtg 1\nmodel c batch=1 dtype=fp16\ninput x: fp16[N, 16, 8, 8]\n"
                      "c = conv2d(x) units=16 kernel=3 pad=1\nr = relu(c)\n");
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = mem;
+  DiagText dt;
   GsLowerOptions o;
   lower_options_default(&o);
   o.sched = SCHED_TVM;
   o.batch = 1;
-  assert_null(lower_run(g, a, &o, &d));
-  fclose(mem);
+  assert_null(lower_run(g, a, &o, diag_text_begin(&dt)));
+  char *buf = diag_text_end(&dt);
   assert_non_null(strstr(buf, "computes in fp16"));
   assert_non_null(strstr(buf, "config 'goya' has no matrix unit for fp16"));
   assert_non_null(strstr(buf, "--dtype int8"));
   free(buf);
+  GsDiag d;
   diag_init(&d);
   assert_int_equal(graph_cast(g, DT_INT8, &d), 0);
   assert_int_equal(g->tensors[0].dtype, DT_INT8);
@@ -388,20 +385,15 @@ static void test_untileable(void **state) {
   GsArch *a = load_arch("configs/tiny.cfg", NULL, 0);
   GsGraph *g = parse("gtg 1\nmodel n batch=1 dtype=fp16\ninput x: fp16[N, 1048576]\n"
                      "y = layernorm(x)\n");
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = mem;
+  DiagText dt;
   GsLowerOptions o;
   lower_options_default(&o);
   o.sched = SCHED_TVM;
   o.batch = 1;
-  GsLowered *l = lower_run(g, a, &o, &d);
-  fclose(mem);
+  GsLowered *l = lower_run(g, a, &o, diag_text_begin(&dt));
+  char *buf = diag_text_end(&dt);
   assert_null(l);
-  assert_int_equal(d.nerrors, 1);
+  assert_int_equal(dt.d.nerrors, 1);
   assert_non_null(strstr(buf, "test.gtg:4:"));
   assert_non_null(strstr(buf, "cannot be tiled"));
   assert_non_null(strstr(buf, "65536"));

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "lower.h"
 
 static GsArch *load_arch(const char *path) {
@@ -73,15 +74,9 @@ static int tensor_id(const GsGraph *g, const char *name) {
 
 /* lower_check's return value and its message (empty when none). */
 static char *check(const GsLowered *l, LowerStep s, int *rc) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = mem;
-  *rc = lower_check(l, s, &d);
-  fclose(mem);
-  return buf;
+  DiagText dt;
+  *rc = lower_check(l, s, diag_text_begin(&dt));
+  return diag_text_end(&dt);
 }
 
 static void expect_ok(const GsLowered *l, LowerStep s) {

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "lower.h"
 
 /* The plan of model on cfg up to `stop` (its arch and graph in *a, *g: the caller frees). */
@@ -198,15 +199,10 @@ static char *failure_text(GsLowered *l, const char *small, int threads) {
     if (small[ki]) l->kernels[ki].budget = 64;
   }
   l->opt.tiling_threads = threads;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
-  assert_int_equal(lower_fill_tiling(l, &d), -1);
-  assert_int_equal(d.nerrors, 1);
-  fclose(m);
+  DiagText dt;
+  assert_int_equal(lower_fill_tiling(l, diag_text_begin(&dt)), -1);
+  char *buf = diag_text_end(&dt);
+  assert_int_equal(dt.d.nerrors, 1);
   for (int ki = 0; ki < l->nkernels; ki++) l->kernels[ki].budget = keep[ki];
   free(keep);
   return buf;

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "diag_testlib.h"
 #include "isa_testlib.h"
 #include "prog.h"
 
@@ -100,26 +101,13 @@ static char *gtp_bytes(const GsProgram *p, size_t *n) {
   return b;
 }
 
-static char *gtasm_text(const GsArch *a, const GsProgram *p) {
-  char *buf = NULL;
-  size_t n = 0;
-  FILE *m = open_memstream(&buf, &n);
-  assert_int_equal(gtasm_write(m, a, p), 0);
-  fclose(m);
-  return buf;
-}
-
-/* prog_check's messages (caller frees) and its result in *rc. */
-static char *check_text(const GsProgram *p, const GsArch *a, int *rc) {
-  char *buf = NULL;
-  size_t n = 0;
-  FILE *m = open_memstream(&buf, &n);
-  GsDiag d;
-  diag_init(&d);
-  d.out = m;
-  *rc = prog_check(p, a, &d, "f.gtp");
-  fclose(m);
-  return buf;
+/* The static checks' messages (caller frees) and their result in *rc: prog_check's, or with cr
+ * prog_check_end's (the checks' thread that watched p being made). */
+static char *check_text(const GsProgram *p, const GsArch *a, GsCheckRun *cr, int *rc) {
+  DiagText dt;
+  GsDiag *d = diag_text_begin(&dt);
+  *rc = cr ? prog_check_end(cr, p, d, "f.gtp") : prog_check(p, a, d, "f.gtp");
+  return diag_text_end(&dt);
 }
 
 /* Copied, the queue is the filled one: each instruction, the .gtp file byte for byte, the
@@ -140,12 +128,12 @@ static void copies_read_as_filled(void **state) {
     assert_memory_equal(bc, bf, nc);
     free(bc);
     free(bf);
-    char *tc = gtasm_text(&a, c), *tf = gtasm_text(&a, f);
+    char *tc = disassemble(c, &a), *tf = disassemble(f, &a);
     assert_string_equal(tc, tf);
     free(tc);
     free(tf);
     int rc;
-    char *msg = check_text(c, &a, &rc);
+    char *msg = check_text(c, &a, NULL, &rc);
     assert_int_equal(rc, 0);
     free(msg);
     prog_free(c);
@@ -200,7 +188,7 @@ static void bad_maps_refused(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     GsProgram *p = build(1, SHIFT, cases[i].regs, 2, cases[i].tiles, 1, 20);
     int rc;
-    char *msg = check_text(p, &a, &rc);
+    char *msg = check_text(p, &a, NULL, &rc);
     assert_int_equal(rc, -1);
     if (!strstr(msg, cases[i].msg)) fail_msg("case %zu: %s", i, msg);
     assert_non_null(strstr(msg, "c1.k0.dma_in"));
@@ -209,33 +197,30 @@ static void bad_maps_refused(void **state) {
   }
 }
 
+/* Cluster 1's dma_in given a run of 4 from queue (0, src_core, dma_in) under a map of cluster
+ * map_cluster: prog_check fails, saying `why`. */
+static void run_refused(int src_core, int map_cluster, const char *why) {
+  GsArch a;
+  tiny_arch(&a, 0);
+  GsProgram *p = prog_new();
+  prog_reserve_ids(p, REG0 + 2 * NLOCAL, TILE0 + 2 * NLOCAL);
+  int q0 = (int)(prog_queue(p, 0, src_core, Q_DMA_IN) - p->queues);
+  int q1 = (int)(prog_queue(p, 1, 0, Q_DMA_IN) - p->queues);
+  for (int k = 0; k < 30; k++) fill(prog_emit(&p->queues[q0]), 0, k, SHIFT);
+  prog_copy_run(p, q1, q0, 0, 4, prog_new_map(p, map_cluster, REGS, 2, TILES, 1));
+  int rc;
+  char *msg = check_text(p, &a, NULL, &rc);
+  assert_int_equal(rc, -1);
+  if (!strstr(msg, why)) fail_msg("%s", msg);
+  free(msg);
+  prog_free(p);
+}
+
 /* A run whose source is not the same core's queue, and a map of another cluster. */
 static void bad_sources_refused(void **state) {
   (void)state;
-  GsArch a;
-  tiny_arch(&a, 0);
-  GsProgram *p = build(0, SHIFT, REGS, 2, TILES, 1, 20);
-  int q0 = (int)(prog_queue(p, 0, 1, Q_DMA_IN) - p->queues); /* c0.k1.dma_in */
-  int q1 = (int)(prog_queue(p, 1, 0, Q_DMA_IN) - p->queues);
-  for (int k = 0; k < 30; k++) fill(prog_emit(&p->queues[q0]), 0, k, SHIFT);
-  prog_copy_run(p, q1, q0, 0, 4, prog_new_map(p, 1, REGS, 2, TILES, 1));
-  int rc;
-  char *msg = check_text(p, &a, &rc);
-  assert_int_equal(rc, -1);
-  assert_non_null(strstr(msg, "its source (queue c0.k1.dma_in) is not this queue's core"));
-  free(msg);
-  prog_free(p);
-  p = prog_new();
-  prog_reserve_ids(p, REG0 + 2 * NLOCAL, TILE0 + 2 * NLOCAL);
-  q0 = (int)(prog_queue(p, 0, 0, Q_DMA_IN) - p->queues);
-  q1 = (int)(prog_queue(p, 1, 0, Q_DMA_IN) - p->queues);
-  for (int k = 0; k < 30; k++) fill(prog_emit(&p->queues[q0]), 0, k, SHIFT);
-  prog_copy_run(p, q1, q0, 0, 4, prog_new_map(p, 0, REGS, 2, TILES, 1));
-  msg = check_text(p, &a, &rc);
-  assert_int_equal(rc, -1);
-  assert_non_null(strstr(msg, "its map names cluster 0, not the queue's"));
-  free(msg);
-  prog_free(p);
+  run_refused(1, 1, "its source (queue c0.k1.dma_in) is not this queue's core");
+  run_refused(0, 0, "its map names cluster 0, not the queue's");
 }
 
 /* An error in an own instruction after a run names its place in the queue: the filled
@@ -252,7 +237,7 @@ static void own_error_after_run(void **state) {
     fill(bad, 1, 9, SHIFT);
     bad->dtype = 99; /* a mov names no dtype */
     int rc;
-    msgs[copy] = check_text(p, &a, &rc);
+    msgs[copy] = check_text(p, &a, NULL, &rc);
     assert_int_equal(rc, -1);
   }
   assert_non_null(strstr(msgs[0], "instruction 23 "));
@@ -285,16 +270,9 @@ static void checks_thread(void **state) {
       prog_copy_run(p, q1, q0, 10, 100, prog_new_map(p, 1, regs, 2, TILES, 1));
       fill(prog_emit(&p->queues[q1]), 1, 3, SHIFT);
       prog_check_publish(cr, p);
-      char *buf = NULL;
-      size_t n = 0;
-      FILE *m = open_memstream(&buf, &n);
-      GsDiag d;
-      diag_init(&d);
-      d.out = m;
-      int rc = prog_check_end(cr, p, &d, "f.gtp");
-      fclose(m);
-      int rc2;
-      char *want = check_text(p, &a, &rc2);
+      int rc, rc2;
+      char *buf = check_text(p, &a, cr, &rc);
+      char *want = check_text(p, &a, NULL, &rc2);
       assert_int_equal(rc, good ? 0 : -1);
       assert_int_equal(rc2, rc);
       assert_string_equal(buf, want);
