@@ -78,6 +78,7 @@ void emit_signal(Emit *e, int from, int to, int to_slot, int flag) {
   gs_assert(flag >= 0 && flag <= GS_SYNC_FLAG_MAX && to_slot >= 0 && to_slot < 255);
   GsInst *last = e->s->last[from];
   if (last && !last->signal2 && !e->s->pend_wait[2 * from]) { /* after it completes, as its own */
+    e->s->fold_at[from] = e->p->queues[from].ninsts;
     if (!last->signal) {
       last->signal = (uint8_t)(to_slot + 1);
       last->signal_flag = (uint8_t)flag;
@@ -140,6 +141,7 @@ void emit_gemm(Emit *e, int qi, const GsInst *g) {
   if (last && !last->signal && !s->pend_wait[2 * qi] && same_gemm(last, g)) {
     int64_t reps = isa_gemm_reps(last) + 1, macs = inst_gemm_m(g) * inst_gemm_n(g) * inst_gemm_k(g);
     if (macs <= GS_OPERAND_MAX / reps) { /* the bound prog_check holds m·n·k·reps to */
+      s->fold_at[qi] = e->p->queues[qi].ninsts;
       inst_gemm_set_reps(last, reps);
       return;
     }
@@ -505,6 +507,8 @@ static void setup_queues(Emit *e, int need_cdma, int need_ddma) {
   }
   s->nparticipants = e->p->nqueues;
   s->qsem = arena_alloc(e->s->arena, (size_t)e->p->nqueues);
+  s->fold_at = arena_alloc(e->s->arena, (size_t)e->p->nqueues * sizeof *s->fold_at);
+  memset(s->fold_at, 0xff, (size_t)e->p->nqueues * sizeof *s->fold_at); /* -1: never */
   for (int c = 0; c < s->nclusters; c++)
     for (int kind = 0; kind < a->ncore_kinds; kind++)
       if (a->core_kinds[kind].dma_engines == 0)
@@ -955,7 +959,10 @@ static void emit_kernel(Emit *e, int ki) {
   int base = arch_core_base(a, k->core_kind);
   int64_t krows, rps;
   lower_kernel_rows(e->g, e->a, k, &krows, &rps);
-  for (int c = 0; c < s->nclusters; c++)
+  EmitCopy *cm = emit_copy_begin(e, ki); /* later clusters copied from cluster 0: emit_copy.c */
+  for (int c = 0; c < s->nclusters; c++) {
+    if (c == 1 && cm) emit_copy_seal(e, cm);
+    if (c > 0 && cm && emit_copy_cluster(e, cm, c)) continue;
     for (int i = 0; i < k->pr * k->pc; i++) { /* core i: rows part i / pc, columns i % pc */
       int64_t a0, a1, c0 = 0, c1 = gm.cols;
       lower_core_rows(e->g, e->a, k, krows, rps, c, i / k->pc, &a0, &a1);
@@ -964,6 +971,7 @@ static void emit_kernel(Emit *e, int ki) {
       if (copy) emit_core_copy(e, k, c, base + i, i);
       else emit_core_gemmvec(e, k, &gm, c, base + i, a0, a1, c0, c1);
     }
+  }
   /* end of the kernel: allocate GB tensors the next kernel produces, then the barrier */
   if (gt) emit_slices_kernel_end(e, ki);
   for (int t = 0; t < g->ntensors && !gt; t++) {
@@ -971,6 +979,7 @@ static void emit_kernel(Emit *e, int ki) {
     if (p->level == LVL_GB && p->alias_of < 0 && p->kernel == ki + 1) gb_alloc_tensor(e, t);
   }
   emit_barrier(e, k->end_scope, ki);
+  emit_copy_end(e, cm);
 }
 
 void emit_delete(GsEmitter *s) {

@@ -68,6 +68,9 @@ struct GsEmitState {
   GsInst **last;                /* [queue] its last instruction, still staged (prog_emit): a
                                    signal that follows it is folded into it, the same gemm
                                    again is one more of its reps; NULL: none yet */
+  int64_t *fold_at;             /* [queue] its instruction count when a folded signal or a
+                                   gemm's reps last changed its last instruction, -1: never
+                                   (emit_copy.c: a copied run's instructions must not change) */
   int nparticipants;
   GsIvl ddr_ivl;                /* DDR in program order (ivl_take): the whole run's areas
                                    (id -1), an iteration's tensor areas (id: the tensor) */
@@ -192,5 +195,14 @@ uint32_t emit_lb_region(LbAlloc *la, int64_t bytes);
 void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int core, int64_t ra,
                        int64_t rb, int64_t ca, int64_t cb);
 void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx);
+/* A kernel's later clusters as runs copied from cluster 0's queues (emit_copy.c): begin before
+ * cluster 0's cores (NULL: the kernel cannot be copied, or copies are off), seal after them,
+ * then per later cluster emit_copy_cluster (0: emit that cluster as usual), end after the
+ * kernel's barrier. */
+typedef struct EmitCopy EmitCopy;
+EmitCopy *emit_copy_begin(Emit *e, int ki);
+void emit_copy_seal(Emit *e, EmitCopy *m);
+int emit_copy_cluster(Emit *e, EmitCopy *m, int c);
+void emit_copy_end(Emit *e, EmitCopy *m);
 
 #endif

@@ -214,7 +214,7 @@ static void load_residents(GemmCore *x) {
 
 /* The steps in the kernel's loop order (rows outer, or columns outer when the weights are the
  * larger stream; k chunks inner) into x->steps, with their counts. Emits nothing.
- * Each core walks the k chunks starting at its own chip-wide index (mod the chunk count):
+ * Each core walks the k chunks starting at its own index in the cluster (mod the chunk count):
  * the accumulation order does not matter, and with channels-last storage a k chunk is the
  * same byte column of every pixel, which the DDR's address interleave maps to the same
  * channel when the pixel stride is a multiple of interleave x channels (e.g. 512 fp16
@@ -231,9 +231,9 @@ static void build_steps(GemmCore *x) {
   for (int64_t r = x->ra; r < x->rb; r = lower_next_row(r, x->rb, k->tr, seg)) nrow_t++;
   x->nrow_t = nrow_t;
   x->nsteps = nrow_t * ncol_t * nkt;
-  int64_t gcore = (int64_t)x->c * x->e->a->core_kinds[k->core_kind].count + x->core;
+  int64_t core = x->core; /* within the cluster: every cluster's streams alike (emit_copy.c) */
   /* weights staged in chunks: every core takes the column tiles in the order they land */
-  int64_t krot = gcore % nkt, crot = k->w_chunks > 0 ? 0 : gcore % ncol_t;
+  int64_t krot = core % nkt, crot = k->w_chunks > 0 ? 0 : core % ncol_t;
   StepT *st = x->steps = malloc((size_t)x->nsteps * sizeof *st); /* every field set below */
   if (!st) die("out of memory");
   int64_t i = 0, ri = 0;

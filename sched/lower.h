@@ -154,6 +154,9 @@ typedef struct {
                                 lowering's memo of tilings (lower_tiling.c; tests compare) */
   int tiling_threads;        /* lower_fill_tiling's threads: 0 (the default) two when the
                                 process may use two cores, else 1 or 2 (tests compare) */
+  int copies_off;            /* 1: every cluster's instructions emitted one by one, none
+                                copied from cluster 0's (emit_copy.c; the same program, tests
+                                compare) */
   GsCheckRun *check;         /* when set, lower_run attaches its program to this check, whose
                                 thread then encodes half its queues, publishes it after every
                                 kernel (prog.h prog_check_begin) and halts it when it fails; the

@@ -274,7 +274,6 @@ size_t prog_copy_bytes(const GsProgram *p);
  * source, instruction idx of code (idx at or after the last one read) into s, set up with
  * prog_code_read_begin; a queue's runs released. */
 const GsInst *prog_cursor_own_next(GsCursor *c);
-const GsInst *prog_copy_next(GsCursor *c);
 void prog_code_read_begin(GsCursor *s, const GsQueueCode *code);
 const GsInst *prog_code_read(GsCursor *s, const GsQueueCode *code, int64_t idx);
 void prog_copy_free(GsProgram *p);

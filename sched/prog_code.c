@@ -529,8 +529,39 @@ const GsInst *prog_cursor_own_next(GsCursor *c) {
   return prog_cursor_next_encoded(c);
 }
 
+/* The next instruction of a queue with copied runs (prog_copy.c): its own, or its run's
+ * source's under the run's map, the source read by the cursor's own reader (c->src). */
+static const GsInst *copy_next(GsCursor *c) {
+  const GsQueue *q = c->q;
+  if (c->i >= q->ninsts) return NULL;
+  const GsQueueCopies *cp = q->copies;
+  const GsCopyRun *r = c->run < cp->n ? &cp->run[c->run] : NULL;
+  if (r && c->i >= r->at + r->n) r = ++c->run < cp->n ? &cp->run[c->run] : NULL; /* (n > 0) */
+  if (!r || c->i < r->at) return prog_cursor_own_next(c);
+  GsCursor *s = c->src;
+  if (!s) {
+    s = c->src = malloc(sizeof *s);
+    if (!s) die("out of memory");
+    prog_code_read_begin(s, r->src);
+  }
+  int64_t idx = r->from + (c->i - r->at);
+  while (s->own < idx) (void)prog_cursor_next_encoded(s); /* another cluster's own ones */
+  const GsInst *in;
+  if (idx < r->src->nencoded) {
+    in = prog_cursor_next_encoded(s);
+  } else { /* the source's last, staged */
+    in = &r->src->stage;
+    s->own++, s->i++;
+  }
+  c->in = *in;
+  prog_map_apply(r->map, &c->in);
+  c->at = &c->in;
+  c->i++;
+  return c->at;
+}
+
 const GsInst *prog_cursor_next(GsCursor *c) {
-  if (__builtin_expect(c->q->ncopied != 0, 0) && !c->own_only) return prog_copy_next(c);
+  if (__builtin_expect(c->q->ncopied != 0, 0) && !c->own_only) return copy_next(c);
   return prog_cursor_own_next(c);
 }
 

@@ -77,15 +77,23 @@ void prog_copy_run(GsProgram *p, int qi, int src_qi, int64_t from, int64_t n, co
   q->ncopied += n;
 }
 
-/* The span of s[0..n) holding id, or NULL (the spans sorted by lo; a map has a few). */
+/* The span of s[0..n) holding id, or NULL. A map has a few spans (about four in the zoo's
+ * programs), sorted by lo: the one that may hold id is the last starting at or below it, and
+ * most ids are the core loop's, the last span. */
 static const GsIdSpan *span_of(const GsIdSpan *s, int n, uint32_t id) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (s[mid].hi <= id) lo = mid + 1;
-    else hi = mid;
+  int k = n - 1;
+  if (n > 8) { /* a kernel of many tensors: the last span starting at or below id */
+    int lo = 0, hi = n;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (s[mid].lo <= id) lo = mid + 1;
+      else hi = mid;
+    }
+    k = lo - 1;
+  } else {
+    while (k >= 0 && s[k].lo > id) k--;
   }
-  return lo < n && s[lo].lo <= id ? &s[lo] : NULL;
+  return k >= 0 && id < s[k].hi ? &s[k] : NULL;
 }
 
 /* The n[] index of the offset into region operand k of in, -1: none (isa.def). */
@@ -100,7 +108,7 @@ void prog_map_apply(const GsIdMap *m, GsInst *in) {
     const GsIdSpan *s = in->r[k] ? span_of(m->regs, m->nregs, in->r[k]) : NULL;
     if (!s) continue;
     in->r[k] = (uint32_t)((int64_t)in->r[k] + s->delta);
-    int at = offset_slot(in, k);
+    int at = s->shift ? offset_slot(in, k) : -1;
     if (at >= 0) in->n[at] += s->shift;
   }
   for (int k = 0; k < 3; k++) {
@@ -108,25 +116,6 @@ void prog_map_apply(const GsIdMap *m, GsInst *in) {
     if (s) in->t[k] = (uint32_t)((int64_t)in->t[k] + s->delta);
   }
   if (in->op == I_ALLOC) inst_alloc_set_cluster(in, m->cluster);
-}
-
-const GsInst *prog_copy_next(GsCursor *c) {
-  const GsQueue *q = c->q;
-  if (c->i >= q->ninsts) return NULL;
-  const GsQueueCopies *cp = q->copies;
-  while (c->run < cp->n && c->i >= cp->run[c->run].at + cp->run[c->run].n) c->run++;
-  if (c->run >= cp->n || c->i < cp->run[c->run].at) return prog_cursor_own_next(c);
-  const GsCopyRun *r = &cp->run[c->run];
-  if (!c->src) {
-    c->src = malloc(sizeof *c->src);
-    if (!c->src) die("out of memory");
-    prog_code_read_begin(c->src, r->src);
-  }
-  c->in = *prog_code_read(c->src, r->src, r->from + (c->i - r->at));
-  prog_map_apply(r->map, &c->in);
-  c->at = &c->in;
-  c->i++;
-  return c->at;
 }
 
 void prog_copy_each(const GsCopyRun *r, void (*f)(void *ctx, const GsInst *in, int64_t i),

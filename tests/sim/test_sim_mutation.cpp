@@ -289,7 +289,8 @@ struct View {
   View(const GsProgram *base, Lists &L) : p(*base), qs(base->queues, base->queues + base->nqueues) {
     for (size_t i = 0; i < qs.size(); i++) {
       qs[i].code = nullptr;
-      qs[i].ninsts = 0;
+      qs[i].ninsts = qs[i].ncopied = 0;  // every instruction its own (L holds the copies too)
+      qs[i].copies = nullptr;
       for (const GsInst &in : L[i]) *prog_emit(&qs[i]) = in;
     }
     p.queues = qs.data();

@@ -27,8 +27,9 @@ typedef struct {
   GsProgram *p;
   struct GsEmitState s;
   unsigned char qsem[2];
-  uint8_t pend_wait[2];
+  uint8_t pend_wait[2 * 2]; /* [queue][2] */
   GsInst *last[2];
+  int64_t fold_at[2];
   Emit e;
 } Fixture;
 
@@ -41,6 +42,7 @@ static void fixture(Fixture *f, int semaphores) {
   f->s.qsem = f->qsem;
   f->s.pend_wait = f->pend_wait;
   f->s.last = f->last;
+  f->s.fold_at = f->fold_at;
   f->e.p = f->p;
   f->e.s = &f->s;
 }

@@ -1,0 +1,116 @@
+/* test_emit_copy.c — later clusters copied from cluster 0 (emit_copy.c): the program a
+ * schedule makes with copies is, written out (.gtp, which expands the runs), the program made
+ * with every cluster emitted one by one (GsLowerOptions.copies_off), byte for byte, with the
+ * same DDR tally; over zoo models, tvm and astitch, and configs of two and four clusters. And
+ * copies were made (a test whose programs had none would pass vacuously): at least half the
+ * later clusters' instructions. Run from the repository root (tests/run.sh does). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "diag_testlib.h"
+#include "lower.h"
+
+typedef struct {
+  char *bytes;
+  size_t n;
+  int64_t later, copied;  /* instructions of clusters 1, 2, ...; of them, copied */
+  GsEmitTally tally;
+} Made;
+
+static Made make(const char *cfg, const char *model, GsSchedKind s, int64_t batch, int off) {
+  GsDiag d;
+  diag_init(&d);
+  GsArch *a = arch_load(cfg, NULL, 0, &d);
+  GsGraph *g = model_load(model, &d);
+  if (!a || !g) fail_msg("%s or %s does not load", cfg, model);
+  GsLowerOptions o;
+  lower_options_default(&o);
+  o.sched = s;
+  o.batch = batch;
+  o.copies_off = off;
+  GsLowered *l = lower_run(g, a, &o, &d);
+  if (!l) fail_msg("%s on %s does not schedule", model, cfg);
+  Made m = {0};
+  for (int i = 0; i < l->prog->nqueues; i++) {
+    const GsQueue *q = &l->prog->queues[i];
+    if (q->cluster > 0) m.later += q->ninsts;
+    m.copied += q->ncopied;
+  }
+  char path[] = "/tmp/gtsim-emit-copy-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(gtp_write(path, l->prog), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  FILE *mem = open_memstream(&m.bytes, &m.n);
+  char b[65536];
+  for (size_t k; (k = fread(b, 1, sizeof b, f)) > 0;) fwrite(b, 1, k, mem);
+  fclose(mem);
+  fclose(f);
+  unlink(path);
+  m.tally = l->tally;
+  m.tally.task = malloc((size_t)l->tally.ntasks * sizeof *m.tally.task);
+  assert_non_null(m.tally.task);
+  memcpy(m.tally.task, l->tally.task, (size_t)l->tally.ntasks * sizeof *m.tally.task);
+  m.tally.episode_task = NULL;
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+  return m;
+}
+
+static void same_program(const char *cfg, const char *model, GsSchedKind s, int64_t batch) {
+  Made on = make(cfg, model, s, batch, 0), off = make(cfg, model, s, batch, 1);
+  if (on.n != off.n || memcmp(on.bytes, off.bytes, on.n) != 0)
+    fail_msg("%s on %s at batch %lld: the program with copies differs", model, cfg,
+             (long long)batch);
+  assert_int_equal(off.copied, 0);
+  if (2 * on.copied < on.later)
+    fail_msg("%s on %s at batch %lld: %lld of %lld later instructions copied", model, cfg,
+             (long long)batch, (long long)on.copied, (long long)on.later);
+  assert_int_equal(on.tally.ntasks, off.tally.ntasks);
+  assert_int_equal(on.tally.ddr_peak_bytes, off.tally.ddr_peak_bytes);
+  for (int t = 0; t < on.tally.ntasks; t++) {
+    assert_int_equal(on.tally.task[t].ddr_read, off.tally.task[t].ddr_read);
+    assert_int_equal(on.tally.task[t].ddr_write, off.tally.task[t].ddr_write);
+    assert_int_equal(on.tally.task[t].spills, off.tally.task[t].spills);
+  }
+  free(on.bytes);
+  free(off.bytes);
+  free(on.tally.task);
+  free(off.tally.task);
+}
+
+static const char *const MODELS[] = {"workloads/resnet50.gtg", "workloads/bert-128.gtg",
+                                     "workloads/mobilenetv2.gtg", "workloads/vit-b16.gtg"};
+
+static void four_clusters(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
+    same_program("configs/stcp920.cfg", MODELS[i], SCHED_TVM, 4);
+    same_program("configs/stcp920.cfg", MODELS[i], SCHED_ASTITCH, 8);
+    same_program("configs/stcp920-hw.cfg", MODELS[i], SCHED_TVM, 8);
+  }
+}
+
+static void two_clusters(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
+    same_program("configs/tiny.cfg", MODELS[i], SCHED_TVM, 2);
+    same_program("configs/tiny.cfg", MODELS[i], SCHED_ASTITCH, 4);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(four_clusters), cmocka_unit_test(two_clusters)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
