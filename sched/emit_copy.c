@@ -4,7 +4,8 @@
  * A cluster whose cores take as many rows of the kernel as cluster 0's do runs cluster 0's
  * streams over its own samples: the same instructions but for the ids of what it allocates
  * (the core loop's LB regions and tiles, allocated in cluster 0's order; its pieces of the
- * kernel's tensors; its staged weights) and the offsets into a graph input, which all clusters
+ * kernel's tensors, graphturbo's slices among them; its staged weights) and the offsets into
+ * a graph input, which all clusters
  * read at their samples. So emit_kernel (emit.c) emits cluster 0's cores, and for each later
  * cluster emit_copy_cluster allocates the same number of ids, appends to each of its queues the
  * run of cluster 0's queue with a map made from the emitter's own records (below), and leaves
@@ -16,8 +17,8 @@
  * Contract: the program is, expanded, the one emitting every cluster gives, byte for byte
  * (test_emit_copy compares them with GsLowerOptions.copies_off over the zoo and the configs);
  * the map's pairs come from where the emitter keeps what it allocated, never from reading the
- * instructions. Not under graphturbo's slices (emit_slices.c), nor on cores without DMA
- * (their hand-overs are semaphores of cluster DMA queues).
+ * instructions. Not for gathers (their rows' place in the table follows the sample) nor on
+ * cores without DMA (their hand-overs are semaphores of cluster DMA queues).
  */
 #include "emit_impl.h"
 
@@ -52,7 +53,7 @@ static int cores_agree(Emit *e, const GsKernel *k) {
 EmitCopy *emit_copy_begin(Emit *e, int ki) {
   const GsKernel *k = &e->l->kernels[ki];
   struct GsEmitState *s = e->s;
-  if (e->l->opt.copies_off || s->nclusters < 2 || lower_keeps_slices(e->l)) return NULL;
+  if (e->l->opt.copies_off || s->nclusters < 2) return NULL;
   for (int qi = 0; qi < e->p->nqueues; qi++)
     if (s->qsem[qi]) return NULL;
   /* a gather spreads its rows over the table by their place in the batch (emit.c) */
@@ -132,10 +133,53 @@ static void pair_pieces(Pairs *r, Pairs *t, const Piece *a, const Piece *b, int 
   }
 }
 
+static void pair_piece(Pairs *r, Pairs *t, const Piece *a, const Piece *b) {
+  if (a->v.hi - a->v.lo != b->v.hi - b->v.lo || a->level != b->level || a->core != b->core)
+    r->ok = 0;
+  pair(r, a->reg, b->reg, 0);
+  pair(t, a->tile, b->tile, 0);
+  pair(r, a->dreg, b->dreg, 0); /* graphturbo: the GB region of a drain, of a load ahead */
+  pair(t, a->dtile, b->dtile, 0);
+  pair(r, a->areg, b->areg, 0);
+  pair(t, a->atile, b->atile, 0);
+}
+
+/* Graphturbo's slices of tensor t (a root), through the lists the readers find them in
+ * (emit_slices.c): cluster c's list holds its own LB and GB pieces, in cluster 0's order, and
+ * every cluster's DDR pieces, each slice's in cluster order (its rows), so cluster c's are the
+ * c-th share of them; a slice written on cluster 0 alone is read by every cluster. */
+static void pair_slices(Emit *e, int t, int c, Pairs *r, Pairs *tl) {
+  int ncl = e->s->nclusters;
+  const PieceList *l0 = &e->s->sl[(size_t)t * (size_t)ncl], *lc = &e->s->sl[(size_t)t * (size_t)ncl + (size_t)c];
+  int j = 0; /* lc's next piece not in DDR */
+  for (int i = 0; i < l0->n && r->ok; i++) {
+    const Piece *a = &l0->p[i];
+    if (a->level != LVL_DDR) {
+      while (j < lc->n && lc->p[j].level == LVL_DDR) j++;
+      if (j == lc->n || lc->p[j].slice != a->slice) r->ok = 0;
+      else pair_piece(r, tl, a, &lc->p[j++]);
+      continue;
+    }
+    int first = i, n = 0; /* the slice's DDR pieces: [first, first + n) of l0 */
+    while (first + n < l0->n && l0->p[first + n].slice == a->slice && l0->p[first + n].level == LVL_DDR) n++;
+    i = first + n - 1;
+    if (!e->l->kernels[e->l->slices[a->slice].kernel].split_clusters) continue; /* the same */
+    if (n % ncl) {
+      r->ok = 0;
+      continue;
+    }
+    for (int k = 0; k < n / ncl; k++) pair_piece(r, tl, &l0->p[first + k], &l0->p[first + c * (n / ncl) + k]);
+  }
+}
+
 /* The pieces of tensor t (a root) that cluster c's streams may name. */
 static void pair_tensor(Emit *e, int t, int c, Pairs *r, Pairs *tl) {
   struct GsEmitState *s = e->s;
   int ncl = s->nclusters;
+  if (lower_keeps_slices(e->l) && !s->io_reg[t] && e->g->tensors[t].producer >= 0) {
+    pair_slices(e, t, c, r, tl);
+    return;
+  }
   if (s->io_reg[t]) { /* a graph input: one region, each cluster at its samples */
     pair(r, s->io_reg[t], s->io_reg[t], (int64_t)c * emit_share(e) * graph_per_sample(e->g, t));
     return;
