@@ -124,33 +124,38 @@ static void pair(Pairs *x, uint32_t a, uint32_t b, int64_t shift) {
   x->p[x->n++] = (Pair){a, b, shift};
 }
 
-/* Piece lists a (cluster 0's pieces) and b (cluster c's), piece by piece. */
-static void pair_pieces(Pairs *r, Pairs *t, const Piece *a, const Piece *b, int n) {
-  for (int i = 0; i < n; i++) {
-    if (a[i].v.hi - a[i].v.lo != b[i].v.hi - b[i].v.lo || a[i].level != b[i].level) r->ok = 0;
-    pair(r, a[i].reg, b[i].reg, 0);
-    pair(t, a[i].tile, b[i].tile, 0);
-  }
-}
-
+/* Piece a of cluster 0 and its peer b of cluster c: their regions and tiles (graphturbo's
+ * also the GB regions of a drain and a load ahead). */
 static void pair_piece(Pairs *r, Pairs *t, const Piece *a, const Piece *b) {
   if (a->v.hi - a->v.lo != b->v.hi - b->v.lo || a->level != b->level || a->core != b->core)
     r->ok = 0;
   pair(r, a->reg, b->reg, 0);
   pair(t, a->tile, b->tile, 0);
-  pair(r, a->dreg, b->dreg, 0); /* graphturbo: the GB region of a drain, of a load ahead */
+  pair(r, a->dreg, b->dreg, 0);
   pair(t, a->dtile, b->dtile, 0);
   pair(r, a->areg, b->areg, 0);
   pair(t, a->atile, b->atile, 0);
 }
 
+/* The DDR pieces of slice si in list l (sorted by rows, so the slice's are in cluster order,
+ * other slices' rows between clusters' shares) paired, cluster 0's share with cluster c's. */
+static void pair_ddr_slice(Pairs *r, Pairs *t, const PieceList *l, int si, int ncl, int c) {
+  int *at = malloc((size_t)l->n * sizeof *at), n = 0;
+  if (!at) die("out of memory");
+  for (int i = 0; i < l->n; i++)
+    if (l->p[i].level == LVL_DDR && l->p[i].slice == si) at[n++] = i;
+  if (n % ncl) r->ok = 0;
+  for (int k = 0; r->ok && k < n / ncl; k++) pair_piece(r, t, &l->p[at[k]], &l->p[at[c * (n / ncl) + k]]);
+  free(at);
+}
+
 /* Graphturbo's slices of tensor t (a root), through the lists the readers find them in
  * (emit_slices.c): cluster c's list holds its own LB and GB pieces, in cluster 0's order, and
- * every cluster's DDR pieces, each slice's in cluster order (its rows), so cluster c's are the
- * c-th share of them; a slice written on cluster 0 alone is read by every cluster. */
+ * every cluster's DDR pieces; a slice written on cluster 0 alone is read by every cluster. */
 static void pair_slices(Emit *e, int t, int c, Pairs *r, Pairs *tl) {
   int ncl = e->s->nclusters;
-  const PieceList *l0 = &e->s->sl[(size_t)t * (size_t)ncl], *lc = &e->s->sl[(size_t)t * (size_t)ncl + (size_t)c];
+  const PieceList *l0 = &e->s->sl[(size_t)t * (size_t)ncl];
+  const PieceList *lc = &e->s->sl[(size_t)t * (size_t)ncl + (size_t)c];
   int j = 0; /* lc's next piece not in DDR */
   for (int i = 0; i < l0->n && r->ok; i++) {
     const Piece *a = &l0->p[i];
@@ -160,15 +165,10 @@ static void pair_slices(Emit *e, int t, int c, Pairs *r, Pairs *tl) {
       else pair_piece(r, tl, a, &lc->p[j++]);
       continue;
     }
-    int first = i, n = 0; /* the slice's DDR pieces: [first, first + n) of l0 */
-    while (first + n < l0->n && l0->p[first + n].slice == a->slice && l0->p[first + n].level == LVL_DDR) n++;
-    i = first + n - 1;
-    if (!e->l->kernels[e->l->slices[a->slice].kernel].split_clusters) continue; /* the same */
-    if (n % ncl) {
-      r->ok = 0;
-      continue;
-    }
-    for (int k = 0; k < n / ncl; k++) pair_piece(r, tl, &l0->p[first + k], &l0->p[first + c * (n / ncl) + k]);
+    int first = 1; /* the slice's first DDR piece in the list: pair them all once */
+    for (int k = 0; k < i && first; k++) first = !(l0->p[k].level == LVL_DDR && l0->p[k].slice == a->slice);
+    if (first && e->l->kernels[e->l->slices[a->slice].kernel].split_clusters)
+      pair_ddr_slice(r, tl, l0, a->slice, ncl, c);
   }
 }
 
@@ -194,11 +194,11 @@ static void pair_tensor(Emit *e, int t, int c, Pairs *r, Pairs *tl) {
       return;
     }
     int per = d->n / ncl;
-    pair_pieces(r, tl, d->p, d->p + (size_t)c * (size_t)per, per);
+    for (int i = 0; i < per; i++) pair_piece(r, tl, &d->p[i], &d->p[(size_t)c * (size_t)per + (size_t)i]);
   }
   const PieceList *g0 = &s->gb[(size_t)t * (size_t)ncl], *gc = &s->gb[(size_t)t * (size_t)ncl + (size_t)c];
   if (g0->n != gc->n) r->ok = 0;
-  else pair_pieces(r, tl, g0->p, gc->p, g0->n);
+  for (int i = 0; r->ok && i < g0->n; i++) pair_piece(r, tl, &g0->p[i], &gc->p[i]);
 }
 
 static int by_a(const void *x, const void *y) {
