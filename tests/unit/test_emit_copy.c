@@ -51,13 +51,8 @@ static Made make(const char *cfg, const char *model, GsSchedKind s, int64_t batc
   assert_true(fd >= 0);
   close(fd);
   assert_int_equal(gtp_write(path, l->prog), 0);
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  FILE *mem = open_memstream(&m.bytes, &m.n);
-  char b[65536];
-  for (size_t k; (k = fread(b, 1, sizeof b, f)) > 0;) fwrite(b, 1, k, mem);
-  fclose(mem);
-  fclose(f);
+  m.bytes = util_read_file(path, &m.n);
+  assert_non_null(m.bytes);
   unlink(path);
   m.tally = l->tally;
   m.tally.task = malloc((size_t)l->tally.ntasks * sizeof *m.tally.task);

@@ -78,25 +78,14 @@ static GsProgram *build(int copy, int64_t shift, const GsIdSpan *regs, int nregs
 static const GsIdSpan REGS[] = {{1, 2, 0, SHIFT}, {REG0, REG0 + NLOCAL, NLOCAL, 0}};
 static const GsIdSpan TILES[] = {{TILE0, TILE0 + NLOCAL, NLOCAL, 0}};
 
-static char *file_bytes(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  char *buf = NULL;
-  FILE *m = open_memstream(&buf, n);
-  char b[4096];
-  for (size_t k; (k = fread(b, 1, sizeof b, f)) > 0;) fwrite(b, 1, k, m);
-  fclose(m);
-  fclose(f);
-  return buf;
-}
-
 static char *gtp_bytes(const GsProgram *p, size_t *n) {
   char path[] = "/tmp/gtsim-copy-XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   close(fd);
   assert_int_equal(gtp_write(path, p), 0);
-  char *b = file_bytes(path, n);
+  char *b = util_read_file(path, n);
+  assert_non_null(b);
   unlink(path);
   return b;
 }
