@@ -79,6 +79,15 @@ void util_advise_huge(void *p, size_t n) {
 #endif
 }
 
+void *util_alloc_huge(size_t n, size_t *got) {
+  size_t whole = (n + HUGE_BLOCK - 1) & ~(size_t)(HUGE_BLOCK - 1);
+  void *p = aligned_alloc(HUGE_BLOCK, whole);
+  if (!p) die("out of memory (%zu bytes)", n);
+  util_advise_huge(p, whole);
+  *got = whole;
+  return p;
+}
+
 int util_two_cores(void) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -91,14 +100,13 @@ static Block *arena_block(GsArena *a, size_t n) {
   size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
   Block *b;
   if (size >= HUGE_BLOCK) {
-    size_t whole = (sizeof *b + size + HUGE_BLOCK - 1) & ~(size_t)(HUGE_BLOCK - 1);
-    b = aligned_alloc(HUGE_BLOCK, whole);
-    if (b) util_advise_huge(b, whole);
+    size_t whole;
+    b = util_alloc_huge(sizeof *b + size, &whole);
     size = whole - sizeof *b;
   } else {
     b = malloc(sizeof *b + size);
+    if (!b) die("out of memory (%zu bytes)", n);
   }
-  if (!b) die("out of memory (%zu bytes)", n);
   b->size = size;
   b->used = 0;
   if (n > BLOCK_SIZE && a->head) { /* keep the current block as head for small requests */

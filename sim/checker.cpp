@@ -1,6 +1,6 @@
 // checker.cpp — the checks' thread and the ring of records that feeds it (checker.h).
-// Invariants: only the model writes ring_[head_local_..] and head_local_; only the thread reads
-// ring_[tail_..head_) and writes tail_; MemoryState and HbClocks are touched by the thread alone
+// Invariants: only the model writes ring_at_[head_local_..] and head_local_; only the thread reads
+// ring_at_[tail_..head_) and writes tail_; MemoryState and HbClocks are touched by the thread alone
 // between start() and stop(), except after drain() returned, when the thread waits for records.
 // Waiting on either side polls (nap): the model spins briefly first, the thread does not.
 #include "checker.h"
@@ -52,9 +52,13 @@ void SimChecker::start(bool threaded) {
   start_error_ = 0;
   thread_cpu_s_ = -1;
   if (!threaded_) return;
-  if (ring_.empty()) ring_.resize(kRing), insts_.resize(kRing);
-  ring_at_ = ring_.data();
-  insts_at_ = insts_.data();
+  if (!ring_mem_) {  // (records and instructions are written before they are read: not zeroed)
+    static_assert(kRing * sizeof(InstSlot) % alignof(CheckOp) == 0, "the records' place");
+    size_t got;
+    ring_mem_ = util_alloc_huge(kRing * (sizeof(InstSlot) + sizeof(CheckOp)), &got);
+    insts_at_ = static_cast<InstSlot *>(ring_mem_);
+    ring_at_ = reinterpret_cast<CheckOp *>(insts_at_ + kRing);
+  }
   // A stack of its own size: the default (the stack limit, 8 MiB) is address space that a run
   // under a limit (test_limits) misses; the checks recurse nowhere.
   pthread_attr_t attr;
@@ -66,6 +70,11 @@ void SimChecker::start(bool threaded) {
   // No thread to be had (a process limit, static TLS larger than the stack): inline, the same
   // verdicts; the run says so (SimResult::checks).
   if (!running_) threaded_ = false;
+}
+
+SimChecker::~SimChecker() {
+  stop();
+  free(ring_mem_);
 }
 
 void *SimChecker::thread_entry(void *self) {
@@ -148,12 +157,12 @@ void SimChecker::thread_main() {
       // 8 records ahead, published ones only, so that the model has finished writing them.
       if (t + kAhead < h) {
         uint64_t a = (t + kAhead) & (kRing - 1);
-        __builtin_prefetch(&ring_[a]);
-        const char *in = reinterpret_cast<const char *>(&insts_[a]);  // two lines
+        __builtin_prefetch(&ring_at_[a]);
+        const char *in = reinterpret_cast<const char *>(&insts_at_[a]);  // two lines
         __builtin_prefetch(in);
         __builtin_prefetch(in + 64);
       }
-      apply(ring_[t & (kRing - 1)], &insts_[t & (kRing - 1)].in);
+      apply(ring_at_[t & (kRing - 1)], &insts_at_[t & (kRing - 1)].in);
     }
     tail_.store(t, std::memory_order_release);
   }

@@ -79,7 +79,7 @@ class SimChecker {
 
  public:
   explicit SimChecker(SimModel &m) : m_(m) {}
-  ~SimChecker() { stop(); }
+  ~SimChecker();
   SimChecker(const SimChecker &) = delete;
   SimChecker &operator=(const SimChecker &) = delete;
 
@@ -180,8 +180,8 @@ class SimChecker {
   SimModel &m_;
   bool threaded_ = false;
   int start_error_ = 0;  // pthread_create's error when the thread was asked for and not made
-  CheckOp *ring_at_ = nullptr;  // ring_.data()
-  InstSlot *insts_at_ = nullptr;  // insts_.data()
+  CheckOp *ring_at_ = nullptr;    // the records, kRing of them (in ring_mem_)
+  InstSlot *insts_at_ = nullptr;  // [slot]: the instruction of an access record (in ring_mem_)
   // The model's side: written by the model as it hands records over, on a line of its own (on
   // the line above, they took it from the thread's cache at every record, whose first read is
   // m_: 14% of the thread's samples).
@@ -220,8 +220,10 @@ class SimChecker {
   // consumed tokens' clocks, kept with their capacity: a release copies into one instead of
   // allocating a clock per signal
   std::vector<HbClock> spare_;
-  std::vector<CheckOp> ring_;   // the records, kRing of them
-  std::vector<InstSlot> insts_;  // [slot]: the instruction of an access record
+  // ring_at_'s and insts_at_'s memory, made at the first threaded start and kept: on huge
+  // pages (util_alloc_huge), as its 1280 pages of 4 KiB cost the model 13 ms of faults (10 us
+  // each on a virtual machine) before every run's first record.
+  void *ring_mem_ = nullptr;
 
   // The verdict: written once by the thread, polled by the model before every instruction.
   alignas(64) std::atomic<bool> failed_{false};
