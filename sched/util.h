@@ -103,10 +103,9 @@ void *arena_adopt(GsArena *a, void *p);
 
 /* Asks for huge pages under the whole 2 MiB pages of [p, p + n) (a hint; see util.c). */
 void util_advise_huge(void *p, size_t n);
-/* At least n bytes on whole 2 MiB pages, aligned to one and advised (util_advise_huge), not
- * zeroed; *got: the bytes allocated (n rounded up to whole 2 MiB pages). Dies when out of
- * memory; free() releases it. */
-void *util_alloc_huge(size_t n, size_t *got);
+/* Faults in the pages of [p, p + n) for writing in one system call, before their first use
+ * (a hint; see util.c). */
+void util_populate(void *p, size_t n);
 /* May this process run on two cores? (Its affinity: a Slurm task, taskset, a container's CPU
  * set.) On one, a second thread only takes turns with the first. */
 int util_two_cores(void);

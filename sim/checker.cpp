@@ -54,8 +54,10 @@ void SimChecker::start(bool threaded) {
   if (!threaded_) return;
   if (!ring_mem_) {  // (records and instructions are written before they are read: not zeroed)
     static_assert(kRing * sizeof(InstSlot) % alignof(CheckOp) == 0, "the records' place");
-    size_t got;
-    ring_mem_ = util_alloc_huge(kRing * (sizeof(InstSlot) + sizeof(CheckOp)), &got);
+    size_t n = kRing * (sizeof(InstSlot) + sizeof(CheckOp));
+    ring_mem_ = aligned_alloc(alignof(InstSlot), n);
+    if (!ring_mem_) throw std::bad_alloc();
+    util_populate(ring_mem_, n);
     insts_at_ = static_cast<InstSlot *>(ring_mem_);
     ring_at_ = reinterpret_cast<CheckOp *>(insts_at_ + kRing);
   }

@@ -220,9 +220,9 @@ class SimChecker {
   // consumed tokens' clocks, kept with their capacity: a release copies into one instead of
   // allocating a clock per signal
   std::vector<HbClock> spare_;
-  // ring_at_'s and insts_at_'s memory, made at the first threaded start and kept: on huge
-  // pages (util_alloc_huge), as its 1280 pages of 4 KiB cost the model 13 ms of faults (10 us
-  // each on a virtual machine) before every run's first record.
+  // ring_at_'s and insts_at_'s memory, made at the first threaded start and kept, its pages
+  // mapped in one call (util_populate): faulted in one by one, zeroed as a vector's, its 1281
+  // pages took the model 13 ms before every process's first record.
   void *ring_mem_ = nullptr;
 
   // The verdict: written once by the thread, polled by the model before every instruction.
