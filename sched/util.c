@@ -13,14 +13,21 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void tmp_remove_all(void);
 
+/* Set by the first thread that dies: exit() run by two threads at once (the simulation's two
+ * threads both out of memory) crashed in the exit handlers instead of exiting 3. */
+static atomic_flag dying = ATOMIC_FLAG_INIT;
+
 noreturn void util_die(const char *file, int line, const char *fmt, ...) {
   va_list ap;
+  if (atomic_flag_test_and_set(&dying))
+    for (;;) pause(); /* another thread ends the process */
   tmp_remove_all(); /* an output being written is not left half done */
   fprintf(stderr, "gtsim: internal error at %s:%d: ", file, line);
   va_start(ap, fmt);

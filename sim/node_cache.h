@@ -9,10 +9,13 @@
 // Contract: a std::allocator that serves single objects from a cache of at most kNodeCacheMax
 // freed ones per thread and type (last freed, first served); anything else, and a node freed
 // when the cache is full, goes to operator new and delete. Nodes are separate blocks of operator
-// new, so one allocated by one thread may be freed by another; each thread frees the nodes left
-// in its cache when it exits. No state: every instance is equal to every other.
+// new, so one allocated by one thread may be freed by another; each thread but the main one
+// frees the nodes left in its cache when it exits. No state: every instance is equal to every
+// other.
 #ifndef GS_NODE_CACHE_H
 #define GS_NODE_CACHE_H
+
+#include <pthread.h>
 
 #include <cstddef>
 #include <new>
@@ -41,28 +44,42 @@ template <class T> struct NodeCache {
 
  private:
   // The thread's cache: trivially destructible, so it stays usable to the thread's very end
-  // (a map destroyed after the Reaper below frees its nodes with operator delete: cap is 0).
+  // (a map destroyed after reap below frees its nodes with operator delete: cap is 0).
   struct Slots {
     void **v = nullptr;
     size_t n = 0, cap = 0;
+    bool opened = false;
   };
-  // Gives the cache its room when the thread first uses it, and at the thread's exit frees the
-  // nodes left in it and closes it.
-  struct Reaper {
-    Slots *s;
-    explicit Reaper(Slots *slots) : s(slots) {
-      s->v = static_cast<void **>(::operator new(kNodeCacheMax * sizeof(void *), std::nothrow));
-      s->cap = s->v ? kNodeCacheMax : 0;
-    }
-    ~Reaper() {
-      for (size_t i = 0; i < s->n; i++) ::operator delete(s->v[i]);
+  // Gives the cache its room when the thread first uses it, and asks for reap at the thread's
+  // exit through a pthread key, not a thread_local with a destructor: registering that
+  // destructor allocates, and glibc aborts the process when it cannot (test_limits), where
+  // pthread_setspecific of one of the first 32 keys allocates nothing. (The main thread's
+  // keys are not reaped at exit: its cache goes with the process.)
+  static void open(Slots *s) {
+    static pthread_key_t key;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    static bool have_key = false;
+    pthread_once(&once, [] { have_key = pthread_key_create(&key, &reap) == 0; });
+    s->opened = true;
+    s->v = static_cast<void **>(::operator new(kNodeCacheMax * sizeof(void *), std::nothrow));
+    s->cap = s->v ? kNodeCacheMax : 0;
+    if (s->v && (!have_key || pthread_setspecific(key, s) != 0)) {  // no reaping: no cache
       ::operator delete(s->v);
-      *s = Slots();
+      s->v = nullptr;
+      s->cap = 0;
     }
-  };
+  }
+  // At the thread's exit: frees the nodes left in its cache and closes it.
+  static void reap(void *p) {
+    Slots *s = static_cast<Slots *>(p);
+    for (size_t i = 0; i < s->n; i++) ::operator delete(s->v[i]);
+    ::operator delete(s->v);
+    s->v = nullptr;
+    s->n = s->cap = 0;
+  }
   static Slots &slots() {
     thread_local Slots s;
-    thread_local Reaper r(&s);
+    if (__builtin_expect(!s.opened, 0)) open(&s);
     return s;
   }
 };
