@@ -221,9 +221,12 @@ static const int kPeriodCache = 64;  // entries, a power of two
 static const DramPeriod &dram_period(int64_t b, const GsAccess &r, const DdrGeom &g, int64_t P,
                                      int64_t *shift) {
   // on the heap: a static thread-local block this size would take its room from the stack of
-  // every thread (the checks' thread has 256 KiB, and could not start)
-  static thread_local std::unique_ptr<DramPeriod[]> cache;
-  if (!cache) cache.reset(new DramPeriod[kPeriodCache]);
+  // every thread (the checks' thread has 256 KiB, and could not start). Kept to the thread's
+  // end and not freed then (the model's thread is the process's): a thread_local with a
+  // destructor registers it with the C library, which aborts the process when it cannot
+  // (docs/timing.md, "Limits").
+  static thread_local DramPeriod *cache;
+  if (!cache) cache = new DramPeriod[kPeriodCache];
   const int64_t span = g.il * g.channels, rem = b & (span - 1);
   *shift = (b >> (g.ilsh + g.chsh)) << g.ilsh;
   uint64_t h = (uint64_t)rem * 0x9e3779b97f4a7c15ull ^ (uint64_t)r.row_stride * 0xc2b2ae3d27d4eb4full ^
