@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <memory>
 #include <numeric>
 
 // The DDR's geometry for a walk over rows: the figures, and when burst, interleave and channel
