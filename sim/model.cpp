@@ -169,6 +169,7 @@ SimModel::SimModel(sc_module_name n, const GsArch *a) : sc_module(n), arch(a) {
   for (int c = 0; c < a->nclusters; c++)
     clusters.emplace_back(new ClusterModule(("c" + std::to_string(c)).c_str(), *this, c));
   buffers_ = mem.bufs;
+  for (const Buffer &b : buffers_) path_ends_.push_back(path_end(b));
   for (QState &q : queues) qnames.push_back(q.name);
   mem.queue_names = &qnames;
   mem.hb = &hb;
@@ -588,19 +589,44 @@ void SimModel::mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp) {
                    inst_mov_dst_pstride(&in));
 }
 
-// The path of a transfer between buffers SB and DB: DDR channels by address (bytes per channel
-// into q.chan), GB/LB ports, NoC links, the cluster link, and the latency of its pieces. False
-// when the path needs a link between clusters that the arch does not have (the message in *err).
+// Buffer b as an end of a transfer's path: DDR has no ports, a GB its cluster's, an LB its
+// core's and the core's links to the cluster's NoC.
+PathEnd SimModel::path_end(const Buffer &b) {
+  PathEnd e;
+  if (b.level == LVL_DDR) {
+    e.latency = arch->ddr_latency_cycles;
+  } else if (b.level == LVL_GB) {
+    e.ports = &clusters[(size_t)b.cluster]->gb->ports;
+    e.latency = arch->gb_latency_cycles;
+  } else {
+    CoreModule *cm = core_mod(b.cluster, b.core);
+    NocModule *noc = clusters[(size_t)b.cluster]->noc.get();
+    e.ports = &cm->lb->ports;
+    e.latency = cm->kind->lb_latency_cycles;
+    e.link_out = &noc->link_out[(size_t)b.core];
+    e.link_in = &noc->link_in[(size_t)b.core];
+  }
+  return e;
+}
+
+// The path of a transfer between buffers SB and DB (both in buffers_): DDR channels by address
+// (bytes per channel into q.chan, when an end is in DDR), GB/LB ports, NoC links, the cluster
+// link, and the latency of its pieces. False when the path needs a link between clusters that
+// the arch does not have (the message in *err).
 bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2],
                         const int64_t base[2], MovPath *mp, std::string *err) {
   const Buffer &SB = *side[0], &DB = *side[1];
   mp->latency = arch->dma_latency_cycles;
-  std::fill(q.chan.begin(), q.chan.end(), 0.0);
-  std::fill(q.pen.begin(), q.pen.end(), 0.0);
+  mp->ddr = SB.level == LVL_DDR || DB.level == LVL_DDR;
+  if (mp->ddr) {  // (most transfers on a chip with LBs move between GB and LB)
+    std::fill(q.chan.begin(), q.chan.end(), 0.0);
+    std::fill(q.pen.begin(), q.pen.end(), 0.0);
+  }
+  const PathEnd *end[2] = {&path_ends_[(size_t)(side[0] - buffers_.data())],
+                           &path_ends_[(size_t)(side[1] - buffers_.data())]};
   for (int s = 0; s < 2; s++) {
-    const Buffer &B = *side[s];
-    mp->ports[s] = nullptr;
-    if (B.level == LVL_DDR) {
+    mp->ports[s] = end[s]->ports;
+    if (side[s]->level == LVL_DDR) {
       GsAccess a = *pat[s];
       a.base += base[s];
       if (ddr->dram_on)  // the source side reads, the destination side writes
@@ -609,22 +635,14 @@ bool SimModel::mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2]
       else
         timing_ddr_pattern_bytes(a, arch->ddr_interleave_bytes, (int)q.chan.size(),
                                  arch->ddr_burst_bytes, q.chan);
-      mp->latency += arch->ddr_latency_cycles;
-    } else if (B.level == LVL_GB) {
-      mp->ports[s] = &clusters[(size_t)B.cluster]->gb->ports;
-      mp->latency += arch->gb_latency_cycles;
-    } else {
-      mp->ports[s] = &core_mod(B.cluster, B.core)->lb->ports;
-      mp->latency += core_mod(B.cluster, B.core)->kind->lb_latency_cycles;
     }
+    mp->latency += end[s]->latency;
   }
   mp->same_buf = side[0] == side[1];
   mp->nlinks = 0;
   mp->noc = false;
-  NocModule *sn = clusters[(size_t)(SB.cluster < 0 ? 0 : SB.cluster)]->noc.get();
-  NocModule *dn = clusters[(size_t)(DB.cluster < 0 ? 0 : DB.cluster)]->noc.get();
-  if (SB.level == LVL_LB && !mp->same_buf) { mp->links[mp->nlinks++] = &sn->link_out[(size_t)SB.core]; mp->noc = true; }
-  if (DB.level == LVL_LB && !mp->same_buf) { mp->links[mp->nlinks++] = &dn->link_in[(size_t)DB.core]; mp->noc = true; }
+  if (end[0]->link_out && !mp->same_buf) { mp->links[mp->nlinks++] = end[0]->link_out; mp->noc = true; }
+  if (end[1]->link_in && !mp->same_buf) { mp->links[mp->nlinks++] = end[1]->link_in; mp->noc = true; }
   if (mp->noc) mp->latency += arch->noc_latency_cycles;
   mp->xcluster = SB.level != LVL_DDR && DB.level != LVL_DDR && SB.cluster != DB.cluster;
   if (mp->xcluster) {
@@ -873,8 +891,11 @@ bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   std::string e;
   if (!mov_path(q, x.side, pat, base, &x.mp, &e)) return fail(qid, idx, e);
   x.ddr_total = 0;
-  for (double c : q.chan) x.ddr_total += c;
-  ddr_uses(q);
+  q.ddr_uses.clear();
+  if (x.mp.ddr) {
+    for (double c : q.chan) x.ddr_total += c;
+    ddr_uses(q);
+  }
   x.t0 = t0;
   x.bytes = x.left = bytes;
   x.built = 0;

@@ -82,6 +82,15 @@ struct MovPath {
   BwResource *links[4] = {};                               // NoC and cluster links crossed
   int nlinks = 0;
   bool noc = false, xcluster = false, same_buf = false;
+  bool ddr = false;  // an end in DDR (q.chan and q.pen hold its channels' bytes and penalties)
+};
+
+// One buffer as an end of a transfer's path, found once when the model is built (mov_path):
+// its ports (GB, LB; null for DDR), its latency, and for an LB its core's NoC links.
+struct PathEnd {
+  std::vector<BwResource> *ports = nullptr;
+  double latency = 0;
+  BwResource *link_out = nullptr, *link_in = nullptr;
 };
 
 // Where a queue is inside its current instruction, kept across its wake-ups: each wake-up
@@ -255,6 +264,7 @@ class SimModel : public sc_core::sc_module {
   Step exec_mov(QState &q, int qid, const GsInst &in, size_t idx);
   bool mov_begin(QState &q, int qid, const GsInst &in, size_t idx);
   void mov_end(QState &q, int qid, size_t idx);
+  PathEnd path_end(const Buffer &b);
   bool mov_path(QState &q, const Buffer *side[2], const GsAccess *pat[2], const int64_t base[2],
                 MovPath *mp, std::string *err);
   static void mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp);
@@ -362,6 +372,7 @@ class SimModel : public sc_core::sc_module {
   // transfers with, as mem.bufs is the checker's while a run goes on (reading it shared cache
   // lines with the checker's writes of the same Buffer's maps).
   std::vector<Buffer> buffers_;
+  std::vector<PathEnd> path_ends_;  // [buffer]
 };
 
 // Barriers and semaphores: the key of id `id` of scope `scope` seen from cluster `cluster`, and
