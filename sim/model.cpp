@@ -413,11 +413,10 @@ const RegionView &SimModel::view_of(uint32_t r) const {
   return it != views_far_.end() ? it->second : none;
 }
 
-// Is region r live, in the model's view, with pattern ap inside it? What a transfer needs to be
-// timed before its checks have passed (its buffer, and no walk past the region's bytes); the
-// checks decide the rest.
-bool SimModel::view_live(uint32_t r, const GsAccess &ap) const {
-  const RegionView &v = view_of(r);
+// Is the region of view v live, with pattern ap inside it? What a transfer needs to be timed
+// before its checks have passed (its buffer, and no walk past the region's bytes); the checks
+// decide the rest.
+static bool view_live(const RegionView &v, const GsAccess &ap) {
   return v.state == RS_LIVE && memory_inside(ap, v.bytes);
 }
 
@@ -874,15 +873,15 @@ bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   checker_.access(qid, idx, in, t0 - start_);
   // Timing it needs both regions, and walks the patterns: when the view says that is not
   // safe, the check just handed over fails (checker.h).
-  bool safe = view_live(rs, sp) && view_live(rd, dp) &&
-              (!in.r[2] || view_live(in.r[2], memory_range(0, inst_mov_idx_bytes(&in))));
+  const RegionView &S = view_of(rs), &D = view_of(rd);
+  bool safe = view_live(S, sp) && view_live(D, dp) &&
+              (!in.r[2] || view_live(view_of(in.r[2]), memory_range(0, inst_mov_idx_bytes(&in))));
   if (!safe) {
     bool failed = checks_failed();
     gs_assert(failed || abort_);
     return false;
   }
   QStep &x = q.x;
-  const RegionView &S = view_of(rs), &D = view_of(rd);
   x.side[0] = &buffers_[(size_t)S.buf];
   x.side[1] = &buffers_[(size_t)D.buf];
   const GsAccess *pat[2] = {&sp, &dp};

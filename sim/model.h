@@ -253,7 +253,6 @@ class SimModel : public sc_core::sc_module {
   std::string located_error(int qid, size_t idx, const GsInst &in, double cycle,
                             const std::string &msg) const;
   bool checks_failed();
-  bool view_live(uint32_t r, const GsAccess &ap) const;
   RegionView &view(uint32_t r);
   const RegionView &view_of(uint32_t r) const;
   void controller();
