@@ -890,10 +890,11 @@ bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   std::string e;
   if (!mov_path(q, x.side, pat, base, &x.mp, &e)) return fail(qid, idx, e);
   x.ddr_total = 0;
-  q.ddr_uses.clear();
   if (x.mp.ddr) {
     for (double c : q.chan) x.ddr_total += c;
     ddr_uses(q);
+  } else {
+    q.ddr_uses.clear();
   }
   x.t0 = t0;
   x.bytes = x.left = bytes;
