@@ -666,12 +666,16 @@ bool SimModel::limit_failed(int qid, size_t idx, double end) {
   return true;
 }
 
-// The transfer's DDR channels into q.ddr_uses, each with its bytes and its non-data cycles.
-// DRAM: the row misses and turnarounds, and refresh stretching all of the channel's time, data
-// and penalties: (data + penalty)·refresh − data.
-void SimModel::ddr_uses(QState &q) {
+// The transfer's DDR channels into q.ddr_uses, each with its bytes and its non-data cycles
+// (none without an end in DDR, whose q.chan and q.pen mov_path left as they were); returns
+// the bytes. DRAM: the row misses and turnarounds, and refresh stretching all of the channel's
+// time, data and penalties: (data + penalty)·refresh − data.
+double SimModel::ddr_uses(QState &q, const MovPath &mp) {
   q.ddr_uses.clear();
+  double total = 0;
+  if (!mp.ddr) return total;
   for (size_t ch = 0; ch < q.chan.size(); ch++) {
+    total += q.chan[ch];
     if (q.chan[ch] <= 0) continue;
     BwUse &u = q.ddr_uses.emplace_back();  // (filled in place: path_uses)
     u.res = &ddr->channels[ch];
@@ -680,6 +684,7 @@ void SimModel::ddr_uses(QState &q) {
                                  q.pen[ch] * ddr->dt.refresh
                            : 0;
   }
+  return total;
 }
 
 // A copy inside a buffer of one port: it reads and writes through that port.
@@ -889,13 +894,7 @@ bool SimModel::mov_begin(QState &q, int qid, const GsInst &in, size_t idx) {
   x.mp = MovPath();
   std::string e;
   if (!mov_path(q, x.side, pat, base, &x.mp, &e)) return fail(qid, idx, e);
-  x.ddr_total = 0;
-  if (x.mp.ddr) {
-    for (double c : q.chan) x.ddr_total += c;
-    ddr_uses(q);
-  } else {
-    q.ddr_uses.clear();
-  }
+  x.ddr_total = ddr_uses(q, x.mp);
   x.t0 = t0;
   x.bytes = x.left = bytes;
   x.built = 0;

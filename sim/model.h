@@ -268,7 +268,7 @@ class SimModel : public sc_core::sc_module {
                 MovPath *mp, std::string *err);
   static void mov_patterns(const GsInst &in, GsAccess *sp, GsAccess *dp);
   int alloc_buffer(const GsInst &in) const;
-  void ddr_uses(QState &q);
+  double ddr_uses(QState &q, const MovPath &mp);
   void path_uses(QState &q, const MovPath &mp, double c, double f);
   void path_ports(QState &q, const MovPath &mp, bool ready);
   bool mov_stream(QState &q, int qid, size_t idx);
