@@ -89,10 +89,11 @@ const ArchKey arch_keys[] = {
      .min = 0, .max = BIG, .def = "0", .desc = "latency of one transfer over the cluster link",
      .off = A_(cluster_link_latency_cycles)},
     {.sec = SEC_CHIP, .key = "chunk_bytes", .type = KT_INT, .unit = "bytes", .min = 1,
-     .max = 1 << 30, .def = "2048",
+     .max = 1 << 30, .def = "4096",
      .desc = "the simulator moves every transfer in chunks of this size, each reserving every "
              "resource on its path in turn: smaller chunks share a contended link more finely "
-             "and simulate slower (docs/timing.md); env GTSIM_CHUNK_BYTES overrides it",
+             "and simulate slower (the default: as close to 256 B chunks as 2048 B ones, with "
+             "half their events: docs/timing.md); env GTSIM_CHUNK_BYTES overrides it",
      .off = A_(chunk_bytes)},
     {.sec = SEC_CHIP, .key = "transfer_model", .type = KT_ENUM, .unit = "", .def = "chunk",
      .choices = "chunk|flow",

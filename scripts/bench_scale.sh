@@ -4,10 +4,11 @@
 # stcp920-hw (tvm and graphturbo), the peak RSS, the scheduling time and the simulation's wall
 # time of both binaries side by side, and this tree's again with its checks inline
 # (--checks-inline) and under the flow transfer model (chip.transfer_model=flow) with its cycles
-# against the chunk model's. Both binaries simulate the same run, with as many transfer chunks,
+# against the chunk model's, and this tree's at the base's chunk size (2048 B: this tree's
+# default is 4096 B, docs/timing.md, "Chunks and sharing"). Both binaries simulate the same run,
 # but this tree's program has fewer instructions (waits and signals ride on the instructions they
 # order), so the simulation's speed-up is the ratio of the wall times, not of instructions per
-# second. The timing model has changed since the base (among others, the round after 8fd02d2:
+# second; the speed-up at 2048 B is the one with as many transfer chunks as the base. The timing model has changed since the base (among others, the round after 8fd02d2:
 # chunks no longer hold their whole path nor reserve it at issue), so the cycles differ; a
 # column gives by how much;
 # then the runs the base cannot
@@ -15,7 +16,7 @@
 # The base is built from git (BASE_REV, default the last release before the encoded program,
 # 7c2bd29) in a temporary worktree; without git the base columns say so. Prints a markdown
 # section (make bench collects it into bench/RESULTS.md).
-# Each run of the main table (this tree, its checks inline, the base) is repeated SCALE_REPEAT
+# Each run of the main table (this tree, at 2048 B, its checks inline, the base) is repeated SCALE_REPEAT
 # times (default 3), the three in turn, and the table gives the medians: on a shared machine one
 # run of the same command varied by a third.
 # Usage: scripts/bench_scale.sh   (BASE_REV=<commit>, SCALE_MODELS="m1 m2", SCALE_SCHEDS="tvm",
@@ -84,12 +85,14 @@ mips() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 
 
 echo "## Scale: memory and speed against the base release ($BASE_REV) (scripts/bench_scale.sh)"
 echo
-echo "Same machine, same run, one process at a time; this tree, its checks inline and the base"
+echo "Same machine, same run, one process at a time; this tree, at 2048 B, its checks inline and the base"
 echo "ran in turn $repeat times each, and every figure is the median (RSS: the largest). RSS: peak"
 echo "resident set (/usr/bin/time)."
 echo "Simulate s: the simulation's wall seconds (\`--timing\`); speed-up: base / now, the same"
-echo "run simulated (as many transfer chunks; this tree's program folds waits and signals into the"
-echo "instructions they order, so it has fewer instructions for the same work). Cycles now vs base:"
+echo "run simulated (this tree's program folds waits and signals into the instructions they order,"
+echo "so it has fewer instructions for the same work). This tree moves transfers in chunks of"
+echo "4096 B, the base in chunks of 2048 B: 2048 B and speed-up 2048 B are this tree at the base's"
+echo "chunk (GTSIM_CHUNK_BYTES=2048), as many chunks as the base. Cycles now vs base:"
 echo "what the timing model's changes since the base moved (among them, chunks served a resource at"
 echo "a time from their latency's end: docs/timing.md, \"Chunks and sharing\")."
 [ -n "$base" ] || echo "The base could not be built here (no git history?): its columns are empty."
@@ -100,17 +103,18 @@ echo "Flow: this tree under \`--set chip.transfer_model=flow\`; its cycles again
 echo "Model s, checks s: the processor seconds of this tree's simulating thread and of its checks'"
 echo "thread (\`--timing\`); the wall time follows the longer."
 echo
-echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | model s | checks s | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-nrows=0 sched_ok=0 sim_ok=0 sched_miss=() sim_miss=()
+echo "| model | config | strategy | instructions base | instructions now | RSS MiB base | RSS MiB now | schedule s base | schedule s now | simulate s base | simulate s now | speed-up | simulate s 2048 B | speed-up 2048 B | model s | checks s | simulate s inline | simulate s flow | cycles flow vs chunk | cycles now vs base |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+nrows=0 sched_ok=0 sim_ok=0 sim2_ok=0 sched_miss=() sim_miss=() sim2_miss=()
 for m in $models; do
   for cfg in $configs; do
     for s in $scheds; do
       # this tree, its checks inline and the base in turn, SCALE_REPEAT times: the medians
-      nl=() il=() bl=()
+      nl=() kl=() il=() bl=()
       for ((k = 0; k < repeat; k++)); do
         nl+=("$(run "$GTSIM" . "$cfg" "$m" "$s")")
         [ "${nl[-1]}" = failed ] && break
+        kl+=("$(GTSIM_CHUNK_BYTES=2048 run "$GTSIM" . "$cfg" "$m" "$s")")
         il+=("$(run "$GTSIM" . "$cfg" "$m" "$s" --checks-inline)")
         [ -n "$base" ] && bl+=("$(run "$base" "$tmp/base" "$cfg" "$m" "$s")")
       done
@@ -119,10 +123,12 @@ for m in $models; do
       if [ "$nw" = failed ]; then
         why=$(head -c 100 "$tmp/err" | tr '\n|' '  ')
         [ "$nrep" = failed ] || why=${nrep#failed }  # the runs' cycles differ
-        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | | | | |"
+        echo "| $m | $cfg | $s | failed: $why | | | | | | | | | | | | | | | | |"
         continue
       fi
       read -r _ _ _ it _ ic _ <<<"$(reps "${il[@]}")"
+      read -r kw _ _ kt _ _ _ <<<"$(reps "${kl[@]}")"
+      [ "$kw" = failed ] && kt="failed"
       [ "$ic" = "$nc" ] || it="$it (cycles differ: $ic)"
       read -r fw fr fs ft fi_ fc _ <<<"$(run "$GTSIM" . "$cfg" "$m" "$s" --set chip.transfer_model=flow)"
       fm="failed" fd=""
@@ -130,16 +136,17 @@ for m in $models; do
         fm=$ft
         fd=$(awk -v f="$fc" -v c="$nc" 'BEGIN { printf "%+.1f%%", (f - c) / c * 100 }')
       fi
-      br="" bs="" bt="" bi="" up="" bd=""
+      br="" bs="" bt="" bi="" up="" up2="" bd=""
       if [ -n "$base" ]; then
         read -r bw br bs bt bi bc _ <<<"$(reps "${bl[@]}")"
         if [ "$bw" = failed ]; then br="failed" bs="" bt="" bi=""
         else
           up=$(awk -v b="$bt" -v n="$nt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }')
+          [ "$kt" = failed ] || up2=$(awk -v b="$bt" -v n="$kt" 'BEGIN { printf "%.2fx", (n > 0 ? b / n : 0) }')
           bd=$(awk -v n="$nc" -v b="$bc" 'BEGIN { printf "%+.1f%%", (n - b) / b * 100 }')
         fi
       fi
-      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $npm | $npc | $it | $fm | $fd | $bd |"
+      echo "| $m | $cfg | $s | $bi | $ni | $br | $nr | $bs | $ns | $bt | $nt | $up | $kt | $up2 | $npm | $npc | $it | $fm | $fd | $bd |"
       row="$m $cfg $s"
       nrows=$((nrows + 1))
       awk -v n="$ns" 'BEGIN { exit !(n <= 0.5) }' && sched_ok=$((sched_ok + 1)) \
@@ -147,6 +154,10 @@ for m in $models; do
       if [ -n "$up" ]; then
         awk -v u="${up%x}" 'BEGIN { exit !(u >= 5) }' && sim_ok=$((sim_ok + 1)) \
           || sim_miss+=("$row $up")
+      fi
+      if [ -n "$up2" ]; then
+        awk -v u="${up2%x}" 'BEGIN { exit !(u >= 5) }' && sim2_ok=$((sim2_ok + 1)) \
+          || sim2_miss+=("$row $up2")
       fi
     done
   done
@@ -161,6 +172,9 @@ echo "$line."
 if [ -n "$base" ]; then
   line="Simulation at least 5x the base's speed on $sim_ok of $nrows rows"
   [ ${#sim_miss[@]} -gt 0 ] && line+=" (not: $(joined "${sim_miss[@]}"))"
+  echo "$line."
+  line="At the base's chunk size (2048 B), at least 5x on $sim2_ok of $nrows rows"
+  [ ${#sim2_miss[@]} -gt 0 ] && line+=" (not: $(joined "${sim2_miss[@]}"))"
   echo "$line."
 fi
 
