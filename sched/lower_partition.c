@@ -49,7 +49,12 @@ void lower_kernel_rows(const GsGraph *g, const GsArch *a, const GsKernel *k, int
     GsCopyPart pp[GS_MAX_OPERANDS];
     lower_copy_parts(g, k, pp);
     *rows = pp[0].outer;
-    *rps = *rows % g->batch == 0 ? *rows / g->batch : 0;
+    /* rows per sample only when the output is batch-major (graph_per_sample), not whenever
+     * the rows divide by the batch: a [1, s, d] position table has s rows at any batch and
+     * every sample reads all of them; taken as s / B rows per sample, an instance of samples
+     * [s0, s1) made only part of it and its readers found the rest nowhere. */
+    int batch_major = graph_per_sample(g, pp[0].dst) > 0;
+    *rps = batch_major && *rows % g->batch == 0 ? *rows / g->batch : 0;
   } else {
     GsGeom gm;
     lower_fill_geom(g, k->head, a, &gm);
