@@ -9,7 +9,10 @@
 # clusters, read bytes no kernel wrote (exit 2).
 #   1. the report's case: bert-128 on ascend310 at batch 8;
 #   2. the same pattern in five ops, split by the schedule into one instance per sample, on one
-#      cluster (ascend310) and on two (tiny).
+#      cluster (ascend310) and on two (tiny);
+#   3. a dense and a matmul whose outputs are not batch-major ([1, ...]) on tiny's two clusters:
+#      their rows were split over the clusters as if per sample, and a reader on one cluster
+#      found no piece of the other's rows (exit 3). They run on cluster 0 (docs/schedulers.md).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +54,40 @@ for cb in "ascend310 2" "tiny 4"; do
   else
     nok "$1 batch $2: the run passes every check" "exit $?: $(head -c 300 "$tmp/err" | tr "\n" " ")"
   fi
+done
+
+# 3. pd = dense(position table) and m = matmul of two [1, 4, ...] operands, each added to a
+# batch-major tensor; batch 2 = one sample per cluster of tiny.
+cat >"$tmp/dense.gtg" <<'G'
+gtg 1
+model pos_dense batch=2 dtype=fp16
+input ids: int32[N, 128]
+input positions: int32[1, 128]
+w = embedding(ids) vocab=1000 dim=256
+p = embedding(positions) vocab=128 dim=256
+pd = dense(p) units=256 bias=1
+s = add(w, pd)
+y = layernorm(s)
+G
+cat >"$tmp/matmul.gtg" <<'G'
+gtg 1
+model bias_matmul batch=2 dtype=fp16
+input x: fp16[N, 4, 128, 128]
+input q: fp16[1, 4, 128, 64]
+input k: fp16[1, 4, 64, 128]
+m = matmul(q, k)
+s = add(x, m)
+y = softmax(s) axis=3
+G
+for m in dense matmul; do
+  op=$([ $m = dense ] && echo pd || echo m)
+  "$GTSIM" --arch configs/tiny.cfg "$tmp/$m.gtg" --dump-after placement >"$tmp/pl.txt" 2>"$tmp/err"
+  grep -q "^k[0-9]* ops=$op:$m .* clusters=0 " "$tmp/pl.txt" && ok "$m over [1, ...] runs on cluster 0" ||
+    nok "$m over [1, ...] runs on cluster 0" "$(grep " ops=$op:" "$tmp/pl.txt") $(head -c 300 "$tmp/err" | tr "\n" " ")"
+  for s in graphturbo tvm astitch; do
+    "$GTSIM" --arch configs/tiny.cfg "$tmp/$m.gtg" --sched $s -o /dev/null 2>"$tmp/err"
+    check_rc "$m over [1, ...] on two clusters, $s: passes every check" $? "$(head -c 300 "$tmp/err" | tr "\n" " ")"
+  done
 done
 
 done_testing
