@@ -16,13 +16,15 @@
  *              order; every op belongs to one group and each instance of a group runs each of
  *              its ops exactly once; every group runs; operands as after kernels; each kernel's
  *              slices are its last op's outputs, read (if at all) by later kernels only; levels
- *              are LB, GB or DDR and never above what the slice wanted.
+ *              are LB, GB or DDR and never above what the slice wanted; a kernel of an
+ *              instance of some samples, or split over the clusters, writes batch-major outputs.
  *   placement  every tensor has a level (tvm/astitch: a reshape output aliases its root and
  *              has none); graph inputs and outputs live in DDR; fused intermediates in LB and
  *              kernel outputs out of it (tvm/astitch); tvm keeps nothing in GB; GB tensors
  *              (graphturbo: GB slices) lie in [0, gb_tensor_bytes) and the bytes alive at any
  *              kernel step fit it; graphturbo LB slices lie in their cores' LBs and a tensor's
- *              level is the lowest of its slices'.
+ *              level is the lowest of its slices'; a kernel split over the clusters writes
+ *              batch-major outputs (its rows are the clusters' samples).
  *   tiling     every kernel uses 1..cores of its kind, has tiles of at least 1 x 1 x 1, and its
  *              worst-case double-buffered tile (lower_tile_need, lower_fill_tiling's own measure)
  *              fits its tile budget (lower_kernel_tile_budget); weights kept in the GB across
@@ -280,6 +282,26 @@ static int check_slices(const Chk *c) {
   return 0;
 }
 
+/* A kernel that makes some samples' rows only (split over the clusters, or a graphturbo
+ * instance's samples [s0, s1)) writes outputs whose rows are the samples' own: batch-major
+ * (graph_per_sample). Otherwise the rows it leaves out are rows every sample reads, and the
+ * emitter finds no piece holding them. */
+static int check_sample_rows(const Chk *c) {
+  const GsLowered *l = c->l;
+  const GsGraph *g = l->graph;
+  for (int ki = 0; ki < l->nkernels; ki++) {
+    const GsKernel *k = &l->kernels[ki];
+    if ((k->s1 == 0 && !k->split_clusters) || k->nops <= 0) continue;
+    const GsOp *last = &g->ops[k->ops[k->nops - 1]];
+    for (int j = 0; j < last->nout; j++)
+      if (graph_per_sample(g, last->out[j]) <= 0)
+        return broken(c, "kernel %d '%s' makes %s of '%s', which is not batch-major", ki,
+                      kname(k), k->s1 > 0 ? "some samples' rows" : "a cluster's rows",
+                      g->tensors[last->out[j]].name);
+  }
+  return 0;
+}
+
 /* ---------------- placement ---------------- */
 
 /* Bytes alive at every kernel step t (blocks over steps [t0, t1], t0 >= -1) fit cap. */
@@ -427,7 +449,7 @@ static int check_placement(const Chk *c) {
   } else if (check_place_gb(c)) {
     return -1;
   }
-  if (check_io_ddr(c) || check_kernel_levels(c)) return -1;
+  if (check_io_ddr(c) || check_kernel_levels(c) || check_sample_rows(c)) return -1;
   return 0;
 }
 
@@ -625,7 +647,7 @@ int lower_check(const GsLowered *l, LowerStep after, GsDiag *d) {
   case LOWER_UNITS: return check_kernels(&c) || check_units(&c) ? -1 : 0;
   case LOWER_SLICES:
     return check_kernel_ops(&c) || check_inst_ranges(&c) || check_inst_ops(&c) ||
-                   check_operands_first(&c) || check_slices(&c)
+                   check_operands_first(&c) || check_slices(&c) || check_sample_rows(&c)
                ? -1
                : 0;
   case LOWER_PLACEMENT: return check_placement(&c);

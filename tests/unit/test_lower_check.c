@@ -4,7 +4,8 @@
  * kernel, kernels swapped so a producer runs after its consumer, a head on a unit without its
  * capability, a tensor in the wrong buffer, a tile over its budget, a slice outside its LB or
  * inside a kernel's tile budget, an instance that lost a kernel, weights kept in the GB over
- * each other or over a staging) fails the check of the step
+ * each other or over a staging, a kernel making a cluster's or an instance's rows of a tensor
+ * that is not batch-major) fails the check of the step
  * whose invariant it breaks — and passes the earlier steps' — with a message naming the step
  * and the kernel, op or tensor; lower_check_step turns a violation into exit 3.
  * Run from the repository root (tests/run.sh does). */
@@ -327,6 +328,33 @@ static void test_graphturbo_broken(void **state) {
   arch_free(a);
 }
 
+/* A kernel making some samples' rows, or a cluster's, of a tensor that is not batch-major
+ * (p = relu of a [1, 16, 8] input: every sample reads all 16 rows) breaks placement (any
+ * strategy: split over the clusters) and slices (graphturbo: an instance of samples [0, 1)). */
+static void test_sample_rows_broken(void **state) {
+  (void)state;
+  GsArch *a = load_arch("configs/tiny.cfg");
+  GsGraph *g = parse("gtg 1\nmodel pos batch=2 dtype=fp16\ninput x: fp16[N, 16, 8]\n"
+                     "input q: fp16[1, 16, 8]\np = relu(q)\ny = add(x, p)\n");
+  GsLowered *l = plan(g, a, SCHED_TVM, LOWER_PLACEMENT);
+  assert_int_equal(l->kernels[0].split_clusters, 0); /* p: on cluster 0 */
+  assert_int_equal(l->kernels[1].split_clusters, 1); /* y: each cluster its sample */
+  expect_ok(l, LOWER_PLACEMENT);
+  l->kernels[0].split_clusters = 1;
+  expect_broken(l, LOWER_PLACEMENT, "kernel 0 'p' makes a cluster's rows of 'p', which is not batch-major");
+  lower_free(l);
+  l = plan(g, a, SCHED_GRAPHTURBO, LOWER_PLACEMENT);
+  expect_ok_until(l, LOWER_TILING);
+  GtRunInst *ri = &l->insts[l->kernels[0].inst];
+  assert_int_equal(ri->s1, 0);
+  ri->s1 = 1; /* the instance and its kernels: samples [0, 1) */
+  for (int ki = ri->k0; ki < ri->k1; ki++) l->kernels[ki].s1 = 1;
+  expect_broken(l, LOWER_SLICES, "kernel 0 'p' makes some samples' rows of 'p', which is not batch-major");
+  lower_free(l);
+  graph_free(g);
+  arch_free(a);
+}
+
 /* lower_check_step: a violation is an internal error, exit 3, naming the step. */
 static void test_violation_exits_3(void **state) {
   (void)state;
@@ -373,7 +401,7 @@ int main(void) {
       cmocka_unit_test(test_units_broken),
       cmocka_unit_test(test_placement_broken),  cmocka_unit_test(test_tiling_broken),
       cmocka_unit_test(test_graphturbo_broken), cmocka_unit_test(test_violation_exits_3),
-      cmocka_unit_test(test_kept_broken),
+      cmocka_unit_test(test_kept_broken),       cmocka_unit_test(test_sample_rows_broken),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
