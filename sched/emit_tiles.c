@@ -638,6 +638,15 @@ void emit_core_gemmvec(Emit *e, const GsKernel *k, const GsGeom *gm, int c, int 
   emit_drains(&x);
 }
 
+/* The most rows one gather of op's table may read when it has fewer rows than that: the
+ * pattern of lower_tile_weight_span then reads rows again with a stride of a byte or more
+ * inside the table, which n rows need (n - 1) + row bytes of; past that the stride would be 0,
+ * a mov per row. A one-row table is read a mov per row anyway: no limit. */
+static int64_t gather_rows_max(const GsGraph *g, int op, int64_t rowb) {
+  int64_t table = lower_op_weight_bytes(g, op);
+  return table > rowb ? table - rowb + 1 : (int64_t)1 << 62;
+}
+
 void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
   const GsGraph *g = e->g;
   const GsOp *h = &g->ops[k->head];
@@ -672,6 +681,7 @@ void emit_core_copy(Emit *e, const GsKernel *k, int c, int core, int idx) {
     lower_core_rows(e->g, e->a, k, krows, rps, c, idx, &a0, &a1);
     int64_t per_row_slot = h->kind == OP_EMBEDDING ? p->dst_inner + idxb : rowb;
     int64_t tr = slot / per_row_slot;
+    if (h->kind == OP_EMBEDDING) tr = min64(tr, gather_rows_max(g, k->head, rowb));
     int64_t nchunks = tr >= 1 ? 1 : ceil_div64(rowb, slot);
     if (tr < 1) tr = 1;
     if (h->kind == OP_EMBEDDING) gs_assert(nchunks == 1);

@@ -676,10 +676,12 @@ int lower_tile_weight_span(const GsGraph *g, int op, const GsTile *t, GsSpan *s)
       s->stride = step * rowb;
     } else {
       /* more rows than the table has (a token-type table): rows are read again; the pattern's
-       * stride shrinks below a row so that it stays inside the table (0: a one-row table, the
-       * same row each time; emit_mov makes that a mov per row) */
+       * stride shrinks below a row so that it stays inside the table, down to 0 when even a
+       * stride of one byte would pass its end (more rows than the table's bytes past its
+       * first row: a one-row table, or 2 rows of 768 int8 gathered 1024 times) — the same row
+       * each time; emit_mov makes that a mov per row */
       s->off = 0;
-      s->stride = vocab > 1 ? max64(1, (vocab * rowb - rowb) / (n - 1)) : 0;
+      s->stride = (vocab * rowb - rowb) / (n - 1);
     }
     return 1;
   }
