@@ -58,13 +58,8 @@ done
 
 # 3. pd = dense(position table) and m = matmul of two [1, 4, ...] operands, each added to a
 # batch-major tensor; batch 2 = one sample per cluster of tiny.
-cat >"$tmp/dense.gtg" <<'G'
-gtg 1
-model pos_dense batch=2 dtype=fp16
-input ids: int32[N, 128]
-input positions: int32[1, 128]
-w = embedding(ids) vocab=1000 dim=256
-p = embedding(positions) vocab=128 dim=256
+# (dense.gtg: the inputs and tables of pos.gtg above)
+{ sed -n '1,6p' "$tmp/pos.gtg" | sed 's/^model pos /model pos_dense /'; cat <<'G'; } >"$tmp/dense.gtg"
 pd = dense(p) units=256 bias=1
 s = add(w, pd)
 y = layernorm(s)

@@ -114,11 +114,16 @@ c = embedding(idx) vocab=1 dim=64
 t = concat(c, x) axis=1
 y = relu(t)
 G
-for s in tvm astitch graphturbo; do
-  "$GTSIM" $A "$tmp/cls.gtg" --sched $s --emit "$tmp/cls.gtasm" >/dev/null 2>"$tmp/e6"; rc=$?
-  check_eval "a one-row embedding table under $s: exit 0, 16 reads of its 128 B row" \
-    "[ $rc -eq 0 ] && [ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
-done
+# gathers NAME WHAT HOLDS CHECK: $tmp/NAME.gtg emitted under each strategy exits 0 and CHECK (a
+# command, evaluated; HOLDS says what it checks) holds of its program $tmp/NAME.gtasm
+gathers() {
+  for s in tvm astitch graphturbo; do
+    "$GTSIM" $A "$tmp/$1.gtg" --sched $s --emit "$tmp/$1.gtasm" >/dev/null 2>"$tmp/e6"; rc=$?
+    check_eval "$2 under $s: exit 0, $3" "[ $rc -eq 0 ] && $4"
+  done
+}
+gathers cls "a one-row embedding table" "16 reads of its 128 B row" \
+  "[ \$(grep -c 'src=w:c .*bytes=128 ' '$tmp/cls.gtasm') -eq 16 ]"
 # A two-row table (BERT's token types) gathered for more rows than its 256 B hold past the first
 # row + 1: a gather's rows then read it with a stride of 1 B, 129 rows at most, so every mov
 # stays inside the table (the stride used to stay 1 B past that, and the simulator stopped the
@@ -130,11 +135,8 @@ input seg: int32[N, 128]
 e = embedding(seg) vocab=2 dim=64
 y = relu(e)
 G
-for s in tvm astitch graphturbo; do
-  "$GTSIM" $A "$tmp/tt.gtg" --sched $s --emit "$tmp/tt.gtasm" >/dev/null 2>"$tmp/e6"; rc=$?
-  check_eval "a two-row embedding table read 2048 times under $s: exit 0, at most 129 rows a mov" \
-    "[ $rc -eq 0 ] && ! grep 'src=w:e ' '$tmp/tt.gtasm' | grep -qvE ' rows=([1-9]|[1-9][0-9]|1[01][0-9]|12[0-9]) '"
-done
+gathers tt "a two-row embedding table read 2048 times" "at most 129 rows a mov" \
+  "! grep 'src=w:e ' '$tmp/tt.gtasm' | grep -qvE ' rows=([1-9]|[1-9][0-9]|1[01][0-9]|12[0-9]) '"
 # pad (reflect, edge, constant on spatial, channel and sequence axes): the MACs derived by hand
 # in the file (1104768 per sample, the pads none), and a run under every strategy on one-core-kind
 # configs with the simulator's checks (exit 0)
