@@ -168,13 +168,13 @@ static void pad_in_rows(const GsTensor *x, const GsTensor *y, const GsTile *t, i
   *ir1 = *ir0 + cnt;
 }
 
-/* Rows per sample of an output of `rows` rows in `outer` leading groups: rows / batch when the
- * output is batch-major (dim 0 a multiple of the batch, graph_per_sample's rule) and the groups
- * split by the batch, else 0. A count of rows that merely divides by the batch is not enough:
- * a [1, s, d] position table's s rows are all read by every sample. */
-static int64_t per_sample_rows(const GsTensor *y, int64_t outer, int64_t rows, int64_t batch) {
-  int batch_major = y->ndim > 0 && y->dim[0] % batch == 0;
-  return batch_major && outer % batch == 0 ? rows / batch : 0;
+/* Rows per sample of output y, `rows` rows in `outer` leading groups: rows / batch when y is
+ * batch-major (graph_per_sample) and the groups split by the batch, else 0. A count of rows
+ * that merely divides by the batch is not enough: a [1, s, d] position table's s rows are all
+ * read by every sample. */
+static int64_t per_sample_rows(const GsGraph *g, int y, int64_t outer, int64_t rows,
+                               int64_t batch) {
+  return graph_per_sample(g, y) > 0 && outer % batch == 0 ? rows / batch : 0;
 }
 
 static int64_t matmul_batches(const GsTensor *t, int64_t rows, int64_t cols) {
@@ -241,7 +241,7 @@ static void geom_dense(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
   int64_t kk = last_dim(x);
   m->rows = graph_tensor_elems(x) / kk;
   m->seg_rows = m->rows;
-  m->rows_per_sample = per_sample_rows(y, m->rows, m->rows, batch);
+  m->rows_per_sample = per_sample_rows(g, o->out[0], m->rows, m->rows, batch);
   m->cols = last_dim(y);
   m->k = kk;
   m->split_cols = m->split_k = 1;
@@ -260,7 +260,7 @@ static void geom_matmul(const GsGraph *g, int op, int64_t batch, GsGeom *m) {
   int64_t bo = matmul_batches(y, mm, nn);
   m->rows = bo * mm;
   m->seg_rows = mm;
-  m->rows_per_sample = per_sample_rows(y, bo, m->rows, batch);
+  m->rows_per_sample = per_sample_rows(g, o->out[0], bo, m->rows, batch);
   m->cols = nn;
   m->k = kk;
   m->split_cols = m->split_k = 1;

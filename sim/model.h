@@ -331,7 +331,7 @@ class SimModel : public sc_core::sc_module {
   double start_ = 0;       // the run's start in model time (0: now() counts from start_ps_)
   uint64_t start_ps_ = 0;  // the run's start in SystemC time (ps)
   double ps_per_cycle_ = 1000;
-  int64_t chunk_ = 4096;
+  int64_t chunk_ = 0;  // the run's chunk (run: SimOptions::chunk_bytes or chip.chunk_bytes)
   bool flows_on_ = false;       // chip.transfer_model = flow
   FlowNet flows_;               // its transfers in flight
   sc_core::sc_event flow_ev_;   // the next flow's end when it is now (flow_step)

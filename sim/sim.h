@@ -82,7 +82,7 @@ struct SimOptions {
   const char *program_name = nullptr;   // file name used in check messages (may be null)
   // Transfer chunk size in bytes: transfers are split into chunks that reserve the shared
   // resources one after another, so concurrent transfers share bandwidth (docs/timing.md).
-  // 0 = the config's chip.chunk_bytes (default 4096; the CLI applies GTSIM_CHUNK_BYTES to it).
+  // 0 = the config's chip.chunk_bytes (docs/config.md; the CLI applies GTSIM_CHUNK_BYTES to it).
   int64_t chunk_bytes = 0;
   // Called with (instructions executed, instructions in the program) every 4096 executed
   // instructions, from inside the run: for a progress indicator (sim/cli_progress.cpp prints
